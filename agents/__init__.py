@@ -1,0 +1,1 @@
+"""Agents, the game registry, the tournament arena and the ``cardsuite`` CLI."""

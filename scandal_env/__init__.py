@@ -1,0 +1,1 @@
+"""Scandal: a rummy-like melding game of political scandals, as an RL environment."""

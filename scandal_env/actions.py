@@ -1,0 +1,127 @@
+"""The table between Scandal moves and integer action ids.
+
+A turn is several steps of the same player, in phases (see ``engine.py``):
+
+| range | name | meaning |
+|---|---|---|
+| ``DRAW_STOCK`` (1 id) | draw stock | take the top of the stock (S3); with an empty stock, turn the discard pile over first (S4) |
+| ``DRAW_DISCARD + d`` (n ids) | draw discard at depth d | d = 0 is the top card; d >= 1 takes the card d deep and every card above it, with the duty to meld it (S3) |
+| ``MELD_START + s`` (16 ids) | start meld | put the title of scandal s from hand into a new meld under construction (S5) |
+| ``MELD_ADD + c`` (n ids) | add to meld | move card c from hand into the meld under construction |
+| ``MELD_FINISH`` (1 id) | finish meld | lay the meld under construction on the table |
+| ``LAYOFF + p`` (n_pairs ids) | lay off | lay off the card of membership p on its scandal (S6) |
+| ``DISCARD + c`` (n ids) | discard | discard card c; ends the turn (S7) |
+
+``n`` is the number of cards (80) and ``n_pairs`` the number of (non-title
+card, scandal) memberships (80), ordered by card id then scandal id, so a
+one-scandal card has one lay-off id and a gold card one per scandal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from scandal_env.deck import Deck
+
+
+@dataclass(frozen=True)
+class ActionLayout:
+    """Named bases of the action ids for one deck.
+
+    Attributes:
+        n_cards: number of cards.
+        n_scandals: number of scandals.
+        n_pairs: number of lay-off memberships.
+        DRAW_STOCK, DRAW_DISCARD, MELD_START, MELD_ADD, MELD_FINISH, LAYOFF,
+        DISCARD: the first id of each range.
+        size: total number of action ids.
+    """
+
+    n_cards: int
+    n_scandals: int
+    n_pairs: int
+    DRAW_STOCK: int
+    DRAW_DISCARD: int
+    MELD_START: int
+    MELD_ADD: int
+    MELD_FINISH: int
+    LAYOFF: int
+    DISCARD: int
+    size: int
+
+    def ranges(self) -> list[tuple[str, int, int, str]]:
+        """``(name, first id, count, meaning)`` of every range, in id order."""
+        return [
+            ("draw_stock", self.DRAW_STOCK, 1, "take the top of the stock (S3, S4 flip)"),
+            ("draw_discard", self.DRAW_DISCARD, self.n_cards, "take the discard at depth d (S3)"),
+            ("meld_start", self.MELD_START, self.n_scandals, "start a meld of scandal s (S5)"),
+            ("meld_add", self.MELD_ADD, self.n_cards, "add card c to the meld under construction"),
+            ("meld_finish", self.MELD_FINISH, 1, "lay the meld under construction on the table"),
+            ("layoff", self.LAYOFF, self.n_pairs, "lay off membership p (card, scandal) (S6)"),
+            ("discard", self.DISCARD, self.n_cards, "discard card c and end the turn (S7)"),
+        ]
+
+    def table(self) -> str:
+        """A Markdown table of the action ranges."""
+        rows = ["| action | ids | count | meaning |", "|---|---|---|---|"]
+        for name, first, count, doc in self.ranges():
+            ids = f"{first}" if count == 1 else f"{first}–{first + count - 1}"
+            rows.append(f"| `{name}` | {ids} | {count} | {doc} |")
+        rows.append(f"| **total** | 0–{self.size - 1} | {self.size} | |")
+        return "\n".join(rows)
+
+
+def make_layout(deck: Deck) -> ActionLayout:
+    """The action layout of ``deck`` (fixed size for a given deck)."""
+    n, ns, npairs = deck.n_cards, deck.n_scandals, deck.n_pairs
+    draw_discard = 1
+    meld_start = draw_discard + n
+    meld_add = meld_start + ns
+    meld_finish = meld_add + n
+    layoff = meld_finish + 1
+    discard = layoff + npairs
+    return ActionLayout(
+        n_cards=n,
+        n_scandals=ns,
+        n_pairs=npairs,
+        DRAW_STOCK=0,
+        DRAW_DISCARD=draw_discard,
+        MELD_START=meld_start,
+        MELD_ADD=meld_add,
+        MELD_FINISH=meld_finish,
+        LAYOFF=layoff,
+        DISCARD=discard,
+        size=discard + n,
+    )
+
+
+def pair_index(deck: Deck) -> np.ndarray:
+    """int16[n_cards, n_scandals]: the lay-off pair of (card, scandal), -1 if none."""
+    out = np.full((deck.n_cards, deck.n_scandals), -1, dtype=np.int16)
+    out[deck.pair_card, deck.pair_scandal] = np.arange(deck.n_pairs, dtype=np.int16)
+    return out
+
+
+def describe(layout: ActionLayout, deck: Deck, action: int) -> str:
+    """The action in words, e.g. ``'discard Richard Nixon (blue)'``."""
+    a = int(action)
+    if a == layout.DRAW_STOCK:
+        return "draw from the stock"
+    if layout.DRAW_DISCARD <= a < layout.MELD_START:
+        d = a - layout.DRAW_DISCARD
+        return "draw the top discard" if d == 0 else f"draw the discard at depth {d}"
+    if layout.MELD_START <= a < layout.MELD_ADD:
+        return f"start a meld of {deck.scandal_names[a - layout.MELD_START]!r}"
+    if layout.MELD_ADD <= a < layout.MELD_FINISH:
+        return f"add {deck.describe(a - layout.MELD_ADD)} to the meld"
+    if a == layout.MELD_FINISH:
+        return "finish the meld"
+    if layout.LAYOFF <= a < layout.DISCARD:
+        p = a - layout.LAYOFF
+        c, s = int(deck.pair_card[p]), int(deck.pair_scandal[p])
+        return f"lay off {deck.describe(c)} on {deck.scandal_names[s]!r}"
+    if layout.DISCARD <= a < layout.size:
+        return f"discard {deck.describe(a - layout.DISCARD)}"
+    return f"action {a} (out of range 0..{layout.size - 1})"

@@ -1,0 +1,71 @@
+"""The Scandal game config (every RULINGS option is a field)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from scum_env.suite.config import ConfigBase, doc_field
+
+#: S2: cards dealt to each player, by number of players.
+HAND_SIZES: dict[int, int] = {2: 10, 3: 7, 4: 7, 5: 6, 6: 6}
+
+#: Directory of the shipped presets (``configs/scandal/*.yaml``).
+PRESET_DIR = Path(__file__).resolve().parent.parent / "configs" / "scandal"
+
+
+@dataclass(frozen=True)
+class ScandalConfig(ConfigBase):
+    """Options of a Scandal game; defaults reproduce the rule book."""
+
+    num_players: int = doc_field(2, "players, 2 to 6 (S2)")
+    target_score: int = doc_field(
+        500, "the game ends after the hand in which someone reaches this total (S9)"
+    )
+    max_turns: int = doc_field(
+        200,
+        "a hand ends as blocked (truncation, scored normally) after this many turns "
+        "(S4); a finite limit guarantees every hand ends",
+    )
+    max_hands: int = doc_field(
+        100,
+        "episode='game' only: the game ends as truncated after this many hands "
+        "(blocked hands can keep every total below the target forever)",
+    )
+    deck: str | None = doc_field(None, "deck file path; None = the canonical deck (S1)")
+    episode: Literal["hand", "game"] = doc_field(
+        "hand", "'hand': an episode is one hand; 'game': hands until the target is reached"
+    )
+    reward_scale: float = doc_field(
+        100.0, "reward at the end of each hand = that hand's net score (S9) / reward_scale"
+    )
+
+    def validate(self) -> None:
+        """Check ranges (S2 player count, positive limits and scale)."""
+        if self.num_players not in HAND_SIZES:
+            self._fail("num_players", f"must be 2 to 6 (S2), got {self.num_players}")
+        if self.target_score < 1:
+            self._fail("target_score", f"must be >= 1, got {self.target_score}")
+        if self.max_turns < 1:
+            self._fail("max_turns", f"must be >= 1, got {self.max_turns}")
+        if self.max_hands < 1:
+            self._fail("max_hands", f"must be >= 1, got {self.max_hands}")
+        if not self.reward_scale > 0:
+            self._fail("reward_scale", f"must be > 0, got {self.reward_scale}")
+
+    @property
+    def hand_size(self) -> int:
+        """Cards dealt to each player (S2)."""
+        return HAND_SIZES[self.num_players]
+
+    @classmethod
+    def preset(cls, name: str, **overrides: object) -> ScandalConfig:
+        """Load ``configs/scandal/<name>.yaml``; ``overrides`` win over the file."""
+        from scum_env.suite.errors import ConfigError
+
+        path = PRESET_DIR / f"{name}.yaml"
+        if not path.is_file():
+            known = sorted(p.stem for p in PRESET_DIR.glob("*.yaml"))
+            raise ConfigError(f"unknown Scandal preset {name!r}; known presets: {', '.join(known)}")
+        return cls.from_yaml(path, **overrides)

@@ -1,0 +1,633 @@
+"""The rules engine of one climbing-game table (Scum 4J, J1–J9; Scum Party's tables).
+
+Pure Python and numpy: no gymnasium, pettingzoo or torch import. A game is a
+plain :class:`State` changed by :func:`apply`; forced events (deals, forced
+trades, the end of a round, the lead passing on, the end of a series) happen
+inside :func:`apply`, never as agent actions. Randomness comes only from the
+state's own seeded generator, so the same seed and actions give the same game.
+
+Turn order is role order: ``state.order[0]`` is the President (King), then the
+Vice President, ..., and ``order[-1]`` the Scum (J3, P3).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from scum_env.rules import Rules, TradeStep
+from scum_env.suite.errors import IllegalActionError, PresetError, StateError
+
+TRADE, PLAY, OVER = 0, 1, 2
+PHASE_NAMES = ("trade", "play", "over")
+
+
+@dataclass(eq=False)
+class State:
+    """The full state of one table. Mutated in place by :func:`apply`.
+
+    Attributes:
+        hands: card counts per player and slot, shape ``(n, K)``.
+        ncards: cards in each player's hand.
+        order: players in role order (0 = President/King ... -1 = Scum).
+        pos: role position of each player (inverse of ``order``).
+        phase: ``TRADE`` (a give-back decision), ``PLAY`` or ``OVER``.
+        to_act: player to act.
+        top_count, top_slot, top_player, top_cards: the current top play
+            (``top_count == 0``: the next play is a lead).
+        passed: who has passed this round; acted: who has had their chance.
+        passes: passes since the last play (carousel, J9).
+        finish: players in the order they went out this series.
+        scores: game totals (J8, P8 at the party level).
+        played, played_by: cards played this series, in all and per player.
+        given, received: this series' trade, per player.
+        trade_log: ``(giver, receiver, slot, forced)`` of every traded card.
+        pending: trade steps still to do; give_left: give-backs left in the
+            current choice step.
+        last_points: J8 points of the last finished series.
+        winner: winner of the game once it is over (-1 before).
+        game_over: the game reached its target.
+    """
+
+    rules: Rules
+    rng: np.random.Generator
+    hands: np.ndarray
+    ncards: list[int]
+    order: list[int]
+    pos: list[int]
+    phase: int
+    to_act: int
+    top_count: int
+    top_slot: int
+    top_player: int
+    top_cards: np.ndarray
+    passed: np.ndarray
+    acted: np.ndarray
+    passes: int
+    finish: list[int]
+    scores: np.ndarray
+    series: int
+    played: np.ndarray
+    played_by: np.ndarray
+    given: np.ndarray
+    received: np.ndarray
+    trade_log: list[tuple[int, int, int, bool]]
+    pending: list[TradeStep]
+    give_left: int
+    last_points: np.ndarray
+    winner: int
+    game_over: bool
+
+    @property
+    def num_players(self) -> int:
+        """Number of players at the table."""
+        return self.rules.num_players
+
+    @property
+    def leading(self) -> bool:
+        """Whether the player to act leads a new round."""
+        return self.phase == PLAY and self.top_count == 0
+
+
+# --------------------------------------------------------------------------- setup
+def new_game(
+    rules: Rules,
+    seed: int | None = None,
+    *,
+    roles: list[int] | None = None,
+    hands: list[list[str]] | None = None,
+    trade: bool = False,
+    scores: list[int] | None = None,
+) -> State:
+    """A new game whose first series is dealt and ready to play.
+
+    Args:
+        rules: compiled table rules.
+        seed: seeds the game's generator (role draw, every deal).
+        roles: players in role order (President first); default a seeded
+            random draw (J3).
+        hands: preset hands per player (card names), as dealt, before trades.
+        trade: start with the trades (J5), as in a later series; the first
+            series of a game has none.
+        scores: preset game totals per player.
+    """
+    n = rules.num_players
+    k = rules.num_slots
+    rng = np.random.default_rng(seed)
+    state = State(
+        rules=rules,
+        rng=rng,
+        hands=np.zeros((n, k), dtype=np.int16),
+        ncards=[0] * n,
+        order=list(range(n)),
+        pos=list(range(n)),
+        phase=PLAY,
+        to_act=0,
+        top_count=0,
+        top_slot=-1,
+        top_player=-1,
+        top_cards=np.zeros(k, dtype=np.int16),
+        passed=np.zeros(n, dtype=bool),
+        acted=np.zeros(n, dtype=bool),
+        passes=0,
+        finish=[],
+        scores=np.zeros(n, dtype=np.int64),
+        series=0,
+        played=np.zeros(k, dtype=np.int16),
+        played_by=np.zeros((n, k), dtype=np.int16),
+        given=np.zeros((n, k), dtype=np.int16),
+        received=np.zeros((n, k), dtype=np.int16),
+        trade_log=[],
+        pending=[],
+        give_left=0,
+        last_points=np.zeros(n, dtype=np.int64),
+        winner=-1,
+        game_over=False,
+    )
+    if scores is not None:
+        if len(scores) != n or not all(
+            isinstance(v, int | np.integer) and 0 <= v < rules.target for v in scores
+        ):
+            raise PresetError(
+                f"preset scores must be {n} integers from 0 to {rules.target - 1} "
+                f"(below the target), got {scores!r}"
+            )
+        state.scores[:] = scores
+    order = _check_roles(n, roles) if roles is not None else [int(p) for p in rng.permutation(n)]
+    start_series(state, order, hands=hands, trade=trade)
+    return state
+
+
+def _check_roles(n: int, roles: list[int]) -> list[int]:
+    try:
+        order = [int(p) for p in roles]
+    except (TypeError, ValueError):
+        raise PresetError(f"preset roles must be player indices, got {roles!r}") from None
+    if sorted(order) != list(range(n)):
+        raise PresetError(
+            f"preset roles must list each of the {n} players once (President first), got {roles!r}"
+        )
+    return order
+
+
+def start_series(
+    state: State,
+    order: list[int],
+    *,
+    hands: list[list[str]] | None = None,
+    trade: bool = True,
+) -> None:
+    """Seat players in ``order``, deal (J4/P4) and do the trades (J5/P5)."""
+    rules = state.rules
+    n = rules.num_players
+    state.order = list(order)
+    for position, player in enumerate(state.order):
+        state.pos[player] = position
+    if hands is None:
+        _deal(state)
+    else:
+        _preset_hands(state, hands)
+    state.ncards = [int(v) for v in state.hands.sum(axis=1)]
+    state.series += 1
+    state.finish = []
+    state.played[:] = 0
+    state.played_by[:] = 0
+    state.given[:] = 0
+    state.received[:] = 0
+    state.trade_log = []
+    state.give_left = 0
+    state.last_points = np.zeros(n, dtype=np.int64)
+    _clear_round(state)
+    state.pending = list(rules.trades) if trade else []
+    _run_trades(state)
+
+
+def continue_game(state: State) -> None:
+    """Start the next series of a game whose last series ended (J3, J5)."""
+    if state.phase != OVER or state.game_over or len(state.finish) != state.num_players:
+        raise StateError("continue_game needs a finished series of a game that is not over")
+    start_series(state, state.finish, trade=True)
+
+
+def _deal(state: State) -> None:
+    """Deal every card one at a time from the top seat (J4) or the bottom (P4)."""
+    rules = state.rules
+    n = rules.num_players
+    deck = state.rng.permutation(rules.slot_list)
+    state.hands[:] = 0
+    seats = state.order[::-1] if rules.deal_from_bottom else state.order
+    for i, player in enumerate(seats):
+        state.hands[player] = np.bincount(deck[i::n], minlength=rules.num_slots)
+
+
+def _preset_hands(state: State, hands: list[list[str]]) -> None:
+    rules = state.rules
+    n = rules.num_players
+    if not isinstance(hands, list | tuple) or len(hands) != n:
+        raise PresetError(f"preset hands must be a list of {n} card lists, one per player")
+    total = np.zeros(rules.num_slots, dtype=np.int64)
+    for player, cards in enumerate(hands):
+        if not isinstance(cards, list | tuple) or not cards:
+            raise PresetError(f"preset hand of player_{player} must be a non-empty list of cards")
+        vec = rules.cards.counts(list(cards))
+        state.hands[player] = vec
+        total += vec
+    over = np.flatnonzero(total > rules.deck)
+    if over.size:
+        s = int(over[0])
+        raise PresetError(
+            f"preset hands hold {int(total[s])} x {rules.cards.names[s]}, "
+            f"but the {rules.num_decks}-deck pack has only {int(rules.deck[s])}"
+        )
+
+
+# --------------------------------------------------------------------------- trades
+def _run_trades(state: State) -> None:
+    """Do forced trade steps until a give-back decision is due (J5, P5)."""
+    rules = state.rules
+    while state.pending:
+        step = state.pending[0]
+        giver = state.order[step.giver]
+        receiver = state.order[step.receiver]
+        if step.kind == "choice":
+            if state.give_left == 0:
+                state.give_left = min(step.count, state.ncards[giver])
+            if state.give_left > 0:
+                state.phase = TRADE
+                state.to_act = giver
+                return
+            state.pending.pop(0)
+            continue
+        hand = state.hands[giver]
+        slots = (
+            range(rules.num_slots - 1, -1, -1) if step.kind == "high" else range(rules.num_slots)
+        )
+        left = step.count
+        for s in slots:
+            while left and hand[s] > 0:
+                _transfer(state, giver, receiver, s, forced=True)
+                left -= 1
+            if not left:
+                break
+        state.pending.pop(0)
+    state.phase = PLAY
+    state.to_act = state.order[0]  # the President (King) leads the first round (J6, P6)
+
+
+def _transfer(state: State, giver: int, receiver: int, slot: int, *, forced: bool) -> None:
+    state.hands[giver, slot] -= 1
+    state.hands[receiver, slot] += 1
+    state.ncards[giver] -= 1
+    state.ncards[receiver] += 1
+    state.given[giver, slot] += 1
+    state.received[receiver, slot] += 1
+    state.trade_log.append((giver, receiver, slot, forced))
+
+
+# --------------------------------------------------------------------------- moves
+def available(state: State, player: int) -> np.ndarray:
+    """Per slot, the most cards a play whose best card is that slot can hold."""
+    hand = state.hands[player]
+    if not state.rules.colour_mode:
+        return hand
+    k = state.rules.num_slots
+    out = np.zeros(k, dtype=np.int16)
+    coloured = hand[: k - 1].reshape(-1, 4)
+    out[: k - 1] = np.where(coloured > 0, coloured.cumsum(axis=1), 0).ravel()
+    out[k - 1] = hand[k - 1]
+    return out
+
+
+def legal_mask(state: State) -> np.ndarray:
+    """The int8 mask over the action table for ``state.to_act`` (J5, J6)."""
+    rules = state.rules
+    k = rules.num_slots
+    mask = np.zeros(rules.num_actions, dtype=np.int8)
+    if state.phase == OVER:
+        return mask
+    hand = state.hands[state.to_act]
+    if state.phase == TRADE:
+        mask[rules.give_base : rules.give_base + k] = hand > 0
+        return mask
+    avail = available(state, state.to_act)
+    if state.top_count == 0:
+        mask[1 : rules.give_base] = (avail >= rules.count_col).ravel()
+        return mask
+    mask[0] = 1
+    c, t = state.top_count, state.top_slot
+    base = 1 + (c - 1) * k
+    mask[base + t + 1 : base + k] = avail[t + 1 :] >= c
+    if c > 1:
+        special = rules.special_slots
+        beats = special[special > t]
+        mask[1 + beats] = avail[beats] >= 1
+    return mask
+
+
+def legal_actions(state: State) -> list[int]:
+    """Legal action ids in increasing order."""
+    return [int(a) for a in np.flatnonzero(legal_mask(state))]
+
+
+def why_illegal(state: State, action: int) -> str | None:
+    """Why ``action`` is illegal now, in words; ``None`` if it is legal."""
+    rules = state.rules
+    if not 0 <= action < rules.num_actions:
+        return f"action ids run from 0 to {rules.num_actions - 1}"
+    if legal_mask(state)[action]:
+        return None
+    what = rules.describe_action(action)
+    if state.phase == OVER:
+        return "the game is over"
+    if state.phase == TRADE:
+        if action < rules.give_base:
+            return f"{what}: a give-back card must be chosen now (J5)"
+        return f"{what}: that card is not in hand"
+    if action >= rules.give_base:
+        return f"{what}: cards are given back only during the trades (J5)"
+    if action == 0:
+        return "the leader must play a set; passing is not allowed when leading (J6)"
+    c, s = divmod(action - 1, rules.num_slots)
+    c += 1
+    if available(state, state.to_act)[s] < c:
+        return f"{what}: not enough such cards in hand"
+    top = rules.describe_action(rules.play_action(state.top_count, state.top_slot))[5:]
+    if c != state.top_count and not (c == 1 and rules.cards.special[s]):
+        return f"{what}: must play {state.top_count} cards to follow {top} (J6)"
+    return f"{what}: does not beat {top} (J6)"
+
+
+def apply(state: State, action: int) -> None:
+    """Apply a legal action of ``state.to_act``; IllegalActionError otherwise."""
+    rules = state.rules
+    if state.phase == OVER or not 0 <= action < rules.num_actions or not legal_mask(state)[action]:
+        raise IllegalActionError(
+            f"player_{state.to_act}: illegal action {action}: {why_illegal(state, action)}"
+        )
+    apply_unchecked(state, action)
+
+
+def apply_unchecked(state: State, action: int) -> None:
+    """Apply an action already known to be legal (the env checks the mask)."""
+    rules = state.rules
+    player = state.to_act
+    if state.phase == TRADE:
+        step = state.pending[0]
+        _transfer(state, player, state.order[step.receiver], action - rules.give_base, forced=False)
+        state.give_left -= 1
+        if state.give_left == 0:
+            state.pending.pop(0)
+        _run_trades(state)
+        return
+    state.acted[player] = True
+    if action == 0:
+        state.passed[player] = True
+        state.passes += 1
+        _advance(state, player)
+        return
+    c, slot = divmod(action - 1, rules.num_slots)
+    c += 1
+    _play(state, player, c, slot)
+
+
+def _play(state: State, player: int, count: int, slot: int) -> None:
+    rules = state.rules
+    hand = state.hands[player]
+    top = state.top_cards
+    top[:] = 0
+    if rules.colour_mode and rules.cards.colour[slot] >= 0:
+        hand[slot] -= 1
+        top[slot] = 1
+        left = count - 1
+        s = slot - int(rules.cards.colour[slot])  # lowest colour of this rank
+        while left:
+            take = min(left, int(hand[s]))
+            hand[s] -= take
+            top[s] += take
+            left -= take
+            s += 1
+    else:
+        hand[slot] -= count
+        top[slot] = count
+    state.played += top
+    state.played_by[player] += top
+    state.ncards[player] -= count
+    state.top_count = count
+    state.top_slot = slot
+    state.top_player = player
+    state.passes = 0
+    if state.ncards[player] == 0:
+        state.finish.append(player)
+        if sum(1 for v in state.ncards if v > 0) == 1:
+            _end_series(state)
+            return
+    if rules.ends_round[slot]:
+        _end_round(state)  # J7: this play cannot be beaten
+        return
+    _advance(state, player)
+
+
+def _advance(state: State, player: int) -> None:
+    """Pass the turn on, or end the round when nobody may still play (J6, J9)."""
+    n = state.rules.num_players
+    order, ncards = state.order, state.ncards
+    p = state.pos[player]
+    if state.rules.carousel:
+        others = sum(1 for q in range(n) if ncards[q] > 0 and q != state.top_player)
+        if state.passes >= others:
+            _end_round(state)
+            return
+        for step in range(1, n):
+            q = order[(p + step) % n]
+            if ncards[q] > 0:
+                state.to_act = q
+                return
+    else:
+        acted = state.acted
+        for step in range(1, n):
+            q = order[(p + step) % n]
+            if ncards[q] > 0 and not acted[q]:
+                state.to_act = q
+                return
+    _end_round(state)
+
+
+def _end_round(state: State) -> None:
+    """The highest play wins and leads; a winner who is out hands the lead on (J6, P6)."""
+    winner = state.top_player
+    if state.ncards[winner] > 0:
+        leader = winner
+    elif state.rules.lead_after_out == "next":
+        n = state.rules.num_players
+        p = state.pos[winner]
+        leader = next(
+            state.order[(p + k) % n] for k in range(1, n) if state.ncards[state.order[(p + k) % n]]
+        )
+    else:
+        leader = next(q for q in state.order if state.ncards[q] > 0)
+    _clear_round(state)
+    state.to_act = leader
+
+
+def _clear_round(state: State) -> None:
+    state.top_count = 0
+    state.top_slot = -1
+    state.top_player = -1
+    state.top_cards[:] = 0
+    state.passed[:] = False
+    state.acted[:] = False
+    state.passes = 0
+
+
+def _end_series(state: State) -> None:
+    """One player holds cards: score the series (J8) and start the next or stop."""
+    rules = state.rules
+    n = rules.num_players
+    last = next(q for q in range(n) if state.ncards[q] > 0)
+    state.finish.append(last)
+    points = np.zeros(n, dtype=np.int64)
+    for k, player in enumerate(state.finish):
+        points[player] = n - k  # the k-th out (1-based) scores n + 1 - k
+    state.last_points = points
+    state.scores += points
+    _clear_round(state)
+    if int(state.scores.max()) >= rules.target:
+        state.game_over = True
+        best = int(state.scores.max())
+        # ties broken by this series' finish order (J8)
+        state.winner = next(p for p in state.finish if state.scores[p] == best)
+    if rules.episode == "series" or state.game_over:
+        state.phase = OVER
+        return
+    start_series(state, state.finish, trade=True)
+
+
+# --------------------------------------------------------------------------- results
+def episode_rewards(state: State) -> list[float]:
+    """Rewards of a finished episode (series: J8 points; game: +1 winner, -1 others)."""
+    n = state.rules.num_players
+    if state.rules.episode == "game":
+        return [1.0 if p == state.winner else -1.0 for p in range(n)]
+    points = state.last_points.astype(float)
+    if state.rules.reward == "centered":
+        points = (points - (n + 1) / 2) / ((n - 1) / 2)
+    return [float(v) for v in points]
+
+
+def roles_of(state: State) -> list[str]:
+    """Role name of every player (J3)."""
+    return [state.rules.role_of(state.pos[p]) for p in range(state.num_players)]
+
+
+# --------------------------------------------------------------------------- copies
+_ARRAYS = ("hands", "top_cards", "passed", "acted", "scores", "played", "played_by",
+           "given", "received", "last_points")  # fmt: skip
+_SCALARS = ("phase", "to_act", "top_count", "top_slot", "top_player", "passes", "series",
+            "give_left", "winner", "game_over")  # fmt: skip
+
+
+def clone(state: State) -> State:
+    """A deep copy sharing only the immutable rules."""
+    rng = np.random.Generator(type(state.rng.bit_generator)())
+    rng.bit_generator.state = state.rng.bit_generator.state
+    copy = State.__new__(State)
+    copy.__dict__.update(state.__dict__)
+    for name in _ARRAYS:
+        setattr(copy, name, getattr(state, name).copy())
+    copy.rng = rng
+    copy.ncards = state.ncards[:]
+    copy.order = state.order[:]
+    copy.pos = state.pos[:]
+    copy.finish = state.finish[:]
+    copy.trade_log = state.trade_log[:]
+    copy.pending = state.pending[:]
+    return copy
+
+
+def to_dict(state: State) -> dict[str, Any]:
+    """A JSON-ready dict of the state (rules excepted: keep the config beside it)."""
+    data: dict[str, Any] = {name: getattr(state, name).tolist() for name in _ARRAYS}
+    for name in _SCALARS:
+        data[name] = getattr(state, name)
+    data["ncards"] = list(state.ncards)
+    data["order"] = list(state.order)
+    data["finish"] = list(state.finish)
+    data["trade_log"] = [list(t) for t in state.trade_log]
+    data["pending"] = [[t.kind, t.giver, t.receiver, t.count] for t in state.pending]
+    data["rng"] = state.rng.bit_generator.state
+    return data
+
+
+def from_dict(rules: Rules, data: dict[str, Any]) -> State:
+    """Rebuild a state from :func:`to_dict`; StateError if it does not fit ``rules``."""
+    n, k = rules.num_players, rules.num_slots
+    try:
+        state = State.__new__(State)
+        state.rules = rules
+        for name in _ARRAYS:
+            shape, dtype = _array_layout(rules, name)
+            arr: np.ndarray = np.asarray(data[name], dtype=dtype)
+            if arr.shape != shape:
+                raise StateError(f"field {name!r} has shape {arr.shape}, expected {shape}")
+            setattr(state, name, arr)
+        for name in _SCALARS:
+            value = data[name]
+            expected = bool if name == "game_over" else int
+            if type(value) is not expected:
+                raise StateError(f"field {name!r} must be {expected.__name__}, got {value!r}")
+            setattr(state, name, value)
+        state.ncards = [int(v) for v in data["ncards"]]
+        state.order = _check_roles(n, data["order"])
+        state.pos = [0] * n
+        for position, player in enumerate(state.order):
+            state.pos[player] = position
+        state.finish = [int(p) for p in data["finish"]]
+        state.trade_log = [(int(a), int(b), int(c), bool(d)) for a, b, c, d in data["trade_log"]]
+        state.pending = [
+            TradeStep(kind, int(g), int(r), int(c)) for kind, g, r, c in data["pending"]
+        ]
+        rng = np.random.Generator(np.random.PCG64())
+        rng.bit_generator.state = data["rng"]
+        state.rng = rng
+    except StateError:
+        raise
+    except (KeyError, TypeError, ValueError, PresetError) as err:
+        raise StateError(f"corrupt Scum state: {type(err).__name__}: {err}") from None
+    held = state.hands.sum(axis=0) + state.played
+    if state.hands.min() < 0 or list(state.hands.sum(axis=1)) != state.ncards:
+        raise StateError("corrupt Scum state: hand counts do not match ncards")
+    if np.any(held > rules.deck):
+        raise StateError("corrupt Scum state: hands and played cards hold more cards than the pack")
+    if not (0 <= state.to_act < n and 0 <= state.phase <= OVER and state.top_slot < k):
+        raise StateError("corrupt Scum state: to_act, phase or top play out of range")
+    return state
+
+
+def _array_layout(rules: Rules, name: str) -> tuple[tuple[int, ...], type]:
+    n, k = rules.num_players, rules.num_slots
+    if name in ("hands", "played_by", "given", "received"):
+        return (n, k), np.int16
+    if name in ("top_cards", "played"):
+        return (k,), np.int16
+    if name in ("passed", "acted"):
+        return (n,), np.bool_
+    return (n,), np.int64
+
+
+def to_json(state: State) -> str:
+    """The state as a JSON string (exact round trip with :func:`from_json`)."""
+    return json.dumps(to_dict(state), separators=(",", ":"))
+
+
+def from_json(rules: Rules, text: str) -> State:
+    """Rebuild a state from :func:`to_json`; StateError if corrupt."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, TypeError) as err:
+        raise StateError(f"Scum state is not valid JSON: {err}") from None
+    if not isinstance(data, dict):
+        raise StateError("Scum state JSON must be an object")
+    return from_dict(rules, data)

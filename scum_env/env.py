@@ -1,0 +1,160 @@
+"""The Scum PettingZoo AEC environment class (documented in :mod:`scum_env.scum_v0`)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, ClassVar
+
+import numpy as np
+
+from scum_env import engine as E
+from scum_env.config import ScumConfig
+from scum_env.encoding import Encoder, encode_state, state_spec
+from scum_env.knowledge import resample_hidden
+from scum_env.render import render_table
+from scum_env.rules import Rules, scum_rules
+from scum_env.suite.aec import CardGameEnv
+from scum_env.suite.errors import PresetError
+
+RESET_OPTIONS = ("roles", "hands", "trade", "scores", "state")
+
+
+class ScumEnv(CardGameEnv):
+    """Scum (4J rules) for 4–12 players as a PettingZoo AEC env."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "human"],
+        "name": "scum_v0",
+        "is_parallelizable": False,
+    }
+
+    def __init__(self, render_mode: str | None = None, **config: Any) -> None:
+        """Create the env; keyword arguments are :class:`ScumConfig` fields."""
+        self.config = ScumConfig.from_dict(config)
+        self.rules: Rules = scum_rules(self.config)
+        self.encoder = Encoder(self.rules)
+        self._state_spec = state_spec(self.rules)
+        super().__init__(
+            num_players=self.config.num_players,
+            spec=self.encoder.spec,
+            num_actions=self.rules.num_actions,
+            state_size=self._state_spec.size,
+            illegal_action=self.config.illegal_action,
+            illegal_penalty=self.config.illegal_penalty,
+            render_mode=render_mode,
+        )
+        self.game: E.State | None = None
+        self._finished_normally = False
+        self._reseeded = False
+
+    # ---------------------------------------------------------------- hooks
+    def _reset_game(self, seed: int, options: dict[str, Any] | None) -> None:
+        options = dict(options or {})
+        for key in options:
+            if key not in RESET_OPTIONS:
+                warnings.warn(
+                    f"scum_v0.reset: unknown option {key!r} ignored; "
+                    f"known options: {', '.join(RESET_OPTIONS)}",
+                    stacklevel=3,
+                )
+        game = self.game
+        if "state" in options:
+            text = options["state"]
+            self.game = E.from_json(self.rules, text if isinstance(text, str) else str(text))
+            if self.game.phase == E.OVER:
+                raise PresetError("reset(options={'state': ...}) needs a state that is not over")
+        elif any(key in options for key in ("roles", "hands", "trade", "scores")):
+            trade = options.get("trade", False)
+            if not isinstance(trade, bool):
+                raise PresetError(f"reset option 'trade' must be True or False, got {trade!r}")
+            self.game = E.new_game(
+                self.rules,
+                seed,
+                roles=options.get("roles"),
+                hands=options.get("hands"),
+                trade=trade,
+                scores=options.get("scores"),
+            )
+        elif (
+            self.config.episode == "series"
+            and game is not None
+            and self._finished_normally
+            and not game.game_over
+            and not self._reseeded
+        ):
+            E.continue_game(game)  # the next series of the running game (J3, J5)
+        else:
+            self.game = E.new_game(self.rules, seed)
+        self._finished_normally = False
+        self._reseeded = False
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start an episode (see the module documentation for ``options``)."""
+        self._reseeded = seed is not None
+        super().reset(seed, options)
+
+    def _current_seat(self) -> int:
+        assert self.game is not None
+        return self.game.to_act
+
+    def _legal_mask(self) -> np.ndarray:
+        assert self.game is not None
+        return E.legal_mask(self.game)
+
+    def _encode(self, seat: int, out: np.ndarray) -> None:
+        assert self.game is not None
+        self.encoder.encode(self.game, seat, out)
+
+    def _apply(self, action: int) -> tuple[list[float] | None, bool, bool]:
+        game = self.game
+        assert game is not None
+        E.apply_unchecked(game, action)
+        if game.phase == E.OVER:
+            self._finished_normally = True
+            return E.episode_rewards(game), True, False
+        return None, False, False
+
+    def _why_illegal(self, action: int) -> str:
+        assert self.game is not None
+        return E.why_illegal(self.game, action) or "not legal now"
+
+    def _final_infos(self) -> list[dict[str, Any]]:
+        game = self.game
+        assert game is not None
+        infos = []
+        for p in range(self.rules.num_players):
+            infos.append(
+                {
+                    "finish_position": game.finish.index(p) + 1,
+                    "role": self.rules.role_of(game.pos[p]),
+                    "points": int(game.last_points[p]),
+                    "score": int(game.scores[p]),
+                    "series": game.series,
+                    "game_over": game.game_over,
+                    "winner": game.winner,
+                }
+            )
+        return infos
+
+    def _render_text(self) -> str:
+        assert self.game is not None
+        return render_table(self.game)
+
+    def _global_state(self) -> np.ndarray:
+        assert self.game is not None
+        return encode_state(self.game, self._state_spec)
+
+    # ------------------------------------------------------------ extras
+    def describe_action(self, action: int) -> str:
+        """Plain words for an action id (e.g. ``"play 2x7"``)."""
+        return self.rules.describe_action(int(action))
+
+    def determinize(self, agent: str, rng: np.random.Generator) -> E.State:
+        """A full engine state consistent with what ``agent`` knows (for search).
+
+        Other hands are redealt at random under everything ``agent`` has seen
+        (:func:`scum_env.knowledge.resample_hidden`); the real hidden cards
+        are not used.
+        """
+        assert self.game is not None
+        return resample_hidden(self.game, self._seat_of[agent], rng)

@@ -1,0 +1,107 @@
+"""What a player knows about the hidden hands, and resampling consistent with it.
+
+Search agents (ISMCTS) need full states that agree with everything one player
+has seen. At a Scum table a player sees their own hand, every card played and
+by whom, every hand size, and the trades they took part in (J5):
+
+* cards the observer gave to a player are still in that player's hand, except
+  as many of that card as the player has since played (a lower bound);
+* a player who was forced to give the observer their highest cards held
+  nothing higher at that moment (an upper bound on every card they held then,
+  which covers their hand now except the cards they received afterwards).
+
+:func:`resample_hidden` deals the unseen cards again under these constraints.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scum_env.engine import State, clone
+
+
+def known_cards(state: State, observer: int) -> np.ndarray:
+    """Per player and slot, cards ``observer`` knows that player still holds."""
+    n, k = state.rules.num_players, state.rules.num_slots
+    gave = np.zeros((n, k), dtype=np.int16)
+    for giver, receiver, slot, _forced in state.trade_log:
+        if giver == observer:
+            gave[receiver, slot] += 1
+    known = np.maximum(gave - state.played_by, 0).astype(np.int16)
+    known[observer] = state.hands[observer]
+    return known
+
+
+def caps(state: State, observer: int) -> tuple[list[int], list[int]]:
+    """Per player: the highest slot their capped cards can be, and how many are uncapped.
+
+    A cap of ``K - 1`` means no constraint. The uncapped count covers cards the
+    player received after the forced give to ``observer`` from someone else,
+    and the observer's own gifts that may still be in hand.
+    """
+    n, k = state.rules.num_players, state.rules.num_slots
+    cap = [k - 1] * n
+    moment = [-1] * n
+    for i, (giver, receiver, slot, forced) in enumerate(state.trade_log):
+        if forced and receiver == observer and (moment[giver] < 0 or i == moment[giver] + 1):
+            cap[giver] = min(cap[giver], slot) if moment[giver] >= 0 else slot
+            moment[giver] = i
+    free = [0] * n
+    for i, (_giver, receiver, _slot, _forced) in enumerate(state.trade_log):
+        if moment[receiver] >= 0 and i > moment[receiver]:
+            free[receiver] += 1
+    return cap, free
+
+
+def resample_hidden(state: State, observer: int, rng: np.random.Generator) -> State:
+    """A copy of ``state`` whose unseen cards are dealt again, consistently.
+
+    The observer's hand, every played card, every hand size and the known
+    trade cards are kept; the rest of the other hands is redealt at random
+    under the trade bounds above. The copy gets a fresh generator drawn from
+    ``rng``, so later deals are not those of the real game.
+    """
+    rules = state.rules
+    n, k = rules.num_players, rules.num_slots
+    out = clone(state)
+    out.rng = np.random.default_rng(int(rng.integers(0, 2**63 - 1)))
+    known = known_cards(state, observer)
+    cap, free = caps(state, observer)
+    others = [p for p in range(n) if p != observer]
+    pool = np.zeros(k, dtype=np.int16)
+    for p in others:
+        pool += state.hands[p] - known[p]
+    cards = np.repeat(np.arange(k), pool)[::-1]  # highest first
+    # buckets: (player, cap slot, capacity); uncapped buckets take any card
+    buckets: list[list[int]] = []
+    for p in others:
+        room = state.ncards[p] - int(known[p].sum())
+        unknown_gifts = int(
+            sum(1 for g, r, _s, _f in state.trade_log if g == observer and r == p)
+        ) - int(known[p].sum())
+        loose = min(room, free[p] + max(unknown_gifts, 0)) if cap[p] < k - 1 else room
+        if loose:
+            buckets.append([p, k - 1, loose])
+        if room - loose:
+            buckets.append([p, cap[p], room - loose])
+    hands = known.copy()
+    ok = True
+    for slot in cards:
+        weights = np.array([b[2] if b[1] >= slot else 0 for b in buckets], dtype=float)
+        total = weights.sum()
+        if total <= 0:
+            ok = False
+            break
+        b = buckets[int(rng.choice(len(buckets), p=weights / total))]
+        b[2] -= 1
+        hands[b[0], slot] += 1
+    if not ok:  # bounds inconsistent with a preset scenario: fall back to sizes only
+        hands = known.copy()
+        perm = rng.permutation(cards)
+        start = 0
+        for p in others:
+            room = state.ncards[p] - int(known[p].sum())
+            hands[p] += np.bincount(perm[start : start + room], minlength=k).astype(np.int16)
+            start += room
+    out.hands = hands.astype(np.int16)
+    return out

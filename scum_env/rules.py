@@ -1,0 +1,187 @@
+"""Compiled rules of one climbing-game table, and the action table.
+
+:class:`Rules` turns a config into the numbers the engine runs on: card slots,
+deck, trade steps, round-ending cards and the action layout. The 4J Scum rules
+(:func:`scum_rules`) and Scum Party's table rules share this structure, so the
+engine in :mod:`scum_env.engine` plays both.
+
+Action table (``K`` card slots, ``C`` = most cards of one rank in play):
+
+| ids | move |
+|---|---|
+| ``0`` | pass |
+| ``1 + (c-1)*K + s`` for c in 1..C, s in 0..K-1 | play ``c`` cards whose best card is slot ``s`` |
+| ``1 + C*K + s`` (only where trades are chosen) | give back one card of slot ``s`` (J5) |
+
+In rank mode a slot is a rank; with ``color_clash`` it is a rank and colour,
+and the other ``c-1`` cards of a play are taken from the lowest colours of that
+rank, never above the best card (a higher colour is never worse to keep).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from scum_env.cards import CardSystem, scum_cards
+from scum_env.config import ScumConfig
+
+TradeKind = Literal["high", "low", "choice"]
+
+
+@dataclass(frozen=True)
+class TradeStep:
+    """One step of the trades (J5, P5), by role position (0 = top, -1 = bottom).
+
+    ``high``/``low``: the giver's highest/lowest ``count`` cards move at once
+    (forced, done by the engine); ``choice``: the giver picks ``count`` cards,
+    one decision each.
+    """
+
+    kind: TradeKind
+    giver: int
+    receiver: int
+    count: int
+
+
+@dataclass(frozen=True, eq=False)
+class Rules:
+    """Everything the engine needs to know about one table's rules."""
+
+    num_players: int
+    cards: CardSystem
+    num_decks: int
+    carousel: bool
+    colour_mode: bool
+    ends_round: np.ndarray
+    trades: tuple[TradeStep, ...]
+    deal_from_bottom: bool
+    lead_after_out: Literal["next", "highest"]
+    role_names: tuple[str, ...]
+    episode: Literal["series", "game"] = "series"
+    target: int = 40
+    reward: Literal["points", "centered"] = "points"
+
+    def __post_init__(self) -> None:
+        """Derive the action layout and lookup tables."""
+        k = self.cards.size
+        per_rank = np.bincount(self.cards.rank, weights=self.cards.per_deck).astype(int)
+        max_count = int(per_rank.max()) * self.num_decks
+        has_choice = any(t.kind == "choice" for t in self.trades)
+        object.__setattr__(self, "num_slots", k)
+        object.__setattr__(self, "max_count", max_count)
+        object.__setattr__(self, "give_base", 1 + max_count * k)
+        object.__setattr__(self, "num_actions", 1 + max_count * k + (k if has_choice else 0))
+        object.__setattr__(self, "deck", self.cards.per_deck.astype(np.int16) * self.num_decks)
+        object.__setattr__(self, "deck_size", int(self.deck.sum()))
+        object.__setattr__(self, "count_col", np.arange(1, max_count + 1, dtype=np.int16)[:, None])
+        object.__setattr__(self, "special_slots", np.flatnonzero(self.cards.special))
+        object.__setattr__(self, "slot_list", np.repeat(np.arange(k), self.deck))
+
+    # derived in __post_init__
+    num_slots: int = field(init=False)
+    max_count: int = field(init=False)
+    give_base: int = field(init=False)
+    num_actions: int = field(init=False)
+    deck: np.ndarray = field(init=False, repr=False)
+    deck_size: int = field(init=False)
+    count_col: np.ndarray = field(init=False, repr=False)
+    special_slots: np.ndarray = field(init=False, repr=False)
+    slot_list: np.ndarray = field(init=False, repr=False)
+
+    def role_of(self, position: int) -> str:
+        """Role name of a role position (0 = top of the table)."""
+        n = self.num_players
+        names = self.role_names
+        if position == 0:
+            return names[0]
+        if position == 1:
+            return names[1]
+        if position == n - 1:
+            return names[4]
+        if position == n - 2:
+            return names[3]
+        return names[2]
+
+    def role_index(self, position: int) -> int:
+        """Index 0..4 of the role (top, second, middle, second-to-last, last)."""
+        n = self.num_players
+        if position == 0:
+            return 0
+        if position == 1:
+            return 1
+        if position == n - 1:
+            return 4
+        if position == n - 2:
+            return 3
+        return 2
+
+    def describe_action(self, action: int) -> str:
+        """Plain words for an action id."""
+        k = self.num_slots
+        if action == 0:
+            return "pass"
+        if 1 <= action < self.give_base:
+            c, s = divmod(action - 1, k)
+            c += 1
+            name = self.cards.names[s]
+            if self.colour_mode and c > 1:
+                return f"play {c} cards of rank {self.cards.long_names[s].split(' ', 1)[-1]} (best {name})"
+            return f"play {name}" if c == 1 else f"play {c}x{name}"
+        if self.give_base <= action < self.num_actions:
+            return f"give back {self.cards.names[action - self.give_base]}"
+        return f"action {action} (out of range 0..{self.num_actions - 1})"
+
+    def play_action(self, count: int, slot: int) -> int:
+        """Action id of playing ``count`` cards whose best card is ``slot``."""
+        return 1 + (count - 1) * self.num_slots + slot
+
+    def give_action(self, slot: int) -> int:
+        """Action id of giving back one card of ``slot``."""
+        return self.give_base + slot
+
+
+SCUM_ROLES = ("President", "Vice President", "Middle Class", "Next to Scum", "Scum")
+
+
+def scum_trades(num_players: int, trade_rules: str) -> tuple[TradeStep, ...]:
+    """The J5 trade steps for a player count and ``trade_rules``."""
+    if num_players == 4:
+        return (TradeStep("high", -1, 0, 1), TradeStep("choice", 0, -1, 1))
+    second_giver = -2 if trade_rules == "english" else -1
+    return (
+        TradeStep("high", -1, 0, 2),
+        TradeStep("choice", 0, -1, 2),
+        TradeStep("high", second_giver, 1, 1),
+        TradeStep("choice", 1, second_giver, 1),
+    )
+
+
+def scum_rules(config: ScumConfig) -> Rules:
+    """Compile a :class:`ScumConfig` into table rules (J1–J9)."""
+    cards = scum_cards(config.color_clash)
+    ends = cards.rank == 13  # a Wild President can never be beaten (J7)
+    president = cards.rank == 12
+    if not config.wild_queen:
+        if config.color_clash:
+            # J9: a higher coloured President beats a lower one; only Red ends the round.
+            ends = ends | (president & (cards.colour == 3))
+        else:
+            ends = ends | president
+    return Rules(
+        num_players=config.num_players,
+        cards=cards,
+        num_decks=config.num_decks,
+        carousel=config.carousel,
+        colour_mode=config.color_clash,
+        ends_round=ends,
+        trades=scum_trades(config.num_players, config.trade_rules),
+        deal_from_bottom=False,
+        lead_after_out="next",
+        role_names=SCUM_ROLES,
+        episode=config.episode,
+        target=config.target,
+        reward=config.reward,
+    )

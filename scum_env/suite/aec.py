@@ -1,0 +1,267 @@
+"""A thin PettingZoo AEC base class shared by the suite's environments.
+
+The base owns the PettingZoo bookkeeping (agents, rewards, terminations,
+cumulative rewards, dead steps), the illegal-action policy and rendering. A
+game subclass supplies a handful of hooks over its engine:
+
+``_reset_game(seed, options)``, ``_current_seat()``, ``_legal_mask()``,
+``_encode(seat, out)``, ``_apply(action)``, ``_why_illegal(action)``,
+``_final_infos()``, ``_render_text()`` and ``_global_state()``.
+
+Conventions shared by every env of the suite:
+
+* Agents ``player_0 .. player_{n-1}`` keep their identity for the whole
+  episode; roles and seating are game state.
+* Nobody leaves ``agents`` before the episode ends: players who have gone out
+  are skipped in turn order, and all agents terminate (or truncate) together,
+  with their final rewards then. Distributed trainers such as RLlib break when
+  a seat terminates before every seat has acted.
+* Observations are dicts ``{"observation": float32[obs_dim], "action_mask":
+  int8[num_actions]}``. The mask is all zero for every agent but the one to
+  act, and never all zero for the agent to act.
+* Illegal actions: with ``illegal_action="raise"`` (``raw_env`` default) an
+  :class:`~scum_env.suite.errors.IllegalActionError` names the action and why
+  it is illegal, and the state is unchanged. With ``"penalize"`` (``env()``
+  default, PettingZoo's convention) the offender receives
+  ``illegal_penalty``, every other agent 0, and the episode ends at once
+  (``infos[agent]["illegal_action"]`` tells who did what).
+* No wrapper stack: the order checks of PettingZoo's ``OrderEnforcingWrapper``
+  are built in (``step`` before ``reset`` is an error), so ``env()`` costs no
+  more than ``raw_env()``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from scum_env.suite.errors import CardsuiteError, IllegalActionError
+from scum_env.suite.obsspec import ObsSpec
+
+ObsDict = dict[str, np.ndarray]
+
+
+class CardGameEnv(AECEnv[str, ObsDict, int]):
+    """Common AEC plumbing; subclasses implement the engine hooks."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "human"],
+        "name": "cardgame_v0",
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        *,
+        num_players: int,
+        spec: ObsSpec,
+        num_actions: int,
+        state_size: int,
+        illegal_action: str,
+        illegal_penalty: float,
+        render_mode: str | None,
+    ) -> None:
+        """Set up agents, spaces and buffers; the game is created by ``reset``."""
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise CardsuiteError(
+                f"render_mode {render_mode!r} is not supported; use one of "
+                f"{self.metadata['render_modes']} or None"
+            )
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agents: list[str] = []
+        self._seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
+        self.obs_spec = spec
+        self.num_actions = num_actions
+        low, high = spec.bounds()
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(low, high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8),
+            }
+        )
+        act_space = spaces.Discrete(num_actions)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
+        self.state_space = spaces.Box(-np.inf, np.inf, (state_size,), dtype=np.float32)
+        self._illegal_mode = illegal_action
+        self._illegal_penalty = float(illegal_penalty)
+        self._obs_buf = spec.zeros()
+        self._zero_mask = np.zeros(num_actions, dtype=np.int8)
+        self._mask_cache: np.ndarray | None = None
+        self._rewards_dirty = False
+        self._over = True
+        self._ready = False
+        self._np_random = np.random.default_rng()
+        self.agent_selection = self.possible_agents[0]
+
+    # ------------------------------------------------------------------ hooks
+    def _reset_game(self, seed: int, options: dict[str, Any] | None) -> None:
+        raise NotImplementedError
+
+    def _current_seat(self) -> int:
+        raise NotImplementedError
+
+    def _legal_mask(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _encode(self, seat: int, out: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _apply(self, action: int) -> tuple[list[float] | None, bool, bool]:
+        """Apply a legal action; return (rewards per seat or None, over, truncated)."""
+        raise NotImplementedError
+
+    def _why_illegal(self, action: int) -> str:
+        raise NotImplementedError
+
+    def _final_infos(self) -> list[dict[str, Any]]:
+        return [{} for _ in self.possible_agents]
+
+    def _render_text(self) -> str:
+        raise NotImplementedError
+
+    def _global_state(self) -> np.ndarray:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ PettingZoo
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
+        """The (shared) observation space of ``agent``."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
+        """The (shared) ``Discrete`` action space of ``agent``."""
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new episode.
+
+        Args:
+            seed: seeds the deal; ``None`` continues the env's own random stream.
+            options: game-specific presets (see the env's documentation).
+        """
+        if seed is not None:
+            self._np_random = np.random.default_rng(seed)
+        game_seed = int(self._np_random.integers(0, 2**63 - 1))
+        self._reset_game(game_seed, options)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self._rewards_dirty = False
+        self._mask_cache = None
+        self._over = False
+        self._ready = True
+        self._skip_agent_selection = None
+        self.agent_selection = self.possible_agents[self._current_seat()]
+
+    def legal_mask(self) -> np.ndarray:
+        """The int8 action mask of the agent to act (cached until the next step)."""
+        mask = self._mask_cache
+        if mask is None:
+            mask = self._mask_cache = self._legal_mask()
+        return mask
+
+    def observe(self, agent: str) -> ObsDict:
+        """The observation dict of ``agent`` (fresh arrays, safe to keep)."""
+        if not self._ready:
+            raise CardsuiteError("call reset() before observe()")
+        self._encode(self._seat_of[agent], self._obs_buf)
+        if agent == self.agent_selection and not self._over:
+            mask = self.legal_mask().copy()
+        else:
+            mask = self._zero_mask.copy()
+        return {"observation": self._obs_buf.copy(), "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        """Apply ``action`` for ``agent_selection`` (``None`` for a finished agent)."""
+        if not self._ready:
+            raise CardsuiteError("call reset() before step()")
+        agent = self.agent_selection
+        if self._over:
+            self._was_dead_step(action)
+            return
+        if self._rewards_dirty:
+            for a in self.rewards:
+                self.rewards[a] = 0.0
+            self._rewards_dirty = False
+        self._cumulative_rewards[agent] = 0.0
+        mask = self.legal_mask()
+        try:
+            index = int(action)
+            if index != action:
+                raise ValueError
+        except (TypeError, ValueError):
+            raise IllegalActionError(
+                f"{agent}: action {action!r} is not an integer action id "
+                f"in 0..{self.num_actions - 1}"
+            ) from None
+        if not 0 <= index < self.num_actions or not mask[index]:
+            self._illegal(agent, index)
+            return
+        rewards, over, truncated = self._apply(index)
+        self._mask_cache = None
+        if rewards is not None:
+            for seat, reward in enumerate(rewards):
+                if reward:
+                    a = self.possible_agents[seat]
+                    self.rewards[a] = reward
+                    self._cumulative_rewards[a] += reward
+                    self._rewards_dirty = True
+        if over:
+            self._finish(truncated)
+        else:
+            self.agent_selection = self.possible_agents[self._current_seat()]
+
+    def _finish(self, truncated: bool) -> None:
+        self._over = True
+        flags = self.truncations if truncated else self.terminations
+        for a in self.agents:
+            flags[a] = True
+        for a, info in zip(self.possible_agents, self._final_infos(), strict=True):
+            self.infos[a].update(info)
+
+    def _illegal(self, agent: str, index: int) -> None:
+        if 0 <= index < self.num_actions:
+            why = self._why_illegal(index)
+        else:
+            why = f"action ids run from 0 to {self.num_actions - 1}"
+        message = f"{agent}: illegal action {index}: {why}"
+        if self._illegal_mode == "raise":
+            raise IllegalActionError(message)
+        self.rewards[agent] = self._illegal_penalty
+        self._cumulative_rewards[agent] += self._illegal_penalty
+        self._rewards_dirty = True
+        self._over = True
+        for a in self.agents:
+            self.terminations[a] = True
+            self.infos[a]["illegal_action"] = {"agent": agent, "action": index, "reason": why}
+
+    def render(self) -> str | None:
+        """Text view of the table: returned (``"ansi"``) or printed (``"human"``)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        if not self._ready:
+            raise CardsuiteError("call reset() before render()")
+        text = self._render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def state(self) -> np.ndarray:
+        """The full global state as a float32 array (for centralized critics)."""
+        if not self._ready:
+            raise CardsuiteError("call reset() before state()")
+        return self._global_state()
+
+    def close(self) -> None:
+        """Nothing to release; present for the PettingZoo API."""

@@ -1,0 +1,176 @@
+"""Frozen, validated configs, loadable from YAML.
+
+Every game config is a frozen dataclass deriving from :class:`ConfigBase`.
+Each field carries a one-line ``doc`` in its metadata. Construction checks
+every value against its type annotation (``int``, ``float``, ``bool``,
+``str``, ``Literal[...]``, ``X | None``) and then calls :meth:`validate` for
+ranges and combinations, so a bad config fails at once with a
+:class:`~scum_env.suite.errors.ConfigError` that names the field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import types
+import typing
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal, Self, Union, get_args, get_origin
+
+import yaml
+
+from scum_env.suite.errors import ConfigError
+
+
+def doc_field(default: Any, doc: str) -> Any:
+    """A dataclass field with a default and a documentation line."""
+    return dataclasses.field(default=default, metadata={"doc": doc})
+
+
+@dataclasses.dataclass(frozen=True)
+class ConfigBase:
+    """Base class of the suite's frozen config dataclasses."""
+
+    def __post_init__(self) -> None:
+        """Check every field's type, coerce ints to floats, then :meth:`validate`."""
+        hints = typing.get_type_hints(type(self))
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            checked = _check_type(self._where(f.name), value, hints[f.name])
+            if checked is not value:
+                object.__setattr__(self, f.name, checked)
+        self.validate()
+
+    def validate(self) -> None:
+        """Check ranges and combinations of values; raise ConfigError if wrong."""
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        """The names of every config field, in declaration order."""
+        return tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None) -> Self:
+        """Build a config from a mapping, rejecting unknown keys by name.
+
+        Args:
+            data: field values; missing fields take their defaults.
+            source: where the mapping came from (a file name), for messages.
+        """
+        if not isinstance(data, Mapping):
+            where = f" in {source}" if source else ""
+            raise ConfigError(
+                f"{cls.__name__}{where}: expected a mapping of option names to "
+                f"values, got {type(data).__name__}"
+            )
+        names = cls.field_names()
+        for key in data:
+            if key not in names:
+                hint = difflib.get_close_matches(str(key), names, n=1)
+                where = f" in {source}" if source else ""
+                suggestion = f" (did you mean {hint[0]!r}?)" if hint else ""
+                raise ConfigError(
+                    f"unknown config key {key!r} for {cls.__name__}{where}{suggestion}; "
+                    f"valid keys: {', '.join(names)}"
+                )
+        try:
+            return cls(**data)
+        except ConfigError as err:
+            if source:
+                raise ConfigError(f"{source}: {err}") from None
+            raise
+
+    @classmethod
+    def from_yaml(cls, path: str | Path, **overrides: Any) -> Self:
+        """Load a config from a YAML file; ``overrides`` win over the file."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as err:
+            raise ConfigError(f"cannot read config file {path}: {err.strerror}") from None
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as err:
+            raise ConfigError(f"config file {path} is not valid YAML: {err}") from None
+        if data is None:
+            data = {}
+        if not isinstance(data, Mapping):
+            raise ConfigError(f"config file {path} must hold a mapping of option names to values")
+        return cls.from_dict({**data, **overrides}, source=str(path))
+
+    def replace(self, **changes: Any) -> Self:
+        """A copy with some fields changed (validated like a new config)."""
+        return type(self).from_dict({**self.to_dict(), **changes})
+
+    def to_dict(self) -> dict[str, Any]:
+        """The config as a plain dict (JSON/YAML friendly)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def doc_table(cls) -> str:
+        """A Markdown table of every field: name, type, default, meaning."""
+        hints = typing.get_type_hints(cls)
+        rows = ["| option | type | default | meaning |", "|---|---|---|---|"]
+        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+            rows.append(
+                f"| `{f.name}` | `{_type_name(hints[f.name])}` | `{f.default!r}` | "
+                f"{f.metadata.get('doc', '')} |"
+            )
+        return "\n".join(rows)
+
+    def _where(self, name: str) -> str:
+        return f"{type(self).__name__}.{name}"
+
+    def _fail(self, name: str, message: str) -> typing.NoReturn:
+        """Raise a ConfigError naming field ``name``."""
+        raise ConfigError(f"{self._where(name)}: {message}")
+
+
+def _type_name(tp: Any) -> str:
+    origin = get_origin(tp)
+    if origin is Literal:
+        return " | ".join(repr(a) for a in get_args(tp))
+    if origin in (Union, types.UnionType):
+        return " | ".join(_type_name(a) for a in get_args(tp))
+    if tp is type(None):
+        return "None"
+    return getattr(tp, "__name__", str(tp))
+
+
+def _check_type(where: str, value: Any, tp: Any) -> Any:
+    """Return ``value`` (ints coerced to float where a float is expected) or raise."""
+    origin = get_origin(tp)
+    if origin is Literal:
+        allowed = get_args(tp)
+        if value in allowed and type(value) is type(allowed[allowed.index(value)]):
+            return value
+        raise ConfigError(f"{where}: {value!r} is not one of {', '.join(map(repr, allowed))}")
+    if origin in (Union, types.UnionType):
+        errors = []
+        for arg in get_args(tp):
+            try:
+                return _check_type(where, value, arg)
+            except ConfigError as err:
+                errors.append(str(err))
+        raise ConfigError(
+            f"{where}: expected {_type_name(tp)}, got {type(value).__name__} {value!r}"
+        )
+    if tp is type(None):
+        if value is None:
+            return value
+    elif tp is bool:
+        if isinstance(value, bool):
+            return value
+    elif tp is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    elif tp is float:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+    elif tp is str:
+        if isinstance(value, str):
+            return value
+    else:
+        raise TypeError(f"{where}: unsupported config annotation {tp!r}")
+    raise ConfigError(f"{where}: expected {_type_name(tp)}, got {type(value).__name__} {value!r}")

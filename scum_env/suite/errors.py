@@ -1,0 +1,34 @@
+"""Named errors of the suite.
+
+Every error a user can provoke with bad input derives from
+:class:`CardsuiteError` and says what was wrong in its message, so that a
+mistake never surfaces as a crash deep inside the engine.
+"""
+
+
+class CardsuiteError(Exception):
+    """Base class of every error raised on purpose by cardsuite."""
+
+
+class ConfigError(CardsuiteError, ValueError):
+    """A config key, type, value or combination of values is invalid."""
+
+
+class DeckError(ConfigError):
+    """A deck file is missing, malformed or breaks a deck invariant."""
+
+
+class PresetError(CardsuiteError, ValueError):
+    """A preset deal or seating passed to ``reset(options=...)`` is invalid."""
+
+
+class IllegalActionError(CardsuiteError, ValueError):
+    """An action is not legal in the current state; the message says why."""
+
+
+class StateError(CardsuiteError, ValueError):
+    """A serialized game state is corrupt or does not match its config."""
+
+
+class CheckpointError(CardsuiteError):
+    """A training checkpoint is missing, corrupt or does not match the run."""
