@@ -16,10 +16,20 @@ from scum_env.suite.errors import CardsuiteError
 
 Command = Callable[[argparse.Namespace, list[str]], int]
 
+# Each module has ``add_command(subparsers) -> (name, runner)``; importing it
+# must stay light (no torch at import time).
+COMMAND_MODULES = (
+    "agents.simulate",
+    "agents.tournament_cli",
+    "agents.play",
+    "agents.replay",
+    "train.cli",
+)
+
 
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     """The argument parser and the function behind each subcommand."""
-    from agents import simulate
+    import importlib
 
     parser = argparse.ArgumentParser(
         prog="cardsuite",
@@ -28,7 +38,13 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands: dict[str, Command] = {}
-    for module in (simulate,):
+    for module_name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as err:
+            if err.name != module_name:
+                raise
+            continue  # a command whose module is not part of this install
         name, run = module.add_command(sub)
         commands[name] = run
     return parser, commands

@@ -45,6 +45,15 @@ class Game:
 
 GAMES: dict[str, Game] = {
     "scum": Game("scum", "scum_env.scum_v0", "scum_env.config:ScumConfig"),
+    "scum_party": Game(
+        "scum_party",
+        "scum_env.scum_party_v0",
+        "scum_env.party.config:PartyConfig",
+        default_players=8,
+    ),
+    "scandal": Game(
+        "scandal", "scandal_env.scandal_v0", "scandal_env.config:ScandalConfig", default_players=2
+    ),
 }
 
 

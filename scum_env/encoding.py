@@ -38,8 +38,8 @@ def observation_spec(rules: Rules) -> ObsSpec:
             Piece("acted", n, "who has played or passed this round (relative)"),
             Piece("cards_left", n, "cards in each player's hand (relative)", rules.deck_size),
             Piece("finish_rank", n, "k/n for the k-th player out this series, 0 if still in"),
-            Piece("roles", n * NUM_ROLES, ROLES_DOC),
             Piece("played", k, "cards played so far this series, all players", most),
+            Piece("roles", n * NUM_ROLES, ROLES_DOC),
             Piece("trade_given", k, "cards this player gave in this series' trade", 2),
             Piece("trade_received", k, "cards this player received in this series' trade", 2),
             Piece("scores", n, "game totals / target score (relative)", score_high),
@@ -74,35 +74,52 @@ class Encoder:
         n = rules.num_players
         self._role_idx = np.array([rules.role_index(p) for p in range(n)])
         self._inv_target = 1.0 / rules.target
-        self._roles_slice = sl["roles"]
-        self._cached_order: list[int] = []
-        self._cached_seating: list[tuple[np.ndarray, np.ndarray]] = []
+        self._block = slice(sl["roles"].start, sl["scores"].stop)
+        self._cached_key: tuple[int, int] = (-1, -1)
+        self._cached_seating: list[tuple[np.ndarray, list[int], np.ndarray]] = []
 
     def relative(self, state: State, player: int) -> np.ndarray:
         """Players in relative turn order starting with ``player``."""
         return self._seating(state)[player][0]
 
-    def _seating(self, state: State) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per player: relative order and role one-hot block (cached per seating)."""
-        if self._cached_order != state.order:
+    def _seating(self, state: State) -> list[tuple[np.ndarray, list[int], np.ndarray]]:
+        """Per player: relative order (array, list) and the series block.
+
+        The series block holds the pieces that change only between series or
+        during the trades — ``roles``, ``trade_given``, ``trade_received`` and
+        ``scores``, laid out contiguously — so a step copies it in one go. It is
+        cached per (series stamp, number of traded cards).
+        """
+        key = (state.stamp, len(state.trade_log))
+        if self._cached_key != key:
             n = self.rules.num_players
             order = state.order
+            spec = self.spec
+            start = self._block.start
             table = []
             for player in range(n):
                 p = state.pos[player]
-                rel = np.array([order[(p + i) % n] for i in range(n)])
-                roles = np.zeros(n * NUM_ROLES, dtype=np.float32)
+                rel_list = [order[(p + i) % n] for i in range(n)]
+                rel = np.array(rel_list)
+                block = np.zeros(self._block.stop - start, dtype=np.float32)
+                roles = spec.slices["roles"]
                 for i in range(n):
-                    roles[i * NUM_ROLES + self._role_idx[(p + i) % n]] = 1.0
-                table.append((rel, roles))
-            self._cached_order = list(order)
+                    block[roles.start - start + i * NUM_ROLES + self._role_idx[(p + i) % n]] = 1.0
+                sl = spec.slices["trade_given"]
+                block[sl.start - start : sl.stop - start] = state.given[player]
+                sl = spec.slices["trade_received"]
+                block[sl.start - start : sl.stop - start] = state.received[player]
+                sl = spec.slices["scores"]
+                block[sl.start - start : sl.stop - start] = state.scores[rel] * self._inv_target
+                table.append((rel, rel_list, block))
+            self._cached_key = key
             self._cached_seating = table
         return self._cached_seating
 
     def encode(self, state: State, player: int, out: np.ndarray) -> None:
         """Write ``player``'s observation of ``state`` into ``out``."""
         n = self.rules.num_players
-        rel, roles = self._seating(state)[player]
+        rel, rel_list, block = self._seating(state)[player]
         out[:] = 0.0
         out[self._hand] = state.hands[player]
         out[self._top] = state.top_cards
@@ -113,16 +130,13 @@ class Encoder:
         out[self._passed] = state.passed[rel]
         out[self._acted] = state.acted[rel]
         ncards = state.ncards
-        out[self._cards] = [ncards[q] for q in rel.tolist()]
+        out[self._cards] = [ncards[q] for q in rel_list]
         if state.finish:
             base = self._finish.start
             for k, q in enumerate(state.finish):
                 out[base + (pos[q] - me) % n] = (k + 1) / n
-        out[self._roles_slice] = roles
         out[self._played] = state.played
-        out[self._given] = state.given[player]
-        out[self._received] = state.received[player]
-        out[self._scores] = state.scores[rel] * self._inv_target
+        out[self._block] = block
         if state.phase == PLAY:
             out[self._phase + (1 if state.top_count == 0 else 2)] = 1.0
         elif state.phase == TRADE:

@@ -12,6 +12,7 @@ Vice President, ..., and ``order[-1]`` the Scum (J3, P3).
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ from scum_env.rules import Rules, TradeStep
 from scum_env.suite.errors import IllegalActionError, PresetError, StateError
 
 TRADE, PLAY, OVER = 0, 1, 2
+_STAMPS = itertools.count(1)  # a fresh stamp for every series started anywhere
 PHASE_NAMES = ("trade", "play", "over")
 
 
@@ -50,6 +52,8 @@ class State:
         last_points: J8 points of the last finished series.
         winner: winner of the game once it is over (-1 before).
         game_over: the game reached its target.
+        stamp: unique per started series (and per restored state); encoders
+            cache what stays fixed within a series under it.
     """
 
     rules: Rules
@@ -80,6 +84,7 @@ class State:
     last_points: np.ndarray
     winner: int
     game_over: bool
+    stamp: int = 0
 
     @property
     def num_players(self) -> int:
@@ -192,6 +197,7 @@ def start_series(
         _preset_hands(state, hands)
     state.ncards = [int(v) for v in state.hands.sum(axis=1)]
     state.series += 1
+    state.stamp = next(_STAMPS)
     state.finish = []
     state.played[:] = 0
     state.played_by[:] = 0
@@ -314,7 +320,8 @@ def legal_mask(state: State) -> np.ndarray:
         return mask
     avail = available(state, state.to_act)
     if state.top_count == 0:
-        mask[1 : rules.give_base] = (avail >= rules.count_col).ravel()
+        plays = mask[1 : rules.give_base].reshape(rules.max_count, k)
+        np.greater_equal(avail, rules.count_col, out=plays, casting="unsafe")
         return mask
     mask[0] = 1
     c, t = state.top_count, state.top_slot
@@ -493,6 +500,7 @@ def _end_series(state: State) -> None:
         points[player] = n - k  # the k-th out (1-based) scores n + 1 - k
     state.last_points = points
     state.scores += points
+    state.stamp = next(_STAMPS)  # scores changed: observers' cached series block is stale
     _clear_round(state)
     if int(state.scores.max()) >= rules.target:
         state.game_over = True
@@ -592,6 +600,7 @@ def from_dict(rules: Rules, data: dict[str, Any]) -> State:
         rng = np.random.Generator(np.random.PCG64())
         rng.bit_generator.state = data["rng"]
         state.rng = rng
+        state.stamp = next(_STAMPS)
     except StateError:
         raise
     except (KeyError, TypeError, ValueError, PresetError) as err:

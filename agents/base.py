@@ -1,0 +1,94 @@
+"""The agent protocol shared by every baseline, the arena, play and training.
+
+An agent sees only what its player sees: the observation array (read it
+through the env's named views, ``table.obs_spec.view(obs, "hand")``), the
+action mask, and the documented ``info`` the arena passes each step. It never
+touches the env's internals.
+
+``info`` keys the arena provides at every decision:
+
+* ``"agent"``: the acting agent's name (``"player_2"``);
+* ``"determinize"``: a callable ``rng -> engine state`` that samples a full
+  state consistent with everything this player has seen (the env's documented
+  ``determinize``), for search agents; absent where the env has none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from scum_env.suite.config import ConfigBase
+from scum_env.suite.obsspec import ObsSpec
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """What an agent is told when an episode starts.
+
+    Attributes:
+        game: the game's registry name (``"scum"``, ``"scum_party"``, ``"scandal"``).
+        config: the game's (frozen) config.
+        agent: the agent's name for this episode (``"player_3"``).
+        num_actions: size of the ``Discrete`` action space.
+        obs_spec: the observation layout, for named views.
+        describe_action: plain words for an action id.
+    """
+
+    game: str
+    config: ConfigBase
+    agent: str
+    num_actions: int
+    obs_spec: ObsSpec
+    describe_action: Callable[[int], str]
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """A player: told the table at each episode start, asked for actions."""
+
+    name: str
+
+    def reset(self, table: TableInfo, seed: int | None = None) -> None:
+        """Start an episode at ``table`` (seeded for reproducible choices)."""
+        ...
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
+        """A legal action id for this observation and mask."""
+        ...
+
+
+def table_info(env: Any, game: str, agent: str) -> TableInfo:
+    """The :class:`TableInfo` of ``agent`` at a suite env."""
+    base = env.unwrapped
+    return TableInfo(
+        game=game,
+        config=base.config,
+        agent=agent,
+        num_actions=base.num_actions,
+        obs_spec=base.obs_spec,
+        describe_action=base.describe_action,
+    )
+
+
+class RandomAgent:
+    """Uniform over the legal actions, seeded."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        """Create with an optional seed (``reset`` reseeds when given one)."""
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self, table: TableInfo, seed: int | None = None) -> None:
+        """Reseed when ``seed`` is given."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
+        """A uniformly random legal action."""
+        legal = np.flatnonzero(action_mask)
+        return int(legal[self._rng.integers(len(legal))])

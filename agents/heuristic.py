@@ -1,0 +1,89 @@
+"""``HeuristicAgent``: the strongest rule-based player of each game.
+
+One agent class for the registry and the arena; at each episode start it
+builds the policy of the table's game:
+
+=============== ==========================================
+game            policy
+=============== ==========================================
+``scum``        :mod:`agents.heuristic_scum`
+``scum_party``  :mod:`agents.heuristic_party`
+``scandal``     :mod:`agents.heuristic_scandal`
+=============== ==========================================
+
+Every policy reads the observation through ``table.obs_spec`` views and the
+action mask only. The policies are deterministic: the seed is accepted for the
+protocol and ignored.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+import numpy as np
+
+from agents.base import TableInfo
+from scum_env.suite.errors import ConfigError
+
+POLICY_MODULES = {
+    "scum": "agents.heuristic_scum",
+    "scum_party": "agents.heuristic_party",
+    "scandal": "agents.heuristic_scandal",
+}
+
+
+class ObservationPolicy(Protocol):
+    """A per-game policy over observation and mask."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """A legal action id."""
+        ...
+
+
+def make_policy(table: TableInfo, **params: Any) -> ObservationPolicy:
+    """The heuristic policy of ``table.game`` with ``params`` (per-game knobs)."""
+    if table.game not in POLICY_MODULES:
+        raise ConfigError(
+            f"no heuristic for game {table.game!r}; games: {', '.join(sorted(POLICY_MODULES))}"
+        )
+    module = importlib.import_module(POLICY_MODULES[table.game])
+    policy: ObservationPolicy = module.make(table.config, table.obs_spec, **params)
+    return policy
+
+
+class HeuristicAgent:
+    """Rule-based player dispatching to the per-game heuristic.
+
+    Args:
+        game: the game it is meant for (``"scum"``, ``"scum_party"``,
+            ``"scandal"``); a table of another game is an error.
+        seed: accepted for the agent protocol; the heuristics are deterministic.
+        **params: the game's policy knobs (e.g. ``break_min_rest`` for Scum).
+    """
+
+    name = "heuristic"
+
+    def __init__(self, game: str, seed: int | None = None, **params: Any) -> None:
+        """Remember the game and knobs; the policy is built at :meth:`reset`."""
+        key = game.replace("-", "_").lower()
+        if key not in POLICY_MODULES:
+            raise ConfigError(
+                f"no heuristic for game {game!r}; games: {', '.join(sorted(POLICY_MODULES))}"
+            )
+        self.game = key
+        self.params = params
+        self._policy: ObservationPolicy | None = None
+
+    def reset(self, table: TableInfo, seed: int | None = None) -> None:
+        """Build the policy for ``table`` (its game must be this agent's)."""
+        if table.game != self.game:
+            raise ConfigError(f"heuristic for {self.game!r} seated at a {table.game!r} table")
+        self._policy = make_policy(table, **self.params)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
+        """The heuristic's legal action."""
+        if self._policy is None:
+            raise RuntimeError("HeuristicAgent.act called before reset")
+        return self._policy.act(observation, action_mask)

@@ -1,0 +1,143 @@
+"""Tournament statistics: finish ranks, confidence intervals, head-to-head, ratings.
+
+Definitions (also in ``docs/arena.md``):
+
+* A *seat result* is one seat's episode reward (its *score*) and finish rank
+  in one game. An agent sitting in several seats of a game has several seat
+  results in that game.
+* A *unit* is an independent sample: one game, or with ``duplicate`` one deal
+  played in all its rotations. An agent's value in a unit is the mean of its
+  seat results in that unit. Means and 95% confidence intervals (normal
+  approximation, ``1.96 * sd / sqrt(units)``) are taken over units, because
+  seats of one game (and rotations of one deal) are not independent.
+* Head-to-head: the fraction of units in which A's unit score beat B's, ties
+  counting one half.
+* Ratings: openskill's Plackett-Luce model, one update per game; in each game
+  the agents are ranked by the mean finish rank of their seats (ties share
+  the better rank).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """The outcome of one tournament game.
+
+    Attributes:
+        index: game index in the tournament (0-based).
+        deal: deal index (equal to ``index`` without duplicate dealing).
+        rotation: which rotation of the agents over the seats was played.
+        seating: agent index per seat (seat i is ``player_i``).
+        rewards: episode reward per seat.
+        ranks: finish rank per seat (1 = best; ties share the best rank).
+        illegal_seat: the seat whose illegal action ended the game, or -1.
+        steps: agent decisions taken.
+        record: the game record (see :mod:`agents.records`) when recording.
+    """
+
+    index: int
+    deal: int
+    rotation: int
+    seating: tuple[int, ...]
+    rewards: tuple[float, ...]
+    ranks: tuple[int, ...]
+    illegal_seat: int = -1
+    steps: int = 0
+    record: dict[str, Any] | None = field(default=None, compare=False)
+
+
+def competition_ranks(values: Sequence[float], *, higher_is_better: bool = True) -> list[int]:
+    """Standard competition ranks ("1224"): 1 = best, ties share the best rank."""
+    keyed = [(-v if higher_is_better else v) for v in values]
+    return [1 + sum(other < mine for other in keyed) for mine in keyed]
+
+
+def seat_ranks(
+    rewards: Sequence[float], infos: Sequence[Mapping[str, Any]], episode: str | None
+) -> list[int]:
+    """Finish rank of every seat of a finished game.
+
+    The env's ``finish_position`` where every seat reports one and the
+    episode is not a whole game (Scum and Scum Party series); otherwise the
+    competition rank of the episode reward (Scandal hand scores, Scum whole
+    games: winner 1, the others share 2; a game ended by an illegal action).
+    """
+    if episode != "game" and all("finish_position" in info for info in infos):
+        return [int(info["finish_position"]) for info in infos]
+    return competition_ranks(rewards)
+
+
+def mean_ci(values: Sequence[float]) -> tuple[float, float | None]:
+    """Mean and 95% half-width (normal approximation); half-width None below 2 values."""
+    arr = np.asarray(values, dtype=float)
+    if arr.size == 0:
+        return math.nan, None
+    mean = float(arr.mean())
+    if arr.size < 2:
+        return mean, None
+    return mean, float(Z95 * arr.std(ddof=1) / math.sqrt(arr.size))
+
+
+def unit_values(
+    games: Sequence[GameResult], num_agents: int, which: str
+) -> dict[int, list[float]]:
+    """Per agent, its value in every unit (deal), in deal order.
+
+    ``which`` is ``"rewards"`` or ``"ranks"``; an agent's value in a unit is
+    the mean over all its seats in all the unit's games.
+    """
+    sums: dict[int, np.ndarray] = {}
+    counts: dict[int, np.ndarray] = {}
+    for g in games:
+        s = sums.setdefault(g.deal, np.zeros(num_agents))
+        c = counts.setdefault(g.deal, np.zeros(num_agents))
+        for agent, value in zip(g.seating, getattr(g, which), strict=True):
+            s[agent] += value
+            c[agent] += 1
+    out: dict[int, list[float]] = {a: [] for a in range(num_agents)}
+    for deal in sorted(sums):
+        for a in range(num_agents):
+            out[a].append(float(sums[deal][a] / counts[deal][a]))
+    return out
+
+
+def head_to_head(unit_scores: Mapping[int, Sequence[float]]) -> list[list[float | None]]:
+    """``h[a][b]``: fraction of units where a's score beat b's (ties 1/2); diagonal None."""
+    k = len(unit_scores)
+    table: list[list[float | None]] = [[None] * k for _ in range(k)]
+    for a in range(k):
+        for b in range(k):
+            if a == b:
+                continue
+            sa = np.asarray(unit_scores[a])
+            sb = np.asarray(unit_scores[b])
+            table[a][b] = float(np.mean((sa > sb) + 0.5 * (sa == sb)))
+    return table
+
+
+def rate_games(games: Sequence[GameResult], num_agents: int) -> list[tuple[float, float, float]]:
+    """``(mu, sigma, ordinal)`` per agent after one Plackett-Luce update per game, in game order."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = [model.rating(name=str(a)) for a in range(num_agents)]
+    for g in games:
+        total = np.zeros(num_agents)
+        seats = np.zeros(num_agents)
+        for agent, rank in zip(g.seating, g.ranks, strict=True):
+            total[agent] += rank
+            seats[agent] += 1
+        ranks = competition_ranks(list(total / seats), higher_is_better=False)
+        updated = model.rate([[r] for r in ratings], ranks=ranks)
+        ratings = [team[0] for team in updated]
+    return [(float(r.mu), float(r.sigma), float(r.ordinal())) for r in ratings]

@@ -1,0 +1,191 @@
+"""cardsuite's speed, side by side with the reference libraries in one run.
+
+Every measurement plays uniformly random legal games on one core and counts
+agent decisions only (the conventions of :mod:`benchmarks.references`). The
+suite's envs are driven exactly as a user drives them: the PettingZoo
+``agent_iter()`` / ``last()`` / ``step()`` loop over ``env()``, reading the
+observation and the action mask every step. The engine rows drive the rules
+engine directly (mask + apply, no observation) to show what the env layer
+costs.
+
+Usage::
+
+    taskset -c 0 python -m benchmarks.bench                 # everything, 3 s each
+    python -m benchmarks.bench --cpu 0 --seconds 5 --out bench.json
+    python -m benchmarks.bench --only scum4.env rlcard/doudizhu
+
+The ratios printed at the end are the issue targets: Scum 4p ``env()`` vs
+RLCard doudizhu (target >= 8x, and >= 40k steps/s), Scandal 2p ``env()`` vs
+RLCard gin-rummy (target >= 1.5x, and >= 20k steps/s), and Scum Party's
+per-step cost at 50 players (4 tables) vs 5 players.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from benchmarks.references import REFERENCES, measure
+
+_CLOCK_MASK = 63
+
+
+def bench_aec(make: Callable[[], Any], seconds: float, seed: int = 0) -> float:
+    """Agent steps/s of random legal play through a PettingZoo AEC env."""
+    import numpy as np
+
+    rng = random.Random(seed)
+    randrange = rng.randrange
+    flatnonzero = np.flatnonzero
+    perf_counter = time.perf_counter
+    env = make()
+    env.reset(seed=seed)
+    steps = 0
+    t0 = perf_counter()
+    deadline = t0 + seconds
+    while True:
+        for _agent in env.agent_iter():
+            obs, _reward, term, trunc, _info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = flatnonzero(obs["action_mask"])
+            env.step(int(legal[randrange(len(legal))]))
+            steps += 1
+            if not steps & _CLOCK_MASK and perf_counter() >= deadline:
+                return steps / (perf_counter() - t0)
+        env.reset()
+
+
+def bench_scum_engine(num_players: int, seconds: float, seed: int = 0) -> float:
+    """Agent steps/s of the bare Scum engine (mask + apply, no observation)."""
+    import numpy as np
+
+    from scum_env import engine as E
+    from scum_env.config import ScumConfig
+    from scum_env.rules import scum_rules
+
+    rules = scum_rules(ScumConfig(num_players=num_players))
+    rng = random.Random(seed)
+    perf_counter = time.perf_counter
+    state = E.new_game(rules, seed)
+    steps = 0
+    t0 = perf_counter()
+    deadline = t0 + seconds
+    while True:
+        legal = np.flatnonzero(E.legal_mask(state))
+        E.apply_unchecked(state, int(legal[rng.randrange(len(legal))]))
+        steps += 1
+        if state.phase == E.OVER:
+            if state.game_over:
+                state = E.new_game(rules, rng.randrange(2**31))
+            else:
+                E.continue_game(state)
+        if not steps & _CLOCK_MASK and perf_counter() >= deadline:
+            return steps / (perf_counter() - t0)
+
+
+def _env_factory(module: str, **config: Any) -> Callable[[], Any]:
+    def make() -> Any:
+        return importlib.import_module(module).env(**config)
+
+    return make
+
+
+OURS: dict[str, Callable[[float], float]] = {
+    "scum4.env": lambda s: bench_aec(_env_factory("scum_env.scum_v0", num_players=4), s),
+    "scum4.engine": lambda s: bench_scum_engine(4, s),
+    "scum6.env": lambda s: bench_aec(_env_factory("scum_env.scum_v0", num_players=6), s),
+    "scum4_all_variants.env": lambda s: bench_aec(
+        _env_factory(
+            "scum_env.scum_v0", num_players=4, carousel=True, color_clash=True, wild_queen=True
+        ),
+        s,
+    ),
+    "scandal2.env": lambda s: bench_aec(_env_factory("scandal_env.scandal_v0", num_players=2), s),
+    "scandal4.env": lambda s: bench_aec(_env_factory("scandal_env.scandal_v0", num_players=4), s),
+    "party5.env": lambda s: bench_aec(_env_factory("scum_env.scum_party_v0", num_players=5), s),
+    "party50.env": lambda s: bench_aec(_env_factory("scum_env.scum_party_v0", num_players=50), s),
+}
+
+RATIOS = (
+    ("Scum 4p env() / RLCard doudizhu (target >= 8x)", "scum4.env", "rlcard/doudizhu"),
+    ("Scum 4p env() / OpenSpiel dou_dizhu+observer", "scum4.env", "openspiel/dou_dizhu+observer"),
+    ("Scum 4p env() / PettingZoo leduc env()", "scum4.env", "pettingzoo/leduc_holdem_v4.env"),
+    ("Scum 4p engine / env() (cost of the env layer)", "scum4.engine", "scum4.env"),
+    ("Scandal 2p env() / RLCard gin-rummy (target >= 1.5x)", "scandal2.env", "rlcard/gin-rummy"),
+    ("Scandal 2p env() / OpenSpiel gin_rummy+observer", "scandal2.env", "openspiel/gin_rummy+observer"),
+    ("Party 50p env() / Party 5p env() (per step)", "party50.env", "party5.env"),
+    ("Party 50p env() / Scum 4p env() (per step)", "party50.env", "scum4.env"),
+)
+
+
+def run(names: Sequence[str], seconds: float) -> dict[str, dict[str, Any]]:
+    """Measure each name (ours or a reference); returns name -> result."""
+    results: dict[str, dict[str, Any]] = {}
+    for name in names:
+        if name in OURS:
+            try:
+                rate = OURS[name](seconds)
+                results[name] = {"steps_per_sec": rate, "status": "ok"}
+            except ImportError as err:
+                results[name] = {"steps_per_sec": None, "status": f"not available: {err}"}
+        elif name in REFERENCES:
+            ref = measure(name, seconds)
+            results[name] = {
+                "steps_per_sec": ref.steps_per_sec,
+                "status": ref.status,
+                "version": ref.version,
+            }
+        else:
+            raise SystemExit(f"unknown benchmark {name!r}; known: {', '.join([*OURS, *REFERENCES])}")
+        rate = results[name]["steps_per_sec"]
+        shown = f"{rate:>12,.0f}" if rate else f"{'-':>12}"
+        print(f"{name:<40} {shown} steps/s  {results[name]['status']}", flush=True)
+    return results
+
+
+def ratios(results: dict[str, dict[str, Any]]) -> list[tuple[str, float]]:
+    """The headline ratios among what was measured."""
+    out = []
+    for label, a, b in RATIOS:
+        ra = results.get(a, {}).get("steps_per_sec")
+        rb = results.get(b, {}).get("steps_per_sec")
+        if ra and rb:
+            out.append((label, ra / rb))
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark and print steps/s and ratios."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="budget per measurement")
+    parser.add_argument("--only", nargs="+", default=None, help="names to measure")
+    parser.add_argument("--cpu", type=int, default=None, help="pin to this core")
+    parser.add_argument("--out", default=None, help="write results as JSON here")
+    args = parser.parse_args(argv)
+    if args.cpu is not None:
+        os.sched_setaffinity(0, {args.cpu})
+    names = args.only or [*OURS, *REFERENCES]
+    print(f"python {sys.version.split()[0]}, {args.seconds:g} s per measurement, one process")
+    results = run(names, args.seconds)
+    table = ratios(results)
+    if table:
+        print("\nratios (same run):")
+        for label, value in table:
+            print(f"  {label:<58} {value:8.2f}x")
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            json.dump({"results": results, "ratios": dict(table)}, fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
