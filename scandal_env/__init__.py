@@ -1,1 +1,15 @@
-"""Scandal: a rummy-like melding game of political scandals, as an RL environment."""
+"""Scandal: a rummy-like melding game of political scandals, as an RL environment.
+
+Importing the package registers ``cardsuite/scandal-v0`` with PettingZoo
+(:mod:`scandal_env.scandal_v0` is the documentation page).
+"""
+
+from __future__ import annotations
+
+import pettingzoo
+
+from scandal_env import scandal_v0
+
+__all__ = ["scandal_v0"]
+
+pettingzoo.register("aec", "cardsuite/scandal-v0", entry_point="scandal_env.scandal_v0:env")

@@ -40,6 +40,12 @@ class ScandalConfig(ConfigBase):
     reward_scale: float = doc_field(
         100.0, "reward at the end of each hand = that hand's net score (S9) / reward_scale"
     )
+    illegal_action: Literal["raise", "penalize"] = doc_field(
+        "raise",
+        "`raise` an IllegalActionError (raw_env), or `penalize`: the offender gets "
+        "`illegal_penalty` and the episode ends (env() default)",
+    )
+    illegal_penalty: float = doc_field(-1.0, "reward of an agent whose action was illegal")
 
     def validate(self) -> None:
         """Check ranges (S2 player count, positive limits and scale)."""

@@ -121,7 +121,10 @@ class Deck:
     member_i8: np.ndarray
     bg_member_i8: np.ndarray
     nt_member_i8: np.ndarray
+    bg_nt_member_f32: np.ndarray
     scandals_of: tuple[tuple[int, ...], ...]
+    is_bg_list: tuple[bool, ...]
+    is_title_list: tuple[bool, ...]
     cards_of: tuple[tuple[int, ...], ...]
     name_to_id: Mapping[str, int]
 
@@ -144,9 +147,12 @@ class Deck:
         """The id of a card given by id or by name; KeyError if unknown."""
         if isinstance(ref, str):
             return self.name_to_id[ref]
-        if isinstance(ref, int | np.integer) and not isinstance(ref, bool):
-            if 0 <= int(ref) < self.n_cards:
-                return int(ref)
+        if (
+            isinstance(ref, int | np.integer)
+            and not isinstance(ref, bool)
+            and 0 <= int(ref) < self.n_cards
+        ):
+            return int(ref)
         raise KeyError(ref)
 
     def describe(self, card: int) -> str:
@@ -205,9 +211,7 @@ def deck_from_data(data: Any, *, source: str = "<data>") -> Deck:
     return _build(source, scandals, cards, fail)
 
 
-def _check_record(
-    rec: Any, fields: Mapping[str, type], what: str, fail: Any
-) -> dict[str, Any]:
+def _check_record(rec: Any, fields: Mapping[str, type], what: str, fail: Any) -> dict[str, Any]:
     if not isinstance(rec, Mapping):
         raise fail(f"{what} must be a mapping, got {type(rec).__name__}")
     for key in rec:
@@ -247,18 +251,20 @@ def _check_cards(raw: Sequence[Any], n_scandals: int, fail: Any) -> list[dict[st
     out = []
     names: dict[str, int] = {}
     for i, rec in enumerate(raw):
-        label = (
-            f"card #{i} {rec.get('name')!r}" if isinstance(rec, Mapping) else f"card #{i}"
-        )
+        label = f"card #{i} {rec.get('name')!r}" if isinstance(rec, Mapping) else f"card #{i}"
         c = _check_record(rec, _CARD_FIELDS, label, fail)
         label = f"card {c['id']} {c['name']!r}"
         if c["id"] != i:
             raise fail(f"{label}: id must equal its position {i} (ids are unique and in order)")
         if c["name"] in names:
-            raise fail(f"{label}: duplicate name (card {names[c['name']]} has it); S1 names are unique")
+            raise fail(
+                f"{label}: duplicate name (card {names[c['name']]} has it); S1 names are unique"
+            )
         names[c["name"]] = i
         if c["colour"] not in COLOUR_COUNTS:
-            raise fail(f"{label}: unknown colour {c['colour']!r}; S1 colours are {', '.join(COLOURS)}")
+            raise fail(
+                f"{label}: unknown colour {c['colour']!r}; S1 colours are {', '.join(COLOURS)}"
+            )
         ss = c["scandals"]
         if not ss:
             raise fail(f"{label}: belongs to no scandal (S1)")
@@ -327,6 +333,9 @@ def _build(
         member_i8=member.astype(np.int8),
         bg_member_i8=(member & is_bg[:, None]).astype(np.int8),
         nt_member_i8=(member & ~is_title[:, None]).astype(np.int8),
+        bg_nt_member_f32=np.concatenate(
+            [member & is_bg[:, None], member & ~is_title[:, None]], axis=1
+        ).astype(np.float32),
     )
     for arr in arrays.values():
         arr.setflags(write=False)
@@ -337,6 +346,8 @@ def _build(
         scandal_names=tuple(s["name"] for s in scandals),
         scandal_years=tuple(s["year"] for s in scandals),
         scandals_of=tuple(tuple(c["scandals"]) for c in cards),
+        is_bg_list=tuple(bool(x) for x in is_bg),
+        is_title_list=tuple(bool(x) for x in is_title),
         cards_of=tuple(tuple(int(x) for x in np.flatnonzero(member[:, s])) for s in range(ns)),
         name_to_id=MappingProxyType({c["name"]: c["id"] for c in cards}),
         **arrays,

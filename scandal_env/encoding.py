@@ -23,7 +23,11 @@ _DECK_VALUE_BOUND = 1000.0  # > total value of the deck (615), per hand
 
 def _public_pieces(p: int, n: int, ns: int, score_bound: float) -> list[Piece]:
     return [
-        Piece("laid_by", p * n, "card lies on the table, melded or laid off by relative player i (S6, S9)"),
+        Piece(
+            "laid_by",
+            p * n,
+            "card lies on the table, melded or laid off by relative player i (S6, S9)",
+        ),
         Piece("melded_by", p * ns, "scandal melded this hand by relative player i (S5)"),
         Piece("building", n, "cards in the meld under construction (public)"),
         Piece("build_scandal", ns, "scandal of the meld under construction (one-hot)"),
@@ -40,7 +44,9 @@ def _public_pieces(p: int, n: int, ns: int, score_bound: float) -> list[Piece]:
             low=-score_bound,
             high=score_bound,
         ),
-        Piece("hand_points", p, "points on the table this hand per relative player / 100", high=10.0),
+        Piece(
+            "hand_points", p, "points on the table this hand per relative player / 100", high=10.0
+        ),
         Piece("to_act", p, "relative player to act (one-hot)"),
         Piece("dealer", p, "relative dealer (one-hot, S2)"),
         Piece("phase", 3, "turn phase: draw, meld/lay-off/discard, meld under construction"),
@@ -86,87 +92,99 @@ class Encoder:
     """Writes observations of one game into reused buffers."""
 
     def __init__(self, game: Game) -> None:
-        """Precompute the specs and slices of ``game``."""
+        """Precompute the specs, offsets and seat orders of ``game``."""
         self.game = game
         self.spec = obs_spec(game)
         self.global_spec = state_spec(game)
-        self._value = game.deck.value.astype(np.float32) / 100.0
-        self._depth_scale = 1.0 / max(1, game.deck.n_cards - 1)
+        p, n = game.config.num_players, game.deck.n_cards
+        self._p, self._n = p, n
+        self._value = game.deck.value.astype(np.float32) / np.float32(100.0)
+        self._depth = np.arange(n, dtype=np.float32) / max(1, n - 1)
+        self._stock_depth = 1.0 - np.arange(n, dtype=np.float32) / n
+        self._orders = [[(o + i) % p for i in range(p)] for o in range(p)]
+        self._rels = []
+        for order in self._orders:
+            rel = np.full(p + 1, -1, dtype=np.intp)  # seat -> relative; [-1] -> -1
+            rel[order] = np.arange(p)
+            self._rels.append(rel)
+        self._abs_order = list(range(p))
+        self._abs_rel = self._rels[0]
+        self._inv_n = 1.0 / n
+        self._inv_target = 1.0 / game.config.target_score
+        self._inv_turns = 1.0 / game.config.max_turns
 
     def encode(self, state: State, observer: int, out: np.ndarray | None = None) -> np.ndarray:
         """The observation of ``observer`` (written into ``out`` if given)."""
-        spec = self.spec
         if out is None:
-            out = spec.zeros()
+            out = self.spec.zeros()
         else:
             out.fill(0.0)
-        p = state.num_players
-        order = [(observer + i) % p for i in range(p)]
-        sl = spec.slices
+        sl = self.spec.slices
+        order = self._orders[observer]
         out[sl["hand"]] = state.hands[observer]
-        opp = order[1:]
-        known = state.hands[opp] & state.known[opp]
-        out[sl["opp_known"]] = known.reshape(-1)
-        self._public(state, order, out, sl)
+        # ``known`` is only ever set for cards in that player's hand.
+        out[sl["opp_known"]] = state.known[order[1:]].ravel()
+        self._public(state, order, self._rels[observer], out, sl)
         return out
 
     def global_state(self, state: State, out: np.ndarray | None = None) -> np.ndarray:
         """Everything, in absolute seats (for centralized critics)."""
-        spec = self.global_spec
         if out is None:
-            out = spec.zeros()
+            out = self.global_spec.zeros()
         else:
             out.fill(0.0)
-        sl = spec.slices
-        n = self.game.deck.n_cards
-        out[sl["hands"]] = state.hands.reshape(-1)
+        sl = self.global_spec.slices
+        out[sl["hands"]] = state.hands.ravel()
         if state.stock:
-            depth = out[sl["stock_depth"]]
             top_first = np.array(state.stock[::-1], dtype=np.intp)
-            depth[top_first] = 1.0 - np.arange(len(top_first), dtype=np.float32) / n
-        self._public(state, list(range(state.num_players)), out, sl)
+            out[sl["stock_depth"].start + top_first] = self._stock_depth[: len(top_first)]
+        self._public(state, self._abs_order, self._abs_rel, out, sl)
         return out
 
-    def _public(self, state: State, order: list[int], out: np.ndarray, sl: dict[str, slice]) -> None:
-        game = self.game
-        n, ns = game.deck.n_cards, game.deck.n_scandals
-        p = len(order)
-        rel = np.empty(p + 1, dtype=np.int8)  # seat -> relative index; [-1] -> -1
-        rel[order] = np.arange(p, dtype=np.int8)
-        rel[p] = -1
-        laid = out[sl["laid_by"]].reshape(p, n)
+    def _public(
+        self,
+        state: State,
+        order: list[int],
+        rel: np.ndarray,
+        out: np.ndarray,
+        sl: dict[str, slice],
+    ) -> None:
+        n, p = self._n, self._p
+        ones = [
+            sl["to_act"].start + int(rel[state.current]),
+            sl["dealer"].start + int(rel[state.dealer]),
+            sl["phase"].start + state.phase,
+        ]
         on_table = np.flatnonzero(state.placed_by >= 0)
         if on_table.size:
             who = rel[state.placed_by[on_table]]
-            laid[who, on_table] = 1.0
-            points = np.bincount(who, weights=self._value[on_table], minlength=p)
-            out[sl["hand_points"]] = points
-        melded = np.flatnonzero(state.meld_owner >= 0)
-        if melded.size:
-            out[sl["melded_by"]].reshape(p, ns)[rel[state.meld_owner[melded]], melded] = 1.0
-        out[sl["building"]] = state.build
+            laid = sl["laid_by"]
+            out[laid.start + who * n + on_table] = 1.0
+            out[sl["hand_points"]] = out[laid].reshape(p, n) @ self._value
+            melded = np.flatnonzero(state.meld_owner >= 0)
+            ns = state.meld_owner.shape[0]
+            out[sl["melded_by"].start + rel[state.meld_owner[melded]] * ns + melded] = 1.0
         if state.build_scandal >= 0:
-            out[sl["build_scandal"].start + state.build_scandal] = 1.0
+            out[sl["building"]] = state.build
+            ones.append(sl["build_scandal"].start + state.build_scandal)
         if state.pile:
             top_first = np.array(state.pile[::-1], dtype=np.intp)
-            out[sl["discard_in"]][top_first] = 1.0
-            out[sl["discard_top"].start + top_first[0]] = 1.0
-            out[sl["discard_depth"]][top_first] = (
-                np.arange(len(top_first), dtype=np.float32) * self._depth_scale
-            )
-        cfg = game.config
-        out[sl["hand_sizes"]] = np.array([state.hand_counts[s] for s in order], np.float32) / n
-        out[sl["stock_size"].start] = len(state.stock) / n
-        out[sl["stock_public"].start] = float(state.stock_public)
-        out[sl["scores"]] = state.scores[order] / cfg.target_score
-        out[sl["to_act"].start + int(rel[state.current])] = 1.0
-        out[sl["dealer"].start + int(rel[state.dealer])] = 1.0
-        out[sl["phase"].start + state.phase] = 1.0
+            out[sl["discard_in"].start + top_first] = 1.0
+            out[sl["discard_depth"].start + top_first] = self._depth[: len(top_first)]
+            ones.append(sl["discard_top"].start + state.pile[-1])
         if state.duty >= 0:
-            out[sl["duty"].start + state.duty] = 1.0
+            ones.append(sl["duty"].start + state.duty)
         if state.forbidden >= 0:
-            out[sl["forbidden"].start + state.forbidden] = 1.0
-        out[sl["turn"].start] = state.turn / cfg.max_turns
+            ones.append(sl["forbidden"].start + state.forbidden)
+        out[ones] = 1.0
+        counts = state.hand_counts
+        inv_n = self._inv_n
+        out[sl["hand_sizes"]] = [counts[s] * inv_n for s in order]
+        scores = state.scores.tolist()
+        out[sl["scores"]] = [scores[s] * self._inv_target for s in order]
+        out[sl["stock_size"].start] = len(state.stock) * inv_n
+        out[sl["stock_public"].start] = state.stock_public
+        out[sl["turn"].start] = state.turn * self._inv_turns
 
 
 def observation_table(game: Game) -> str:

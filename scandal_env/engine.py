@@ -391,8 +391,9 @@ def legal_actions(state: State) -> list[int]:
 def _scandal_counts(state: State, hand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Blue/green and non-title cards of each scandal in ``hand``."""
     deck = state.game.deck
-    h = hand.view(np.int8)
-    return h @ deck.bg_member_i8, h @ deck.nt_member_i8
+    both = hand.astype(np.float32) @ deck.bg_nt_member_f32
+    ns = deck.n_scandals
+    return both[:ns], both[ns:]
 
 
 def _mask_draw(state: State, mask: np.ndarray) -> None:
@@ -407,29 +408,40 @@ def _mask_draw(state: State, mask: np.ndarray) -> None:
         mask[lay.DRAW_DISCARD + 1 : lay.DRAW_DISCARD + npile] = deep[1:]
 
 
-def _deep_draw_ok(state: State) -> np.ndarray:
-    """bool[len(pile)]: may the card at each depth be drawn with its duty (S3)?
+def _deep_draw_ok(state: State) -> list[bool]:
+    """May the card at each depth of the pile be drawn with its duty (S3)?
 
     The card at depth d can be honoured if one of its scandals is melded (lay
     it off), or if the hand plus the d+1 cards taken hold a minimal meld of
     one of its scandals (title, blue/green, one more, S5) with a card left
-    over (S8).
+    over (S8). Walks the pile from the top, counting what would be taken.
     """
-    game = state.game
-    deck = game.deck
+    deck = state.game.deck
     hand = state.hands[state.current]
-    top_first = np.array(state.pile[::-1], dtype=np.intp)
-    npile = top_first.shape[0]
-    bg0, nt0 = _scandal_counts(state, hand)
-    bg = np.cumsum(deck.bg_member_i8[top_first], axis=0, dtype=np.int16) + bg0
-    nt = np.cumsum(deck.nt_member_i8[top_first], axis=0, dtype=np.int16) + nt0
-    title = np.cumsum(game.title_member[top_first], axis=0, dtype=np.int16) > 0
-    title |= hand[deck.title_of]
-    sizes = state.hand_counts[state.current] + 1 + np.arange(npile)
-    meldable = title & (bg >= 1) & (nt >= 2) & (sizes >= 4)[:, None]
-    meldable |= (state.meld_owner >= 0)[None, :]
-    result: np.ndarray = (meldable & deck.member[top_first]).any(axis=1)
-    return result
+    bg_arr, nt_arr = _scandal_counts(state, hand)
+    bg, nt = bg_arr.tolist(), nt_arr.tolist()
+    title = hand[deck.title_of].tolist()
+    melded = (state.meld_owner >= 0).tolist()
+    is_bg, is_title, scandals_of = deck.is_bg_list, deck.is_title_list, deck.scandals_of
+    size = state.hand_counts[state.current]
+    out = []
+    for c in reversed(state.pile):
+        size += 1
+        ss = scandals_of[c]
+        if is_title[c]:
+            title[ss[0]] = True
+        else:
+            cbg = is_bg[c]
+            for s in ss:
+                nt[s] += 1
+                bg[s] += cbg
+        ok = False
+        for s in ss:
+            if melded[s] or (title[s] and bg[s] >= 1 and nt[s] >= 2 and size >= 4):
+                ok = True
+                break
+        out.append(ok)
+    return out
 
 
 def _mask_meld(state: State, mask: np.ndarray) -> None:
@@ -445,10 +457,7 @@ def _mask_meld(state: State, mask: np.ndarray) -> None:
             if melded[s]:
                 mask[lay.LAYOFF + game.pair_of[c, s]] = 1
             elif (
-                hand[deck.title_of[s]]
-                and bg[s] >= 1
-                and nt[s] >= 2
-                and state.hand_counts[me] >= 4
+                hand[deck.title_of[s]] and bg[s] >= 1 and nt[s] >= 2 and state.hand_counts[me] >= 4
             ):
                 mask[lay.MELD_START + s] = 1
         return
@@ -724,7 +733,7 @@ def why_illegal(state: State, action: int) -> str:
     hand = state.hands[state.current]
     if state.duty >= 0 and state.phase == PHASE_MELD:
         return f"S3: {deck.names[state.duty]!r} drawn from the pile must be melded first"
-    if lay.DISCARD <= a:
+    if a >= lay.DISCARD:
         c = a - lay.DISCARD
         if not hand[c]:
             return f"{deck.names[c]!r} is not in the hand"
@@ -947,6 +956,8 @@ def from_json(text: str) -> State:
         bg.state = data["rng"]
     except (AttributeError, KeyError, TypeError, ValueError) as err:
         raise StateError(f"state 'rng' is not a numpy bit generator state: {err}") from None
+    fields: dict[str, Any] = {**arrays}
+    fields |= {name: data[name] for name in _INT_FIELDS + _BOOL_FIELDS}
     state = State(
         game=game,
         pile=list(data["pile"]),
@@ -954,9 +965,7 @@ def from_json(text: str) -> State:
         hand_counts=[int(x) for x in arrays["hands"].sum(axis=1)],
         hand_end=data["hand_end"],
         rng=np.random.Generator(bg),
-        **arrays,
-        **{name: data[name] for name in _INT_FIELDS},
-        **{name: data[name] for name in _BOOL_FIELDS},
+        **fields,
     )
     try:
         check_cards(state)

@@ -19,7 +19,9 @@ def render(state: State) -> str:
             deck.names[c] + ("*" if state.known[p, c] else "")
             for c in np.flatnonzero(state.hands[p])
         ]
-        lines.append(f"  P{p} score {int(state.scores[p]):>5}  hand ({len(cards)}): {', '.join(cards)}")
+        lines.append(
+            f"  P{p} score {int(state.scores[p]):>5}  hand ({len(cards)}): {', '.join(cards)}"
+        )
     lines.append("  melds:")
     any_meld = False
     for s in range(deck.n_scandals):
@@ -27,8 +29,7 @@ def render(state: State) -> str:
             continue
         any_meld = True
         cards = [
-            f"{deck.names[c]} [P{state.placed_by[c]}]"
-            for c in np.flatnonzero(state.placed_on == s)
+            f"{deck.names[c]} [P{state.placed_by[c]}]" for c in np.flatnonzero(state.placed_on == s)
         ]
         lines.append(f"    {deck.scandal_names[s]} (P{state.meld_owner[s]}): {', '.join(cards)}")
     if not any_meld:
@@ -37,7 +38,9 @@ def render(state: State) -> str:
         cards = [deck.names[c] for c in np.flatnonzero(state.build)]
         lines.append(f"  building {deck.scandal_names[state.build_scandal]}: {', '.join(cards)}")
     top = deck.names[state.pile[-1]] if state.pile else "(empty)"
-    lines.append(f"  discard top: {top} ({len(state.pile)} cards)   stock: {len(state.stock)} cards")
+    lines.append(
+        f"  discard top: {top} ({len(state.pile)} cards)   stock: {len(state.stock)} cards"
+    )
     if state.duty >= 0:
         lines.append(f"  must meld first (S3): {deck.names[state.duty]}")
     if state.forbidden >= 0:

@@ -85,7 +85,7 @@ class CardGameEnv(AECEnv[str, ObsDict, int]):
                 "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8),
             }
         )
-        act_space = spaces.Discrete(num_actions)
+        act_space: spaces.Discrete = spaces.Discrete(num_actions)
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
         self.state_space = spaces.Box(-np.inf, np.inf, (state_size,), dtype=np.float32)

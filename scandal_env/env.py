@@ -1,0 +1,145 @@
+"""The Scandal PettingZoo AEC environment class (documented in :mod:`scandal_env.scandal_v0`)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, ClassVar
+
+import numpy as np
+
+from scandal_env import engine as E
+from scandal_env.actions import describe
+from scandal_env.config import ScandalConfig
+from scandal_env.encoding import Encoder
+from scandal_env.render import render
+from scum_env.suite.aec import CardGameEnv
+from scum_env.suite.errors import PresetError
+
+RESET_OPTIONS = ("hands", "discard", "stock", "dealer", "state")
+
+
+class ScandalEnv(CardGameEnv):
+    """Scandal for 2-6 players as a PettingZoo AEC env."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "human"],
+        "name": "scandal_v0",
+        "is_parallelizable": False,
+    }
+
+    def __init__(self, render_mode: str | None = None, **config: Any) -> None:
+        """Create the env; keyword arguments are :class:`ScandalConfig` fields."""
+        self.config = ScandalConfig.from_dict(config)
+        self.rules = E.make_game(self.config)
+        self.encoder = Encoder(self.rules)
+        super().__init__(
+            num_players=self.config.num_players,
+            spec=self.encoder.spec,
+            num_actions=self.rules.layout.size,
+            state_size=self.encoder.global_spec.size,
+            illegal_action=self.config.illegal_action,
+            illegal_penalty=self.config.illegal_penalty,
+            render_mode=render_mode,
+        )
+        self.game: E.State | None = None
+        self._scale = 1.0 / self.config.reward_scale
+        self._hand: int = 0
+
+    # ---------------------------------------------------------------- hooks
+    def _reset_game(self, seed: int, options: dict[str, Any] | None) -> None:
+        options = dict(options or {})
+        for key in options:
+            if key not in RESET_OPTIONS:
+                warnings.warn(
+                    f"scandal_v0.reset: unknown option {key!r} ignored; "
+                    f"known options: {', '.join(RESET_OPTIONS)}",
+                    stacklevel=3,
+                )
+        if "state" in options:
+            text = options["state"]
+            game = E.from_json(text if isinstance(text, str) else str(text))
+            if game.game.config != self.config:
+                raise PresetError(
+                    "reset(options={'state': ...}): the state's config differs from the env's"
+                )
+            if game.done:
+                raise PresetError("reset(options={'state': ...}) needs a state that is not over")
+            self.game = game
+            return
+        keys: tuple[str, ...] = ("hands", "discard", "stock", "dealer")
+        preset: dict[str, Any] = {k: options[k] for k in keys if k in options}
+        self.game = E.new_game(self.config, seed, preset=preset or None)
+        if self.game.done:
+            raise PresetError(
+                "the preset deal leaves nothing to draw: the hand is over at once (S4)"
+            )
+
+    def _current_seat(self) -> int:
+        assert self.game is not None
+        return self.game.current
+
+    def _legal_mask(self) -> np.ndarray:
+        assert self.game is not None
+        return E.legal_mask(self.game)
+
+    def _encode(self, seat: int, out: np.ndarray) -> None:
+        assert self.game is not None
+        self.encoder.encode(self.game, seat, out)
+
+    def _apply(self, action: int) -> tuple[list[float] | None, bool, bool]:
+        game = self.game
+        assert game is not None
+        E.apply_unchecked(game, action)
+        rewards = None
+        if game.step_scores.any() or game.hand_over or game.hand_number != self._hand:
+            rewards = [float(x) * self._scale for x in game.step_scores]
+            self._hand = game.hand_number
+        return rewards, game.done, game.truncated
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start an episode (see the module documentation for ``options``)."""
+        super().reset(seed, options)
+        assert self.game is not None
+        self._hand = self.game.hand_number
+
+    def _why_illegal(self, action: int) -> str:
+        assert self.game is not None
+        return f"{describe(self.rules.layout, self.rules.deck, action)}: {E.why_illegal(self.game, action)}"
+
+    def _final_infos(self) -> list[dict[str, Any]]:
+        game = self.game
+        assert game is not None
+        winners = E.winners(game)
+        return [
+            {
+                "hand_score": int(game.hand_scores[p]),
+                "score": int(game.scores[p]),
+                "hand_end": game.hand_end,
+                "hands_played": game.hand_number + 1,
+                "game_over": game.game_over,
+                "winner": p in winners,
+            }
+            for p in range(self.config.num_players)
+        ]
+
+    def _render_text(self) -> str:
+        assert self.game is not None
+        return render(self.game)
+
+    def _global_state(self) -> np.ndarray:
+        assert self.game is not None
+        return self.encoder.global_state(self.game)
+
+    # ------------------------------------------------------------ extras
+    def describe_action(self, action: int) -> str:
+        """Plain words for an action id (e.g. ``"discard Richard Nixon (blue)"``)."""
+        return describe(self.rules.layout, self.rules.deck, int(action))
+
+    def action_masks(self) -> np.ndarray:
+        """The mask of the agent to act (sb3-contrib ``MaskablePPO`` protocol)."""
+        return self.legal_mask()
+
+    def determinize(self, agent: str, rng: np.random.Generator) -> E.State:
+        """A full engine state consistent with what ``agent`` knows (for search)."""
+        assert self.game is not None
+        return E.resample_hidden(self.game, self._seat_of[agent], rng)
