@@ -1,0 +1,167 @@
+"""The Scum Party PettingZoo AEC environment class (documented in :mod:`scum_env.scum_party_v0`)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, ClassVar
+
+import numpy as np
+
+from scum_env.party import engine as PE
+from scum_env.party.config import PartyConfig
+from scum_env.party.encoding import Encoder, encode_state, state_spec
+from scum_env.party.engine import Party
+from scum_env.party.render import render_ladder, render_table
+from scum_env.suite.aec import CardGameEnv
+from scum_env.suite.errors import PresetError
+
+RESET_OPTIONS = ("seating", "hands", "trade", "scores", "state")
+
+
+class PartyEnv(CardGameEnv):
+    """Scum Party for 5–50 players at one or more tables, as one PettingZoo AEC env."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "human"],
+        "name": "scum_party_v0",
+        "is_parallelizable": False,
+    }
+
+    def __init__(self, render_mode: str | None = None, **config: Any) -> None:
+        """Create the env; keyword arguments are :class:`PartyConfig` fields."""
+        self.config = PartyConfig.from_dict(config)
+        self.rules = PE.action_rules(self.config)
+        self.encoder = Encoder(self.config)
+        self._state_spec = state_spec(self.config)
+        super().__init__(
+            num_players=self.config.num_players,
+            spec=self.encoder.spec,
+            num_actions=self.rules.num_actions,
+            state_size=self._state_spec.size,
+            illegal_action=self.config.illegal_action,
+            illegal_penalty=self.config.illegal_penalty,
+            render_mode=render_mode,
+        )
+        self.game: Party | None = None
+
+    # ---------------------------------------------------------------- hooks
+    def _reset_game(self, seed: int, options: dict[str, Any] | None) -> None:
+        options = dict(options or {})
+        for key in options:
+            if key not in RESET_OPTIONS:
+                warnings.warn(
+                    f"scum_party_v0.reset: unknown option {key!r} ignored; "
+                    f"known options: {', '.join(RESET_OPTIONS)}",
+                    stacklevel=3,
+                )
+        if "state" in options:
+            text = options["state"]
+            game = PE.from_json(self.config, text if isinstance(text, str) else str(text))
+            if game.over:
+                raise PresetError(
+                    "reset(options={'state': ...}) needs a tournament that is not over"
+                )
+            self.game = game
+            return
+        trade = options.get("trade", True)
+        if not isinstance(trade, bool):
+            raise PresetError(f"reset option 'trade' must be True or False, got {trade!r}")
+        self.game = PE.new_party(
+            self.config,
+            seed,
+            seating=options.get("seating"),
+            hands=options.get("hands"),
+            trade=trade,
+            scores=options.get("scores"),
+        )
+
+    def _current_seat(self) -> int:
+        assert self.game is not None
+        return self.game.to_act()
+
+    def _legal_mask(self) -> np.ndarray:
+        assert self.game is not None
+        return PE.legal_mask(self.game)
+
+    def _encode(self, seat: int, out: np.ndarray) -> None:
+        assert self.game is not None
+        self.encoder.encode(self.game, seat, out)
+
+    def _apply(self, action: int) -> tuple[list[float] | None, bool, bool]:
+        game = self.game
+        assert game is not None
+        points = PE.apply_unchecked(game, action)
+        if points is None:
+            return None, False, False
+        reward = self.config.reward
+        rewards: list[float] | None = None
+        if reward == "points":
+            rewards = [float(v) for v in points]
+        elif game.over and reward == "final":
+            rewards = [float(v) for v in game.scores]
+        elif game.over:
+            scores = game.scores
+            n = game.num_players
+            rewards = [float(((scores < s).sum() - (scores > s).sum()) / (n - 1)) for s in scores]
+        return rewards, game.over, False
+
+    def _why_illegal(self, action: int) -> str:
+        assert self.game is not None
+        return PE.why_illegal(self.game, action) or "not legal now"
+
+    def _final_infos(self) -> list[dict[str, Any]]:
+        game = self.game
+        assert game is not None
+        ranks = PE.standings(game)
+        infos = []
+        for p in range(game.num_players):
+            t = game.table_of[p]
+            position = game.position(p)
+            infos.append(
+                {
+                    "finish_position": ranks[p],
+                    "standing": ranks[p],
+                    "score": int(game.scores[p]),
+                    "points": int(game.last_points[p]),
+                    "table": t,
+                    "position": position,
+                    "role": game.tables[t].rules.role_of(position),
+                    "hands": game.hand,
+                }
+            )
+        return infos
+
+    def _render_text(self) -> str:
+        assert self.game is not None
+        return self.render_table() + "\n" + render_ladder(self.game)
+
+    def _global_state(self) -> np.ndarray:
+        assert self.game is not None
+        return encode_state(self.game, self._state_spec)
+
+    # ------------------------------------------------------------ extras
+    def render_table(self, table: int | None = None, *, show_hands: bool = True) -> str:
+        """Text of one table (default: the table to act)."""
+        assert self.game is not None
+        return render_table(
+            self.game, self.game.current if table is None else table, show_hands=show_hands
+        )
+
+    def render_ladder(self) -> str:
+        """Text of the ladder: every player's total, table and seat."""
+        assert self.game is not None
+        return render_ladder(self.game)
+
+    def describe_action(self, action: int) -> str:
+        """Plain words for an action id (e.g. ``"play 2xK"``)."""
+        return self.rules.describe_action(int(action))
+
+    def determinize(self, agent: str, rng: np.random.Generator) -> Party:
+        """A full tournament state consistent with what ``agent`` knows (for search).
+
+        See :func:`scum_env.party.engine.determinize`: the agent's own table is
+        resampled under its knowledge, every other table is redealt at random
+        with the same hand sizes; the real hidden cards are not used.
+        """
+        assert self.game is not None
+        return PE.determinize(self.game, self._seat_of[agent], rng)
