@@ -11,10 +11,10 @@ A record holds everything needed to replay a game exactly:
   engine's ``to_json`` (Scum: :func:`scum_env.engine.to_json`), or ``null``
   for an engine without one;
 * ``"actions"``: ``[[agent, action id, description], ...]`` in play order;
-* ``"rewards"``: episode reward per agent; ``"infos"``: final infos per agent;
+* ``"rewards"``: episode return per agent (the sum of its rewards over every step); ``"infos"``: final infos per agent;
 * ``"final_state"``: the engine state at the end, like ``initial_state``.
 
-:func:`replay_steps` replays a record through the env: same options, same
+Replaying (:func:`make_env`, :func:`apply_moves`, :func:`replay_record`) runs a record through the env: same options, same
 seeded reset (checked against ``initial_state``), the same actions, checking
 that the recorded agent is the one to act.
 """
@@ -94,7 +94,7 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class ReplayStep:
-    """One recorded move, about to be applied to ``env``."""
+    """One recorded move, just applied to ``env``."""
 
     env: Any
     number: int
@@ -116,29 +116,32 @@ def make_env(record: Mapping[str, Any], render_mode: str | None = None) -> Any:
     return env
 
 
-def replay_steps(record: Mapping[str, Any], render_mode: str | None = None) -> Iterator[ReplayStep]:
-    """Yield each recorded move before it is applied; the env ends in the final state."""
-    env = make_env(record, render_mode)
+def apply_moves(env: Any, record: Mapping[str, Any]) -> Iterator[ReplayStep]:
+    """Apply the recorded moves to ``env`` (from :func:`make_env`), yielding after each.
+
+    Raises StateError where the replay departs from the record: another
+    agent to act, moves after the end, different final rewards.
+    """
+    returns = dict.fromkeys(env.possible_agents, 0.0)
     for number, entry in enumerate(record["actions"], start=1):
         agent, action, description = entry
-        while env.agents and env.agent_selection != agent:
-            _, _, term, trunc, _ = env.last()
-            if not (term or trunc):
-                raise StateError(
-                    f"record move {number}: {agent} is recorded to act, "
-                    f"but it is {env.agent_selection}'s turn"
-                )
-            env.step(None)
-        if not env.agents:
+        if env.agents and _over(env):
             raise StateError(f"record move {number}: the game is already over")
-        yield ReplayStep(env, number, str(agent), int(action), str(description))
-        env.step(int(action))
-    final_rewards = {a: float(env._cumulative_rewards[a]) for a in env.agents}
-    for agent, reward in record["rewards"].items():
-        if agent in final_rewards and not np.isclose(final_rewards[agent], reward):
+        if env.agent_selection != agent:
             raise StateError(
-                f"record replay: {agent} ends with reward {final_rewards[agent]}, "
-                f"recorded {reward}"
+                f"record move {number}: {agent} is recorded to act, "
+                f"but it is {env.agent_selection}'s turn"
+            )
+        env.step(int(action))
+        for a, r in env.rewards.items():
+            returns[a] += r
+        yield ReplayStep(env, number, str(agent), int(action), str(description))
+    if not _over(env):
+        raise StateError("record replay: the recorded moves end before the game does")
+    for agent, reward in record["rewards"].items():
+        if not np.isclose(returns.get(agent, np.nan), reward):
+            raise StateError(
+                f"record replay: {agent} ends with return {returns.get(agent)}, recorded {reward}"
             )
 
 
@@ -148,12 +151,12 @@ def replay_record(record: Mapping[str, Any]) -> Any:
     Raises StateError where the replay departs from the record (initial
     state, turn order, final rewards).
     """
-    env = None
-    for step in replay_steps(record):
-        env = step.env
-    return env if env is not None else make_env(record)
+    env = make_env(record)
+    for _ in apply_moves(env, record):
+        pass
+    return env
 
 
-def final_rewards(env: Any) -> dict[str, float]:
-    """Episode rewards of a finished env, before its agents are stepped out."""
-    return {a: float(env._cumulative_rewards[a]) for a in env.agents}
+def _over(env: Any) -> bool:
+    """Whether every agent has terminated or truncated."""
+    return all(env.terminations[a] or env.truncations[a] for a in env.agents)

@@ -2,7 +2,7 @@
 
 Definitions (also in ``docs/arena.md``):
 
-* A *seat result* is one seat's episode reward (its *score*) and finish rank
+* A *seat result* is one seat's episode return (the sum of its rewards, its *score*) and finish rank
   in one game. An agent sitting in several seats of a game has several seat
   results in that game.
 * A *unit* is an independent sample: one game, or with ``duplicate`` one deal
@@ -38,7 +38,7 @@ class GameResult:
         deal: deal index (equal to ``index`` without duplicate dealing).
         rotation: which rotation of the agents over the seats was played.
         seating: agent index per seat (seat i is ``player_i``).
-        rewards: episode reward per seat.
+        rewards: episode return per seat (sum of its rewards over the episode).
         ranks: finish rank per seat (1 = best; ties share the best rank).
         illegal_seat: the seat whose illegal action ended the game, or -1.
         steps: agent decisions taken.
@@ -88,9 +88,7 @@ def mean_ci(values: Sequence[float]) -> tuple[float, float | None]:
     return mean, float(Z95 * arr.std(ddof=1) / math.sqrt(arr.size))
 
 
-def unit_values(
-    games: Sequence[GameResult], num_agents: int, which: str
-) -> dict[int, list[float]]:
+def unit_values(games: Sequence[GameResult], num_agents: int, which: str) -> dict[int, list[float]]:
     """Per agent, its value in every unit (deal), in deal order.
 
     ``which`` is ``"rewards"`` or ``"ranks"``; an agent's value in a unit is
@@ -137,7 +135,7 @@ def rate_games(games: Sequence[GameResult], num_agents: int) -> list[tuple[float
         for agent, rank in zip(g.seating, g.ranks, strict=True):
             total[agent] += rank
             seats[agent] += 1
-        ranks = competition_ranks(list(total / seats), higher_is_better=False)
+        ranks = [float(r) for r in competition_ranks(list(total / seats), higher_is_better=False)]
         updated = model.rate([[r] for r in ratings], ranks=ranks)
         ratings = [team[0] for team in updated]
     return [(float(r.mu), float(r.sigma), float(r.ordinal())) for r in ratings]

@@ -1,0 +1,272 @@
+"""``cardsuite play``: a person plays one seat in the terminal against agents.
+
+Each turn the person sees their own view of the table, built only from their
+observation's named views (``obs_spec``) and ``describe_action``: their hand,
+the top play, cards left, roles and scores of the others (never another
+hand), then the legal moves in plain words, numbered. A wrong entry (text, a
+number out of range, an empty line) is explained and asked again; ``q`` or
+the end of input leaves cleanly. I/O goes through ``input_fn``/``print_fn`` so
+that tests can script a whole game.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from agents.arena import derive_seed
+from agents.base import Agent, TableInfo, table_info
+from agents.games import get_game, parse_options
+from agents.registry import make_agent
+from scum_env.suite.errors import ConfigError
+
+InputFn = Callable[[str], str]
+PrintFn = Callable[[str], None]
+
+SCUM_PIECES = ("hand", "top_cards", "top_player", "passed", "cards_left", "roles", "scores")
+
+
+class HumanQuit(Exception):
+    """The person left the game (``q`` or end of input)."""
+
+
+class HumanAgent:
+    """An :class:`~agents.base.Agent` that asks a person for every move."""
+
+    name = "human"
+
+    def __init__(self, input_fn: InputFn = input, print_fn: PrintFn = print) -> None:
+        """Read moves with ``input_fn(prompt)`` and show the table with ``print_fn``."""
+        self._input = input_fn
+        self._print = print_fn
+        self._table: TableInfo | None = None
+
+    def reset(self, table: TableInfo, seed: int | None = None) -> None:
+        """Remember the table (the person's seat and the observation layout)."""
+        self._table = table
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
+        """Show the table and the numbered legal moves; return the chosen action id."""
+        table = self._table
+        if table is None:
+            raise ConfigError("HumanAgent.act called before reset")
+        legal = [int(a) for a in np.flatnonzero(action_mask)]
+        self._print(table_view(table, observation))
+        self._print("Your moves:")
+        for number, action in enumerate(legal, start=1):
+            self._print(f"  {number:>2}. {table.describe_action(action)}")
+        return legal[self.ask(len(legal)) - 1]
+
+    def ask(self, count: int) -> int:
+        """A move number 1..count read from the person, asking again until valid."""
+        prompt = f"Your move (1-{count}, q to quit): "
+        while True:
+            try:
+                text = self._input(prompt).strip()
+            except EOFError:
+                raise HumanQuit("input ended") from None
+            if text.lower() in ("q", "quit", "exit"):
+                raise HumanQuit("you left the game")
+            if not text:
+                self._print(f"Please type the number of a move, 1 to {count}.")
+                continue
+            try:
+                number = int(text)
+            except ValueError:
+                self._print(f"{text!r} is not a move number; type a number from 1 to {count}.")
+                continue
+            if not 1 <= number <= count:
+                self._print(f"There is no move {number}; type a number from 1 to {count}.")
+                continue
+            return number
+
+
+def table_view(table: TableInfo, observation: np.ndarray) -> str:
+    """The person's view of the table from their observation (no hidden cards)."""
+    names = set(table.obs_spec.slices)
+    if table.game == "scum" and all(p in names for p in SCUM_PIECES):
+        return _scum_view(table, observation)
+    return _generic_view(table, observation)
+
+
+def _scum_view(table: TableInfo, obs: np.ndarray) -> str:
+    """Scum: hand and top play by card name; the others by role, in turn order."""
+    from scum_env.rules import SCUM_ROLES, scum_rules
+
+    config: Any = table.config
+    cards = scum_rules(config).cards
+    v = table.obs_spec.views(obs)
+    n = len(v["cards_left"])
+    roles = v["roles"].reshape(n, -1).argmax(axis=1)
+    hand = v["hand"].astype(int)
+    lines = [
+        "",
+        f"=== {table.agent}, {SCUM_ROLES[roles[0]]}, to act ===",
+        f"Your hand ({hand.sum()} cards): {cards.describe(hand)}",
+    ]
+    phase = v["phase"] if "phase" in v else np.zeros(3)
+    if phase[0]:
+        lines.append("Trade: give back cards of your choice.")
+    elif v["top_cards"].any():
+        by = int(np.argmax(v["top_player"]))
+        who = "you" if by == 0 else SCUM_ROLES[roles[by]]
+        lines.append(f"Top play: {cards.describe(v['top_cards'].astype(int))} by {who}")
+    else:
+        lines.append("You lead: play any set of equal cards.")
+    if "trade_given" in v and (v["trade_given"].any() or v["trade_received"].any()):
+        lines.append(
+            f"This series' trade: you gave {cards.describe(v['trade_given'].astype(int))}, "
+            f"received {cards.describe(v['trade_received'].astype(int))}"
+        )
+    target = getattr(config, "target", 1)
+    lines.append("Players in turn order from you:")
+    finish = v["finish_rank"] if "finish_rank" in v else np.zeros(n)
+    for i in range(n):
+        who = "you" if i == 0 else f"+{i}"
+        marks = []
+        if finish[i] > 0:
+            marks.append(f"out #{round(float(finish[i]) * n)}")
+        if v["passed"][i]:
+            marks.append("passed")
+        lines.append(
+            f"  {who:<4} {SCUM_ROLES[roles[i]]:<15} {int(v['cards_left'][i]):>3} cards  "
+            f"score {round(float(v['scores'][i]) * target):>3}  {' '.join(marks)}".rstrip()
+        )
+    return "\n".join(lines)
+
+
+def _generic_view(table: TableInfo, obs: np.ndarray) -> str:
+    """Any game: each named piece of the observation with its non-zero entries."""
+    lines = ["", f"=== {table.agent} to act ({table.game}) ==="]
+    for name, values in table.obs_spec.views(obs).items():
+        nonzero = np.flatnonzero(values)
+        if nonzero.size == 0:
+            continue
+        shown = ", ".join(f"[{i}]={values[i]:g}" for i in nonzero[:20])
+        more = f" (+{nonzero.size - 20} more)" if nonzero.size > 20 else ""
+        lines.append(f"  {name}: {shown}{more}")
+    return "\n".join(lines)
+
+
+def play_games(
+    game: str,
+    vs: list[str],
+    *,
+    seat: int = 0,
+    seed: int = 0,
+    games: int = 1,
+    options: dict[str, Any] | None = None,
+    input_fn: InputFn = input,
+    print_fn: PrintFn = print,
+) -> int:
+    """A person plays ``seat`` against ``vs`` (filling the other seats cyclically).
+
+    The first episode starts from ``reset(seed=seed)``; later ones continue
+    the env's running game (Scum: the next series, with trades). Returns the
+    number of episodes completed.
+    """
+    spec = get_game(game)
+    if not vs:
+        raise ConfigError("give at least one opponent with --vs")
+    if games < 1:
+        raise ConfigError(f"--games must be at least 1, got {games}")
+    if seed < 0:
+        raise ConfigError(f"--seed must be non-negative, got {seed}")
+    env = spec.make(**(options or {}))
+    n = len(env.possible_agents)
+    if not 0 <= seat < n:
+        raise ConfigError(f"--seat {seat} is out of range; seats are 0..{n - 1}")
+    if len(vs) > n - 1:
+        raise ConfigError(f"{len(vs)} opponents given but only {n - 1} other seats")
+    human = HumanAgent(input_fn, print_fn)
+    others = [s for s in range(n) if s != seat]
+    specs = {s: vs[i % len(vs)] for i, s in enumerate(others)}
+    players: dict[str, Agent] = {env.possible_agents[seat]: human}
+    specs_by_name = {env.possible_agents[s]: t for s, t in specs.items()}
+    for s, text in specs.items():
+        players[env.possible_agents[s]] = make_agent(text, spec.name, seed=derive_seed(seed, 2, s))
+    print_fn(
+        f"{spec.name}: you are {env.possible_agents[seat]}; "
+        + ", ".join(f"{env.possible_agents[s]} = {t}" for s, t in specs.items())
+    )
+    done = 0
+    try:
+        for episode in range(games):
+            env.reset(seed=seed if episode == 0 else None)
+            print_fn(f"\n--- game {episode + 1} of {games} ---")
+            _play_episode(env, spec.name, players, specs_by_name, episode, seed, print_fn)
+            done += 1
+    except HumanQuit as why:
+        print_fn(f"\n{why}; leaving the game after {done} complete game(s).")
+    return done
+
+
+def _play_episode(
+    env: Any,
+    game: str,
+    players: dict[str, Agent],
+    specs: dict[str, str],
+    episode: int,
+    seed: int,
+    print_fn: PrintFn,
+) -> None:
+    """Play one episode; print every move of the others and the results."""
+    base = env.unwrapped
+    for s, name in enumerate(env.possible_agents):
+        players[name].reset(table_info(env, game, name), seed=derive_seed(seed, 3, episode, s))
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    results: dict[str, tuple[float, dict[str, Any]]] = {}
+    for name in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            results[name] = (returns[name], dict(info))
+            env.step(None)
+            continue
+        agent = players[name]
+        act_info: dict[str, Any] = {"agent": name}
+        if hasattr(base, "determinize"):
+            act_info["determinize"] = lambda rng, a=name: base.determinize(a, rng)
+        action = int(agent.act(obs["observation"], obs["action_mask"], act_info))
+        who = "you" if name not in specs else f"{name} ({specs[name]})"
+        print_fn(f"> {who}: {base.describe_action(action)}")
+        env.step(action)
+        for a, r in env.rewards.items():
+            returns[a] += r
+    print_fn("\nEnd of the game:")
+    for name, (reward, info) in results.items():
+        you = "" if name in specs else " (you)"
+        details = ", ".join(
+            f"{key} {info[key]}"
+            for key in ("finish_position", "role", "points", "score")
+            if key in info
+        )
+        print_fn(f"  {name}{you}: reward {reward:g}" + (f" — {details}" if details else ""))
+
+
+def add_command(sub: Any) -> tuple[str, Any]:
+    """Register the subcommand; returns its name and runner."""
+    p = sub.add_parser(
+        "play",
+        help="play a seat yourself against agents in the terminal",
+        description="Play one seat against agents: the table and your legal moves are "
+        "shown each turn; type a move number (q to quit). Rule options follow as --key value.",
+    )
+    p.add_argument("game", help="scum, scum_party or scandal")
+    p.add_argument("--vs", nargs="+", required=True, metavar="AGENT", help="opponent specs")
+    p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the first deal")
+    p.add_argument("--games", type=int, default=1, help="episodes to play (default 1)")
+    return "play", run
+
+
+def run(args: argparse.Namespace, extra: list[str]) -> int:
+    """Play the games at the terminal."""
+    game = get_game(args.game)
+    options = parse_options(game, extra)
+    play_games(
+        game.name, list(args.vs), seat=args.seat, seed=args.seed, games=args.games, options=options
+    )
+    return 0

@@ -1,0 +1,150 @@
+"""Human play driven by scripted input: the view, the move prompt, malformed entries, EOF."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from agents.base import table_info
+from agents.cli import main
+from agents.play import HumanAgent, HumanQuit, play_games, table_view
+from scum_env import scum_v0
+from scum_env.suite.errors import ConfigError
+
+
+def scripted(entries: list[str], then: str | None = "1") -> Callable[[str], str]:
+    """An input function answering ``entries`` in turn, then ``then`` forever (None: EOF)."""
+    it: Iterator[str] = iter(entries)
+
+    def answer(prompt: str) -> str:
+        try:
+            return next(it)
+        except StopIteration:
+            if then is None:
+                raise EOFError from None
+            return then
+
+    return answer
+
+
+def preset_env() -> scum_v0.ScumEnv:
+    env = scum_v0.env()
+    hands = [["2", "5", "P"], ["W", "3"], ["4", "6"], ["7", "8"]]
+    env.reset(seed=0, options={"roles": [0, 1, 2, 3], "hands": hands})
+    return env
+
+
+def test_the_view_shows_only_what_the_player_knows() -> None:
+    env = preset_env()
+    obs = env.observe("player_0")["observation"]
+    view = table_view(table_info(env, "scum", "player_0"), obs)
+    assert view.splitlines() == [
+        "",
+        "=== player_0, President, to act ===",
+        "Your hand (3 cards): 2 5 P",
+        "You lead: play any set of equal cards.",
+        "Players in turn order from you:",
+        "  you  President         3 cards  score   0",
+        "  +1   Vice President    2 cards  score   0",
+        "  +2   Next to Scum      2 cards  score   0",
+        "  +3   Scum              2 cards  score   0",
+    ]
+    env.step(env.unwrapped.rules.play_action(1, 4))  # player_0 plays a 5
+    view = table_view(table_info(env, "scum", "player_1"), env.observe("player_1")["observation"])
+    assert "Your hand (2 cards): 3 W" in view
+    assert "Top play: 5 by Scum" not in view and "Top play: 5 by +" not in view
+    assert "Top play: 5 by President" in view
+    assert "4" not in view.replace("+", "")  # nobody else's cards (player_2 holds 4 and 6)
+
+
+def test_malformed_entries_are_explained_and_asked_again() -> None:
+    shown: list[str] = []
+    human = HumanAgent(scripted(["abc", "", "0", "7", " 2 "]), shown.append)
+    env = preset_env()
+    human.reset(table_info(env, "scum", "player_0"))
+    obs = env.observe("player_0")
+    action = human.act(obs["observation"], obs["action_mask"], {"agent": "player_0"})
+    assert env.unwrapped.describe_action(action) == "play 5"
+    assert shown[-4:] == [
+        "'abc' is not a move number; type a number from 1 to 3.",
+        "Please type the number of a move, 1 to 3.",
+        "There is no move 0; type a number from 1 to 3.",
+        "There is no move 7; type a number from 1 to 3.",
+    ]
+    assert shown[-8:-4] == ["Your moves:", "   1. play 2", "   2. play 5", "   3. play P"]
+
+
+def test_quit_and_end_of_input_leave_cleanly() -> None:
+    human = HumanAgent(scripted(["q"]), lambda _: None)
+    env = preset_env()
+    human.reset(table_info(env, "scum", "player_0"))
+    obs = env.observe("player_0")
+    with pytest.raises(HumanQuit, match="you left the game"):
+        human.act(obs["observation"], obs["action_mask"], {})
+    shown: list[str] = []
+    done = play_games(
+        "scum", ["random"], seed=1, input_fn=scripted([], then=None), print_fn=shown.append
+    )
+    assert done == 0
+    assert shown[-1] == "\ninput ended; leaving the game after 0 complete game(s)."
+
+
+def test_a_scripted_person_plays_two_series() -> None:
+    shown: list[str] = []
+    done = play_games(
+        "scum", ["random", "greedy" if _has("agents.greedy") else "random"], seat=2, seed=4,
+        games=2, input_fn=scripted(["x"]), print_fn=shown.append,
+    )  # fmt: skip
+    assert done == 2
+    text = "\n".join(shown)
+    assert shown[0].startswith("scum: you are player_2; player_0 = random, player_1 = ")
+    assert text.count("End of the game:") == 2
+    assert "'x' is not a move number" in text
+    assert "> you: " in text
+    ends = [i for i, line in enumerate(shown) if line == "\nEnd of the game:"]
+    last = shown[ends[-1] + 1 : ends[-1] + 5]
+    assert sum("(you)" in line for line in last) == 1
+    points = sorted(int(line.split("points ")[1].split(",")[0]) for line in last)
+    assert points == [1, 2, 3, 4]  # J8 points of the second series
+
+
+def test_bad_play_arguments_are_named() -> None:
+    with pytest.raises(ConfigError, match=r"--seat 4 is out of range; seats are 0\.\.3"):
+        play_games("scum", ["random"], seat=4)
+    with pytest.raises(ConfigError, match="4 opponents given but only 3 other seats"):
+        play_games("scum", ["random"] * 4)
+    with pytest.raises(ConfigError, match="unknown agent 'nobody'"):
+        play_games("scum", ["nobody"], input_fn=scripted([], then=None))
+
+
+def test_cli_play_reads_stdin(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("hello\n1\n"))
+    assert main(["play", "scum", "--vs", "random", "--seed", "2", "--num_players", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "you are player_0" in out and "player_4 = random" in out
+    assert "'hello' is not a move number" in out
+    assert out.rstrip().endswith("input ended; leaving the game after 0 complete game(s).")
+    assert main(["play", "scum", "--vs", "random", "--seat", "9"]) == 2
+    assert "--seat 9 is out of range" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("game", ["scum_party", "scandal"])
+def test_other_games_can_be_played(game: str) -> None:
+    module = {"scum_party": "scum_env.scum_party_v0", "scandal": "scandal_env.scandal_v0"}[game]
+    if not _has(module):
+        pytest.skip(f"{module} is not written yet")
+    shown: list[str] = []
+    assert (
+        play_games(game, ["random"], seed=0, input_fn=scripted(["?"]), print_fn=shown.append) == 1
+    )
+    text = "\n".join(shown)
+    assert "'?' is not a move number" in text and "End of the game:" in text
+
+
+def _has(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
