@@ -118,12 +118,14 @@ def scum_cards(color_clash: bool) -> CardSystem:
     aliases = {n: i for i, n in enumerate(names_l)}
     aliases["WP"] = 52
     rank_a = np.array(rank_l)
+    per_deck = np.ones(53, dtype=np.int16)
+    per_deck[52] = 2  # J1: two Wild Presidents per deck (colourless, so one slot)
     return CardSystem(
         names=tuple(names_l),
         long_names=tuple(long_l),
         rank=rank_a,
         colour=np.array(colour_l),
-        per_deck=np.ones(53, dtype=np.int16),
+        per_deck=per_deck,
         special=rank_a >= 12,
         ends_round=rank_a >= 12,  # refined by the rules (J7, J9)
         aliases=aliases,

@@ -5,7 +5,8 @@ has seen. At a Scum table a player sees their own hand, every card played and
 by whom, every hand size, and the trades they took part in (J5):
 
 * cards the observer gave to a player are still in that player's hand, except
-  as many of that card as the player has since played (a lower bound);
+  as many of that card as the player has since played, or passed on in a later
+  trade the observer did not see (J5 ``spanish``) (a lower bound);
 * a player who was forced to give the observer their highest cards held
   nothing higher at that moment (an upper bound on every card they held then,
   which covers their hand now except the cards they received afterwards).
@@ -24,10 +25,15 @@ def known_cards(state: State, observer: int) -> np.ndarray:
     """Per player and slot, cards ``observer`` knows that player still holds."""
     n, k = state.rules.num_players, state.rules.num_slots
     gave = np.zeros((n, k), dtype=np.int16)
+    later = np.zeros((n, 1), dtype=np.int16)
     for giver, receiver, slot, _forced in state.trade_log:
         if giver == observer:
             gave[receiver, slot] += 1
-    known = np.maximum(gave - state.played_by, 0).astype(np.int16)
+        elif gave[giver].any():
+            # J5 spanish: the Scum passes its highest card on to the Vice President
+            # after the President's gifts, unseen by the President: any gift may be gone
+            later[giver] += 1
+    known = np.maximum(gave - state.played_by - later, 0).astype(np.int16)
     known[observer] = state.hands[observer]
     return known
 
@@ -47,8 +53,9 @@ def caps(state: State, observer: int) -> tuple[list[int], list[int]]:
             cap[giver] = min(cap[giver], slot) if moment[giver] >= 0 else slot
             moment[giver] = i
     free = [0] * n
-    for i, (_giver, receiver, _slot, _forced) in enumerate(state.trade_log):
-        if moment[receiver] >= 0 and i > moment[receiver]:
+    for i, (giver, receiver, _slot, _forced) in enumerate(state.trade_log):
+        # the observer's own gifts are counted by resample_hidden (known, or unknown_gifts)
+        if moment[receiver] >= 0 and i > moment[receiver] and giver != observer:
             free[receiver] += 1
     return cap, free
 
