@@ -113,9 +113,9 @@ class ConfigBase:
         hints = typing.get_type_hints(cls)
         rows = ["| option | type | default | meaning |", "|---|---|---|---|"]
         for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+            kind = _type_name(hints[f.name]).replace("|", "\\|")  # a pipe would split the cell
             rows.append(
-                f"| `{f.name}` | `{_type_name(hints[f.name])}` | `{f.default!r}` | "
-                f"{f.metadata.get('doc', '')} |"
+                f"| `{f.name}` | `{kind}` | `{f.default!r}` | {f.metadata.get('doc', '')} |"
             )
         return "\n".join(rows)
 
