@@ -1,15 +1,16 @@
-"""Agents by spec string: ``random``, ``greedy``, ``heuristic``, ``ismcts``, ``ppo:PATH``.
+"""Agents by spec string: ``random``, ``greedy``, ``heuristic``, ``ismcts``, ``ppo:PATH``, ``rllib:PATH``.
 
 A spec names an agent kind, optionally with parameters::
 
     random
     ismcts:budget=200,rollouts=heuristic
     ppo:runs/scum-4p/final          (a trained checkpoint directory or file)
+    rllib:runs/rllib/iter_000010    (an RLlib checkpoint, with the rllib extra)
 
 Parameter values are read as YAML scalars (``200`` is an int, ``1.5`` a
 float, ``true`` a bool, anything else a string). Agent classes are imported
 lazily, so listing or parsing specs never imports torch; only a ``ppo:`` spec
-imports :mod:`train.policy`. Every mistake raises a named error: an unknown
+imports :mod:`train.policy`, and only an ``rllib:`` spec imports ray. Every mistake raises a named error: an unknown
 kind, a malformed or unknown parameter (:class:`ConfigError`), a missing
 checkpoint (:class:`CheckpointError`).
 """
@@ -55,8 +56,13 @@ KINDS: dict[str, AgentKind] = {
             "information-set Monte Carlo tree search (e.g. ismcts:budget=200)",
         ),
         AgentKind("ppo", "train.policy:PPOAgent", "a trained policy: ppo:PATH (checkpoint)"),
+        AgentKind("rllib", "train.rllib.policy:RLlibAgent", "an RLlib-trained policy: rllib:PATH"),
     )
 }
+
+# Kinds loaded from a checkpoint path with ``Class.load(path, game, seed)``,
+# and the extra that provides them.
+CHECKPOINT_KINDS = {"ppo": "train", "rllib": "rllib"}
 
 
 @dataclass(frozen=True)
@@ -91,9 +97,11 @@ def parse_spec(spec: str) -> AgentSpec:
     name = name.strip().lower()
     if name not in KINDS:
         raise ConfigError(f"unknown agent {name!r} in spec {text!r}; agents: {', '.join(KINDS)}")
-    if name == "ppo":
+    if name in CHECKPOINT_KINDS:
         if not rest.strip():
-            raise ConfigError(f"agent spec {text!r}: a ppo agent needs a checkpoint, ppo:PATH")
+            raise ConfigError(
+                f"agent spec {text!r}: a {name} agent needs a checkpoint, {name}:PATH"
+            )
         return AgentSpec(text, name, {}, rest.strip())
     if sep and not rest.strip():
         raise ConfigError(f"agent spec {text!r}: nothing after ':'; write {name}:key=value")
@@ -134,8 +142,8 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         CheckpointError: a ``ppo:`` checkpoint that does not exist or cannot be loaded.
     """
     parsed = parse_spec(spec)
-    if parsed.kind == "ppo":
-        return _make_ppo(parsed, game, seed)
+    if parsed.kind in CHECKPOINT_KINDS:
+        return _make_from_checkpoint(parsed, game, seed)
     if parsed.kind == "random":
         if parsed.params:
             raise ConfigError(
@@ -190,19 +198,21 @@ def _check_params(parsed: AgentSpec, cls: Any) -> None:
             )
 
 
-def _make_ppo(parsed: AgentSpec, game: str, seed: int | None) -> Agent:
+def _make_from_checkpoint(parsed: AgentSpec, game: str, seed: int | None) -> Agent:
     path = Path(parsed.path or "")
     if not path.exists():
         raise CheckpointError(f"agent spec {parsed.text!r}: checkpoint {str(path)!r} not found")
+    module_name, attr = KINDS[parsed.kind].target.split(":")
     try:
-        module = importlib.import_module("train.policy")
+        cls = getattr(importlib.import_module(module_name), attr)
     except ModuleNotFoundError as err:
+        extra = CHECKPOINT_KINDS[parsed.kind]
         raise ConfigError(
-            f"agent spec {parsed.text!r}: ppo agents need the training extra "
-            f"(pip install cardsuite[train]); module {err.name!r} not found"
+            f"agent spec {parsed.text!r}: {parsed.kind} agents need the {extra} extra "
+            f"(pip install cardsuite[{extra}]); module {err.name!r} not found"
         ) from None
     try:
-        return module.PPOAgent.load(path, game, seed)  # type: ignore[no-any-return]
+        return cls.load(path, game, seed)  # type: ignore[no-any-return]
     except CardsuiteError:
         raise
     except (OSError, ValueError, KeyError, RuntimeError) as err:

@@ -137,7 +137,14 @@ def test_baseline_agents_build_when_installed(kind: str) -> None:
 
 def test_available_agents_lists_every_kind() -> None:
     lines = available_agents()
-    assert [line.split()[0] for line in lines] == ["random", "greedy", "heuristic", "ismcts", "ppo"]
+    assert [line.split()[0] for line in lines] == [
+        "random",
+        "greedy",
+        "heuristic",
+        "ismcts",
+        "ppo",
+        "rllib",
+    ]
 
 
 def test_display_names_number_repeats_only() -> None:

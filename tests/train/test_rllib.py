@@ -1,0 +1,390 @@
+"""Ray RLlib backend: env wrapper, masked module, league mapping, smoke training, reload.
+
+Skipped as a whole when ray[rllib] is not installed. Ray runs with 2 CPUs,
+one env runner, torch on one thread; the file takes well under a minute.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip(
+    "ray.rllib", reason="ray[rllib] is not installed (pip install 'cardsuite[rllib]')"
+)
+
+import gymnasium as gym
+import ray
+import torch
+from pettingzoo import AECEnv
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+
+from agents.base import table_info
+from scum_env.suite.errors import CheckpointError, ConfigError
+from train.rllib import trainer
+from train.rllib.config import load_run
+from train.rllib.env import (
+    ILLEGAL_ACTIONS,
+    EarlyTerminationError,
+    SuiteRLlibEnv,
+    make_aec_env,
+)
+from train.rllib.module import MASKED_LOGIT, MaskedPPOTorchRLModule
+from train.rllib.policy import RLlibAgent
+
+REPO = Path(__file__).resolve().parents[2]
+TINY = {
+    "train_batch_size": 256,
+    "minibatch_size": 128,
+    "num_epochs": 1,
+    "hidden_size": 32,
+    "hidden_layers": 1,
+    "eval_episodes": 0,
+    "num_env_runners": 1,
+    "num_cpus_per_env_runner": 0.5,
+}
+
+
+def _game_available(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+needs_scandal = pytest.mark.skipif(
+    not _game_available("scandal_env.scandal_v0"), reason="scandal_env.scandal_v0 not built yet"
+)
+needs_party = pytest.mark.skipif(
+    not _game_available("scum_env.scum_party_v0"), reason="scum_env.scum_party_v0 not built yet"
+)
+
+
+@pytest.fixture(scope="module")
+def ray_session() -> Any:
+    """A small local Ray instance shared by the training tests."""
+    torch.set_num_threads(1)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+# ------------------------------------------------------------------ env
+def _play(env: SuiteRLlibEnv, episodes: int, seed: int) -> None:
+    """Random legal play asserting the contract RLlib relies on."""
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    for _ in range(episodes):
+        seen = set(obs)
+        while True:
+            assert len(obs) == 1
+            ((agent, o),) = obs.items()
+            legal = np.flatnonzero(o["action_mask"])
+            assert legal.size > 0
+            obs, rewards, term, trunc, _ = env.step({agent: int(rng.choice(legal))})
+            if term["__all__"] or trunc["__all__"]:
+                break
+            assert not any(v for k, v in term.items() if k != "__all__")
+            seen |= set(obs)
+        # Everyone ends together, each with a last observation and reward.
+        assert set(obs) == set(env.possible_agents)
+        assert all(term[a] or trunc[a] for a in env.possible_agents)
+        assert set(rewards) == set(env.possible_agents)
+        assert seen == set(env.possible_agents)
+        obs, _ = env.reset()
+
+
+@pytest.mark.parametrize(
+    ("game", "options"),
+    [
+        ("scum", {}),
+        ("scum", {"num_players": 7}),
+        pytest.param("scandal", {}, marks=needs_scandal),
+        pytest.param("scum_party", {"num_players": 12, "num_hands": 1}, marks=needs_party),
+    ],
+)
+def test_every_seat_observed_and_all_end_together(game: str, options: dict[str, Any]) -> None:
+    env = SuiteRLlibEnv({"game": game, "options": options})
+    assert env.agents == env.possible_agents == [f"player_{i}" for i in range(len(env.agents))]
+    space = env.observation_space[env.possible_agents[0]]
+    assert set(space.spaces) == {"observation", "action_mask"}
+    _play(env, episodes=3, seed=5)
+
+
+class _EarlyExit(AECEnv):  # type: ignore[misc]
+    """Three seats; player_0 terminates at its first move while the others play on."""
+
+    metadata = {"name": "early_exit_v0"}  # noqa: RUF012
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.possible_agents = ["player_0", "player_1", "player_2"]
+        self._obs = gym.spaces.Dict(
+            {
+                "observation": gym.spaces.Box(0, 1, (2,), np.float32),
+                "action_mask": gym.spaces.Box(0, 1, (2,), np.int8),
+            }
+        )
+
+    def observation_space(self, agent: str) -> gym.Space[Any]:
+        return self._obs
+
+    def action_space(self, agent: str) -> gym.Space[Any]:
+        return gym.spaces.Discrete(2)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = "player_0"
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        return {"observation": np.zeros(2, np.float32), "action_mask": np.ones(2, np.int8)}
+
+    def step(self, action: Any) -> None:
+        if self.terminations[self.agent_selection]:
+            self._was_dead_step(action)
+            return
+        self.terminations["player_0"] = True
+        self._skip_agent_selection = "player_1"
+
+
+def test_seat_ending_early_is_a_named_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The RLlib trap: a seat ends before the others had an observation."""
+    monkeypatch.setattr("train.rllib.env.make_aec_env", lambda game, options: _EarlyExit())
+    env = SuiteRLlibEnv({"game": "scum"})
+    obs, _ = env.reset()
+    assert list(obs) == ["player_0"]
+    with pytest.raises(EarlyTerminationError, match=r"player_0 ended .*player_1, player_2 had no"):
+        env.step({"player_0": 0})
+
+
+def test_env_config_errors() -> None:
+    with pytest.raises(ConfigError, match="unknown env_config key"):
+        SuiteRLlibEnv({"game": "scum", "seats": 4})
+    with pytest.raises(ConfigError, match="unknown game"):
+        SuiteRLlibEnv({"game": "poker"})
+    with pytest.raises(ConfigError, match="mapping"):
+        make_aec_env("scum", [("num_players", 4)])  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------- module
+def _scum_module(**model_config: Any) -> MaskedPPOTorchRLModule:
+    env = make_aec_env("scum")
+    spec = RLModuleSpec(
+        module_class=MaskedPPOTorchRLModule,
+        observation_space=env.observation_space("player_0"),
+        action_space=env.action_space("player_0"),
+        model_config=model_config,
+    )
+    return spec.build()  # type: ignore[no-any-return]
+
+
+def test_module_never_samples_an_illegal_action() -> None:
+    torch.manual_seed(0)
+    module = _scum_module(hidden=[32])
+    rng = np.random.default_rng(0)
+    n, a = 64, module.action_space.n
+    obs = torch.as_tensor(rng.integers(0, 3, (n, 118)), dtype=torch.float32)
+    mask = np.zeros((n, a), np.int8)
+    for row in mask:  # one to three legal actions per row
+        row[rng.choice(a, rng.integers(1, 4), replace=False)] = 1
+    mask_t = torch.as_tensor(mask)
+    batch = {Columns.OBS: {"observation": obs, "action_mask": mask_t}}
+    for forward, dist_cls in (
+        (module.forward_exploration, module.get_exploration_action_dist_cls()),
+        (module.forward_inference, module.get_inference_action_dist_cls()),
+        (module.forward_train, module.get_train_action_dist_cls()),
+    ):
+        logits = forward(batch)[Columns.ACTION_DIST_INPUTS]
+        assert torch.all(logits[mask_t == 0] == MASKED_LOGIT)
+        dist = dist_cls.from_logits(logits)
+        samples = torch.stack([dist.sample() for _ in range(200)])
+        assert mask[np.arange(n)[None, :], samples.numpy()].all()
+        greedy = dist.to_deterministic().sample().numpy()
+        assert mask[np.arange(n), greedy].all()
+    values = module.compute_values(batch)
+    assert values.shape == (n,)
+    # A terminal observation's all-zero mask gives a finite, uniform distribution.
+    zero = {
+        Columns.OBS: {"observation": obs[:2], "action_mask": torch.zeros(2, a, dtype=torch.int8)}
+    }
+    probs = torch.softmax(module.forward_train(zero)[Columns.ACTION_DIST_INPUTS], -1)
+    assert torch.allclose(probs, torch.full_like(probs, 1.0 / a))
+
+
+def test_module_rejects_other_spaces_and_settings() -> None:
+    with pytest.raises(ConfigError, match="'observation' and 'action_mask'"):
+        RLModuleSpec(
+            module_class=MaskedPPOTorchRLModule,
+            observation_space=gym.spaces.Box(0, 1, (4,)),
+            action_space=gym.spaces.Discrete(2),
+        ).build()
+    with pytest.raises(ConfigError, match="activation"):
+        _scum_module(activation="gelu")
+
+
+# --------------------------------------------------------------- config
+def test_shipped_configs_load() -> None:
+    for name, game in (("rllib_scum", "scum"), ("rllib_scandal", "scandal")):
+        run = load_run(REPO / "configs" / "train" / f"{name}.yaml")
+        assert run.config.game == game
+
+
+def test_config_errors_name_the_problem(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="unknown config key 'env_runners'"):
+        load_run(None, env_runners=2)
+    with pytest.raises(ConfigError, match="league_prob"):
+        load_run(None, league_prob=1.5)
+    with pytest.raises(ConfigError, match="num_players"):
+        load_run(None, options={"num_players": 99})
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_run(tmp_path / "missing.yaml")
+    with pytest.raises(ConfigError, match="--set 'x'"):
+        trainer.run(None, ["--set", "x"])
+
+
+def test_league_mapping_is_deterministic_and_always_seats_main() -> None:
+    selfplay = trainer.LeagueMapping([], 1.0, 4, seed=0)
+    assert selfplay.seats("abc") == ["main"] * 4
+    league = trainer.LeagueMapping(["league_0", "league_1"], 1.0, 4, seed=0)
+    for i in range(50):
+        seats = league.seats(f"episode{i}")
+        assert seats == league.seats(f"episode{i}")
+        assert "main" in seats
+        assert set(seats) <= {"main", "league_0", "league_1"}
+    mixes = {tuple(league.seats(f"e{i}")) for i in range(50)}
+    assert any(set(m) != {"main"} for m in mixes)
+    half = trainer.LeagueMapping(["league_0"], 0.5, 4, seed=0)
+    pure = sum(half.seats(f"e{i}") == ["main"] * 4 for i in range(400))
+    assert 140 < pure < 280  # about half the episodes are pure self-play (+ a few by chance)
+
+
+# ------------------------------------------------------------ training
+def _check_agent(ckpt: Path, game: str, options: dict[str, Any]) -> None:
+    """The checkpoint as an arena agent plays whole episodes with legal actions only."""
+    agent = RLlibAgent.load(ckpt, game, seed=0)
+    env = make_aec_env(game, {**options, "illegal_action": "raise"})
+    env.reset(seed=1)
+    for name in env.possible_agents:
+        agent.reset(table_info(env, game, name), seed=1)
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else agent.act(obs["observation"], obs["action_mask"], {}))
+    with pytest.raises(CheckpointError, match=rf"trained on '{game}'"):
+        RLlibAgent.load(ckpt, "scum_party", seed=0)
+
+
+def test_smoke_scum_train_checkpoint_resume(ray_session: Any, tmp_path: Path) -> None:
+    config = tmp_path / "run.yaml"
+    config.write_text(
+        json.dumps({**TINY, "game": "scum", "league_every": 1, "checkpoint_dir": str(tmp_path)}),
+        encoding="utf-8",
+    )
+    assert trainer.run(config, ["--iterations", "1"]) == 0
+    ckpt = trainer.resolve_checkpoint(tmp_path)
+    record = trainer.read_record(ckpt)
+    assert record["iteration"] == 1 and record["league"] == ["league_0"]
+    assert record["illegal_actions"] == 0
+
+    run = load_run(config, num_env_runners=0)
+    algo, league = trainer.restore(run, tmp_path)
+    try:
+        assert algo.iteration == 1 and league.slots == ["league_0"]
+        state = algo.learner_group.get_state(components="learner/rl_module")
+        weights = state["learner"]["rl_module"]
+        runner = algo.env_runner.module["league_0"].get_state()
+        for name, w in weights["main"].items():  # the frozen copy is main at iteration 1
+            assert np.allclose(w, weights["league_0"][name])
+            assert np.allclose(
+                w, runner[name].numpy() if hasattr(runner[name], "numpy") else runner[name]
+            )
+    finally:
+        algo.stop()
+    _check_agent(ckpt, "scum", {})
+    if trainer._arena_knows_rllib():  # the arena's registry resolves rllib:PATH
+        result = trainer.evaluate(ckpt, load_run(config), episodes=2)
+        assert (ckpt / "eval.json").is_file() and result.to_dict()
+    with pytest.raises(CheckpointError, match="trained on scum with options"):
+        trainer.restore(load_run(config, options={"num_players": 5}), tmp_path)
+
+
+@needs_scandal
+def test_smoke_scandal_train_and_reload(ray_session: Any, tmp_path: Path) -> None:
+    run = load_run(None, game="scandal", iterations=1, checkpoint_dir=str(tmp_path), **TINY)
+    lines: list[str] = []
+    ckpt = trainer.train(run, log=lines.append)
+    assert trainer.read_record(ckpt)["illegal_actions"] == 0
+    assert any(line.startswith("iter 1/1") for line in lines)
+    _check_agent(ckpt, "scandal", {})
+
+
+def test_illegal_action_metric_counts_unmasked_actions() -> None:
+    """The metric the smoke test relies on sees illegal actions when there are some."""
+    run = load_run(None, game="scum", num_env_runners=0, hidden_size=16, hidden_layers=1)
+    runner = MultiAgentEnvRunner(config=trainer.build_config(run))
+    try:
+        runner.sample(num_episodes=3, random_actions=True)
+        assert runner.get_metrics()[ILLEGAL_ACTIONS].peek() > 0
+    finally:
+        runner.stop()
+
+
+@needs_party
+def test_party_50_players_sampled_through_rllib() -> None:
+    run = load_run(
+        None,
+        game="scum_party",
+        options={"num_players": 50, "num_hands": 1},
+        num_env_runners=0,
+        hidden_size=16,
+        hidden_layers=1,
+    )
+    runner = MultiAgentEnvRunner(config=trainer.build_config(run))
+    try:
+        episodes = runner.sample(num_episodes=1)
+        assert episodes[-1].is_done
+        assert len(episodes[-1].agent_episodes) == 50
+        assert runner.get_metrics()[ILLEGAL_ACTIONS].peek() == 0
+    finally:
+        runner.stop()
+
+
+def test_bad_checkpoints_are_named(tmp_path: Path) -> None:
+    with pytest.raises(CheckpointError, match="not found"):
+        RLlibAgent.load(tmp_path / "nope", "scum")
+    with pytest.raises(CheckpointError, match="not an RLlib checkpoint"):
+        RLlibAgent.load(tmp_path, "scum")
+    with pytest.raises(CheckpointError, match="not a cardsuite RLlib checkpoint"):
+        trainer.resolve_checkpoint(tmp_path)
+
+
+def test_cli_namespace_and_tokens_become_overrides(tmp_path: Path) -> None:
+    """``cardsuite train`` passes --set as ``overrides`` and --out; tokens work too."""
+    import argparse
+
+    cli = argparse.Namespace(
+        config="x.yaml",
+        out=str(tmp_path),
+        resume=None,
+        overrides=["iterations=3", "options.num_players=5", "league_prob=0.25"],
+        backend="rllib",
+    )
+    ns = trainer._namespace(cli)
+    assert trainer._overrides(ns) == {
+        "checkpoint_dir": str(tmp_path),
+        "iterations": 3,
+        "league_prob": 0.25,
+        "options": {"num_players": 5},
+    }
+    tokens = trainer._namespace(["--num-env-runners", "2", "--address", "auto"])
+    assert tokens.address == "auto" and trainer._overrides(tokens) == {"num_env_runners": 2}
+    run = load_run(REPO / "configs/train/rllib_scum.yaml", options={"num_players": 5})
+    assert run.options == {"num_players": 5, "reward": "centered"}  # merged into the file's

@@ -1,0 +1,203 @@
+"""The RLlib training config: a frozen, validated dataclass loaded from YAML.
+
+A config file (``configs/train/rllib_*.yaml``) holds the fields of
+:class:`RLlibTrainConfig` plus an optional ``options`` mapping, the game's
+rule options, validated by the game's own config class:
+
+.. code-block:: yaml
+
+    game: scum
+    options: {num_players: 4}
+    iterations: 200
+    num_env_runners: 2
+
+This module does not import ray.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from agents.games import get_game
+from scum_env.suite.config import ConfigBase, doc_field
+from scum_env.suite.errors import ConfigError
+
+ILLEGAL_ACTIONS = "illegal_actions"
+"""RLlib metric (lifetime sum over env runners): episodes ended by an illegal action."""
+
+
+@dataclasses.dataclass(frozen=True)
+class RLlibTrainConfig(ConfigBase):
+    """Self-play PPO on Ray RLlib: game, scale, PPO, league, evaluation, checkpoints."""
+
+    game: str = doc_field("scum", "game to train on: scum, scum_party or scandal")
+    seed: int = doc_field(0, "seed of RLlib (env runners, module init) and of evaluation")
+    iterations: int = doc_field(100, "training iterations (one sample + PPO update each)")
+    num_env_runners: int = doc_field(
+        1, "remote env-runner actors sampling in parallel (0: sample in the driver)"
+    )
+    num_envs_per_env_runner: int = doc_field(1, "envs stepped in a batch by each env runner")
+    num_cpus_per_env_runner: float = doc_field(1.0, "CPUs Ray reserves per env runner")
+    num_learners: int = doc_field(
+        0, "remote learner actors (0: learn in the driver; >1: data-parallel PPO)"
+    )
+    num_gpus_per_learner: float = doc_field(0.0, "GPUs per learner (0: CPU)")
+    train_batch_size: int = doc_field(
+        4000, "env steps per iteration (per learner: RLlib's train_batch_size_per_learner)"
+    )
+    minibatch_size: int = doc_field(256, "PPO minibatch size")
+    num_epochs: int = doc_field(4, "PPO epochs over each batch")
+    lr: float = doc_field(3e-4, "Adam learning rate")
+    gamma: float = doc_field(0.995, "discount factor")
+    gae_lambda: float = doc_field(0.95, "GAE lambda")
+    clip_param: float = doc_field(0.2, "PPO clip range")
+    entropy_coeff: float = doc_field(0.01, "entropy bonus")
+    vf_loss_coeff: float = doc_field(0.5, "value-loss weight")
+    hidden_size: int = doc_field(256, "width of each hidden layer (policy and value MLPs)")
+    hidden_layers: int = doc_field(2, "hidden layers of each MLP")
+    activation: Literal["relu", "tanh"] = doc_field("relu", "hidden activation")
+    league_every: int = doc_field(
+        10, "add a frozen copy of the main policy every this many iterations (0: no league)"
+    )
+    league_size: int = doc_field(
+        5, "frozen copies kept; when full the oldest slot is overwritten by the new copy"
+    )
+    league_prob: float = doc_field(
+        0.5,
+        "share of episodes in which main plays one seat and frozen copies the others "
+        "(the rest are pure self-play, every seat main)",
+    )
+    eval_every: int = doc_field(
+        0, "evaluate against the baselines every this many iterations (0: only at the end)"
+    )
+    eval_episodes: int = doc_field(50, "arena episodes per evaluation (0: no evaluation)")
+    eval_opponent: str = doc_field("random", "arena agent spec filling the other seats")
+    checkpoint_dir: str = doc_field("runs/rllib", "where checkpoints and the run record go")
+    checkpoint_every: int = doc_field(10, "save a checkpoint every this many iterations")
+    torch_threads: int = doc_field(1, "torch threads per process (1 avoids oversubscription)")
+    sample_timeout_s: float = doc_field(600.0, "max seconds an env runner may take to sample")
+
+    def validate(self) -> None:
+        """Check ranges and that the game exists."""
+        get_game(self.game)
+        positive = (
+            "iterations",
+            "num_envs_per_env_runner",
+            "train_batch_size",
+            "minibatch_size",
+            "num_epochs",
+            "hidden_size",
+            "hidden_layers",
+            "league_size",
+            "checkpoint_every",
+            "torch_threads",
+        )
+        for name in positive:
+            if getattr(self, name) < 1:
+                self._fail(name, f"must be >= 1, got {getattr(self, name)}")
+        for name in (
+            "num_env_runners",
+            "num_learners",
+            "league_every",
+            "eval_every",
+            "eval_episodes",
+        ):
+            if getattr(self, name) < 0:
+                self._fail(name, f"must be >= 0, got {getattr(self, name)}")
+        for name in (
+            "num_cpus_per_env_runner",
+            "num_gpus_per_learner",
+            "lr",
+            "entropy_coeff",
+            "vf_loss_coeff",
+        ):
+            if getattr(self, name) < 0:
+                self._fail(name, f"must be >= 0, got {getattr(self, name)}")
+        for name in ("gamma", "gae_lambda", "league_prob"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                self._fail(name, f"must be in [0, 1], got {getattr(self, name)}")
+        if not 0.0 < self.clip_param < 1.0:
+            self._fail("clip_param", f"must be in (0, 1), got {self.clip_param}")
+        if self.sample_timeout_s <= 0:
+            self._fail("sample_timeout_s", f"must be > 0, got {self.sample_timeout_s}")
+        if self.minibatch_size > self.train_batch_size:
+            self._fail(
+                "minibatch_size",
+                f"{self.minibatch_size} exceeds train_batch_size {self.train_batch_size}",
+            )
+        if not self.checkpoint_dir:
+            self._fail("checkpoint_dir", "must not be empty")
+
+    def model_config(self) -> dict[str, Any]:
+        """The ``model_config`` of :class:`~train.rllib.module.MaskedPPOTorchRLModule`."""
+        return {"hidden": [self.hidden_size] * self.hidden_layers, "activation": self.activation}
+
+
+@dataclasses.dataclass(frozen=True)
+class RLlibRun:
+    """A loaded run file: the training config and the game's validated rule options."""
+
+    config: RLlibTrainConfig
+    options: dict[str, Any]
+
+    def env_config(self) -> dict[str, Any]:
+        """The ``env_config`` of :class:`~train.rllib.env.SuiteRLlibEnv`."""
+        return {"game": self.config.game, "options": dict(self.options)}
+
+
+def check_options(game: str, options: Any, source: str | None = None) -> dict[str, Any]:
+    """Validate rule ``options`` with the game's config class; return them as a dict.
+
+    Raises:
+        ConfigError: not a mapping, an unknown option or a bad value (named).
+    """
+    where = f"{source}: " if source else ""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ConfigError(
+            f"{where}options must be a mapping of {game} rule options, got {type(options).__name__}"
+        )
+    get_game(game).config_class().from_dict(options, source=source)
+    return dict(options)
+
+
+def load_run(path: str | Path | None = None, **overrides: Any) -> RLlibRun:
+    """Load a run file (or only ``overrides`` when ``path`` is None).
+
+    ``overrides`` win over the file; an ``options`` mapping among them is
+    merged into the file's rule options, one option at a time.
+
+    Raises:
+        ConfigError: unreadable file, bad YAML, an unknown key or a bad value.
+    """
+    data: dict[str, Any] = {}
+    source = None
+    if path is not None:
+        path = Path(path)
+        source = str(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as err:
+            raise ConfigError(f"cannot read config file {path}: {err.strerror}") from None
+        try:
+            loaded = yaml.safe_load(text)
+        except yaml.YAMLError as err:
+            raise ConfigError(f"config file {path} is not valid YAML: {err}") from None
+        if loaded is None:
+            loaded = {}
+        if not isinstance(loaded, Mapping):
+            raise ConfigError(f"config file {path} must hold a mapping of option names to values")
+        data = dict(loaded)
+    file_options = data.get("options")
+    data.update(overrides)
+    if isinstance(file_options, Mapping) and isinstance(overrides.get("options"), Mapping):
+        data["options"] = {**file_options, **overrides["options"]}
+    options = data.pop("options", None)
+    config = RLlibTrainConfig.from_dict(data, source=source)
+    return RLlibRun(config, check_options(config.game, options, source))

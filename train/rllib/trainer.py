@@ -1,0 +1,520 @@
+"""Distributed self-play PPO on Ray RLlib (new API stack).
+
+``cardsuite train --backend rllib --config configs/train/rllib_scum.yaml``
+calls :func:`run`. One shared policy, ``main``, plays every seat (self-play)
+and is the only one trained. Every ``league_every`` iterations a frozen copy
+of ``main`` joins the league (``league_0`` .. ``league_{K-1}``; when all
+``league_size`` slots are taken the oldest is overwritten). In a share
+``league_prob`` of the episodes, ``main`` plays one seat and every other seat
+is drawn from the league plus ``main``; the choice is a function of the
+episode id, so it is the same on every env runner.
+
+Checkpoints are RLlib's own (``Algorithm.save_to_path``) in
+``checkpoint_dir/iter_NNNNNN`` with a ``cardsuite_run.json`` beside RLlib's
+files (game, rule options, league); ``checkpoint_dir/LATEST`` names the
+newest. ``--resume`` rebuilds the algorithm with the same league and restores
+it with ``Algorithm.restore_from_path``. Evaluation plays the checkpoint
+against ``eval_opponent`` through the arena (``rllib:<checkpoint>``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from scum_env.suite.errors import CheckpointError, ConfigError
+from train.rllib.config import ILLEGAL_ACTIONS, RLlibRun, load_run
+
+MAIN = "main"
+RUN_RECORD = "cardsuite_run.json"
+LATEST = "LATEST"
+
+
+def league_id(slot: int) -> str:
+    """The module id of league slot ``slot``."""
+    return f"league_{slot}"
+
+
+class LeagueMapping:
+    """Agent-to-module mapping: self-play, or ``main`` on one seat against the league.
+
+    Picklable (it travels to every env runner) and deterministic: the choice
+    for an episode depends only on ``seed`` and the episode id.
+    """
+
+    def __init__(self, league: Sequence[str], league_prob: float, num_players: int, seed: int):
+        """Map agents of ``num_players``-seat episodes over ``main`` and ``league``."""
+        self.league = tuple(league)
+        self.league_prob = float(league_prob)
+        self.num_players = int(num_players)
+        self.seed = int(seed)
+
+    def seats(self, episode_id: str) -> list[str]:
+        """The module of every seat for the episode ``episode_id``."""
+        if not self.league or self.league_prob <= 0.0:
+            return [MAIN] * self.num_players
+        rng = np.random.default_rng([self.seed, zlib.crc32(str(episode_id).encode())])
+        if rng.random() >= self.league_prob:
+            return [MAIN] * self.num_players
+        pool = [*self.league, MAIN]
+        modules = [pool[int(i)] for i in rng.integers(0, len(pool), self.num_players)]
+        modules[int(rng.integers(self.num_players))] = MAIN
+        return modules
+
+    def __call__(self, agent_id: Any, episode: Any, **kwargs: Any) -> str:
+        """RLlib's ``policy_mapping_fn(agent_id, episode)``."""
+        seat = int(str(agent_id).rsplit("_", 1)[-1])
+        return self.seats(getattr(episode, "id_", str(id(episode))))[seat]
+
+
+@dataclass
+class LeagueState:
+    """Which league slots exist and how many copies were ever added."""
+
+    slots: list[str]
+    added: int = 0
+
+    def next_slot(self, size: int) -> str:
+        """The slot the next frozen copy goes to (a new one until ``size``, then the oldest)."""
+        return league_id(self.added % size)
+
+
+# ----------------------------------------------------------------- arguments
+OVERRIDE_FLAGS = (
+    "iterations",
+    "num_env_runners",
+    "num_envs_per_env_runner",
+    "num_learners",
+    "checkpoint_dir",
+    "seed",
+)
+
+
+def build_arg_parser() -> argparse.ArgumentParser:
+    """The options of ``cardsuite train --backend rllib`` (and ``python -m train.rllib.trainer``)."""
+    p = argparse.ArgumentParser(
+        prog="cardsuite train --backend rllib",
+        description="Self-play PPO on Ray RLlib, on one machine or a Ray cluster.",
+    )
+    p.add_argument("--config", help="run file (configs/train/rllib_*.yaml)")
+    p.add_argument("--address", help="Ray cluster to join ('auto', or HOST:PORT of the head)")
+    p.add_argument("--num-cpus", type=int, help="CPUs of a local Ray instance (no --address)")
+    p.add_argument("--resume", help="checkpoint (or checkpoint dir with LATEST) to continue from")
+    p.add_argument("--iterations", type=int, help="override: training iterations")
+    p.add_argument("--num-env-runners", type=int, help="override: env runners")
+    p.add_argument("--num-envs-per-env-runner", type=int, help="override: envs per runner")
+    p.add_argument("--num-learners", type=int, help="override: learners")
+    p.add_argument("--checkpoint-dir", help="override: checkpoint directory")
+    p.add_argument("--seed", type=int, help="override: seed")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config field (YAML value; options.NAME=value: one rule option), repeatable",
+    )
+    return p
+
+
+def _namespace(args: argparse.Namespace | Sequence[str] | None) -> argparse.Namespace:
+    """Normalize ``args`` (a Namespace from the CLI, tokens, or None) to our Namespace."""
+    parser = build_arg_parser()
+    if args is None:
+        return parser.parse_args([])
+    if isinstance(args, argparse.Namespace):
+        ns = parser.parse_args([])
+        for key in vars(ns):
+            value = getattr(args, key, None)
+            if value is not None:
+                setattr(ns, key, value)
+        # ``cardsuite train`` names them --set (dest ``overrides``) and --out.
+        ns.set = [*ns.set, *(getattr(args, "overrides", None) or [])]
+        if getattr(args, "out", None) and ns.checkpoint_dir is None:
+            ns.checkpoint_dir = str(args.out)
+        return ns
+    if isinstance(args, str):
+        raise ConfigError("args must be a list of tokens or an argparse.Namespace, not a string")
+    try:
+        return parser.parse_args(list(args))
+    except SystemExit as exit_:
+        raise ConfigError(f"bad rllib trainer arguments: {' '.join(args)}") from exit_
+
+
+def _overrides(ns: argparse.Namespace) -> dict[str, Any]:
+    overrides: dict[str, Any] = {}
+    for key in OVERRIDE_FLAGS:
+        value = getattr(ns, key, None)
+        if value is not None:
+            overrides[key] = value
+    options: dict[str, Any] = {}
+    for item in ns.set or []:
+        key, eq, raw = str(item).partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise ConfigError(f"--set {item!r}: expected KEY=VALUE")
+        try:
+            value = yaml.safe_load(raw)
+        except yaml.YAMLError:
+            value = raw
+        if key.startswith("options."):
+            options[key.removeprefix("options.")] = value
+        else:
+            overrides[key] = value
+    if options:
+        overrides["options"] = options
+    return overrides
+
+
+# ----------------------------------------------------------------- algorithm
+def module_spec(run: RLlibRun, *, with_spaces: bool = False) -> Any:
+    """The RLModuleSpec of one masked PPO policy of ``run``.
+
+    ``with_spaces`` fills in the game's spaces (RLlib infers them from the env
+    when the algorithm is built, but not for a module added later).
+    """
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from train.rllib.env import make_aec_env
+    from train.rllib.module import MaskedPPOTorchRLModule
+
+    spaces: dict[str, Any] = {}
+    if with_spaces:
+        env = make_aec_env(run.config.game, run.options)
+        agent = env.possible_agents[0]
+        spaces = {
+            "observation_space": env.observation_space(agent),
+            "action_space": env.action_space(agent),
+        }
+    return RLModuleSpec(
+        module_class=MaskedPPOTorchRLModule, model_config=run.config.model_config(), **spaces
+    )
+
+
+def num_players(run: RLlibRun) -> int:
+    """Seats at the table of ``run``'s game with its options."""
+    from train.rllib.env import make_aec_env
+
+    return len(make_aec_env(run.config.game, run.options).possible_agents)
+
+
+def build_config(run: RLlibRun, league: Sequence[str] = ()) -> Any:
+    """The ``PPOConfig`` of ``run``: main + the given league slots, masked module, scale."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+
+    from train.rllib.env import IllegalActionCounter, SuiteRLlibEnv
+
+    c = run.config
+    modules = [MAIN, *league]
+    threads = str(c.torch_threads)
+    return (
+        PPOConfig()
+        .environment(SuiteRLlibEnv, env_config=run.env_config())
+        .framework("torch")
+        .env_runners(
+            num_env_runners=c.num_env_runners,
+            num_envs_per_env_runner=c.num_envs_per_env_runner,
+            num_cpus_per_env_runner=c.num_cpus_per_env_runner,  # type: ignore[arg-type]
+            sample_timeout_s=c.sample_timeout_s,
+        )
+        .learners(num_learners=c.num_learners, num_gpus_per_learner=c.num_gpus_per_learner)
+        .training(
+            lr=c.lr,
+            gamma=c.gamma,
+            lambda_=c.gae_lambda,
+            clip_param=c.clip_param,
+            entropy_coeff=c.entropy_coeff,
+            vf_loss_coeff=c.vf_loss_coeff,
+            train_batch_size_per_learner=c.train_batch_size,
+            minibatch_size=c.minibatch_size,
+            num_epochs=c.num_epochs,
+        )
+        .multi_agent(
+            policies=set(modules),
+            policy_mapping_fn=LeagueMapping(league, c.league_prob, num_players(run), c.seed),
+            policies_to_train=[MAIN],
+        )
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(rl_module_specs={m: module_spec(run) for m in modules})
+        )
+        .python_environment(
+            extra_python_environs_for_driver={"OMP_NUM_THREADS": threads},
+            extra_python_environs_for_worker={"OMP_NUM_THREADS": threads},
+        )
+        .callbacks(IllegalActionCounter)
+        .debugging(seed=c.seed)
+    )
+
+
+def add_frozen_copy(algo: Any, run: RLlibRun, league: LeagueState) -> str:
+    """Copy ``main``'s weights into the next league slot (added if new); return its id."""
+    slot = league.next_slot(run.config.league_size)
+    if slot not in league.slots:
+        league.slots.append(slot)
+        algo.add_module(
+            module_id=slot,
+            module_spec=module_spec(run, with_spaces=True),
+            new_agent_to_module_mapping_fn=LeagueMapping(
+                league.slots, run.config.league_prob, num_players(run), run.config.seed
+            ),
+            new_should_module_be_updated=[MAIN],
+        )
+    main_state = algo.learner_group.get_state(components=f"learner/rl_module/{MAIN}")
+    weights = main_state["learner"]["rl_module"][MAIN]
+    algo.learner_group.set_state({"learner": {"rl_module": {slot: weights}}})
+    algo.env_runner_group.sync_weights(
+        from_worker_or_learner_group=algo.learner_group, policies=[slot], inference_only=True
+    )
+    league.added += 1
+    return slot
+
+
+# ---------------------------------------------------------------- checkpoints
+def resolve_checkpoint(path: str | Path) -> Path:
+    """The RLlib checkpoint at ``path`` (a checkpoint, or a checkpoint dir with LATEST).
+
+    Raises:
+        CheckpointError: missing, or not an RLlib checkpoint of this trainer.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise CheckpointError(f"checkpoint {str(path)!r} not found")
+    if (path / LATEST).is_file():
+        path = path / (path / LATEST).read_text(encoding="utf-8").strip()
+    if not (path / RUN_RECORD).is_file() or not (path / "learner_group").is_dir():
+        raise CheckpointError(
+            f"{str(path)!r} is not a cardsuite RLlib checkpoint (no {RUN_RECORD} and "
+            "learner_group/ inside); pass a checkpoint_dir/iter_NNNNNN folder or a "
+            "checkpoint_dir holding LATEST"
+        )
+    return path
+
+
+def read_record(path: str | Path) -> dict[str, Any]:
+    """The run record (game, options, league) of the checkpoint at ``path``."""
+    ckpt = resolve_checkpoint(path)
+    try:
+        record = json.loads((ckpt / RUN_RECORD).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as err:
+        raise CheckpointError(f"{ckpt / RUN_RECORD}: unreadable run record: {err}") from None
+    if not isinstance(record, dict) or not {"game", "options", "league"} <= set(record):
+        raise CheckpointError(f"{ckpt / RUN_RECORD}: missing game, options or league")
+    return record
+
+
+def save(algo: Any, run: RLlibRun, league: LeagueState, illegal_actions: int | None = None) -> Path:
+    """Save an RLlib checkpoint with its run record; point LATEST at it.
+
+    ``illegal_actions``: episodes ended by an illegal action so far (the
+    record keeps it; it stays 0 with the masked module; None: not measured).
+    """
+    root = Path(run.config.checkpoint_dir).resolve()
+    name = f"iter_{algo.iteration:06d}"
+    ckpt = Path(algo.save_to_path(root / name))
+    record = {
+        "game": run.config.game,
+        "options": run.options,
+        "league": league.slots,
+        "league_added": league.added,
+        "iteration": algo.iteration,
+        "illegal_actions": illegal_actions,
+        "config": run.config.to_dict(),
+    }
+    (ckpt / RUN_RECORD).write_text(json.dumps(record, indent=2), encoding="utf-8")
+    (root / LATEST).write_text(name, encoding="utf-8")
+    return ckpt
+
+
+def restore(algo_run: RLlibRun, path: str | Path) -> tuple[Any, LeagueState]:
+    """Rebuild the algorithm of the checkpoint at ``path`` and restore its state.
+
+    Raises:
+        CheckpointError: the checkpoint is for another game or rule options.
+    """
+    ckpt = resolve_checkpoint(path)
+    record = read_record(ckpt)
+    if record["game"] != algo_run.config.game or record["options"] != algo_run.options:
+        raise CheckpointError(
+            f"{ckpt} was trained on {record['game']} with options {record['options']}; "
+            f"this run is {algo_run.config.game} with options {algo_run.options}"
+        )
+    league = LeagueState(list(record["league"]), int(record.get("league_added", 0)))
+    algo = build_config(algo_run, league.slots).build_algo()
+    algo.restore_from_path(str(ckpt))
+    return algo, league
+
+
+# ------------------------------------------------------------------ evaluation
+def evaluate(checkpoint: Path, run: RLlibRun, episodes: int) -> Any:
+    """Play ``rllib:<checkpoint>`` against ``eval_opponent`` in the arena; write eval.json."""
+    from agents.arena import run_tournament
+
+    result = run_tournament(
+        run.config.game,
+        [f"rllib:{checkpoint}", run.config.eval_opponent],
+        games=episodes,
+        options=run.options,
+        seed=run.config.seed,
+    )
+    (checkpoint / "eval.json").write_text(
+        json.dumps(result.to_dict(), indent=2, default=str), encoding="utf-8"
+    )
+    return result
+
+
+def _arena_knows_rllib() -> bool:
+    try:
+        from agents.registry import KINDS
+    except ImportError:
+        return False
+    return "rllib" in KINDS
+
+
+# ----------------------------------------------------------------------- run
+def _metric(result: dict[str, Any], *keys: str) -> Any:
+    node: Any = result
+    for key in keys:
+        if not isinstance(node, dict) or key not in node:
+            return None
+        node = node[key]
+    return node
+
+
+def init_ray(address: str | None, num_cpus: int | None, run: RLlibRun) -> bool:
+    """Start or join Ray unless already initialized; True when this call started it."""
+    import ray
+
+    if ray.is_initialized():
+        return False
+    if address:
+        if num_cpus is not None:
+            raise ConfigError("--num-cpus applies to a local Ray instance, not with --address")
+        ray.init(address=address, include_dashboard=False)
+        return True
+    c = run.config
+    needed = math.ceil(1 + c.num_env_runners * c.num_cpus_per_env_runner + c.num_learners)
+    cpus = num_cpus if num_cpus is not None else max(os.cpu_count() or 1, needed)
+    if cpus < needed:
+        raise ConfigError(
+            f"--num-cpus {cpus} is below the {needed} CPUs this run reserves (1 driver + "
+            f"{c.num_env_runners} env runners x {c.num_cpus_per_env_runner} + "
+            f"{c.num_learners} learners)"
+        )
+    ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+    return True
+
+
+def train(run: RLlibRun, *, resume: str | None = None, log: Any = print) -> Path:
+    """Train ``run`` on the current Ray instance; return the last checkpoint."""
+    import torch
+
+    c = run.config
+    torch.set_num_threads(c.torch_threads)
+    if resume:
+        algo, league = restore(run, resume)
+    else:
+        league = LeagueState([])
+        algo = build_config(run).build_algo()
+    checkpoint: Path | None = None
+    illegal: int | None = None
+    try:
+        log(
+            f"rllib: {c.game} {run.options or ''} | {c.num_env_runners} env runners x "
+            f"{c.num_envs_per_env_runner} envs, {c.num_learners} learners | from iteration "
+            f"{algo.iteration}"
+        )
+        while algo.iteration < c.iterations:
+            start = time.perf_counter()
+            result = algo.train()
+            seconds = time.perf_counter() - start
+            it = algo.iteration
+            steps = _metric(result, "env_runners", "num_env_steps_sampled") or 0
+            ret = _metric(result, "env_runners", "module_episode_returns_mean", MAIN)
+            count = _metric(result, "env_runners", ILLEGAL_ACTIONS)
+            illegal = None if count is None else int(count)
+            line = (
+                f"iter {it}/{c.iterations}  env steps {steps}  {steps / seconds:.0f} steps/s"
+                f"  main return {ret if ret is None else round(float(ret), 3)}"
+                f"  league {len(league.slots)}  illegal actions {illegal}"
+            )
+            log(line)
+            if c.league_every and it % c.league_every == 0:
+                log(f"  frozen copy of main -> {add_frozen_copy(algo, run, league)}")
+            evaluate_now = c.eval_episodes > 0 and (
+                it == c.iterations or (c.eval_every and it % c.eval_every == 0)
+            )
+            if it % c.checkpoint_every == 0 or it == c.iterations or evaluate_now:
+                checkpoint = save(algo, run, league, illegal)
+                log(f"  checkpoint {checkpoint}")
+            if evaluate_now and checkpoint is not None:
+                if _arena_knows_rllib():
+                    res = evaluate(checkpoint, run, c.eval_episodes)
+                    log(res.format_table())
+                else:
+                    log("  evaluation skipped: the agent registry has no 'rllib' kind")
+        if checkpoint is None:
+            checkpoint = save(algo, run, league, illegal)
+        return checkpoint
+    finally:
+        algo.stop()
+
+
+def run(config_path: str | Path | None, args: argparse.Namespace | Sequence[str] | None) -> int:
+    """``cardsuite train --backend rllib``: train from a run file; return the exit status.
+
+    Args:
+        config_path: a run file (``configs/train/rllib_*.yaml``); None uses
+            ``--config`` from ``args`` or the defaults.
+        args: the CLI's Namespace (attributes ``address``, ``resume``,
+            ``num_cpus``, ``iterations``, ``num_env_runners``,
+            ``num_envs_per_env_runner``, ``num_learners``, ``checkpoint_dir``,
+            ``seed``, ``set`` are read where present) or a list of tokens
+            (see :func:`build_arg_parser`).
+
+    Raises:
+        ConfigError: bad config or arguments, or ray not installed.
+        CheckpointError: ``--resume`` of a missing or mismatched checkpoint.
+    """
+    ns = _namespace(args)
+    path = config_path if config_path is not None else ns.config
+    loaded = load_run(path, **_overrides(ns))
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError(
+            "the rllib backend needs Ray RLlib: pip install 'cardsuite[rllib]'"
+        ) from None
+    started = init_ray(ns.address or os.environ.get("RAY_ADDRESS"), ns.num_cpus, loaded)
+    try:
+        train(loaded, resume=ns.resume)
+    finally:
+        if started:
+            ray.shutdown()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m train.rllib.trainer --config FILE [options]``."""
+    from scum_env.suite.errors import CardsuiteError
+
+    try:
+        return run(None, list(sys.argv[1:] if argv is None else argv))
+    except CardsuiteError as err:
+        print(f"rllib trainer: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
