@@ -1,0 +1,615 @@
+"""BatchedScum: N independent Scum games (4J rules, J1–J9) held as arrays.
+
+Every game's state lives in arrays with a leading game axis ``[N, ...]``; one
+:meth:`BatchedScum.step` applies one action in every game with a fixed, small
+number of array operations and no Python loop over games. Per-player state is
+indexed by *role position* (0 = President ... P-1 = Scum), the turn order of
+J3, so "the next player in turn order", the trades of J5 and the observer's
+relative order are plain index arithmetic; ``order[g, j]`` is the player id
+seated at position ``j``. Actions, the player to act and rewards are by player
+id, exactly as in ``scum_v0``.
+
+Rare events (trades, the end of a round, the end of a series, restarts) run
+on the subset of games they concern; the common path (a play or a pass, the
+next player, the mask and the observation) is full-width and branch-free.
+
+Episodes follow ``scum_v0`` (see ``docs/batched.md``): with
+``episode="series"`` a game's episode is one series, rewarded with its J8
+points (or ``reward="centered"``); with ``episode="game"`` it is a whole game
+to the target, rewarded +1 for the winner and -1 for the others. A finished
+game restarts the way ``scum_v0.reset()`` (no seed) continues: the next
+series of the running game, seated by finish order and with trades (J3, J5),
+or, once the game reached its target, a new game (random role draw, no
+trades). Deals come from counter-based streams keyed by ``(seed, game index,
+deal number)`` (:mod:`scum_env.batched.deal`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from scum_env.batched.backend import Array, Backend, get_backend
+from scum_env.batched.deal import TAG_DEAL, TAG_ROLES, split_seed, stream_keys
+from scum_env.batched.encoding import OVER, PLAY, TRADE, BatchEncoder
+from scum_env.config import ScumConfig
+from scum_env.rules import Rules, scum_rules
+from scum_env.suite.errors import ConfigError, IllegalActionError, PresetError
+
+BIG = 1 << 20
+
+
+@dataclass
+class StepResult:
+    """What :meth:`BatchedScum.step` returns.
+
+    ``obs`` and ``mask`` are the engine's reused buffers (valid until the next
+    call: copy them to keep them). For a game that finished this step (``done``),
+    ``rewards`` holds its episode rewards and ``obs``/``mask``/``to_act``
+    already describe the restarted game (unless ``autoreset=False``).
+    """
+
+    obs: Array
+    mask: Array
+    to_act: Array
+    rewards: Array
+    done: Array
+
+
+class BatchedScum:
+    """N Scum games stepped together, on numpy or torch (CPU or GPU).
+
+    Args:
+        num_games: N, the number of games held.
+        backend: ``"numpy"`` or ``"torch"``.
+        device: torch device (``"cpu"``, ``"cuda"``); numpy runs on the CPU.
+        autoreset: restart finished games inside :meth:`step` (default); with
+            ``False`` a finished game stays over, ignores its actions and has an
+            all-zero mask until :meth:`reset`.
+        game_offset: index of this batch's first game in the deal streams
+            (a shard of a larger batch deals exactly as the larger batch does).
+        buffers: optional ``(obs [N, obs_dim] float32, mask [N, A] bool)``
+            arrays to write into (views of a larger batch's outputs).
+        **config: :class:`~scum_env.config.ScumConfig` fields (every J9
+            option; ``illegal_action``/``illegal_penalty`` do not apply: an
+            illegal action raises :class:`IllegalActionError`).
+    """
+
+    def __init__(
+        self,
+        num_games: int,
+        *,
+        backend: str = "numpy",
+        device: str | None = None,
+        autoreset: bool = True,
+        game_offset: int = 0,
+        buffers: tuple[Array, Array] | None = None,
+        **config: Any,
+    ) -> None:
+        """Allocate the arrays of ``num_games`` games; call :meth:`reset` next."""
+        if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
+            raise ConfigError(f"num_games must be a positive integer, got {num_games!r}")
+        self.config = ScumConfig.from_dict(config)
+        self.rules: Rules = scum_rules(self.config)
+        self.xp: Backend = get_backend(backend, device)
+        self.num_games = num_games
+        self.autoreset = autoreset
+        self._init_static()
+        self._init_state()
+        self.game_offset = game_offset
+        self.encoder = BatchEncoder(self.rules, self.xp, num_games, buffers)
+        self.obs_dim = self.encoder.spec.size
+        self.num_actions = self.rules.num_actions
+        self.seed: int | None = None
+        self._mask: Array | None = None
+
+    # ------------------------------------------------------------------ setup
+    def _init_static(self) -> None:
+        rules, xp = self.rules, self.xp
+        n, k = rules.num_players, rules.num_slots
+        self.P, self.K = n, k
+        self.rows = xp.arange(self.num_games)
+        self.pos_ar = xp.arange(n)
+        self.slot_ar = xp.arange(k)
+        self.ends_round = xp.asarray(rules.ends_round, xp.bool)
+        rank = rules.cards.rank
+        self.slot_rank = xp.asarray(rank, xp.int64)
+        self.slot_list = xp.asarray(rules.slot_list, xp.int64)
+        seats = np.arange(rules.deck_size) % n
+        if rules.deal_from_bottom:
+            seats = n - 1 - seats
+        self.deal_seat = xp.asarray(seats, xp.int64)
+        self.steps = tuple(rules.trades)
+        self.recv_of_step = xp.asarray([t.receiver % n for t in self.steps] + [0], xp.int64)
+        self.rows_p = self.rows * n
+        dist = (np.arange(n)[None, :] - np.arange(n)[:, None]) % n
+        self.dist_table = xp.asarray(np.where(dist == 0, n, dist), xp.int64)  # [from, to]
+
+    def _init_state(self) -> None:
+        xp = self.xp
+        g, n, k = self.num_games, self.P, self.K
+        i8, i64 = xp.int8, xp.int64
+        self.hands = xp.zeros((g, n, k), i8)
+        self.given = xp.zeros((g, n, k), i8)
+        self.received = xp.zeros((g, n, k), i8)
+        self.ncards = xp.zeros((g, n), xp.int16)
+        self.order = xp.zeros((g, n), i64)
+        self.scores = xp.zeros((g, n), i64)
+        self.finish = xp.zeros((g, n), i8)
+        self.passed = xp.zeros((g, n), xp.bool)
+        self.acted = xp.zeros((g, n), xp.bool)
+        self.top_cards = xp.zeros((g, k), i8)
+        self.played = xp.zeros((g, k), i8)
+        self.nfin = xp.zeros((g,), i64)
+        self.passes = xp.zeros((g,), i64)
+        self.phase = xp.zeros((g,), i64)
+        self.actor = xp.zeros((g,), i64)
+        self.top_count = xp.zeros((g,), i64)
+        self.top_slot = xp.full((g,), -1, i64)
+        self.top_pos = xp.full((g,), -1, i64)
+        self.tstep = xp.zeros((g,), i64)
+        self.give_left = xp.zeros((g,), i64)
+        self.deals = xp.zeros((g,), i64)
+        self.series = xp.zeros((g,), i64)
+        self.game_over = xp.zeros((g,), xp.bool)
+        self.winner_pos = xp.full((g,), -1, i64)
+        self.rewards = xp.zeros((g, n), xp.float32)
+        self.done = xp.zeros((g,), xp.bool)
+
+    def state_arrays(self) -> dict[str, Array]:
+        """Every state array by name (for memory accounting and inspection)."""
+        names = ("hands", "given", "received", "ncards", "order", "scores", "finish", "passed",
+                 "acted", "top_cards", "played", "nfin", "passes", "phase", "actor", "top_count",
+                 "top_slot", "top_pos", "tstep", "give_left", "deals", "series", "game_over",
+                 "winner_pos", "rewards", "done")  # fmt: skip
+        return {name: getattr(self, name) for name in names}
+
+    def bytes_per_game(self) -> float:
+        """Bytes of state, observation (and its staging) and mask held per game."""
+        xp = self.xp
+        total = sum(xp.nbytes(a) for a in self.state_arrays().values())
+        enc = self.encoder
+        total += xp.nbytes(enc.obs) + xp.nbytes(enc.stage) + xp.nbytes(enc.mask_buf)
+        return total / self.num_games
+
+    # ------------------------------------------------------------------ API
+    def reset(
+        self,
+        seed: int = 0,
+        *,
+        hands: Any = None,
+        roles: Any = None,
+        trade: Any = False,
+        scores: Any = None,
+    ) -> tuple[Array, Array, Array]:
+        """Start a new game in every slot; return ``(obs, mask, to_act)``.
+
+        Args:
+            seed: keys every game's deal and role streams (0 .. 2**64-1).
+            hands: preset dealt hands, counts ``[N, P, K]`` by player id
+                (before the trades), instead of the seeded deal.
+            roles: preset seating ``[N, P]``: player ids in role order,
+                President first, instead of the seeded draw (J3).
+            trade: start with the trades (J5), as in a later series; a bool
+                or ``[N]`` bools.
+            scores: preset game totals ``[N, P]`` by player id.
+        """
+        xp = self.xp
+        split_seed(seed)
+        self.seed = seed
+        every = self.rows
+        self.deals[:] = 0
+        self.series[:] = 0
+        self.scores[:] = 0
+        self.order[:] = self._draw_roles(every)
+        if roles is not None:
+            self.order[:] = xp.asarray(self._check_roles(roles), xp.int64)
+        if scores is not None:
+            sc = self._check_scores(scores)
+            self.scores[:] = xp.take_along(xp.asarray(sc, xp.int64), self.order, 1)
+        if isinstance(trade, bool):
+            trade_flags = np.full(self.num_games, trade)
+        else:
+            trade_flags = np.asarray(trade)
+            if trade_flags.dtype != np.bool_ or trade_flags.shape != (self.num_games,):
+                raise PresetError(f"reset option 'trade' must be a bool or {self.num_games} bools")
+        preset = None if hands is None else self._check_hands(hands)
+        self._start_series(every, xp.asarray(trade_flags, xp.bool), preset)
+        self.done[:] = False
+        self.rewards[:] = 0.0
+        return self._observe()
+
+    def step(self, actions: Any, active: Any = None) -> StepResult:
+        """Apply one action in every game (or in the ``active`` ones only).
+
+        Args:
+            actions: ``[N]`` action ids of each game's player to act.
+            active: optional ``[N]`` bools; other games are left untouched
+                (their action is ignored) — used to let some seats move.
+
+        Raises:
+            IllegalActionError: an action of an active, running game is not
+                legal; no game is changed.
+        """
+        xp = self.xp
+        if self._mask is None:
+            raise IllegalActionError("call reset() before step()")
+        a = xp.asarray(actions, xp.int64).reshape(-1)
+        if a.shape[0] != self.num_games:
+            raise IllegalActionError(f"step needs {self.num_games} actions, got {a.shape[0]}")
+        live = self.phase != OVER
+        if active is not None:
+            live = live & xp.asarray(active, xp.bool).reshape(-1)
+        self._check_actions(a, live)
+        self.done[:] = False
+        self.rewards[:] = 0.0
+        trade = live & (self.phase == TRADE)
+        play = live & (self.phase == PLAY)
+        if xp.any(trade):
+            self._give_back(xp.nonzero(trade), a)
+        self._play_or_pass(play, a)
+        if self.autoreset and xp.any(self.done):
+            self._restart(xp.nonzero(self.done))
+        obs, mask, to_act = self._observe()
+        return StepResult(obs, mask, to_act, self.rewards, self.done)
+
+    def to_act(self) -> Array:
+        """``[N]`` player id to act in each game."""
+        return self.xp.take_flat(self.order, self.flat_actor())
+
+    def flat_actor(self) -> Array:
+        """Index of each game's player to act in the flattened ``[N*P]`` player axis."""
+        return self.rows_p + self.actor
+
+    # ------------------------------------------------------------------ checks
+    def _check_actions(self, a: Array, live: Array) -> None:
+        xp = self.xp
+        inside = (a >= 0) & (a < self.num_actions)
+        safe = xp.where(inside, a, 0)
+        legal = xp.take_flat(self._mask, self.rows * self.num_actions + safe) & inside
+        bad = live & ~legal
+        if xp.any(bad):
+            g = int(xp.to_numpy(xp.nonzero(bad))[0])
+            act = int(xp.to_numpy(a[g : g + 1])[0])
+            player = int(xp.to_numpy(self.to_act()[g : g + 1])[0])
+            what = self.rules.describe_action(act)
+            raise IllegalActionError(
+                f"game {g}: player_{player}: illegal action {act} ({what}); "
+                "check the action mask (no game was changed)"
+            )
+
+    def _check_roles(self, roles: Any) -> np.ndarray:
+        arr = np.asarray(roles)
+        n = self.P
+        if arr.shape != (self.num_games, n) or not np.issubdtype(arr.dtype, np.integer):
+            raise PresetError(f"preset roles must be integer player ids of shape [N, P] = "
+                              f"[{self.num_games}, {n}], got shape {arr.shape}")  # fmt: skip
+        if not np.array_equal(np.sort(arr, axis=1), np.broadcast_to(np.arange(n), arr.shape)):
+            raise PresetError(f"each row of preset roles must list the {n} players once")
+        return arr
+
+    def _check_scores(self, scores: Any) -> np.ndarray:
+        arr = np.asarray(scores)
+        shape = (self.num_games, self.P)
+        if arr.shape != shape or not np.issubdtype(arr.dtype, np.integer):
+            raise PresetError(f"preset scores must be integers of shape {list(shape)}")
+        if arr.min() < 0 or arr.max() >= self.rules.target:
+            raise PresetError(f"preset scores must be from 0 to {self.rules.target - 1}")
+        return arr
+
+    def _check_hands(self, hands: Any) -> np.ndarray:
+        arr = np.asarray(hands)
+        shape = (self.num_games, self.P, self.K)
+        if arr.shape != shape or not np.issubdtype(arr.dtype, np.integer):
+            raise PresetError(
+                f"preset hands must be card counts of shape [N, P, K] = {list(shape)}"
+            )
+        if arr.min() < 0 or np.any(arr.sum(axis=1) > self.rules.deck[None, :]):
+            raise PresetError("preset hands hold more cards of some slot than the pack")
+        if np.any(arr.sum(axis=2) == 0):
+            raise PresetError("every preset hand must hold at least one card")
+        return arr
+
+    # ------------------------------------------------------------------ series
+    def _draw_roles(self, r: Array) -> Array:
+        games = r + self.game_offset
+        keys = stream_keys(self.xp, self._seed(), TAG_ROLES, games, self.deals[r], self.P)
+        return self.xp.argsort(keys, axis=1)
+
+    def _seed(self) -> int:
+        return 0 if self.seed is None else self.seed
+
+    def _deal(self, r: Array) -> Array:
+        """Seeded hands ``[R, P, K]`` by position for games ``r`` (J4)."""
+        xp = self.xp
+        n, k, d = self.P, self.K, self.rules.deck_size
+        keys = stream_keys(xp, self._seed(), TAG_DEAL, r + self.game_offset, self.deals[r], d)
+        cards = self.slot_list[xp.argsort(keys, axis=1)]
+        m = r.shape[0]
+        local = xp.arange(m)
+        idx = ((local[:, None] * n + self.deal_seat[None, :]) * k + cards).reshape(-1)
+        return xp.bincount(idx, m * n * k).reshape(m, n, k)
+
+    def _start_series(self, r: Array, trade: Array, preset: np.ndarray | None = None) -> None:
+        """Deal (or take preset hands), clear the series and run the forced trades."""
+        xp = self.xp
+        if preset is None:
+            hands = self._deal(r)
+        else:
+            by_player = xp.asarray(preset, xp.int64)
+            hands = by_player[self.rows[:, None], self.order]
+        self.hands[r] = xp.astype(hands, xp.int8)
+        self.ncards[r] = xp.astype(xp.sum(hands, 2), xp.int16)
+        self.deals[r] += 1
+        self.series[r] += 1
+        self.finish[r] = 0
+        self.nfin[r] = 0
+        self.played[r] = 0
+        self.given[r] = 0
+        self.received[r] = 0
+        self.give_left[r] = 0
+        self.game_over[r] = False
+        self.winner_pos[r] = -1
+        self._clear_round(r)
+        self.tstep[r] = xp.where(trade, 0, len(self.steps))
+        self._run_trades(r)
+
+    def _restart(self, r: Array) -> None:
+        """Restart finished games ``r`` as ``scum_v0.reset()`` would (module doc)."""
+        xp = self.xp
+        over = self.game_over[r]
+        fresh = r[over]
+        cont = r[~over]
+        if fresh.shape[0]:
+            self.order[fresh] = self._draw_roles(fresh)
+            self.scores[fresh] = 0
+            self._start_series(fresh, xp.zeros(fresh.shape, xp.bool))
+        if cont.shape[0]:
+            self._seat_by_finish(cont)
+            self._start_series(cont, xp.full(cont.shape, True, xp.bool))
+
+    def _seat_by_finish(self, r: Array) -> None:
+        """New role positions from the finish order of the last series (J3)."""
+        new_pos = self.xp.astype(self.finish[r], self.xp.int64) - 1
+        rr = r[:, None]
+        order, scores = self.order[r], self.scores[r]
+        self.order[rr, new_pos] = order
+        self.scores[rr, new_pos] = scores
+
+    # ------------------------------------------------------------------ trades
+    def _run_trades(self, r: Array) -> None:
+        """Do forced trade steps of games ``r`` until a give-back is due (J5)."""
+        xp = self.xp
+        n = self.P
+        for i, step in enumerate(self.steps):
+            at = r[self.tstep[r] == i]
+            if at.shape[0] == 0:
+                continue
+            giver, receiver = step.giver % n, step.receiver % n
+            if step.kind == "choice":
+                left = self.give_left[at]
+                held = xp.astype(self.ncards[at, giver], xp.int64)
+                left = xp.where(left == 0, xp.minimum(held, step.count), left)
+                self.give_left[at] = left
+                self.tstep[at[left == 0]] += 1
+                wait = at[left > 0]
+                self.phase[wait] = TRADE
+                self.actor[wait] = giver
+                continue
+            weight = self.slot_ar + 1 if step.kind == "high" else self.K - self.slot_ar
+            for _ in range(step.count):
+                w = xp.where(self.hands[at, giver] > 0, weight[None, :], 0)
+                slot = xp.argmax(w, 1)
+                ok = at[xp.amax(w, 1) > 0]
+                self._transfer(ok, giver, receiver, slot[xp.amax(w, 1) > 0])
+            self.tstep[at] += 1
+        ready = r[self.tstep[r] == len(self.steps)]
+        self.phase[ready] = PLAY
+        self.actor[ready] = 0  # the President leads the first round (J6)
+
+    def _transfer(self, r: Array, giver: Any, receiver: Any, slot: Array) -> None:
+        self.hands[r, giver, slot] -= 1
+        self.hands[r, receiver, slot] += 1
+        self.ncards[r, giver] -= 1
+        self.ncards[r, receiver] += 1
+        self.given[r, giver, slot] += 1
+        self.received[r, receiver, slot] += 1
+
+    def _give_back(self, r: Array, a: Array) -> None:
+        """One chosen give-back card of games ``r`` (J5)."""
+        slot = a[r] - self.rules.give_base
+        receiver = self.recv_of_step[self.tstep[r]]
+        self._transfer(r, self.actor[r], receiver, slot)
+        self.give_left[r] -= 1
+        self.tstep[r[self.give_left[r] == 0]] += 1
+        self._run_trades(r)
+
+    # ------------------------------------------------------------------ play
+    def _taken(self, hand: Array, count: Array, slot: Array) -> Array:
+        """Cards ``[N, K]`` a play of ``count`` cards with best card ``slot`` takes."""
+        xp = self.xp
+        best = self.slot_ar[None, :] == slot[:, None]
+        if not self.rules.colour_mode:
+            return best * xp.astype(count, xp.int8)[:, None]
+        # J9 colour mode: the best card, then the lowest colours of its rank.
+        same = (self.slot_rank[None, :] == self.slot_rank[slot][:, None]) & (
+            self.slot_ar[None, :] <= slot[:, None]
+        )
+        best_i = xp.astype(best, xp.int64)
+        rest = xp.where(same, xp.astype(hand, xp.int64) - best_i, 0)
+        before = xp.cumsum(rest, 1) - rest
+        want = (count - 1)[:, None] - before
+        take = xp.where(want > rest, rest, want)
+        take = xp.where(take > 0, take, 0) + best_i
+        return xp.astype(xp.where(count[:, None] > 0, take, 0), xp.int8)
+
+    def _play_or_pass(self, play: Array, a: Array) -> None:
+        """Apply the play-phase actions of games ``play`` (J6, J7, J9)."""
+        xp = self.xp
+        k = self.K
+        is_play = play & (a > 0)
+        is_pass = play & (a == 0)
+        c = xp.where(is_play, (a - 1) // k + 1, 0)
+        slot = xp.where(is_play, (a - 1) % k, 0)
+        p = self.actor
+        flat = self.flat_actor()
+        hands2 = self.hands.reshape(-1, k)
+        hand = xp.take_rows(hands2, flat)
+        taken = self._taken(hand, c, slot)
+        hands2[flat] = hand - taken
+        nc = self.ncards.reshape(-1)
+        left = nc[flat] - xp.astype(c, xp.int16)
+        nc[flat] = left
+        self.top_cards[:] = xp.where(is_play[:, None], taken, self.top_cards)
+        self.played += taken
+        self.top_count[:] = xp.where(is_play, c, self.top_count)
+        self.top_slot[:] = xp.where(is_play, slot, self.top_slot)
+        self.top_pos[:] = xp.where(is_play, p, self.top_pos)
+        self.passes[:] = xp.where(is_play, 0, self.passes + xp.astype(is_pass, xp.int64))
+        passed = self.passed.reshape(-1)
+        passed[flat] = passed[flat] | is_pass
+        acted = self.acted.reshape(-1)
+        acted[flat] = acted[flat] | play
+        out = is_play & (left == 0)
+        series_end = out & False  # no series ends unless someone went out
+        if xp.any(out):
+            self.nfin += xp.astype(out, xp.int64)
+            fin = self.finish.reshape(-1)
+            fin[flat] = xp.where(out, xp.astype(self.nfin, xp.int8), fin[flat])
+            holders = xp.sum(self.ncards > 0, 1)
+            series_end = out & (holders == 1)
+        ends = is_play & self.ends_round[slot] & ~series_end  # J7
+        moving = play & ~ends & ~series_end
+        has = self.ncards > 0
+        if self.rules.carousel:  # J9: until every other holder passed since the last play
+            top_has = xp.take_flat(has, self.rows_p + xp.where(self.top_pos >= 0, self.top_pos, 0))
+            others = xp.sum(has, 1) - xp.astype(top_has, xp.int64)
+            over = self.passes >= others
+            nxt, _ = self._next_holder(p, has)
+        else:  # J6: each other holder gets one chance
+            nxt, found = self._next_holder(p, has & ~self.acted)
+            over = ~found
+        self.actor[:] = xp.where(moving & ~over, nxt, self.actor)
+        round_end = ends | (moving & over)
+        if xp.any(round_end):
+            self._end_round(xp.nonzero(round_end))
+        if xp.any(series_end):
+            self._end_series(xp.nonzero(series_end))
+
+    def _next_holder(self, start: Array, eligible: Array) -> tuple[Array, Array]:
+        """First eligible position after ``start`` in turn order, and whether one exists."""
+        xp = self.xp
+        dist = xp.where(eligible, xp.take_rows(self.dist_table, start), BIG)
+        pos = xp.argmin(dist, 1)
+        found = xp.amax(eligible, 1)
+        return pos, found
+
+    def _end_round(self, r: Array) -> None:
+        """The highest play wins and leads; a winner who is out hands the lead on (J6)."""
+        xp = self.xp
+        top = self.top_pos[r]
+        has = self.ncards[r] > 0
+        winner_has = xp.take_along(has, top[:, None], 1)[:, 0]
+        if self.rules.lead_after_out == "next":
+            after, _ = self._next_holder(top, has)
+        else:
+            after = xp.argmax(has, 1)
+        self.actor[r] = xp.where(winner_has, top, after)
+        self._clear_round(r)
+
+    def _clear_round(self, r: Array) -> None:
+        self.top_count[r] = 0
+        self.top_slot[r] = -1
+        self.top_pos[r] = -1
+        self.top_cards[r] = 0
+        self.passed[r] = False
+        self.acted[r] = False
+        self.passes[r] = 0
+
+    def _end_series(self, r: Array) -> None:
+        """Score the series (J8); end the episode or deal the next series."""
+        xp = self.xp
+        n = self.P
+        last = xp.argmax(self.ncards[r] > 0, 1)
+        self.finish[r, last] = n
+        finish = xp.astype(self.finish[r], xp.int64)
+        points = n + 1 - finish
+        scores = self.scores[r] + points
+        self.scores[r] = scores
+        best = xp.amax(scores, 1)
+        over = best >= self.rules.target
+        self.game_over[r] = over
+        tied = xp.where(scores == best[:, None], finish, BIG)
+        self.winner_pos[r] = xp.where(over, xp.argmin(tied, 1), -1)
+        self._clear_round(r)
+        if self.rules.episode == "series":
+            reward = xp.astype(points, xp.float32)
+            if self.rules.reward == "centered":
+                reward = xp.astype(
+                    xp.asarray(self._centered_table(), xp.float32)[points], xp.float32
+                )
+            self._finish_episode(r, reward)
+            return
+        won = self.pos_ar[None, :] == self.winner_pos[r][:, None]
+        self._finish_episode(r[over], xp.astype(xp.where(won, 1, -1), xp.float32)[over])
+        going = r[~over]
+        if going.shape[0]:
+            self._seat_by_finish(going)
+            self._start_series(going, xp.full(going.shape, True, xp.bool))
+
+    def _centered_table(self) -> np.ndarray:
+        n = self.P
+        pts = np.arange(n + 2, dtype=np.float64)
+        return ((pts - (n + 1) / 2) / ((n - 1) / 2)).astype(np.float32)
+
+    def _finish_episode(self, r: Array, reward_by_pos: Array) -> None:
+        self.phase[r] = OVER
+        self.done[r] = True
+        self.rewards[r[:, None], self.order[r]] = reward_by_pos
+
+    # ------------------------------------------------------------------ views
+    def _observe(self) -> tuple[Array, Array, Array]:
+        xp = self.xp
+        hand = xp.take_rows(self.hands.reshape(-1, self.K), self.flat_actor())
+        mask = self.encoder.mask(self, hand)
+        self._mask = mask
+        obs = self.encoder.observe(self, hand)
+        mask_out = mask.view(np.int8) if xp.name == "numpy" else mask.to(xp.int8)
+        return obs, mask_out, self.to_act()
+
+    def game_view(self, g: int) -> dict[str, Any]:
+        """Game ``g`` by player id, as numpy (for tests, debugging and rendering).
+
+        Keys: ``hands``, ``given``, ``received`` ``[P, K]``; ``dealt`` (this
+        series' hands before the trades, valid until the first play);
+        ``order`` (player ids, President first); ``scores``; ``finish``
+        (players out so far, in order); ``phase``, ``to_act``, ``series``.
+        """
+        xp = self.xp
+        order = xp.to_numpy(self.order[g])
+        inv = np.argsort(order)
+
+        def by_player(x: Array) -> np.ndarray:
+            return np.asarray(xp.to_numpy(x[g]))[inv]
+
+        hands, given, received = (
+            by_player(self.hands),
+            by_player(self.given),
+            by_player(self.received),
+        )
+        fin = xp.to_numpy(self.finish[g])
+        out_pos = [int(j) for j in np.argsort(fin, kind="stable") if fin[j] > 0]
+        return {
+            "hands": hands.astype(np.int16),
+            "given": given.astype(np.int16),
+            "received": received.astype(np.int16),
+            "dealt": (hands.astype(np.int16) + given - received),
+            "order": [int(v) for v in order],
+            "scores": by_player(self.scores).astype(np.int64),
+            "finish": [int(order[j]) for j in out_pos],
+            "phase": int(xp.to_numpy(self.phase[g])),
+            "to_act": int(order[int(xp.to_numpy(self.actor[g]))]),
+            "series": int(xp.to_numpy(self.series[g])),
+        }
