@@ -70,7 +70,7 @@ class GreedyAgent:
         if self.game == "scandal":
             from agents.heuristic_scandal import ScandalReader
 
-            self._scandal = ScandalReader(table.config, table.obs_spec)
+            self._scandal = ScandalReader(table.config, table.obs_spec)  # type: ignore[arg-type]
             return
         rules = _climb_rules(self.game, table.config)
         self._slots = rules.num_slots

@@ -1,7 +1,7 @@
 """Rule-based policy for the climbing games (Scum 4J, J1–J9; Scum Party's tables).
 
-The policy reads a :class:`ClimbView` — the acting player's hand, the top play,
-the cards played this series and the other hand sizes — built either from an
+The policy reads a :class:`ClimbView` — the acting player's hand, the top play
+and the cards played this series — built either from an
 observation through the env's named views (:func:`view_from_obs`, what the
 agents use) or from an engine state (:func:`view_from_state`, what ISMCTS
 rollouts use). Both give the same view, so the agent and the rollouts share
@@ -28,9 +28,12 @@ counting:
 * **Following.** Go out if one play does it; take the lead with a play that
   cannot be beaten when the rest of the hand then runs out; otherwise play the
   lowest group of exactly the needed size (never break a set when a
-  non-breaking play exists); break a bigger group only when a set of at least
-  ``break_min_rest`` cards remains; spend a special only to run out, or when
-  ``spend_specials`` is on and the special is not needed to finish; else pass.
+  non-breaking play exists); break a bigger group only when at least
+  ``break_min_rest`` cards of it stay in hand; spend a special (below); else pass.
+* **Specials.** Besides running out, a special is spent (when nothing else is
+  played) against a pair or bigger (``special_top_count``) and when the hand
+  holds two or more controls and more controls than losers minus one. Measured
+  in self-play this beats holding the specials back.
 * **Giving back (J5).** Give the lowest single card (a card that is in no set),
   else the lowest card.
 
@@ -55,7 +58,7 @@ GIVE, LEAD, FOLLOW = 0, 1, 2
 
 @dataclass
 class ClimbView:
-    """What the acting player knows, in card-slot counts.
+    """What the acting player knows, in card-slot counts (plain lists, for speed).
 
     Attributes:
         hand: own cards per slot.
@@ -63,55 +66,50 @@ class ClimbView:
         top_slot: best slot of the top play (-1 when leading).
         played: cards played this series by everyone, per slot.
         phase: ``GIVE`` (a give-back decision, J5), ``LEAD`` or ``FOLLOW``.
-        others: cards held by the other players, in turn order after me.
         mask: the legal action mask.
     """
 
-    hand: np.ndarray
+    hand: list[int]
     top_count: int
     top_slot: int
-    played: np.ndarray
+    played: list[int]
     phase: int
-    others: list[int]
     mask: np.ndarray
 
 
-def view_from_obs(obs_spec: ObsSpec, obs: np.ndarray, mask: np.ndarray) -> ClimbView:
-    """The view of an observation, read only through the spec's named views."""
+def view_from_obs(
+    obs_spec: ObsSpec, obs: np.ndarray, mask: np.ndarray, phase_offset: int = 0
+) -> ClimbView:
+    """The view of an observation, read only through the spec's named views.
+
+    ``phase_offset``: index of the ``phase`` piece's first entry in
+    (give-back, lead, follow): 0 for Scum, 1 for Scum Party (lead, follow, done).
+    """
     view = obs_spec.view
-    hand = np.rint(view(obs, "hand")).astype(np.int64)
-    top = np.rint(view(obs, "top_cards")).astype(np.int64)
-    nz = np.flatnonzero(top)
-    phase_vec = view(obs, "phase")
-    phase = int(np.argmax(phase_vec))
-    left = np.rint(view(obs, "cards_left")).astype(np.int64)
+    top = [round(float(v)) for v in view(obs, "top_cards")]
+    nz = [s for s, v in enumerate(top) if v]
     return ClimbView(
-        hand=hand,
-        top_count=int(top.sum()),
-        top_slot=int(nz[-1]) if nz.size else -1,
-        played=np.rint(view(obs, "played")).astype(np.int64),
-        phase=phase,
-        others=[int(v) for v in left[1:]],
+        hand=[round(float(v)) for v in view(obs, "hand")],
+        top_count=sum(top),
+        top_slot=nz[-1] if nz else -1,
+        played=[round(float(v)) for v in view(obs, "played")],
+        phase=int(np.argmax(view(obs, "phase"))) + phase_offset,
         mask=mask,
     )
 
 
 def view_from_state(state: E.State, mask: np.ndarray | None = None) -> ClimbView:
     """The view of the player to act in an engine state (for search rollouts)."""
-    player = state.to_act
-    n = state.rules.num_players
-    p = state.pos[player]
     if state.phase == E.TRADE:
         phase = GIVE
     else:
         phase = LEAD if state.top_count == 0 else FOLLOW
     return ClimbView(
-        hand=state.hands[player].astype(np.int64),
+        hand=state.hands[state.to_act].tolist(),
         top_count=state.top_count,
         top_slot=state.top_slot,
-        played=state.played.astype(np.int64),
+        played=state.played.tolist(),
         phase=phase,
-        others=[state.ncards[state.order[(p + i) % n]] for i in range(1, n)],
         mask=E.legal_mask(state) if mask is None else mask,
     )
 
@@ -122,13 +120,46 @@ class ScumParams:
 
     Attributes:
         break_min_rest: break a group to follow only if at least this many
-            cards of its rank stay together (0 disables breaking, except to run out).
+            cards of its rank stay together (0: never break, except to go
+            out or run out). Self-play: 1 beats 2 and 0.
         spend_specials: play a special to take the lead when it is not needed
-            to finish, if the hand holds more controls than losers minus one.
+            to finish, if the hand holds at least two controls and more controls
+            than losers minus one.
+        special_top_count: also play a special (when nothing else is played)
+            against a top play of at least this many cards (0: never). A special
+            that beats a pair or a triple wins the lead cheaply; measured in
+            self-play, 2 is clearly better than keeping the specials (0) and
+            about as good as 1.
     """
 
-    break_min_rest: int = 2
+    break_min_rest: int = 1
     spend_specials: bool = True
+    special_top_count: int = 2
+
+
+class _Counts:
+    """Per-decision card counting: outstanding cards and what can beat a play."""
+
+    __slots__ = ("out", "spec_above", "sup_normal")
+
+    def __init__(self, policy: ScumPolicy, hand: list[int], played: list[int]) -> None:
+        k = policy.k
+        out = [max(d - p - h, 0) for d, p, h in zip(policy.deck, played, hand)]
+        avail = out if not policy.colour_mode else policy.avail(out)
+        sup = [0] * k
+        spec = [False] * k
+        best, any_spec = 0, False
+        special = policy.special
+        for s in range(k - 1, -1, -1):
+            sup[s] = best
+            spec[s] = any_spec
+            if special[s]:
+                any_spec = any_spec or out[s] > 0
+            elif avail[s] > best:
+                best = avail[s]
+        self.out = out
+        self.sup_normal = sup  # most cards of one play with a higher non-special best slot
+        self.spec_above = spec  # a higher special card is outstanding
 
 
 class ScumPolicy:
@@ -139,17 +170,17 @@ class ScumPolicy:
         self.rules = rules
         self.params = params or ScumParams()
         self.k = rules.num_slots
-        self.rank = np.asarray(rules.cards.rank)
-        self.special = np.asarray(rules.cards.special, dtype=bool)
-        self.ends = np.asarray(rules.ends_round, dtype=bool)
-        self.deck = np.asarray(rules.deck, dtype=np.int64)
+        self.rank = [int(r) for r in rules.cards.rank]
+        self.special = [bool(v) for v in rules.cards.special]
+        self.ends = [bool(v) for v in rules.ends_round]
+        self.deck = [int(v) for v in rules.deck]
         self.colour_mode = bool(rules.colour_mode)
         self.give_base = rules.give_base
-        self.num_ranks = int(self.rank.max()) + 1
-        self._slots_of_rank = [np.flatnonzero(self.rank == r) for r in range(self.num_ranks)]
-        self._special_rank = np.array(
-            [bool(self.special[s].all()) for s in self._slots_of_rank], dtype=bool
-        )
+        self.num_ranks = max(self.rank) + 1
+        self.slots_of_rank = [
+            [s for s in range(self.k) if self.rank[s] == r] for r in range(self.num_ranks)
+        ]
+        self.special_rank = [all(self.special[s] for s in slots) for slots in self.slots_of_rank]
 
     # ------------------------------------------------------------------ entry
     def choose(self, view: ClimbView) -> int:
@@ -159,186 +190,153 @@ class ScumPolicy:
         plays = self._legal_plays(view.mask)
         if not plays:
             return 0
+        counts = _Counts(self, view.hand, view.played)
         if view.phase == LEAD:
-            return self.lead(view, plays)
-        return self.follow(view, plays)
+            return self.lead(view.hand, plays, counts)
+        return self.follow(view, plays, counts)
 
     # ------------------------------------------------------------------ analysis
     def _legal_plays(self, mask: np.ndarray) -> list[tuple[int, int, int]]:
         """``(action, count, slot)`` of every legal play, in action order."""
-        out = []
-        for a in np.flatnonzero(mask[1 : self.give_base]):
-            c, s = divmod(int(a), self.k)
-            out.append((int(a) + 1, c + 1, s))
-        return out
+        k = self.k
+        return [
+            (a, (a - 1) // k + 1, (a - 1) % k)
+            for a in (np.flatnonzero(mask[1 : self.give_base]) + 1).tolist()
+        ]
 
-    def outstanding(self, view: ClimbView) -> np.ndarray:
-        """Per slot, cards neither in this hand nor played: the others may hold them."""
-        out: np.ndarray = np.maximum(self.deck - view.played - view.hand, 0)
-        return out
-
-    def _avail(self, counts: np.ndarray) -> np.ndarray:
+    def avail(self, counts: list[int]) -> list[int]:
         """Per slot, the most cards of a play with that best slot (as the engine counts)."""
-        if not self.colour_mode:
-            return counts
-        out = np.zeros_like(counts)
-        for slots in self._slots_of_rank:
-            c = counts[slots]
-            out[slots] = np.where(c > 0, np.cumsum(c), 0)
+        out = [0] * self.k
+        for slots in self.slots_of_rank:
+            run = 0
+            for s in slots:
+                run += counts[s]
+                out[s] = run if counts[s] > 0 else 0
         return out
 
-    def unbeatable(self, count: int, slot: int, out_avail: np.ndarray, out: np.ndarray) -> bool:
+    def unbeatable(self, count: int, slot: int, counts: _Counts) -> bool:
         """Whether a play of ``count`` cards with best ``slot`` cannot be beaten."""
         if self.ends[slot]:
             return True
-        higher = slice(slot + 1, self.k)
-        spec = self.special[higher]
-        if np.any(out[higher][spec] > 0):
-            return False
-        return not bool(np.any(out_avail[higher][~spec] >= count))
+        return not counts.spec_above[slot] and counts.sup_normal[slot] < count
 
-    def analyse(self, hand: np.ndarray, view: ClimbView) -> tuple[list[int], list[int], int]:
-        """Loser ranks, boss ranks and control specials of ``hand`` (played whole)."""
-        out = self.outstanding(view)
-        out_avail = self._avail(out)
+    def group_size(self, hand: list[int], rank: int) -> int:
+        """Cards of ``rank`` in ``hand``."""
+        return sum(hand[s] for s in self.slots_of_rank[rank])
+
+    def analyse(self, hand: list[int], counts: _Counts) -> tuple[list[int], list[int], int]:
+        """Loser ranks, boss ranks and control specials of ``hand`` (groups played whole)."""
         losers: list[int] = []
         bosses: list[int] = []
         controls = 0
-        for r in range(self.num_ranks):
-            slots = self._slots_of_rank[r]
-            held = hand[slots]
-            m = int(held.sum())
-            if m == 0:
+        for r, slots in enumerate(self.slots_of_rank):
+            m = 0
+            best = -1
+            for s in slots:
+                if hand[s]:
+                    m += hand[s]
+                    best = s
+            if not m:
                 continue
-            best = int(slots[np.flatnonzero(held)[-1]])
-            if self._special_rank[r]:
-                for s in slots[held > 0]:
-                    if self.unbeatable(1, int(s), out_avail, out):
-                        controls += int(hand[s])
-                continue
-            if self.unbeatable(m, best, out_avail, out):
+            if self.special_rank[r]:
+                controls += sum(hand[s] for s in slots if hand[s] and self.unbeatable(1, s, counts))
+            elif self.unbeatable(m, best, counts):
                 bosses.append(r)
             else:
                 losers.append(r)
         return losers, bosses, controls
 
-    def runs_out(self, hand: np.ndarray, view: ClimbView) -> bool:
+    def runs_out(self, hand: list[int], counts: _Counts) -> bool:
         """With the lead, can ``hand`` surely go out (losers <= controls + 1)?"""
-        losers, _bosses, controls = self.analyse(hand, view)
+        losers, _bosses, controls = self.analyse(hand, counts)
         return len(losers) <= controls + 1
 
-    def _after(self, hand: np.ndarray, count: int, slot: int) -> np.ndarray:
+    def after(self, hand: list[int], count: int, slot: int) -> list[int]:
         """The hand after playing ``count`` cards with best ``slot`` (engine rule)."""
-        rest = hand.copy()
+        rest = list(hand)
         rest[slot] -= 1
         left = count - 1
-        if left:
-            for s in self._slots_of_rank[int(self.rank[slot])]:
-                take = min(left, int(rest[s]))
-                rest[s] -= take
-                left -= take
-                if not left:
-                    break
+        for s in self.slots_of_rank[self.rank[slot]]:
+            if not left:
+                break
+            take = min(left, rest[s])
+            rest[s] -= take
+            left -= take
         return rest
 
     # ------------------------------------------------------------------ lead
-    def lead(self, view: ClimbView, plays: list[tuple[int, int, int]]) -> int:
+    def lead(self, hand: list[int], plays: list[tuple[int, int, int]], counts: _Counts) -> int:
         """Lead: go out, run out, else the lowest loser group whole."""
-        hand = view.hand
-        total = int(hand.sum())
+        total = sum(hand)
         for a, c, _s in plays:
             if c == total:
                 return a
-        losers, bosses, controls = self.analyse(hand, view)
+        losers, bosses, controls = self.analyse(hand, counts)
         whole = self._whole_group_plays(hand, plays)
         if len(losers) <= controls + 1:
-            # keep the lead with bosses, then control specials, the loser last
+            # keep the lead with bosses, then control specials; the loser last
             for r in bosses:
                 if r in whole:
                     return whole[r]
             for a, c, s in plays:
-                if c == 1 and self.special[s] and self._is_control(s, view):
+                if c == 1 and self.special[s] and self.unbeatable(1, s, counts):
                     return a
-        targets = losers or bosses
+        targets = [r for r in losers + bosses if r in whole]
         if targets:
             return whole[min(targets)]
-        # only specials left: the lowest one
-        return min((s, a) for a, _c, s in plays)[1]
+        return min((s, a) for a, _c, s in plays)[1]  # only specials left: the lowest
 
     def _whole_group_plays(
-        self, hand: np.ndarray, plays: list[tuple[int, int, int]]
+        self, hand: list[int], plays: list[tuple[int, int, int]]
     ) -> dict[int, int]:
-        """Per non-special rank, the action playing the whole group."""
-        sizes = {
-            r: int(hand[self._slots_of_rank[r]].sum())
-            for r in range(self.num_ranks)
-            if not self._special_rank[r]
-        }
+        """Per non-special rank, the action playing the whole group (lowest best slot)."""
         out: dict[int, int] = {}
         for a, c, s in plays:
-            r = int(self.rank[s])
-            if r in sizes and c == sizes[r]:
-                out.setdefault(r, a)  # lowest best slot first: keeps the higher colours
+            r = self.rank[s]
+            if not self.special_rank[r] and r not in out and c == self.group_size(hand, r):
+                out[r] = a
         return out
 
-    def _is_control(self, slot: int, view: ClimbView) -> bool:
-        out = self.outstanding(view)
-        return self.unbeatable(1, slot, self._avail(out), out)
-
     # ------------------------------------------------------------------ follow
-    def follow(self, view: ClimbView, plays: list[tuple[int, int, int]]) -> int:
+    def follow(self, view: ClimbView, plays: list[tuple[int, int, int]], counts: _Counts) -> int:
         """Follow: go out, take a winning lead, play the lowest unbroken set, or pass."""
         hand = view.hand
-        total = int(hand.sum())
-        out = self.outstanding(view)
-        out_avail = self._avail(out)
-        # 1. go out
-        for a, c, _s in plays:
+        total = sum(hand)
+        for a, c, _s in plays:  # 1. go out
             if c == total:
                 return a
-        # 2. a play nobody can beat that leaves a hand that runs out
-        for a, c, s in plays:
-            if self.unbeatable(c, s, out_avail, out):
-                rest = self._after(hand, c, s)
-                if self.runs_out(rest, view):
-                    return a
+        for a, c, s in plays:  # 2. an unbeatable play that leaves a hand that runs out
+            if self.unbeatable(c, s, counts) and self.runs_out(self.after(hand, c, s), counts):
+                return a
         normal = [(a, c, s) for a, c, s in plays if not self.special[s]]
-        # 3. the lowest set of exactly the needed size
-        exact = [
-            (a, c, s)
-            for a, c, s in normal
-            if int(hand[self._slots_of_rank[int(self.rank[s])]].sum()) == c
-        ]
-        if exact:
-            return exact[0][0]
-        # 4. break a bigger group only if a set stays together
+        for a, c, s in normal:  # 3. the lowest set of exactly the needed size
+            if self.group_size(hand, self.rank[s]) == c:
+                return a
         need = self.params.break_min_rest
-        if need > 0:
+        if need > 0:  # 4. break a bigger group only if a set stays together
             for a, c, s in normal:
-                rest = int(hand[self._slots_of_rank[int(self.rank[s])]].sum()) - c
-                if rest >= need:
+                if self.group_size(hand, self.rank[s]) - c >= need:
                     return a
-        # 5. spend a special for the lead when the hand can afford it
-        if self.params.spend_specials:
-            specials = [(a, s) for a, c, s in plays if self.special[s]]
-            if specials:
-                losers, _bosses, controls = self.analyse(hand, view)
+        specials = [a for a, _c, s in plays if self.special[s]]
+        if specials:  # 5. spend a special for the lead
+            top_need = self.params.special_top_count
+            if top_need and view.top_count >= top_need:
+                return specials[0]
+            if self.params.spend_specials:
+                losers, _bosses, controls = self.analyse(hand, counts)
                 if controls >= 2 and controls > len(losers) - 1:
-                    return specials[0][0]
+                    return specials[0]
         return 0
 
     # ------------------------------------------------------------------ give back
     def give_back(self, view: ClimbView) -> int:
         """J5 give-back: the lowest single non-special card, else the lowest card."""
         hand = view.hand
-        legal = [int(a) - self.give_base for a in np.flatnonzero(view.mask[self.give_base :])]
+        legal = (np.flatnonzero(view.mask[self.give_base :])).tolist()
         singles = [
-            s
-            for s in legal
-            if not self.special[s] and int(hand[self._slots_of_rank[int(self.rank[s])]].sum()) == 1
+            s for s in legal if not self.special[s] and self.group_size(hand, self.rank[s]) == 1
         ]
-        slot = min(singles) if singles else min(legal)
-        return self.give_base + slot
+        return self.give_base + (singles[0] if singles else legal[0])
 
 
 class ScumHeuristic:

@@ -88,8 +88,67 @@ def _score_bound(game: Game) -> float:
     return float((hands + 1) * _DECK_VALUE_BOUND / cfg.target_score)
 
 
+class _Seat:
+    """One observer's persistent observation and what it was last written from.
+
+    ``buf`` has one scratch entry past the observation, where absent one-hot
+    pieces (no meld under construction, no duty...) point, so that switching
+    one-hots needs no test.
+    """
+
+    __slots__ = (
+        "buf",
+        "build",
+        "building",
+        "discard_depth",
+        "discard_in",
+        "discard_top",
+        "hand",
+        "laid",
+        "melded",
+        "obs",
+        "ones",
+        "opp",
+        "pile",
+        "pile_block",
+        "points",
+        "table",
+    )
+
+    def __init__(self, spec: ObsSpec, p: int, n: int, ns: int) -> None:
+        self.buf = np.zeros(spec.size + 1, dtype=np.float32)
+        self.obs = self.buf[: spec.size]
+
+        def piece(name: str) -> np.ndarray:
+            return self.obs[spec.slices[name]]
+
+        self.hand = piece("hand")
+        self.opp = piece("opp_known").reshape(p - 1, n)
+        self.laid = piece("laid_by").reshape(p, n)
+        self.melded = piece("melded_by").reshape(p, ns)
+        self.points = piece("hand_points")
+        self.building = piece("building")
+        self.pile_block = self.obs[spec.offset("discard_in") : spec.offset("discard_depth") + n]
+        self.discard_in = piece("discard_in")
+        self.discard_top = piece("discard_top")
+        self.discard_depth = piece("discard_depth")
+        self.ones: tuple[int, ...] = ()
+        self.pile: tuple[int, ...] | None = None
+        self.table: bytes | None = None
+        self.build: tuple[int, bytes] | None = None
+
+
 class Encoder:
-    """Writes observations of one game into reused buffers."""
+    """Writes observations of one game into reused buffers.
+
+    :meth:`encode` keeps one persistent observation per observer and rewrites
+    only what changed since that observer's last observation: the hand, the
+    public hand cards and the scalars every time; the table (melds and
+    lay-offs), the meld under construction and the discard pile only when
+    their content differs from what the buffer was written from (compared by
+    value, so any state of the game may be encoded, in any order). The
+    result is then copied out in one block.
+    """
 
     def __init__(self, game: Game) -> None:
         """Precompute the specs, offsets and seat orders of ``game``."""
@@ -97,7 +156,8 @@ class Encoder:
         self.spec = obs_spec(game)
         self.global_spec = state_spec(game)
         p, n = game.config.num_players, game.deck.n_cards
-        self._p, self._n = p, n
+        ns = game.deck.n_scandals
+        self._p, self._n, self._ns = p, n, ns
         self._value = game.deck.value.astype(np.float32) / np.float32(100.0)
         self._depth = np.arange(n, dtype=np.float32) / max(1, n - 1)
         self._stock_depth = 1.0 - np.arange(n, dtype=np.float32) / n
@@ -112,20 +172,103 @@ class Encoder:
         self._inv_n = 1.0 / n
         self._inv_target = 1.0 / game.config.target_score
         self._inv_turns = 1.0 / game.config.max_turns
+        self._order_cols = [np.array(order, dtype=np.int8)[:, None] for order in self._orders]
+        # Opponents' rows of ``known``: a plain row index with 2 players.
+        self._opp_rows: list[int | np.ndarray] = [
+            order[1] if p == 2 else np.array(order[1:], dtype=np.intp) for order in self._orders
+        ]
+        self._empty_table = np.full(n, -1, dtype=np.int8).tobytes()  # nothing laid
+        off = self.spec.offset
+        o_sizes, o_scores = off("hand_sizes"), off("scores")
+        self._scalar_slots = [
+            [(o_sizes + i, o_scores + i, s) for i, s in enumerate(order)] for order in self._orders
+        ]
+        self._to_act_at = [
+            [off("to_act") + r for r in rel[:p].tolist()] for rel in self._rels
+        ]  # indexed by absolute seat
+        self._dealer_at = [[off("dealer") + r for r in rel[:p].tolist()] for rel in self._rels]
+        self._o_phase, self._o_bscandal = off("phase"), off("build_scandal")
+        self._o_duty, self._o_forbidden = off("duty"), off("forbidden")
+        self._o_stock, self._o_public = off("stock_size"), off("stock_public")
+        self._o_turn = off("turn")
+        self._scratch = self.spec.size
+        self._seats = [_Seat(self.spec, p, n, ns) for _ in range(p)]
 
     def encode(self, state: State, observer: int, out: np.ndarray | None = None) -> np.ndarray:
         """The observation of ``observer`` (written into ``out`` if given)."""
-        if out is None:
-            out = self.spec.zeros()
-        else:
-            out.fill(0.0)
-        sl = self.spec.slices
-        order = self._orders[observer]
-        out[sl["hand"]] = state.hands[observer]
+        seat = self._seats[observer]
+        buf = seat.buf
+        seat.hand[:] = state.hands[observer]
         # ``known`` is only ever set for cards in that player's hand.
-        out[sl["opp_known"]] = state.known[order[1:]].ravel()
-        self._public(state, order, self._rels[observer], out, sl)
+        seat.opp[:] = state.known[self._opp_rows[observer]]
+        table = state.placed_by.tobytes() + state.meld_owner.tobytes()
+        if table != seat.table:
+            self._write_table(state, observer, seat, table)
+        bs = state.build_scandal
+        if bs >= 0:
+            build = (bs, state.build.tobytes())
+            if build != seat.build:
+                seat.building[:] = state.build
+                seat.build = build
+        elif seat.build is not None:
+            seat.building[:] = 0.0
+            seat.build = None
+        pile = tuple(state.pile)
+        if pile != seat.pile:
+            self._write_pile(pile, seat)
+        scratch = self._scratch
+        duty, forbidden = state.duty, state.forbidden
+        ones = (
+            self._to_act_at[observer][state.current],
+            self._dealer_at[observer][state.dealer],
+            self._o_phase + state.phase,
+            self._o_bscandal + bs if bs >= 0 else scratch,
+            self._o_duty + duty if duty >= 0 else scratch,
+            self._o_forbidden + forbidden if forbidden >= 0 else scratch,
+        )
+        old = seat.ones
+        if ones != old:
+            for i in old:
+                buf[i] = 0.0
+            for i in ones:
+                buf[i] = 1.0
+            seat.ones = ones
+        counts = state.hand_counts
+        scores = state.scores.tolist()
+        inv_n, inv_target = self._inv_n, self._inv_target
+        for size_at, score_at, s in self._scalar_slots[observer]:
+            buf[size_at] = counts[s] * inv_n
+            buf[score_at] = scores[s] * inv_target
+        buf[self._o_stock] = len(state.stock) * inv_n
+        buf[self._o_public] = state.stock_public
+        buf[self._o_turn] = state.turn * self._inv_turns
+        if out is None:
+            return seat.obs.copy()
+        out[:] = seat.obs
         return out
+
+    def _write_table(self, state: State, observer: int, seat: _Seat, table: bytes) -> None:
+        """laid_by, melded_by and hand_points of ``observer`` (as :meth:`_public`)."""
+        if not table.startswith(self._empty_table):
+            col = self._order_cols[observer]
+            np.equal(state.placed_by, col, out=seat.laid, casting="unsafe")
+            np.matmul(seat.laid, self._value, out=seat.points)
+            np.equal(state.meld_owner, col, out=seat.melded, casting="unsafe")
+        else:
+            seat.laid[:] = 0.0
+            seat.melded[:] = 0.0
+            seat.points[:] = 0.0
+        seat.table = table
+
+    def _write_pile(self, pile: tuple[int, ...], seat: _Seat) -> None:
+        """discard_in, discard_top and discard_depth of ``pile`` (bottom first)."""
+        seat.pile_block[:] = 0.0
+        if pile:
+            cards = np.array(pile, dtype=np.intp)
+            seat.discard_in[cards] = 1.0
+            seat.discard_depth[cards] = self._depth[len(pile) - 1 :: -1]
+            seat.discard_top[pile[-1]] = 1.0
+        seat.pile = pile
 
     def global_state(self, state: State, out: np.ndarray | None = None) -> np.ndarray:
         """Everything, in absolute seats (for centralized critics)."""

@@ -388,12 +388,65 @@ def legal_actions(state: State) -> list[int]:
     return [int(a) for a in np.flatnonzero(legal_mask(state))]
 
 
-def _scandal_counts(state: State, hand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Blue/green and non-title cards of each scandal in ``hand``."""
-    deck = state.game.deck
-    both = hand.astype(np.float32) @ deck.bg_nt_member_f32
-    ns = deck.n_scandals
-    return both[:ns], both[ns:]
+_U32 = np.dtype(np.uint32)
+_ALL_FOUR = 0x01010101  # four true bytes, whatever the byte order
+
+
+class _MaskTables:
+    """Per-deck tables of the mask, and a memo of the melded scandals.
+
+    ``meld`` has four columns per scandal: its blue/green cards, its non-title
+    cards, its title and a zero column; ``hand @ meld >= need`` then holds four
+    true bytes for each scandal whose minimal meld (S5: title, a blue or green
+    card, one more) is in the hand, read as one ``uint32`` per scandal.
+    """
+
+    def __init__(self, deck: Deck) -> None:
+        ns = deck.n_scandals
+        meld = np.zeros((deck.n_cards, 4 * ns), dtype=np.float32)
+        meld[:, 0::4] = deck.member & deck.is_bg[:, None]
+        meld[:, 1::4] = deck.member & ~deck.is_title[:, None]
+        meld[:, 2::4] = deck.member & deck.is_title[:, None]
+        need = np.zeros(4 * ns, dtype=np.float32)
+        need[0::4], need[1::4], need[2::4] = 1.0, 2.0, 1.0
+        meld.setflags(write=False)
+        need.setflags(write=False)
+        self.meld, self.need = meld, need
+        self.pair_scandal = deck.pair_scandal
+        self._melded: dict[bytes, tuple[list[bool], np.ndarray, np.ndarray | None]] = {}
+
+    def counts(self, hand: np.ndarray) -> list[float]:
+        """Per scandal, interleaved: blue/green, non-title and title cards in ``hand``."""
+        result: list[float] = np.dot(hand, self.meld).tolist()
+        return result
+
+    def meldable(self, hand: np.ndarray) -> np.ndarray:
+        """bool[ns]: ``hand`` holds a minimal meld of the scandal (S5)."""
+        ok = np.dot(hand, self.meld) >= self.need
+        result: np.ndarray = ok.view(_U32) == _ALL_FOUR
+        return result
+
+    def melded(self, meld_owner: np.ndarray) -> tuple[list[bool], np.ndarray, np.ndarray | None]:
+        """The melded scandals as a list and an array, and the lay-off pairs on
+        melded scandals (None when nothing is melded); read-only, memoized."""
+        key = meld_owner.tobytes()
+        hit = self._melded.get(key)
+        if hit is None:
+            if len(self._melded) >= 4096:
+                self._melded.clear()
+            arr = meld_owner >= 0
+            arr.setflags(write=False)
+            pairs = None
+            if arr.any():
+                pairs = arr[self.pair_scandal]
+                pairs.setflags(write=False)
+            hit = self._melded[key] = (arr.tolist(), arr, pairs)
+        return hit
+
+
+@functools.lru_cache(maxsize=32)
+def _mask_tables(deck: Deck) -> _MaskTables:
+    return _MaskTables(deck)
 
 
 def _mask_draw(state: State, mask: np.ndarray) -> None:
@@ -417,11 +470,10 @@ def _deep_draw_ok(state: State) -> list[bool]:
     over (S8). Walks the pile from the top, counting what would be taken.
     """
     deck = state.game.deck
-    hand = state.hands[state.current]
-    bg_arr, nt_arr = _scandal_counts(state, hand)
-    bg, nt = bg_arr.tolist(), nt_arr.tolist()
-    title = hand[deck.title_of].tolist()
-    melded = (state.meld_owner >= 0).tolist()
+    tables = _mask_tables(deck)
+    counts = tables.counts(state.hands[state.current])
+    bg, nt, title = counts[0::4], counts[1::4], counts[2::4]
+    melded = tables.melded(state.meld_owner)[0]
     is_bg, is_title, scandals_of = deck.is_bg_list, deck.is_title_list, deck.scandals_of
     size = state.hand_counts[state.current]
     out = []
@@ -429,7 +481,7 @@ def _deep_draw_ok(state: State) -> list[bool]:
         size += 1
         ss = scandals_of[c]
         if is_title[c]:
-            title[ss[0]] = True
+            title[ss[0]] = 1.0
         else:
             cbg = is_bg[c]
             for s in ss:
@@ -447,36 +499,45 @@ def _deep_draw_ok(state: State) -> list[bool]:
 def _mask_meld(state: State, mask: np.ndarray) -> None:
     game = state.game
     deck, lay = game.deck, game.layout
+    tables = _mask_tables(deck)
     me = state.current
     hand = state.hands[me]
-    melded = state.meld_owner >= 0
-    bg, nt = _scandal_counts(state, hand)
+    size = state.hand_counts[me]
+    melded, melded_arr, pair_melded = tables.melded(state.meld_owner)
     if state.duty >= 0:  # S3: honour the duty first
         c = state.duty
+        meldable = tables.meldable(hand)
         for s in deck.scandals_of[c]:
             if melded[s]:
                 mask[lay.LAYOFF + game.pair_of[c, s]] = 1
-            elif (
-                hand[deck.title_of[s]] and bg[s] >= 1 and nt[s] >= 2 and state.hand_counts[me] >= 4
-            ):
+            elif meldable[s] and size >= 4:
                 mask[lay.MELD_START + s] = 1
         return
-    f = state.forbidden if state.forbidden >= 0 and hand[state.forbidden] else -1
-    nonf = state.hand_counts[me] - (f >= 0)
+    f = state.forbidden
+    if f >= 0 and not hand[f]:
+        f = -1
+    nonf = size - (f >= 0)
     # S7: discard any card but the top discard drawn this turn.
     mask[lay.DISCARD : lay.DISCARD + deck.n_cards] = hand
     if f >= 0:
         mask[lay.DISCARD + f] = 0
     # S6 lay-offs; S8: keep a card that may be discarded.
-    pc = deck.pair_card
-    ok = hand[pc] & melded[deck.pair_scandal]
-    if nonf < 2:
-        ok &= pc == f
-    mask[lay.LAYOFF : lay.LAYOFF + deck.n_pairs] = ok
-    # S5 new melds: title, blue/green, one more, leaving a discardable card.
-    room = nonf - 3 + deck.member[f] if f >= 0 else nonf - 3
-    start = ~melded & hand[deck.title_of] & (bg >= 1) & (nt >= 2) & (room >= 1)
-    mask[lay.MELD_START : lay.MELD_START + deck.n_scandals] = start
+    if pair_melded is not None:
+        if nonf >= 2:
+            mask[lay.LAYOFF : lay.LAYOFF + deck.n_pairs] = hand[deck.pair_card] & pair_melded
+        elif f >= 0:
+            # Only the undiscardable card may be laid off, on a melded scandal.
+            for s in deck.scandals_of[f]:
+                pair = game.pair_of[f, s]  # -1 for a title card: never laid off
+                if melded[s] and pair >= 0:
+                    mask[lay.LAYOFF + pair] = 1
+    # S5 new melds: title, blue/green, one more, leaving a discardable card
+    # (the undiscardable card may be one of the meld's cards).
+    if nonf >= 4 or (nonf == 3 and f >= 0):
+        start = np.greater(tables.meldable(hand), melded_arr)
+        if nonf == 3:
+            start &= deck.member[f]
+        mask[lay.MELD_START : lay.MELD_START + deck.n_scandals] = start
 
 
 def _completable(
@@ -511,24 +572,25 @@ def _mask_build(state: State, mask: np.ndarray) -> None:
     k_bg = False
     cands: list[int] = []
     avail_bg = 0
+    is_bg = deck.is_bg_list
     for c in deck.cards_of[s]:
         if build[c]:
             k_size += 1
-            k_bg = k_bg or bool(deck.is_bg[c])
+            k_bg = k_bg or is_bg[c]
         elif hand[c]:
             cands.append(c)
-            avail_bg += int(deck.is_bg[c])
+            avail_bg += is_bg[c]
     nonf = state.hand_counts[me] - (f >= 0)
     for x in cands:
         xs = [x] if duty < 0 or x == duty else [x, duty]
         ks, kb, ab, an, nf = k_size, k_bg, avail_bg, len(cands), nonf
         for y in xs:
-            ybg = bool(deck.is_bg[y])
+            ybg = is_bg[y]
             ks, kb, ab, an = ks + 1, kb or ybg, ab - ybg, an - 1
             nf -= y != f
         f_kind = 0
         if f >= 0 and f not in xs and deck.member[f, s]:
-            f_kind = 1 if deck.is_bg[f] else 2
+            f_kind = 1 if is_bg[f] else 2
         if _completable(ks, kb, ab, an, f_kind, nf):
             mask[lay.MELD_ADD + x] = 1
     if k_size >= 3 and k_bg and duty < 0 and nonf >= 1:

@@ -91,7 +91,9 @@ class ScandalEnv(CardGameEnv):
         assert game is not None
         E.apply_unchecked(game, action)
         rewards = None
-        if game.step_scores.any() or game.hand_over or game.hand_number != self._hand:
+        # Only the end of a hand scores (S9), and it always leaves ``hand_over``
+        # set or a new hand dealt, so ``step_scores`` need not be scanned.
+        if game.hand_over or game.hand_number != self._hand:
             rewards = [float(x) * self._scale for x in game.step_scores]
             self._hand = game.hand_number
         return rewards, game.done, game.truncated

@@ -117,9 +117,7 @@ class BatchedScum:
         rank = rules.cards.rank
         self.slot_rank = xp.asarray(rank, xp.int64)
         self.slot_list = xp.asarray(rules.slot_list, xp.int64)
-        seats = np.arange(rules.deck_size) % n
-        if rules.deal_from_bottom:
-            seats = n - 1 - seats
+        seats = np.arange(rules.deck_size) % n  # J4: dealt from the President
         self.deal_seat = xp.asarray(seats, xp.int64)
         self.steps = tuple(rules.trades)
         self.recv_of_step = xp.asarray([t.receiver % n for t in self.steps] + [0], xp.int64)
@@ -512,10 +510,7 @@ class BatchedScum:
         top = self.top_pos[r]
         has = self.ncards[r] > 0
         winner_has = xp.take_along(has, top[:, None], 1)[:, 0]
-        if self.rules.lead_after_out == "next":
-            after, _ = self._next_holder(top, has)
-        else:
-            after = xp.argmax(has, 1)
+        after, _ = self._next_holder(top, has)
         self.actor[r] = xp.where(winner_has, top, after)
         self._clear_round(r)
 

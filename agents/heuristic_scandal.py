@@ -1,0 +1,288 @@
+"""Rule-based Scandal policy (rules S1–S9), and the Scandal greedy baseline.
+
+The policy reads a :class:`ScandalView` — own hand, the melded scandals, the
+discard pile in order, the cards known to be in opponents' hands, the turn
+phase, the duty card (S3) and the card that may not be discarded (S7) — built
+from an observation through the env's named views (:class:`ScandalReader`)
+or from an engine state (:func:`view_from_state`, for ISMCTS rollouts).
+
+Strategy (the rule book: "assemble the cards into sets ... laying them out
+into melds to accumulate points"; a card left in hand costs its value, S9):
+
+* **Meld early, lay off everything** (S5, S6): every legal lay-off, then every
+  legal meld, adding every card of its scandal the mask allows, then finish.
+  The mask already keeps a discardable card (S8) and the deep-draw duty (S3).
+* **Draw**: a deep discard (S3) when ``points it lets me lay down now -
+  take_cost * value of the other taken cards I cannot use`` beats
+  ``deep_margin``; else the top discard if it can be laid down at once or
+  builds a meld in hand (I hold its title, or it is a title I hold cards
+  for); else the stock.
+* **Discard** the card least useful to me: a card of a scandal whose meld I
+  am building in hand is kept (more so with the title in hand), a card of a
+  scandal whose title an opponent is known to hold is dangerous to throw
+  (they could meld with it) and so kept longer; among equally useless cards
+  the most valuable goes first (it would cost its value at the end of the
+  hand). The top discard drawn this turn is never offered (S7).
+
+The greedy baseline (:meth:`ScandalReader.greedy`) melds and lays off
+whenever possible, draws the top discard only if it can be laid down at once,
+and discards the highest-value card no meld in hand can use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from scandal_env import engine as XE
+from scandal_env.config import ScandalConfig
+from scum_env.suite.obsspec import ObsSpec
+
+
+@dataclass
+class ScandalView:
+    """What the acting player knows.
+
+    Attributes:
+        hand: bool[n] own cards.
+        melded: bool[16] scandals melded this hand (by anyone).
+        pile: discard pile, bottom first (``pile[-1]`` is the top).
+        opp_known: bool[n] cards known to be in some opponent's hand.
+        phase: ``PHASE_DRAW``, ``PHASE_MELD`` or ``PHASE_BUILD``.
+        duty: card drawn from deep that must be melded first (S3), -1.
+        forbidden: top discard drawn this turn (S7), -1.
+        mask: the legal action mask.
+    """
+
+    hand: np.ndarray
+    melded: np.ndarray
+    pile: list[int]
+    opp_known: np.ndarray
+    phase: int
+    duty: int
+    forbidden: int
+    mask: np.ndarray
+
+
+def view_from_state(state: XE.State) -> ScandalView:
+    """The view of the player to act in an engine state (same facts as the observation)."""
+    me = state.current
+    opp = [(me + i) % state.num_players for i in range(1, state.num_players)]
+    known = (state.hands[opp] & state.known[opp]).any(axis=0)
+    return ScandalView(
+        hand=state.hands[me].copy(),
+        melded=state.meld_owner >= 0,
+        pile=list(state.pile),
+        opp_known=known,
+        phase=state.phase,
+        duty=state.duty,
+        forbidden=state.forbidden,
+        mask=XE.legal_mask(state),
+    )
+
+
+class ScandalPolicy:
+    """The Scandal heuristic for one config; :meth:`choose` maps a view to an action.
+
+    Args:
+        config: the game config (deck and action layout).
+        take_cost: weight of the value of taken cards that cannot be used at once.
+        deep_margin: points a deep draw must gain to be taken. Against random
+            (2 players, 100 duplicate deals) ``take_cost=0.2, deep_margin=0``
+            won 95.5% of deals, ``0.5, 5`` 94%.
+    """
+
+    def __init__(
+        self, config: ScandalConfig, take_cost: float = 0.2, deep_margin: float = 0.0
+    ) -> None:
+        """Precompute the deck tables."""
+        game = XE.make_game(config)
+        self.deck = game.deck
+        self.lay = game.layout
+        self.take_cost = float(take_cost)
+        self.deep_margin = float(deep_margin)
+        d = self.deck
+        self.value = d.value.astype(float)
+        self.n = d.n_cards
+        self.ns = d.n_scandals
+        self.title_of = [int(t) for t in d.title_of]
+        self.is_title = [bool(v) for v in d.is_title]
+        self.is_bg = [bool(v) for v in d.is_bg]
+        self.cards_of = [list(c) for c in d.cards_of]
+        self.scandals_of = [list(s) for s in d.scandals_of]
+
+    # ------------------------------------------------------------------ analysis
+    def playable(self, hand: np.ndarray, melded: np.ndarray) -> tuple[float, set[int]]:
+        """Points of the cards that could be laid down now, and those cards."""
+        used: set[int] = set()
+        for s in range(self.ns):
+            cards = [c for c in self.cards_of[s] if hand[c] and c not in used]
+            if not cards:
+                continue
+            if melded[s]:
+                used.update(c for c in cards if not self.is_title[c])
+            elif hand[self.title_of[s]]:
+                rest = [c for c in cards if not self.is_title[c]]
+                if len(rest) >= 2 and any(self.is_bg[c] for c in rest):
+                    used.update(cards)
+        return float(sum(self.value[c] for c in used)), used
+
+    def usefulness(self, view: ScandalView, card: int) -> float:
+        """How much keeping ``card`` helps a future meld (0 = dead card)."""
+        hand = view.hand
+        best = 0.0
+        for s in self.scandals_of[card]:
+            if view.melded[s]:
+                continue
+            title = self.title_of[s]
+            others = sum(1 for c in self.cards_of[s] if hand[c] and c != card)
+            u = float(others)
+            if card == title:
+                u += 1.0 + others
+            elif hand[title]:
+                u += 2.0
+            elif view.opp_known[title] or title in view.pile:
+                u -= 0.5  # the title is elsewhere: this set is harder to meld
+            if view.opp_known[title]:
+                u += 1.0  # an opponent holds the title: do not feed their meld
+            best = max(best, u)
+        return best
+
+    # ------------------------------------------------------------------ entry
+    def choose(self, view: ScandalView) -> int:
+        """The heuristic's legal action for ``view``."""
+        legal = np.flatnonzero(view.mask)
+        lay = self.lay
+        if view.phase == XE.PHASE_DRAW:
+            return self.draw(view, legal)
+        if view.phase == XE.PHASE_BUILD:
+            adds = legal[(legal >= lay.MELD_ADD) & (legal < lay.MELD_FINISH)]
+            if adds.size:
+                return int(adds[0])
+            return int(lay.MELD_FINISH)
+        layoffs = legal[(legal >= lay.LAYOFF) & (legal < lay.DISCARD)]
+        if layoffs.size:
+            return int(layoffs[0])
+        starts = legal[(legal >= lay.MELD_START) & (legal < lay.MELD_ADD)]
+        if starts.size:
+            return int(starts[0])
+        return self.discard(view, legal)
+
+    def choose_state(self, state: XE.State) -> int:
+        """The heuristic's action in an engine state (ISMCTS rollouts)."""
+        return self.choose(view_from_state(state))
+
+    def draw(self, view: ScandalView, legal: np.ndarray) -> int:
+        """Deep draw when it pays, the top discard when it helps, else the stock."""
+        lay = self.lay
+        pile = view.pile
+        base, _ = self.playable(view.hand, view.melded)
+        best_gain, best_action = self.deep_margin, -1
+        for a in legal[(legal > lay.DRAW_DISCARD) & (legal < lay.MELD_START)].tolist():
+            depth = a - lay.DRAW_DISCARD
+            taken = pile[len(pile) - 1 - depth :]
+            hand = view.hand.copy()
+            hand[taken] = True
+            pts, used = self.playable(hand, view.melded)
+            waste = sum(self.value[c] for c in taken if c not in used)
+            gain = pts - base - self.take_cost * waste
+            if gain > best_gain:
+                best_gain, best_action = gain, a
+        if best_action >= 0:
+            return best_action
+        if view.mask[lay.DRAW_DISCARD] and pile:
+            top = pile[-1]
+            hand = view.hand.copy()
+            hand[top] = True
+            pts, _ = self.playable(hand, view.melded)
+            if pts > base or self.usefulness(view, top) >= 2.0:
+                return int(lay.DRAW_DISCARD)
+        if view.mask[lay.DRAW_STOCK]:
+            return int(lay.DRAW_STOCK)
+        return int(legal[0])
+
+    def discard(self, view: ScandalView, legal: np.ndarray) -> int:
+        """The least useful card; the most valuable among equals (S7 respected by the mask)."""
+        lay = self.lay
+        cards = (legal[legal >= lay.DISCARD] - lay.DISCARD).tolist()
+        if not cards:
+            return int(legal[0])
+        best = min(cards, key=lambda c: (self.usefulness(view, c), -self.value[c], c))
+        return int(lay.DISCARD + best)
+
+
+class ScandalReader:
+    """Builds :class:`ScandalView` from observations through the named views."""
+
+    def __init__(self, config: ScandalConfig, obs_spec: ObsSpec) -> None:
+        """Views for ``config``'s observation layout."""
+        self.config = config
+        self.spec = obs_spec
+        self.policy = ScandalPolicy(config)
+        self.p = config.num_players
+
+    def view(self, obs: np.ndarray, mask: np.ndarray) -> ScandalView:
+        """The view of one observation."""
+        v = self.spec.view
+        n = self.policy.n
+        hand = v(obs, "hand") > 0.5
+        melded = v(obs, "melded_by").reshape(self.p, -1).max(axis=0) > 0.5
+        in_pile = np.flatnonzero(v(obs, "discard_in") > 0.5)
+        depth = np.rint(v(obs, "discard_depth")[in_pile] * (n - 1)).astype(int)
+        pile = [int(c) for c in in_pile[np.argsort(-depth, kind="stable")]]
+        opp = v(obs, "opp_known").reshape(self.p - 1, -1).max(axis=0) > 0.5
+        duty = np.flatnonzero(v(obs, "duty") > 0.5)
+        forbidden = np.flatnonzero(v(obs, "forbidden") > 0.5)
+        return ScandalView(
+            hand=hand,
+            melded=melded,
+            pile=pile,
+            opp_known=opp,
+            phase=int(np.argmax(v(obs, "phase"))),
+            duty=int(duty[0]) if duty.size else -1,
+            forbidden=int(forbidden[0]) if forbidden.size else -1,
+            mask=mask,
+        )
+
+    def greedy(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        """The greedy baseline's action (see the module docstring)."""
+        view = self.view(obs, mask)
+        pol = self.policy
+        lay = pol.lay
+        legal = np.flatnonzero(mask)
+        if view.phase == XE.PHASE_DRAW:
+            if mask[lay.DRAW_DISCARD] and view.pile:
+                hand = view.hand.copy()
+                hand[view.pile[-1]] = True
+                if pol.playable(hand, view.melded)[0] > pol.playable(view.hand, view.melded)[0]:
+                    return int(lay.DRAW_DISCARD)
+            return int(lay.DRAW_STOCK) if mask[lay.DRAW_STOCK] else int(legal[0])
+        if view.phase == XE.PHASE_MELD:
+            playing = legal[(legal >= lay.MELD_START) & (legal < lay.DISCARD)]
+            if playing.size:
+                return int(playing[-1])  # lay-offs first (highest ids), then melds
+            cards = (legal[legal >= lay.DISCARD] - lay.DISCARD).tolist()
+            if cards:
+                _pts, used = pol.playable(view.hand, view.melded)
+                dead = [c for c in cards if c not in used] or cards
+                return int(lay.DISCARD + max(dead, key=lambda c: (pol.value[c], -c)))
+        return pol.choose(view)
+
+
+class ScandalHeuristic:
+    """The Scandal heuristic as an observation-level policy."""
+
+    def __init__(self, config: ScandalConfig, obs_spec: ObsSpec, **params: float) -> None:
+        """Policy for ``config``; ``params``: ``take_cost``, ``deep_margin``."""
+        self.reader = ScandalReader(config, obs_spec)
+        self.policy = ScandalPolicy(config, **params)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The heuristic's action for an observation and mask."""
+        return self.policy.choose(self.reader.view(observation, action_mask))
+
+
+def make(config: ScandalConfig, obs_spec: ObsSpec, **params: float) -> ScandalHeuristic:
+    """The Scandal heuristic for a :class:`~scandal_env.config.ScandalConfig`."""
+    return ScandalHeuristic(config, obs_spec, **params)

@@ -1,0 +1,439 @@
+"""``ISMCTSAgent``: single-observer information-set Monte Carlo tree search.
+
+Cowling, Powley and Whitehouse (2012), *Information Set Monte Carlo Tree
+Search*, SO-ISMCTS. One tree over the acting player's information sets is
+grown for ``budget`` iterations. Each iteration:
+
+1. **Determinize**: sample a full state consistent with what the player has
+   seen, ``info["determinize"](rng)`` (the env's documented ``determinize``;
+   the real hidden cards are never used).
+2. **Select**: walk down the tree. At every node the children whose actions
+   are legal in this determinization have their *availability* count raised,
+   and the child maximising UCB1 with availability counts is taken,
+   ``mean + c * sqrt(ln(availability) / visits)``, the mean being the reward
+   of the player who made that move.
+3. **Expand** one untried legal action (the rollout policy's choice first,
+   else a random one).
+4. **Roll out** with the game's heuristic (``rollout="heuristic"``, the same
+   policy as :class:`~agents.heuristic.HeuristicAgent`, applied to engine
+   states) or uniformly (``rollout="random"``) to the end of the deal, or
+   to ``cutoff`` rollout steps, where the position is evaluated.
+5. **Back up** per-player rewards normalised to [0, 1].
+
+The move played is the most visited legal root child.
+
+Where it pays: with ``max_hand`` (default 6 cards in Scum and Party) the
+agent searches only late in a deal and plays the heuristic before. Early
+determinizations are far from the truth and a budget that fits ~0.1 s only
+adds noise to the heuristic's choice; late ones are close to it, rollouts are
+short, and the search finds the winning sequences. Measurements: ``docs/agents.md``.
+
+Games (:class:`SearchGame` adapters):
+
+* ``scum``: the table engine ``scum_env.engine``; a rollout ends with the
+  series; reward ``(n - k) / (n - 1)`` for the k-th player out (J8 points
+  rescaled: 1 first, 0 last).
+* ``scum_party``: the search runs on the player's own table (other tables
+  never affect its finish order); reward as for Scum from its table finish.
+* ``scandal``: ``scandal_env.engine``; a rollout ends with the hand or after
+  ``cutoff`` steps, where the hand is scored as if it ended now (S9); reward
+  ``0.5 + (own - mean of the others) / 400`` clipped to [0, 1].
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+import numpy as np
+
+from agents.base import TableInfo
+from agents.heuristic_scandal import ScandalPolicy
+from agents.heuristic_scum import ScumParams, ScumPolicy, view_from_state
+from scandal_env import engine as XE
+from scum_env import engine as SE
+from scum_env.suite.errors import ConfigError
+
+
+class SearchGame(Protocol):
+    """Engine-level operations the search needs for one game."""
+
+    def prepare(self, determinization: Any, player: int) -> tuple[Any, int]:
+        """The state to search from, and the searching player's index in it."""
+        ...
+
+    def to_act(self, state: Any) -> int:
+        """The player to act."""
+        ...
+
+    def legal(self, state: Any) -> np.ndarray:
+        """Legal action ids, increasing."""
+        ...
+
+    def apply(self, state: Any, action: int) -> None:
+        """Apply a legal action in place."""
+        ...
+
+    def terminal(self, state: Any) -> bool:
+        """Whether the searched deal is over."""
+        ...
+
+    def values(self, state: Any) -> np.ndarray:
+        """Per-player rewards in [0, 1] of a terminal state or at the cutoff."""
+        ...
+
+    def policy(self, state: Any) -> int:
+        """The rollout policy's action."""
+        ...
+
+    def hand_size(self, state: Any, player: int) -> int:
+        """Cards in ``player``'s hand."""
+        ...
+
+    def clone(self, state: Any) -> Any:
+        """An independent copy."""
+        ...
+
+
+# --------------------------------------------------------------------- climbing games
+@functools.lru_cache(maxsize=32)
+def _series_rules(rules: Any) -> Any:
+    """The same table rules with one-series episodes (a rollout ends with the series)."""
+    if rules.episode == "series":
+        return rules
+    return dataclasses.replace(rules, episode="series")
+
+
+class ClimbSearch:
+    """Scum / Scum Party tables: :mod:`scum_env.engine` states."""
+
+    def __init__(self, party: bool, params: Mapping[str, Any]) -> None:
+        """Adapter for Scum (``party=False``) or a Scum Party table."""
+        self.party = party
+        self.params = ScumParams(**params)
+        self._policies: dict[int, Any] = {}
+
+    def prepare(self, determinization: Any, player: int) -> tuple[Any, int]:
+        """Scum: the state with series rules; Party: the player's own table."""
+        if self.party:
+            table = determinization.tables[determinization.table_of[player]]
+            state, me = table, determinization.local_of[player]
+        else:
+            state, me = determinization, player
+        state.rules = _series_rules(state.rules)
+        return state, me
+
+    def to_act(self, state: Any) -> int:
+        """The player to act."""
+        return int(state.to_act)
+
+    def legal(self, state: Any) -> np.ndarray:
+        """Legal action ids."""
+        return np.flatnonzero(SE.legal_mask(state))
+
+    def apply(self, state: Any, action: int) -> None:
+        """Apply a legal action."""
+        SE.apply_unchecked(state, int(action))
+
+    def terminal(self, state: Any) -> bool:
+        """The series is over."""
+        return bool(state.phase == SE.OVER)
+
+    def values(self, state: Any) -> np.ndarray:
+        """``(n - k) / (n - 1)`` for the k-th player out."""
+        n = state.rules.num_players
+        if state.phase != SE.OVER:  # cut off: rank by cards left
+            order = np.argsort(np.asarray(state.ncards), kind="stable")
+            out = np.empty(n)
+            out[order] = (n - 1 - np.arange(n)) / (n - 1)
+            return out
+        result: np.ndarray = (state.last_points.astype(float) - 1.0) / (n - 1)
+        return result
+
+    def policy(self, state: Any) -> int:
+        """The climbing-game heuristic for the player to act."""
+        rules = state.rules
+        pol = self._policies.get(id(rules))
+        if pol is None:
+            pol = self._policies[id(rules)] = ScumPolicy(rules, self.params)
+        return pol.choose(view_from_state(state))
+
+    def hand_size(self, state: Any, player: int) -> int:
+        """Cards in ``player``'s hand."""
+        return int(state.ncards[player])
+
+    def clone(self, state: Any) -> Any:
+        """A copy of the table state."""
+        return SE.clone(state)
+
+
+# --------------------------------------------------------------------- Scandal
+class ScandalSearch:
+    """Scandal hands: :mod:`scandal_env.engine` states."""
+
+    def __init__(self, config: Any, params: Mapping[str, Any]) -> None:
+        """Adapter for a Scandal config."""
+        self.policy_impl = ScandalPolicy(config, **params)
+        self._hand = -1
+
+    def prepare(self, determinization: Any, player: int) -> tuple[Any, int]:
+        """The determinization itself; its hand number marks the searched hand."""
+        self._hand = determinization.hand_number
+        return determinization, player
+
+    def to_act(self, state: Any) -> int:
+        """The player to act."""
+        return int(state.current)
+
+    def legal(self, state: Any) -> np.ndarray:
+        """Legal action ids."""
+        return np.flatnonzero(XE.legal_mask(state))
+
+    def apply(self, state: Any, action: int) -> None:
+        """Apply a legal action."""
+        XE.apply_unchecked(state, int(action))
+
+    def terminal(self, state: Any) -> bool:
+        """The searched hand is over (a next hand may have been dealt)."""
+        return bool(state.done or state.hand_over or state.hand_number != self._hand)
+
+    def values(self, state: Any) -> np.ndarray:
+        """Net hand score (S9) relative to the others, squashed to [0, 1]."""
+        if state.done or state.hand_over or state.hand_number != self._hand:
+            scores = state.hand_scores.astype(float)
+        else:  # cutoff: score the hand as if it ended now
+            value = state.game.deck.value.astype(float)
+            p = state.num_players
+            scores = np.array(
+                [value[state.placed_by == i].sum() - value[state.hands[i]].sum() for i in range(p)]
+            )
+        p = len(scores)
+        others = (scores.sum() - scores) / (p - 1)
+        result: np.ndarray = np.clip(0.5 + (scores - others) / 400.0, 0.0, 1.0)
+        return result
+
+    def policy(self, state: Any) -> int:
+        """The Scandal heuristic for the player to act."""
+        return int(self.policy_impl.choose_state(state))
+
+    def hand_size(self, state: Any, player: int) -> int:
+        """Cards in ``player``'s hand."""
+        return int(state.hand_counts[player])
+
+    def clone(self, state: Any) -> Any:
+        """A copy of the state."""
+        return XE.clone(state)
+
+
+def search_game(game: str, config: Any, params: Mapping[str, Any]) -> SearchGame:
+    """The :class:`SearchGame` adapter of ``game``."""
+    if game == "scum":
+        return ClimbSearch(party=False, params=params)
+    if game == "scum_party":
+        return ClimbSearch(party=True, params=params)
+    if game == "scandal":
+        return ScandalSearch(config, params)
+    raise ConfigError(f"no ISMCTS adapter for game {game!r}; games: scum, scum_party, scandal")
+
+
+#: Rollout steps before evaluation, per game (a Scum series always ends quickly).
+DEFAULT_CUTOFF = {"scum": 0, "scum_party": 0, "scandal": 40}
+#: Search only at hands this small, per game (0: always); see ``ISMCTSAgent``.
+DEFAULT_MAX_HAND = {"scum": 6, "scum_party": 6, "scandal": 0}
+
+
+# --------------------------------------------------------------------- the tree
+class Node:
+    """A tree node: the move that led here and its statistics.
+
+    Attributes:
+        player: who made the move into this node (-1 at the root).
+        visits: iterations through this node.
+        avail: iterations in which this node's move was legal at its parent.
+        total: summed reward of ``player`` over those visits.
+        children: child nodes by action id.
+    """
+
+    __slots__ = ("avail", "children", "player", "total", "visits")
+
+    def __init__(self, player: int) -> None:
+        """An unvisited node for a move by ``player``."""
+        self.player = player
+        self.visits = 0
+        self.avail = 0
+        self.total = 0.0
+        self.children: dict[int, Node] = {}
+
+
+class ISMCTSAgent:
+    """SO-ISMCTS with heuristic rollouts over the env's determinizations.
+
+    Args:
+        game: ``"scum"``, ``"scum_party"`` or ``"scandal"``.
+        seed: seeds determinizations, expansions and random rollouts.
+        budget: iterations per decision.
+        rollout: ``"heuristic"`` (the game's heuristic policy) or ``"random"``.
+        c: UCB1 exploration constant (rewards are in [0, 1]).
+        cutoff: rollout steps before the position is evaluated (0 = play the
+            deal out); default per game (:data:`DEFAULT_CUTOFF`).
+        max_hand: search only when the player holds at most this many cards,
+            else play the heuristic (0 = always search); default per game
+            (:data:`DEFAULT_MAX_HAND`). Late in a deal the determinizations
+            are close to the truth and rollouts are short, so the budget is
+            spent where search beats the rules.
+        **params: knobs of the game's heuristic used in the rollouts.
+    """
+
+    name = "ismcts"
+
+    def __init__(
+        self,
+        game: str,
+        seed: int | None = None,
+        budget: int = 100,
+        rollout: str = "heuristic",
+        c: float = 0.3,
+        cutoff: int | None = None,
+        max_hand: int | None = None,
+        **params: Any,
+    ) -> None:
+        """Check and store the search settings; the adapter is built at :meth:`reset`."""
+        key = game.replace("-", "_").lower()
+        if key not in ("scum", "scum_party", "scandal"):
+            raise ConfigError(f"no ISMCTS for game {game!r}; games: scum, scum_party, scandal")
+        if budget < 1:
+            raise ConfigError(f"ismcts budget must be at least 1 iteration, got {budget}")
+        if rollout not in ("heuristic", "random"):
+            raise ConfigError(f"ismcts rollout must be 'heuristic' or 'random', got {rollout!r}")
+        if cutoff is None:
+            cutoff = DEFAULT_CUTOFF[key]
+        if max_hand is None:
+            max_hand = DEFAULT_MAX_HAND[key]
+        if c < 0 or cutoff < 0 or max_hand < 0:
+            raise ConfigError(
+                f"ismcts c, cutoff and max_hand must be >= 0, got c={c}, cutoff={cutoff}, "
+                f"max_hand={max_hand}"
+            )
+        self.game = key
+        self.budget = int(budget)
+        self.rollout = rollout
+        self.c = float(c)
+        self.cutoff = int(cutoff)
+        self.max_hand = int(max_hand)
+        self.params = params
+        self._rng = np.random.default_rng(seed)
+        self._search: SearchGame | None = None
+        self._fallback: Any = None
+        self._player = 0
+
+    def reset(self, table: TableInfo, seed: int | None = None) -> None:
+        """Build the adapter for ``table``; reseed when ``seed`` is given."""
+        if table.game != self.game:
+            raise ConfigError(f"ismcts for {self.game!r} seated at a {table.game!r} table")
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self._search = search_game(self.game, table.config, self.params)
+        from agents.heuristic import make_policy
+
+        self._fallback = make_policy(table, **self.params)
+        self._player = int(table.agent.rsplit("_", 1)[1])
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
+        """The most visited legal root move after ``budget`` iterations."""
+        if self._search is None:
+            raise RuntimeError("ISMCTSAgent.act called before reset")
+        legal = np.flatnonzero(action_mask)
+        determinize: Callable[[np.random.Generator], Any] | None = info.get("determinize")
+        if legal.size == 1:
+            return int(legal[0])
+        if determinize is None:  # no search possible: play the heuristic
+            return int(self._fallback.act(observation, action_mask))
+        if self.max_hand:
+            state, me = self._search.prepare(determinize(self._rng), self._player)
+            if self._search.hand_size(state, me) > self.max_hand:
+                return int(self._fallback.act(observation, action_mask))
+        root = self.search(determinize)
+        allowed = set(legal.tolist())
+        best = max(
+            ((child.visits, -a) for a, child in root.children.items() if a in allowed),
+            default=None,
+        )
+        if best is None:
+            return int(self._fallback.act(observation, action_mask))
+        return -best[1]
+
+    def search(self, determinize: Callable[[np.random.Generator], Any]) -> Node:
+        """Grow the tree for ``budget`` iterations; returns the root."""
+        assert self._search is not None
+        game = self._search
+        root = Node(-1)
+        rng = self._rng
+        for _ in range(self.budget):
+            state, _me = game.prepare(determinize(rng), self._player)
+            self._iterate(game, root, state, rng)
+        return root
+
+    def _iterate(self, game: SearchGame, root: Node, state: Any, rng: np.random.Generator) -> None:
+        path = [root]
+        node = root
+        c = self.c
+        # selection and expansion
+        while not game.terminal(state):
+            legal = game.legal(state)
+            player = game.to_act(state)
+            children = node.children
+            untried = []
+            best_child: Node | None = None
+            best_action = -1
+            best_score = -math.inf
+            for a in legal.tolist():
+                child = children.get(a)
+                if child is None:
+                    untried.append(a)
+                    continue
+                child.avail += 1
+                score = child.total / child.visits + c * math.sqrt(
+                    math.log(child.avail) / child.visits
+                )
+                if score > best_score:
+                    best_score, best_child, best_action = score, child, a
+            if untried:
+                a = self._expansion(game, state, untried, rng)
+                child = Node(player)
+                child.avail = 1
+                children[a] = child
+                game.apply(state, a)
+                path.append(child)
+                break
+            assert best_child is not None
+            game.apply(state, best_action)
+            node = best_child
+            path.append(node)
+        # rollout
+        steps = 0
+        while not game.terminal(state) and (self.cutoff == 0 or steps < self.cutoff):
+            if self.rollout == "heuristic":
+                a = game.policy(state)
+            else:
+                legal = game.legal(state)
+                a = int(legal[rng.integers(legal.size)])
+            game.apply(state, a)
+            steps += 1
+        values = game.values(state)
+        for n in path:
+            n.visits += 1
+            if n.player >= 0:
+                n.total += float(values[n.player])
+
+    def _expansion(
+        self, game: SearchGame, state: Any, untried: list[int], rng: np.random.Generator
+    ) -> int:
+        """The untried move to expand: the rollout policy's choice first."""
+        if self.rollout == "heuristic":
+            a = game.policy(state)
+            if a in untried:
+                return int(a)
+        return int(untried[int(rng.integers(len(untried)))])
