@@ -33,6 +33,23 @@ POLICY_MODULES = {
     "scandal": "agents.heuristic_scandal",
 }
 
+# The knobs each game's heuristic accepts (its policy's keyword parameters).
+POLICY_PARAMS = {
+    "scum": ("break_min_rest", "spend_specials", "special_top_count"),
+    "scum_party": ("break_min_rest", "spend_specials", "special_top_count"),
+    "scandal": ("take_cost", "deep_margin"),
+}
+
+
+def check_params(game: str, params: Mapping[str, Any]) -> None:
+    """ConfigError naming a knob the game's heuristic does not have."""
+    allowed = POLICY_PARAMS[game]
+    for key in params:
+        if key not in allowed:
+            raise ConfigError(
+                f"unknown heuristic parameter {key!r} for {game}; parameters: {', '.join(allowed)}"
+            )
+
 
 class ObservationPolicy(Protocol):
     """A per-game policy over observation and mask."""
@@ -72,6 +89,7 @@ class HeuristicAgent:
             raise ConfigError(
                 f"no heuristic for game {game!r}; games: {', '.join(sorted(POLICY_MODULES))}"
             )
+        check_params(key, params)
         self.game = key
         self.params = params
         self._policy: ObservationPolicy | None = None

@@ -51,6 +51,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from agents.base import TableInfo
+from agents.heuristic import check_params
 from agents.heuristic_scandal import ScandalPolicy
 from agents.heuristic_scum import ScumParams, ScumPolicy, view_from_state
 from scandal_env import engine as XE
@@ -317,6 +318,7 @@ class ISMCTSAgent:
                 f"ismcts c, cutoff and max_hand must be >= 0, got c={c}, cutoff={cutoff}, "
                 f"max_hand={max_hand}"
             )
+        check_params(key, params)
         self.game = key
         self.budget = int(budget)
         self.rollout = rollout

@@ -48,7 +48,11 @@ KINDS: dict[str, AgentKind] = {
     k.name: k
     for k in (
         AgentKind("random", "agents.base:RandomAgent", "uniform over the legal actions"),
-        AgentKind("greedy", "agents.greedy:GreedyAgent", "simple rule bot: sheds the most cards, melds at once"),
+        AgentKind(
+            "greedy",
+            "agents.greedy:GreedyAgent",
+            "simple rule bot: sheds the most cards, melds at once",
+        ),
         AgentKind("heuristic", "agents.heuristic:HeuristicAgent", "hand-written rule bot"),
         AgentKind(
             "ismcts",
