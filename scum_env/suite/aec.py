@@ -91,7 +91,6 @@ class CardGameEnv(AECEnv[str, ObsDict, int]):
         self.state_space = spaces.Box(-np.inf, np.inf, (state_size,), dtype=np.float32)
         self._illegal_mode = illegal_action
         self._illegal_penalty = float(illegal_penalty)
-        self._obs_buf = spec.zeros()
         self._zero_mask = np.zeros(num_actions, dtype=np.int8)
         self._mask_cache: np.ndarray | None = None
         self._rewards_dirty = False
@@ -111,6 +110,7 @@ class CardGameEnv(AECEnv[str, ObsDict, int]):
         raise NotImplementedError
 
     def _encode(self, seat: int, out: np.ndarray) -> None:
+        """Write every entry of ``seat``'s observation into ``out`` (fresh, uninitialised)."""
         raise NotImplementedError
 
     def _apply(self, action: int) -> tuple[list[float] | None, bool, bool]:
@@ -173,12 +173,13 @@ class CardGameEnv(AECEnv[str, ObsDict, int]):
         """The observation dict of ``agent`` (fresh arrays, safe to keep)."""
         if not self._ready:
             raise CardsuiteError("call reset() before observe()")
-        self._encode(self._seat_of[agent], self._obs_buf)
+        obs = np.empty(self.obs_spec.size, dtype=np.float32)
+        self._encode(self._seat_of[agent], obs)
         if agent == self.agent_selection and not self._over:
             mask = self.legal_mask().copy()
         else:
             mask = self._zero_mask.copy()
-        return {"observation": self._obs_buf.copy(), "action_mask": mask}
+        return {"observation": obs, "action_mask": mask}
 
     def step(self, action: Any) -> None:
         """Apply ``action`` for ``agent_selection`` (``None`` for a finished agent)."""
@@ -194,15 +195,18 @@ class CardGameEnv(AECEnv[str, ObsDict, int]):
             self._rewards_dirty = False
         self._cumulative_rewards[agent] = 0.0
         mask = self.legal_mask()
-        try:
-            index = int(action)
-            if index != action:
-                raise ValueError
-        except (TypeError, ValueError):
-            raise IllegalActionError(
-                f"{agent}: action {action!r} is not an integer action id "
-                f"in 0..{self.num_actions - 1}"
-            ) from None
+        if type(action) is int:
+            index = action
+        else:
+            try:
+                index = int(action)
+                if index != action or isinstance(action, bool):
+                    raise ValueError
+            except (TypeError, ValueError):
+                raise IllegalActionError(
+                    f"{agent}: action {action!r} is not an integer action id "
+                    f"in 0..{self.num_actions - 1}"
+                ) from None
         if not 0 <= index < self.num_actions or not mask[index]:
             self._illegal(agent, index)
             return
