@@ -2,29 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from scandal_env.config import ScandalConfig
 from scandal_env.encoding import obs_spec
 from scandal_env.engine import make_game
 from scandal_env.env import ScandalEnv
+from scum_env.suite.aec import env_factories
 
 __all__ = ["ScandalEnv", "env", "raw_env"]
 
 
-def raw_env(render_mode: str | None = None, **config: Any) -> ScandalEnv:
-    """The bare env: illegal actions raise ``IllegalActionError`` by default."""
-    return ScandalEnv(render_mode=render_mode, **config)
-
-
-def env(render_mode: str | None = None, **config: Any) -> ScandalEnv:
-    """The user-facing env: an illegal action is penalized and ends the episode.
-
-    Same class as :func:`raw_env` with ``illegal_action="penalize"`` unless
-    given: no wrapper stack, so it is exactly as fast.
-    """
-    config.setdefault("illegal_action", "penalize")
-    return ScandalEnv(render_mode=render_mode, **config)
+raw_env, env = env_factories(ScandalEnv)
 
 
 _DOC = """Scandal — PettingZoo AEC environment ``scandal_env.scandal_v0``

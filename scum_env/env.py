@@ -101,10 +101,6 @@ class ScumEnv(CardGameEnv):
         assert self.game is not None
         return E.legal_mask(self.game)
 
-    def _encode(self, seat: int, out: np.ndarray) -> None:
-        assert self.game is not None
-        self.encoder.encode(self.game, seat, out)
-
     def _apply(self, action: int) -> tuple[list[float] | None, bool, bool]:
         game = self.game
         assert game is not None

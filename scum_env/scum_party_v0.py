@@ -2,30 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from scum_env.party.config import PartyConfig
 from scum_env.party.encoding import observation_spec, state_spec
 from scum_env.party.engine import action_rules
 from scum_env.party.env import PartyEnv
 from scum_env.party.tables import split_tables, swap_sizes
+from scum_env.suite.aec import env_factories
 
 __all__ = ["PartyEnv", "env", "raw_env"]
 
 
-def raw_env(render_mode: str | None = None, **config: Any) -> PartyEnv:
-    """The bare env: illegal actions raise ``IllegalActionError`` by default."""
-    return PartyEnv(render_mode=render_mode, **config)
-
-
-def env(render_mode: str | None = None, **config: Any) -> PartyEnv:
-    """The user-facing env: an illegal action is penalized and ends the episode.
-
-    Same class as :func:`raw_env` with ``illegal_action="penalize"`` unless
-    given: no wrapper stack, so it is exactly as fast.
-    """
-    config.setdefault("illegal_action", "penalize")
-    return PartyEnv(render_mode=render_mode, **config)
+raw_env, env = env_factories(PartyEnv)
 
 
 _DOC = """Scum Party — PettingZoo AEC environment ``scum_env.scum_party_v0``

@@ -2,29 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from scum_env.config import ScumConfig
 from scum_env.encoding import observation_spec
 from scum_env.env import ScumEnv
 from scum_env.rules import scum_rules
+from scum_env.suite.aec import env_factories
 
 __all__ = ["ScumEnv", "env", "raw_env"]
 
 
-def raw_env(render_mode: str | None = None, **config: Any) -> ScumEnv:
-    """The bare env: illegal actions raise ``IllegalActionError`` by default."""
-    return ScumEnv(render_mode=render_mode, **config)
-
-
-def env(render_mode: str | None = None, **config: Any) -> ScumEnv:
-    """The user-facing env: an illegal action is penalized and ends the episode.
-
-    Same class as :func:`raw_env` with ``illegal_action="penalize"`` unless
-    given: no wrapper stack, so it is exactly as fast.
-    """
-    config.setdefault("illegal_action", "penalize")
-    return ScumEnv(render_mode=render_mode, **config)
+raw_env, env = env_factories(ScumEnv)
 
 
 _DOC = """Scum (4J rules) — PettingZoo AEC environment ``scum_env.scum_v0``

@@ -83,10 +83,6 @@ class PartyEnv(CardGameEnv):
         assert self.game is not None
         return PE.legal_mask(self.game)
 
-    def _encode(self, seat: int, out: np.ndarray) -> None:
-        assert self.game is not None
-        self.encoder.encode(self.game, seat, out)
-
     def _apply(self, action: int) -> tuple[list[float] | None, bool, bool]:
         game = self.game
         assert game is not None

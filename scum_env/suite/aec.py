@@ -32,7 +32,8 @@ Conventions shared by every env of the suite:
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar, TypeVar
 
 import gymnasium
 import numpy as np
@@ -47,6 +48,9 @@ ObsDict = dict[str, np.ndarray]
 
 class CardGameEnv(AECEnv[str, ObsDict, int]):
     """Common AEC plumbing; subclasses implement the engine hooks."""
+
+    encoder: Any  # the game's observation encoder: ``encode(game, seat, out)``
+    game: Any  # the engine state of the running episode (None before reset)
 
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": ["ansi", "human"],
@@ -110,8 +114,11 @@ class CardGameEnv(AECEnv[str, ObsDict, int]):
         raise NotImplementedError
 
     def _encode(self, seat: int, out: np.ndarray) -> None:
-        """Write every entry of ``seat``'s observation into ``out`` (fresh, uninitialised)."""
-        raise NotImplementedError
+        """Write every entry of ``seat``'s observation into ``out`` (fresh, uninitialised).
+
+        The default asks ``self.encoder.encode(self.game, seat, out)``.
+        """
+        self.encoder.encode(self.game, seat, out)
 
     def _apply(self, action: int) -> tuple[list[float] | None, bool, bool]:
         """Apply a legal action; return (rewards per seat or None, over, truncated)."""
@@ -269,3 +276,30 @@ class CardGameEnv(AECEnv[str, ObsDict, int]):
 
     def close(self) -> None:
         """Nothing to release; present for the PettingZoo API."""
+
+
+EnvT = TypeVar("EnvT", bound=CardGameEnv)
+
+
+def env_factories(
+    cls: Callable[..., EnvT],
+) -> tuple[Callable[..., EnvT], Callable[..., EnvT]]:
+    """The ``raw_env`` and ``env`` constructors of an env class.
+
+    ``raw_env(render_mode=None, **config)``: the bare env, whose illegal
+    actions raise ``IllegalActionError`` unless the config says otherwise.
+    ``env(render_mode=None, **config)``: the user-facing env, the same class
+    with ``illegal_action="penalize"`` unless given — no wrapper stack, so it
+    is exactly as fast.
+    """
+
+    def raw_env(render_mode: str | None = None, **config: Any) -> EnvT:
+        """The bare env: illegal actions raise ``IllegalActionError`` by default."""
+        return cls(render_mode=render_mode, **config)
+
+    def env(render_mode: str | None = None, **config: Any) -> EnvT:
+        """The user-facing env: an illegal action is penalized and ends the episode."""
+        config.setdefault("illegal_action", "penalize")
+        return cls(render_mode=render_mode, **config)
+
+    return raw_env, env
