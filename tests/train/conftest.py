@@ -1,0 +1,66 @@
+"""Shared fixtures of the training tests: tiny configs and one tiny trained run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from train.config import TrainConfig
+
+
+def tiny_config(**changes: Any) -> TrainConfig:
+    """A config that trains in seconds in this process (one env, no workers)."""
+    base: dict[str, Any] = {
+        "game": "scum",
+        "options": {"num_players": 4, "reward": "centered"},
+        "total_steps": 256,
+        "n_envs": 1,
+        "vec_env": "dummy",
+        "n_steps": 128,
+        "batch_size": 64,
+        "n_epochs": 1,
+        "hidden_size": 16,
+        "hidden_layers": 1,
+        "opponent_random": 0.5,
+        "opponent_heuristic": 0.0,
+        "opponent_snapshot": 0.5,
+        "snapshot_every": 128,
+        "max_snapshots": 2,
+        "eval_every": 0,
+        "eval_games": 2,
+        "final_eval_games": 2,
+        "eval_baselines": "random",
+        "checkpoint_every": 128,
+        "progress": False,
+    }
+    base.update(changes)
+    return TrainConfig.from_dict(base)
+
+
+@pytest.fixture(autouse=True)
+def _one_thread() -> None:
+    """Two shared cores: torch uses one thread in every training test."""
+    import torch
+
+    torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="session")
+def trained_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run directory trained for 256 steps by the tiny config (final eval skipped)."""
+    import torch
+
+    from train.trainer import Trainer
+
+    torch.set_num_threads(1)
+    run = tmp_path_factory.mktemp("runs") / "tiny"
+    trainer = Trainer(tiny_config(), run)
+    try:
+        trainer.model.learn(256, reset_num_timesteps=False)
+        trainer.add_snapshot()
+        trainer.save()
+    finally:
+        trainer.close()
+    return run

@@ -1,0 +1,184 @@
+"""Checkpoints: exact resume, atomic writes, and named errors for bad ones."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from scum_env.suite.errors import CheckpointError, ConfigError
+from tests.train.conftest import tiny_config
+from train.checkpoint import capture_rng, find_checkpoint, read_state, restore_rng
+
+
+def tensors_equal(a: Any, b: Any) -> bool:
+    """Deep equality of nested dicts/lists of tensors and scalars."""
+    import torch
+
+    if isinstance(a, torch.Tensor):
+        return isinstance(b, torch.Tensor) and torch.equal(a, b)
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(tensors_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(tensors_equal(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
+def test_interrupt_then_resume_restores_everything_and_continues(tmp_path: Path) -> None:
+    import copy
+
+    from train.trainer import Trainer
+
+    config = tiny_config(total_steps=512, checkpoint_every=0)
+    run = tmp_path / "run"
+    trainer = Trainer(config, run)
+    saved: list[Any] = []
+    real_schedules, real_state = trainer.run_schedules, trainer.state
+
+    def schedules_then_ctrl_c() -> None:
+        real_schedules()
+        if trainer.step >= 256:
+            trainer.stop_requested = True  # what the SIGINT handler does
+
+    def recording_state() -> Any:
+        state = real_state()
+        saved.append(
+            (
+                state,
+                copy.deepcopy(trainer.model.policy.state_dict()),
+                copy.deepcopy(trainer.model.policy.optimizer.state_dict()),
+            )
+        )
+        return state
+
+    trainer.run_schedules = schedules_then_ctrl_c  # type: ignore[method-assign]
+    trainer.state = recording_state  # type: ignore[method-assign]
+    result = trainer.train()
+    assert result.interrupted
+    assert result.step == 256  # stopped at the rollout boundary after the 2nd update
+    assert result.report == []
+    state, weights, optimizer = saved[-1]
+    assert state.step == 256
+    assert [s.step for s in state.snapshots] == [128, 256]  # max_snapshots = 2
+
+    import random
+
+    import torch
+
+    random.seed(1), np.random.seed(2), torch.manual_seed(3)  # other states than the saved ones
+    assert capture_rng() != state.rng
+    resumed = Trainer(config, run, resume=run)
+    try:
+        assert resumed.step == 256
+        assert tensors_equal(resumed.model.policy.state_dict(), weights)
+        assert tensors_equal(resumed.model.policy.optimizer.state_dict(), optimizer)
+        assert [s.step for s in resumed.snapshots] == [128, 256]
+        for a, b in zip(resumed.snapshots, state.snapshots, strict=True):
+            assert a.params.keys() == b.params.keys()
+            assert all(np.array_equal(a.params[k], b.params[k]) for k in a.params)
+        assert capture_rng() == state.rng
+        assert resumed.schedule == state.schedule
+        assert resumed.config == config
+        resumed_result = resumed.train()
+    finally:
+        resumed.close()
+    assert not resumed_result.interrupted
+    assert resumed_result.step == 512
+    assert [r.baseline for r in resumed_result.report] == ["random"]
+    assert (run / "report.md").is_file() and (run / "curves.png").is_file()
+    _, final = read_state(run)
+    assert final.step == 512
+
+
+def test_rng_capture_round_trips() -> None:
+    import random
+
+    import torch
+
+    state = capture_rng()
+    first = (random.random(), np.random.random(), torch.rand(1).item())
+    restore_rng(json.loads(json.dumps(state)))
+    assert (random.random(), np.random.random(), torch.rand(1).item()) == first
+
+
+@pytest.fixture
+def run_copy(trained_run: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "run"
+    shutil.copytree(trained_run, copy)
+    return copy
+
+
+def test_checksum_mismatch_is_named(run_copy: Path) -> None:
+    model = run_copy / "checkpoint" / "model.zip"
+    data = bytearray(model.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    model.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match=r"file model.zip does not match its checksum"):
+        read_state(run_copy)
+
+
+def test_bad_json_missing_file_and_format_are_named(run_copy: Path) -> None:
+    state_file = run_copy / "checkpoint" / "state.json"
+    doc = json.loads(state_file.read_text())
+    snapshot = run_copy / "checkpoint" / doc["pool"]["snapshots"][0]["file"]
+    snapshot.unlink()
+    with pytest.raises(CheckpointError, match=r"file pool/snapshot_00_\d+\.pt is missing"):
+        read_state(run_copy)
+    state_file.write_text(json.dumps({**doc, "format": 99}))
+    with pytest.raises(CheckpointError, match="format 99 is not the supported format 1"):
+        read_state(run_copy)
+    state_file.write_text('{"format": 1, "step": ')
+    with pytest.raises(CheckpointError, match=r"state\.json is not valid JSON"):
+        read_state(run_copy)
+    with pytest.raises(CheckpointError, match="does not exist"):
+        read_state(run_copy / "elsewhere")
+
+
+def test_config_mismatch_is_named(run_copy: Path) -> None:
+    from train.trainer import Trainer
+
+    with pytest.raises(CheckpointError, match=r"hidden_size was 16, now 32"):
+        Trainer(tiny_config(hidden_size=32), run_copy, resume=run_copy)
+    with pytest.raises(
+        CheckpointError, match=r"options was .*'num_players': 4.*now .*'num_players': 5"
+    ):
+        Trainer(
+            tiny_config(options={"num_players": 5, "reward": "centered"}), run_copy, resume=run_copy
+        )
+
+
+def test_a_new_run_never_overwrites_a_checkpoint(run_copy: Path) -> None:
+    from train.trainer import Trainer
+
+    with pytest.raises(ConfigError, match="already holds a checkpoint; continue it with --resume"):
+        Trainer(tiny_config(), run_copy)
+
+
+def test_failed_save_keeps_the_previous_checkpoint(run_copy: Path) -> None:
+    from train.checkpoint import save_checkpoint
+
+    before = (run_copy / "checkpoint" / "state.json").read_text()
+    _, state = read_state(run_copy)
+
+    class Exploding:
+        def save(self, path: Path) -> None:
+            Path(path).write_bytes(b"half a model")
+            raise KeyboardInterrupt  # Ctrl-C in the middle of writing
+
+    with pytest.raises(KeyboardInterrupt):
+        save_checkpoint(run_copy, Exploding(), state)
+    assert (run_copy / "checkpoint" / "state.json").read_text() == before
+    assert read_state(run_copy)[1].step == state.step
+    assert not [p for p in run_copy.iterdir() if p.name.startswith(".checkpoint-")]
+
+
+def test_save_interrupted_between_renames_is_recovered(run_copy: Path) -> None:
+    from train.checkpoint import PREVIOUS_DIR
+
+    (run_copy / "checkpoint").rename(run_copy / PREVIOUS_DIR)
+    assert find_checkpoint(run_copy) == run_copy / PREVIOUS_DIR
+    assert read_state(run_copy)[1].step == 256

@@ -1,0 +1,130 @@
+"""Training smoke runs through the CLI: a tiny one by default, a real one marked slow."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agents.cli import main
+
+
+def test_cli_trains_with_worker_processes_and_reports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two SubprocVecEnv workers, a periodic evaluation, the final report."""
+    out = tmp_path / "run"
+    status = main(
+        [
+            "train",
+            "--config",
+            "configs/train/scum_quick.yaml",
+            "--out",
+            str(out),
+            "--set",
+            "total_steps=512",
+            "--set",
+            "n_steps=128",
+            "--set",
+            "batch_size=128",
+            "--set",
+            "n_epochs=1",
+            "--set",
+            "hidden_size=16",
+            "--set",
+            "snapshot_every=256",
+            "--set",
+            "eval_every=256",
+            "--set",
+            "eval_games=2",
+            "--set",
+            "final_eval_games=3",
+            "--set",
+            "eval_baselines=random",
+            "--set",
+            "opponent_heuristic=0",
+            "--set",
+            "opponent_random=0.5",
+            "--set",
+            "opponent_snapshot=0.5",
+            "--set",
+            "progress=false",
+        ]
+    )
+    assert status == 0
+    printed = capsys.readouterr().out
+    assert "scum: trained 512 steps" in printed
+    assert "random" in printed and "beats (dup.)" in printed
+    report = json.loads((out / "report.json").read_text())
+    assert report["step"] == 512
+    assert [row["baseline"] for row in report["final"]] == ["random"]
+    assert report["final"][0]["deals"] == 3
+    evals = (out / "eval.csv").read_text().splitlines()
+    assert len(evals) == 1 + 1 + 1  # header, the evaluation at step 256, the final one
+    assert evals[1].startswith("256,random,2,")
+    assert (out / "curves.png").stat().st_size > 0
+    assert list((out / "tb").glob("events.out.tfevents.*"))
+    state = json.loads((out / "checkpoint" / "state.json").read_text())
+    assert state["step"] == 512
+    assert [s["step"] for s in state["pool"]["snapshots"]] == [0, 256]
+
+
+def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["train"]) == 2
+    assert "give --config FILE" in capsys.readouterr().err
+    assert (
+        main(["train", "--config", "configs/train/scum_quick.yaml", "--set", "totl_steps=5"]) == 2
+    )
+    assert "unknown config key 'totl_steps'" in capsys.readouterr().err
+    assert main(["train", "--resume", str(tmp_path / "missing")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["train", "--config", "configs/train/scum_quick.yaml", "--total_steps", "5"]) == 2
+    assert "override fields with --set key=value" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_quick_preset_beats_random(tmp_path: Path) -> None:
+    """The scum quick preset, shortened to 40k steps, already wins most duplicate deals."""
+    out = tmp_path / "quick"
+    status = main(
+        [
+            "train",
+            "--config",
+            "configs/train/scum_quick.yaml",
+            "--out",
+            str(out),
+            "--set",
+            "total_steps=40960",
+            "--set",
+            "eval_every=0",
+            "--set",
+            "final_eval_games=40",
+            "--set",
+            "eval_baselines=random",
+            "--set",
+            "progress=false",
+        ]
+    )
+    assert status == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["final"][0]["beats"] >= 0.8
+
+
+def test_rllib_backend_without_ray_is_a_config_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib
+
+    import train.cli
+
+    real = importlib.import_module
+
+    def no_ray(name: str, package: str | None = None) -> object:
+        if name == "ray":
+            raise ModuleNotFoundError("No module named 'ray'", name="ray")
+        return real(name, package)
+
+    monkeypatch.setattr(train.cli.importlib, "import_module", no_ray)
+    assert main(["train", "--backend", "rllib", "--config", "configs/train/rllib_scum.yaml"]) == 2
+    assert "--backend rllib needs ray[rllib]" in capsys.readouterr().err

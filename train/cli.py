@@ -1,0 +1,169 @@
+"""``cardsuite train``: self-play training from a config file.
+
+::
+
+    cardsuite train --config configs/train/scum_quick.yaml --out runs/scum_quick
+    cardsuite train --config configs/train/scum_quick.yaml --set total_steps=20000 \\
+        --set options.num_players=5
+    cardsuite train --resume runs/scum_quick --set total_steps=400000
+
+Every field of :class:`~train.config.TrainConfig` can be overridden with
+``--set key=value`` (YAML values; ``options.NAME=value`` sets one rule option).
+With ``--resume`` and no ``--config`` the checkpoint's own config is used.
+``--backend rllib`` hands the config to :mod:`train.rllib.trainer`.
+
+This module imports no torch: the CLI imports every command at start, so
+torch and stable-baselines3 are imported inside the runner only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from pathlib import Path
+from typing import Any
+
+from scum_env.suite.errors import ConfigError
+from train.config import TrainConfig, load_config, parse_overrides
+
+
+def add_command(subparsers: Any) -> tuple[str, Any]:
+    """Register ``train`` on the cardsuite CLI; return its name and runner."""
+    parser = subparsers.add_parser(
+        "train",
+        help="train an agent by self-play (MaskablePPO)",
+        description=(
+            "Train MaskablePPO by self-play against a pool of random, heuristic and "
+            "frozen copies of itself; evaluates against baselines and checkpoints "
+            "on a schedule and on Ctrl-C."
+        ),
+        epilog="Fields: " + ", ".join(TrainConfig.field_names()),
+    )
+    parser.add_argument("--config", help="a YAML config (configs/train/*.yaml)")
+    parser.add_argument(
+        "--out", help="run directory (default: runs/<config name>, or the resumed run)"
+    )
+    parser.add_argument("--resume", metavar="DIR", help="continue from this run or checkpoint")
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config field (repeatable), e.g. --set total_steps=20000",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=("sb3", "rllib"),
+        default="sb3",
+        help="sb3: MaskablePPO (default); rllib: the RLlib backend",
+    )
+    parser.add_argument(
+        "--address",
+        default=None,
+        metavar="HOST:PORT",
+        help="rllib backend: an existing Ray cluster (ray start --head); default a local Ray",
+    )
+    return "train", run
+
+
+def resolve_config(args: argparse.Namespace) -> TrainConfig:
+    """The config of ``--config`` (or of the resumed checkpoint) with ``--set`` applied."""
+    overrides = parse_overrides(list(args.overrides))
+    if args.config is None and args.resume is not None:
+        from train.checkpoint import find_checkpoint
+
+        ckpt = find_checkpoint(args.resume)
+        import json
+
+        try:
+            saved = json.loads((ckpt / "state.json").read_text(encoding="utf-8"))["config"]
+        except (OSError, ValueError, KeyError, TypeError):
+            from scum_env.suite.errors import CheckpointError
+
+            raise CheckpointError(
+                f"checkpoint {str(ckpt)!r}: state.json is missing or not valid JSON"
+            ) from None
+        options = {**saved.get("options", {}), **overrides.pop("options", {})}
+        return TrainConfig.from_dict({**saved, **overrides, "options": options})
+    return load_config(args.config, overrides)
+
+
+def default_out(args: argparse.Namespace) -> Path:
+    """``--out``, else the resumed run's directory, else ``runs/<config stem>``."""
+    if args.out:
+        return Path(args.out)
+    if args.resume:
+        from train.checkpoint import find_checkpoint
+
+        ckpt = find_checkpoint(args.resume)
+        return ckpt.parent if ckpt.name.startswith("checkpoint") else ckpt
+    return Path("runs") / (Path(args.config).stem if args.config else "default")
+
+
+def run(args: argparse.Namespace, extra: list[str]) -> int:
+    """Run ``cardsuite train``; returns the exit status."""
+    if args.backend == "rllib":
+        return _run_rllib(args, extra)
+    if args.address is not None:
+        raise ConfigError("--address is for --backend rllib (a Ray cluster)")
+    if extra:
+        raise ConfigError(
+            f"unexpected arguments {' '.join(extra)}; override fields with --set key=value"
+        )
+    if args.config is None and args.resume is None:
+        raise ConfigError("give --config FILE (configs/train/*.yaml) or --resume DIR")
+    config = resolve_config(args)
+    out = default_out(args)
+    from train.trainer import train  # imports torch and stable-baselines3
+
+    result = train(config, out, resume=args.resume)
+    if result.interrupted:
+        return 130
+    from train.evaluate import format_report
+
+    print(
+        f"\n{config.game}: trained {result.step} steps in {result.seconds:.0f} s; "
+        f"checkpoint {result.checkpoint}"
+    )
+    print(format_report(result.report))
+    print(f"report: {out / 'report.md'}   curves: {out / 'curves.png'}   tensorboard: {out / 'tb'}")
+    return 0
+
+
+def _run_rllib(args: argparse.Namespace, extra: list[str]) -> int:
+    """Hand the config to the RLlib backend (``train.rllib.trainer:run``).
+
+    Its own options (``--iterations``, ``--num-env-runners``...) follow on
+    the command line; with any of them the whole command line is passed on
+    as tokens, otherwise the parsed arguments.
+    """
+    try:
+        importlib.import_module("ray")
+    except ModuleNotFoundError:
+        raise ConfigError(
+            "--backend rllib needs ray[rllib] (pip install 'ray[rllib]==2.60'); "
+            "or use the default --backend sb3"
+        ) from None
+    try:
+        module = importlib.import_module("train.rllib.trainer")
+    except ModuleNotFoundError as err:
+        if err.name is not None and err.name.startswith("train.rllib"):
+            raise ConfigError(
+                "the RLlib backend (train.rllib) is not part of this install"
+            ) from None
+        raise
+    if not extra:
+        status: int = module.run(args.config, args)
+        return status
+    tokens = ["--config", args.config] if args.config else []
+    if args.resume:
+        tokens += ["--resume", args.resume]
+    if args.out:
+        tokens += ["--checkpoint-dir", args.out]
+    if args.address:
+        tokens += ["--address", args.address]
+    for item in args.overrides:
+        tokens += ["--set", item]
+    status = module.run(args.config, [*tokens, *extra])
+    return status

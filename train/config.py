@@ -1,0 +1,270 @@
+"""The training config: every knob of a self-play MaskablePPO run, documented.
+
+A :class:`TrainConfig` is a frozen dataclass built on the suite's
+:class:`~scum_env.suite.config.ConfigBase`: each field has a one-line doc
+(``TrainConfig.doc_table()`` renders them for ``docs/training.md``), an
+unknown key or a value of the wrong type or range is a
+:class:`~scum_env.suite.errors.ConfigError` naming the field. Presets live in
+``configs/train/*.yaml``; ``cardsuite train --set key=value`` overrides any
+field.
+
+This module imports no torch: the CLI and the arena read configs cheaply.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from agents.games import get_game
+from scum_env.suite.config import ConfigBase, _check_type, doc_field
+from scum_env.suite.errors import ConfigError
+
+# Fields that may change when a run is resumed: they do not alter what was
+# learned so far, only how long and how visibly the run goes on. Changing any
+# other field (the game, its options, the network, the optimizer settings)
+# makes ``--resume`` a CheckpointError.
+RESUME_MUTABLE = frozenset(
+    {
+        "total_steps",
+        "eval_every",
+        "eval_games",
+        "final_eval_games",
+        "eval_baselines",
+        "checkpoint_every",
+        "progress",
+        "vec_env",
+    }
+)
+
+# The pool's opponent kinds, in the order of their probability fields.
+OPPONENT_KINDS = ("random", "heuristic", "snapshot")
+
+
+@dataclass(frozen=True)
+class TrainConfig(ConfigBase):
+    """A self-play MaskablePPO run: game, PPO hyperparameters, pool, schedules."""
+
+    game: str = doc_field("scum", "the game to train on: `scum`, `scum_party` or `scandal`")
+    options: dict[str, Any] = doc_field(  # noqa: RUF009 (None, replaced by {} after init)
+        None, "rule options of the game's env (its config fields), e.g. `{num_players: 4}`"
+    )
+    total_steps: int = doc_field(200_000, "learner decisions to train for, over all envs")
+    seed: int = doc_field(0, "seeds torch, numpy, python and every env (env i gets seed + i)")
+    n_envs: int = doc_field(2, "parallel environments (each a worker process with `subproc`)")
+    vec_env: Literal["auto", "subproc", "dummy"] = doc_field(
+        "auto",
+        "`subproc`: one worker process per env; `dummy`: all envs in this process; "
+        "`auto`: subproc when n_envs > 1",
+    )
+    torch_threads: int = doc_field(1, "torch CPU threads of the learner (1 is fastest on 2 cores)")
+    learning_rate: float = doc_field(3e-4, "Adam learning rate (constant)")
+    n_steps: int = doc_field(512, "decisions per env per rollout; a rollout is n_steps * n_envs")
+    batch_size: int = doc_field(256, "minibatch size of each gradient step")
+    n_epochs: int = doc_field(4, "passes over each rollout")
+    gamma: float = doc_field(0.99, "discount factor per learner decision")
+    gae_lambda: float = doc_field(0.95, "GAE lambda")
+    clip_range: float = doc_field(0.2, "PPO clipping of the probability ratio")
+    ent_coef: float = doc_field(0.01, "entropy bonus coefficient")
+    vf_coef: float = doc_field(0.5, "value loss coefficient")
+    max_grad_norm: float = doc_field(0.5, "gradient clipping norm")
+    hidden_size: int = doc_field(128, "units per hidden layer (policy and value nets)")
+    hidden_layers: int = doc_field(2, "hidden layers of the policy and of the value net")
+    activation: Literal["tanh", "relu"] = doc_field("tanh", "hidden activation")
+    learner_seat: int | None = doc_field(
+        None, "the learner's seat; `null` rotates it over episodes (seat = episode mod players)"
+    )
+    opponent_random: float = doc_field(0.2, "probability that an opponent seat is `random`")
+    opponent_heuristic: float = doc_field(0.3, "probability that an opponent seat is `heuristic`")
+    opponent_snapshot: float = doc_field(
+        0.5, "probability that an opponent seat is a frozen snapshot of the learner"
+    )
+    snapshot_every: int = doc_field(20_000, "steps between snapshots of the learner into the pool")
+    max_snapshots: int = doc_field(5, "snapshots kept in the pool (the oldest leave first)")
+    eval_every: int = doc_field(
+        50_000, "steps between evaluations against the baselines (0: only the final one)"
+    )
+    eval_games: int = doc_field(60, "duplicate games per baseline in each periodic evaluation")
+    final_eval_games: int = doc_field(200, "duplicate games per baseline in the final report")
+    eval_baselines: str = doc_field(
+        "random,heuristic", "comma-separated arena agent specs to evaluate against"
+    )
+    checkpoint_every: int = doc_field(
+        50_000, "steps between checkpoints (0: only at the end and on Ctrl-C)"
+    )
+    progress: bool = doc_field(True, "show a progress bar")
+
+    def __post_init__(self) -> None:
+        """Check types (``options`` as a mapping of the game's options), then ranges."""
+        if self.options is None:
+            object.__setattr__(self, "options", {})
+        hints = typing.get_type_hints(type(self))
+        for f in dataclasses.fields(self):
+            if f.name == "options":
+                continue
+            value = getattr(self, f.name)
+            checked = _check_type(self._where(f.name), value, hints[f.name])
+            if checked is not value:
+                object.__setattr__(self, f.name, checked)
+        self.validate()
+
+    def validate(self) -> None:
+        """Ranges, the game and its options, and the pool's probabilities."""
+        game = get_game(self.game)  # ConfigError listing the games
+        object.__setattr__(self, "game", game.name)
+        if not isinstance(self.options, Mapping):
+            self._fail("options", f"expected a mapping of option names, got {self.options!r}")
+        object.__setattr__(self, "options", dict(self.options))
+        try:
+            game.config_class().from_dict(self.options)
+        except ConfigError as err:
+            self._fail("options", str(err))
+        for name in (
+            "total_steps",
+            "n_envs",
+            "torch_threads",
+            "n_steps",
+            "batch_size",
+            "n_epochs",
+            "hidden_size",
+            "hidden_layers",
+            "snapshot_every",
+            "max_snapshots",
+            "eval_games",
+            "final_eval_games",
+        ):
+            if getattr(self, name) < 1:
+                self._fail(name, f"must be at least 1, got {getattr(self, name)}")
+        for name in ("eval_every", "checkpoint_every", "seed"):
+            if getattr(self, name) < 0:
+                self._fail(name, f"must be 0 or more, got {getattr(self, name)}")
+        if self.batch_size > self.n_steps * self.n_envs:
+            self._fail(
+                "batch_size",
+                f"{self.batch_size} is larger than a rollout (n_steps * n_envs = "
+                f"{self.n_steps * self.n_envs})",
+            )
+        for name in ("learning_rate", "clip_range", "max_grad_norm"):
+            if getattr(self, name) <= 0:
+                self._fail(name, f"must be positive, got {getattr(self, name)}")
+        for name in ("gamma", "gae_lambda"):
+            if not 0 <= getattr(self, name) <= 1:
+                self._fail(name, f"must lie in [0, 1], got {getattr(self, name)}")
+        for name in ("ent_coef", "vf_coef"):
+            if getattr(self, name) < 0:
+                self._fail(name, f"must be 0 or more, got {getattr(self, name)}")
+        probs = self.opponent_probs()
+        for kind, p in probs.items():
+            if p < 0:
+                self._fail(f"opponent_{kind}", f"a probability cannot be negative, got {p}")
+        if abs(sum(probs.values()) - 1.0) > 1e-6:
+            self._fail(
+                "opponent_snapshot",
+                "opponent_random + opponent_heuristic + opponent_snapshot must sum to 1, got "
+                + " + ".join(f"{p:g}" for p in probs.values()),
+            )
+        if not self.baselines():
+            self._fail("eval_baselines", "name at least one agent spec, e.g. `random`")
+        players = self.num_players()
+        if self.learner_seat is not None and not 0 <= self.learner_seat < players:
+            self._fail(
+                "learner_seat",
+                f"seat {self.learner_seat} does not exist at a {players}-player table "
+                f"(seats 0..{players - 1})",
+            )
+
+    def opponent_probs(self) -> dict[str, float]:
+        """The pool's draw probabilities by opponent kind."""
+        return {kind: float(getattr(self, f"opponent_{kind}")) for kind in OPPONENT_KINDS}
+
+    def baselines(self) -> list[str]:
+        """The agent specs of :attr:`eval_baselines`."""
+        return [s.strip() for s in self.eval_baselines.split(",") if s.strip()]
+
+    def game_config(self) -> ConfigBase:
+        """The validated config of the game's env."""
+        return get_game(self.game).config_class().from_dict(self.options)
+
+    def num_players(self) -> int:
+        """Players at the table (the game's player-count field)."""
+        game = get_game(self.game)
+        return int(getattr(self.game_config(), game.players_key))
+
+    def resume_mismatches(self, saved: TrainConfig) -> list[str]:
+        """Fields that differ from ``saved`` and may not change on resume."""
+        return [
+            name
+            for name in self.field_names()
+            if name not in RESUME_MUTABLE and getattr(self, name) != getattr(saved, name)
+        ]
+
+
+def parse_overrides(items: list[str]) -> dict[str, Any]:
+    """Turn ``["total_steps=20000", "options.num_players=5"]`` into field values.
+
+    Values are YAML scalars (``true``, ``5``, ``null``, ``{a: 1}``); a key
+    ``options.NAME`` sets one rule option of the game (merged over
+    ``options={...}`` if both are given). A malformed item is a ConfigError
+    naming it; unknown keys are reported when the config is built.
+    """
+    import yaml
+
+    out: dict[str, Any] = {}
+    dotted: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise ConfigError(f"--set expects key=value, got {item!r}")
+        try:
+            value = yaml.safe_load(raw)
+        except yaml.YAMLError:
+            value = raw
+        if key.startswith("options."):
+            dotted[key.split(".", 1)[1]] = value
+        else:
+            out[key] = value
+    if dotted:
+        base = out.get("options") or {}
+        if not isinstance(base, Mapping):
+            raise ConfigError(f"--set options=... expects a mapping, got {base!r}")
+        out["options"] = {**base, **dotted}
+    return out
+
+
+def load_config(path: str | None, overrides: Mapping[str, Any] | None = None) -> TrainConfig:
+    """The config of a YAML file (or the defaults) with ``overrides`` applied.
+
+    ``overrides["options"]`` is merged into the file's options rather than
+    replacing them, so ``--set options.num_players=5`` keeps the other rules.
+    """
+    import yaml
+
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as err:
+            raise ConfigError(f"cannot read config file {path}: {err.strerror}") from None
+        try:
+            loaded = yaml.safe_load(text)
+        except yaml.YAMLError as err:
+            raise ConfigError(f"config file {path} is not valid YAML: {err}") from None
+        if loaded is None:
+            loaded = {}
+        if not isinstance(loaded, Mapping):
+            raise ConfigError(f"config file {path} must hold a mapping of field names to values")
+        data = dict(loaded)
+    for key, value in (overrides or {}).items():
+        if key == "options" and isinstance(value, Mapping):
+            base = data.get("options") or {}
+            if not isinstance(base, Mapping):
+                raise ConfigError(f"{path}: options must be a mapping, got {base!r}")
+            data["options"] = {**base, **value}
+        else:
+            data[key] = value
+    return TrainConfig.from_dict(data, source=path)

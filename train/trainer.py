@@ -1,0 +1,443 @@
+"""Self-play MaskablePPO, in one readable file (the cleanrl shape).
+
+``train(config, out_dir)`` runs the whole loop:
+
+1. seed python, numpy and torch; build ``n_envs`` :class:`~train.wrappers.SelfPlayEnv`
+   (one learner seat each, opponents from the pool) in worker processes;
+2. ``MaskablePPO.learn`` collects rollouts with the learner's action masks
+   and updates the policy;
+3. at every rollout boundary (after an update, before the next rollout) the
+   :class:`SelfPlayCallback` runs the schedules: a frozen snapshot of the
+   learner joins the opponent pool and is sent to every worker; an
+   evaluation against the baselines runs through the arena (TensorBoard and
+   ``eval.csv``); a checkpoint is written. A Ctrl-C is honoured at the next
+   boundary: the checkpoint is saved there and the run exits cleanly (a
+   second Ctrl-C aborts at once, keeping the previous checkpoint);
+4. at the end: a last checkpoint, a final evaluation with more games, the
+   report table (``report.md``, ``report.json``) and the learning curve
+   (``curves.png``).
+
+``train(config, out_dir, resume=DIR)`` reloads the model (weights, optimizer,
+step count), the pool, the RNG states, the schedules and the evaluation
+history of a checkpoint, and continues from its step. Episodes that were in
+progress inside the workers when the checkpoint was taken are not part of it:
+the resumed run starts fresh episodes, seeded from the run's seed and step.
+
+A run directory holds ``config.yaml``, ``checkpoint/``, ``tb/`` (TensorBoard),
+``curve.csv`` (mean training reward per rollout), ``eval.csv``, and after the
+end ``report.md``, ``report.json``, ``curves.png``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import signal
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import configure
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.utils import set_random_seed
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
+
+from scum_env.suite.errors import CheckpointError, ConfigError
+from train.checkpoint import (
+    CHECKPOINT_DIR,
+    TrainState,
+    capture_rng,
+    read_state,
+    restore_rng,
+    save_checkpoint,
+)
+from train.config import TrainConfig
+from train.evaluate import EvalRow, append_csv, evaluate, format_report, plot_curves
+from train.opponents import OpponentPool, Snapshot
+from train.policy import snapshot_of
+from train.wrappers import SelfPlayEnv
+
+# Seeds of the evaluation tournaments: the periodic ones replay the same deals
+# (a smoother curve); the final report uses deals the curve never saw.
+EVAL_SEED_OFFSET = 10_000
+FINAL_EVAL_SEED_OFFSET = 20_000
+
+
+@dataclass
+class TrainResult:
+    """What a finished (or interrupted) run produced.
+
+    Attributes:
+        step: learner steps trained.
+        run_dir: the run directory.
+        checkpoint: the last checkpoint written.
+        interrupted: the run stopped on Ctrl-C (resume it with ``--resume``).
+        report: the final evaluation rows (empty when interrupted).
+        seconds: wall time of this invocation.
+    """
+
+    step: int
+    run_dir: Path
+    checkpoint: Path
+    interrupted: bool
+    report: list[EvalRow] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+class StopTraining(Exception):
+    """Raised at a rollout boundary to leave ``learn`` after a Ctrl-C."""
+
+
+# ---------------------------------------------------------------- environments
+def make_env_fn(config: TrainConfig, snapshots: list[Snapshot], worker: bool) -> Callable[[], Any]:
+    """A factory of one monitored :class:`SelfPlayEnv` (run inside its worker)."""
+
+    def init() -> Any:
+        if worker:  # Ctrl-C reaches the whole process group; only the trainer handles it
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        pool = OpponentPool(
+            config.game, config.opponent_probs(), config.max_snapshots, list(snapshots)
+        )
+        env = SelfPlayEnv(config.game, config.options, pool=pool, learner_seat=config.learner_seat)
+        return Monitor(env)
+
+    return init
+
+
+def make_vec_env(config: TrainConfig, snapshots: list[Snapshot]) -> VecEnv:
+    """``n_envs`` envs, in worker processes unless ``vec_env`` says ``dummy``."""
+    subproc = config.vec_env == "subproc" or (config.vec_env == "auto" and config.n_envs > 1)
+    fns = [make_env_fn(config, snapshots, worker=subproc) for _ in range(config.n_envs)]
+    return SubprocVecEnv(fns) if subproc else DummyVecEnv(fns)
+
+
+def build_model(config: TrainConfig, venv: VecEnv) -> MaskablePPO:
+    """A fresh MaskablePPO with the config's hyperparameters and network."""
+    hidden = [config.hidden_size] * config.hidden_layers
+    activation = torch.nn.Tanh if config.activation == "tanh" else torch.nn.ReLU
+    return MaskablePPO(
+        "MlpPolicy",
+        venv,
+        learning_rate=config.learning_rate,
+        n_steps=config.n_steps,
+        batch_size=config.batch_size,
+        n_epochs=config.n_epochs,
+        gamma=config.gamma,
+        gae_lambda=config.gae_lambda,
+        clip_range=config.clip_range,
+        ent_coef=config.ent_coef,
+        vf_coef=config.vf_coef,
+        max_grad_norm=config.max_grad_norm,
+        policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}, "activation_fn": activation},
+        seed=config.seed,
+        device="cpu",
+        verbose=0,
+    )
+
+
+def derive_seed(*words: int) -> int:
+    """A 31-bit seed from integers (for envs restarted on resume)."""
+    return int(np.random.SeedSequence(list(words)).generate_state(1)[0] & 0x7FFFFFFF)
+
+
+# ------------------------------------------------------------------- trainer
+class Trainer:
+    """One run: its envs, model, pool, schedules and run directory.
+
+    Args:
+        config: the run's config.
+        run_dir: where logs, checkpoints and reports go.
+        resume: a checkpoint (or run) directory to continue from.
+    """
+
+    def __init__(
+        self, config: TrainConfig, run_dir: str | Path, resume: str | Path | None = None
+    ) -> None:
+        """Build the envs and the model, fresh or from ``resume``."""
+        self.config = config
+        self.run_dir = Path(run_dir)
+        self.stop_requested = False
+        torch.set_num_threads(config.torch_threads)
+        if resume is None:
+            if (self.run_dir / CHECKPOINT_DIR).exists():
+                raise ConfigError(
+                    f"run directory {str(self.run_dir)!r} already holds a checkpoint; "
+                    f"continue it with --resume {self.run_dir} or choose another --out"
+                )
+            set_random_seed(config.seed)
+            self.snapshots: list[Snapshot] = []
+            self.venv = make_vec_env(config, [])
+            self.model = build_model(config, self.venv)
+            self.schedule = {
+                "snapshot": 0,  # a snapshot of the initial policy seeds the pool
+                "eval": config.eval_every or -1,
+                "checkpoint": config.checkpoint_every or -1,
+            }
+            self.history: list[dict[str, Any]] = []
+        else:
+            ckpt, state = read_state(resume)
+            mismatched = config.resume_mismatches(state.config)
+            if mismatched:
+                raise CheckpointError(
+                    f"checkpoint {str(ckpt)!r} does not match this config: "
+                    + "; ".join(
+                        f"{name} was {getattr(state.config, name)!r}, now {getattr(config, name)!r}"
+                        for name in mismatched
+                    )
+                )
+            self.snapshots = list(state.snapshots)
+            self.venv = make_vec_env(config, self.snapshots)
+            try:
+                self.model = MaskablePPO.load(ckpt / "model.zip", env=self.venv, device="cpu")
+            except Exception as err:
+                self.close()
+                raise CheckpointError(
+                    f"checkpoint {str(ckpt)!r}: cannot load model.zip: {type(err).__name__}: {err}"
+                ) from None
+            if self.model.num_timesteps != state.step:
+                self.close()
+                raise CheckpointError(
+                    f"checkpoint {str(ckpt)!r}: model.zip is at step {self.model.num_timesteps} "
+                    f"but state.json says {state.step}"
+                )
+            self.venv.seed(derive_seed(config.seed, state.step))
+            self.schedule = dict(state.schedule)
+            self.history = list(state.history)
+            restore_rng(state.rng)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.run_dir / "config.yaml", "w", encoding="utf-8") as fh:
+            yaml.safe_dump(config.to_dict(), fh, sort_keys=False)
+        self.model.set_logger(configure(str(self.run_dir / "tb"), ["tensorboard"]))
+
+    def close(self) -> None:
+        """Stop the worker processes (quietly if one has already died)."""
+        with contextlib.suppress(EOFError, BrokenPipeError, ConnectionResetError):
+            self.venv.close()
+
+    @property
+    def step(self) -> int:
+        """Learner steps trained so far."""
+        return int(self.model.num_timesteps)
+
+    def state(self) -> TrainState:
+        """The run's state besides the model, as a checkpoint records it."""
+        return TrainState(
+            step=self.step,
+            config=self.config,
+            snapshots=list(self.snapshots),
+            rng=capture_rng(),
+            schedule=dict(self.schedule),
+            history=list(self.history),
+        )
+
+    def save(self) -> Path:
+        """Write the run's checkpoint (atomically)."""
+        return save_checkpoint(self.run_dir, self.model, self.state())
+
+    # ----------------------------------------------------------- schedules
+    def run_schedules(self) -> None:
+        """Snapshot, evaluate and checkpoint when due (at a rollout boundary)."""
+        step = self.step
+        if 0 <= self.schedule["snapshot"] <= step:
+            if self.config.opponent_snapshot > 0:
+                self.add_snapshot()
+            self.schedule["snapshot"] = _next_due(step, self.config.snapshot_every)
+        if 0 <= self.schedule["eval"] <= step:
+            self.evaluate(self.config.eval_games, EVAL_SEED_OFFSET)
+            self.schedule["eval"] = _next_due(step, self.config.eval_every)
+        if 0 <= self.schedule["checkpoint"] <= step:
+            self.schedule["checkpoint"] = _next_due(step, self.config.checkpoint_every)
+            self.save()
+
+    def add_snapshot(self) -> None:
+        """Freeze the learner into the pool and send the pool to every worker."""
+        self.snapshots.append(snapshot_of(self.model.policy, self.step, self.config.activation))
+        del self.snapshots[: max(0, len(self.snapshots) - self.config.max_snapshots)]
+        self.venv.env_method("set_snapshots", list(self.snapshots))
+
+    def evaluate(
+        self, games: int, seed_offset: int, model_path: Path | None = None
+    ) -> list[EvalRow]:
+        """Duplicate tournaments against the baselines; logged, RNG untouched."""
+        rng = capture_rng()
+        if model_path is None:
+            model_path = self.run_dir / "eval" / "model.zip"
+            model_path.parent.mkdir(parents=True, exist_ok=True)
+            self.model.save(model_path)
+        threads = torch.get_num_threads()
+        try:
+            rows = evaluate(
+                model_path,
+                self.config,
+                step=self.step,
+                games=games,
+                seed=self.config.seed + seed_offset,
+            )
+        finally:
+            torch.set_num_threads(threads)
+            restore_rng(rng)
+        for row in rows:
+            name = row.baseline.replace(":", "_")
+            self.model.logger.record(f"eval/beats_{name}", row.beats)
+            self.model.logger.record(f"eval/win_rate_vs_{name}", row.win_rate)
+            self.model.logger.record(f"eval/mean_score_vs_{name}", row.mean_score)
+        self.model.logger.dump(self.step)
+        append_csv(self.run_dir / "eval.csv", rows)
+        self.history.extend(r.to_dict() for r in rows)
+        return rows
+
+    # ---------------------------------------------------------------- run
+    def train(self) -> TrainResult:
+        """Train to ``total_steps``, then checkpoint, evaluate and report."""
+        start = time.time()
+        callback = SelfPlayCallback(self)
+        previous = _install_sigint(self)
+        interrupted = False
+        try:
+            if not self.snapshots and self.config.opponent_snapshot > 0:
+                self.run_schedules()  # the step-0 snapshot, before the first rollout
+            remaining = self.config.total_steps - self.step
+            if remaining > 0:
+                try:
+                    self.model.learn(
+                        total_timesteps=remaining,
+                        callback=callback,
+                        reset_num_timesteps=False,
+                        progress_bar=False,
+                    )
+                except StopTraining:
+                    interrupted = True
+            callback.close_bar()
+            checkpoint = self.save()
+        finally:
+            callback.close_bar()
+            signal.signal(signal.SIGINT, previous)
+            self.close()
+        result = TrainResult(self.step, self.run_dir, checkpoint, interrupted)
+        if interrupted:
+            print(
+                f"interrupted at step {self.step}; checkpoint saved to {checkpoint}. "
+                f"Continue with: cardsuite train --resume {self.run_dir}",
+                file=sys.stderr,
+            )
+        else:
+            result.report = self.evaluate(
+                self.config.final_eval_games, FINAL_EVAL_SEED_OFFSET, model_path=checkpoint
+            )
+            self.write_report(result.report)
+        result.seconds = time.time() - start
+        return result
+
+    def write_report(self, rows: list[EvalRow]) -> None:
+        """``report.md``, ``report.json`` and ``curves.png`` in the run directory."""
+        title = f"{self.config.game} {self.config.num_players()} players, {self.step} steps"
+        (self.run_dir / "report.md").write_text(
+            f"# {title}\n\n{format_report(rows, markdown=True)}\n", encoding="utf-8"
+        )
+        (self.run_dir / "report.json").write_text(
+            json.dumps(
+                {
+                    "step": self.step,
+                    "config": self.config.to_dict(),
+                    "final": [r.to_dict() for r in rows],
+                },
+                indent=1,
+            ),
+            encoding="utf-8",
+        )
+        plot_curves(self.run_dir, self.run_dir / "curves.png", title=title)
+
+
+def _next_due(step: int, every: int) -> int:
+    """The first multiple of ``every`` after ``step`` (-1: never)."""
+    return (step // every + 1) * every if every > 0 else -1
+
+
+def _install_sigint(trainer: Trainer) -> Any:
+    """First Ctrl-C: stop at the next rollout boundary; second: abort at once."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        if trainer.stop_requested:
+            raise KeyboardInterrupt
+        trainer.stop_requested = True
+        print(
+            "\nCtrl-C: saving a checkpoint after the current update "
+            "(press Ctrl-C again to abort without saving)",
+            file=sys.stderr,
+        )
+
+    try:
+        return signal.signal(signal.SIGINT, handler)
+    except ValueError:  # not the main thread: no Ctrl-C handling
+        return signal.getsignal(signal.SIGINT)
+
+
+class SelfPlayCallback(BaseCallback):
+    """Runs the trainer's schedules at rollout boundaries; progress and curve."""
+
+    def __init__(self, trainer: Trainer) -> None:
+        """Attach to ``trainer``."""
+        super().__init__(verbose=0)
+        self.trainer = trainer
+        self._first = True
+        self._bar: Any = None
+
+    def _on_training_start(self) -> None:
+        if self.trainer.config.progress:
+            from tqdm import tqdm
+
+            self._bar = tqdm(
+                total=self.trainer.config.total_steps,
+                initial=self.trainer.step,
+                unit="step",
+                desc=f"train {self.trainer.config.game}",
+                dynamic_ncols=True,
+            )
+
+    def _on_rollout_start(self) -> None:
+        if self._first:  # the boundary at the start was handled before learn()
+            self._first = False
+        else:
+            self.trainer.run_schedules()
+        if self.trainer.stop_requested:
+            raise StopTraining
+
+    def _on_step(self) -> bool:
+        if self._bar is not None:
+            self._bar.update(self.training_env.num_envs)
+        return True
+
+    def _on_rollout_end(self) -> None:
+        episodes = self.model.ep_info_buffer
+        if episodes:
+            mean = float(np.mean([ep["r"] for ep in episodes]))
+            path = self.trainer.run_dir / "curve.csv"
+            new = not path.exists()
+            with open(path, "a", encoding="utf-8") as fh:
+                if new:
+                    fh.write("step,ep_rew_mean,episodes\n")
+                fh.write(f"{self.num_timesteps},{mean:.6f},{len(episodes)}\n")
+            if self._bar is not None:
+                self._bar.set_postfix(reward=f"{mean:+.3f}")
+
+    def close_bar(self) -> None:
+        """Close the progress bar (idempotent)."""
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+
+def train(
+    config: TrainConfig, run_dir: str | Path, resume: str | Path | None = None
+) -> TrainResult:
+    """Train (or resume) a run and return its result; see the module doc."""
+    return Trainer(config, run_dir, resume).train()
