@@ -121,7 +121,11 @@ RATIOS = (
     ("Scum 4p env() / PettingZoo leduc env()", "scum4.env", "pettingzoo/leduc_holdem_v4.env"),
     ("Scum 4p engine / env() (cost of the env layer)", "scum4.engine", "scum4.env"),
     ("Scandal 2p env() / RLCard gin-rummy (target >= 1.5x)", "scandal2.env", "rlcard/gin-rummy"),
-    ("Scandal 2p env() / OpenSpiel gin_rummy+observer", "scandal2.env", "openspiel/gin_rummy+observer"),
+    (
+        "Scandal 2p env() / OpenSpiel gin_rummy+observer",
+        "scandal2.env",
+        "openspiel/gin_rummy+observer",
+    ),
     ("Party 50p env() / Party 5p env() (per step)", "party50.env", "party5.env"),
     ("Party 50p env() / Scum 4p env() (per step)", "party50.env", "scum4.env"),
 )
@@ -145,7 +149,9 @@ def run(names: Sequence[str], seconds: float) -> dict[str, dict[str, Any]]:
                 "version": ref.version,
             }
         else:
-            raise SystemExit(f"unknown benchmark {name!r}; known: {', '.join([*OURS, *REFERENCES])}")
+            raise SystemExit(
+                f"unknown benchmark {name!r}; known: {', '.join([*OURS, *REFERENCES])}"
+            )
         rate = results[name]["steps_per_sec"]
         shown = f"{rate:>12,.0f}" if rate else f"{'-':>12}"
         print(f"{name:<40} {shown} steps/s  {results[name]['status']}", flush=True)

@@ -89,9 +89,7 @@ def _rate(steps: int, elapsed: float) -> float:
 # --------------------------------------------------------------------------
 
 
-def _bench_rlcard(
-    env_id: str, seconds: float, max_steps: int | None, seed: int
-) -> float:
+def _bench_rlcard(env_id: str, seconds: float, max_steps: int | None, seed: int) -> float:
     """Random legal play in ``rlcard.make(env_id)``; every agent step counts."""
     budget, limit = _limits(seconds, max_steps)
     import rlcard  # type: ignore[import-untyped,import-not-found,unused-ignore]
@@ -187,9 +185,7 @@ def _bench_openspiel(
                 set_from(state, state.current_player())
                 state.apply_action(choice(state.legal_actions()))
                 steps += 1
-                if steps >= limit or (
-                    not steps & _CLOCK_MASK and perf_counter() >= deadline
-                ):
+                if steps >= limit or (not steps & _CLOCK_MASK and perf_counter() >= deadline):
                     break
     else:
         while True:
@@ -200,9 +196,7 @@ def _bench_openspiel(
             else:
                 state.apply_action(choice(state.legal_actions()))
                 steps += 1
-                if steps >= limit or (
-                    not steps & _CLOCK_MASK and perf_counter() >= deadline
-                ):
+                if steps >= limit or (not steps & _CLOCK_MASK and perf_counter() >= deadline):
                     break
     return _rate(steps, perf_counter() - t0)
 
@@ -273,9 +267,7 @@ def _bench_pettingzoo_leduc(
             mask = observation["action_mask"]
             env.step(choice([a for a in range(len(mask)) if mask[a]]))
             steps += 1
-            if steps >= limit or (
-                not steps & _CLOCK_MASK and perf_counter() >= deadline
-            ):
+            if steps >= limit or (not steps & _CLOCK_MASK and perf_counter() >= deadline):
                 done = True
                 break
         else:
@@ -367,10 +359,8 @@ def measure(
         rate = bench(seconds, max_steps=max_steps, seed=seed)
     except ImportError:
         return ReferenceResult(name, version, None, "not installed")
-    except Exception as exc:  # noqa: BLE001 - reported in the table, not raised
-        return ReferenceResult(
-            name, version, None, f"error: {type(exc).__name__}: {exc}"
-        )
+    except Exception as exc:  # reported in the table, not raised
+        return ReferenceResult(name, version, None, f"error: {type(exc).__name__}: {exc}")
     return ReferenceResult(name, version, rate, "ok")
 
 
@@ -449,9 +439,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"python {sys.version.split()[0]}, cpus {sorted(os.sched_getaffinity(0))}")
     results = []
     for name in args.names or REFERENCES:
-        results.append(
-            measure(name, args.seconds, max_steps=args.max_steps, seed=args.seed)
-        )
+        results.append(measure(name, args.seconds, max_steps=args.max_steps, seed=args.seed))
     print(format_table(results))
     return 0
 

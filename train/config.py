@@ -55,10 +55,11 @@ class TrainConfig(ConfigBase):
     total_steps: int = doc_field(200_000, "learner decisions to train for, over all envs")
     seed: int = doc_field(0, "seeds torch, numpy, python and every env (env i gets seed + i)")
     n_envs: int = doc_field(2, "parallel environments (each a worker process with `subproc`)")
-    vec_env: Literal["auto", "subproc", "dummy"] = doc_field(
+    vec_env: Literal["auto", "subproc", "dummy", "batched"] = doc_field(
         "auto",
         "`subproc`: one worker process per env; `dummy`: all envs in this process; "
-        "`auto`: subproc when n_envs > 1",
+        "`auto`: subproc when n_envs > 1; `batched` (Scum only): `n_envs` games in the "
+        "batched engine, in this process (see `train/batched.py`)",
     )
     torch_threads: int = doc_field(1, "torch CPU threads of the learner (1 is fastest on 2 cores)")
     learning_rate: float = doc_field(3e-4, "Adam learning rate (constant)")
@@ -122,6 +123,8 @@ class TrainConfig(ConfigBase):
             game.config_class().from_dict(self.options)
         except ConfigError as err:
             self._fail("options", str(err))
+        if self.vec_env == "batched" and game.name != "scum":
+            self._fail("vec_env", f"'batched' runs the batched Scum engine, not {game.name}")
         for name in (
             "total_steps",
             "n_envs",

@@ -175,8 +175,8 @@ class OpponentPool:
             if p > 0 and (kind != "snapshot" or self.snapshots)
         ]
 
-    def draw(self, rng: np.random.Generator) -> Agent:
-        """An opponent: a kind by probability, then a snapshot uniformly.
+    def draw_kind(self, rng: np.random.Generator) -> tuple[str, Snapshot | None]:
+        """A kind by probability, and for ``"snapshot"`` a snapshot drawn uniformly.
 
         While the pool has no snapshot yet, the snapshot share goes to the
         other kinds in proportion (or to ``random`` if they have none).
@@ -189,7 +189,13 @@ class OpponentPool:
             weights = np.array([self.probs[k] for k in kinds], dtype=np.float64)
         kind = kinds[int(rng.choice(len(kinds), p=weights / weights.sum()))]
         if kind == "snapshot":
-            snap = self.snapshots[int(rng.integers(len(self.snapshots)))]
+            return kind, self.snapshots[int(rng.integers(len(self.snapshots)))]
+        return kind, None
+
+    def draw(self, rng: np.random.Generator) -> Agent:
+        """An opponent agent drawn as :meth:`draw_kind` says."""
+        kind, snap = self.draw_kind(rng)
+        if snap is not None:
             return SnapshotAgent(snap)
         return self._baseline(kind)
 

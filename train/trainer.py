@@ -114,7 +114,20 @@ def make_env_fn(config: TrainConfig, snapshots: list[Snapshot], worker: bool) ->
 
 
 def make_vec_env(config: TrainConfig, snapshots: list[Snapshot]) -> VecEnv:
-    """``n_envs`` envs, in worker processes unless ``vec_env`` says ``dummy``."""
+    """``n_envs`` envs, in worker processes unless ``vec_env`` says ``dummy`` or ``batched``."""
+    if config.vec_env == "batched":
+        from train.batched import make_batched_vec_env
+
+        return make_batched_vec_env(
+            config.game,
+            dict(config.options),
+            num_envs=config.n_envs,
+            learner=config.learner_seat,
+            probs=config.opponent_probs(),
+            max_snapshots=config.max_snapshots,
+            snapshots=snapshots,
+            seed=config.seed,
+        )
     subproc = config.vec_env == "subproc" or (config.vec_env == "auto" and config.n_envs > 1)
     fns = [make_env_fn(config, snapshots, worker=subproc) for _ in range(config.n_envs)]
     return SubprocVecEnv(fns) if subproc else DummyVecEnv(fns)

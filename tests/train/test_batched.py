@@ -1,0 +1,78 @@
+"""Training on the batched Scum engine (``vec_env: batched``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scum_env import scum_v0
+from scum_env.suite.errors import ConfigError
+from tests.train.conftest import tiny_config
+from train.batched import BatchedSelfPlayEnv, make_batched_vec_env
+from train.opponents import Snapshot, obs_scale
+from train.trainer import train
+
+PROBS = {"random": 0.5, "heuristic": 0.5, "snapshot": 0.0}
+
+
+def _snapshot(obs_dim: int, num_actions: int, seed: int = 0) -> Snapshot:
+    rng = np.random.default_rng(seed)
+    params = {
+        "mlp_extractor.policy_net.0.weight": rng.normal(size=(8, obs_dim)).astype(np.float32),
+        "mlp_extractor.policy_net.0.bias": np.zeros(8, np.float32),
+        "action_net.weight": rng.normal(size=(num_actions, 8)).astype(np.float32),
+        "action_net.bias": np.zeros(num_actions, np.float32),
+    }
+    return Snapshot(step=0, params=params, activation="tanh")
+
+
+def test_batched_observations_are_scaled_like_the_per_game_wrapper() -> None:
+    venv = make_batched_vec_env(
+        "scum",
+        {"num_players": 4},
+        num_envs=8,
+        learner=0,
+        probs=PROBS,
+        max_snapshots=2,
+        snapshots=(),
+        seed=1,
+    )
+    obs = venv.reset()
+    spec = scum_v0.env(num_players=4).obs_spec
+    scale = obs_scale(spec)
+    assert obs.shape == (8, spec.size)
+    assert np.all(np.abs(obs) <= 1.0 + 1e-6)
+    raw = venv.venv.inner._host(venv.venv.inner._obs)
+    np.testing.assert_allclose(obs, raw * scale, rtol=1e-6)
+    masks = np.stack(venv.env_method("action_masks"))
+    assert masks.shape == (8, venv.action_space.n)
+    assert masks.any(axis=1).all()
+
+
+def test_snapshot_opponents_play_only_legal_actions() -> None:
+    env = BatchedSelfPlayEnv(
+        16, learner=0, probs={"random": 0.0, "heuristic": 0.0, "snapshot": 1.0},
+        max_snapshots=2, num_players=4, seed=3,
+    )  # fmt: skip
+    snap = _snapshot(env.engine.obs_dim, env.engine.num_actions)
+    env.set_snapshots([snap])
+    assert all(p is not None and type(p).__name__ == "SnapshotBatchPolicy" for p in env.opponents)
+    env.reset(seed=3)
+    for _ in range(200):  # the engine raises IllegalActionError on any illegal opponent move
+        masks = env.action_masks()
+        actions = np.array([np.flatnonzero(m)[0] for m in masks])
+        env.step(actions)
+
+
+def test_batched_is_scum_only() -> None:
+    with pytest.raises(ConfigError, match=r"vec_env.*batched Scum engine"):
+        tiny_config(game="scandal", options={"num_players": 2}, vec_env="batched")
+
+
+def test_trainer_learns_on_the_batched_engine(tmp_path: Path) -> None:
+    config = tiny_config(vec_env="batched", n_envs=16, n_steps=16, batch_size=64)
+    result = train(config, tmp_path / "run")
+    assert result.step >= config.total_steps
+    assert (Path(result.checkpoint) / "model.zip").exists()
