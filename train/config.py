@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from agents.games import get_game
-from scum_env.suite.config import ConfigBase, _check_type, doc_field
+from scum_env.suite.config import ConfigBase, _check_type, doc_field, read_yaml_mapping
 from scum_env.suite.errors import ConfigError
 
 # Fields that may change when a run is resumed: they do not alter what was
@@ -244,24 +244,7 @@ def load_config(path: str | None, overrides: Mapping[str, Any] | None = None) ->
     ``overrides["options"]`` is merged into the file's options rather than
     replacing them, so ``--set options.num_players=5`` keeps the other rules.
     """
-    import yaml
-
-    data: dict[str, Any] = {}
-    if path is not None:
-        try:
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError as err:
-            raise ConfigError(f"cannot read config file {path}: {err.strerror}") from None
-        try:
-            loaded = yaml.safe_load(text)
-        except yaml.YAMLError as err:
-            raise ConfigError(f"config file {path} is not valid YAML: {err}") from None
-        if loaded is None:
-            loaded = {}
-        if not isinstance(loaded, Mapping):
-            raise ConfigError(f"config file {path} must hold a mapping of field names to values")
-        data = dict(loaded)
+    data = read_yaml_mapping(path) if path is not None else {}
     for key, value in (overrides or {}).items():
         if key == "options" and isinstance(value, Mapping):
             base = data.get("options") or {}

@@ -84,19 +84,7 @@ class ConfigBase:
     @classmethod
     def from_yaml(cls, path: str | Path, **overrides: Any) -> Self:
         """Load a config from a YAML file; ``overrides`` win over the file."""
-        path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as err:
-            raise ConfigError(f"cannot read config file {path}: {err.strerror}") from None
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as err:
-            raise ConfigError(f"config file {path} is not valid YAML: {err}") from None
-        if data is None:
-            data = {}
-        if not isinstance(data, Mapping):
-            raise ConfigError(f"config file {path} must hold a mapping of option names to values")
+        data = read_yaml_mapping(path)
         return cls.from_dict({**data, **overrides}, source=str(path))
 
     def replace(self, **changes: Any) -> Self:
@@ -125,6 +113,28 @@ class ConfigBase:
     def _fail(self, name: str, message: str) -> typing.NoReturn:
         """Raise a ConfigError naming field ``name``."""
         raise ConfigError(f"{self._where(name)}: {message}")
+
+
+def read_yaml_mapping(path: str | Path) -> dict[str, Any]:
+    """The mapping a YAML config file holds (an empty file is ``{}``).
+
+    Raises:
+        ConfigError: the file cannot be read, is not YAML, or is not a mapping.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(f"cannot read config file {path}: {err.strerror}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        raise ConfigError(f"config file {path} is not valid YAML: {err}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"config file {path} must hold a mapping of option names to values")
+    return dict(data)
 
 
 def _type_name(tp: Any) -> str:

@@ -21,10 +21,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
 from agents.games import get_game
-from scum_env.suite.config import ConfigBase, doc_field
+from scum_env.suite.config import ConfigBase, doc_field, read_yaml_mapping
 from scum_env.suite.errors import ConfigError
 
 ILLEGAL_ACTIONS = "illegal_actions"
@@ -179,21 +177,8 @@ def load_run(path: str | Path | None = None, **overrides: Any) -> RLlibRun:
     data: dict[str, Any] = {}
     source = None
     if path is not None:
-        path = Path(path)
         source = str(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as err:
-            raise ConfigError(f"cannot read config file {path}: {err.strerror}") from None
-        try:
-            loaded = yaml.safe_load(text)
-        except yaml.YAMLError as err:
-            raise ConfigError(f"config file {path} is not valid YAML: {err}") from None
-        if loaded is None:
-            loaded = {}
-        if not isinstance(loaded, Mapping):
-            raise ConfigError(f"config file {path} must hold a mapping of option names to values")
-        data = dict(loaded)
+        data = read_yaml_mapping(path)
     file_options = data.get("options")
     data.update(overrides)
     if isinstance(file_options, Mapping) and isinstance(overrides.get("options"), Mapping):
