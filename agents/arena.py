@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import sys
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
@@ -336,7 +337,12 @@ def _progress_bar(total: int, game: str) -> Callable[..., None]:
     """A tqdm bar as a callable ``update(n, close=False)``."""
     from tqdm import tqdm
 
-    bar = tqdm(total=total, desc=f"{game} tournament", unit="game")
+    bar = tqdm(
+        total=total,
+        desc=f"{game} tournament",
+        unit="game",
+        mininterval=0.1 if sys.stderr.isatty() else 10.0,  # a log file gets a line per 10 s
+    )
 
     def update(n: int, close: bool = False) -> None:
         if n:

@@ -414,6 +414,7 @@ class SelfPlayCallback(BaseCallback):
                 unit="step",
                 desc=f"train {self.trainer.config.game}",
                 dynamic_ncols=True,
+                mininterval=0.1 if sys.stderr.isatty() else 10.0,  # a log file gets a line per 10 s
             )
 
     def _on_rollout_start(self) -> None:
