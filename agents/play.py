@@ -21,12 +21,11 @@ from agents.arena import derive_seed
 from agents.base import Agent, TableInfo, table_info
 from agents.games import get_game, parse_options
 from agents.registry import make_agent
+from agents.views import table_view
 from scum_env.suite.errors import ConfigError
 
 InputFn = Callable[[str], str]
 PrintFn = Callable[[str], None]
-
-SCUM_PIECES = ("hand", "top_cards", "top_player", "passed", "cards_left", "roles", "scores")
 
 
 class HumanQuit(Exception):
@@ -82,73 +81,6 @@ class HumanAgent:
                 self._print(f"There is no move {number}; type a number from 1 to {count}.")
                 continue
             return number
-
-
-def table_view(table: TableInfo, observation: np.ndarray) -> str:
-    """The person's view of the table from their observation (no hidden cards)."""
-    names = set(table.obs_spec.slices)
-    if table.game == "scum" and all(p in names for p in SCUM_PIECES):
-        return _scum_view(table, observation)
-    return _generic_view(table, observation)
-
-
-def _scum_view(table: TableInfo, obs: np.ndarray) -> str:
-    """Scum: hand and top play by card name; the others by role, in turn order."""
-    from scum_env.rules import SCUM_ROLES, scum_rules
-
-    config: Any = table.config
-    cards = scum_rules(config).cards
-    v = table.obs_spec.views(obs)
-    n = len(v["cards_left"])
-    roles = v["roles"].reshape(n, -1).argmax(axis=1)
-    hand = v["hand"].astype(int)
-    lines = [
-        "",
-        f"=== {table.agent}, {SCUM_ROLES[roles[0]]}, to act ===",
-        f"Your hand ({hand.sum()} cards): {cards.describe(hand)}",
-    ]
-    phase = v["phase"] if "phase" in v else np.zeros(3)
-    if phase[0]:
-        lines.append("Trade: give back cards of your choice.")
-    elif v["top_cards"].any():
-        by = int(np.argmax(v["top_player"]))
-        who = "you" if by == 0 else SCUM_ROLES[roles[by]]
-        lines.append(f"Top play: {cards.describe(v['top_cards'].astype(int))} by {who}")
-    else:
-        lines.append("You lead: play any set of equal cards.")
-    if "trade_given" in v and (v["trade_given"].any() or v["trade_received"].any()):
-        lines.append(
-            f"This series' trade: you gave {cards.describe(v['trade_given'].astype(int))}, "
-            f"received {cards.describe(v['trade_received'].astype(int))}"
-        )
-    target = getattr(config, "target", 1)
-    lines.append("Players in turn order from you:")
-    finish = v["finish_rank"] if "finish_rank" in v else np.zeros(n)
-    for i in range(n):
-        who = "you" if i == 0 else f"+{i}"
-        marks = []
-        if finish[i] > 0:
-            marks.append(f"out #{round(float(finish[i]) * n)}")
-        if v["passed"][i]:
-            marks.append("passed")
-        lines.append(
-            f"  {who:<4} {SCUM_ROLES[roles[i]]:<15} {int(v['cards_left'][i]):>3} cards  "
-            f"score {round(float(v['scores'][i]) * target):>3}  {' '.join(marks)}".rstrip()
-        )
-    return "\n".join(lines)
-
-
-def _generic_view(table: TableInfo, obs: np.ndarray) -> str:
-    """Any game: each named piece of the observation with its non-zero entries."""
-    lines = ["", f"=== {table.agent} to act ({table.game}) ==="]
-    for name, values in table.obs_spec.views(obs).items():
-        nonzero = np.flatnonzero(values)
-        if nonzero.size == 0:
-            continue
-        shown = ", ".join(f"[{i}]={values[i]:g}" for i in nonzero[:20])
-        more = f" (+{nonzero.size - 20} more)" if nonzero.size > 20 else ""
-        lines.append(f"  {name}: {shown}{more}")
-    return "\n".join(lines)
 
 
 def play_games(

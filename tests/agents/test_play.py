@@ -10,7 +10,8 @@ import pytest
 
 from agents.base import table_info
 from agents.cli import main
-from agents.play import HumanAgent, HumanQuit, play_games, table_view
+from agents.play import HumanAgent, HumanQuit, play_games
+from agents.views import table_view
 from scum_env import scum_v0
 from scum_env.suite.errors import ConfigError
 
@@ -148,3 +149,40 @@ def test_other_games_can_be_played(game: str) -> None:
 
 def _has(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
+
+
+def test_scandal_view_shows_own_hand_and_public_cards_only() -> None:
+    from scandal_env import scandal_v0
+
+    env = scandal_v0.env(num_players=2)
+    env.reset(seed=3)
+    agent = env.agent_selection
+    obs = env.observe(agent)["observation"]
+    view = table_view(table_info(env, "scandal", agent), obs)
+    assert view.splitlines()[1] == f"=== {agent} to act (Scandal), draw ==="
+    assert "Your hand (10 cards):" in view
+    spec = env.unwrapped.obs_spec
+    from scandal_env.engine import make_game
+
+    names = make_game(env.unwrapped.config).deck.names
+    mine = [names[c] for c in spec.view(obs, "hand").nonzero()[0]]
+    other = 1 - int(agent[-1])
+    theirs = [names[c] for c in env.unwrapped.game.hands[other].nonzero()[0]]
+    top = [names[c] for c in spec.view(obs, "discard_top").nonzero()[0]]
+    assert all(f"  {name} (" in view for name in mine)
+    assert not any(f"  {name} (" in view for name in theirs)  # the other hand stays hidden
+    assert f"Discard pile, top first (1): {top[0]}" in view
+    assert "Stock: 59 cards" in view  # 80 cards - 2 x 10 dealt - 1 discard (S2)
+
+
+def test_party_view_shows_table_and_tournament() -> None:
+    from scum_env import scum_party_v0
+
+    env = scum_party_v0.env(num_players=16)
+    env.reset(seed=2)
+    agent = env.agent_selection
+    view = table_view(table_info(env, "scum_party", agent), env.observe(agent)["observation"])
+    assert f"=== {agent}, King at table 1 of 2 (8 players), to act ===" in view
+    assert "Tournament: your total 0 after 0 of 5 hands; 0 players ahead of you" in view
+    assert "You lead: play any set of equal cards." in view
+    assert view.count(" cards  total   0") == 8  # the eight players of this table only
