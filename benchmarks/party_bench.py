@@ -4,8 +4,8 @@
 user-facing ``env()`` (observation and mask every step, as an agent sees
 them) with uniformly random legal agents and returns **agent steps per
 second**. ``bench_scum(players, seconds)`` does the same for ``scum_v0``.
-Conventions follow ``benchmarks/references.py``: a seeded generator picks the
-actions; finished episodes are reset and play goes on; resets and dead steps
+Both use :func:`benchmarks.bench.bench_aec`, with the conventions of
+``benchmarks/references.py``: a seeded generator picks the actions; finished episodes are reset and play goes on; resets and dead steps
 (``step(None)`` for finished agents) are timed but not counted.
 
 With 50 players the default split is four tables (13, 13, 12, 12, P2), so
@@ -20,47 +20,24 @@ cost about as much as a 5-player one.
 from __future__ import annotations
 
 import argparse
-import time
-from typing import Any
 
-import numpy as np
+from benchmarks.bench import bench_aec
 
 DEFAULT_SECONDS = 2.0
-
-
-def _run(env: Any, seconds: float, seed: int) -> float:
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
-    steps = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(len(legal))]))
-            steps += 1
-            if not steps & 63 and time.perf_counter() > deadline:
-                return steps / (time.perf_counter() - start)
-            del agent
-        env.reset()
 
 
 def bench_party(players: int = 50, seconds: float = DEFAULT_SECONDS, *, seed: int = 0) -> float:
     """Agent steps per second of a random Scum Party tournament of ``players``."""
     from scum_env import scum_party_v0
 
-    return _run(scum_party_v0.env(num_players=players), seconds, seed)
+    return bench_aec(lambda: scum_party_v0.env(num_players=players), seconds, seed)
 
 
 def bench_scum(players: int = 4, seconds: float = DEFAULT_SECONDS, *, seed: int = 0) -> float:
     """Agent steps per second of random Scum (4J) series with ``players``."""
     from scum_env import scum_v0
 
-    return _run(scum_v0.env(num_players=players), seconds, seed)
+    return bench_aec(lambda: scum_v0.env(num_players=players), seconds, seed)
 
 
 def main(argv: list[str] | None = None) -> int:
