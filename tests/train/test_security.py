@@ -1,0 +1,165 @@
+"""Loading a file never runs code: the safe agent format and refusals of pickles (issue 12)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cardsuite.errors import CheckpointError
+from cardsuite.train.safe_io import (
+    META_FILE,
+    WEIGHTS_FILE,
+    AgentMeta,
+    NetworkSpec,
+    actor_logits,
+    load_agent,
+    load_agent_numpy,
+    read_meta,
+    save_agent,
+    sha256_file,
+)
+
+
+def _tiny() -> tuple[dict[str, np.ndarray], AgentMeta]:
+    rng = np.random.default_rng(0)
+    tensors = {
+        "h0.weight": rng.normal(size=(5, 3)).astype(np.float32),
+        "h0.bias": rng.normal(size=5).astype(np.float32),
+        "out.weight": rng.normal(size=(2, 5)).astype(np.float32),
+        "out.bias": rng.normal(size=2).astype(np.float32),
+        "critic.weight": rng.normal(size=(1, 3)).astype(np.float32),
+    }
+    meta = AgentMeta(
+        game="scum",
+        options={"num_players": 4},
+        obs_size=3,
+        num_actions=2,
+        network=NetworkSpec(activation="relu", actor=("h0", "out")),
+        step=7,
+        trainer="test",
+    )
+    return tensors, meta
+
+
+def test_round_trip_numpy_and_torch(tmp_path: Path) -> None:
+    tensors, meta = _tiny()
+    out = save_agent(tmp_path / "agent", tensors, meta)
+    assert sorted(p.name for p in out.iterdir()) == sorted([META_FILE, WEIGHTS_FILE])
+    arrays, loaded = load_agent_numpy(out)
+    assert loaded.game == "scum" and loaded.step == 7 and loaded.network == meta.network
+    assert loaded.versions["safetensors"]
+    for name, value in tensors.items():
+        np.testing.assert_array_equal(arrays[name], value)
+    torch_tensors, _ = load_agent(out)
+    np.testing.assert_array_equal(torch_tensors["out.bias"].numpy(), tensors["out.bias"])
+    obs = np.array([0.5, -1.0, 2.0], dtype=np.float32)
+    hidden = np.maximum(tensors["h0.weight"] @ obs + tensors["h0.bias"], 0)
+    expected = tensors["out.weight"] @ hidden + tensors["out.bias"]
+    np.testing.assert_allclose(actor_logits(arrays, loaded.network, obs), expected, rtol=1e-6)
+
+
+def test_never_overwrites_and_refuses_unloadable_weights(tmp_path: Path) -> None:
+    tensors, meta = _tiny()
+    save_agent(tmp_path / "a", tensors, meta)
+    with pytest.raises(CheckpointError, match="already exists"):
+        save_agent(tmp_path / "a", tensors, meta)
+    with pytest.raises(CheckpointError, match="outputs 2 logits but num_actions is 3"):
+        save_agent(tmp_path / "b", tensors, AgentMeta(**{**meta.__dict__, "num_actions": 3}))
+    with pytest.raises(CheckpointError, match="has no weight/bias"):
+        save_agent(tmp_path / "c", {"h0.weight": tensors["h0.weight"]}, meta)
+    assert not (tmp_path / "b").exists() and not (tmp_path / "c").exists()
+
+
+def _tamper(tmp_path: Path, **changes: object) -> Path:
+    tensors, meta = _tiny()
+    out = save_agent(tmp_path / "agent", tensors, meta)
+    doc = json.loads((out / META_FILE).read_text())
+    for key, value in changes.items():
+        if key.startswith("network_"):
+            doc["network"][key.removeprefix("network_")] = value
+        else:
+            doc[key] = value
+    (out / META_FILE).write_text(json.dumps(doc))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"format": "pickle"}, "format"),
+        ({"game": 5}, "game"),
+        ({"game": "\x1b[31mscum"}, "game"),
+        ({"options": [1, 2]}, "options"),
+        ({"obs_size": "3"}, "obs_size"),
+        ({"obs_size": True}, "obs_size"),
+        ({"num_actions": -1}, "num_actions"),
+        ({"step": 1.5}, "step"),
+        ({"sha256": "abc"}, "sha256"),
+        ({"versions": {"torch": 2}}, "versions"),
+        ({"surprise": 1}, "surprise"),
+        ({"network_activation": "gelu"}, "network.activation"),
+        ({"network_kind": "transformer"}, "network.kind"),
+        ({"network_actor": "h0"}, "network.actor"),
+        ({"network_obs_scale": "magic"}, "network.obs_scale"),
+        ({"network_code": "import os"}, "network.code"),
+    ],
+)
+def test_every_meta_field_is_validated(tmp_path: Path, changes: dict, field: str) -> None:
+    out = _tamper(tmp_path, **changes)
+    with pytest.raises(CheckpointError, match=f"field '{field}'"):
+        load_agent_numpy(out)
+
+
+def test_meta_that_fits_other_weights_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(CheckpointError, match="outputs 2 logits but num_actions is 9"):
+        load_agent_numpy(_tamper(tmp_path, num_actions=9))
+
+
+def test_missing_fields_nan_json_and_deep_json(tmp_path: Path) -> None:
+    tensors, meta = _tiny()
+    out = save_agent(tmp_path / "agent", tensors, meta)
+    doc = json.loads((out / META_FILE).read_text())
+    del doc["network"]
+    (out / META_FILE).write_text(json.dumps(doc))
+    with pytest.raises(CheckpointError, match="field 'network' is missing"):
+        read_meta(out)
+    (out / META_FILE).write_text('{"format": NaN}')
+    with pytest.raises(CheckpointError, match="not valid JSON"):
+        read_meta(out)
+    (out / META_FILE).write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(CheckpointError, match=r"not valid JSON|JSON object"):
+        read_meta(out)
+    (out / META_FILE).write_bytes(b"\xff\xfe")
+    with pytest.raises(CheckpointError, match="not UTF-8"):
+        read_meta(out)
+
+
+def test_weights_checksum_size_and_extra_files(tmp_path: Path) -> None:
+    tensors, meta = _tiny()
+    out = save_agent(tmp_path / "agent", tensors, meta)
+    weights = out / WEIGHTS_FILE
+    with pytest.raises(CheckpointError, match="over the 10 limit"):
+        load_agent_numpy(out, limit=10)
+    data = bytearray(weights.read_bytes())
+    data[-1] ^= 0xFF
+    weights.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match=r"does not match agent\.json sha256"):
+        load_agent_numpy(out)
+    (out / "extra.pkl").write_bytes(b"cos\nsystem\n")
+    with pytest.raises(CheckpointError, match=r"unexpected file\(s\) extra.pkl"):
+        load_agent_numpy(out)
+
+
+def test_garbage_weights_with_a_recomputed_checksum_are_refused(tmp_path: Path) -> None:
+    """The checksum is for corruption; a matching sum over junk still fails cleanly."""
+    out = _tamper(tmp_path)
+    weights = out / WEIGHTS_FILE
+    weights.write_bytes(b"\x80\x04\x95" + b"cos\nsystem\n(S'touch /tmp/x'\ntR." * 3)
+    doc = json.loads((out / META_FILE).read_text())
+    doc["sha256"] = sha256_file(weights)
+    (out / META_FILE).write_text(json.dumps(doc))
+    with pytest.raises(CheckpointError, match="not a safetensors file"):
+        load_agent_numpy(out)
