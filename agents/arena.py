@@ -41,13 +41,21 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, table_info
-from agents.games import get_game
-from agents.records import engine_state_json, jsonable, write_records
-from agents.registry import display_names, make_agent, parse_spec
-from agents.results import TournamentResult
-from agents.stats import GameResult, seat_ranks
-from scum_env.suite.errors import ConfigError
+from cardsuite.agents.base import Agent, table_info
+from cardsuite.agents.records import (
+    check_new_file,
+    deck_tag,
+    engine_state,
+    jsonable,
+    normalize_state,
+    record_options,
+    write_records,
+)
+from cardsuite.agents.registry import display_names, make_agent, parse_spec
+from cardsuite.agents.results import TournamentResult
+from cardsuite.agents.stats import GameResult, seat_ranks
+from cardsuite.errors import ConfigError
+from cardsuite.games import get_game
 
 
 def base_pattern(num_agents: int, seats: int) -> list[int]:
@@ -116,6 +124,8 @@ class Setup:
     names: tuple[str, ...]
     reset_options: dict[str, Any] | None
     record: bool
+    stored_options: dict[str, Any] | None = None  # options as records store them (no paths)
+    deck: dict[str, Any] | None = None  # a custom deck by content, for records
 
 
 class Table:
@@ -140,7 +150,8 @@ class Table:
         env, setup = self.env, self.setup
         base = env.unwrapped
         env.reset(seed=plan.deal_seed, options=setup.reset_options)
-        initial = engine_state_json(env) if setup.record else None
+        tag = deck_tag(setup.deck)
+        initial = normalize_state(engine_state(env), tag) if setup.record else None
         players: dict[str, tuple[Agent, dict[str, Any]]] = {}
         for seat, name in enumerate(env.possible_agents):
             agent = self.agent(plan.seating[seat], seat)
@@ -175,7 +186,7 @@ class Table:
         if setup.record:
             record = {
                 "game": setup.game,
-                "options": jsonable(setup.options),
+                "options": setup.stored_options,
                 "reset_options": jsonable(setup.reset_options),
                 "seed": plan.deal_seed,
                 "index": plan.index,
@@ -186,8 +197,10 @@ class Table:
                 "actions": actions,
                 "rewards": dict(zip(order, reward_list, strict=True)),
                 "infos": jsonable(dict(zip(order, info_list, strict=True))),
-                "final_state": engine_state_json(env),
+                "final_state": normalize_state(engine_state(env), tag),
             }
+            if setup.deck is not None:
+                record["deck"] = setup.deck
         return GameResult(
             index=plan.index,
             deal=plan.deal,
@@ -234,13 +247,15 @@ def run_tournament(
         duplicate: play every deal once per rotation of the agents over the seats.
         seed: master seed (non-negative); results depend only on it.
         workers: worker processes (results do not depend on it).
-        record: write every game as a JSON line to this file.
+        record: write every game as a JSON line to this file (a new file: it
+            is checked before any game is played, and never overwritten).
         progress: show a tqdm progress bar.
         reset_options: presets passed to every ``env.reset(options=...)``.
 
     Raises:
         ConfigError: fewer than 2 specs, more specs than seats, ``games`` or
-            ``workers`` below 1, a negative seed, a bad option or agent spec.
+            ``workers`` below 1, a negative seed, a bad option or agent spec,
+            a ``record`` file that exists or cannot be written.
     """
     spec = get_game(game)
     opts = dict(options or {})
@@ -263,6 +278,9 @@ def run_tournament(
         raise ConfigError(f"seed must be a non-negative integer, got {seed!r}")
     for text in agents:
         parse_spec(text)
+    if record is not None:
+        check_new_file(record)  # before any game is played
+    stored, deck = record_options(opts) if record is not None else (None, None)
     setup = Setup(
         game=spec.name,
         options=opts,
@@ -270,6 +288,8 @@ def run_tournament(
         names=tuple(display_names(agents)),
         reset_options=reset_options,
         record=record is not None,
+        stored_options=stored,
+        deck=deck,
     )
     probe = Table(setup)  # validates the options and builds every agent once
     seats = len(probe.env.possible_agents)

@@ -21,8 +21,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from scum_env.suite.config import ConfigBase
-from scum_env.suite.obsspec import ObsSpec
+from cardsuite.config import ConfigBase
+from cardsuite.obsspec import ObsSpec
 
 
 @dataclass(frozen=True)

@@ -1,99 +1,13 @@
-"""The suite's games by name: config class, env factory, option parsing.
+"""Deprecated: the game registry moved to :mod:`cardsuite.games` in 0.2."""
 
-Every command (simulate, tournament, play, train) names a game and passes
-rule options as ``--key value``; this module turns those into a validated
-config and an env, so each command handles every game the same way.
-"""
+import warnings
 
-from __future__ import annotations
+from cardsuite.games import Game, games, get_game, parse_options
 
-import importlib
-from dataclasses import dataclass
-from typing import Any
+warnings.warn(
+    "agents.games is deprecated and will be removed in cardsuite 0.3; use cardsuite.games",
+    DeprecationWarning,
+    stacklevel=2,
+)
 
-import yaml
-
-from scum_env.suite.config import ConfigBase
-from scum_env.suite.errors import ConfigError
-
-
-@dataclass(frozen=True)
-class Game:
-    """One game of the suite."""
-
-    name: str
-    module: str  # the env module with env()/raw_env()
-    config: str  # "module:Class" of the config dataclass
-    players_key: str = "num_players"
-    default_players: int = 4
-
-    def config_class(self) -> type[ConfigBase]:
-        """The game's config dataclass."""
-        mod, cls = self.config.split(":")
-        return getattr(importlib.import_module(mod), cls)  # type: ignore[no-any-return]
-
-    def env_module(self) -> Any:
-        """The env module (``env``, ``raw_env``)."""
-        return importlib.import_module(self.module)
-
-    def make(self, *, raw: bool = False, render_mode: str | None = None, **options: Any) -> Any:
-        """Create the env with validated options."""
-        module = self.env_module()
-        factory = module.raw_env if raw else module.env
-        return factory(render_mode=render_mode, **options)
-
-
-GAMES: dict[str, Game] = {
-    "scum": Game("scum", "scum_env.scum_v0", "scum_env.config:ScumConfig"),
-    "scum_party": Game(
-        "scum_party",
-        "scum_env.scum_party_v0",
-        "scum_env.party.config:PartyConfig",
-        default_players=8,
-    ),
-    "scandal": Game(
-        "scandal", "scandal_env.scandal_v0", "scandal_env.config:ScandalConfig", default_players=2
-    ),
-}
-
-
-def get_game(name: str) -> Game:
-    """The game called ``name``; ConfigError listing the games otherwise."""
-    key = name.replace("-", "_").lower()
-    if key not in GAMES:
-        raise ConfigError(f"unknown game {name!r}; games: {', '.join(sorted(GAMES))}")
-    return GAMES[key]
-
-
-def parse_options(game: Game, tokens: list[str]) -> dict[str, Any]:
-    """Turn ``["--carousel", "true", "--trade_rules", "spanish"]`` into options.
-
-    Values are read as YAML scalars (``true``, ``5``, ``null``...). Keys may
-    use ``-`` or ``_``; an unknown key is a ConfigError naming it.
-    """
-    fields = game.config_class().field_names()
-    options: dict[str, Any] = {}
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        if not token.startswith("--"):
-            raise ConfigError(f"expected an option like --key value, got {token!r}")
-        key = token[2:].replace("-", "_")
-        if "=" in key:
-            key, raw = key.split("=", 1)
-            i += 1
-        else:
-            if i + 1 >= len(tokens):
-                raise ConfigError(f"option --{key} needs a value")
-            raw = tokens[i + 1]
-            i += 2
-        if key not in fields:
-            raise ConfigError(
-                f"unknown option --{key} for {game.name}; options: "
-                + ", ".join(f"--{f}" for f in fields)
-            )
-        try:
-            options[key] = yaml.safe_load(raw)
-        except yaml.YAMLError:
-            options[key] = raw
-    return options
+__all__ = ["Game", "games", "get_game", "parse_options"]

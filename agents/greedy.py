@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import TableInfo
-from scum_env.suite.errors import ConfigError
+from cardsuite.agents.base import TableInfo
+from cardsuite.errors import ConfigError
 
 GAMES = ("scum", "scum_party", "scandal")
 
@@ -68,7 +68,7 @@ class GreedyAgent:
         if table.game != self.game:
             raise ConfigError(f"greedy agent for {self.game!r} seated at a {table.game!r} table")
         if self.game == "scandal":
-            from agents.heuristic_scandal import ScandalReader
+            from cardsuite.agents.heuristic_scandal import ScandalReader
 
             self._scandal = ScandalReader(table.config, table.obs_spec)  # type: ignore[arg-type]
             return
@@ -93,6 +93,6 @@ def _climb_rules(game: str, config: Any) -> Any:
         from scum_env.rules import scum_rules
 
         return scum_rules(config)
-    from agents.heuristic_party import party_rules
+    from cardsuite.agents.heuristic_party import party_rules
 
     return party_rules(config)

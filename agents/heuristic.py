@@ -24,13 +24,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from agents.base import TableInfo
-from scum_env.suite.errors import ConfigError
+from cardsuite.agents.base import TableInfo
+from cardsuite.errors import ConfigError
 
 POLICY_MODULES = {
-    "scum": "agents.heuristic_scum",
-    "scum_party": "agents.heuristic_party",
-    "scandal": "agents.heuristic_scandal",
+    "scum": "cardsuite.agents.heuristic_scum",
+    "scum_party": "cardsuite.agents.heuristic_party",
+    "scandal": "cardsuite.agents.heuristic_scandal",
 }
 
 # The knobs each game's heuristic accepts (its policy's keyword parameters).

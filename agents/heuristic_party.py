@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.heuristic_scum import FOLLOW, LEAD, ScumParams, ScumPolicy, view_from_obs
+from cardsuite.agents.heuristic_scum import FOLLOW, LEAD, ScumParams, ScumPolicy, view_from_obs
+from cardsuite.obsspec import ObsSpec
 from scum_env.party.config import PartyConfig
 from scum_env.party.engine import action_rules, table_rules
 from scum_env.rules import Rules
-from scum_env.suite.obsspec import ObsSpec
 
 
 def party_rules(config: PartyConfig) -> Rules:

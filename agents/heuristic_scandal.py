@@ -35,9 +35,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cardsuite.obsspec import ObsSpec
 from scandal_env import engine as XE
 from scandal_env.config import ScandalConfig
-from scum_env.suite.obsspec import ObsSpec
 
 
 @dataclass

@@ -48,10 +48,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cardsuite.obsspec import ObsSpec
 from scum_env import engine as E
 from scum_env.config import ScumConfig
 from scum_env.rules import Rules, scum_rules
-from scum_env.suite.obsspec import ObsSpec
 
 GIVE, LEAD, FOLLOW = 0, 1, 2
 

@@ -50,13 +50,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from agents.base import TableInfo
-from agents.heuristic import check_params
-from agents.heuristic_scandal import ScandalPolicy
-from agents.heuristic_scum import ScumParams, ScumPolicy, view_from_state
+from cardsuite.agents.base import TableInfo
+from cardsuite.agents.heuristic import check_params
+from cardsuite.agents.heuristic_scandal import ScandalPolicy
+from cardsuite.agents.heuristic_scum import ScumParams, ScumPolicy, view_from_state
+from cardsuite.errors import ConfigError
 from scandal_env import engine as XE
 from scum_env import engine as SE
-from scum_env.suite.errors import ConfigError
 
 
 class SearchGame(Protocol):
@@ -338,7 +338,7 @@ class ISMCTSAgent:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         self._search = search_game(self.game, table.config, self.params)
-        from agents.heuristic import make_policy
+        from cardsuite.agents.heuristic import make_policy
 
         self._fallback = make_policy(table, **self.params)
         self._player = int(table.agent.rsplit("_", 1)[1])

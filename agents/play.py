@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena import derive_seed
-from agents.base import Agent, TableInfo, table_info
-from agents.games import get_game, parse_options
-from agents.registry import make_agent
-from agents.views import table_view
-from scum_env.suite.errors import ConfigError
+from cardsuite.agents.arena import derive_seed
+from cardsuite.agents.base import Agent, TableInfo, table_info
+from cardsuite.agents.registry import make_agent
+from cardsuite.agents.views import table_view
+from cardsuite.errors import ConfigError
+from cardsuite.games import get_game, parse_options
 
 InputFn = Callable[[str], str]
 PrintFn = Callable[[str], None]

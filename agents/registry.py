@@ -10,7 +10,10 @@ A spec names an agent kind, optionally with parameters::
 Parameter values are read as YAML scalars (``200`` is an int, ``1.5`` a
 float, ``true`` a bool, anything else a string). Agent classes are imported
 lazily, so listing or parsing specs never imports torch; only a ``ppo:`` spec
-imports :mod:`train.policy`, and only an ``rllib:`` spec imports ray. Every mistake raises a named error: an unknown
+imports :mod:`cardsuite.train.policy`, and only an ``rllib:`` spec imports ray.
+Kinds that need training code are not named here: the layer that owns them
+registers them through the ``cardsuite.agents`` entry-point group
+(:data:`ENTRY_POINT_GROUP`), as any other package may. Every mistake raises a named error: an unknown
 kind, a malformed or unknown parameter (:class:`ConfigError`), a missing
 checkpoint (:class:`CheckpointError`).
 """
@@ -25,8 +28,8 @@ from typing import Any
 
 import yaml
 
-from agents.base import Agent, RandomAgent
-from scum_env.suite.errors import CardsuiteError, CheckpointError, ConfigError
+from cardsuite.agents.base import Agent, RandomAgent
+from cardsuite.errors import CardsuiteError, CheckpointError, ConfigError
 
 
 @dataclass(frozen=True)
@@ -37,36 +40,78 @@ class AgentKind:
         name: the spec name (``"ismcts"``).
         target: ``"module:Class"`` imported on first use.
         doc: one line for help texts.
+        argument: what follows ``name:`` in a spec: ``"params"`` (``key=value``
+            pairs passed to ``Class(game, seed=..., **params)``), ``"path"`` (a
+            checkpoint path, loaded by ``Class.load(path, game, seed)``) or
+            ``"name"`` (a name, e.g. of a shipped agent, also ``Class.load``).
+        extra: the ``pip install cardsuite[EXTRA]`` that provides the kind, if any.
     """
 
     name: str
     target: str
     doc: str
+    argument: str = "params"
+    extra: str | None = None
 
 
-KINDS: dict[str, AgentKind] = {
-    k.name: k
-    for k in (
-        AgentKind("random", "agents.base:RandomAgent", "uniform over the legal actions"),
-        AgentKind(
-            "greedy",
-            "agents.greedy:GreedyAgent",
-            "simple rule bot: sheds the most cards, melds at once",
-        ),
-        AgentKind("heuristic", "agents.heuristic:HeuristicAgent", "hand-written rule bot"),
-        AgentKind(
-            "ismcts",
-            "agents.ismcts:ISMCTSAgent",
-            "information-set Monte Carlo tree search (e.g. ismcts:budget=200)",
-        ),
-        AgentKind("ppo", "train.policy:PPOAgent", "a trained policy: ppo:PATH (checkpoint)"),
-        AgentKind("rllib", "train.rllib.policy:RLlibAgent", "an RLlib-trained policy: rllib:PATH"),
-    )
-}
+#: The entry-point group through which other layers and other packages add
+#: agent kinds; each entry point names an :class:`AgentKind` (or an agent
+#: class, whose docstring's first line becomes the help text).
+ENTRY_POINT_GROUP = "cardsuite.agents"
 
-# Kinds loaded from a checkpoint path with ``Class.load(path, game, seed)``,
-# and the extra that provides them.
-CHECKPOINT_KINDS = {"ppo": "train", "rllib": "rllib"}
+_BUILTIN = (
+    AgentKind("random", "cardsuite.agents.base:RandomAgent", "uniform over the legal actions"),
+    AgentKind(
+        "greedy",
+        "cardsuite.agents.greedy:GreedyAgent",
+        "simple rule bot: sheds the most cards, melds at once",
+    ),
+    AgentKind("heuristic", "cardsuite.agents.heuristic:HeuristicAgent", "hand-written rule bot"),
+    AgentKind(
+        "ismcts",
+        "cardsuite.agents.ismcts:ISMCTSAgent",
+        "information-set Monte Carlo tree search (e.g. ismcts:budget=200)",
+    ),
+)
+
+
+def _plugin_kinds() -> list[AgentKind]:
+    """Kinds registered through :data:`ENTRY_POINT_GROUP` (``ppo``, ``rllib``, ...).
+
+    Training-based kinds are registered by the layer that owns them
+    (``cardsuite.train``), so this package never names it. A plug-in that
+    fails to load is skipped with a warning rather than breaking the arena.
+    """
+    import warnings
+    from importlib.metadata import entry_points
+
+    kinds = []
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        try:
+            obj = ep.load()
+        except Exception as err:  # a broken third-party plug-in
+            warnings.warn(
+                f"agent plug-in {ep.name!r} ({ep.value}) could not be loaded: {err}",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            continue
+        if isinstance(obj, AgentKind):
+            kinds.append(obj)
+        elif inspect.isclass(obj):
+            doc = (obj.__doc__ or ep.value).strip().splitlines()[0]
+            kinds.append(AgentKind(ep.name, ep.value, doc))
+    return kinds
+
+
+KINDS: dict[str, AgentKind] = {}
+for _kind in (*_BUILTIN, *_plugin_kinds()):
+    KINDS.setdefault(_kind.name, _kind)
+
+
+def _checkpoint_kinds() -> dict[str, str]:
+    """Kinds built with ``Class.load(...)`` and the extra that provides each."""
+    return {k.name: k.extra or "" for k in KINDS.values() if k.argument != "params"}
 
 
 @dataclass(frozen=True)
@@ -101,7 +146,7 @@ def parse_spec(spec: str) -> AgentSpec:
     name = name.strip().lower()
     if name not in KINDS:
         raise ConfigError(f"unknown agent {name!r} in spec {text!r}; agents: {', '.join(KINDS)}")
-    if name in CHECKPOINT_KINDS:
+    if KINDS[name].argument != "params":
         if not rest.strip():
             raise ConfigError(
                 f"agent spec {text!r}: a {name} agent needs a checkpoint, {name}:PATH"
@@ -146,7 +191,7 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         CheckpointError: a ``ppo:`` checkpoint that does not exist or cannot be loaded.
     """
     parsed = parse_spec(spec)
-    if parsed.kind in CHECKPOINT_KINDS:
+    if KINDS[parsed.kind].argument != "params":
         return _make_from_checkpoint(parsed, game, seed)
     if parsed.kind == "random":
         if parsed.params:
@@ -203,20 +248,22 @@ def _check_params(parsed: AgentSpec, cls: Any) -> None:
 
 
 def _make_from_checkpoint(parsed: AgentSpec, game: str, seed: int | None) -> Agent:
-    path = Path(parsed.path or "")
-    if not path.exists():
+    kind = KINDS[parsed.kind]
+    path: str | Path = parsed.path or ""
+    if kind.argument == "path" and not Path(path).exists():
         raise CheckpointError(f"agent spec {parsed.text!r}: checkpoint {str(path)!r} not found")
     module_name, attr = KINDS[parsed.kind].target.split(":")
     try:
         cls = getattr(importlib.import_module(module_name), attr)
     except ModuleNotFoundError as err:
-        extra = CHECKPOINT_KINDS[parsed.kind]
+        extra = kind.extra or parsed.kind
         raise ConfigError(
             f"agent spec {parsed.text!r}: {parsed.kind} agents need the {extra} extra "
             f"(pip install cardsuite[{extra}]); module {err.name!r} not found"
         ) from None
     try:
-        return cls.load(path, game, seed)  # type: ignore[no-any-return]
+        source = Path(path) if kind.argument == "path" else path
+        return cls.load(source, game, seed)  # type: ignore[no-any-return]
     except CardsuiteError:
         raise
     except (OSError, ValueError, KeyError, RuntimeError) as err:

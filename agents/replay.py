@@ -1,4 +1,10 @@
-"""``cardsuite replay``: show a recorded tournament game move by move."""
+"""``cardsuite replay``: show a recorded tournament game move by move.
+
+The record is read and checked field by field, and replayed through the
+strict ``raw_env``: an illegal recorded move, a wrong turn or a state that
+departs from the record ends the command with status 2 and one line naming
+the move and the reason.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +12,8 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from agents.records import apply_moves, engine_state_json, make_env, read_records
-from scum_env.suite.errors import ConfigError, StateError
+from cardsuite.agents.records import apply_moves, make_env, same_state, select_record
+from cardsuite.errors import ConfigError, StateError
 
 
 def add_command(sub: Any) -> tuple[str, Any]:
@@ -16,7 +22,7 @@ def add_command(sub: Any) -> tuple[str, Any]:
         "replay",
         help="replay a recorded game move by move",
         description="Replay one game of a record file (cardsuite tournament --record) "
-        "through the env: the table after every move, then the rewards.",
+        "through the strict env: the table after every move, then the rewards.",
     )
     p.add_argument("file", help="a JSON-lines record file")
     p.add_argument("--game-index", type=int, default=0, help="which game (default 0)")
@@ -27,24 +33,17 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     """Print the chosen game of the record file."""
     if extra:
         raise ConfigError(f"unexpected arguments: {' '.join(extra)}")
-    records = read_records(args.file)
-    if not records:
-        raise ConfigError(f"record file {args.file!r} holds no games")
-    if not 0 <= args.game_index < len(records):
-        raise ConfigError(
-            f"--game-index {args.game_index} is out of range; the file holds games "
-            f"0..{len(records) - 1}"
-        )
-    show_record(records[args.game_index], print)
+    show_record(select_record(args.file, args.game_index), print)
     return 0
 
 
 def show_record(record: dict[str, Any], print_fn: Callable[[str], None]) -> None:
-    """Print a record: header, the table, each move and the table after it, the rewards."""
+    """Print a checked record: header, the table, each move and the table after it, the rewards."""
     seats = record["seats"]
+    deck = " (custom deck)" if record.get("deck") else ""
     print_fn(
         f"{record['game']} game {record.get('index', '?')} (deal {record.get('deal', '?')}, "
-        f"seed {record['seed']}), options {record['options'] or 'default'}"
+        f"seed {record['seed']}), options {record['options'] or 'default'}{deck}"
     )
     print_fn("seats: " + ", ".join(f"{a} = {name}" for a, name in seats.items()))
     env = make_env(record, render_mode="ansi")
@@ -57,6 +56,6 @@ def show_record(record: dict[str, Any], print_fn: Callable[[str], None]) -> None
     print_fn("\nrewards: " + ", ".join(f"{a} {r:g}" for a, r in record["rewards"].items()))
     final = record.get("final_state")
     if final is not None:
-        if engine_state_json(env) != final:
+        if not same_state(env, final, record.get("deck")):
             raise StateError("replay: the final state differs from the recorded final state")
         print_fn("final state matches the record")

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.stats import GameResult, head_to_head, mean_ci, rate_games, unit_values
+from cardsuite.agents.stats import GameResult, head_to_head, mean_ci, rate_games, unit_values
 
 
 @dataclass

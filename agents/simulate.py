@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.games import get_game, parse_options
-from scum_env.suite.errors import ConfigError
+from cardsuite.errors import ConfigError
+from cardsuite.games import get_game, parse_options
 
 
 def add_command(sub: Any) -> tuple[str, Any]:

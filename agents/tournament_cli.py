@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from agents.arena import run_tournament
-from agents.games import get_game, parse_options
-from agents.registry import available_agents
+from cardsuite.agents.arena import run_tournament
+from cardsuite.agents.registry import available_agents
+from cardsuite.games import get_game, parse_options
 
 
 def add_command(sub: Any) -> tuple[str, Any]:

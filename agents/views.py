@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import TableInfo
+from cardsuite.agents.base import TableInfo
 
 
 def table_view(table: TableInfo, observation: np.ndarray) -> str:

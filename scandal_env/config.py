@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from scum_env.suite.config import ConfigBase, doc_field
+from cardsuite.config import ConfigBase, doc_field
 
 #: S2: cards dealt to each player, by number of players.
 HAND_SIZES: dict[int, int] = {2: 10, 3: 7, 4: 7, 5: 6, 6: 6}
@@ -68,7 +68,7 @@ class ScandalConfig(ConfigBase):
     @classmethod
     def preset(cls, name: str, **overrides: object) -> ScandalConfig:
         """Load ``configs/scandal/<name>.yaml``; ``overrides`` win over the file."""
-        from scum_env.suite.errors import ConfigError
+        from cardsuite.errors import ConfigError
 
         path = PRESET_DIR / f"{name}.yaml"
         if not path.is_file():

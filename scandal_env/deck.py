@@ -11,7 +11,7 @@ blue, green, red and black cards (each colour by scandal id, then as listed),
 then the 7 gold cards.
 
 Every invariant of ruling S1 is checked; a broken file raises
-:class:`~scum_env.suite.errors.DeckError` naming the card or scandal and the
+:class:`~cardsuite.errors.DeckError` naming the card or scandal and the
 rule it breaks.
 """
 
@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from scum_env.suite.errors import DeckError
+from cardsuite.errors import DeckError
 
 #: Colours in the order used for their integer codes.
 COLOURS: tuple[str, ...] = ("brown", "blue", "green", "red", "black", "gold")

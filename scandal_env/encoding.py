@@ -1,7 +1,7 @@
 """Scandal observations as named pieces of one flat float32 array.
 
 Seats are relative: index 0 of every per-player piece is the observer, then
-the others in turn order. The same :class:`~scum_env.suite.obsspec.ObsSpec`
+the others in turn order. The same :class:`~cardsuite.obsspec.ObsSpec`
 gives the offsets written here, the named views, the ``Box`` bounds and the
 documentation table (:func:`observation_table`).
 
@@ -15,8 +15,8 @@ import functools
 
 import numpy as np
 
-from scandal_env.engine import Game, State
-from scum_env.suite.obsspec import ObsSpec, Piece
+from cardsuite.obsspec import ObsSpec, Piece
+from scandal_env.engine import Rules, State
 
 _DECK_VALUE_BOUND = 1000.0  # > total value of the deck (615), per hand
 
@@ -57,9 +57,9 @@ def _public_pieces(p: int, n: int, ns: int, score_bound: float) -> list[Piece]:
 
 
 @functools.lru_cache(maxsize=32)
-def obs_spec(game: Game) -> ObsSpec:
-    """The observation spec of ``game`` (depends on players and deck)."""
-    p, n, ns = game.config.num_players, game.deck.n_cards, game.deck.n_scandals
+def obs_spec(rules: Rules) -> ObsSpec:
+    """The observation spec of ``rules`` (depends on players and deck)."""
+    p, n, ns = rules.config.num_players, rules.deck.n_cards, rules.deck.n_scandals
     own = [
         Piece("hand", n, "cards in the observer's hand"),
         Piece(
@@ -68,22 +68,22 @@ def obs_spec(game: Game) -> ObsSpec:
             "cards known to be in relative opponent i's hand (taken from the pile)",
         ),
     ]
-    return ObsSpec(own + _public_pieces(p, n, ns, _score_bound(game)))
+    return ObsSpec(own + _public_pieces(p, n, ns, _score_bound(rules)))
 
 
 @functools.lru_cache(maxsize=32)
-def state_spec(game: Game) -> ObsSpec:
+def state_spec(rules: Rules) -> ObsSpec:
     """The global-state spec: every hand and the stock, in absolute seats."""
-    p, n, ns = game.config.num_players, game.deck.n_cards, game.deck.n_scandals
+    p, n, ns = rules.config.num_players, rules.deck.n_cards, rules.deck.n_scandals
     hidden = [
         Piece("hands", p * n, "cards in each player's hand (absolute seats)"),
         Piece("stock_depth", n, "card is in the stock: 1 - depth / n (1 = next drawn); 0 absent"),
     ]
-    return ObsSpec(hidden + _public_pieces(p, n, ns, _score_bound(game)))
+    return ObsSpec(hidden + _public_pieces(p, n, ns, _score_bound(rules)))
 
 
-def _score_bound(game: Game) -> float:
-    cfg = game.config
+def _score_bound(rules: Rules) -> float:
+    cfg = rules.config
     hands = cfg.max_hands if cfg.episode == "game" else 1
     return float((hands + 1) * _DECK_VALUE_BOUND / cfg.target_score)
 
@@ -150,15 +150,15 @@ class Encoder:
     result is then copied out in one block.
     """
 
-    def __init__(self, game: Game) -> None:
-        """Precompute the specs, offsets and seat orders of ``game``."""
-        self.game = game
-        self.spec = obs_spec(game)
-        self.global_spec = state_spec(game)
-        p, n = game.config.num_players, game.deck.n_cards
-        ns = game.deck.n_scandals
+    def __init__(self, rules: Rules) -> None:
+        """Precompute the specs, offsets and seat orders of ``rules``."""
+        self.rules = rules
+        self.spec = obs_spec(rules)
+        self.global_spec = state_spec(rules)
+        p, n = rules.config.num_players, rules.deck.n_cards
+        ns = rules.deck.n_scandals
         self._p, self._n, self._ns = p, n, ns
-        self._value = game.deck.value.astype(np.float32) / np.float32(100.0)
+        self._value = rules.deck.value.astype(np.float32) / np.float32(100.0)
         self._depth = np.arange(n, dtype=np.float32) / max(1, n - 1)
         self._stock_depth = 1.0 - np.arange(n, dtype=np.float32) / n
         self._orders = [[(o + i) % p for i in range(p)] for o in range(p)]
@@ -170,8 +170,8 @@ class Encoder:
         self._abs_order = list(range(p))
         self._abs_rel = self._rels[0]
         self._inv_n = 1.0 / n
-        self._inv_target = 1.0 / game.config.target_score
-        self._inv_turns = 1.0 / game.config.max_turns
+        self._inv_target = 1.0 / rules.config.target_score
+        self._inv_turns = 1.0 / rules.config.max_turns
         self._order_cols = [np.array(order, dtype=np.int8)[:, None] for order in self._orders]
         # Opponents' rows of ``known``: a plain row index with 2 players.
         self._opp_rows: list[int | np.ndarray] = [
@@ -219,7 +219,7 @@ class Encoder:
         scratch = self._scratch
         duty, forbidden = state.duty, state.forbidden
         ones = (
-            self._to_act_at[observer][state.current],
+            self._to_act_at[observer][state.to_act],
             self._dealer_at[observer][state.dealer],
             self._o_phase + state.phase,
             self._o_bscandal + bs if bs >= 0 else scratch,
@@ -294,7 +294,7 @@ class Encoder:
     ) -> None:
         n, p = self._n, self._p
         ones = [
-            sl["to_act"].start + int(rel[state.current]),
+            sl["to_act"].start + int(rel[state.to_act]),
             sl["dealer"].start + int(rel[state.dealer]),
             sl["phase"].start + state.phase,
         ]
@@ -330,6 +330,6 @@ class Encoder:
         out[sl["turn"].start] = state.turn * self._inv_turns
 
 
-def observation_table(game: Game) -> str:
-    """The Markdown table of the observation of ``game``."""
-    return obs_spec(game).table()
+def observation_table(rules: Rules) -> str:
+    """The Markdown table of the observation of ``rules``."""
+    return obs_spec(rules).table()

@@ -7,13 +7,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from cardsuite.aec import CardGameEnv
+from cardsuite.errors import PresetError
 from scandal_env import engine as E
 from scandal_env.actions import describe
 from scandal_env.config import ScandalConfig
 from scandal_env.encoding import Encoder
 from scandal_env.render import render
-from scum_env.suite.aec import CardGameEnv
-from scum_env.suite.errors import PresetError
 
 RESET_OPTIONS = ("hands", "discard", "stock", "dealer", "state")
 
@@ -30,7 +30,7 @@ class ScandalEnv(CardGameEnv):
     def __init__(self, render_mode: str | None = None, **config: Any) -> None:
         """Create the env; keyword arguments are :class:`ScandalConfig` fields."""
         self.config = ScandalConfig.from_dict(config)
-        self.rules = E.make_game(self.config)
+        self.rules = E.make_rules(self.config)
         self.encoder = Encoder(self.rules)
         super().__init__(
             num_players=self.config.num_players,
@@ -41,6 +41,8 @@ class ScandalEnv(CardGameEnv):
             illegal_penalty=self.config.illegal_penalty,
             render_mode=render_mode,
         )
+        # The engine state of the running episode. It keeps the base's name
+        # ``game``: ``state`` is PettingZoo's global-state method (``env.state()``).
         self.game: E.State | None = None
         self._scale = 1.0 / self.config.reward_scale
         self._hand: int = 0
@@ -57,14 +59,14 @@ class ScandalEnv(CardGameEnv):
                 )
         if "state" in options:
             text = options["state"]
-            game = E.from_json(text if isinstance(text, str) else str(text))
-            if game.game.config != self.config:
+            state = E.from_json(text if isinstance(text, str) else str(text))
+            if state.rules.config != self.config:
                 raise PresetError(
                     "reset(options={'state': ...}): the state's config differs from the env's"
                 )
-            if game.done:
+            if state.done:
                 raise PresetError("reset(options={'state': ...}) needs a state that is not over")
-            self.game = game
+            self.game = state
             return
         keys: tuple[str, ...] = ("hands", "discard", "stock", "dealer")
         preset: dict[str, Any] = {k: options[k] for k in keys if k in options}
@@ -76,23 +78,23 @@ class ScandalEnv(CardGameEnv):
 
     def _current_seat(self) -> int:
         assert self.game is not None
-        return self.game.current
+        return self.game.to_act
 
     def _legal_mask(self) -> np.ndarray:
         assert self.game is not None
         return E.legal_mask(self.game)
 
     def _apply(self, action: int) -> tuple[list[float] | None, bool, bool]:
-        game = self.game
-        assert game is not None
-        E.apply_unchecked(game, action)
+        state = self.game
+        assert state is not None
+        E.apply_unchecked(state, action)
         rewards = None
         # Only the end of a hand scores (S9), and it always leaves ``hand_over``
         # set or a new hand dealt, so ``step_scores`` need not be scanned.
-        if game.hand_over or game.hand_number != self._hand:
-            rewards = [float(x) * self._scale for x in game.step_scores]
-            self._hand = game.hand_number
-        return rewards, game.done, game.truncated
+        if state.hand_over or state.hand_number != self._hand:
+            rewards = [float(x) * self._scale for x in state.step_scores]
+            self._hand = state.hand_number
+        return rewards, state.done, state.truncated
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start an episode (see the module documentation for ``options``)."""
@@ -105,16 +107,16 @@ class ScandalEnv(CardGameEnv):
         return f"{describe(self.rules.layout, self.rules.deck, action)}: {E.why_illegal(self.game, action)}"
 
     def _final_infos(self) -> list[dict[str, Any]]:
-        game = self.game
-        assert game is not None
-        winners = E.winners(game)
+        state = self.game
+        assert state is not None
+        winners = E.winners(state)
         return [
             {
-                "hand_score": int(game.hand_scores[p]),
-                "score": int(game.scores[p]),
-                "hand_end": game.hand_end,
-                "hands_played": game.hand_number + 1,
-                "game_over": game.game_over,
+                "hand_score": int(state.hand_scores[p]),
+                "score": int(state.scores[p]),
+                "hand_end": state.hand_end,
+                "hands_played": state.hand_number + 1,
+                "game_over": state.game_over,
                 "winner": p in winners,
             }
             for p in range(self.config.num_players)

@@ -9,10 +9,10 @@ from scandal_env.engine import PHASE_NAMES, State
 
 def render(state: State) -> str:
     """Hands, melds, discard pile, stock size and scores, as plain text."""
-    deck = state.game.deck
+    deck = state.rules.deck
     lines = [
         f"Scandal - hand {state.hand_number + 1}, turn {state.turn + 1}, dealer P{state.dealer}, "
-        f"P{state.current} to act ({PHASE_NAMES[state.phase]})"
+        f"P{state.to_act} to act ({PHASE_NAMES[state.phase]})"
     ]
     for p in range(state.num_players):
         cards = [

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from cardsuite.aec import env_factories
 from scandal_env.config import ScandalConfig
 from scandal_env.encoding import obs_spec
-from scandal_env.engine import make_game
+from scandal_env.engine import make_rules
 from scandal_env.env import ScandalEnv
-from scum_env.suite.aec import env_factories
 
 __all__ = ["ScandalEnv", "env", "raw_env"]
 
@@ -110,15 +110,15 @@ player after the observer in turn order.
 
 
 def _build_doc() -> str:
-    game = make_game(ScandalConfig())
-    spec = obs_spec(game)
+    rules = make_rules(ScandalConfig())
+    spec = obs_spec(rules)
     return _DOC.format(
         config_table=ScandalConfig.doc_table(),
-        action_table=game.layout.table(),
+        action_table=rules.layout.table(),
         obs_table=spec.table(),
-        num_actions=game.layout.size,
+        num_actions=rules.layout.size,
         obs_size=spec.size,
-        obs_size6=obs_spec(make_game(ScandalConfig(num_players=6))).size,
+        obs_size6=obs_spec(make_rules(ScandalConfig(num_players=6))).size,
     )
 
 

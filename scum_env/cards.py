@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scum_env.suite.errors import PresetError
+from cardsuite.errors import PresetError
 
 COLOURS = ("B", "G", "O", "R")  # ascending priority (J9): Blue < Green < Orange < Red
 COLOUR_NAMES = {"B": "Blue", "G": "Green", "O": "Orange", "R": "Red"}

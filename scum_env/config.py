@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from scum_env.suite.config import ConfigBase, doc_field
+from cardsuite.config import ConfigBase, doc_field
 
 MIN_PLAYERS = 4
 MAX_PLAYERS = 12

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from cardsuite.obsspec import ObsSpec, Piece
 from scum_env.engine import PLAY, TRADE, State
 from scum_env.rules import Rules
-from scum_env.suite.obsspec import ObsSpec, Piece
 
 NUM_ROLES = 5  # President, Vice President, Middle Class, Next to Scum, Scum (J3)
 ROLES_DOC = (

@@ -7,14 +7,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from cardsuite.aec import CardGameEnv
+from cardsuite.errors import PresetError
 from scum_env import engine as E
 from scum_env.config import ScumConfig
 from scum_env.encoding import Encoder, encode_state, state_spec
 from scum_env.knowledge import resample_hidden
 from scum_env.render import render_table
 from scum_env.rules import Rules, scum_rules
-from scum_env.suite.aec import CardGameEnv
-from scum_env.suite.errors import PresetError
 
 RESET_OPTIONS = ("roles", "hands", "trade", "scores", "state")
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from cardsuite.aec import env_factories
 from scum_env.party.config import PartyConfig
 from scum_env.party.encoding import observation_spec, state_spec
 from scum_env.party.engine import action_rules
 from scum_env.party.env import PartyEnv
 from scum_env.party.tables import split_tables, swap_sizes
-from scum_env.suite.aec import env_factories
 
 __all__ = ["PartyEnv", "env", "raw_env"]
 

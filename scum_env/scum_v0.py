@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from cardsuite.aec import env_factories
 from scum_env.config import ScumConfig
 from scum_env.encoding import observation_spec
 from scum_env.env import ScumEnv
 from scum_env.rules import scum_rules
-from scum_env.suite.aec import env_factories
 
 __all__ = ["ScumEnv", "env", "raw_env"]
 

@@ -1,9 +1,19 @@
 """Self-play training for the suite's games (MaskablePPO, ``cardsuite train``).
 
-Modules: :mod:`train.config` (the run config), :mod:`train.wrappers` (the
-single-agent Gymnasium view of one learner seat), :mod:`train.opponents` (the
-opponent pool), :mod:`train.trainer` (the MaskablePPO loop),
-:mod:`train.checkpoint`, :mod:`train.policy` (a trained agent for the arena),
-:mod:`train.evaluate` and :mod:`train.cli`. Only the trainer, checkpoint and
-policy modules import torch, and only when used.
+Imported as :mod:`cardsuite.train` (the folder is ``train/`` in the
+repository, so a user's own ``train.py`` cannot shadow it). Modules:
+:mod:`~cardsuite.train.config` (the run config), :mod:`~cardsuite.train.wrappers`
+(the single-agent Gymnasium view of one learner seat),
+:mod:`~cardsuite.train.opponents` (the opponent pool),
+:mod:`~cardsuite.train.trainer` (the MaskablePPO loop),
+:mod:`~cardsuite.train.checkpoint`, :mod:`~cardsuite.train.policy` (a trained
+agent for the arena), :mod:`~cardsuite.train.evaluate` and
+:mod:`~cardsuite.train.cli`. Only the trainer, checkpoint and policy modules
+import torch, and only when used. The old top-level name ``train`` still works
+from a checkout for one release, with a DeprecationWarning.
 """
+
+if __name__ == "train":  # imported under its pre-0.2 top-level name
+    from cardsuite._compat import redirect
+
+    redirect("train", "cardsuite.train")

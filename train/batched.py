@@ -27,10 +27,10 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
+from cardsuite.errors import ConfigError
+from cardsuite.train.opponents import OpponentPool, Snapshot, masked_logits, obs_scale
 from scum_env.batched.policies import LowestFirstPolicy, RandomPolicy
 from scum_env.batched.vector_env import ScumVectorEnv, sb3_vec_env
-from scum_env.suite.errors import ConfigError
-from train.opponents import OpponentPool, Snapshot, masked_logits, obs_scale
 
 
 class SnapshotBatchPolicy:

@@ -14,7 +14,7 @@ previous one survives as ``checkpoint.prev`` until the swap is complete), so
 Ctrl-C or a crash during a save never leaves the run without a good
 checkpoint. Every problem found when loading (a missing file, bad JSON, a
 checksum mismatch, an unknown format, a config that does not match the run)
-is a :class:`~scum_env.suite.errors.CheckpointError` naming it.
+is a :class:`~cardsuite.errors.CheckpointError` naming it.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from scum_env.suite.errors import CheckpointError, ConfigError
-from train.config import TrainConfig
-from train.opponents import Snapshot
+from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.train.config import TrainConfig
+from cardsuite.train.opponents import Snapshot
 
 FORMAT_VERSION = 1
 CHECKPOINT_DIR = "checkpoint"

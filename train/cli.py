@@ -23,8 +23,8 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-from scum_env.suite.errors import ConfigError
-from train.config import TrainConfig, load_config, parse_overrides
+from cardsuite.errors import ConfigError
+from cardsuite.train.config import TrainConfig, load_config, parse_overrides
 
 
 def add_command(subparsers: Any) -> tuple[str, Any]:
@@ -71,7 +71,7 @@ def resolve_config(args: argparse.Namespace) -> TrainConfig:
     """The config of ``--config`` (or of the resumed checkpoint) with ``--set`` applied."""
     overrides = parse_overrides(list(args.overrides))
     if args.config is None and args.resume is not None:
-        from train.checkpoint import find_checkpoint
+        from cardsuite.train.checkpoint import find_checkpoint
 
         ckpt = find_checkpoint(args.resume)
         import json
@@ -79,7 +79,7 @@ def resolve_config(args: argparse.Namespace) -> TrainConfig:
         try:
             saved = json.loads((ckpt / "state.json").read_text(encoding="utf-8"))["config"]
         except (OSError, ValueError, KeyError, TypeError):
-            from scum_env.suite.errors import CheckpointError
+            from cardsuite.errors import CheckpointError
 
             raise CheckpointError(
                 f"checkpoint {str(ckpt)!r}: state.json is missing or not valid JSON"
@@ -94,7 +94,7 @@ def default_out(args: argparse.Namespace) -> Path:
     if args.out:
         return Path(args.out)
     if args.resume:
-        from train.checkpoint import find_checkpoint
+        from cardsuite.train.checkpoint import find_checkpoint
 
         ckpt = find_checkpoint(args.resume)
         return ckpt.parent if ckpt.name.startswith("checkpoint") else ckpt
@@ -115,12 +115,12 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
         raise ConfigError("give --config FILE (configs/train/*.yaml) or --resume DIR")
     config = resolve_config(args)
     out = default_out(args)
-    from train.trainer import train  # imports torch and stable-baselines3
+    from cardsuite.train.trainer import train  # imports torch and stable-baselines3
 
     result = train(config, out, resume=args.resume)
     if result.interrupted:
         return 130
-    from train.evaluate import format_report
+    from cardsuite.train.evaluate import format_report
 
     print(
         f"\n{config.game}: trained {result.step} steps in {result.seconds:.0f} s; "
@@ -146,9 +146,9 @@ def _run_rllib(args: argparse.Namespace, extra: list[str]) -> int:
             "or use the default --backend sb3"
         ) from None
     try:
-        module = importlib.import_module("train.rllib.trainer")
+        module = importlib.import_module("cardsuite.train.rllib.trainer")
     except ModuleNotFoundError as err:
-        if err.name is not None and err.name.startswith("train.rllib"):
+        if err.name is not None and err.name.startswith("cardsuite.train.rllib"):
             raise ConfigError(
                 "the RLlib backend (train.rllib) is not part of this install"
             ) from None

@@ -1,10 +1,10 @@
 """The training config: every knob of a self-play MaskablePPO run, documented.
 
 A :class:`TrainConfig` is a frozen dataclass built on the suite's
-:class:`~scum_env.suite.config.ConfigBase`: each field has a one-line doc
+:class:`~cardsuite.config.ConfigBase`: each field has a one-line doc
 (``TrainConfig.doc_table()`` renders them for ``docs/training.md``), an
 unknown key or a value of the wrong type or range is a
-:class:`~scum_env.suite.errors.ConfigError` naming the field. Presets live in
+:class:`~cardsuite.errors.ConfigError` naming the field. Presets live in
 ``configs/train/*.yaml``; ``cardsuite train --set key=value`` overrides any
 field.
 
@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agents.games import get_game
-from scum_env.suite.config import ConfigBase, _check_type, doc_field, read_yaml_mapping
-from scum_env.suite.errors import ConfigError
+from cardsuite.config import ConfigBase, _check_type, doc_field, read_yaml_mapping
+from cardsuite.errors import ConfigError
+from cardsuite.games import get_game
 
 # Fields that may change when a run is resumed: they do not alter what was
 # learned so far, only how long and how visibly the run goes on. Changing any

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from train.config import TrainConfig
+from cardsuite.train.config import TrainConfig
 
 EVAL_FIELDS = (
     "step",
@@ -95,7 +95,7 @@ def evaluate(
         seed: the tournaments' master seed.
         baselines: agent specs; default: the config's ``eval_baselines``.
     """
-    from agents.arena import run_tournament
+    from cardsuite.agents.arena import run_tournament
 
     rows = []
     for baseline in baselines or config.baselines():

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, TableInfo
-from scum_env.suite.errors import CheckpointError, ConfigError
-from scum_env.suite.obsspec import ObsSpec
+from cardsuite.agents.base import Agent, TableInfo
+from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.obsspec import ObsSpec
 
 
 def obs_scale(spec: ObsSpec) -> np.ndarray:
@@ -201,7 +201,7 @@ class OpponentPool:
 
     def _baseline(self, kind: str) -> Agent:
         """A fresh baseline (one per seat, so seats never share an agent's state)."""
-        from agents.registry import make_agent
+        from cardsuite.agents.registry import make_agent
 
         return make_agent(kind, self.game)
 

@@ -25,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import TableInfo
-from agents.games import get_game
-from scum_env.suite.errors import CheckpointError
-from train.opponents import Snapshot, masked_logits, obs_scale
+from cardsuite.agents.base import TableInfo
+from cardsuite.errors import CheckpointError
+from cardsuite.games import get_game
+from cardsuite.train.opponents import Snapshot, masked_logits, obs_scale
 
 
 def resolve_model_file(path: str | Path) -> tuple[Path, dict[str, Any] | None]:
@@ -37,7 +37,7 @@ def resolve_model_file(path: str | Path) -> tuple[Path, dict[str, Any] | None]:
     ``path`` may be a ``model.zip``, a checkpoint directory (``model.zip`` +
     ``state.json``) or a run directory (its latest ``checkpoint``).
     """
-    from train.checkpoint import find_checkpoint
+    from cardsuite.train.checkpoint import find_checkpoint
 
     p = Path(path)
     if p.is_file():

@@ -51,8 +51,8 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
-from scum_env.suite.errors import CheckpointError, ConfigError
-from train.checkpoint import (
+from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.train.checkpoint import (
     CHECKPOINT_DIR,
     TrainState,
     capture_rng,
@@ -60,11 +60,11 @@ from train.checkpoint import (
     restore_rng,
     save_checkpoint,
 )
-from train.config import TrainConfig
-from train.evaluate import EvalRow, append_csv, evaluate, format_report, plot_curves
-from train.opponents import OpponentPool, Snapshot
-from train.policy import snapshot_of
-from train.wrappers import SelfPlayEnv
+from cardsuite.train.config import TrainConfig
+from cardsuite.train.evaluate import EvalRow, append_csv, evaluate, format_report, plot_curves
+from cardsuite.train.opponents import OpponentPool, Snapshot
+from cardsuite.train.policy import snapshot_of
+from cardsuite.train.wrappers import SelfPlayEnv
 
 # Seeds of the evaluation tournaments: the periodic ones replay the same deals
 # (a smoother curve); the final report uses deals the curve never saw.
@@ -116,7 +116,7 @@ def make_env_fn(config: TrainConfig, snapshots: list[Snapshot], worker: bool) ->
 def make_vec_env(config: TrainConfig, snapshots: list[Snapshot]) -> VecEnv:
     """``n_envs`` envs, in worker processes unless ``vec_env`` says ``dummy`` or ``batched``."""
     if config.vec_env == "batched":
-        from train.batched import make_batched_vec_env
+        from cardsuite.train.batched import make_batched_vec_env
 
         return make_batched_vec_env(
             config.game,

@@ -35,10 +35,10 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from agents.base import Agent, table_info
-from agents.games import get_game
-from scum_env.suite.errors import ConfigError
-from train.opponents import OpponentPool, Snapshot, obs_scale
+from cardsuite.agents.base import Agent, table_info
+from cardsuite.errors import ConfigError
+from cardsuite.games import get_game
+from cardsuite.train.opponents import OpponentPool, Snapshot, obs_scale
 
 
 class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):

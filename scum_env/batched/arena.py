@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite.errors import ConfigError
 from scum_env.batched.engine import BatchedScum
 from scum_env.batched.policies import BatchPolicy
-from scum_env.suite.errors import ConfigError
 
 
 @dataclass(frozen=True)

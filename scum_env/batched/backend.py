@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from scum_env.suite.errors import ConfigError
+from cardsuite.errors import ConfigError
 
 Array = Any  # a numpy.ndarray or a torch.Tensor, by backend
 

@@ -15,8 +15,8 @@ for the role draw of a new game (J3).
 
 from __future__ import annotations
 
+from cardsuite.errors import ConfigError
 from scum_env.batched.backend import Array, Backend
-from scum_env.suite.errors import ConfigError
 
 M32 = 0xFFFFFFFF
 TAG_DEAL = 0x5EA1

@@ -31,12 +31,12 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite.errors import ConfigError, IllegalActionError, PresetError
 from scum_env.batched.backend import Array, Backend, get_backend
 from scum_env.batched.deal import TAG_DEAL, TAG_ROLES, split_seed, stream_keys
 from scum_env.batched.encoding import OVER, PLAY, TRADE, BatchEncoder
 from scum_env.config import ScumConfig
 from scum_env.rules import Rules, scum_rules
-from scum_env.suite.errors import ConfigError, IllegalActionError, PresetError
 
 BIG = 1 << 20
 

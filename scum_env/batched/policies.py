@@ -109,7 +109,7 @@ def sb3_policy(model: Any, deterministic: bool = True) -> BatchPolicy:
 
 def make_policy(name: str, rules: Rules, seed: int = 0) -> BatchPolicy:
     """A built-in policy by name: ``"random"`` or ``"lowest_first"``."""
-    from scum_env.suite.errors import ConfigError
+    from cardsuite.errors import ConfigError
 
     if name == "random":
         return RandomPolicy(seed)

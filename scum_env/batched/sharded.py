@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite.errors import ConfigError
 from scum_env.batched.engine import BatchedScum, StepResult
-from scum_env.suite.errors import ConfigError
 
 
 class ShardedScum:
@@ -67,7 +67,7 @@ class ShardedScum:
         a = np.asarray(actions, dtype=np.int64).reshape(-1)
         act = None if active is None else np.asarray(active, dtype=bool).reshape(-1)
         if a.shape[0] != self.num_games:
-            from scum_env.suite.errors import IllegalActionError
+            from cardsuite.errors import IllegalActionError
 
             raise IllegalActionError(f"step needs {self.num_games} actions, got {a.shape[0]}")
 

@@ -30,9 +30,9 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
+from cardsuite.errors import ConfigError
 from scum_env.batched.engine import BatchedScum
 from scum_env.batched.policies import BatchPolicy, RandomPolicy
-from scum_env.suite.errors import ConfigError
 
 
 class ScumVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]

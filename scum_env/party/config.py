@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
+from cardsuite.config import ConfigBase, doc_field
 from scum_env.party.cards import decks_for
 from scum_env.party.tables import check_sizes, split_tables
-from scum_env.suite.config import ConfigBase, doc_field
 
 MIN_PLAYERS = 5
 MAX_PLAYERS = 50

@@ -24,10 +24,10 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from cardsuite.obsspec import ObsSpec, Piece
 from scum_env import engine as E
 from scum_env.party.config import PartyConfig
 from scum_env.party.engine import Party, action_rules
-from scum_env.suite.obsspec import ObsSpec, Piece
 
 NUM_ROLES = 5  # King, Assistant King, Commoner, Assistant Scum, Scum (P3)
 ROLES_DOC = (

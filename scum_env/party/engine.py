@@ -27,13 +27,13 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite.errors import IllegalActionError, PresetError, StateError
 from scum_env import engine as E
 from scum_env.knowledge import resample_hidden
 from scum_env.party.cards import party_rules
 from scum_env.party.config import PartyConfig
 from scum_env.party.tables import hand_points, ladder
 from scum_env.rules import Rules
-from scum_env.suite.errors import IllegalActionError, PresetError, StateError
 
 
 @lru_cache(maxsize=16)

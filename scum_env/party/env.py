@@ -7,13 +7,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from cardsuite.aec import CardGameEnv
+from cardsuite.errors import PresetError
 from scum_env.party import engine as PE
 from scum_env.party.config import PartyConfig
 from scum_env.party.encoding import Encoder, encode_state, state_spec
 from scum_env.party.engine import Party
 from scum_env.party.render import render_ladder, render_table
-from scum_env.suite.aec import CardGameEnv
-from scum_env.suite.errors import PresetError
 
 RESET_OPTIONS = ("seating", "hands", "trade", "scores", "state")
 

@@ -1,33 +1,11 @@
-"""Suite-wide building blocks shared by every cardsuite environment.
+"""Deprecated alias of :mod:`cardsuite`, the shared core (moved in 0.2).
 
-The games of the suite (Scum, Scum Party, Scandal) share the same plumbing:
-named errors, frozen configs loaded from YAML, observation specs with named
-views, and a thin PettingZoo AEC base class. They live here, beside the first
-game, so that each env package stays a small set of game-specific modules.
-Nothing here imports gymnasium or pettingzoo except :mod:`scum_env.suite.aec`.
+``scum_env.suite.errors``, ``.config``, ``.obsspec`` and ``.aec`` are now
+``cardsuite.errors``, ``cardsuite.config``, ``cardsuite.obsspec`` and
+``cardsuite.aec``. Importing the old names still works for one release and
+emits a DeprecationWarning.
 """
 
-from scum_env.suite.config import ConfigBase
-from scum_env.suite.errors import (
-    CardsuiteError,
-    CheckpointError,
-    ConfigError,
-    DeckError,
-    IllegalActionError,
-    PresetError,
-    StateError,
-)
-from scum_env.suite.obsspec import ObsSpec, Piece
+from cardsuite._compat import redirect
 
-__all__ = [
-    "CardsuiteError",
-    "CheckpointError",
-    "ConfigBase",
-    "ConfigError",
-    "DeckError",
-    "IllegalActionError",
-    "ObsSpec",
-    "Piece",
-    "PresetError",
-    "StateError",
-]
+redirect(__name__, "cardsuite")

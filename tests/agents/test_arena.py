@@ -14,14 +14,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents import registry
-from agents.arena import num_rotations, plan_games, run_tournament, seating
-from agents.base import TableInfo
-from agents.cli import main
-from agents.records import read_records
-from agents.registry import KINDS, AgentKind
-from agents.stats import GameResult, competition_ranks, mean_ci, rate_games, seat_ranks
-from scum_env.suite.errors import ConfigError
+from cardsuite.agents import registry
+from cardsuite.agents.arena import num_rotations, plan_games, run_tournament, seating
+from cardsuite.agents.base import TableInfo
+from cardsuite.agents.records import read_records
+from cardsuite.agents.registry import KINDS, AgentKind
+from cardsuite.agents.stats import GameResult, competition_ranks, mean_ci, rate_games, seat_ranks
+from cardsuite.cli import main
+from cardsuite.errors import ConfigError
 
 
 class IllegalAgent:

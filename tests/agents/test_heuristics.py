@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents.base import RandomAgent, table_info
-from agents.games import get_game
-from agents.greedy import GreedyAgent
-from agents.heuristic import HeuristicAgent
-from agents.heuristic_scum import LEAD, ClimbView, ScumPolicy
+from cardsuite.agents.base import RandomAgent, table_info
+from cardsuite.agents.greedy import GreedyAgent
+from cardsuite.agents.heuristic import HeuristicAgent
+from cardsuite.agents.heuristic_scum import LEAD, ClimbView, ScumPolicy
+from cardsuite.games import get_game
 from scandal_env import engine as XE
 from scum_env.config import ScumConfig
 from scum_env.rules import scum_rules

@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents.base import table_info
-from agents.games import get_game
-from agents.ismcts import ISMCTSAgent, Node
+from cardsuite.agents.base import table_info
+from cardsuite.agents.ismcts import ISMCTSAgent, Node
+from cardsuite.games import get_game
 from scum_env.config import ScumConfig
 from scum_env.rules import scum_rules
 

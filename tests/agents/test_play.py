@@ -8,12 +8,12 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from agents.base import table_info
-from agents.cli import main
-from agents.play import HumanAgent, HumanQuit, play_games
-from agents.views import table_view
+from cardsuite.agents.base import table_info
+from cardsuite.agents.play import HumanAgent, HumanQuit, play_games
+from cardsuite.agents.views import table_view
+from cardsuite.cli import main
+from cardsuite.errors import ConfigError
 from scum_env import scum_v0
-from scum_env.suite.errors import ConfigError
 
 
 def scripted(entries: list[str], then: str | None = "1") -> Callable[[str], str]:
@@ -96,7 +96,7 @@ def test_quit_and_end_of_input_leave_cleanly() -> None:
 def test_a_scripted_person_plays_two_series() -> None:
     shown: list[str] = []
     done = play_games(
-        "scum", ["random", "greedy" if _has("agents.greedy") else "random"], seat=2, seed=4,
+        "scum", ["random", "greedy" if _has("cardsuite.agents.greedy") else "random"], seat=2, seed=4,
         games=2, input_fn=scripted(["x"]), print_fn=shown.append,
     )  # fmt: skip
     assert done == 2

@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents.base import Agent, table_info
-from agents.games import get_game
-from agents.greedy import GreedyAgent
-from agents.heuristic import HeuristicAgent
-from agents.ismcts import ISMCTSAgent
+from cardsuite.agents.base import Agent, table_info
+from cardsuite.agents.greedy import GreedyAgent
+from cardsuite.agents.heuristic import HeuristicAgent
+from cardsuite.agents.ismcts import ISMCTSAgent
+from cardsuite.games import get_game
 from scum_env.config import ScumConfig
 from scum_env.rules import scum_rules
 

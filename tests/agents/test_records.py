@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from agents.arena import run_tournament
-from agents.cli import main
-from agents.records import engine_state_json, read_records, replay_record
-from scum_env.suite.errors import ConfigError, StateError
+from cardsuite.agents.arena import run_tournament
+from cardsuite.agents.records import engine_state_json, read_records, replay_record
+from cardsuite.cli import main
+from cardsuite.errors import ConfigError, StateError
 
 MODULES = {
     "scum": "scum_env.scum_v0",

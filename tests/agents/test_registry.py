@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from agents import registry
-from agents.base import Agent, RandomAgent, TableInfo
-from agents.registry import (
+from cardsuite.agents import registry
+from cardsuite.agents.base import Agent, RandomAgent, TableInfo
+from cardsuite.agents.registry import (
     KINDS,
     AgentKind,
     AgentSpec,
@@ -19,7 +19,7 @@ from agents.registry import (
     make_agent,
     parse_spec,
 )
-from scum_env.suite.errors import CheckpointError, ConfigError
+from cardsuite.errors import CheckpointError, ConfigError
 
 
 class FakeAgent:
@@ -46,7 +46,9 @@ class FakeAgent:
 def fake_kinds(monkeypatch: pytest.MonkeyPatch) -> None:
     kinds = dict(KINDS)
     kinds["fake"] = AgentKind("fake", f"{__name__}:FakeAgent", "test agent")
-    kinds["ghost"] = AgentKind("ghost", "agents.no_such_module_xyz:Ghost", "missing module")
+    kinds["ghost"] = AgentKind(
+        "ghost", "cardsuite.agents.no_such_module_xyz:Ghost", "missing module"
+    )
     kinds["hollow"] = AgentKind("hollow", f"{__name__}:NoSuchClass", "missing class")
     monkeypatch.setattr(registry, "KINDS", kinds)
 

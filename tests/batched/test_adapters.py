@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cardsuite.errors import ConfigError
 from scum_env.batched.arena import play_arena
 from scum_env.batched.engine import BatchedScum
 from scum_env.batched.policies import LowestFirstPolicy, RandomPolicy, sb3_policy
 from scum_env.batched.vector_env import ScumVectorEnv, sb3_vec_env
-from scum_env.suite.errors import ConfigError
 
 
 def test_vector_env_hands_the_learner_every_decision() -> None:

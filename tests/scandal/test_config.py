@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from cardsuite.errors import ConfigError, DeckError
 from scandal_env import engine as E
 from scandal_env.config import PRESET_DIR, ScandalConfig
-from scum_env.suite.errors import ConfigError, DeckError
 
 
 def test_defaults_reproduce_the_rule_book() -> None:

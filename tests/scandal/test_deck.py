@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 import yaml
 
+from cardsuite.errors import DeckError
 from scandal_env.deck import COLOUR_COUNTS, load_deck
-from scum_env.suite.errors import DeckError
 
 CANON = json.loads(
     (Path(__file__).resolve().parents[2] / "scandal_env" / "data" / "deck.json").read_text()

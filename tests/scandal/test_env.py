@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
+from cardsuite.errors import IllegalActionError, PresetError
 from scandal_env import engine as E
 from scandal_env import scandal_v0
-from scum_env.suite.errors import IllegalActionError, PresetError
 
 CONFIGS: list[dict[str, Any]] = [
     {"num_players": 2},

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cardsuite.errors import IllegalActionError, StateError
 from scandal_env import engine as E
 from scandal_env.config import ScandalConfig
 from scandal_env.encoding import Encoder
-from scum_env.suite.errors import IllegalActionError, StateError
 
 seeds = st.integers(0, 2**32 - 1)
 players = st.integers(2, 6)

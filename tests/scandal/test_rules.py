@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from cardsuite.errors import IllegalActionError, PresetError
 from scandal_env import engine as E
 from scandal_env.config import ScandalConfig
-from scum_env.suite.errors import IllegalActionError, PresetError
 
 DECK = E.make_game(ScandalConfig()).deck
 LAY = E.make_game(ScandalConfig()).layout

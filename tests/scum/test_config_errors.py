@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cardsuite.errors import ConfigError
 from scum_env import engine as E
 from scum_env.config import ScumConfig
 from scum_env.rules import scum_rules
-from scum_env.suite.errors import ConfigError
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "scum"
 PRESETS = sorted(CONFIGS.glob("*.yaml"))

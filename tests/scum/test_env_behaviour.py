@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cardsuite.errors import CardsuiteError, IllegalActionError, PresetError
 from scum_env import engine as E
 from scum_env import scum_v0
 from scum_env.encoding import observation_spec
-from scum_env.suite.errors import CardsuiteError, IllegalActionError, PresetError
 
 FOUR = {"roles": [0, 1, 2, 3], "hands": [["3"], ["5"], ["7"], ["9", "2"]]}
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cardsuite.errors import ConfigError, PresetError
 from scum_env import engine as E
 from scum_env.config import ScumConfig
-from scum_env.suite.errors import ConfigError, PresetError
 from tests.scum.scripted import rules_for
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cardsuite.errors import PresetError
 from scum_env import engine as E
-from scum_env.suite.errors import PresetError
 from tests.scum.scripted import play, random_playout, rules_for, table
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cardsuite.errors import IllegalActionError
 from scum_env import engine as E
-from scum_env.suite.errors import IllegalActionError
 from tests.scum.scripted import give, hand, play, random_playout, rules_for, table
 
 # Five players seated p0 President, p1 Vice President, p2 Middle Class,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cardsuite.errors import PresetError
 from scum_env import engine as E
-from scum_env.suite.errors import PresetError
 from tests.scum.scripted import pass_, play, random_playout, rules_for, table
 
 # four players p0..p3 seated in order; p0, p1, p2 each go out with one play

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from cardsuite.errors import IllegalActionError
 from scum_env import engine as E
-from scum_env.suite.errors import IllegalActionError
 from tests.scum.scripted import action_of, hand, pass_, play, table
 
 

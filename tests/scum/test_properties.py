@@ -6,9 +6,9 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cardsuite.errors import IllegalActionError
 from scum_env import engine as E
 from scum_env.knowledge import caps, known_cards, resample_hidden
-from scum_env.suite.errors import IllegalActionError
 from tests.scum.scripted import rules_for
 
 SETTINGS = settings(

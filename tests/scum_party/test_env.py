@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cardsuite.errors import IllegalActionError, PresetError, StateError
 from scum_env import scum_party_v0
 from scum_env.party import engine as PE
 from scum_env.party.cards import CARDS
 from scum_env.party.config import PartyConfig
-from scum_env.suite.errors import IllegalActionError, PresetError, StateError
 from tests.scum_party.helpers import conserved, play_random_hand
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cardsuite.errors import ConfigError, IllegalActionError, PresetError
 from scum_env import engine as E
 from scum_env.party import engine as PE
 from scum_env.party.cards import CARDS, JOKER, decks_for
 from scum_env.party.tables import hand_points, ladder, split_tables, swap_sizes
-from scum_env.suite.errors import ConfigError, IllegalActionError, PresetError
 from tests.scum_party.helpers import act, config, hand_of, play_random_hand
 
 FIVE = [0, 1, 2, 3, 4]  # King, Assistant King, Commoner, Assistant Scum, Scum

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from train.config import TrainConfig
+from cardsuite.train.config import TrainConfig
 
 
 def tiny_config(**changes: Any) -> TrainConfig:
@@ -52,7 +52,7 @@ def trained_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A run directory trained for 256 steps by the tiny config (final eval skipped)."""
     import torch
 
-    from train.trainer import Trainer
+    from cardsuite.train.trainer import Trainer
 
     torch.set_num_threads(1)
     run = tmp_path_factory.mktemp("runs") / "tiny"

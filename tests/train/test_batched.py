@@ -7,12 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cardsuite.errors import ConfigError
+from cardsuite.train.batched import BatchedSelfPlayEnv, make_batched_vec_env
+from cardsuite.train.opponents import Snapshot, obs_scale
+from cardsuite.train.trainer import train
 from scum_env import scum_v0
-from scum_env.suite.errors import ConfigError
 from tests.train.conftest import tiny_config
-from train.batched import BatchedSelfPlayEnv, make_batched_vec_env
-from train.opponents import Snapshot, obs_scale
-from train.trainer import train
 
 PROBS = {"random": 0.5, "heuristic": 0.5, "snapshot": 0.0}
 

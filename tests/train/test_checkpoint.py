@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from scum_env.suite.errors import CheckpointError, ConfigError
+from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.train.checkpoint import capture_rng, find_checkpoint, read_state, restore_rng
 from tests.train.conftest import tiny_config
-from train.checkpoint import capture_rng, find_checkpoint, read_state, restore_rng
 
 
 def tensors_equal(a: Any, b: Any) -> bool:
@@ -31,7 +31,7 @@ def tensors_equal(a: Any, b: Any) -> bool:
 def test_interrupt_then_resume_restores_everything_and_continues(tmp_path: Path) -> None:
     import copy
 
-    from train.trainer import Trainer
+    from cardsuite.train.trainer import Trainer
 
     config = tiny_config(total_steps=512, checkpoint_every=0)
     run = tmp_path / "run"
@@ -139,7 +139,7 @@ def test_bad_json_missing_file_and_format_are_named(run_copy: Path) -> None:
 
 
 def test_config_mismatch_is_named(run_copy: Path) -> None:
-    from train.trainer import Trainer
+    from cardsuite.train.trainer import Trainer
 
     with pytest.raises(CheckpointError, match=r"hidden_size was 16, now 32"):
         Trainer(tiny_config(hidden_size=32), run_copy, resume=run_copy)
@@ -152,14 +152,14 @@ def test_config_mismatch_is_named(run_copy: Path) -> None:
 
 
 def test_a_new_run_never_overwrites_a_checkpoint(run_copy: Path) -> None:
-    from train.trainer import Trainer
+    from cardsuite.train.trainer import Trainer
 
     with pytest.raises(ConfigError, match="already holds a checkpoint; continue it with --resume"):
         Trainer(tiny_config(), run_copy)
 
 
 def test_failed_save_keeps_the_previous_checkpoint(run_copy: Path) -> None:
-    from train.checkpoint import save_checkpoint
+    from cardsuite.train.checkpoint import save_checkpoint
 
     before = (run_copy / "checkpoint" / "state.json").read_text()
     _, state = read_state(run_copy)
@@ -177,7 +177,7 @@ def test_failed_save_keeps_the_previous_checkpoint(run_copy: Path) -> None:
 
 
 def test_save_interrupted_between_renames_is_recovered(run_copy: Path) -> None:
-    from train.checkpoint import PREVIOUS_DIR
+    from cardsuite.train.checkpoint import PREVIOUS_DIR
 
     (run_copy / "checkpoint").rename(run_copy / PREVIOUS_DIR)
     assert find_checkpoint(run_copy) == run_copy / PREVIOUS_DIR

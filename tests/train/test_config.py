@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from scum_env.suite.errors import ConfigError
-from train.config import TrainConfig, load_config, parse_overrides
+from cardsuite.errors import ConfigError
+from cardsuite.train.config import TrainConfig, load_config, parse_overrides
 
 PRESETS = sorted(
     p

@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from train.evaluate import EvalRow, append_csv, format_report, plot_curves, read_csv, wilson
+from cardsuite.train.evaluate import (
+    EvalRow,
+    append_csv,
+    format_report,
+    plot_curves,
+    read_csv,
+    wilson,
+)
 
 
 def test_wilson_interval_matches_the_textbook_values() -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import table_info
-from agents.games import get_game
-from scum_env.suite.errors import CheckpointError
-from train.opponents import OpponentPool, Snapshot, SnapshotAgent, obs_scale
+from cardsuite.agents.base import table_info
+from cardsuite.errors import CheckpointError
+from cardsuite.games import get_game
+from cardsuite.train.opponents import OpponentPool, Snapshot, SnapshotAgent, obs_scale
 
 
 def tiny_policy(activation: str = "tanh"):  # type: ignore[no-untyped-def]
@@ -33,7 +33,7 @@ def tiny_policy(activation: str = "tanh"):  # type: ignore[no-untyped-def]
 def test_snapshot_logits_equal_the_torch_policy(activation: str) -> None:
     import torch
 
-    from train.policy import snapshot_of
+    from cardsuite.train.policy import snapshot_of
 
     policy = tiny_policy(activation)
     snap = snapshot_of(policy, step=7, activation=activation)
@@ -46,7 +46,7 @@ def test_snapshot_logits_equal_the_torch_policy(activation: str) -> None:
 
 
 def test_snapshot_agent_plays_only_legal_actions() -> None:
-    from train.policy import snapshot_of
+    from cardsuite.train.policy import snapshot_of
 
     agent = SnapshotAgent(snapshot_of(tiny_policy(), 0, "tanh"), seed=1)
     env = get_game("scum").make(num_players=4)
@@ -67,7 +67,7 @@ def test_snapshot_agent_plays_only_legal_actions() -> None:
 
 
 def test_snapshot_agent_rejects_another_table() -> None:
-    from train.policy import snapshot_of
+    from cardsuite.train.policy import snapshot_of
 
     agent = SnapshotAgent(snapshot_of(tiny_policy(), 0, "tanh"))
     env = get_game("scum").make(num_players=6)
@@ -100,7 +100,7 @@ def test_pool_keeps_the_newest_snapshots_and_draws_by_probability() -> None:
 
 
 def test_pool_draw_frequencies_follow_the_probabilities() -> None:
-    from train.policy import snapshot_of
+    from cardsuite.train.policy import snapshot_of
 
     pool = OpponentPool("scum", {"random": 0.25, "heuristic": 0.0, "snapshot": 0.75}, 3)
     pool.add(snapshot_of(tiny_policy(), 5, "tanh"))

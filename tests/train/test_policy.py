@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.base import table_info
-from agents.games import get_game
-from agents.registry import make_agent
-from scum_env.suite.errors import CheckpointError
-from train.policy import PPOAgent
+from cardsuite.agents.base import table_info
+from cardsuite.agents.registry import make_agent
+from cardsuite.errors import CheckpointError
+from cardsuite.games import get_game
+from cardsuite.train.policy import PPOAgent
 
 
 def test_agent_acts_like_predict_with_masks(trained_run: Path) -> None:
@@ -48,7 +48,7 @@ def test_registry_builds_it_from_a_run_a_checkpoint_or_a_model_zip(trained_run: 
 
 
 def test_arena_tournament_with_the_agent(trained_run: Path) -> None:
-    from agents.arena import run_tournament
+    from cardsuite.agents.arena import run_tournament
 
     result = run_tournament(
         "scum",

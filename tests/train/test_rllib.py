@@ -26,18 +26,18 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
 
-from agents.base import table_info
-from scum_env.suite.errors import CheckpointError, ConfigError
-from train.rllib import trainer
-from train.rllib.config import load_run
-from train.rllib.env import (
+from cardsuite.agents.base import table_info
+from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.train.rllib import trainer
+from cardsuite.train.rllib.config import load_run
+from cardsuite.train.rllib.env import (
     ILLEGAL_ACTIONS,
     EarlyTerminationError,
     SuiteRLlibEnv,
     make_aec_env,
 )
-from train.rllib.module import MASKED_LOGIT, MaskedPPOTorchRLModule
-from train.rllib.policy import RLlibAgent
+from cardsuite.train.rllib.module import MASKED_LOGIT, MaskedPPOTorchRLModule
+from cardsuite.train.rllib.policy import RLlibAgent
 
 REPO = Path(__file__).resolve().parents[2]
 TINY = {
@@ -158,7 +158,9 @@ class _EarlyExit(AECEnv):  # type: ignore[misc]
 
 def test_seat_ending_early_is_a_named_error(monkeypatch: pytest.MonkeyPatch) -> None:
     """The RLlib trap: a seat ends before the others had an observation."""
-    monkeypatch.setattr("train.rllib.env.make_aec_env", lambda game, options: _EarlyExit())
+    monkeypatch.setattr(
+        "cardsuite.train.rllib.env.make_aec_env", lambda game, options: _EarlyExit()
+    )
     env = SuiteRLlibEnv({"game": "scum"})
     obs, _ = env.reset()
     assert list(obs) == ["player_0"]

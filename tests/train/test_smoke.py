@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.cli import main
+from cardsuite.cli import main
 
 
 def test_cli_trains_with_worker_processes_and_reports(
@@ -115,8 +115,6 @@ def test_rllib_backend_without_ray_is_a_config_error(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import importlib
-
-    import train.cli
 
     real = importlib.import_module
 

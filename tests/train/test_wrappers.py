@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 
-from train.opponents import OpponentPool
-from train.wrappers import SelfPlayEnv
+from cardsuite.train.opponents import OpponentPool
+from cardsuite.train.wrappers import SelfPlayEnv
 
 OPTIONS = {"num_players": 4, "reward": "points"}
 
@@ -165,7 +165,7 @@ def test_observation_is_scaled_into_the_box() -> None:
 
 
 def test_bad_learner_seat_is_a_config_error() -> None:
-    from scum_env.suite.errors import ConfigError
+    from cardsuite.errors import ConfigError
 
     with pytest.raises(ConfigError, match="learner_seat 4 does not exist at a 4-player table"):
         SelfPlayEnv("scum", OPTIONS, learner_seat=4)

@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from agents.games import get_game
-from scum_env.suite.config import ConfigBase, doc_field, read_yaml_mapping
-from scum_env.suite.errors import ConfigError
+from cardsuite.config import ConfigBase, doc_field, read_yaml_mapping
+from cardsuite.errors import ConfigError
+from cardsuite.games import get_game
 
 ILLEGAL_ACTIONS = "illegal_actions"
 """RLlib metric (lifetime sum over env runners): episodes ended by an illegal action."""

@@ -2,14 +2,14 @@
 
 :class:`SuiteRLlibEnv` is RLlib's own
 :class:`~ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv` around a suite
-env made by name (``agents.games``), so an RLlib config needs no glue:
+env made by name (``cardsuite.games``), so an RLlib config needs no glue:
 
 .. code-block:: python
 
     config.environment(SuiteRLlibEnv, env_config={"game": "scum",
                                                    "options": {"num_players": 5}})
 
-What the wrapper relies on, and the suite guarantees (``scum_env.suite.aec``):
+What the wrapper relies on, and the suite guarantees (``cardsuite.aec``):
 
 * observations stay the suite's dict ``{"observation": float32[D],
   "action_mask": int8[A]}``; :mod:`train.rllib.module` reads both keys;
@@ -32,9 +32,9 @@ from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.rllib.utils.typing import MultiAgentDict
 
-from agents.games import get_game
-from scum_env.suite.errors import CardsuiteError, ConfigError
-from train.rllib.config import ILLEGAL_ACTIONS
+from cardsuite.errors import CardsuiteError, ConfigError
+from cardsuite.games import get_game
+from cardsuite.train.rllib.config import ILLEGAL_ACTIONS
 
 
 class IllegalActionCounter(RLlibCallback):

@@ -33,7 +33,7 @@ from ray.rllib.core.rl_module.apis import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from torch import nn
 
-from scum_env.suite.errors import ConfigError
+from cardsuite.errors import ConfigError
 
 MASKED_LOGIT = -1.0e9
 """The logit given to illegal actions: ``exp`` of it underflows to exactly 0."""

@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.base import TableInfo
-from scum_env.suite.errors import CheckpointError
-from train.rllib.module import MASK_KEY, OBS_KEY
-from train.rllib.trainer import LATEST, MAIN, RUN_RECORD
+from cardsuite.agents.base import TableInfo
+from cardsuite.errors import CheckpointError
+from cardsuite.train.rllib.module import MASK_KEY, OBS_KEY
+from cardsuite.train.rllib.trainer import LATEST, MAIN, RUN_RECORD
 
 MODULE_DIR = Path("learner_group") / "learner" / "rl_module"
 

@@ -34,8 +34,8 @@ from typing import Any
 import numpy as np
 import yaml
 
-from scum_env.suite.errors import CheckpointError, ConfigError
-from train.rllib.config import ILLEGAL_ACTIONS, RLlibRun, load_run
+from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.train.rllib.config import ILLEGAL_ACTIONS, RLlibRun, load_run
 
 MAIN = "main"
 RUN_RECORD = "cardsuite_run.json"
@@ -186,8 +186,8 @@ def module_spec(run: RLlibRun, *, with_spaces: bool = False) -> Any:
     """
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from train.rllib.env import make_aec_env
-    from train.rllib.module import MaskedPPOTorchRLModule
+    from cardsuite.train.rllib.env import make_aec_env
+    from cardsuite.train.rllib.module import MaskedPPOTorchRLModule
 
     spaces: dict[str, Any] = {}
     if with_spaces:
@@ -204,7 +204,7 @@ def module_spec(run: RLlibRun, *, with_spaces: bool = False) -> Any:
 
 def num_players(run: RLlibRun) -> int:
     """Seats at the table of ``run``'s game with its options."""
-    from train.rllib.env import make_aec_env
+    from cardsuite.train.rllib.env import make_aec_env
 
     return len(make_aec_env(run.config.game, run.options).possible_agents)
 
@@ -214,7 +214,7 @@ def build_config(run: RLlibRun, league: Sequence[str] = ()) -> Any:
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 
-    from train.rllib.env import IllegalActionCounter, SuiteRLlibEnv
+    from cardsuite.train.rllib.env import IllegalActionCounter, SuiteRLlibEnv
 
     c = run.config
     modules = [MAIN, *league]
@@ -359,7 +359,7 @@ def restore(algo_run: RLlibRun, path: str | Path) -> tuple[Any, LeagueState]:
 # ------------------------------------------------------------------ evaluation
 def evaluate(checkpoint: Path, run: RLlibRun, episodes: int) -> Any:
     """Play ``rllib:<checkpoint>`` against ``eval_opponent`` in the arena; write eval.json."""
-    from agents.arena import run_tournament
+    from cardsuite.agents.arena import run_tournament
 
     result = run_tournament(
         run.config.game,
@@ -376,7 +376,7 @@ def evaluate(checkpoint: Path, run: RLlibRun, episodes: int) -> Any:
 
 def _arena_knows_rllib() -> bool:
     try:
-        from agents.registry import KINDS
+        from cardsuite.agents.registry import KINDS
     except ImportError:
         return False
     return "rllib" in KINDS
@@ -507,7 +507,7 @@ def run(config_path: str | Path | None, args: argparse.Namespace | Sequence[str]
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m train.rllib.trainer --config FILE [options]``."""
-    from scum_env.suite.errors import CardsuiteError
+    from cardsuite.errors import CardsuiteError
 
     try:
         return run(None, list(sys.argv[1:] if argv is None else argv))

@@ -5,7 +5,7 @@ Each field carries a one-line ``doc`` in its metadata. Construction checks
 every value against its type annotation (``int``, ``float``, ``bool``,
 ``str``, ``Literal[...]``, ``X | None``) and then calls :meth:`validate` for
 ranges and combinations, so a bad config fails at once with a
-:class:`~scum_env.suite.errors.ConfigError` that names the field.
+:class:`~cardsuite.errors.ConfigError` that names the field.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any, Literal, Self, Union, get_args, get_origin
 
 import yaml
 
-from scum_env.suite.errors import ConfigError
+from cardsuite.errors import ConfigError
 
 
 def doc_field(default: Any, doc: str) -> Any:

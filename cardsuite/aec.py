@@ -20,7 +20,7 @@ Conventions shared by every env of the suite:
   int8[num_actions]}``. The mask is all zero for every agent but the one to
   act, and never all zero for the agent to act.
 * Illegal actions: with ``illegal_action="raise"`` (``raw_env`` default) an
-  :class:`~scum_env.suite.errors.IllegalActionError` names the action and why
+  :class:`~cardsuite.errors.IllegalActionError` names the action and why
   it is illegal, and the state is unchanged. With ``"penalize"`` (``env()``
   default, PettingZoo's convention) the offender receives
   ``illegal_penalty``, every other agent 0, and the episode ends at once
@@ -40,8 +40,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from scum_env.suite.errors import CardsuiteError, IllegalActionError
-from scum_env.suite.obsspec import ObsSpec
+from cardsuite.errors import CardsuiteError, IllegalActionError
+from cardsuite.obsspec import ObsSpec
 
 ObsDict = dict[str, np.ndarray]
 

@@ -1,0 +1,70 @@
+"""The ``cardsuite`` command-line tool and its subcommand registry.
+
+Subcommands (``simulate``, ``tournament``, ``play``, ``replay``, ``train``,
+...) are registered through the ``cardsuite.commands`` entry-point group
+(:data:`ENTRY_POINT_GROUP`): each entry point names a function
+``add_command(subparsers) -> (name, runner)`` in the layer that owns the
+command, so this core module names none of them. Importing a command module
+must stay light (no torch at import time). Rule options of the chosen game
+follow as ``--key value``.
+Errors a user can cause (bad options, unknown game) print one line and exit
+with status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from importlib.metadata import entry_points
+
+from cardsuite import __version__
+from cardsuite.errors import CardsuiteError
+
+# Third-party packages that only some extras install.
+_OPTIONAL_TOP_LEVEL = frozenset({"torch", "stable_baselines3", "sb3_contrib", "ray", "safetensors"})
+
+Command = Callable[[argparse.Namespace, list[str]], int]
+
+#: The entry-point group of the subcommands.
+ENTRY_POINT_GROUP = "cardsuite.commands"
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
+    """The argument parser and the function behind each subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="cardsuite",
+        description="Card-game RL suite: simulate, benchmark and train agents.",
+        epilog="Game rule options follow as --key value (e.g. --carousel true).",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands: dict[str, Command] = {}
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        try:
+            add_command = ep.load()
+        except ModuleNotFoundError as err:
+            if err.name and err.name.split(".")[0] in _OPTIONAL_TOP_LEVEL:
+                continue  # a command of an extra that is not installed
+            raise
+        name, run = add_command(sub)
+        commands[name] = run
+    return parser, commands
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status."""
+    parser, commands = build_parser()
+    args, extra = parser.parse_known_args(list(sys.argv[1:] if argv is None else argv))
+    try:
+        return commands[args.command](args, extra)
+    except CardsuiteError as err:
+        print(f"cardsuite {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"cardsuite {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
