@@ -12,89 +12,45 @@ Vice President, ..., and ``order[-1]`` the Scum (J3, P3).
 
 from __future__ import annotations
 
-import itertools
-import json
-from dataclasses import dataclass
-from typing import Any
-
 import numpy as np
 
-from scum_env.rules import Rules, TradeStep
-from scum_env.suite.errors import IllegalActionError, PresetError, StateError
+from cardsuite.errors import IllegalActionError, PresetError, StateError
+from scum_env.rules import Rules
+from scum_env.serialize import from_dict, from_json, to_dict, to_json
+from scum_env.state import (
+    ARRAY_FIELDS,
+    OVER,
+    PHASE_NAMES,
+    PLAY,
+    TRADE,
+    State,
+    check_roles,
+    new_stamp,
+)
 
-TRADE, PLAY, OVER = 0, 1, 2
-_STAMPS = itertools.count(1)  # a fresh stamp for every series started anywhere
-PHASE_NAMES = ("trade", "play", "over")
-
-
-@dataclass(eq=False)
-class State:
-    """The full state of one table. Mutated in place by :func:`apply`.
-
-    Attributes:
-        hands: card counts per player and slot, shape ``(n, K)``.
-        ncards: cards in each player's hand.
-        order: players in role order (0 = President/King ... -1 = Scum).
-        pos: role position of each player (inverse of ``order``).
-        phase: ``TRADE`` (a give-back decision), ``PLAY`` or ``OVER``.
-        to_act: player to act.
-        top_count, top_slot, top_player, top_cards: the current top play
-            (``top_count == 0``: the next play is a lead).
-        passed: who has passed this round; acted: who has had their chance.
-        passes: passes since the last play (carousel, J9).
-        finish: players in the order they went out this series.
-        scores: game totals (J8, P8 at the party level).
-        played, played_by: cards played this series, in all and per player.
-        given, received: this series' trade, per player.
-        trade_log: ``(giver, receiver, slot, forced)`` of every traded card.
-        pending: trade steps still to do; give_left: give-backs left in the
-            current choice step.
-        last_points: J8 points of the last finished series.
-        winner: winner of the game once it is over (-1 before).
-        game_over: the game reached its target.
-        stamp: unique per started series (and per restored state); encoders
-            cache what stays fixed within a series under it.
-    """
-
-    rules: Rules
-    rng: np.random.Generator
-    hands: np.ndarray
-    ncards: list[int]
-    order: list[int]
-    pos: list[int]
-    phase: int
-    to_act: int
-    top_count: int
-    top_slot: int
-    top_player: int
-    top_cards: np.ndarray
-    passed: np.ndarray
-    acted: np.ndarray
-    passes: int
-    finish: list[int]
-    scores: np.ndarray
-    series: int
-    played: np.ndarray
-    played_by: np.ndarray
-    given: np.ndarray
-    received: np.ndarray
-    trade_log: list[tuple[int, int, int, bool]]
-    pending: list[TradeStep]
-    give_left: int
-    last_points: np.ndarray
-    winner: int
-    game_over: bool
-    stamp: int = 0
-
-    @property
-    def num_players(self) -> int:
-        """Number of players at the table."""
-        return self.rules.num_players
-
-    @property
-    def leading(self) -> bool:
-        """Whether the player to act leads a new round."""
-        return self.phase == PLAY and self.top_count == 0
+__all__ = [
+    "OVER",
+    "PHASE_NAMES",
+    "PLAY",
+    "TRADE",
+    "State",
+    "apply",
+    "apply_unchecked",
+    "available",
+    "clone",
+    "continue_game",
+    "episode_rewards",
+    "from_dict",
+    "from_json",
+    "legal_actions",
+    "legal_mask",
+    "new_game",
+    "roles_of",
+    "start_series",
+    "to_dict",
+    "to_json",
+    "why_illegal",
+]
 
 
 # --------------------------------------------------------------------------- setup
@@ -161,21 +117,9 @@ def new_game(
                 f"(below the target), got {scores!r}"
             )
         state.scores[:] = scores
-    order = _check_roles(n, roles) if roles is not None else [int(p) for p in rng.permutation(n)]
+    order = check_roles(n, roles) if roles is not None else [int(p) for p in rng.permutation(n)]
     start_series(state, order, hands=hands, trade=trade)
     return state
-
-
-def _check_roles(n: int, roles: list[int]) -> list[int]:
-    try:
-        order = [int(p) for p in roles]
-    except (TypeError, ValueError):
-        raise PresetError(f"preset roles must be player indices, got {roles!r}") from None
-    if sorted(order) != list(range(n)):
-        raise PresetError(
-            f"preset roles must list each of the {n} players once (President first), got {roles!r}"
-        )
-    return order
 
 
 def start_series(
@@ -197,7 +141,7 @@ def start_series(
         _preset_hands(state, hands)
     state.ncards = [int(v) for v in state.hands.sum(axis=1)]
     state.series += 1
-    state.stamp = next(_STAMPS)
+    state.stamp = new_stamp()
     state.finish = []
     state.played[:] = 0
     state.played_by[:] = 0
@@ -500,7 +444,7 @@ def _end_series(state: State) -> None:
         points[player] = n - k  # the k-th out (1-based) scores n + 1 - k
     state.last_points = points
     state.scores += points
-    state.stamp = next(_STAMPS)  # scores changed: observers' cached series block is stale
+    state.stamp = new_stamp()  # scores changed: observers' cached series block is stale
     _clear_round(state)
     if int(state.scores.max()) >= rules.target:
         state.game_over = True
@@ -531,19 +475,13 @@ def roles_of(state: State) -> list[str]:
 
 
 # --------------------------------------------------------------------------- copies
-_ARRAYS = ("hands", "top_cards", "passed", "acted", "scores", "played", "played_by",
-           "given", "received", "last_points")  # fmt: skip
-_SCALARS = ("phase", "to_act", "top_count", "top_slot", "top_player", "passes", "series",
-            "give_left", "winner", "game_over")  # fmt: skip
-
-
 def clone(state: State) -> State:
     """A deep copy sharing only the immutable rules."""
     rng = np.random.Generator(type(state.rng.bit_generator)())
     rng.bit_generator.state = state.rng.bit_generator.state
     copy = State.__new__(State)
     copy.__dict__.update(state.__dict__)
-    for name in _ARRAYS:
+    for name in ARRAY_FIELDS:
         setattr(copy, name, getattr(state, name).copy())
     copy.rng = rng
     copy.ncards = state.ncards[:]
@@ -553,90 +491,3 @@ def clone(state: State) -> State:
     copy.trade_log = state.trade_log[:]
     copy.pending = state.pending[:]
     return copy
-
-
-def to_dict(state: State) -> dict[str, Any]:
-    """A JSON-ready dict of the state (rules excepted: keep the config beside it)."""
-    data: dict[str, Any] = {name: getattr(state, name).tolist() for name in _ARRAYS}
-    for name in _SCALARS:
-        data[name] = getattr(state, name)
-    data["ncards"] = list(state.ncards)
-    data["order"] = list(state.order)
-    data["finish"] = list(state.finish)
-    data["trade_log"] = [list(t) for t in state.trade_log]
-    data["pending"] = [[t.kind, t.giver, t.receiver, t.count] for t in state.pending]
-    data["rng"] = state.rng.bit_generator.state
-    return data
-
-
-def from_dict(rules: Rules, data: dict[str, Any]) -> State:
-    """Rebuild a state from :func:`to_dict`; StateError if it does not fit ``rules``."""
-    n, k = rules.num_players, rules.num_slots
-    try:
-        state = State.__new__(State)
-        state.rules = rules
-        for name in _ARRAYS:
-            shape, dtype = _array_layout(rules, name)
-            arr: np.ndarray = np.asarray(data[name], dtype=dtype)
-            if arr.shape != shape:
-                raise StateError(f"field {name!r} has shape {arr.shape}, expected {shape}")
-            setattr(state, name, arr)
-        for name in _SCALARS:
-            value = data[name]
-            expected = bool if name == "game_over" else int
-            if type(value) is not expected:
-                raise StateError(f"field {name!r} must be {expected.__name__}, got {value!r}")
-            setattr(state, name, value)
-        state.ncards = [int(v) for v in data["ncards"]]
-        state.order = _check_roles(n, data["order"])
-        state.pos = [0] * n
-        for position, player in enumerate(state.order):
-            state.pos[player] = position
-        state.finish = [int(p) for p in data["finish"]]
-        state.trade_log = [(int(a), int(b), int(c), bool(d)) for a, b, c, d in data["trade_log"]]
-        state.pending = [
-            TradeStep(kind, int(g), int(r), int(c)) for kind, g, r, c in data["pending"]
-        ]
-        rng = np.random.Generator(np.random.PCG64())
-        rng.bit_generator.state = data["rng"]
-        state.rng = rng
-        state.stamp = next(_STAMPS)
-    except StateError:
-        raise
-    except (KeyError, TypeError, ValueError, PresetError) as err:
-        raise StateError(f"corrupt Scum state: {type(err).__name__}: {err}") from None
-    held = state.hands.sum(axis=0) + state.played
-    if state.hands.min() < 0 or list(state.hands.sum(axis=1)) != state.ncards:
-        raise StateError("corrupt Scum state: hand counts do not match ncards")
-    if np.any(held > rules.deck):
-        raise StateError("corrupt Scum state: hands and played cards hold more cards than the pack")
-    if not (0 <= state.to_act < n and 0 <= state.phase <= OVER and state.top_slot < k):
-        raise StateError("corrupt Scum state: to_act, phase or top play out of range")
-    return state
-
-
-def _array_layout(rules: Rules, name: str) -> tuple[tuple[int, ...], type]:
-    n, k = rules.num_players, rules.num_slots
-    if name in ("hands", "played_by", "given", "received"):
-        return (n, k), np.int16
-    if name in ("top_cards", "played"):
-        return (k,), np.int16
-    if name in ("passed", "acted"):
-        return (n,), np.bool_
-    return (n,), np.int64
-
-
-def to_json(state: State) -> str:
-    """The state as a JSON string (exact round trip with :func:`from_json`)."""
-    return json.dumps(to_dict(state), separators=(",", ":"))
-
-
-def from_json(rules: Rules, text: str) -> State:
-    """Rebuild a state from :func:`to_json`; StateError if corrupt."""
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, TypeError) as err:
-        raise StateError(f"Scum state is not valid JSON: {err}") from None
-    if not isinstance(data, dict):
-        raise StateError("Scum state JSON must be an object")
-    return from_dict(rules, data)
