@@ -19,81 +19,37 @@ Pure Python and numpy; randomness only from the tables' seeded generators.
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from cardsuite.errors import IllegalActionError, PresetError, StateError
+from cardsuite.errors import IllegalActionError, PresetError
 from scum_env import engine as E
 from scum_env.knowledge import resample_hidden
-from scum_env.party.cards import party_rules
 from scum_env.party.config import PartyConfig
+from scum_env.party.serialize import from_dict, from_json, to_dict, to_json
+from scum_env.party.state import Party, action_rules, seat, table_rules
 from scum_env.party.tables import hand_points, ladder
-from scum_env.rules import Rules
 
-
-@lru_cache(maxsize=16)
-def table_rules(size: int) -> Rules:
-    """The (shared, immutable) rules of a table of ``size`` players."""
-    return party_rules(size)
-
-
-@lru_cache(maxsize=64)
-def action_rules(config: PartyConfig) -> Rules:
-    """Rules of the largest table: they define the env's action table.
-
-    Every table uses the same layout (pass; play ``c`` cards of rank ``r`` at
-    id ``1 + (c-1)*14 + r``), so a smaller table's actions are a prefix of it.
-    """
-    return table_rules(config.max_table)
-
-
-@dataclass(eq=False)
-class Party:
-    """A running Scum Party tournament. Mutated in place by :func:`apply`.
-
-    Attributes:
-        config: the validated config.
-        tables: one engine state per table, top table first.
-        members: per table, the global id of each local player index.
-        table_of, local_of: per global player, its table and local index.
-        current: table whose player acts next.
-        hand: hands finished and scored so far.
-        scores: tournament totals (P8).
-        last_points: points of the last scored hand.
-        last_finish: per table, global ids in finish order of the last hand.
-        over: the tournament has played ``num_hands`` hands.
-    """
-
-    config: PartyConfig
-    tables: list[E.State]
-    members: list[list[int]]
-    table_of: list[int]
-    local_of: list[int]
-    current: int
-    hand: int
-    scores: np.ndarray
-    last_points: np.ndarray
-    last_finish: list[list[int]]
-    over: bool
-
-    @property
-    def num_players(self) -> int:
-        """Players in the tournament."""
-        return self.config.num_players
-
-    def to_act(self) -> int:
-        """Global id of the player to act."""
-        st = self.tables[self.current]
-        return self.members[self.current][st.to_act]
-
-    def position(self, player: int) -> int:
-        """Seat of ``player`` at its table (0 = King) in the current hand."""
-        return self.tables[self.table_of[player]].pos[self.local_of[player]]
+__all__ = [
+    "Party",
+    "action_rules",
+    "apply",
+    "apply_unchecked",
+    "clone",
+    "determinize",
+    "from_dict",
+    "from_json",
+    "legal_mask",
+    "new_party",
+    "num_actions",
+    "standings",
+    "table_rules",
+    "to_dict",
+    "to_json",
+    "why_illegal",
+]
 
 
 # --------------------------------------------------------------------------- setup
@@ -165,7 +121,7 @@ def new_party(
         last_finish=[],
         over=False,
     )
-    _seat(party, seats)
+    seat(party, seats)
     return party
 
 
@@ -203,15 +159,6 @@ def _check_seating(seating: list[Any], sizes: tuple[int, ...], n: int) -> list[l
     if sorted(p for s in seats for p in s) != list(range(n)):
         raise PresetError(f"preset seating must list each of the {n} players once, got {seating!r}")
     return seats
-
-
-def _seat(party: Party, seats: list[list[int]]) -> None:
-    """Record each table's players (local index = role position at the deal)."""
-    party.members = [list(s) for s in seats]
-    for t, members in enumerate(seats):
-        for i, player in enumerate(members):
-            party.table_of[player] = t
-            party.local_of[player] = i
 
 
 # --------------------------------------------------------------------------- moves
@@ -287,7 +234,7 @@ def _end_hand(party: Party) -> np.ndarray:
     party.last_points = points
     party.last_finish = finish
     party.hand += 1
-    _seat(party, seating)
+    seat(party, seating)
     party.current = 0
     if party.hand >= party.config.num_hands:
         party.over = True
@@ -355,80 +302,3 @@ def clone(party: Party) -> Party:
         last_finish=[f[:] for f in party.last_finish],
         over=party.over,
     )
-
-
-def to_dict(party: Party) -> dict[str, Any]:
-    """A JSON-ready dict of the tournament (table sizes and hand count kept, for checking)."""
-    return {
-        "sizes": list(party.config.sizes),
-        "num_hands": party.config.num_hands,
-        "tables": [E.to_dict(st) for st in party.tables],
-        "members": [list(m) for m in party.members],
-        "current": party.current,
-        "hand": party.hand,
-        "scores": party.scores.tolist(),
-        "last_points": party.last_points.tolist(),
-        "last_finish": [list(f) for f in party.last_finish],
-        "over": party.over,
-    }
-
-
-def from_dict(config: PartyConfig, data: dict[str, Any]) -> Party:
-    """Rebuild a tournament from :func:`to_dict`; StateError if it does not fit ``config``."""
-    n, sizes = config.num_players, config.sizes
-    try:
-        if data["sizes"] != list(sizes) or data["num_hands"] != config.num_hands:
-            raise StateError(
-                f"Scum Party state was saved for tables {data['sizes']} and "
-                f"{data['num_hands']} hands; this config has tables {list(sizes)} "
-                f"and {config.num_hands} hands"
-            )
-        members = [[int(p) for p in m] for m in data["members"]]
-        if [len(m) for m in members] != list(sizes) or len(data["tables"]) != len(sizes):
-            raise StateError(f"Scum Party state has the wrong tables for sizes {list(sizes)}")
-        if sorted(p for m in members for p in m) != list(range(n)):
-            raise StateError(f"Scum Party state must seat each of the {n} players once")
-        tables = [
-            E.from_dict(table_rules(size), d) for size, d in zip(sizes, data["tables"], strict=True)
-        ]
-        party = Party(
-            config=config,
-            tables=tables,
-            members=[],
-            table_of=[0] * n,
-            local_of=[0] * n,
-            current=int(data["current"]),
-            hand=int(data["hand"]),
-            scores=np.asarray(data["scores"], dtype=np.int64),
-            last_points=np.asarray(data["last_points"], dtype=np.int64),
-            last_finish=[[int(p) for p in f] for f in data["last_finish"]],
-            over=bool(data["over"]),
-        )
-    except StateError:
-        raise
-    except (KeyError, TypeError, ValueError) as err:
-        raise StateError(f"corrupt Scum Party state: {type(err).__name__}: {err}") from None
-    _seat(party, members)
-    if party.scores.shape != (n,) or party.last_points.shape != (n,):
-        raise StateError(f"corrupt Scum Party state: scores must hold {n} totals")
-    if not 0 <= party.current < len(sizes) or not 0 <= party.hand <= config.num_hands:
-        raise StateError("corrupt Scum Party state: current table or hand count out of range")
-    if not party.over and party.tables[party.current].phase == E.OVER:
-        raise StateError("corrupt Scum Party state: the table to act has finished its hand")
-    return party
-
-
-def to_json(party: Party) -> str:
-    """The tournament as a JSON string (exact round trip with :func:`from_json`)."""
-    return json.dumps(to_dict(party), separators=(",", ":"))
-
-
-def from_json(config: PartyConfig, text: str) -> Party:
-    """Rebuild a tournament from :func:`to_json`; StateError if corrupt."""
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, TypeError) as err:
-        raise StateError(f"Scum Party state is not valid JSON: {err}") from None
-    if not isinstance(data, dict):
-        raise StateError("Scum Party state JSON must be an object")
-    return from_dict(config, data)

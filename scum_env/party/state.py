@@ -1,0 +1,87 @@
+"""The state of a Scum Party tournament (P1–P8) and the rules of its tables.
+
+:class:`Party` holds one :class:`scum_env.state.State` per table; table states
+use *local* player indices ``0 .. size-1`` and ``members[t][i]`` is the global
+player id of local index ``i`` at table ``t`` (see :mod:`scum_env.party.engine`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from scum_env.party.cards import party_rules
+from scum_env.party.config import PartyConfig
+from scum_env.rules import Rules
+from scum_env.state import State
+
+
+@lru_cache(maxsize=16)
+def table_rules(size: int) -> Rules:
+    """The (shared, immutable) rules of a table of ``size`` players."""
+    return party_rules(size)
+
+
+@lru_cache(maxsize=64)
+def action_rules(config: PartyConfig) -> Rules:
+    """Rules of the largest table: they define the env's action table.
+
+    Every table uses the same layout (pass; play ``c`` cards of rank ``r`` at
+    id ``1 + (c-1)*14 + r``), so a smaller table's actions are a prefix of it.
+    """
+    return table_rules(config.max_table)
+
+
+@dataclass(eq=False)
+class Party:
+    """A running Scum Party tournament. Mutated in place by :func:`apply`.
+
+    Attributes:
+        config: the validated config.
+        tables: one engine state per table, top table first.
+        members: per table, the global id of each local player index.
+        table_of, local_of: per global player, its table and local index.
+        current: table whose player acts next.
+        hand: hands finished and scored so far.
+        scores: tournament totals (P8).
+        last_points: points of the last scored hand.
+        last_finish: per table, global ids in finish order of the last hand.
+        over: the tournament has played ``num_hands`` hands.
+    """
+
+    config: PartyConfig
+    tables: list[State]
+    members: list[list[int]]
+    table_of: list[int]
+    local_of: list[int]
+    current: int
+    hand: int
+    scores: np.ndarray
+    last_points: np.ndarray
+    last_finish: list[list[int]]
+    over: bool
+
+    @property
+    def num_players(self) -> int:
+        """Players in the tournament."""
+        return self.config.num_players
+
+    def to_act(self) -> int:
+        """Global id of the player to act."""
+        st = self.tables[self.current]
+        return self.members[self.current][st.to_act]
+
+    def position(self, player: int) -> int:
+        """Seat of ``player`` at its table (0 = King) in the current hand."""
+        return self.tables[self.table_of[player]].pos[self.local_of[player]]
+
+
+def seat(party: Party, seats: list[list[int]]) -> None:
+    """Record each table's players (local index = role position at the deal)."""
+    party.members = [list(s) for s in seats]
+    for t, members in enumerate(seats):
+        for i, player in enumerate(members):
+            party.table_of[player] = t
+            party.local_of[player] = i
