@@ -1,0 +1,176 @@
+"""Scandal game data: the static :class:`Game` and the mutable :class:`State`.
+
+The rules that change a state live in :mod:`scandal_env.engine`, the legal
+mask in :mod:`scandal_env.masks`, resampling of hidden cards in
+:mod:`scandal_env.knowledge` and JSON in :mod:`scandal_env.serialize`.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from scandal_env.actions import ActionLayout, make_layout, pair_index
+from scandal_env.config import ScandalConfig
+from scandal_env.deck import Deck, load_deck
+
+PHASE_DRAW, PHASE_MELD, PHASE_BUILD = 0, 1, 2
+PHASE_NAMES = ("draw", "meld", "build")
+#: Why a hand ended: not yet, a player went out (S8), nothing to draw (S4),
+#: the turn limit (S4).
+END_NONE, END_OUT, END_BLOCKED, END_MAX_TURNS = "", "out", "blocked", "max_turns"
+
+
+@dataclass(frozen=True, eq=False)
+class Game:
+    """The static part of a game: config, deck and action layout (shared, immutable)."""
+
+    config: ScandalConfig
+    deck: Deck
+    layout: ActionLayout
+    pair_of: np.ndarray
+    title_member: np.ndarray
+
+
+@functools.lru_cache(maxsize=32)
+def make_game(config: ScandalConfig) -> Game:
+    """The :class:`Game` of ``config`` (cached: the deck file is read once)."""
+    deck = load_deck(config.deck)
+    tm = (deck.member & deck.is_title[:, None]).astype(np.int8)
+    tm.setflags(write=False)
+    pair_of = pair_index(deck)
+    pair_of.setflags(write=False)
+    return Game(config, deck, make_layout(deck), pair_of, tm)
+
+
+@dataclass(eq=False)
+class State:
+    """Everything about a game in progress (mutable; see :func:`clone`).
+
+    Attributes:
+        game: the static game (shared between clones).
+        hands: bool[P, n] cards in each player's hand.
+        known: bool[P, n] cards in a hand that every player knows are there
+            (taken from the discard pile or from a turned-over stock).
+        placed_by: int8[n] player who melded or laid off each card on the table (-1).
+        placed_on: int8[n] scandal each table card lies on (-1).
+        meld_owner: int8[16] player who melded each scandal this hand (-1).
+        build: bool[n] cards in the meld under construction.
+        build_scandal: scandal of the meld under construction (-1).
+        pile: discard pile, bottom first (``pile[-1]`` is the top).
+        stock: stock, bottom first (``stock[-1]`` is drawn next).
+        stock_public: the stock was made by turning the discard pile over (S4).
+        hand_counts: cards in each hand.
+        current: player to act.
+        phase: PHASE_DRAW, PHASE_MELD or PHASE_BUILD.
+        duty: card drawn from deep in the pile that must be melded first (S3), -1.
+        forbidden: top discard drawn this turn, which may not be discarded (S7), -1.
+        turn: turns completed in this hand.
+        dealer: dealer of this hand (S2).
+        scores: cumulative scores (S9).
+        hand_scores: net scores of the last finished hand (S9).
+        step_scores: net scores of hands that ended during the last ``apply``.
+        hand_number: 0 for the first hand of the game.
+        hand_end: why the last hand ended (END_*), "" while it is in play.
+        hand_over: the current hand is over (and no next hand was dealt).
+        game_over: someone reached the target (S9).
+        done: the episode is over (one hand or one game, per ``config.episode``).
+        truncated: the episode ended by a limit (blocked hand, ``max_hands``).
+        rng: the game's random generator (deals).
+        mask_cache: the legal mask of this exact state, or None.
+    """
+
+    game: Game
+    hands: np.ndarray
+    known: np.ndarray
+    placed_by: np.ndarray
+    placed_on: np.ndarray
+    meld_owner: np.ndarray
+    build: np.ndarray
+    build_scandal: int
+    pile: list[int]
+    stock: list[int]
+    stock_public: bool
+    hand_counts: list[int]
+    current: int
+    phase: int
+    duty: int
+    forbidden: int
+    turn: int
+    dealer: int
+    scores: np.ndarray
+    hand_scores: np.ndarray
+    step_scores: np.ndarray
+    hand_number: int
+    hand_end: str
+    hand_over: bool
+    game_over: bool
+    done: bool
+    truncated: bool
+    rng: np.random.Generator
+    mask_cache: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def num_players(self) -> int:
+        """Number of players."""
+        return int(self.hands.shape[0])
+
+    def clone(self) -> State:
+        """An independent copy (the static game is shared)."""
+        return clone(self)
+
+
+def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
+    bg = type(rng.bit_generator)(0)
+    bg.state = rng.bit_generator.state
+    return np.random.Generator(bg)
+
+
+def clone(state: State) -> State:
+    """An independent copy of ``state`` (arrays, lists and RNG copied)."""
+    return State(
+        game=state.game,
+        hands=state.hands.copy(),
+        known=state.known.copy(),
+        placed_by=state.placed_by.copy(),
+        placed_on=state.placed_on.copy(),
+        meld_owner=state.meld_owner.copy(),
+        build=state.build.copy(),
+        build_scandal=state.build_scandal,
+        pile=list(state.pile),
+        stock=list(state.stock),
+        stock_public=state.stock_public,
+        hand_counts=list(state.hand_counts),
+        current=state.current,
+        phase=state.phase,
+        duty=state.duty,
+        forbidden=state.forbidden,
+        turn=state.turn,
+        dealer=state.dealer,
+        scores=state.scores.copy(),
+        hand_scores=state.hand_scores.copy(),
+        step_scores=state.step_scores.copy(),
+        hand_number=state.hand_number,
+        hand_end=state.hand_end,
+        hand_over=state.hand_over,
+        game_over=state.game_over,
+        done=state.done,
+        truncated=state.truncated,
+        rng=_copy_rng(state.rng),
+        mask_cache=state.mask_cache,
+    )
+
+
+def check_cards(state: State) -> None:
+    """Assert every card is in exactly one place (hands, build, table, pile, stock)."""
+    n = state.game.deck.n_cards
+    count = state.hands.sum(axis=0).astype(np.int64)
+    count += state.build
+    count += state.placed_by >= 0
+    count += np.bincount(np.array(state.pile, dtype=np.intp), minlength=n)
+    count += np.bincount(np.array(state.stock, dtype=np.intp), minlength=n)
+    if not (count == 1).all():
+        bad = np.flatnonzero(count != 1)
+        raise AssertionError(f"cards not in exactly one place: {bad.tolist()}")
