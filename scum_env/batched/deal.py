@@ -1,62 +1,30 @@
-"""Counter-based random deals: every game has its own stream, whatever N is.
+"""Hashed deals, now shared by every game: :mod:`cardsuite.batched.deal`.
 
-A deal is a function of ``(seed, game index, deal number)`` only: 32-bit keys
-``mix32`` hashed from those counters and the card index are sorted (stably)
-to give the deck's permutation, so game ``i`` is dealt the same cards whether
-it runs alone or beside 65,535 other games, and a finished game's next deal
-needs no generator object. The hash is computed in int64 with 32-bit masks
-(products of two 32-bit values wrap the same way in numpy and torch, and the
-mask keeps their low 32 bits), so the numpy and torch backends deal exactly
-the same cards.
-
-Streams (the ``tag``): ``TAG_DEAL`` for the cards of a series, ``TAG_ROLES``
-for the role draw of a new game (J3).
+Kept so that ``scum_env.batched.deal`` imports keep working. Scum uses the
+streams ``TAG_DEAL`` (the cards of a series, counter = deal number) and
+``TAG_ROLES`` (the role draw of a new game, J3).
 """
 
-from __future__ import annotations
+from cardsuite.batched.deal import (
+    GOLDEN,
+    M32,
+    TAG_DEAL,
+    TAG_ROLES,
+    mix32,
+    mix32_int,
+    permutations,
+    split_seed,
+    stream_keys,
+)
 
-from cardsuite.errors import ConfigError
-from scum_env.batched.backend import Array, Backend
-
-M32 = 0xFFFFFFFF
-TAG_DEAL = 0x5EA1
-TAG_ROLES = 0x0E0E
-GOLDEN = 0x9E3779B9
-
-
-def mix32(x: Array) -> Array:
-    """The ``lowbias32`` integer hash of 32-bit values held in an int64 array."""
-    x = x ^ (x >> 16)
-    x = (x * 0x7FEB352D) & M32
-    x = x ^ (x >> 15)
-    x = (x * 0x846CA68B) & M32
-    return x ^ (x >> 16)
-
-
-def split_seed(seed: int) -> tuple[int, int]:
-    """A seed in ``0 .. 2**64-1`` as its low and high 32-bit halves; ConfigError otherwise."""
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
-        raise ConfigError(f"seed must be an integer from 0 to 2**64 - 1, got {seed!r}")
-    return seed & M32, seed >> 32
-
-
-def stream_keys(
-    xp: Backend, seed: int, tag: int, games: Array, counters: Array, width: int
-) -> Array:
-    """32-bit random keys ``[len(games), width]`` of streams ``(seed, tag, game, counter)``."""
-    lo, hi = split_seed(seed)
-    h0 = int(mix32_int(mix32_int(lo ^ tag) ^ hi))
-    h = mix32((games & M32) ^ h0)
-    h = mix32(h ^ (counters & M32))
-    cols = (xp.arange(width) * GOLDEN) & M32
-    return mix32(mix32(h[:, None] ^ cols[None, :]))
-
-
-def mix32_int(x: int) -> int:
-    """:func:`mix32` of one Python int."""
-    x &= M32
-    x ^= x >> 16
-    x = (x * 0x7FEB352D) & M32
-    x ^= x >> 15
-    x = (x * 0x846CA68B) & M32
-    return x ^ (x >> 16)
+__all__ = [
+    "GOLDEN",
+    "M32",
+    "TAG_DEAL",
+    "TAG_ROLES",
+    "mix32",
+    "mix32_int",
+    "permutations",
+    "split_seed",
+    "stream_keys",
+]

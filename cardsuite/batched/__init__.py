@@ -1,0 +1,50 @@
+"""The shared batched layer: what every game's batched engine builds on (like Pgx's core).
+
+Nothing here knows a card game. A game's package holds its engine
+(``scum_env.batched``, ``scum_env.party.batched``, ``scandal_env.batched``);
+this package gives it:
+
+* :mod:`~cardsuite.batched.backend`: one array namespace over numpy and torch
+  (``get_backend("numpy" | "torch", device)``), so an engine is written once.
+* :mod:`~cardsuite.batched.deal`: counter-based hashed random streams
+  (``stream_keys``, ``permutations``): deals depend on ``(seed, game index,
+  counter)`` only, identical on both backends and under sharding.
+* :mod:`~cardsuite.batched.protocol`: the :class:`BatchedEngine` contract
+  (``reset``/``step``/``to_act``; ``num_games``, ``num_players``,
+  ``num_actions``, ``obs_dim``, ``obs_spec``, ``xp``; per-seat rewards,
+  ``done``, autoreset, ``active``, strict illegal actions) and
+  :class:`StepResult`.
+* :mod:`~cardsuite.batched.sharded`: :class:`ShardedEngine`, one numpy batch
+  stepped by several threads.
+* :mod:`~cardsuite.batched.vector_env`: :class:`BatchedVectorEnv` (one learning
+  seat, Gymnasium ``VectorEnv``) and :func:`sb3_vec_env` (``MaskablePPO``).
+* :mod:`~cardsuite.batched.arena`: :func:`run_arena`, per-seat mean returns of
+  batch policies.
+* :mod:`~cardsuite.batched.policies`: :class:`RandomPolicy`,
+  :func:`sb3_policy` and the ``BatchPolicy`` type.
+
+See ``docs/batched.md``.
+"""
+
+from cardsuite.batched.arena import ArenaResult, run_arena
+from cardsuite.batched.backend import Backend, TorchBackend, get_backend
+from cardsuite.batched.policies import BatchPolicy, RandomPolicy, sb3_policy
+from cardsuite.batched.protocol import BatchedEngine, StepResult
+from cardsuite.batched.sharded import ShardedEngine
+from cardsuite.batched.vector_env import BatchedVectorEnv, sb3_vec_env
+
+__all__ = [
+    "ArenaResult",
+    "Backend",
+    "BatchPolicy",
+    "BatchedEngine",
+    "BatchedVectorEnv",
+    "RandomPolicy",
+    "ShardedEngine",
+    "StepResult",
+    "TorchBackend",
+    "get_backend",
+    "run_arena",
+    "sb3_policy",
+    "sb3_vec_env",
+]

@@ -1,0 +1,112 @@
+"""Game-agnostic batch policies: ``[M, D]`` observations and ``[M, A]`` masks in, ``[M]`` actions out.
+
+A :data:`BatchPolicy` is any callable ``policy(obs, mask) -> actions`` over
+arrays of the engine's backend (numpy arrays or torch tensors); it must return
+a legal action for every row. The vector env and the arena call one policy per
+seat with the rows of the games where that seat is to act. Game-specific
+heuristics live in the game's package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+BatchPolicy = Callable[[Any, Any], Any]
+
+
+def is_torch(x: Any) -> bool:
+    """Whether ``x`` is a torch tensor (without importing torch)."""
+    return hasattr(x, "device") and hasattr(x, "dtype") and not isinstance(x, np.ndarray)
+
+
+class RandomPolicy:
+    """Uniform over each row's legal actions, seeded (numpy or torch inputs)."""
+
+    name = "random"
+
+    def __init__(self, seed: int = 0) -> None:
+        """Create with a seed; the same seed and inputs give the same actions."""
+        self.seed = seed
+        self._rng = np.random.default_rng(seed)
+        self._gen: Any = None
+
+    def __call__(self, obs: Any, mask: Any) -> Any:
+        """A uniformly random legal action per row (rows need at least one legal action).
+
+        One uniform number per row picks the r-th legal action: the first
+        column where the running count of legal actions exceeds r.
+        """
+        if is_torch(mask):
+            import torch
+
+            if self._gen is None or self._gen.device != mask.device:
+                self._gen = torch.Generator(device=mask.device)
+                self._gen.manual_seed(self.seed)
+            running = mask.to(torch.int16).cumsum(dim=1, dtype=torch.int16)
+            u = torch.rand(mask.shape[0], generator=self._gen, device=mask.device)
+            r = (u * running[:, -1]).to(torch.int16)
+            return (running > r[:, None]).to(torch.int8).argmax(dim=1)
+        running = np.cumsum(mask, axis=1, dtype=np.int16)
+        r = (self._rng.random(mask.shape[0]) * running[:, -1]).astype(np.int16)
+        return (running > r[:, None]).argmax(axis=1)
+
+
+def sb3_policy(model: Any, deterministic: bool = True) -> BatchPolicy:
+    """A batch policy from a trained ``MaskablePPO`` model (the learner itself, for self-play)."""
+
+    def act(obs: Any, mask: Any) -> Any:
+        obs_np = obs.detach().cpu().numpy() if is_torch(obs) else np.asarray(obs)
+        mask_np = mask.detach().cpu().numpy() if is_torch(mask) else np.asarray(mask)
+        actions, _ = model.predict(
+            obs_np, action_masks=mask_np.astype(bool), deterministic=deterministic
+        )
+        if is_torch(mask):
+            import torch
+
+            return torch.as_tensor(actions, device=mask.device)
+        return np.asarray(actions)
+
+    return act
+
+
+def seat_groups(policies: list[BatchPolicy]) -> list[tuple[BatchPolicy, list[int]]]:
+    """Distinct policies (by identity) with the seats each one plays, in seat order."""
+    out: list[tuple[BatchPolicy, list[int]]] = []
+    for seat, policy in enumerate(policies):
+        for known, seats in out:
+            if known is policy:
+                seats.append(seat)
+                break
+        else:
+            out.append((policy, [seat]))
+    return out
+
+
+def fill_actions(
+    xp: Any,
+    groups: list[tuple[BatchPolicy, list[int]]],
+    obs: Any,
+    mask: Any,
+    to_act: Any,
+    rows: Any,
+) -> Any:
+    """``[N]`` actions: each group's policy acts in the ``rows`` games where one of its seats is to act."""
+    actions = xp.zeros((to_act.shape[0],), xp.int64)
+    for policy, seats in groups:
+        hit = to_act < 0
+        if len(seats) > 8:  # many seats (Scum Party): one table lookup instead of 50 compares
+            table = np.zeros(int(max(seats)) + 1, dtype=bool)
+            table[seats] = True
+            lookup = xp.asarray(np.append(table, False), xp.bool)
+            safe = xp.where(to_act < table.shape[0], to_act, table.shape[0])
+            hit = lookup[safe]
+        else:
+            for s in seats:
+                hit = hit | (to_act == s)
+        idx = xp.nonzero(hit & rows)
+        if idx.shape[0]:
+            actions[idx] = xp.asarray(policy(obs[idx], mask[idx]), xp.int64)
+    return actions

@@ -1,0 +1,223 @@
+"""Train one learning seat on any batched engine: a Gymnasium vector env and an SB3 adapter.
+
+:class:`BatchedVectorEnv` wraps a :class:`~cardsuite.batched.protocol.BatchedEngine`
+of ``num_envs`` games. In every game, player ``learner`` is the learning
+seat; the other seats are played inside the batch by the given
+:data:`~cardsuite.batched.policies.BatchPolicy` (random, a game's heuristic,
+or the learner itself through :func:`~cardsuite.batched.policies.sb3_policy`),
+so each ``step`` returns the observation of the learner's next decision in
+every game. The learner keeps its player id while its role (and, in Scum
+Party, its table) changes, so it learns every role.
+
+Rewards are the learner's rewards summed over the engine steps between two
+of its decisions (the per-game env's rewards: at the episode end in Scum, at
+every scored hand in Scum Party with ``reward="points"``). Finished games
+restart in the same step (Gymnasium's ``SAME_STEP`` autoreset, SB3's
+convention): the returned observation is already the first decision of the
+next episode. Episodes only terminate, never truncate, so no final
+observation is needed for bootstrapping and none is returned.
+
+SB3 does not accept a Gymnasium ``VectorEnv``; :func:`sb3_vec_env` wraps one
+as a ``stable_baselines3`` ``VecEnv`` (imported lazily: the core does not need
+SB3) with ``env_method("action_masks")``, which is what ``MaskablePPO`` calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+
+from cardsuite.batched.policies import BatchPolicy, RandomPolicy, fill_actions, seat_groups
+from cardsuite.errors import ConfigError
+
+
+class BatchedVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
+    """The games of a batched engine seen from one learning seat (numpy outputs).
+
+    Args:
+        engine: the batched engine (its ``num_games`` is ``num_envs``).
+        learner: player id of the learning seat in every game.
+        opponents: one policy for every other seat, or a list with one per
+            player id (the learner's entry is ignored); default random.
+        seed: default seed of :meth:`reset`.
+    """
+
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}  # noqa: RUF012
+
+    def __init__(
+        self,
+        engine: Any,
+        *,
+        learner: int = 0,
+        opponents: BatchPolicy | Sequence[BatchPolicy] | None = None,
+        seed: int = 0,
+    ) -> None:
+        """Wrap ``engine``; call :meth:`reset` next."""
+        self.engine = engine
+        n = engine.num_players
+        if isinstance(learner, bool) or not isinstance(learner, int) or not 0 <= learner < n:
+            raise ConfigError(f"learner must be a player id from 0 to {n - 1}, got {learner!r}")
+        self.learner = learner
+        self.num_envs = engine.num_games
+        self.seed_value = seed
+        self.opponents = opponents if opponents is not None else RandomPolicy(seed)  # type: ignore[assignment]
+        low, high = engine.obs_spec.bounds()
+        self.single_observation_space = spaces.Box(low, high, dtype=np.float32)
+        self.single_action_space = spaces.Discrete(engine.num_actions)
+        self.observation_space = gymnasium.vector.utils.batch_space(
+            self.single_observation_space, self.num_envs
+        )
+        self.action_space = gymnasium.vector.utils.batch_space(
+            self.single_action_space, self.num_envs
+        )
+        self.render_mode: str | None = None
+        self._obs: Any = None
+        self._mask: Any = None
+        self._lengths = np.zeros(self.num_envs, dtype=np.int64)
+
+    @property
+    def opponents(self) -> list[BatchPolicy]:
+        """One policy per player id (the learner's entry is never called)."""
+        return self._opponents
+
+    @opponents.setter
+    def opponents(self, value: BatchPolicy | Sequence[BatchPolicy]) -> None:
+        n = self.engine.num_players
+        if callable(value):
+            policies: list[BatchPolicy] = [value] * n
+        else:
+            policies = list(value)
+            if len(policies) != n or not all(callable(p) for p in policies):
+                raise ConfigError(f"opponents must be one policy or a list of {n} policies")
+        self._opponents = policies
+        others = [p if i != self.learner else None for i, p in enumerate(policies)]
+        self._groups = [(p, s) for p, s in seat_groups(others) if p is not None]  # type: ignore[arg-type]
+
+    # ---------------------------------------------------------------- gymnasium
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """New games in every slot; the learner's first observations and masks."""
+        if seed is not None:
+            self.seed_value = seed
+        self._obs, self._mask, _ = self.engine.reset(self.seed_value)
+        reward = np.zeros(self.num_envs, dtype=np.float32)
+        done = np.zeros(self.num_envs, dtype=bool)
+        self._advance(reward, done)
+        self._lengths[:] = 0
+        return self._host(self._obs).copy(), {"action_mask": self.action_masks()}
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """The learner acts in every game; the other seats play until its next turn."""
+        if self._obs is None:
+            raise ConfigError("call reset() before step()")
+        xp = self.engine.xp
+        res = self.engine.step(np.asarray(actions, dtype=np.int64).reshape(-1))
+        reward = xp.to_numpy(res.rewards[:, self.learner]).astype(np.float32)
+        done = xp.to_numpy(res.done).astype(bool)
+        self._obs, self._mask = res.obs, res.mask
+        self._advance(reward, done)
+        self._lengths += 1
+        lengths = self._lengths.copy()
+        self._lengths[done] = 0
+        infos = {"action_mask": self.action_masks(), "episode_length": lengths}
+        truncated = np.zeros(self.num_envs, dtype=bool)
+        return self._host(self._obs).copy(), reward, done, truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        """``[num_envs, A]`` bool masks of the learner's current decisions (MaskablePPO)."""
+        if self._mask is None:
+            raise ConfigError("call reset() before action_masks()")
+        return self._host(self._mask).astype(bool)
+
+    def close(self, **kwargs: Any) -> None:
+        """Nothing to release."""
+
+    # ---------------------------------------------------------------- internals
+    def _host(self, x: Any) -> np.ndarray:
+        return self.engine.xp.to_numpy(x)
+
+    def _advance(self, reward: np.ndarray, done: np.ndarray) -> None:
+        """Let the other seats play until the learner is to act in every game."""
+        eng, xp = self.engine, self.engine.xp
+        while True:
+            to_act = eng.to_act()
+            waiting = to_act != self.learner
+            if not xp.any(waiting):
+                return
+            actions = fill_actions(xp, self._groups, self._obs, self._mask, to_act, waiting)
+            res = eng.step(actions, active=waiting)
+            reward += xp.to_numpy(res.rewards[:, self.learner])
+            done |= xp.to_numpy(res.done).astype(bool)
+            self._obs, self._mask = res.obs, res.mask
+
+
+def sb3_vec_env(env: BatchedVectorEnv) -> Any:
+    """``env`` as a ``stable_baselines3`` ``VecEnv`` that ``MaskablePPO`` can train on."""
+    from stable_baselines3.common.vec_env import VecEnv
+
+    class BatchedSB3VecEnv(VecEnv):  # type: ignore[misc]
+        """SB3 view of a :class:`BatchedVectorEnv` (numpy in, numpy out)."""
+
+        def __init__(self, inner: BatchedVectorEnv) -> None:
+            self.inner = inner
+            super().__init__(
+                inner.num_envs, inner.single_observation_space, inner.single_action_space
+            )
+            self._actions: np.ndarray | None = None
+            self._returns = np.zeros(inner.num_envs, dtype=np.float64)
+
+        def reset(self) -> np.ndarray:
+            seed = self._seeds[0] if any(s is not None for s in self._seeds) else None
+            obs, _ = self.inner.reset(seed=seed)
+            self._reset_seeds()
+            self._returns[:] = 0.0
+            return obs
+
+        def step_async(self, actions: np.ndarray) -> None:
+            self._actions = np.asarray(actions)
+
+        def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+            obs, reward, done, _, info = self.inner.step(self._actions)
+            self._returns += reward
+            infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+            for i in np.flatnonzero(done):
+                infos[i]["episode"] = {
+                    "r": float(self._returns[i]),
+                    "l": int(info["episode_length"][i]),
+                    "t": 0.0,
+                }
+                self._returns[i] = 0.0
+            return obs, reward, done, infos
+
+        def close(self) -> None:
+            self.inner.close()
+
+        def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+            value = getattr(self.inner, attr_name)
+            return [value] * len(list(self._get_indices(indices)))
+
+        def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+            setattr(self.inner, attr_name, value)
+
+        def env_method(
+            self, method_name: str, *args: Any, indices: Any = None, **kwargs: Any
+        ) -> list[Any]:
+            rows = list(self._get_indices(indices))
+            if method_name == "action_masks":
+                masks = self.inner.action_masks()
+                return [masks[i] for i in rows]
+            result = getattr(self.inner, method_name)(*args, **kwargs)
+            return [result] * len(rows)
+
+        def env_is_wrapped(self, wrapper_class: Any, indices: Any = None) -> list[bool]:
+            return [False] * len(list(self._get_indices(indices)))
+
+    return BatchedSB3VecEnv(env)
