@@ -49,7 +49,7 @@ class ScandalView:
         melded: bool[16] scandals melded this hand (by anyone).
         pile: discard pile, bottom first (``pile[-1]`` is the top).
         opp_known: bool[n] cards known to be in some opponent's hand.
-        phase: ``PHASE_DRAW``, ``PHASE_MELD`` or ``PHASE_BUILD``.
+        phase: ``Phase.DRAW``, ``Phase.MELD`` or ``Phase.BUILD``.
         duty: card drawn from deep that must be melded first (S3), -1.
         forbidden: top discard drawn this turn (S7), -1.
         mask: the legal action mask.
@@ -67,7 +67,7 @@ class ScandalView:
 
 def view_from_state(state: XE.State) -> ScandalView:
     """The view of the player to act in an engine state (same facts as the observation)."""
-    me = state.current
+    me = state.to_act
     opp = [(me + i) % state.num_players for i in range(1, state.num_players)]
     known = (state.hands[opp] & state.known[opp]).any(axis=0)
     return ScandalView(
@@ -97,7 +97,7 @@ class ScandalPolicy:
         self, config: ScandalConfig, take_cost: float = 0.2, deep_margin: float = 0.0
     ) -> None:
         """Precompute the deck tables."""
-        game = XE.make_game(config)
+        game = XE.make_rules(config)
         self.deck = game.deck
         self.lay = game.layout
         self.take_cost = float(take_cost)
@@ -154,9 +154,9 @@ class ScandalPolicy:
         """The heuristic's legal action for ``view``."""
         legal = np.flatnonzero(view.mask)
         lay = self.lay
-        if view.phase == XE.PHASE_DRAW:
+        if view.phase == XE.Phase.DRAW:
             return self.draw(view, legal)
-        if view.phase == XE.PHASE_BUILD:
+        if view.phase == XE.Phase.BUILD:
             adds = legal[(legal >= lay.MELD_ADD) & (legal < lay.MELD_FINISH)]
             if adds.size:
                 return int(adds[0])
@@ -251,14 +251,14 @@ class ScandalReader:
         pol = self.policy
         lay = pol.lay
         legal = np.flatnonzero(mask)
-        if view.phase == XE.PHASE_DRAW:
+        if view.phase == XE.Phase.DRAW:
             if mask[lay.DRAW_DISCARD] and view.pile:
                 hand = view.hand.copy()
                 hand[view.pile[-1]] = True
                 if pol.playable(hand, view.melded)[0] > pol.playable(view.hand, view.melded)[0]:
                     return int(lay.DRAW_DISCARD)
             return int(lay.DRAW_STOCK) if mask[lay.DRAW_STOCK] else int(legal[0])
-        if view.phase == XE.PHASE_MELD:
+        if view.phase == XE.Phase.MELD:
             playing = legal[(legal >= lay.MELD_START) & (legal < lay.DISCARD)]
             if playing.size:
                 return int(playing[-1])  # lay-offs first (highest ids), then melds

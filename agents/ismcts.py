@@ -187,7 +187,7 @@ class ScandalSearch:
 
     def to_act(self, state: Any) -> int:
         """The player to act."""
-        return int(state.current)
+        return int(state.to_act)
 
     def legal(self, state: Any) -> np.ndarray:
         """Legal action ids."""
@@ -206,7 +206,7 @@ class ScandalSearch:
         if state.done or state.hand_over or state.hand_number != self._hand:
             scores = state.hand_scores.astype(float)
         else:  # cutoff: score the hand as if it ended now
-            value = state.game.deck.value.astype(float)
+            value = state.rules.deck.value.astype(float)
             p = state.num_players
             scores = np.array(
                 [value[state.placed_by == i].sum() - value[state.hands[i]].sum() for i in range(p)]

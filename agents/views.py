@@ -100,10 +100,10 @@ def _party_view(table: TableInfo, obs: np.ndarray) -> str:
 
 
 def _scandal_view(table: TableInfo, obs: np.ndarray) -> str:
-    from scandal_env.engine import make_game
+    from scandal_env.engine import make_rules
 
     config: Any = table.config
-    deck = make_game(config).deck
+    deck = make_rules(config).deck
     v = table.obs_spec.views(obs)
     n = len(v["hand_sizes"])
 

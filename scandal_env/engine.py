@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from cardsuite.errors import IllegalActionError
+from scandal_env import state as _state
 from scandal_env.actions import describe
 from scandal_env.config import ScandalConfig
 from scandal_env.knowledge import resample_hidden
@@ -37,11 +38,13 @@ from scandal_env.state import (
     PHASE_DRAW,
     PHASE_MELD,
     PHASE_NAMES,
-    Game,
+    Phase,
+    Rules,
     State,
     check_cards,
     clone,
     make_game,
+    make_rules,
 )
 
 __all__ = [
@@ -53,7 +56,8 @@ __all__ = [
     "PHASE_DRAW",
     "PHASE_MELD",
     "PHASE_NAMES",
-    "Game",
+    "Phase",
+    "Rules",
     "State",
     "apply",
     "apply_unchecked",
@@ -64,6 +68,7 @@ __all__ = [
     "legal_actions",
     "legal_mask",
     "make_game",
+    "make_rules",
     "new_game",
     "new_hand",
     "resample_hidden",
@@ -84,11 +89,11 @@ def new_game(
         seed: seeds the game's RNG (deals); the same seed gives the same game.
         preset: a preset first deal, see :func:`new_hand`.
     """
-    game = make_game(config)
-    n, p, ns = game.deck.n_cards, config.num_players, game.deck.n_scandals
+    rules = make_rules(config)
+    n, p, ns = rules.deck.n_cards, config.num_players, rules.deck.n_scandals
     rng = np.random.default_rng(seed)
     state = State(
-        game=game,
+        rules=rules,
         hands=np.zeros((p, n), dtype=bool),
         known=np.zeros((p, n), dtype=bool),
         placed_by=np.full(n, -1, dtype=np.int8),
@@ -100,8 +105,8 @@ def new_game(
         stock=[],
         stock_public=False,
         hand_counts=[0] * p,
-        current=0,
-        phase=PHASE_DRAW,
+        to_act=0,
+        phase=Phase.DRAW,
         duty=-1,
         forbidden=-1,
         turn=0,
@@ -141,12 +146,12 @@ def new_hand(state: State, preset: dict[str, Any] | None = None) -> None:
 
 
 def _deal(state: State, dealer: int, preset: dict[str, Any] | None) -> None:
-    game = state.game
-    deck = game.deck
+    rules = state.rules
+    deck = rules.deck
     p, n = state.num_players, deck.n_cards
     if preset is None:
         order = [int(c) for c in state.rng.permutation(n)]
-        hand_size = game.config.hand_size
+        hand_size = rules.config.hand_size
         hands: list[list[int]] = [[] for _ in range(p)]
         # S2: dealt one at a time, starting at the dealer's left.
         for i in range(hand_size * p):
@@ -169,8 +174,8 @@ def _deal(state: State, dealer: int, preset: dict[str, Any] | None) -> None:
     state.stock = stock
     state.stock_public = False
     state.dealer = dealer
-    state.current = (dealer + 1) % p  # S2: non-dealer (2p) / dealer's left
-    state.phase = PHASE_DRAW
+    state.to_act = (dealer + 1) % p  # S2: non-dealer (2p) / dealer's left
+    state.phase = Phase.DRAW
     state.duty = state.forbidden = -1
     state.turn = 0
     state.hand_end = END_NONE
@@ -185,7 +190,7 @@ def _deal(state: State, dealer: int, preset: dict[str, Any] | None) -> None:
 
 def current_player(state: State) -> int:
     """The player to act."""
-    return state.current
+    return state.to_act
 
 
 # ---------------------------------------------------------------- apply
@@ -198,13 +203,13 @@ def apply(state: State, action: int) -> None:
         IllegalActionError: the action is illegal; the message names it in
             words and says why. The state is unchanged.
     """
-    game = state.game
-    lay = game.layout
+    rules = state.rules
+    lay = rules.layout
     a = int(action)
     if not 0 <= a < lay.size or not legal_mask(state)[a]:
         raise IllegalActionError(
-            f"player {state.current}: illegal action {a} "
-            f"({describe(lay, game.deck, a)}): {why_illegal(state, a)}"
+            f"player {state.to_act}: illegal action {a} "
+            f"({describe(lay, rules.deck, a)}): {why_illegal(state, a)}"
         )
     apply_unchecked(state, a)
 
@@ -215,8 +220,8 @@ def apply_unchecked(state: State, action: int) -> None:
     Only physically possible actions (the card is where the action needs it)
     may be passed; anything else corrupts the state.
     """
-    game = state.game
-    lay = game.layout
+    rules = state.rules
+    lay = rules.layout
     a = int(action)
     state.mask_cache = None
     state.step_scores[:] = 0
@@ -232,20 +237,20 @@ def apply_unchecked(state: State, action: int) -> None:
         _meld_finish(state)
     elif a < lay.DISCARD:
         p = a - lay.LAYOFF
-        _layoff(state, int(game.deck.pair_card[p]), int(game.deck.pair_scandal[p]))
+        _layoff(state, int(rules.deck.pair_card[p]), int(rules.deck.pair_scandal[p]))
     else:
         _discard(state, a - lay.DISCARD)
 
 
 def _take(state: State, card: int, public: bool) -> None:
-    me = state.current
+    me = state.to_act
     state.hands[me, card] = True
     state.known[me, card] = public
     state.hand_counts[me] += 1
 
 
 def _remove(state: State, card: int) -> None:
-    me = state.current
+    me = state.to_act
     state.hands[me, card] = False
     state.known[me, card] = False
     state.hand_counts[me] -= 1
@@ -257,7 +262,7 @@ def _draw_stock(state: State) -> None:
         state.pile = []
         state.stock_public = True
     _take(state, state.stock.pop(), state.stock_public)
-    state.phase = PHASE_MELD
+    state.phase = Phase.MELD
 
 
 def _draw_discard(state: State, depth: int) -> None:
@@ -269,13 +274,13 @@ def _draw_discard(state: State, depth: int) -> None:
         state.forbidden = taken[0]  # S7
     else:
         state.duty = taken[0]  # S3
-    state.phase = PHASE_MELD
+    state.phase = Phase.MELD
 
 
 def _meld_start(state: State, s: int) -> None:
     state.build_scandal = s
-    _move_to_build(state, int(state.game.deck.title_of[s]))
-    state.phase = PHASE_BUILD
+    _move_to_build(state, int(state.rules.deck.title_of[s]))
+    state.phase = Phase.BUILD
 
 
 def _move_to_build(state: State, card: int) -> None:
@@ -284,7 +289,7 @@ def _move_to_build(state: State, card: int) -> None:
 
 
 def _meld_finish(state: State) -> None:
-    s, me = state.build_scandal, state.current
+    s, me = state.build_scandal, state.to_act
     cards = np.flatnonzero(state.build)
     state.placed_by[cards] = me
     state.placed_on[cards] = s
@@ -293,12 +298,12 @@ def _meld_finish(state: State) -> None:
         state.duty = -1
     state.build[:] = False
     state.build_scandal = -1
-    state.phase = PHASE_MELD
+    state.phase = Phase.MELD
 
 
 def _layoff(state: State, card: int, s: int) -> None:
     _remove(state, card)
-    state.placed_by[card] = state.current
+    state.placed_by[card] = state.to_act
     state.placed_on[card] = s
     if card == state.duty:
         state.duty = -1
@@ -308,22 +313,22 @@ def _discard(state: State, card: int) -> None:
     _remove(state, card)
     state.pile.append(card)
     state.duty = state.forbidden = -1
-    if state.hand_counts[state.current] == 0:  # S8: going out ends the hand at once
+    if state.hand_counts[state.to_act] == 0:  # S8: going out ends the hand at once
         _end_hand(state, END_OUT)
         return
     state.turn += 1
-    if state.turn >= state.game.config.max_turns:
+    if state.turn >= state.rules.config.max_turns:
         _end_hand(state, END_MAX_TURNS)
         return
-    state.current = (state.current + 1) % state.num_players
-    state.phase = PHASE_DRAW
+    state.to_act = (state.to_act + 1) % state.num_players
+    state.phase = Phase.DRAW
     if not state.stock and not state.pile:
         _end_hand(state, END_BLOCKED)
 
 
 def _end_hand(state: State, why: str) -> None:
     """Score the hand (S9) and end the episode or deal the next hand."""
-    deck, cfg = state.game.deck, state.game.config
+    deck, cfg = state.rules.deck, state.rules.config
     value = deck.value.astype(np.int64)
     p = state.num_players
     scores = np.zeros(p, dtype=np.int64)
@@ -334,7 +339,7 @@ def _end_hand(state: State, why: str) -> None:
     state.scores += scores
     state.hand_end = why
     state.hand_over = True
-    state.phase = PHASE_DRAW
+    state.phase = Phase.DRAW
     state.mask_cache = None
     state.game_over = bool(state.scores.max() >= cfg.target_score)
     blocked = why != END_OUT
@@ -364,3 +369,10 @@ def winners(state: State) -> list[int]:
     """Players with the highest total (S9); several on a tie."""
     best = state.scores.max()
     return [int(i) for i in np.flatnonzero(state.scores == best)]
+
+
+def __getattr__(name: str) -> Any:
+    """``Game``: the deprecated name of :class:`Rules`."""
+    if name == "Game":
+        return _state.__getattr__("Game")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

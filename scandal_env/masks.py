@@ -18,7 +18,7 @@ import functools
 import numpy as np
 
 from scandal_env.deck import Deck
-from scandal_env.state import PHASE_BUILD, PHASE_DRAW, PHASE_MELD, PHASE_NAMES, State
+from scandal_env.state import PHASE_NAMES, Phase, State
 
 
 def legal_mask(state: State) -> np.ndarray:
@@ -28,11 +28,11 @@ def legal_mask(state: State) -> np.ndarray:
     """
     mask = state.mask_cache
     if mask is None:
-        mask = np.zeros(state.game.layout.size, dtype=np.int8)
+        mask = np.zeros(state.rules.layout.size, dtype=np.int8)
         if not state.done and not state.hand_over:
-            if state.phase == PHASE_DRAW:
+            if state.phase == Phase.DRAW:
                 _mask_draw(state, mask)
-            elif state.phase == PHASE_MELD:
+            elif state.phase == Phase.MELD:
                 _mask_meld(state, mask)
             else:
                 _mask_build(state, mask)
@@ -108,7 +108,7 @@ def _mask_tables(deck: Deck) -> _MaskTables:
 
 
 def _mask_draw(state: State, mask: np.ndarray) -> None:
-    lay = state.game.layout
+    lay = state.rules.layout
     if state.stock or state.pile:
         mask[lay.DRAW_STOCK] = 1  # S4: an empty stock is made from the pile
     npile = len(state.pile)
@@ -127,13 +127,13 @@ def _deep_draw_ok(state: State) -> list[bool]:
     one of its scandals (title, blue/green, one more, S5) with a card left
     over (S8). Walks the pile from the top, counting what would be taken.
     """
-    deck = state.game.deck
+    deck = state.rules.deck
     tables = _mask_tables(deck)
-    counts = tables.counts(state.hands[state.current])
+    counts = tables.counts(state.hands[state.to_act])
     bg, nt, title = counts[0::4], counts[1::4], counts[2::4]
     melded = tables.melded(state.meld_owner)[0]
     is_bg, is_title, scandals_of = deck.is_bg_list, deck.is_title_list, deck.scandals_of
-    size = state.hand_counts[state.current]
+    size = state.hand_counts[state.to_act]
     out = []
     for c in reversed(state.pile):
         size += 1
@@ -155,10 +155,10 @@ def _deep_draw_ok(state: State) -> list[bool]:
 
 
 def _mask_meld(state: State, mask: np.ndarray) -> None:
-    game = state.game
-    deck, lay = game.deck, game.layout
+    rules = state.rules
+    deck, lay = rules.deck, rules.layout
     tables = _mask_tables(deck)
-    me = state.current
+    me = state.to_act
     hand = state.hands[me]
     size = state.hand_counts[me]
     melded, melded_arr, pair_melded = tables.melded(state.meld_owner)
@@ -167,7 +167,7 @@ def _mask_meld(state: State, mask: np.ndarray) -> None:
         meldable = tables.meldable(hand)
         for s in deck.scandals_of[c]:
             if melded[s]:
-                mask[lay.LAYOFF + game.pair_of[c, s]] = 1
+                mask[lay.LAYOFF + rules.pair_of[c, s]] = 1
             elif meldable[s] and size >= 4:
                 mask[lay.MELD_START + s] = 1
         return
@@ -186,7 +186,7 @@ def _mask_meld(state: State, mask: np.ndarray) -> None:
         elif f >= 0:
             # Only the undiscardable card may be laid off, on a melded scandal.
             for s in deck.scandals_of[f]:
-                pair = game.pair_of[f, s]  # -1 for a title card: never laid off
+                pair = rules.pair_of[f, s]  # -1 for a title card: never laid off
                 if melded[s] and pair >= 0:
                     mask[lay.LAYOFF + pair] = 1
     # S5 new melds: title, blue/green, one more, leaving a discardable card
@@ -220,9 +220,9 @@ def _completable(
 
 
 def _mask_build(state: State, mask: np.ndarray) -> None:
-    game = state.game
-    deck, lay = game.deck, game.layout
-    me, s = state.current, state.build_scandal
+    rules = state.rules
+    deck, lay = rules.deck, rules.layout
+    me, s = state.to_act, state.build_scandal
     hand, build = state.hands[me], state.build
     duty = state.duty if state.duty >= 0 and not build[state.duty] else -1
     f = state.forbidden if state.forbidden >= 0 and hand[state.forbidden] else -1
@@ -257,8 +257,8 @@ def _mask_build(state: State, mask: np.ndarray) -> None:
 
 def why_illegal(state: State, action: int) -> str:
     """Why ``action`` is illegal now ("it is legal" if it is)."""
-    game = state.game
-    deck, lay = game.deck, game.layout
+    rules = state.rules
+    deck, lay = rules.deck, rules.layout
     a = int(action)
     if state.done or state.hand_over:
         return "the episode is over"
@@ -268,7 +268,7 @@ def why_illegal(state: State, action: int) -> str:
         return "it is legal"
     phase = PHASE_NAMES[state.phase]
     is_draw = a < lay.MELD_START
-    if is_draw != (state.phase == PHASE_DRAW):
+    if is_draw != (state.phase == Phase.DRAW):
         return f"the turn is in its {phase} phase"
     if a == lay.DRAW_STOCK:
         return "there is nothing to draw"
@@ -282,13 +282,13 @@ def why_illegal(state: State, action: int) -> str:
             "with a card left over"
         )
     if (a in (lay.MELD_FINISH,) or lay.MELD_ADD <= a < lay.MELD_FINISH) != (
-        state.phase == PHASE_BUILD
+        state.phase == Phase.BUILD
     ):
-        if state.phase == PHASE_BUILD:
+        if state.phase == Phase.BUILD:
             return "a meld is under construction: add a card of its scandal or finish it"
         return "no meld is under construction"
-    hand = state.hands[state.current]
-    if state.duty >= 0 and state.phase == PHASE_MELD:
+    hand = state.hands[state.to_act]
+    if state.duty >= 0 and state.phase == Phase.MELD:
         return f"S3: {deck.names[state.duty]!r} drawn from the pile must be melded first"
     if a >= lay.DISCARD:
         c = a - lay.DISCARD

@@ -18,7 +18,7 @@ def parse_preset(
     Raises:
         PresetError: the preset is malformed (names the problem).
     """
-    deck = state.game.deck
+    deck = state.rules.deck
     p, n = state.num_players, deck.n_cards
     if not isinstance(preset, dict):
         raise PresetError(f"a preset must be a dict, got {type(preset).__name__}")

@@ -14,15 +14,14 @@ from scandal_env.state import (
     END_MAX_TURNS,
     END_NONE,
     END_OUT,
-    PHASE_BUILD,
-    PHASE_DRAW,
-    PHASE_MELD,
+    Phase,
     State,
     check_cards,
-    make_game,
+    make_rules,
 )
 
-_JSON_VERSION = 1
+#: Version 2 names the player to act ``to_act``; version 1 called it ``current``.
+_JSON_VERSION = 2
 _ARRAY_FIELDS = {
     "hands": ("bool", 2),
     "known": ("bool", 2),
@@ -36,7 +35,7 @@ _ARRAY_FIELDS = {
 }
 _INT_FIELDS = (
     "build_scandal",
-    "current",
+    "to_act",
     "phase",
     "duty",
     "forbidden",
@@ -52,7 +51,7 @@ def to_json(state: State) -> str:
     data: dict[str, Any] = {
         "format": "cardsuite-scandal-state",
         "version": _JSON_VERSION,
-        "config": state.game.config.to_dict(),
+        "config": state.rules.config.to_dict(),
         "pile": [int(c) for c in state.pile],
         "stock": [int(c) for c in state.stock],
         "hand_end": state.hand_end,
@@ -81,7 +80,9 @@ def from_json(text: str) -> State:
         raise StateError(f"state is not valid JSON: {err}") from None
     if not isinstance(data, dict) or data.get("format") != "cardsuite-scandal-state":
         raise StateError("not a Scandal state (missing format 'cardsuite-scandal-state')")
-    if data.get("version") != _JSON_VERSION:
+    if data.get("version") == 1 and "current" in data and "to_act" not in data:
+        data["to_act"] = data.pop("current")
+    elif data.get("version") != _JSON_VERSION:
         raise StateError(f"unsupported state version {data.get('version')!r}")
     needed = {"config", "pile", "stock", "hand_end", "rng"} | set(_ARRAY_FIELDS)
     needed |= set(_INT_FIELDS) | set(_BOOL_FIELDS)
@@ -90,10 +91,10 @@ def from_json(text: str) -> State:
         raise StateError(f"state is missing field(s) {missing}")
     try:
         config = ScandalConfig.from_dict(data["config"], source="state config")
-        game = make_game(config)
+        rules = make_rules(config)
     except CardsuiteError as err:
         raise StateError(f"state config is invalid: {err}") from None
-    p, n, ns = config.num_players, game.deck.n_cards, game.deck.n_scandals
+    p, n, ns = config.num_players, rules.deck.n_cards, rules.deck.n_scandals
     shapes = {"hands": (p, n), "known": (p, n), "placed_by": (n,), "placed_on": (n,)}
     shapes |= {"meld_owner": (ns,), "build": (n,), "scores": (p,)}
     shapes |= {"hand_scores": (p,), "step_scores": (p,)}
@@ -118,9 +119,9 @@ def from_json(text: str) -> State:
             isinstance(c, int) and not isinstance(c, bool) and 0 <= c < n for c in seq
         ):
             raise StateError(f"state field {name!r} must be a list of card ids 0..{n - 1}")
-    if not 0 <= data["current"] < p or not 0 <= data["dealer"] < p:
-        raise StateError(f"state 'current'/'dealer' must be seats 0..{p - 1}")
-    if data["phase"] not in (PHASE_DRAW, PHASE_MELD, PHASE_BUILD):
+    if not 0 <= data["to_act"] < p or not 0 <= data["dealer"] < p:
+        raise StateError(f"state 'to_act'/'dealer' must be seats 0..{p - 1}")
+    if data["phase"] not in (Phase.DRAW, Phase.MELD, Phase.BUILD):
         raise StateError(f"state 'phase' must be 0, 1 or 2, got {data['phase']}")
     if data["hand_end"] not in (END_NONE, END_OUT, END_BLOCKED, END_MAX_TURNS):
         raise StateError(f"state 'hand_end' is not a known reason: {data['hand_end']!r}")
@@ -132,8 +133,9 @@ def from_json(text: str) -> State:
         raise StateError(f"state 'rng' is not a numpy bit generator state: {err}") from None
     fields: dict[str, Any] = {**arrays}
     fields |= {name: data[name] for name in _INT_FIELDS + _BOOL_FIELDS}
+    fields["phase"] = Phase(data["phase"])
     state = State(
-        game=game,
+        rules=rules,
         pile=list(data["pile"]),
         stock=list(data["stock"]),
         hand_counts=[int(x) for x in arrays["hands"].sum(axis=1)],

@@ -1,4 +1,8 @@
-"""Scandal game data: the static :class:`Game` and the mutable :class:`State`.
+"""Scandal game data: the static :class:`Rules`, the mutable :class:`State`, the :class:`Phase`.
+
+The vocabulary is OpenSpiel's and the same in every engine of the suite:
+``Rules`` (compiled once from the config), ``State`` (everything that changes),
+``state.to_act`` (the player to move) and ``Phase``.
 
 The rules that change a state live in :mod:`scandal_env.engine`, the legal
 mask in :mod:`scandal_env.masks`, resampling of hidden cards in
@@ -8,7 +12,10 @@ mask in :mod:`scandal_env.masks`, resampling of hidden cards in
 from __future__ import annotations
 
 import functools
+import warnings
 from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
 
 import numpy as np
 
@@ -16,7 +23,23 @@ from scandal_env.actions import ActionLayout, make_layout, pair_index
 from scandal_env.config import ScandalConfig
 from scandal_env.deck import Deck, load_deck
 
-PHASE_DRAW, PHASE_MELD, PHASE_BUILD = 0, 1, 2
+
+class Phase(IntEnum):
+    """The phases of a turn, each a few steps of the same player.
+
+    * ``DRAW``: draw from the stock, or from the discard pile at some depth (S3, S4).
+    * ``MELD``: lay off cards (S6), start a meld (S5), or discard (S7, ends the turn).
+    * ``BUILD``: a meld under construction: add cards of its scandal, or finish it.
+    """
+
+    DRAW = 0
+    MELD = 1
+    BUILD = 2
+
+
+#: The phases as module constants (kept for callers written before :class:`Phase`).
+PHASE_DRAW, PHASE_MELD, PHASE_BUILD = Phase.DRAW, Phase.MELD, Phase.BUILD
+#: Phase names in words, indexed by phase.
 PHASE_NAMES = ("draw", "meld", "build")
 #: Why a hand ended: not yet, a player went out (S8), nothing to draw (S4),
 #: the turn limit (S4).
@@ -24,8 +47,16 @@ END_NONE, END_OUT, END_BLOCKED, END_MAX_TURNS = "", "out", "blocked", "max_turns
 
 
 @dataclass(frozen=True, eq=False)
-class Game:
-    """The static part of a game: config, deck and action layout (shared, immutable)."""
+class Rules:
+    """The static part of a game: config, deck and action layout (shared, immutable).
+
+    Attributes:
+        config: the game options.
+        deck: the validated deck (S1).
+        layout: the action ids.
+        pair_of: int16[n_cards, n_scandals] lay-off pair of (card, scandal), -1 if none.
+        title_member: int8[n_cards, n_scandals] membership of the title cards.
+    """
 
     config: ScandalConfig
     deck: Deck
@@ -33,16 +64,21 @@ class Game:
     pair_of: np.ndarray
     title_member: np.ndarray
 
+    @property
+    def num_players(self) -> int:
+        """Number of players."""
+        return self.config.num_players
+
 
 @functools.lru_cache(maxsize=32)
-def make_game(config: ScandalConfig) -> Game:
-    """The :class:`Game` of ``config`` (cached: the deck file is read once)."""
+def make_rules(config: ScandalConfig) -> Rules:
+    """The :class:`Rules` of ``config`` (cached: the deck file is read once)."""
     deck = load_deck(config.deck)
     tm = (deck.member & deck.is_title[:, None]).astype(np.int8)
     tm.setflags(write=False)
     pair_of = pair_index(deck)
     pair_of.setflags(write=False)
-    return Game(config, deck, make_layout(deck), pair_of, tm)
+    return Rules(config, deck, make_layout(deck), pair_of, tm)
 
 
 @dataclass(eq=False)
@@ -50,7 +86,7 @@ class State:
     """Everything about a game in progress (mutable; see :func:`clone`).
 
     Attributes:
-        game: the static game (shared between clones).
+        rules: the static rules (shared between clones).
         hands: bool[P, n] cards in each player's hand.
         known: bool[P, n] cards in a hand that every player knows are there
             (taken from the discard pile or from a turned-over stock).
@@ -63,8 +99,8 @@ class State:
         stock: stock, bottom first (``stock[-1]`` is drawn next).
         stock_public: the stock was made by turning the discard pile over (S4).
         hand_counts: cards in each hand.
-        current: player to act.
-        phase: PHASE_DRAW, PHASE_MELD or PHASE_BUILD.
+        to_act: the player to act.
+        phase: the :class:`Phase` of the turn.
         duty: card drawn from deep in the pile that must be melded first (S3), -1.
         forbidden: top discard drawn this turn, which may not be discarded (S7), -1.
         turn: turns completed in this hand.
@@ -82,7 +118,7 @@ class State:
         mask_cache: the legal mask of this exact state, or None.
     """
 
-    game: Game
+    rules: Rules
     hands: np.ndarray
     known: np.ndarray
     placed_by: np.ndarray
@@ -94,8 +130,8 @@ class State:
     stock: list[int]
     stock_public: bool
     hand_counts: list[int]
-    current: int
-    phase: int
+    to_act: int
+    phase: Phase
     duty: int
     forbidden: int
     turn: int
@@ -118,8 +154,22 @@ class State:
         return int(self.hands.shape[0])
 
     def clone(self) -> State:
-        """An independent copy (the static game is shared)."""
+        """An independent copy (the static rules are shared)."""
         return clone(self)
+
+    @property
+    def game(self) -> Rules:
+        """Deprecated name of :attr:`rules`."""
+        warnings.warn("State.game is deprecated; use State.rules", DeprecationWarning, stacklevel=2)
+        return self.rules
+
+    @property
+    def current(self) -> int:
+        """Deprecated name of :attr:`to_act` (read-only)."""
+        warnings.warn(
+            "State.current is deprecated; use State.to_act", DeprecationWarning, stacklevel=2
+        )
+        return self.to_act
 
 
 def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
@@ -131,7 +181,7 @@ def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
 def clone(state: State) -> State:
     """An independent copy of ``state`` (arrays, lists and RNG copied)."""
     return State(
-        game=state.game,
+        rules=state.rules,
         hands=state.hands.copy(),
         known=state.known.copy(),
         placed_by=state.placed_by.copy(),
@@ -143,7 +193,7 @@ def clone(state: State) -> State:
         stock=list(state.stock),
         stock_public=state.stock_public,
         hand_counts=list(state.hand_counts),
-        current=state.current,
+        to_act=state.to_act,
         phase=state.phase,
         duty=state.duty,
         forbidden=state.forbidden,
@@ -165,7 +215,7 @@ def clone(state: State) -> State:
 
 def check_cards(state: State) -> None:
     """Assert every card is in exactly one place (hands, build, table, pile, stock)."""
-    n = state.game.deck.n_cards
+    n = state.rules.deck.n_cards
     count = state.hands.sum(axis=0).astype(np.int64)
     count += state.build
     count += state.placed_by >= 0
@@ -174,3 +224,19 @@ def check_cards(state: State) -> None:
     if not (count == 1).all():
         bad = np.flatnonzero(count != 1)
         raise AssertionError(f"cards not in exactly one place: {bad.tolist()}")
+
+
+def make_game(config: ScandalConfig) -> Rules:
+    """Deprecated name of :func:`make_rules`."""
+    warnings.warn(
+        "scandal_env make_game is deprecated; use make_rules", DeprecationWarning, stacklevel=2
+    )
+    return make_rules(config)
+
+
+def __getattr__(name: str) -> Any:
+    """``Game``: the deprecated name of :class:`Rules`."""
+    if name == "Game":
+        warnings.warn("scandal_env Game is deprecated; use Rules", DeprecationWarning, stacklevel=2)
+        return Rules
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -168,7 +168,7 @@ def test_scandal_melds_a_complete_meld_and_lays_off() -> None:
     env = scandal_deal([2, 17, 18, 38, *JUNK[:4]], pile=[60])
     actions = run_turn(env, HeuristicAgent("scandal"))
     game = env.unwrapped.game
-    lay = game.game.layout
+    lay = game.rules.layout
     assert lay.MELD_START + 2 in actions
     assert int(game.meld_owner[2]) == 0
     assert all(int(game.placed_by[c]) == 0 for c in (2, 17, 18, 38))
@@ -179,7 +179,7 @@ def test_scandal_deep_draw_honours_the_duty_to_meld() -> None:
     env = scandal_deal([0, 23, *JUNK[:5]], pile=[60, 48])
     actions = run_turn(env, HeuristicAgent("scandal"))
     game = env.unwrapped.game
-    lay = game.game.layout
+    lay = game.rules.layout
     assert actions[0] == lay.DRAW_DISCARD + 1  # depth 1: takes 60 and 48
     assert int(game.meld_owner[0]) == 0 and int(game.placed_by[48]) == 0
     assert game.duty == -1
@@ -190,13 +190,13 @@ def test_scandal_discards_the_most_valuable_dead_card() -> None:
     dead_blue = next(
         c
         for c in range(80)
-        if XE.make_game(get_game("scandal").config_class()()).deck.colours[c] == "blue"
+        if XE.make_rules(get_game("scandal").config_class()()).deck.colours[c] == "blue"
         and c not in (17, 18)
-        and 2 not in XE.make_game(get_game("scandal").config_class()()).deck.scandals_of[c]
+        and 2 not in XE.make_rules(get_game("scandal").config_class()()).deck.scandals_of[c]
     )
     env = scandal_deal([2, 17, dead_blue, 40, 41], pile=[60])
     actions = run_turn(env, HeuristicAgent("scandal"))
-    lay = env.unwrapped.game.game.layout
+    lay = env.unwrapped.game.rules.layout
     assert actions == [lay.DRAW_STOCK, lay.DISCARD + dead_blue]
 
 

@@ -162,9 +162,9 @@ def test_scandal_view_shows_own_hand_and_public_cards_only() -> None:
     assert view.splitlines()[1] == f"=== {agent} to act (Scandal), draw ==="
     assert "Your hand (10 cards):" in view
     spec = env.unwrapped.obs_spec
-    from scandal_env.engine import make_game
+    from scandal_env.engine import make_rules
 
-    names = make_game(env.unwrapped.config).deck.names
+    names = make_rules(env.unwrapped.config).deck.names
     mine = [names[c] for c in spec.view(obs, "hand").nonzero()[0]]
     other = 1 - int(agent[-1])
     theirs = [names[c] for c in env.unwrapped.game.hands[other].nonzero()[0]]

@@ -131,7 +131,7 @@ def test_docs_page_matches_the_code() -> None:
     from scandal_env.encoding import obs_spec
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "scandal.md").read_text()
-    game = E.make_game(ScandalConfig())
+    game = E.make_rules(ScandalConfig())
     assert game.layout.table() in text
     assert obs_spec(game).table() in text
     assert ScandalConfig.doc_table() in text

@@ -55,18 +55,18 @@ def physical_actions(s: E.State) -> list[int]:
     S3 ("immediately"): a pending duty is honoured first. S8: no meld or
     lay-off may empty the hand. S7: no discard of the drawn top card.
     """
-    g = s.game
+    g = s.rules
     deck, lay = g.deck, g.layout
-    me = s.current
+    me = s.to_act
     hand = s.hands[me]
     out: list[int] = []
-    if s.phase == E.PHASE_DRAW:
+    if s.phase == E.Phase.DRAW:
         if s.stock or s.pile:
             out.append(lay.DRAW_STOCK)
         out.extend(lay.DRAW_DISCARD + d for d in range(len(s.pile)))
         return out
     size = s.hand_counts[me]
-    if s.phase == E.PHASE_BUILD:
+    if s.phase == E.Phase.BUILD:
         sc = s.build_scandal
         for c in deck.cards_of[sc]:
             if hand[c] and not deck.is_title[c] and size >= 2:
@@ -93,14 +93,14 @@ def physical_actions(s: E.State) -> list[int]:
 def can_finish_turn(s: E.State, memo: dict[bytes, bool]) -> bool:
     """Can the player reach a discard from ``s`` by physically possible moves?"""
     key = (
-        s.hands[s.current].tobytes()
+        s.hands[s.to_act].tobytes()
         + s.build.tobytes()
         + s.meld_owner.tobytes()
         + bytes([s.phase, s.duty + 1, s.forbidden + 1, s.build_scandal + 1])
     )
     if key in memo:
         return memo[key]
-    lay = s.game.layout
+    lay = s.rules.layout
     acts = physical_actions(s)
     ok = any(a >= lay.DISCARD for a in acts)
     if not ok:
@@ -116,7 +116,7 @@ def can_finish_turn(s: E.State, memo: dict[bytes, bool]) -> bool:
 
 def rules_mask(s: E.State) -> set[int]:
     """The legal set by brute force: physically possible and the turn can be finished."""
-    lay = s.game.layout
+    lay = s.rules.layout
     out = set()
     memo: dict[bytes, bool] = {}
     for a in physical_actions(s):
@@ -136,7 +136,7 @@ def test_mask_equals_brute_force_rules(seed: int, p: int) -> None:
     cfg = ScandalConfig(num_players=p, max_turns=80)
     checked = 0
     for i, (s, _) in enumerate(play(cfg, seed)):
-        if s.hand_counts[s.current] > 14 or i % 3:
+        if s.hand_counts[s.to_act] > 14 or i % 3:
             continue
         mask = set(int(a) for a in np.flatnonzero(E.legal_mask(s)))
         assert mask == rules_mask(s), E.why_illegal(s, 0)
@@ -148,7 +148,7 @@ def test_mask_equals_brute_force_rules(seed: int, p: int) -> None:
 @given(seed=seeds, p=players, data=st.data())
 def test_apply_accepts_exactly_the_mask(seed: int, p: int, data: st.DataObject) -> None:
     cfg = ScandalConfig(num_players=p, max_turns=40)
-    lay = E.make_game(cfg).layout
+    lay = E.make_rules(cfg).layout
     for s, _ in play(cfg, seed):
         probe = data.draw(st.integers(0, lay.size - 1))
         legal = bool(E.legal_mask(s)[probe])
@@ -178,7 +178,7 @@ def test_same_seed_same_actions_same_states(seed: int, p: int) -> None:
 @given(seed=seeds, p=players)
 def test_clone_and_json_round_trip(seed: int, p: int) -> None:
     cfg = ScandalConfig(num_players=p, max_turns=50, episode="game", max_hands=3)
-    enc = Encoder(E.make_game(cfg))
+    enc = Encoder(E.make_rules(cfg))
     for i, (s, a) in enumerate(play(cfg, seed)):
         if i % 7:
             continue
@@ -243,7 +243,7 @@ def test_games_always_end(seed: int, p: int) -> None:
 @given(seed=seeds, p=players)
 def test_resample_hidden_consistent_with_observer(seed: int, p: int) -> None:
     cfg = ScandalConfig(num_players=p, max_turns=60)
-    enc = Encoder(E.make_game(cfg))
+    enc = Encoder(E.make_rules(cfg))
     rng = np.random.default_rng(seed)
     for i, (s, _) in enumerate(play(cfg, seed)):
         if i % 5:
@@ -260,4 +260,4 @@ def test_resample_hidden_consistent_with_observer(seed: int, p: int) -> None:
             assert r.stock == s.stock
         # Everything the observer sees is unchanged.
         assert (enc.encode(r, obs) == enc.encode(s, obs)).all()
-        assert (E.legal_mask(r) == E.legal_mask(s)).all() or s.current != obs
+        assert (E.legal_mask(r) == E.legal_mask(s)).all() or s.to_act != obs

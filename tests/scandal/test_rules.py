@@ -11,8 +11,8 @@ from cardsuite.errors import IllegalActionError, PresetError
 from scandal_env import engine as E
 from scandal_env.config import ScandalConfig
 
-DECK = E.make_game(ScandalConfig()).deck
-LAY = E.make_game(ScandalConfig()).layout
+DECK = E.make_rules(ScandalConfig()).deck
+LAY = E.make_rules(ScandalConfig()).layout
 
 
 def cid(name: str) -> int:
@@ -53,7 +53,7 @@ def finish(s: E.State) -> None:
 
 
 def layoff_id(card: str, scandal: str) -> int:
-    return LAY.LAYOFF + int(E.make_game(ScandalConfig()).pair_of[cid(card), sid(scandal)])
+    return LAY.LAYOFF + int(E.make_rules(ScandalConfig()).pair_of[cid(card), sid(scandal)])
 
 
 def discard(s: E.State, card: str) -> None:
@@ -86,7 +86,7 @@ def s3_deal() -> E.State:
 
 def test_s3_deep_draw_only_where_the_card_can_be_melded() -> None:
     s = s3_deal()
-    assert s.current == 0
+    assert s.to_act == 0
     assert legal(s, LAY.DRAW_STOCK)
     assert legal(s, LAY.DRAW_DISCARD + 0)  # top card: always
     assert not legal(s, LAY.DRAW_DISCARD + 1)  # Fanne Foxe: no title in hand
@@ -245,7 +245,7 @@ def test_s5_build_card_by_card_with_gold_third_card_and_one_meld_per_scandal() -
     )
     draw_stock(s)
     start(s, "Watergate")
-    assert s.phase == E.PHASE_BUILD
+    assert s.phase == E.Phase.BUILD
     assert not legal(s, LAY.MELD_FINISH)
     assert not legal(s, LAY.MELD_ADD + cid("Ted Kennedy"))
     with pytest.raises(IllegalActionError, match="not a card of the meld"):
@@ -286,7 +286,7 @@ def test_s6_gold_laid_off_on_each_of_its_scandals_credited_to_who_laid_it(scanda
         },
         max_turns=2,
     )
-    assert s.current == 1
+    assert s.to_act == 1
     draw_stock(s)
     start(s, scandal)
     add(s, bg)
@@ -355,7 +355,7 @@ def test_s4_max_turns_truncates_and_scores() -> None:
     s = deal({"hands": [["Ted Kennedy", "Spiro Agnew"], ["Gary Hart"]]}, max_turns=3)
     for _ in range(3):
         draw_stock(s)
-        E.apply(s, LAY.DISCARD + int(np.flatnonzero(s.hands[s.current])[0]))
+        E.apply(s, LAY.DISCARD + int(np.flatnonzero(s.hands[s.to_act])[0]))
     assert s.done and s.truncated and s.hand_end == E.END_MAX_TURNS
     assert s.turn == 3
     for p in range(2):
@@ -429,7 +429,7 @@ def test_s8_lay_off_keeps_a_card_and_going_out_ends_the_hand_at_once() -> None:
     assert E.legal_actions(s) == [LAY.DISCARD + cid("Ted Kennedy")]
     discard(s, "Ted Kennedy")  # going out
     assert s.done and not s.truncated and s.hand_end == E.END_OUT
-    assert s.current == 0 and E.legal_actions(s) == []
+    assert s.to_act == 0 and E.legal_actions(s) == []
     # S9: P0 melded 5 + 15 + 15 and laid off 5; P1 holds Hart 10 + Rice 5.
     assert s.hand_scores.tolist() == [40, -15]
     assert s.scores.tolist() == [40, -15]
@@ -507,7 +507,7 @@ def test_s9_game_to_target() -> None:
         add(s2, c)
     finish(s2)
     discard(s2, next(iter(hand(s2, 0))))
-    assert not s2.done and s2.hand_number == 1 and s2.dealer == 0 and s2.current == 1
+    assert not s2.done and s2.hand_number == 1 and s2.dealer == 0 and s2.to_act == 1
     assert s2.step_scores.tolist() == [40, -25] and s2.scores.tolist() == [40, -25]
     assert s2.hand_counts == [10, 10]
 
@@ -527,7 +527,7 @@ def test_s2_hand_sizes_and_deal(players: int, size: int) -> None:
     dealer = int(rng.integers(players))
     order = rng.permutation(80)
     assert s.dealer == dealer
-    assert s.current == (dealer + 1) % players
+    assert s.to_act == (dealer + 1) % players
     for i in range(players * size):
         assert s.hands[(dealer + 1 + i) % players, order[i]]
     assert s.pile == [int(order[players * size])]
@@ -541,7 +541,7 @@ def test_s2_dealer_rotation(players: int) -> None:
     for _ in range(2 * players):
         E.new_hand(s)
         dealers.append(s.dealer)
-        assert s.current == (s.dealer + 1) % players
+        assert s.to_act == (s.dealer + 1) % players
     assert dealers == [(dealers[0] + i) % players for i in range(2 * players + 1)]
 
 
