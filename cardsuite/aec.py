@@ -33,24 +33,33 @@ Conventions shared by every env of the suite:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from cardsuite.engine import Encoder
 from cardsuite.errors import CardsuiteError, IllegalActionError
 from cardsuite.obsspec import ObsSpec
 
 ObsDict = dict[str, np.ndarray]
+StateT = TypeVar("StateT")
 
 
-class CardGameEnv(AECEnv[str, ObsDict, int]):
-    """Common AEC plumbing; subclasses implement the engine hooks."""
+class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
+    """Common AEC plumbing over a game's engine ``State``; subclasses implement the hooks.
 
-    encoder: Any  # the game's observation encoder: ``encode(game, seat, out)``
-    game: Any  # the engine state of the running episode (None before reset)
+    Attributes:
+        game: the engine ``State`` of the running episode (``None`` before
+            ``reset``). It is not called ``state`` because PettingZoo's
+            :meth:`state` is the global-state array for centralized critics.
+        encoder: the game's observation encoder (:class:`cardsuite.engine.Encoder`).
+    """
+
+    encoder: Encoder[StateT]
+    game: StateT | None
 
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": ["ansi", "human"],
@@ -118,6 +127,7 @@ class CardGameEnv(AECEnv[str, ObsDict, int]):
 
         The default asks ``self.encoder.encode(self.game, seat, out)``.
         """
+        assert self.game is not None  # observe() checks that reset() ran
         self.encoder.encode(self.game, seat, out)
 
     def _apply(self, action: int) -> tuple[list[float] | None, bool, bool]:
@@ -278,7 +288,7 @@ class CardGameEnv(AECEnv[str, ObsDict, int]):
         """Nothing to release; present for the PettingZoo API."""
 
 
-EnvT = TypeVar("EnvT", bound=CardGameEnv)
+EnvT = TypeVar("EnvT", bound=CardGameEnv[Any])
 
 
 def env_factories(

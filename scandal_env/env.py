@@ -18,7 +18,7 @@ from scandal_env.render import render
 RESET_OPTIONS = ("hands", "discard", "stock", "dealer", "state")
 
 
-class ScandalEnv(CardGameEnv):
+class ScandalEnv(CardGameEnv[E.State]):
     """Scandal for 2-6 players as a PettingZoo AEC env."""
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -31,7 +31,7 @@ class ScandalEnv(CardGameEnv):
         """Create the env; keyword arguments are :class:`ScandalConfig` fields."""
         self.config = ScandalConfig.from_dict(config)
         self.rules = E.make_rules(self.config)
-        self.encoder = Encoder(self.rules)
+        self.encoder: Encoder = Encoder(self.rules)
         super().__init__(
             num_players=self.config.num_players,
             spec=self.encoder.spec,

@@ -19,7 +19,7 @@ from scum_env.rules import Rules, scum_rules
 RESET_OPTIONS = ("roles", "hands", "trade", "scores", "state")
 
 
-class ScumEnv(CardGameEnv):
+class ScumEnv(CardGameEnv[E.State]):
     """Scum (4J rules) for 4–12 players as a PettingZoo AEC env."""
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -32,7 +32,7 @@ class ScumEnv(CardGameEnv):
         """Create the env; keyword arguments are :class:`ScumConfig` fields."""
         self.config = ScumConfig.from_dict(config)
         self.rules: Rules = scum_rules(self.config)
-        self.encoder = Encoder(self.rules)
+        self.encoder: Encoder = Encoder(self.rules)
         self._state_spec = state_spec(self.rules)
         super().__init__(
             num_players=self.config.num_players,

@@ -18,7 +18,7 @@ from scum_env.party.render import render_ladder, render_table
 RESET_OPTIONS = ("seating", "hands", "trade", "scores", "state")
 
 
-class PartyEnv(CardGameEnv):
+class PartyEnv(CardGameEnv[Party]):
     """Scum Party for 5–50 players at one or more tables, as one PettingZoo AEC env."""
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -31,7 +31,7 @@ class PartyEnv(CardGameEnv):
         """Create the env; keyword arguments are :class:`PartyConfig` fields."""
         self.config = PartyConfig.from_dict(config)
         self.rules = PE.action_rules(self.config)
-        self.encoder = Encoder(self.config)
+        self.encoder: Encoder = Encoder(self.config)
         self._state_spec = state_spec(self.config)
         super().__init__(
             num_players=self.config.num_players,
