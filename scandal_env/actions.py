@@ -20,10 +20,23 @@ one-scandal card has one lay-off id and a gold card one per scandal.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import IntEnum
 
 import numpy as np
 
 from scandal_env.deck import Deck
+
+
+class Kind(IntEnum):
+    """The kind of an action: which range of the layout its id falls in."""
+
+    DRAW_STOCK = 0
+    DRAW_DISCARD = 1
+    MELD_START = 2
+    MELD_ADD = 3
+    MELD_FINISH = 4
+    LAYOFF = 5
+    DISCARD = 6
 
 
 @dataclass(frozen=True)
@@ -104,24 +117,52 @@ def pair_index(deck: Deck) -> np.ndarray:
     return out
 
 
+def decode(layout: ActionLayout, action: int) -> tuple[Kind, int]:
+    """The kind of ``action`` and its argument, the offset in its range.
+
+    The argument is the depth for ``DRAW_DISCARD``, the scandal for
+    ``MELD_START``, the card for ``MELD_ADD`` and ``DISCARD``, the membership
+    (see :attr:`Deck.pair_card`) for ``LAYOFF`` and 0 for the single ids.
+
+    Raises:
+        ValueError: ``action`` is not an id of ``layout`` (0 .. size - 1).
+    """
+    a = int(action)
+    if a < layout.MELD_START:
+        if a == layout.DRAW_STOCK:
+            return Kind.DRAW_STOCK, 0
+        if a >= layout.DRAW_DISCARD:
+            return Kind.DRAW_DISCARD, a - layout.DRAW_DISCARD
+    elif a < layout.MELD_ADD:
+        return Kind.MELD_START, a - layout.MELD_START
+    elif a < layout.MELD_FINISH:
+        return Kind.MELD_ADD, a - layout.MELD_ADD
+    elif a == layout.MELD_FINISH:
+        return Kind.MELD_FINISH, 0
+    elif a < layout.DISCARD:
+        return Kind.LAYOFF, a - layout.LAYOFF
+    elif a < layout.size:
+        return Kind.DISCARD, a - layout.DISCARD
+    raise ValueError(f"action {a} is out of range 0..{layout.size - 1}")
+
+
 def describe(layout: ActionLayout, deck: Deck, action: int) -> str:
     """The action in words, e.g. ``'discard Richard Nixon (blue)'``."""
     a = int(action)
-    if a == layout.DRAW_STOCK:
+    if not 0 <= a < layout.size:
+        return f"action {a} (out of range 0..{layout.size - 1})"
+    kind, x = decode(layout, a)
+    if kind is Kind.DRAW_STOCK:
         return "draw from the stock"
-    if layout.DRAW_DISCARD <= a < layout.MELD_START:
-        d = a - layout.DRAW_DISCARD
-        return "draw the top discard" if d == 0 else f"draw the discard at depth {d}"
-    if layout.MELD_START <= a < layout.MELD_ADD:
-        return f"start a meld of {deck.scandal_names[a - layout.MELD_START]!r}"
-    if layout.MELD_ADD <= a < layout.MELD_FINISH:
-        return f"add {deck.describe(a - layout.MELD_ADD)} to the meld"
-    if a == layout.MELD_FINISH:
+    if kind is Kind.DRAW_DISCARD:
+        return "draw the top discard" if x == 0 else f"draw the discard at depth {x}"
+    if kind is Kind.MELD_START:
+        return f"start a meld of {deck.scandal_names[x]!r}"
+    if kind is Kind.MELD_ADD:
+        return f"add {deck.describe(x)} to the meld"
+    if kind is Kind.MELD_FINISH:
         return "finish the meld"
-    if layout.LAYOFF <= a < layout.DISCARD:
-        p = a - layout.LAYOFF
-        c, s = int(deck.pair_card[p]), int(deck.pair_scandal[p])
+    if kind is Kind.LAYOFF:
+        c, s = int(deck.pair_card[x]), int(deck.pair_scandal[x])
         return f"lay off {deck.describe(c)} on {deck.scandal_names[s]!r}"
-    if layout.DISCARD <= a < layout.size:
-        return f"discard {deck.describe(a - layout.DISCARD)}"
-    return f"action {a} (out of range 0..{layout.size - 1})"
+    return f"discard {deck.describe(x)}"

@@ -23,7 +23,7 @@ import numpy as np
 
 from cardsuite.errors import IllegalActionError
 from scandal_env import state as _state
-from scandal_env.actions import describe
+from scandal_env.actions import Kind, decode, describe
 from scandal_env.config import ScandalConfig
 from scandal_env.knowledge import resample_hidden
 from scandal_env.masks import legal_actions, legal_mask, why_illegal
@@ -220,26 +220,24 @@ def apply_unchecked(state: State, action: int) -> None:
     Only physically possible actions (the card is where the action needs it)
     may be passed; anything else corrupts the state.
     """
-    rules = state.rules
-    lay = rules.layout
-    a = int(action)
+    deck = state.rules.deck
+    kind, x = decode(state.rules.layout, action)
     state.mask_cache = None
     state.step_scores[:] = 0
-    if a == lay.DRAW_STOCK:
+    if kind is Kind.DRAW_STOCK:
         _draw_stock(state)
-    elif a < lay.MELD_START:
-        _draw_discard(state, a - lay.DRAW_DISCARD)
-    elif a < lay.MELD_ADD:
-        _meld_start(state, a - lay.MELD_START)
-    elif a < lay.MELD_FINISH:
-        _move_to_build(state, a - lay.MELD_ADD)
-    elif a == lay.MELD_FINISH:
+    elif kind is Kind.DRAW_DISCARD:
+        _draw_discard(state, x)
+    elif kind is Kind.MELD_START:
+        _meld_start(state, x)
+    elif kind is Kind.MELD_ADD:
+        _move_to_build(state, x)
+    elif kind is Kind.MELD_FINISH:
         _meld_finish(state)
-    elif a < lay.DISCARD:
-        p = a - lay.LAYOFF
-        _layoff(state, int(rules.deck.pair_card[p]), int(rules.deck.pair_scandal[p]))
+    elif kind is Kind.LAYOFF:
+        _layoff(state, int(deck.pair_card[x]), int(deck.pair_scandal[x]))
     else:
-        _discard(state, a - lay.DISCARD)
+        _discard(state, x)
 
 
 def _take(state: State, card: int, public: bool) -> None:

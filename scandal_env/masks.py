@@ -17,6 +17,7 @@ import functools
 
 import numpy as np
 
+from scandal_env.actions import Kind, decode
 from scandal_env.deck import Deck
 from scandal_env.state import PHASE_NAMES, Phase, State
 
@@ -267,13 +268,14 @@ def why_illegal(state: State, action: int) -> str:
     if legal_mask(state)[a]:
         return "it is legal"
     phase = PHASE_NAMES[state.phase]
-    is_draw = a < lay.MELD_START
+    kind, x = decode(lay, a)
+    is_draw = kind in (Kind.DRAW_STOCK, Kind.DRAW_DISCARD)
     if is_draw != (state.phase == Phase.DRAW):
         return f"the turn is in its {phase} phase"
-    if a == lay.DRAW_STOCK:
+    if kind is Kind.DRAW_STOCK:
         return "there is nothing to draw"
-    if a < lay.MELD_START:
-        d = a - lay.DRAW_DISCARD
+    if kind is Kind.DRAW_DISCARD:
+        d = x
         if d >= len(state.pile):
             return f"the discard pile holds only {len(state.pile)} card(s)"
         return (
@@ -281,22 +283,20 @@ def why_illegal(state: State, action: int) -> str:
             f"{deck.names[state.pile[-1 - d]]!r} could not be melded or laid off "
             "with a card left over"
         )
-    if (a in (lay.MELD_FINISH,) or lay.MELD_ADD <= a < lay.MELD_FINISH) != (
-        state.phase == Phase.BUILD
-    ):
+    if (kind in (Kind.MELD_ADD, Kind.MELD_FINISH)) != (state.phase == Phase.BUILD):
         if state.phase == Phase.BUILD:
             return "a meld is under construction: add a card of its scandal or finish it"
         return "no meld is under construction"
     hand = state.hands[state.to_act]
     if state.duty >= 0 and state.phase == Phase.MELD:
         return f"S3: {deck.names[state.duty]!r} drawn from the pile must be melded first"
-    if a >= lay.DISCARD:
-        c = a - lay.DISCARD
+    if kind is Kind.DISCARD:
+        c = x
         if not hand[c]:
             return f"{deck.names[c]!r} is not in the hand"
         return "S7: the top discard drawn this turn may not be discarded this turn"
-    if lay.MELD_START <= a < lay.MELD_ADD:
-        s = a - lay.MELD_START
+    if kind is Kind.MELD_START:
+        s = x
         if state.meld_owner[s] >= 0:
             return f"S5: {deck.scandal_names[s]!r} is already melded this hand"
         if not hand[deck.title_of[s]]:
@@ -305,19 +305,18 @@ def why_illegal(state: State, action: int) -> str:
             "S5/S8: the hand does not hold a blue or green card and one more card "
             "of the scandal with a discardable card left over"
         )
-    if lay.MELD_ADD <= a < lay.MELD_FINISH:
-        c = a - lay.MELD_ADD
+    if kind is Kind.MELD_ADD:
+        c = x
         if not hand[c]:
             return f"{deck.names[c]!r} is not in the hand"
         if not deck.member[c, state.build_scandal] or deck.is_title[c]:
             return f"{deck.names[c]!r} is not a card of the meld's scandal"
         return "S5/S8: the meld could then not be completed with a discardable card left over"
-    if a == lay.MELD_FINISH:
+    if kind is Kind.MELD_FINISH:
         return "S5: a meld needs the title, a blue or green card and one more card" + (
             f" (S3: and {deck.names[state.duty]!r})" if state.duty >= 0 else ""
         )
-    p = a - lay.LAYOFF
-    c, s = int(deck.pair_card[p]), int(deck.pair_scandal[p])
+    c, s = int(deck.pair_card[x]), int(deck.pair_scandal[x])  # Kind.LAYOFF
     if not hand[c]:
         return f"{deck.names[c]!r} is not in the hand"
     if state.meld_owner[s] < 0:

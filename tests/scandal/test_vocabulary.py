@@ -47,3 +47,18 @@ def test_env_holds_rules_and_engine_state() -> None:
     assert isinstance(env.rules, E.Rules) and isinstance(env.game, E.State)
     assert env.game.rules is env.rules
     assert env.state().shape == env.state_space.shape  # PettingZoo's global state
+
+
+def test_decode_covers_every_id_once_in_layout_order() -> None:
+    """One decode step (issue 13) shared by describe, apply and why_illegal."""
+    from scandal_env.actions import Kind, decode
+
+    lay = E.make_rules(ScandalConfig()).layout
+    seen = [decode(lay, a) for a in range(lay.size)]
+    for name, first, count, _ in lay.ranges():
+        kinds = {k for k, _ in seen[first : first + count]}
+        assert kinds == {Kind[name.upper()]}
+        assert [x for _, x in seen[first : first + count]] == list(range(count))
+    for bad in (-1, lay.size):
+        with pytest.raises(ValueError, match="out of range"):
+            decode(lay, bad)
