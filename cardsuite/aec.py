@@ -32,7 +32,8 @@ Conventions shared by every env of the suite:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Generic, TypeVar
 
 import gymnasium
@@ -41,7 +42,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from cardsuite.engine import Encoder
-from cardsuite.errors import CardsuiteError, IllegalActionError
+from cardsuite.errors import CardsuiteError, IllegalActionError, PresetError
 from cardsuite.obsspec import ObsSpec
 
 ObsDict = dict[str, np.ndarray]
@@ -60,6 +61,10 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
 
     encoder: Encoder[StateT]
     game: StateT | None
+
+    #: The keys ``reset(options=...)`` understands, declared once per game;
+    #: the base checks them (an unknown key is ignored with a warning).
+    reset_options: ClassVar[tuple[str, ...]] = ()
 
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": ["ansi", "human"],
@@ -162,6 +167,7 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
             seed: seeds the deal; ``None`` continues the env's own random stream.
             options: game-specific presets (see the env's documentation).
         """
+        options = self._check_reset_options(options)
         if seed is not None:
             self._np_random = np.random.default_rng(seed)
         game_seed = int(self._np_random.integers(0, 2**63 - 1))
@@ -178,6 +184,24 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
         self._ready = True
         self._skip_agent_selection = None
         self.agent_selection = self.possible_agents[self._current_seat()]
+
+    def _check_reset_options(self, options: Any) -> dict[str, Any] | None:
+        """``options`` as a dict of known keys; PresetError if it is not a mapping."""
+        if options is None:
+            return None
+        if not isinstance(options, Mapping):
+            raise PresetError(
+                f"reset options must be a dict of {', '.join(self.reset_options)}, "
+                f"got {type(options).__name__}"
+            )
+        for key in options:
+            if key not in self.reset_options:
+                warnings.warn(
+                    f"{self.metadata['name']}.reset: unknown option {key!r} ignored; "
+                    f"known options: {', '.join(self.reset_options)}",
+                    stacklevel=3,
+                )
+        return dict(options)
 
     def legal_mask(self) -> np.ndarray:
         """The int8 action mask of the agent to act (cached until the next step)."""

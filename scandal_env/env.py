@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -15,12 +14,11 @@ from scandal_env.config import ScandalConfig
 from scandal_env.encoding import Encoder
 from scandal_env.render import render
 
-RESET_OPTIONS = ("hands", "discard", "stock", "dealer", "state")
-
 
 class ScandalEnv(CardGameEnv[E.State]):
     """Scandal for 2-6 players as a PettingZoo AEC env."""
 
+    reset_options: ClassVar[tuple[str, ...]] = ("hands", "discard", "stock", "dealer", "state")
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": ["ansi", "human"],
         "name": "scandal_v0",
@@ -50,13 +48,6 @@ class ScandalEnv(CardGameEnv[E.State]):
     # ---------------------------------------------------------------- hooks
     def _reset_game(self, seed: int, options: dict[str, Any] | None) -> None:
         options = dict(options or {})
-        for key in options:
-            if key not in RESET_OPTIONS:
-                warnings.warn(
-                    f"scandal_v0.reset: unknown option {key!r} ignored; "
-                    f"known options: {', '.join(RESET_OPTIONS)}",
-                    stacklevel=3,
-                )
         if "state" in options:
             text = options["state"]
             state = E.from_json(text if isinstance(text, str) else str(text))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -16,12 +15,11 @@ from scum_env.knowledge import resample_hidden
 from scum_env.render import render_table
 from scum_env.rules import Rules, scum_rules
 
-RESET_OPTIONS = ("roles", "hands", "trade", "scores", "state")
-
 
 class ScumEnv(CardGameEnv[E.State]):
     """Scum (4J rules) for 4–12 players as a PettingZoo AEC env."""
 
+    reset_options: ClassVar[tuple[str, ...]] = ("roles", "hands", "trade", "scores", "state")
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": ["ansi", "human"],
         "name": "scum_v0",
@@ -50,13 +48,6 @@ class ScumEnv(CardGameEnv[E.State]):
     # ---------------------------------------------------------------- hooks
     def _reset_game(self, seed: int, options: dict[str, Any] | None) -> None:
         options = dict(options or {})
-        for key in options:
-            if key not in RESET_OPTIONS:
-                warnings.warn(
-                    f"scum_v0.reset: unknown option {key!r} ignored; "
-                    f"known options: {', '.join(RESET_OPTIONS)}",
-                    stacklevel=3,
-                )
         game = self.game
         if "state" in options:
             text = options["state"]

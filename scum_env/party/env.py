@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -15,12 +14,11 @@ from scum_env.party.encoding import Encoder, encode_state, state_spec
 from scum_env.party.engine import Party
 from scum_env.party.render import render_ladder, render_table
 
-RESET_OPTIONS = ("seating", "hands", "trade", "scores", "state")
-
 
 class PartyEnv(CardGameEnv[Party]):
     """Scum Party for 5–50 players at one or more tables, as one PettingZoo AEC env."""
 
+    reset_options: ClassVar[tuple[str, ...]] = ("seating", "hands", "trade", "scores", "state")
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": ["ansi", "human"],
         "name": "scum_party_v0",
@@ -47,13 +45,6 @@ class PartyEnv(CardGameEnv[Party]):
     # ---------------------------------------------------------------- hooks
     def _reset_game(self, seed: int, options: dict[str, Any] | None) -> None:
         options = dict(options or {})
-        for key in options:
-            if key not in RESET_OPTIONS:
-                warnings.warn(
-                    f"scum_party_v0.reset: unknown option {key!r} ignored; "
-                    f"known options: {', '.join(RESET_OPTIONS)}",
-                    stacklevel=3,
-                )
         if "state" in options:
             text = options["state"]
             game = PE.from_json(self.config, text if isinstance(text, str) else str(text))
