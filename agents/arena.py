@@ -29,8 +29,10 @@ defined in :mod:`agents.stats`.
 
 from __future__ import annotations
 
+import copy
 import math
 import multiprocessing
+import pickle
 import sys
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -120,7 +122,7 @@ class Setup:
 
     game: str
     options: dict[str, Any]
-    specs: tuple[str, ...]
+    specs: tuple[str | Agent, ...]  # spec strings, or Agent objects given from Python
     names: tuple[str, ...]
     reset_options: dict[str, Any] | None
     record: bool
@@ -142,7 +144,11 @@ class Table:
         """The instance of agent ``index`` that plays ``seat``."""
         key = (index, seat)
         if key not in self._agents:
-            self._agents[key] = make_agent(self.setup.specs[index], self.setup.game)
+            spec = self.setup.specs[index]
+            if isinstance(spec, str):
+                self._agents[key] = make_agent(spec, self.setup.game)
+            else:  # an Agent object: each seat plays its own copy
+                self._agents[key] = copy.deepcopy(spec)
         return self._agents[key]
 
     def play(self, plan: GamePlan) -> GameResult:
@@ -222,7 +228,7 @@ def play_chunk(setup: Setup, plans: list[GamePlan]) -> list[GameResult]:
 
 def run_tournament(
     game: str,
-    agents: list[str],
+    agents: list[str | Agent],
     *,
     games: int,
     players: int | None = None,
@@ -238,8 +244,11 @@ def run_tournament(
 
     Args:
         game: registry name (``"scum"``, ``"scum_party"``, ``"scandal"``).
-        agents: at least two agent specs (:mod:`agents.registry`); the same
-            spec twice is allowed and named ``spec#1``, ``spec#2``.
+        agents: at least two agents: spec strings (:mod:`agents.registry`),
+            or :class:`~cardsuite.agents.base.Agent` objects, named by their
+            ``name`` (each seat an object sits at plays a ``copy.deepcopy`` of
+            it; with ``workers > 1`` it must be picklable). The same spec or
+            name twice is allowed and named ``spec#1``, ``spec#2``.
         games: games to play; with ``duplicate``, deals (each played in all
             its p rotations).
         players: seats at the table (default: ``options`` or the game default).
@@ -276,16 +285,15 @@ def run_tournament(
         raise ConfigError(f"workers must be a positive integer, got {workers!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ConfigError(f"seed must be a non-negative integer, got {seed!r}")
-    for text in agents:
-        parse_spec(text)
+    texts = [_agent_text(a, i, workers) for i, a in enumerate(agents)]
     if record is not None:
         check_new_file(record)  # before any game is played
     stored, deck = record_options(opts) if record is not None else (None, None)
     setup = Setup(
         game=spec.name,
         options=opts,
-        specs=tuple(a.strip() for a in agents),
-        names=tuple(display_names(agents)),
+        specs=tuple(a.strip() if isinstance(a, str) else a for a in agents),
+        names=tuple(display_names(texts)),
         reset_options=reset_options,
         record=record is not None,
         stored_options=stored,
@@ -320,7 +328,7 @@ def run_tournament(
     return TournamentResult.from_games(
         game=spec.name,
         names=list(setup.names),
-        specs=list(setup.specs),
+        specs=[t.strip() for t in texts],
         seats=seats,
         options=opts,
         seed=seed,
@@ -329,6 +337,27 @@ def run_tournament(
         rotations=num_rotations(len(agents), seats),
         results=results,
     )
+
+
+def _agent_text(agent: Any, index: int, workers: int) -> str:
+    """The spec string, or an Agent object's name; ConfigError for anything else."""
+    if isinstance(agent, str):
+        parse_spec(agent)
+        return agent
+    if not isinstance(agent, Agent) or isinstance(agent, type):
+        raise ConfigError(
+            f"agents[{index}] is {agent!r}: give a spec string or an Agent object "
+            "(with name, reset and act; see cardsuite.agents.base.Agent)"
+        )
+    if workers > 1:
+        try:
+            pickle.dumps(agent)  # in memory, to our own worker processes
+        except Exception as err:
+            raise ConfigError(
+                f"agents[{index}] ({agent.name!r}) cannot be sent to worker processes "
+                f"({err}); use workers=1"
+            ) from None
+    return str(agent.name)
 
 
 def _run_parallel(

@@ -1,11 +1,24 @@
 """Agents by spec string: ``random``, ``greedy``, ``heuristic``, ``ismcts``, ``ppo:PATH``, ``rllib:PATH``.
 
-A spec names an agent kind, optionally with parameters::
+A spec names an agent kind, optionally with parameters, or a user's own
+agent class::
 
     random
     ismcts:budget=200,rollouts=heuristic
     ppo:runs/scum-4p/final          (a trained checkpoint directory or file)
     rllib:runs/rllib/iter_000010    (an RLlib checkpoint, with the rllib extra)
+    mypackage.bots:CautiousAgent    (an importable module and a class in it)
+    my_agent.py:CautiousAgent       (a Python file the user names, and a class in it)
+    my_agent.py:CautiousAgent:margin=2   (the same, with constructor parameters)
+
+A ``module:Class`` or ``file.py:Class`` spec imports the user's code: the
+module is imported, the file executed, by the user's explicit choice. Only
+:func:`make_agent` does that, and only for spec strings the user typed (the
+command line, a Python call); nothing that reads a record or a results file
+builds agents from the names stored in it. The class is built as
+``Class(game=..., seed=..., **params)``, passing ``game`` and ``seed`` only if
+its constructor takes them, and must have ``name``, ``reset`` and ``act``
+(:class:`~cardsuite.agents.base.Agent`).
 
 Parameter values are read as YAML scalars (``200`` is an int, ``1.5`` a
 float, ``true`` a bool, anything else a string). Agent classes are imported
@@ -20,8 +33,11 @@ checkpoint (:class:`CheckpointError`).
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import importlib.util
 import inspect
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -120,15 +136,22 @@ class AgentSpec:
 
     Attributes:
         text: the spec as written.
-        kind: the agent kind (a key of :data:`KINDS`).
+        kind: the agent kind (a key of :data:`KINDS`), or ``"class"`` for a
+            user's ``module:Class`` / ``file.py:Class`` spec.
         params: constructor parameters (not for ``ppo``).
         path: the checkpoint of a ``ppo`` spec.
+        target: the ``module:Class`` or ``file.py:Class`` of a ``"class"`` spec.
     """
 
     text: str
     kind: str
     params: dict[str, Any] = field(default_factory=dict)
     path: str | None = None
+    target: str | None = None
+
+
+#: The kind of a user's ``module:Class`` or ``path/to/file.py:Class`` spec.
+CLASS_KIND = "class"
 
 
 def available_agents() -> list[str]:
@@ -143,9 +166,14 @@ def parse_spec(spec: str) -> AgentSpec:
         raise ConfigError(f"agent spec must be a non-empty string, got {spec!r}")
     text = spec.strip()
     name, sep, rest = text.partition(":")
+    if sep and name.strip().lower() not in KINDS and _is_class_target(name.strip(), rest):
+        return _parse_class_spec(text, name.strip(), rest)
     name = name.strip().lower()
     if name not in KINDS:
-        raise ConfigError(f"unknown agent {name!r} in spec {text!r}; agents: {', '.join(KINDS)}")
+        raise ConfigError(
+            f"unknown agent {name!r} in spec {text!r}; agents: {', '.join(KINDS)}, "
+            "or your own class as module:Class or path/to/file.py:Class"
+        )
     if KINDS[name].argument != "params":
         if not rest.strip():
             raise ConfigError(
@@ -154,6 +182,11 @@ def parse_spec(spec: str) -> AgentSpec:
         return AgentSpec(text, name, {}, rest.strip())
     if sep and not rest.strip():
         raise ConfigError(f"agent spec {text!r}: nothing after ':'; write {name}:key=value")
+    return AgentSpec(text, name, _parse_params(text, name, rest))
+
+
+def _parse_params(text: str, name: str, rest: str) -> dict[str, Any]:
+    """``key=value,...`` as a dict; ConfigError naming a malformed or repeated item."""
     params: dict[str, Any] = {}
     for item in rest.split(",") if rest.strip() else []:
         key, eq, raw = item.partition("=")
@@ -166,7 +199,29 @@ def parse_spec(spec: str) -> AgentSpec:
         if key in params:
             raise ConfigError(f"agent spec {text!r}: parameter {key!r} given twice")
         params[key] = _scalar(raw.strip())
-    return AgentSpec(text, name, params)
+    return params
+
+
+def _is_class_target(head: str, rest: str) -> bool:
+    """Whether ``head:rest`` is ``file.py:...`` or ``module:Class...`` (not ``kind:k=v``)."""
+    if head.lower().endswith(".py"):
+        return True
+    cls_name = rest.partition(":")[0].strip()
+    return all(part.isidentifier() for part in (*head.split("."), *cls_name.split(".")))
+
+
+def _parse_class_spec(text: str, head: str, rest: str) -> AgentSpec:
+    """``module:Class[:k=v,...]`` or ``file.py:Class[:k=v,...]``."""
+    cls_name, _, params = rest.partition(":")
+    cls_name = cls_name.strip()
+    if not all(part.isidentifier() for part in cls_name.split(".")):
+        raise ConfigError(
+            f"agent spec {text!r}: {cls_name!r} is not a class name; "
+            "write module:Class or path/to/file.py:Class"
+        )
+    return AgentSpec(
+        text, CLASS_KIND, _parse_params(text, cls_name, params), target=f"{head}:{cls_name}"
+    )
 
 
 def _scalar(raw: str) -> Any:
@@ -191,6 +246,8 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
         CheckpointError: a ``ppo:`` checkpoint that does not exist or cannot be loaded.
     """
     parsed = parse_spec(spec)
+    if parsed.kind == CLASS_KIND:
+        return _build(parsed, load_class(parsed), game, seed)
     if KINDS[parsed.kind].argument != "params":
         return _make_from_checkpoint(parsed, game, seed)
     if parsed.kind == "random":
@@ -200,15 +257,87 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
                 f"got {', '.join(parsed.params)}"
             )
         return RandomAgent(seed)
-    cls = _load(parsed)
+    return _build(parsed, _load(parsed), game, seed)
+
+
+def _build(parsed: AgentSpec, cls: Any, game: str, seed: int | None) -> Agent:
+    """``cls(game=..., seed=..., **params)`` (game and seed only where accepted), checked."""
     _check_params(parsed, cls)
     try:
-        agent = cls(game, seed=seed, **parsed.params)
+        accepted = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        accepted = {}  # type: ignore[assignment]
+    takes_all = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
+    kwargs = dict(parsed.params)
+    if "seed" in accepted or takes_all:
+        kwargs["seed"] = seed
+    try:
+        if "game" in accepted:
+            agent = cls(game, **kwargs)
+        else:
+            agent = cls(**kwargs)
     except CardsuiteError:
         raise
     except (TypeError, ValueError) as err:
         raise ConfigError(f"agent spec {parsed.text!r}: {err}") from None
-    return agent  # type: ignore[no-any-return]
+    if not isinstance(agent, Agent):
+        missing = [a for a in ("name", "reset", "act") if not hasattr(agent, a)]
+        raise ConfigError(
+            f"agent spec {parsed.text!r}: {type(agent).__name__} is not an agent; "
+            f"it lacks {', '.join(missing)} (see cardsuite.agents.base.Agent)"
+        )
+    return agent
+
+
+def load_class(parsed: AgentSpec) -> Any:
+    """The class of a ``module:Class`` or ``file.py:Class`` spec (imports the user's code).
+
+    A file is executed once per process, as a module named after its path's
+    hash; ConfigError names a missing file or module, a file that fails to
+    import, or a missing class.
+    """
+    head, _, cls_name = (parsed.target or "").rpartition(":")
+    if head.lower().endswith(".py"):
+        module = _import_file(parsed.text, Path(head))
+    else:
+        try:
+            module = importlib.import_module(head)
+        except ModuleNotFoundError as err:
+            raise ConfigError(
+                f"agent spec {parsed.text!r}: module {err.name!r} not found "
+                "(is it installed, or on PYTHONPATH?)"
+            ) from None
+    obj: Any = module
+    for part in cls_name.split("."):
+        if not hasattr(obj, part):
+            raise ConfigError(f"agent spec {parsed.text!r}: {head} has no {cls_name!r}")
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise ConfigError(f"agent spec {parsed.text!r}: {cls_name!r} is not a class")
+    return obj
+
+
+def _import_file(text: str, path: Path) -> Any:
+    """Execute the Python file ``path`` as a module (once per process)."""
+    if not path.is_file():
+        raise ConfigError(f"agent spec {text!r}: file {str(path)!r} not found")
+    resolved = path.resolve()
+    name = "cardsuite_user_agent_" + hashlib.sha256(str(resolved).encode()).hexdigest()[:16]
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, resolved)
+    if spec is None or spec.loader is None:
+        raise ConfigError(f"agent spec {text!r}: {str(path)!r} is not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as err:  # the user's own code failed to import
+        del sys.modules[name]
+        raise ConfigError(
+            f"agent spec {text!r}: importing {str(path)!r} failed: {type(err).__name__}: {err}"
+        ) from None
+    return module
 
 
 def _load(parsed: AgentSpec) -> Any:
@@ -230,7 +359,10 @@ def _load(parsed: AgentSpec) -> Any:
 
 def _check_params(parsed: AgentSpec, cls: Any) -> None:
     """ConfigError naming a parameter the constructor does not accept."""
-    params = inspect.signature(cls).parameters
+    try:
+        params = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        return
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return
     accepted = [
@@ -242,7 +374,7 @@ def _check_params(parsed: AgentSpec, cls: Any) -> None:
     for key in parsed.params:
         if key not in accepted:
             raise ConfigError(
-                f"agent spec {parsed.text!r}: unknown parameter {key!r} for {parsed.kind}; "
+                f"agent spec {parsed.text!r}: unknown parameter {key!r} for {parsed.target or parsed.kind}; "
                 f"parameters: {', '.join(accepted) or 'none'}"
             )
 
