@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cardsuite.aec import CardGameEnv
-from cardsuite.errors import PresetError
+from cardsuite.errors import CardsuiteError, PresetError, StateError
 from scandal_env import engine as E
 from scandal_env.actions import describe
 from scandal_env.config import ScandalConfig
@@ -50,7 +50,12 @@ class ScandalEnv(CardGameEnv[E.State]):
         options = dict(options or {})
         if "state" in options:
             text = options["state"]
-            state = E.from_json(text if isinstance(text, str) else str(text))
+            if not isinstance(text, str):
+                raise StateError(
+                    "reset(options={'state': ...}) needs the JSON text of "
+                    f"scandal_env.engine.to_json, got {type(text).__name__}"
+                )
+            state = E.from_json(text)
             if state.rules.config != self.config:
                 raise PresetError(
                     "reset(options={'state': ...}): the state's config differs from the env's"
@@ -61,23 +66,28 @@ class ScandalEnv(CardGameEnv[E.State]):
             return
         keys: tuple[str, ...] = ("hands", "discard", "stock", "dealer")
         preset: dict[str, Any] = {k: options[k] for k in keys if k in options}
-        self.game = E.new_game(self.config, seed, preset=preset or None)
-        if self.game.done:
+        state = E.new_game(self.config, seed, preset=preset or None)
+        if state.done:
             raise PresetError(
                 "the preset deal leaves nothing to draw: the hand is over at once (S4)"
             )
+        self.game = state  # only now: a rejected reset leaves the env as it was
+
+    def _live(self) -> E.State:
+        """The engine state; CardsuiteError before the first ``reset``."""
+        state = self.game
+        if state is None:
+            raise CardsuiteError("call reset() first")
+        return state
 
     def _current_seat(self) -> int:
-        assert self.game is not None
-        return self.game.to_act
+        return self._live().to_act
 
     def _legal_mask(self) -> np.ndarray:
-        assert self.game is not None
-        return E.legal_mask(self.game)
+        return E.legal_mask(self._live())
 
     def _apply(self, action: int) -> tuple[list[float] | None, bool, bool]:
-        state = self.game
-        assert state is not None
+        state = self._live()
         E.apply_unchecked(state, action)
         rewards = None
         # Only the end of a hand scores (S9), and it always leaves ``hand_over``
@@ -90,16 +100,14 @@ class ScandalEnv(CardGameEnv[E.State]):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start an episode (see the module documentation for ``options``)."""
         super().reset(seed, options)
-        assert self.game is not None
-        self._hand = self.game.hand_number
+        self._hand = self._live().hand_number
 
     def _why_illegal(self, action: int) -> str:
-        assert self.game is not None
-        return f"{describe(self.rules.layout, self.rules.deck, action)}: {E.why_illegal(self.game, action)}"
+        why = E.why_illegal(self._live(), action)
+        return f"{describe(self.rules.layout, self.rules.deck, action)}: {why}"
 
     def _final_infos(self) -> list[dict[str, Any]]:
-        state = self.game
-        assert state is not None
+        state = self._live()
         winners = E.winners(state)
         return [
             {
@@ -114,12 +122,10 @@ class ScandalEnv(CardGameEnv[E.State]):
         ]
 
     def _render_text(self) -> str:
-        assert self.game is not None
-        return render(self.game)
+        return render(self._live())
 
     def _global_state(self) -> np.ndarray:
-        assert self.game is not None
-        return self.encoder.global_state(self.game)
+        return self.encoder.global_state(self._live())
 
     # ------------------------------------------------------------ extras
     def describe_action(self, action: int) -> str:
@@ -132,5 +138,8 @@ class ScandalEnv(CardGameEnv[E.State]):
 
     def determinize(self, agent: str, rng: np.random.Generator) -> E.State:
         """A full engine state consistent with what ``agent`` knows (for search)."""
-        assert self.game is not None
-        return E.resample_hidden(self.game, self._seat_of[agent], rng)
+        if agent not in self._seat_of:
+            raise CardsuiteError(
+                f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}"
+            )
+        return E.resample_hidden(self._live(), self._seat_of[agent], rng)

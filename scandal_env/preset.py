@@ -72,7 +72,8 @@ def parse_preset(
             pile = order[:1]
             order = order[1:]
         stock = order[::-1]
-    assert pile is not None
+    if pile is None:  # I11: every card is placed, so no card is left to turn up
+        pile = []
     if "dealer" in preset:
         k = preset["dealer"]
         if not isinstance(k, int) or isinstance(k, bool) or not 0 <= k < p:

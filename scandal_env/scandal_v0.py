@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cardsuite.aec import env_factories
+from cardsuite.docs import doc_page
 from scandal_env.config import ScandalConfig
 from scandal_env.encoding import obs_spec
 from scandal_env.engine import make_rules
@@ -88,7 +89,8 @@ Reset options
 -------------
 ``reset(seed=None, options=None)``; ``options`` may hold a preset first deal —
 ``hands`` (one list of card names or ids per player, required for a preset),
-``discard`` (top first; default: one card turned up from the shuffled rest),
+``discard`` (top first; default: one card turned up from the shuffled rest, or
+an empty pile when ``hands`` and ``stock`` place every card),
 ``stock`` (top first; default: the shuffled rest), ``dealer`` (seat) — or
 ``state``: a JSON string from ``scandal_env.engine.to_json`` to resume exactly.
 A bad preset raises ``PresetError`` naming the problem.
@@ -112,14 +114,23 @@ player after the observer in turn order.
 def _build_doc() -> str:
     rules = make_rules(ScandalConfig())
     spec = obs_spec(rules)
-    return _DOC.format(
-        config_table=ScandalConfig.doc_table(),
-        action_table=rules.layout.table(),
-        obs_table=spec.table(),
+    return doc_page(
+        _DOC,
+        config=ScandalConfig,
+        spec=spec,
         num_actions=rules.layout.size,
-        obs_size=spec.size,
+        action_table=rules.layout.table(),
         obs_size6=obs_spec(make_rules(ScandalConfig(num_players=6))).size,
     )
+
+
+#: The Markdown page of this env and its generated tables (``python -m cardsuite.docs``).
+DOC_PAGE = "docs/scandal.md"
+DOC_TABLES = {
+    "config-table": ScandalConfig.doc_table,
+    "action-table": lambda: make_rules(ScandalConfig()).layout.table(),
+    "observation-table": lambda: obs_spec(make_rules(ScandalConfig())).table(),
+}
 
 
 __doc__ = _build_doc()
