@@ -18,9 +18,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, Self, Union, get_args, get_origin
 
-import yaml
-
 from cardsuite.errors import ConfigError
+from cardsuite.safe_yaml import load_yaml_text, read_yaml_file
+
+__all__ = ["ConfigBase", "doc_field", "load_yaml_text", "read_yaml_mapping"]
 
 
 def doc_field(default: Any, doc: str) -> Any:
@@ -118,18 +119,15 @@ class ConfigBase:
 def read_yaml_mapping(path: str | Path) -> dict[str, Any]:
     """The mapping a YAML config file holds (an empty file is ``{}``).
 
+    Read with :func:`cardsuite.safe_yaml.read_yaml_file`: plain data only,
+    UTF-8, bounded size and depth, no key given twice.
+
     Raises:
-        ConfigError: the file cannot be read, is not YAML, or is not a mapping.
+        ConfigError: the file cannot be read, is not YAML, repeats a key, or
+            is not a mapping; the message names the file (and the key).
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise ConfigError(f"cannot read config file {path}: {err.strerror}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        raise ConfigError(f"config file {path} is not valid YAML: {err}") from None
+    data = read_yaml_file(path, "config file")
     if data is None:
         return {}
     if not isinstance(data, Mapping):
