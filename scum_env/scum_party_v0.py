@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cardsuite.aec import env_factories
+from cardsuite.docs import doc_page
 from scum_env.party.config import PartyConfig
 from scum_env.party.encoding import observation_spec, state_spec
 from scum_env.party.engine import action_rules
@@ -180,19 +181,29 @@ def _build_doc() -> str:
     swaps = ", ".join(
         f"{list(split_tables(n))} -> {list(swap_sizes(split_tables(n)))}" for n in (16, 31, 50)
     )
-    return _DOC.format(
+    return doc_page(
+        _DOC,
+        config=PartyConfig,
+        spec=spec,
+        num_actions=rules.num_actions,
+        action_table=_action_table(config),
         split_examples=splits,
         swap_examples=swaps,
-        config_table=PartyConfig.doc_table(),
-        action_table=_action_table(config),
-        obs_table=spec.table(),
         state_table=sspec.table(),
         players=config.num_players,
         decks=rules.num_decks,
-        num_actions=rules.num_actions,
-        obs_size=spec.size,
         state_size=sspec.size,
     )
+
+
+#: The Markdown page of this env and its generated tables (``python -m cardsuite.docs``).
+DOC_PAGE = "docs/scum_party.md"
+DOC_TABLES = {
+    "config-table": PartyConfig.doc_table,
+    "action-table": lambda: _action_table(PartyConfig()),
+    "observation-table": lambda: observation_spec(PartyConfig()).table(),
+    "state-table": lambda: state_spec(PartyConfig()).table(),
+}
 
 
 __doc__ = _build_doc()

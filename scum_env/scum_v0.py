@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from cardsuite.aec import env_factories
+from cardsuite.docs import doc_page
 from scum_env.config import ScumConfig
 from scum_env.encoding import observation_spec
 from scum_env.env import ScumEnv
@@ -137,14 +138,22 @@ def _action_table() -> str:
 
 def _build_doc() -> str:
     rules = scum_rules(ScumConfig())
-    spec = observation_spec(rules)
-    return _DOC.format(
-        config_table=ScumConfig.doc_table(),
-        action_table=_action_table(),
-        obs_table=spec.table(),
+    return doc_page(
+        _DOC,
+        config=ScumConfig,
+        spec=observation_spec(rules),
         num_actions=rules.num_actions,
-        obs_size=spec.size,
+        action_table=_action_table(),
     )
+
+
+#: The Markdown page of this env and its generated tables (``python -m cardsuite.docs``).
+DOC_PAGE = "docs/scum.md"
+DOC_TABLES = {
+    "config-table": ScumConfig.doc_table,
+    "action-table": _action_table,
+    "observation-table": lambda: observation_spec(scum_rules(ScumConfig())).table(),
+}
 
 
 __doc__ = _build_doc()

@@ -1,0 +1,148 @@
+"""The generated parts of the documentation: build them, check them, rewrite them.
+
+Every game's env module (``scum_env.scum_v0``, ...) is its documentation page:
+its docstring is built from the code by :func:`doc_page`. The same tables
+appear in the game's Markdown page under ``docs/``, between markers::
+
+    <!-- config-table -->
+    | option | type | default | meaning |
+    ...
+    <!-- /config-table -->
+
+An env module lists its generated tables in ``DOC_TABLES`` (name to a
+function returning the Markdown) and its page in ``DOC_PAGE`` (a path from the
+repository root). After changing an option, an observation piece or an action::
+
+    python -m cardsuite.docs --write     # rewrite every generated table
+    python -m cardsuite.docs --check     # exit 1 and name each stale table
+
+The drift tests call :func:`stale_tables` and name this command when they fail.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cardsuite.config import ConfigBase
+from cardsuite.games import games
+from cardsuite.obsspec import ObsSpec
+
+#: The command that regenerates the tables, named by every drift failure.
+WRITE_COMMAND = "python -m cardsuite.docs --write"
+
+
+def doc_page(
+    template: str,
+    *,
+    config: type[ConfigBase],
+    spec: ObsSpec,
+    num_actions: int,
+    action_table: str,
+    **fields: Any,
+) -> str:
+    """An env module's documentation page: ``template`` with the standard tables filled in.
+
+    The standard fields are ``config_table``, ``action_table``, ``obs_table``,
+    ``num_actions`` and ``obs_size``; ``fields`` adds game-specific ones.
+    """
+    return template.format(
+        config_table=config.doc_table(),
+        action_table=action_table,
+        obs_table=spec.table(),
+        num_actions=num_actions,
+        obs_size=spec.size,
+        **fields,
+    )
+
+
+@dataclass(frozen=True)
+class Block:
+    """One generated table of a Markdown page."""
+
+    page: Path
+    name: str
+    generate: Callable[[], str]
+
+
+def _pattern(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(<!-- {re.escape(name)} -->\n)(.*?)(\n<!-- /{re.escape(name)} -->)", re.S)
+
+
+def blocks(root: Path) -> list[Block]:
+    """Every generated table of every registered game, with its page under ``root``."""
+    found = []
+    for game in games().values():
+        module = game.env_module()
+        page = getattr(module, "DOC_PAGE", None)
+        tables: dict[str, Callable[[], str]] = getattr(module, "DOC_TABLES", {})
+        if page is None:
+            continue
+        for name, generate in tables.items():
+            found.append(Block(root / page, name, generate))
+    return found
+
+
+def stale_tables(root: Path) -> list[str]:
+    """``page: table`` for each generated table whose page is missing it or out of date."""
+    stale = []
+    for block in blocks(root):
+        text = block.page.read_text(encoding="utf-8") if block.page.is_file() else ""
+        found = _pattern(block.name).findall(text)
+        if len(found) != 1 or found[0][1] != block.generate():
+            stale.append(f"{block.page.relative_to(root)}: {block.name}")
+    return stale
+
+
+def write_tables(root: Path) -> list[str]:
+    """Rewrite every stale table in place; returns what changed.
+
+    Raises:
+        SystemExit: when a page lacks a table's markers (add them by hand once).
+    """
+    changed = []
+    for block in blocks(root):
+        text = block.page.read_text(encoding="utf-8")
+        pattern = _pattern(block.name)
+        if len(pattern.findall(text)) != 1:
+            raise SystemExit(
+                f"{block.page}: needs exactly one '<!-- {block.name} -->' ... "
+                f"'<!-- /{block.name} -->' pair of markers"
+            )
+        table = block.generate()
+        new = pattern.sub(lambda m, t=table: m.group(1) + t + m.group(3), text)
+        if new != text:
+            block.page.write_text(new, encoding="utf-8")
+            changed.append(f"{block.page.relative_to(root)}: {block.name}")
+    return changed
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m cardsuite.docs [--write | --check] [--root DIR]``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m cardsuite.docs", description="Check or rewrite the generated doc tables."
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--write", action="store_true", help="rewrite stale tables in place")
+    mode.add_argument("--check", action="store_true", help="exit 1 if a table is stale (default)")
+    parser.add_argument("--root", type=Path, default=Path.cwd(), help="repository root")
+    args = parser.parse_args(argv)
+    if args.write:
+        for line in write_tables(args.root):
+            print(f"rewrote {line}")
+        return 0
+    stale = stale_tables(args.root)
+    for line in stale:
+        print(f"stale: {line}")
+    if stale:
+        print(f"run: {WRITE_COMMAND}")
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
