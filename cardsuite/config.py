@@ -21,7 +21,14 @@ from typing import Any, Literal, Self, Union, get_args, get_origin
 from cardsuite.errors import ConfigError
 from cardsuite.safe_yaml import load_yaml_text, read_yaml_file
 
-__all__ = ["ConfigBase", "doc_field", "load_yaml_text", "read_yaml_mapping"]
+__all__ = [
+    "ConfigBase",
+    "doc_field",
+    "load_yaml_text",
+    "read_yaml_mapping",
+    "resolve_config",
+    "shipped_configs",
+]
 
 
 def doc_field(default: Any, doc: str) -> Any:
@@ -116,17 +123,59 @@ class ConfigBase:
         raise ConfigError(f"{self._where(name)}: {message}")
 
 
+def shipped_configs() -> list[str]:
+    """The names of the presets shipped in the package (``scum/six_players``, ...)."""
+    from importlib.resources import files
+
+    root = files("cardsuite") / "configs"
+    names = []
+    for folder in root.iterdir() if root.is_dir() else []:
+        if folder.is_dir():
+            names += [
+                f"{folder.name}/{f.name[:-5]}" for f in folder.iterdir() if f.name.endswith(".yaml")
+            ]
+    return sorted(names)
+
+
+def resolve_config(path: str | Path) -> Path:
+    """A config file's path: a file that exists, or a shipped preset by name.
+
+    ``--config scum/six_players`` (or ``train/scum_quick``, with or without
+    ``.yaml``) names a preset of ``configs/`` shipped inside the package, so the
+    presets the docs name work after a plain ``pip install``. A path that
+    exists always wins.
+
+    Raises:
+        ConfigError: neither a file nor a shipped preset, listing the presets.
+    """
+    from importlib.resources import as_file, files
+
+    given = Path(path)
+    if given.exists():
+        return given
+    name = str(path).removesuffix(".yaml")
+    name = name.removeprefix("configs/")
+    if name in shipped_configs():
+        with as_file(files("cardsuite") / "configs" / f"{name}.yaml") as found:
+            return Path(found)
+    raise ConfigError(
+        f"config {str(path)!r} is neither a file nor a shipped preset; presets: "
+        + ", ".join(shipped_configs())
+    )
+
+
 def read_yaml_mapping(path: str | Path) -> dict[str, Any]:
     """The mapping a YAML config file holds (an empty file is ``{}``).
 
     Read with :func:`cardsuite.safe_yaml.read_yaml_file`: plain data only,
-    UTF-8, bounded size and depth, no key given twice.
+    UTF-8, bounded size and depth, no key given twice. ``path`` may also name
+    a shipped preset (:func:`resolve_config`).
 
     Raises:
         ConfigError: the file cannot be read, is not YAML, repeats a key, or
             is not a mapping; the message names the file (and the key).
     """
-    path = Path(path)
+    path = resolve_config(path)
     data = read_yaml_file(path, "config file")
     if data is None:
         return {}
