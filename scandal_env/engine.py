@@ -259,6 +259,8 @@ def _draw_stock(state: State) -> None:
         state.stock = state.pile[::-1]
         state.pile = []
         state.stock_public = True
+        if len(state.stock) == 1:  # S7: that card is the top discard: not discarded now
+            state.forbidden = state.stock[0]
     _take(state, state.stock.pop(), state.stock_public)
     state.phase = Phase.MELD
 

@@ -294,7 +294,10 @@ def why_illegal(state: State, action: int) -> str:
         c = x
         if not hand[c]:
             return f"{deck.names[c]!r} is not in the hand"
-        return "S7: the top discard drawn this turn may not be discarded this turn"
+        return (
+            "S7: the top discard drawn this turn (also as the only card of a "
+            "turned-over pile) may not be discarded this turn"
+        )
     if kind is Kind.MELD_START:
         s = x
         if state.meld_owner[s] >= 0:

@@ -5,15 +5,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cardsuite.errors import CardsuiteError, PresetError, StateError
+from cardsuite.errors import CardsuiteError, IllegalActionError, PresetError, StateError
 from scandal_env import engine as E
 from scandal_env.config import ScandalConfig
 from scandal_env.scandal_v0 import raw_env
 from tests.scandal.test_rules import (
     DECK,
     LAY,
+    cid,
     deal,
+    discard,
+    discards_legal,
+    draw_stock,
     hand,
+    legal,
 )
 
 
@@ -27,6 +32,55 @@ def one_card_pile_deal() -> E.State:
             "stock": [],
         }
     )
+
+
+def test_s7_card_drawn_from_a_turned_over_one_card_pile_may_not_be_discarded() -> None:
+    """S7 (new): the only card of the turned-over pile was the top discard."""
+    s = one_card_pile_deal()
+    assert legal(s, LAY.DRAW_STOCK) and legal(s, LAY.DRAW_DISCARD)
+    draw_stock(s)  # S4: the pile turns over; its only card is drawn at once
+    assert "Fanne Foxe" in hand(s, 0) and s.pile == [] and s.stock == []
+    assert s.forbidden == cid("Fanne Foxe")
+    assert "Fanne Foxe" not in discards_legal(s)
+    assert "Ted Kennedy" in discards_legal(s)
+    with pytest.raises(IllegalActionError, match=r"S7.*turned-over pile"):
+        discard(s, "Fanne Foxe")
+    discard(s, "Ted Kennedy")
+    # P1 faces the same one-card pile: Ted Kennedy comes back and is forbidden.
+    draw_stock(s)
+    assert s.to_act == 1 and s.forbidden == cid("Ted Kennedy")
+    assert "Ted Kennedy" not in discards_legal(s) and "Gary Hart" in discards_legal(s)
+    discard(s, "Gary Hart")
+    # P0 may now discard Fanne Foxe: she was drawn on an earlier turn.
+    draw_stock(s)
+    assert "Fanne Foxe" in discards_legal(s)
+    E.check_cards(s)
+
+
+def test_s7_same_as_drawing_the_top_discard() -> None:
+    """Drawing the stock and the top discard give the same hand and the same S7 ban."""
+    a, b = one_card_pile_deal(), one_card_pile_deal()
+    draw_stock(a)
+    E.apply(b, LAY.DRAW_DISCARD)
+    assert (a.hands == b.hands).all() and a.forbidden == b.forbidden
+    assert (E.legal_mask(a)[LAY.MELD_START :] == E.legal_mask(b)[LAY.MELD_START :]).all()
+
+
+def test_s4_pile_of_several_cards_turned_over_has_no_s7_ban() -> None:
+    """With 2+ discards the drawn card is the oldest one, not the top: S7 does not apply."""
+    rest = [
+        c for c in DECK.names if c not in {"Ted Kennedy", "Gary Hart", "Fanne Foxe", "Donna Rice"}
+    ]
+    s = deal(
+        {
+            "hands": [["Ted Kennedy", *rest[:37]], ["Gary Hart", *rest[37:]]],
+            "discard": ["Donna Rice", "Fanne Foxe"],  # top first
+            "stock": [],
+        }
+    )
+    draw_stock(s)
+    assert "Fanne Foxe" in hand(s, 0) and s.forbidden == -1
+    assert "Fanne Foxe" in discards_legal(s)
 
 
 def test_i11_preset_with_no_card_left_to_turn_up_starts_with_an_empty_pile() -> None:
