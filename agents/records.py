@@ -4,25 +4,34 @@ A record holds everything needed to replay a game exactly:
 
 * ``"game"``: registry name; ``"options"``: the env's config options;
   ``"reset_options"``: the ``reset(options=...)`` presets (usually ``null``);
+* ``"deck"`` (Scandal with a custom deck only): the deck by content,
+  ``{"sha256": ..., "data": {...}}``. A record never names a file: the
+  ``deck`` path of the options is replaced by this entry when recording;
 * ``"seed"``: the deal seed passed to ``env.reset(seed=...)``;
 * ``"index"``, ``"deal"``, ``"rotation"``: the game's place in the tournament;
 * ``"seats"``: ``{"player_0": "random#1", ...}``;
-* ``"initial_state"``: the engine state right after the reset, as the game
-  engine's ``to_json`` (Scum: :func:`scum_env.engine.to_json`), or ``null``
-  for an engine without one;
+* ``"initial_state"``: the engine state right after the reset as a JSON
+  object (the engine's ``to_json``, parsed; records of older versions hold
+  it as a string, which is still read), or ``null`` for an engine without one;
 * ``"actions"``: ``[[agent, action id, description], ...]`` in play order;
 * ``"rewards"``: episode return per agent (the sum of its rewards over every step); ``"infos"``: final infos per agent;
 * ``"final_state"``: the engine state at the end, like ``initial_state``.
 
-Replaying (:func:`make_env`, :func:`apply_moves`, :func:`replay_record`) runs a record through the env: same options, same
-seeded reset (checked against ``initial_state``), the same actions, checking
-that the recorded agent is the one to act.
+Reading (:func:`read_records`, :func:`select_record`) checks every field
+(:mod:`cardsuite.agents.record_schema`). Replaying (:func:`make_env`,
+:func:`apply_moves`, :func:`replay_record`) runs a record through the strict
+``raw_env`` (illegal actions raise): same options, same seeded reset
+(checked against ``initial_state``), the same actions, checking that the
+recorded agent is the one to act; a departure is a StateError naming the move.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import sys
+import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,10 +39,22 @@ from typing import Any
 
 import numpy as np
 
-from agents.games import get_game
-from scum_env.suite.errors import ConfigError, StateError
+from cardsuite.agents.record_schema import (
+    check_mapping_keys,
+    check_readable_file,
+    iter_records,
+    loads_strict,
+)
+from cardsuite.errors import CardsuiteError, ConfigError, IllegalActionError, StateError
+from cardsuite.games import get_game
 
-RECORD_KEYS = ("game", "options", "seed", "seats", "actions", "rewards")
+MAX_DECK_BYTES = 1 << 20  # a deck file is about 10 kB
+
+
+def engine_state(env: Any) -> dict[str, Any] | None:
+    """The env's engine state as a JSON object (its engine module's ``to_json``, parsed)."""
+    text = engine_state_json(env)
+    return None if text is None else dict(json.loads(text))
 
 
 def engine_state_json(env: Any) -> str | None:
@@ -41,9 +62,12 @@ def engine_state_json(env: Any) -> str | None:
     state = getattr(env.unwrapped, "game", None)
     if state is None:
         return None
-    module = sys.modules.get(type(state).__module__)
-    to_json = getattr(module, "to_json", None)
-    return None if to_json is None else str(to_json(state))
+    home = type(state).__module__
+    for name in (home, home.rsplit(".", 1)[0] + ".engine"):  # the state's module, or its engine
+        to_json = getattr(sys.modules.get(name), "to_json", None)
+        if to_json is not None:
+            return str(to_json(state))
+    return None
 
 
 def jsonable(value: Any) -> Any:
@@ -59,39 +83,107 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def write_records(path: str | Path, records: list[dict[str, Any]]) -> None:
-    """Write ``records`` as JSON lines (one object per line)."""
+# ------------------------------------------------------------------ decks
+def deck_digest(data: Any) -> str:
+    """SHA-256 of a deck's content in canonical JSON (sorted keys, no spaces)."""
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def deck_entry(path: str | Path) -> dict[str, Any]:
+    """The record's ``"deck"`` entry for the deck file at ``path``: its content and hash."""
+    from scandal_env.deck import deck_from_data
+
+    source = check_readable_file(path, "deck file", MAX_DECK_BYTES)
+    raw = source.read_bytes()
+    if source.suffix.lower() in (".yaml", ".yml"):
+        from cardsuite.safe_yaml import load_yaml_text
+
+        data = load_yaml_text(raw, str(source))
+    else:
+        data = loads_strict(raw, f"deck file {source}")
+    deck_from_data(data, source=str(source))  # DeckError if broken
+    return {"sha256": deck_digest(data), "data": data}
+
+
+def normalize_state(state: Any, deck_tag: str | None) -> Any:
+    """A state object with its config's deck path replaced by ``deck_tag`` (paths never kept)."""
+    config = state.get("config") if isinstance(state, dict) else None
+    if isinstance(config, dict) and config.get("deck") is not None:
+        state = dict(state, config=dict(config, deck=deck_tag))
+    return state
+
+
+def record_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """Options as a record stores them (no deck path) and the deck entry, if a custom deck."""
+    stored = jsonable(dict(options))
+    deck_path = stored.pop("deck", None)
+    return stored, None if deck_path is None else deck_entry(deck_path)
+
+
+def deck_tag(entry: Mapping[str, Any] | None) -> str | None:
+    """What stands for the deck in a recorded state's config: ``"sha256:HEX"``."""
+    return None if entry is None else f"sha256:{entry['sha256']}"
+
+
+# ------------------------------------------------------------- files
+def check_new_file(path: str | Path, what: str = "record file") -> Path:
+    """ConfigError unless a new file can be written at ``path`` (checked before any work).
+
+    The file must not exist yet (runs are never overwritten) and its folder
+    must exist or be creatable, and be writable (probed with a temporary file).
+    """
     target = Path(path)
-    if target.parent and not target.parent.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-    with target.open("w", encoding="utf-8") as fh:
-        for record in records:
-            fh.write(json.dumps(record, separators=(",", ":")) + "\n")
+    if target.is_dir():
+        raise ConfigError(f"{what} {str(target)!r} is a directory; give a file name")
+    if target.exists() or target.is_symlink():
+        raise ConfigError(
+            f"{what} {str(target)!r} already exists; choose a new name (runs are never overwritten)"
+        )
+    folder = target.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-"):
+            pass
+    except OSError as err:
+        raise ConfigError(f"cannot write {what} {str(target)!r}: {err.strerror or err}") from None
+    return target
+
+
+def write_records(path: str | Path, records: list[dict[str, Any]]) -> None:
+    """Write ``records`` as JSON lines (one object per line), atomically."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            for record in records:
+                fh.write(json.dumps(record, separators=(",", ":"), allow_nan=False) + "\n")
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:
-    """Every record of a JSON-lines file; ConfigError/StateError naming the problem."""
-    source = Path(path)
-    if not source.is_file():
-        raise ConfigError(f"record file {str(source)!r} not found")
-    records = []
-    with source.open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise StateError(f"{source} line {number}: not valid JSON: {err}") from None
-            if not isinstance(record, dict):
-                raise StateError(f"{source} line {number}: a record must be a JSON object")
-            missing = [k for k in RECORD_KEYS if k not in record]
-            if missing:
-                raise StateError(f"{source} line {number}: record lacks {', '.join(missing)}")
-            records.append(record)
-    return records
+    """Every record of a JSON-lines file, checked; ConfigError/StateError naming the problem."""
+    return list(iter_records(path))
 
 
+def select_record(path: str | Path, index: int) -> dict[str, Any]:
+    """Record number ``index`` (0-based) of a file, reading only as far as needed."""
+    if index < 0:
+        raise ConfigError(f"--game-index must be non-negative, got {index}")
+    count = 0
+    for count, record in enumerate(iter_records(path), start=1):
+        if count - 1 == index:
+            return record
+    if count == 0:
+        raise ConfigError(f"record file {str(path)!r} holds no games")
+    raise ConfigError(f"--game-index {index} is out of range; the file holds games 0..{count - 1}")
+
+
+# ------------------------------------------------------------------ replay
 @dataclass(frozen=True)
 class ReplayStep:
     """One recorded move, just applied to ``env``."""
@@ -104,27 +196,80 @@ class ReplayStep:
 
 
 def make_env(record: Mapping[str, Any], render_mode: str | None = None) -> Any:
-    """The env of a record, reset with its seed and presets, initial state checked."""
-    env = get_game(str(record["game"])).make(render_mode=render_mode, **record["options"])
-    env.reset(seed=int(record["seed"]), options=record.get("reset_options"))
-    initial = record.get("initial_state")
-    if initial is not None and engine_state_json(env) != initial:
+    """The strict env of a (checked) record, reset with its seed and presets, initial state checked.
+
+    The env is the game's ``raw_env`` with ``illegal_action="raise"``, so an
+    illegal recorded move is reported, never silently penalised.
+    """
+    where = f"record of game {record.get('index', '?')}"
+    game = get_game(str(record["game"]))
+    options = dict(record["options"], illegal_action="raise")
+    entry = record.get("deck")
+    with tempfile.TemporaryDirectory(prefix="cardsuite-deck-") as folder:
+        if entry is not None:
+            options["deck"] = _deck_file(entry, Path(folder), where)
+        env = game.make(raw=True, render_mode=render_mode, **options)
+    check_mapping_keys(record, list(env.possible_agents), where)
+    try:
+        env.reset(seed=record["seed"], options=record.get("reset_options"))
+    except CardsuiteError:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError) as err:
         raise StateError(
-            f"record of game {record.get('index', '?')}: the seeded reset does not give the "
-            "recorded initial state (recorded with another version of the engine?)"
+            f"{where}: field 'reset_options' is rejected by the engine: {type(err).__name__}: {err}"
+        ) from None
+    initial = record.get("initial_state")
+    if initial is not None and not same_state(env, initial, entry):
+        raise StateError(
+            f"{where}: the seeded reset does not give the recorded initial state "
+            "(recorded with another version of the engine?)"
         )
     return env
+
+
+def same_state(env: Any, recorded: Any, entry: Mapping[str, Any] | None) -> bool:
+    """Whether the env's engine state equals a recorded state (deck paths aside)."""
+    if isinstance(recorded, str):
+        recorded = loads_strict(recorded, "recorded state")
+    tag = deck_tag(entry)
+    return bool(_comparable(engine_state(env), tag) == _comparable(recorded, tag))
+
+
+# Config fields that say how the env treats illegal actions, not what the game is:
+# a record is made by the penalising env() and replayed by the strict raw_env.
+_ENV_ONLY_FIELDS = ("illegal_action", "illegal_penalty")
+
+
+def _comparable(state: Any, tag: str | None) -> Any:
+    state = normalize_state(state, tag)
+    if isinstance(state, dict) and isinstance(state.get("config"), dict):
+        config = {k: v for k, v in state["config"].items() if k not in _ENV_ONLY_FIELDS}
+        state = dict(state, config=config)
+    return state
+
+
+def _deck_file(entry: Mapping[str, Any], folder: Path, where: str) -> str:
+    """Check a record's deck entry and write it to ``folder``; the file's path."""
+    from scandal_env.deck import deck_from_data
+
+    data = entry["data"]
+    if deck_digest(data) != entry["sha256"]:
+        raise StateError(f"{where}: field 'deck': the content does not match its sha256")
+    deck_from_data(data, source="record deck")  # DeckError if broken
+    path = folder / "deck.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return str(path)
 
 
 def apply_moves(env: Any, record: Mapping[str, Any]) -> Iterator[ReplayStep]:
     """Apply the recorded moves to ``env`` (from :func:`make_env`), yielding after each.
 
     Raises StateError where the replay departs from the record: another
-    agent to act, moves after the end, different final rewards.
+    agent to act, an illegal move (its number and the reason), moves after
+    the end, different final rewards.
     """
     returns = dict.fromkeys(env.possible_agents, 0.0)
-    for number, entry in enumerate(record["actions"], start=1):
-        agent, action, description = entry
+    for number, (agent, action, description) in enumerate(record["actions"], start=1):
         if env.agents and _over(env):
             raise StateError(f"record move {number}: the game is already over")
         if env.agent_selection != agent:
@@ -132,10 +277,15 @@ def apply_moves(env: Any, record: Mapping[str, Any]) -> Iterator[ReplayStep]:
                 f"record move {number}: {agent} is recorded to act, "
                 f"but it is {env.agent_selection}'s turn"
             )
-        env.step(int(action))
+        try:
+            env.step(action)
+        except IllegalActionError as err:
+            raise StateError(
+                f"record move {number} ({description or action}) is illegal: {err}"
+            ) from None
         for a, r in env.rewards.items():
             returns[a] += r
-        yield ReplayStep(env, number, str(agent), int(action), str(description))
+        yield ReplayStep(env, number, agent, action, description)
     if not _over(env):
         raise StateError("record replay: the recorded moves end before the game does")
     for agent, reward in record["rewards"].items():
@@ -146,14 +296,17 @@ def apply_moves(env: Any, record: Mapping[str, Any]) -> Iterator[ReplayStep]:
 
 
 def replay_record(record: Mapping[str, Any]) -> Any:
-    """Replay a record; returns the env in its final state (``env.unwrapped.game``).
+    """Replay a checked record; returns the env in its final state (``env.unwrapped.game``).
 
     Raises StateError where the replay departs from the record (initial
-    state, turn order, final rewards).
+    state, turn order, an illegal move, final rewards, final state).
     """
     env = make_env(record)
     for _ in apply_moves(env, record):
         pass
+    final = record.get("final_state")
+    if final is not None and not same_state(env, final, record.get("deck")):
+        raise StateError("replay: the final state differs from the recorded final state")
     return env
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.stats import GameResult, head_to_head, mean_ci, rate_games, unit_values
+from cardsuite.errors import ConfigError
 
 
 @dataclass
@@ -213,12 +214,14 @@ class TournamentResult:
         return "\n".join(lines)
 
     def write(self, out_dir: str | Path) -> list[Path]:
-        """Write results.json, results.csv, head_to_head.csv and results.png; return the paths."""
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        paths = [
-            out / n for n in ("results.json", "results.csv", "head_to_head.csv", "results.png")
-        ]
+        """Write results.json, results.csv, head_to_head.csv and results.png; return the paths.
+
+        Raises:
+            ConfigError: ``out_dir`` is a file, cannot be written, or already
+                holds results (see :func:`check_results_dir`).
+        """
+        out = check_results_dir(out_dir)
+        paths = [out / n for n in RESULT_FILES]
         paths[0].write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
         per_agent = self.to_dict()["per_agent"]
         columns = list(next(iter(per_agent.values())))
@@ -274,3 +277,32 @@ def _ci(value: float | None) -> str:
 
 def _cell(value: Any) -> Any:
     return "" if value is None else value
+
+
+RESULT_FILES = ("results.json", "results.csv", "head_to_head.csv", "results.png")
+
+
+def check_results_dir(out_dir: str | Path) -> Path:
+    """The results folder, created if needed; ConfigError before any work if it cannot be used.
+
+    The folder must not be a file, must be writable (probed with a temporary
+    file), and must not already hold results: a run is never overwritten.
+    """
+    import tempfile
+
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {str(out)!r} is a file; give a folder for the results")
+    taken = [n for n in RESULT_FILES if (out / n).exists()]
+    if taken:
+        raise ConfigError(
+            f"--out {str(out)!r} already holds {', '.join(taken)}; choose a new folder "
+            "(results are never overwritten)"
+        )
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".probe-"):
+            pass
+    except OSError as err:
+        raise ConfigError(f"cannot write results to {str(out)!r}: {err.strerror or err}") from None
+    return out

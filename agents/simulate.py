@@ -37,6 +37,8 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
         options[game.players_key] = args.players
     if args.games < 1:
         raise ConfigError(f"--games must be at least 1, got {args.games}")
+    if args.seed < 0:
+        raise ConfigError(f"--seed must be a non-negative integer, got {args.seed}")
     env = game.make(render_mode="ansi" if args.render else None, **options)
     stats = simulate(env, args.games, args.seed, render=args.render)
     print(format_report(game.name, env, stats))

@@ -7,6 +7,7 @@ from typing import Any
 
 from cardsuite.agents.arena import run_tournament
 from cardsuite.agents.registry import available_agents
+from cardsuite.agents.results import check_results_dir
 from cardsuite.games import get_game, parse_options
 
 
@@ -30,8 +31,12 @@ def add_command(sub: Any) -> tuple[str, Any]:
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     p.add_argument("--duplicate", action="store_true", help="play each deal in every rotation")
     p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
-    p.add_argument("--out", default=None, help="write results.json/.csv/.png to this folder")
-    p.add_argument("--record", default=None, help="write every game as JSON lines to this file")
+    p.add_argument(
+        "--out",
+        default=None,
+        help="write results.json/.csv/.png to this folder (new, or without results)",
+    )
+    p.add_argument("--record", default=None, help="write every game as JSON lines to this new file")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return "tournament", run
 
@@ -40,6 +45,8 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     """Play the tournament, print the table, write the files asked for."""
     game = get_game(args.game)
     options = parse_options(game, extra)
+    if args.out:
+        check_results_dir(args.out)  # before any game is played
     result = run_tournament(
         game.name,
         list(args.agents),
