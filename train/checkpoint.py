@@ -1,31 +1,39 @@
-"""Checkpoints that resume a run exactly, written atomically.
+"""Checkpoints that resume a run exactly, written atomically, loaded without pickle.
 
 A checkpoint is a directory::
 
-    model.zip     SB3 ``model.save``: policy weights, optimizer state, step count
-    pool/*.pt     the opponent pool's snapshots (torch tensors, loaded weights_only)
-    state.json    format version, step count, the full config, pool metadata,
-                  RNG states (python, numpy, torch), schedule counters,
-                  evaluation history and the SHA-256 of every other file
+    agent/                 the policy (actor and critic) in the safe agent format
+                           (:mod:`cardsuite.train.safe_io`): also a ``ppo:PATH`` agent
+    optimizer.safetensors  the optimizer's state tensors (``state.<param>.<key>``)
+    pool/*.safetensors     the opponent pool's snapshots
+    state.json             format version, step count, the full config, the
+                           optimizer's hyperparameters, pool metadata, RNG states
+                           (python, numpy, torch), schedule counters, evaluation
+                           history and the SHA-256 of every other file
+
+Nothing in it is ever unpickled: tensors are safetensors, everything else is
+JSON whose every field is validated (:func:`read_state`), and a file that is
+not listed, or of another kind (a ``.pt``, a ``model.zip``), is refused. The
+checksums catch corruption; safety against a crafted file comes from the
+format, so recomputing them gains an attacker nothing.
 
 A run directory keeps its latest checkpoint in ``checkpoint/``. A new one is
 written to a temporary directory first, then swapped in by two renames (the
 previous one survives as ``checkpoint.prev`` until the swap is complete), so
 Ctrl-C or a crash during a save never leaves the run without a good
-checkpoint. Every problem found when loading (a missing file, bad JSON, a
-checksum mismatch, an unknown format, a config that does not match the run)
-is a :class:`~cardsuite.errors.CheckpointError` naming it.
+checkpoint. Every problem found when loading is a
+:class:`~cardsuite.errors.CheckpointError` naming the file or field.
 """
 
 from __future__ import annotations
 
 import base64
-import hashlib
-import json
 import os
 import random
+import re
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,15 +43,42 @@ import numpy as np
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.train.config import TrainConfig
 from cardsuite.train.opponents import Snapshot
+from cardsuite.train.safe_io import (
+    META_FILE,
+    AgentMeta,
+    is_agent_dir,
+    load_agent,
+    load_tensors,
+    load_tensors_numpy,
+    read_json_file,
+    save_agent,
+    save_tensors,
+    sha256_file,
+    write_json_atomic,
+)
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 CHECKPOINT_DIR = "checkpoint"
 PREVIOUS_DIR = "checkpoint.prev"
+AGENT_DIR = "agent"
+OPTIMIZER_FILE = "optimizer.safetensors"
+MAX_STATE_BYTES = 64 << 20
+SCHEDULES = ("snapshot", "eval", "checkpoint")
+_POOL_FILE = re.compile(r"pool/snapshot_\d{2}_\d{1,15}\.safetensors")
+_SHA = re.compile(r"[0-9a-f]{64}")
+
+# What a foreign or old (format 1) SB3 zip gets told.
+SB3_ZIP_REFUSAL = (
+    "is a stable-baselines3 zip: its 'data' entry may hold pickled ':serialized:' values "
+    "that run arbitrary code when loaded, so cardsuite never loads it. If you trust the "
+    "file, convert it once with `cardsuite export MODEL.zip --out DIR --game GAME "
+    "--trust-pickle-this-file-can-run-code` and use ppo:DIR"
+)
 
 
 @dataclass
 class TrainState:
-    """Everything besides the model that a resumed run needs.
+    """Everything besides the network and optimizer that a resumed run needs.
 
     Attributes:
         step: learner decisions trained so far (the model's ``num_timesteps``).
@@ -52,6 +87,7 @@ class TrainState:
         rng: RNG states of python, numpy and torch (see :func:`capture_rng`).
         schedule: the step at which the next snapshot / eval / checkpoint is due.
         history: one row per evaluation so far (the final report's curve).
+        counters: the learner's own counters (``n_updates``), for its logs.
     """
 
     step: int
@@ -60,6 +96,28 @@ class TrainState:
     rng: dict[str, Any]
     schedule: dict[str, int]
     history: list[dict[str, Any]] = field(default_factory=list)
+    counters: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class Checkpoint:
+    """A loaded checkpoint: its directory, state, policy and optimizer.
+
+    Attributes:
+        path: the checkpoint directory.
+        state: the run state (step, config, pool, RNG, schedules, history).
+        weights: the policy's state dict (torch tensors).
+        meta: the agent metadata of the policy.
+        optimizer_tensors: the optimizer's state tensors by flat name.
+        optimizer_groups: the optimizer's ``param_groups`` (JSON).
+    """
+
+    path: Path
+    state: TrainState
+    weights: dict[str, Any]
+    meta: AgentMeta
+    optimizer_tensors: dict[str, Any]
+    optimizer_groups: list[dict[str, Any]]
 
 
 # ----------------------------------------------------------------- RNG states
@@ -76,10 +134,52 @@ def capture_rng() -> dict[str, Any]:
     }
 
 
+def check_rng(state: Any) -> None:
+    """Check the shape of captured RNG states; CheckpointError naming the part."""
+
+    def bad(part: str) -> CheckpointError:
+        return CheckpointError(f"state.json: field 'rng.{part}' is malformed")
+
+    if not isinstance(state, dict) or set(state) != {"python", "numpy", "torch"}:
+        raise CheckpointError("state.json: field 'rng' must hold python, numpy and torch states")
+    py = state["python"]
+    if not (
+        isinstance(py, list)
+        and len(py) == 3
+        and type(py[0]) is int
+        and isinstance(py[1], list)
+        and len(py[1]) == 625
+        and all(type(x) is int and 0 <= x < 1 << 32 for x in py[1])
+        and (py[2] is None or isinstance(py[2], float))
+    ):
+        raise bad("python")
+    npy = state["numpy"]
+    if not (
+        isinstance(npy, list)
+        and len(npy) == 5
+        and npy[0] == "MT19937"
+        and isinstance(npy[1], list)
+        and len(npy[1]) == 624
+        and all(type(x) is int and 0 <= x < 1 << 32 for x in npy[1])
+        and type(npy[2]) is int
+        and 0 <= npy[2] <= 624
+        and npy[3] in (0, 1)
+        and isinstance(npy[4], float | int)
+    ):
+        raise bad("numpy")
+    if not isinstance(state["torch"], str) or len(state["torch"]) > 100_000:
+        raise bad("torch")
+    try:
+        base64.b64decode(state["torch"], validate=True)
+    except ValueError:
+        raise bad("torch") from None
+
+
 def restore_rng(state: dict[str, Any]) -> None:
     """Set the global RNG states captured by :func:`capture_rng`."""
     import torch
 
+    check_rng(state)
     try:
         version, internal, gauss = state["python"]
         random.setstate((version, tuple(internal), gauss))
@@ -88,22 +188,84 @@ def restore_rng(state: dict[str, Any]) -> None:
         raw = np.frombuffer(base64.b64decode(state["torch"]), dtype=np.uint8).copy()
         torch.set_rng_state(torch.from_numpy(raw))
     except (KeyError, TypeError, ValueError, RuntimeError) as err:
-        raise CheckpointError(f"state.json: RNG states are malformed: {err}") from None
+        raise CheckpointError(f"state.json: field 'rng' is malformed: {err}") from None
+
+
+# ------------------------------------------------------------------ optimizer
+def flatten_optimizer(state_dict: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A torch optimizer's state dict as flat tensors and JSON ``param_groups``."""
+    tensors = {
+        f"state.{index}.{key}": value
+        for index, entry in state_dict["state"].items()
+        for key, value in entry.items()
+    }
+    groups = [
+        {k: list(v) if isinstance(v, tuple) else v for k, v in group.items()}
+        for group in state_dict["param_groups"]
+    ]
+    return tensors, groups
+
+
+def restore_optimizer(optimizer: Any, tensors: Mapping[str, Any], groups: Any) -> None:
+    """Load a flattened optimizer state into ``optimizer`` after checking it fits.
+
+    The saved ``param_groups`` must have the optimizer's own keys and
+    parameter indices; every state tensor must belong to a parameter and
+    match its shape. CheckpointError names what does not fit.
+    """
+    fresh = optimizer.state_dict()
+    where = "checkpoint optimizer"
+    if not isinstance(groups, list) or len(groups) != len(fresh["param_groups"]):
+        raise CheckpointError(
+            f"{where}: field 'optimizer' must list {len(fresh['param_groups'])} groups"
+        )
+    restored = []
+    for i, (saved, own) in enumerate(zip(groups, fresh["param_groups"])):
+        if not isinstance(saved, dict) or set(saved) != set(own):
+            raise CheckpointError(
+                f"{where}: field 'optimizer[{i}]' has other keys than the optimizer"
+            )
+        if saved["params"] != own["params"]:
+            raise CheckpointError(
+                f"{where}: field 'optimizer[{i}].params' does not match the model"
+            )
+        group = {}
+        for key, value in saved.items():
+            if isinstance(own[key], tuple):
+                if not isinstance(value, list) or len(value) != len(own[key]):
+                    raise CheckpointError(f"{where}: field 'optimizer[{i}].{key}' is malformed")
+                value = tuple(value)
+            elif own[key] is not None and type(value) is not type(own[key]):
+                raise CheckpointError(
+                    f"{where}: field 'optimizer[{i}].{key}' must be {type(own[key]).__name__}"
+                )
+            group[key] = value
+        restored.append(group)
+    params = [p for g in optimizer.param_groups for p in g["params"]]
+    state: dict[int, dict[str, Any]] = {}
+    for name, tensor in tensors.items():
+        parts = name.split(".")
+        if len(parts) != 3 or parts[0] != "state" or not parts[1].isdigit():
+            raise CheckpointError(f"{where}: unexpected tensor {name!r}")
+        index = int(parts[1])
+        if index >= len(params):
+            raise CheckpointError(f"{where}: tensor {name!r} names no parameter")
+        if parts[2] != "step" and tuple(tensor.shape) != tuple(params[index].shape):
+            raise CheckpointError(
+                f"{where}: tensor {name!r} has shape {tuple(tensor.shape)}, "
+                f"the parameter {tuple(params[index].shape)}"
+            )
+        state.setdefault(index, {})[parts[2]] = tensor
+    optimizer.load_state_dict({"state": state, "param_groups": restored})
 
 
 # --------------------------------------------------------------------- files
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def find_checkpoint(path: str | Path) -> Path:
     """The checkpoint directory at ``path`` (itself or a run's latest)."""
     p = Path(path)
-    if (p / "state.json").is_file() or (p / "model.zip").is_file():
+    if p.is_file() and p.suffix == ".zip":
+        raise CheckpointError(f"{str(p)!r} {SB3_ZIP_REFUSAL}")
+    if (p / "state.json").is_file():
         return p
     for name in (CHECKPOINT_DIR, PREVIOUS_DIR):
         if (p / name / "state.json").is_file():
@@ -111,36 +273,51 @@ def find_checkpoint(path: str | Path) -> Path:
     if not p.exists():
         raise CheckpointError(f"checkpoint {str(p)!r} does not exist")
     raise CheckpointError(
-        f"{str(p)!r} is neither a checkpoint (model.zip + state.json) nor a run "
+        f"{str(p)!r} is neither a checkpoint (agent/ + state.json) nor a run "
         f"directory with a {CHECKPOINT_DIR}/ inside"
     )
 
 
-def save_checkpoint(run_dir: str | Path, model: Any, state: TrainState) -> Path:
-    """Write a checkpoint of ``model`` and ``state`` into ``run_dir/checkpoint``.
+def save_checkpoint(
+    run_dir: str | Path,
+    weights: Mapping[str, Any],
+    meta: AgentMeta,
+    optimizer_state: Mapping[str, Any],
+    state: TrainState,
+) -> Path:
+    """Write a checkpoint into ``run_dir/checkpoint`` (atomically, see the module doc).
 
-    The files go to a temporary directory in ``run_dir`` first; the previous
-    checkpoint is only removed once the new one is complete and in place.
+    Args:
+        run_dir: the run directory.
+        weights: the policy's state dict (actor and critic).
+        meta: the policy's agent metadata (:class:`~cardsuite.train.safe_io.AgentMeta`).
+        optimizer_state: the torch optimizer's ``state_dict()``.
+        state: the rest of the run's state.
     """
-    import torch
-
     run = Path(run_dir)
     run.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".checkpoint-", dir=run))
     try:
-        model.save(tmp / "model.zip")
+        save_agent(tmp / AGENT_DIR, weights, meta)
+        opt_tensors, opt_groups = flatten_optimizer(optimizer_state)
+        save_tensors(tmp / OPTIMIZER_FILE, opt_tensors)
         (tmp / "pool").mkdir()
         pool_meta = []
         for i, snap in enumerate(state.snapshots):
-            name = f"pool/snapshot_{i:02d}_{snap.step}.pt"
-            tensors = {k: torch.from_numpy(np.array(v)) for k, v in snap.params.items()}
-            torch.save(tensors, tmp / name)
+            name = f"pool/snapshot_{i:02d}_{snap.step}.safetensors"
+            save_tensors(tmp / name, dict(snap.params))
             pool_meta.append({"file": name, "step": snap.step, "activation": snap.activation})
-        files = {str(p.relative_to(tmp)): _sha256(p) for p in sorted(tmp.rglob("*")) if p.is_file()}
+        files = {
+            p.relative_to(tmp).as_posix(): sha256_file(p)
+            for p in sorted(tmp.rglob("*"))
+            if p.is_file()
+        }
         doc = {
             "format": FORMAT_VERSION,
             "step": state.step,
             "config": state.config.to_dict(),
+            "optimizer": opt_groups,
+            "counters": dict(state.counters),
             "pool": {
                 "probs": state.config.opponent_probs(),
                 "max_snapshots": state.config.max_snapshots,
@@ -151,10 +328,7 @@ def save_checkpoint(run_dir: str | Path, model: Any, state: TrainState) -> Path:
             "history": state.history,
             "files": files,
         }
-        with open(tmp / "state.json", "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, indent=1)
-            fh.flush()
-            os.fsync(fh.fileno())
+        write_json_atomic(tmp / "state.json", doc)
         final, prev = run / CHECKPOINT_DIR, run / PREVIOUS_DIR
         if prev.exists() and not final.exists():
             os.replace(prev, final)  # an earlier save stopped between its two renames
@@ -171,65 +345,158 @@ def save_checkpoint(run_dir: str | Path, model: Any, state: TrainState) -> Path:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def read_state(path: str | Path) -> tuple[Path, TrainState]:
-    """Check and read a checkpoint's ``state.json`` and pool; return its directory too.
+def _field(name: str, message: str) -> CheckpointError:
+    return CheckpointError(f"state.json: field {name!r} {message}")
 
-    Raises:
-        CheckpointError: missing directory or file, bad JSON, unknown format,
-            a checksum mismatch, or a config that no longer validates.
-    """
-    import torch
 
-    ckpt = find_checkpoint(path)
-    state_file = ckpt / "state.json"
-    if not state_file.is_file():
-        raise CheckpointError(f"checkpoint {str(ckpt)!r}: state.json is missing")
-    try:
-        doc = json.loads(state_file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise CheckpointError(
-            f"checkpoint {str(ckpt)!r}: state.json is not valid JSON: {err}"
-        ) from None
+def _int(doc: Mapping[str, Any], name: str, low: int = 0) -> int:
+    value = doc.get(name)
+    if type(value) is not int or value < low:
+        raise _field(name, f"must be an integer >= {low}, got {value!r}")
+    return value
+
+
+def _check_files(ckpt: Path, files: Any) -> None:
+    """``files`` maps every file of the checkpoint (and nothing else) to its SHA-256."""
+    if not isinstance(files, dict):
+        raise _field("files", f"must map file names to SHA-256 sums, got {type(files).__name__}")
+    on_disk = {
+        p.relative_to(ckpt).as_posix()
+        for p in ckpt.rglob("*")
+        if not p.is_dir() and p.name != "state.json"
+    }
+    for name, digest in files.items():
+        if not isinstance(digest, str) or not _SHA.fullmatch(digest):
+            raise _field(f"files.{name}", "must be a SHA-256 sum (64 hex digits)")
+        if not (
+            name in (OPTIMIZER_FILE, f"{AGENT_DIR}/weights.safetensors", f"{AGENT_DIR}/{META_FILE}")
+            or _POOL_FILE.fullmatch(name)
+        ):
+            raise _field(
+                f"files.{name}",
+                "names a file a checkpoint does not hold (only agent/, optimizer.safetensors "
+                "and pool/*.safetensors; never a pickle such as .pt or .zip)",
+            )
+        if name not in on_disk:
+            raise CheckpointError(f"checkpoint {str(ckpt)!r}: file {name} is missing")
+    unlisted = sorted(on_disk - set(files))
+    if unlisted:
+        raise _field("files", f"does not list {', '.join(unlisted)} (a file that is not ours)")
+    for name, digest in files.items():
+        file = ckpt / name
+        if file.is_symlink() or not file.is_file():
+            raise CheckpointError(f"checkpoint {str(ckpt)!r}: file {name} is not a regular file")
+        if sha256_file(file) != digest:
+            raise CheckpointError(
+                f"checkpoint {str(ckpt)!r}: file {name} does not match its checksum (corrupt)"
+            )
+
+
+def _read_doc(ckpt: Path) -> dict[str, Any]:
+    doc = read_json_file(
+        ckpt / "state.json", f"checkpoint {str(ckpt)!r}: state.json", MAX_STATE_BYTES
+    )
     if not isinstance(doc, dict):
         raise CheckpointError(f"checkpoint {str(ckpt)!r}: state.json does not hold an object")
+    if doc.get("format") == 1 or (ckpt / "model.zip").exists():
+        raise CheckpointError(f"checkpoint {str(ckpt)!r}: its model.zip {SB3_ZIP_REFUSAL}")
     if doc.get("format") != FORMAT_VERSION:
         raise CheckpointError(
             f"checkpoint {str(ckpt)!r}: format {doc.get('format')!r} is not the supported "
             f"format {FORMAT_VERSION}"
         )
-    missing = [k for k in ("step", "config", "pool", "rng", "schedule", "files") if k not in doc]
+    required = ("step", "config", "optimizer", "pool", "rng", "schedule", "files")
+    missing = [k for k in required if k not in doc]
     if missing:
         raise CheckpointError(f"checkpoint {str(ckpt)!r}: state.json lacks {', '.join(missing)}")
-    for name, digest in doc["files"].items():
-        file = ckpt / name
-        if not file.is_file():
-            raise CheckpointError(f"checkpoint {str(ckpt)!r}: file {name} is missing")
-        if _sha256(file) != digest:
-            raise CheckpointError(
-                f"checkpoint {str(ckpt)!r}: file {name} does not match its checksum (corrupt)"
-            )
-    if "model.zip" not in doc["files"]:
-        raise CheckpointError(f"checkpoint {str(ckpt)!r}: model.zip is not listed in state.json")
+    return doc
+
+
+def read_config(path: str | Path) -> TrainConfig:
+    """The config a checkpoint was trained with (state.json only; no weights read)."""
+    ckpt = find_checkpoint(path)
+    doc = _read_doc(ckpt)
+    return _config(ckpt, doc)
+
+
+def _config(ckpt: Path, doc: Mapping[str, Any]) -> TrainConfig:
+    if not isinstance(doc["config"], dict):
+        raise _field("config", "must be a mapping of config fields")
     try:
-        config = TrainConfig.from_dict(doc["config"])
+        return TrainConfig.from_dict(doc["config"])
     except ConfigError as err:
-        raise CheckpointError(f"checkpoint {str(ckpt)!r}: its config is invalid: {err}") from None
-    snapshots = []
-    try:
-        for meta in doc["pool"]["snapshots"]:
-            tensors = torch.load(ckpt / meta["file"], weights_only=True)
-            params = {k: v.numpy() for k, v in tensors.items()}
-            snapshots.append(Snapshot(int(meta["step"]), params, str(meta["activation"])))
-    except (KeyError, TypeError, OSError, RuntimeError) as err:
         raise CheckpointError(
-            f"checkpoint {str(ckpt)!r}: the opponent pool is corrupt: {err}"
+            f"checkpoint {str(ckpt)!r}: field 'config' is invalid: {err}"
         ) from None
+
+
+def read_state(path: str | Path) -> tuple[Path, TrainState]:
+    """Check and read a checkpoint's ``state.json`` and pool; return its directory too.
+
+    Raises:
+        CheckpointError: a missing directory or file, bad JSON, an unknown
+            format, a file that is not listed or not of a safe kind, a
+            checksum mismatch, or a field that does not validate (named).
+    """
+    ckpt = find_checkpoint(path)
+    doc = _read_doc(ckpt)
+    _check_files(ckpt, doc["files"])
+    config = _config(ckpt, doc)
+    step = _int(doc, "step")
+    schedule = doc["schedule"]
+    if not isinstance(schedule, dict) or set(schedule) != set(SCHEDULES):
+        raise _field("schedule", f"must map {', '.join(SCHEDULES)} to steps")
+    for name in SCHEDULES:
+        if type(schedule[name]) is not int or schedule[name] < -1:
+            raise _field(
+                f"schedule.{name}", f"must be a step (integer >= -1), got {schedule[name]!r}"
+            )
+    history = doc.get("history", [])
+    if not isinstance(history, list) or not all(isinstance(r, dict) for r in history):
+        raise _field("history", "must be a list of evaluation rows")
+    counters = doc.get("counters", {})
+    if not isinstance(counters, dict) or not all(
+        type(v) is int and v >= 0 for v in counters.values()
+    ):
+        raise _field("counters", "must map names to non-negative integers")
+    check_rng(doc["rng"])
+    pool = doc["pool"]
+    if not isinstance(pool, dict) or not isinstance(pool.get("snapshots"), list):
+        raise _field("pool", "must hold a list of snapshots")
+    snapshots = []
+    for i, meta in enumerate(pool["snapshots"]):
+        where = f"pool.snapshots[{i}]"
+        if not isinstance(meta, dict) or set(meta) != {"file", "step", "activation"}:
+            raise _field(where, "must hold file, step and activation")
+        if not isinstance(meta["file"], str) or meta["file"] not in doc["files"]:
+            raise _field(f"{where}.file", f"{meta['file']!r} is not a listed pool file")
+        if meta["activation"] not in ("tanh", "relu"):
+            raise _field(f"{where}.activation", f"must be tanh or relu, got {meta['activation']!r}")
+        snap_step = _int(meta, "step")
+        params = load_tensors_numpy(ckpt / meta["file"])
+        snapshots.append(Snapshot(snap_step, params, meta["activation"]))
     state = TrainState(
-        step=int(doc["step"]),
+        step=step,
         config=config,
         snapshots=snapshots,
         rng=doc["rng"],
-        schedule={k: int(v) for k, v in doc["schedule"].items()},
-        history=list(doc.get("history", [])),
+        schedule=dict(schedule),
+        history=list(history),
+        counters=dict(counters),
     )
     return ckpt, state
+
+
+def load_checkpoint(path: str | Path) -> Checkpoint:
+    """Read a whole checkpoint: state, policy weights and optimizer state (torch tensors)."""
+    ckpt, state = read_state(path)
+    doc = _read_doc(ckpt)
+    if not is_agent_dir(ckpt / AGENT_DIR):
+        raise CheckpointError(f"checkpoint {str(ckpt)!r}: agent/ is missing")
+    weights, meta = load_agent(ckpt / AGENT_DIR)
+    if meta.step != state.step:
+        raise CheckpointError(
+            f"checkpoint {str(ckpt)!r}: agent/ is at step {meta.step} but state.json says {state.step}"
+        )
+    optimizer = load_tensors(ckpt / OPTIMIZER_FILE)
+    return Checkpoint(ckpt, state, weights, meta, optimizer, doc["optimizer"])

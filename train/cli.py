@@ -71,19 +71,9 @@ def resolve_config(args: argparse.Namespace) -> TrainConfig:
     """The config of ``--config`` (or of the resumed checkpoint) with ``--set`` applied."""
     overrides = parse_overrides(list(args.overrides))
     if args.config is None and args.resume is not None:
-        from cardsuite.train.checkpoint import find_checkpoint
+        from cardsuite.train.checkpoint import read_config  # validated JSON, never a pickle
 
-        ckpt = find_checkpoint(args.resume)
-        import json
-
-        try:
-            saved = json.loads((ckpt / "state.json").read_text(encoding="utf-8"))["config"]
-        except (OSError, ValueError, KeyError, TypeError):
-            from cardsuite.errors import CheckpointError
-
-            raise CheckpointError(
-                f"checkpoint {str(ckpt)!r}: state.json is missing or not valid JSON"
-            ) from None
+        saved = read_config(args.resume).to_dict()
         options = {**saved.get("options", {}), **overrides.pop("options", {})}
         return TrainConfig.from_dict({**saved, **overrides, "options": options})
     return load_config(args.config, overrides)

@@ -1,24 +1,27 @@
-"""A trained MaskablePPO policy as an arena agent (``ppo:PATH``).
+"""A trained policy as an arena agent (``ppo:PATH``), loaded without pickle or torch.
 
-:class:`PPOAgent` loads a checkpoint directory written by the trainer (or a
-run directory, or a bare ``model.zip``) and plays the policy's masked action
-distribution: exactly ``model.predict(obs, action_masks=mask)`` (without the
-mask MaskablePPO would happily pick illegal actions), computed by a numpy
-copy of the actor network. A torch forward pass for a single observation
-costs about 2 ms on one thread, and up to 40 ms on a busy two-core machine
-with torch's default threads; the numpy copy costs 0.05 ms, which keeps
-tournaments and ``cardsuite play`` fast. The tests check both give the same
-actions. The registry builds it for ``ppo:PATH`` specs
-through :meth:`PPOAgent.load`; ``cardsuite play`` and ``cardsuite
-tournament`` use it like any other agent.
+:class:`PPOAgent` loads an agent in the safe format of
+:mod:`cardsuite.train.safe_io` (safetensors weights + validated JSON): an
+agent directory, a checkpoint (its ``agent/``) or a run directory (its latest
+checkpoint). It plays the policy's masked action distribution, exactly
+``model.predict(obs, action_masks=mask)`` of the MaskablePPO it came from,
+computed by a numpy forward pass of the actor (0.05 ms per decision, against
+2-40 ms for a torch call on a busy machine), so ``cardsuite play`` and
+tournaments are fast and need no torch. The tests check both give the same
+actions.
 
-:func:`snapshot_of` freezes the learner's policy network into a numpy
-:class:`~train.opponents.Snapshot` for the opponent pool.
+A stable-baselines3 ``model.zip`` is refused: its ``data`` entry may hold
+pickled ``:serialized:`` values that run code on load. ``cardsuite export``
+converts a zip you trust, with an explicit opt-in flag
+(:mod:`cardsuite.train.export`).
+
+:func:`snapshot_of` freezes a MaskablePPO policy into a numpy
+:class:`~cardsuite.train.opponents.Snapshot` for the opponent pool, and
+:func:`agent_meta` describes one for :func:`~cardsuite.train.safe_io.save_agent`.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -26,42 +29,55 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.base import TableInfo
-from cardsuite.errors import CheckpointError
+from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.games import get_game
 from cardsuite.train.opponents import Snapshot, masked_logits, obs_scale
+from cardsuite.train.safe_io import (
+    AgentMeta,
+    NetworkSpec,
+    actor_logits,
+    is_agent_dir,
+    load_agent_numpy,
+)
+
+SB3_TRAINER = "sb3-maskable-ppo"
 
 
-def resolve_model_file(path: str | Path) -> tuple[Path, dict[str, Any] | None]:
-    """The ``model.zip`` behind ``path`` and the checkpoint's config, if any.
+def resolve_agent_dir(path: str | Path) -> Path:
+    """The agent directory behind ``path``: itself, a checkpoint's or a run's latest.
 
-    ``path`` may be a ``model.zip``, a checkpoint directory (``model.zip`` +
-    ``state.json``) or a run directory (its latest ``checkpoint``).
+    Raises:
+        CheckpointError: nothing there, an SB3 ``model.zip`` (refused, see the
+            module doc), or no agent inside.
     """
-    from cardsuite.train.checkpoint import find_checkpoint
+    from cardsuite.train.checkpoint import AGENT_DIR, SB3_ZIP_REFUSAL, find_checkpoint
 
     p = Path(path)
     if p.is_file():
-        return p, None
-    ckpt = find_checkpoint(p)
-    model = ckpt / "model.zip"
-    if not model.is_file():
-        raise CheckpointError(f"checkpoint {str(ckpt)!r} has no model.zip")
-    try:
-        state = json.loads((ckpt / "state.json").read_text(encoding="utf-8"))
-        config = state["config"]
-    except (OSError, ValueError, KeyError, TypeError):
+        with open(p, "rb") as fh:
+            magic = fh.read(2)
+        if p.suffix == ".zip" or magic == b"PK":
+            raise CheckpointError(f"{str(p)!r} {SB3_ZIP_REFUSAL}")
         raise CheckpointError(
-            f"checkpoint {str(ckpt)!r}: state.json is missing or not valid JSON"
-        ) from None
-    return model, config
+            f"{str(p)!r} is a file; a ppo agent is a directory (agent.json + "
+            "weights.safetensors), a checkpoint or a run directory"
+        )
+    if is_agent_dir(p):
+        return p
+    ckpt = find_checkpoint(p)
+    if (ckpt / "model.zip").exists():
+        raise CheckpointError(f"checkpoint {str(ckpt)!r}: its model.zip {SB3_ZIP_REFUSAL}")
+    if not is_agent_dir(ckpt / AGENT_DIR):
+        raise CheckpointError(f"checkpoint {str(ckpt)!r} has no {AGENT_DIR}/ (agent.json)")
+    return ckpt / AGENT_DIR
 
 
 class PPOAgent:
-    """A MaskablePPO policy playing one seat.
+    """A trained policy playing one seat (numpy forward pass of its actor).
 
     Args:
-        model: the loaded ``MaskablePPO`` model.
-        game: the game it was trained on, if known (checked at ``reset``).
+        arrays: the network's tensors by state-dict name (numpy).
+        meta: the agent's metadata (game, sizes, architecture).
         deterministic: play the most likely legal action (default), or sample.
         seed: seeds the sampling when ``deterministic`` is False (``reset``
             reseeds when given a seed).
@@ -70,22 +86,26 @@ class PPOAgent:
 
     def __init__(
         self,
-        model: Any,
+        arrays: Mapping[str, np.ndarray],
+        meta: AgentMeta,
         *,
-        game: str | None = None,
         deterministic: bool = True,
         seed: int | None = None,
         name: str = "ppo",
     ) -> None:
-        """Wrap a loaded model; the observation scaling is set at ``reset``."""
+        """Wrap loaded weights; the observation scaling is set at ``reset``."""
         self.name = name
-        self.model = model
-        self.game = game
+        self.meta = meta
+        self.game = meta.game
         self.deterministic = deterministic
         self.seed = seed
+        self._arrays = {
+            f"{prefix}.{part}": np.asarray(arrays[f"{prefix}.{part}"], dtype=np.float32)
+            for prefix in meta.network.actor
+            for part in ("weight", "bias")
+        }
         self._scale: np.ndarray | None = None
         self._rng = np.random.default_rng(seed)
-        self._actor = snapshot_of(model.policy, int(model.num_timesteps), _activation(model.policy))
 
     @classmethod
     def load(
@@ -96,43 +116,45 @@ class PPOAgent:
         *,
         deterministic: bool = True,
     ) -> PPOAgent:
-        """Load a checkpoint (directory, run directory or ``model.zip``).
+        """Load an agent, checkpoint or run directory (safe format only).
 
         Raises:
-            CheckpointError: nothing loadable at ``path``, or the checkpoint was
-                trained on another game than ``game``.
+            CheckpointError: nothing loadable at ``path``, a refused SB3 zip, a
+                malformed agent, or one trained on another game than ``game``.
         """
-        from sb3_contrib import MaskablePPO
+        arrays, meta = load_agent_numpy(resolve_agent_dir(path))
+        if game is not None:
+            try:
+                wanted = get_game(game).name
+            except ConfigError as err:
+                raise CheckpointError(str(err)) from None
+            if wanted != meta.game:
+                raise CheckpointError(
+                    f"checkpoint {str(path)!r} was trained on {meta.game!r}, not {game!r}"
+                )
+        return cls(arrays, meta, deterministic=deterministic, seed=seed)
 
-        model_file, config = resolve_model_file(path)
-        trained_on = config.get("game") if config else None
-        if game is not None and trained_on is not None and get_game(game).name != trained_on:
-            raise CheckpointError(
-                f"checkpoint {str(path)!r} was trained on {trained_on!r}, not {game!r}"
-            )
-        try:
-            model = MaskablePPO.load(model_file, device="cpu")
-        except (OSError, ValueError, KeyError, RuntimeError, EOFError) as err:
-            raise CheckpointError(f"cannot load model {str(model_file)!r}: {err}") from None
-        except Exception as err:  # zipfile.BadZipFile and pickle errors of a corrupt file
-            raise CheckpointError(
-                f"cannot load model {str(model_file)!r}: {type(err).__name__}: {err}"
-            ) from None
-        return cls(model, game=trained_on or game, deterministic=deterministic, seed=seed)
+    def logits(self, scaled_obs: np.ndarray) -> np.ndarray:
+        """The actor's logits of a scaled observation (or a batch)."""
+        return actor_logits(self._arrays, self.meta.network, scaled_obs)
 
     def reset(self, table: TableInfo, seed: int | None = None) -> None:
-        """Check the table matches the model's spaces; seed sampling if asked."""
-        obs_shape = self.model.observation_space.shape
-        n_actions = int(self.model.action_space.n)
-        if self.game is not None and table.game != self.game:
-            raise CheckpointError(f"{self.name} was trained on {self.game!r}, not {table.game!r}")
-        if obs_shape != (table.obs_spec.size,) or n_actions != table.num_actions:
+        """Check the table matches the network's sizes; seed sampling if asked."""
+        if table.game != self.game:
             raise CheckpointError(
-                f"{self.name}: the model expects observations {obs_shape} and {n_actions} "
-                f"actions, this table has ({table.obs_spec.size},) and {table.num_actions} "
-                "(different rule options or player count)"
+                f"{self.name} was trained on {self.game!r}, not {table.game!r}; "
+                f"use a {self.game} table or an agent trained on {table.game}"
             )
-        self._scale = obs_scale(table.obs_spec)
+        if self.meta.obs_size != table.obs_spec.size or self.meta.num_actions != table.num_actions:
+            raise CheckpointError(
+                f"{self.name}: the model expects observations ({self.meta.obs_size},) and "
+                f"{self.meta.num_actions} actions, this table has ({table.obs_spec.size},) and "
+                f"{table.num_actions} (different rule options or player count)"
+            )
+        if self.meta.network.obs_scale == "obs_spec":
+            self._scale = obs_scale(table.obs_spec)
+        else:
+            self._scale = np.ones(table.obs_spec.size, dtype=np.float32)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
 
@@ -140,15 +162,16 @@ class PPOAgent:
         """The policy's action among the legal ones (the mode, or a sample)."""
         if self._scale is None:
             raise CheckpointError(f"{self.name}: call reset(table) before act()")
-        logits = masked_logits(self._actor.logits(observation * self._scale), action_mask)
+        logits = masked_logits(self.logits(observation * self._scale), action_mask)
         if self.deterministic:
             return int(np.argmax(logits))
         p = np.exp(logits - logits.max())
         return int(self._rng.choice(len(p), p=p / p.sum()))
 
 
-def _activation(policy: Any) -> str:
-    """The policy's hidden activation as a snapshot names it."""
+# ------------------------------------------------------ MaskablePPO policies
+def policy_activation(policy: Any) -> str:
+    """A MaskablePPO policy's hidden activation as a snapshot names it."""
     import torch
 
     if policy.activation_fn is torch.nn.Tanh:
@@ -157,6 +180,35 @@ def _activation(policy: Any) -> str:
         return "relu"
     raise CheckpointError(
         f"unsupported activation {policy.activation_fn.__name__}; trained policies use Tanh or ReLU"
+    )
+
+
+def actor_prefixes(state_dict: Mapping[str, Any]) -> tuple[str, ...]:
+    """The actor's linear layers of an SB3 MLP policy, input first."""
+    hidden = sorted(
+        {
+            int(name.split(".")[2])
+            for name in state_dict
+            if name.startswith("mlp_extractor.policy_net.") and name.endswith(".weight")
+        }
+    )
+    return (*(f"mlp_extractor.policy_net.{i}" for i in hidden), "action_net")
+
+
+def agent_meta(
+    policy: Any, *, game: str, options: Mapping[str, Any], step: int, config: Mapping[str, Any]
+) -> AgentMeta:
+    """The safe-format metadata of a MaskablePPO ``policy`` (MLP, obs_spec scaling)."""
+    state = policy.state_dict()
+    return AgentMeta(
+        game=game,
+        options=dict(options),
+        obs_size=int(policy.observation_space.shape[0]),
+        num_actions=int(policy.action_space.n),
+        network=NetworkSpec(activation=policy_activation(policy), actor=actor_prefixes(state)),
+        step=int(step),
+        trainer=SB3_TRAINER,
+        config=dict(config),
     )
 
 

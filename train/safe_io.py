@@ -144,7 +144,9 @@ def _versions() -> dict[str, str]:
 def _as_numpy(value: Any) -> np.ndarray:
     if hasattr(value, "detach"):  # a torch tensor
         value = value.detach().cpu().numpy()
-    arr = np.ascontiguousarray(np.asarray(value))
+    arr = np.asarray(value)
+    if not arr.flags.c_contiguous:  # (np.ascontiguousarray would turn 0-d into 1-d)
+        arr = arr.copy(order="C")
     if arr.dtype.kind not in "fiub":
         raise CheckpointError(f"tensor of dtype {arr.dtype} cannot be saved")
     return arr
@@ -195,9 +197,9 @@ def read_json_file(path: Path, what: str, limit: int = MAX_META_BYTES) -> Any:
         text = path.read_bytes().decode("utf-8")
         return json.loads(text, parse_constant=_reject_constant)
     except UnicodeDecodeError:
-        raise CheckpointError(f"{what}: {str(path)!r} is not UTF-8 text") from None
+        raise CheckpointError(f"{what} is not UTF-8 text") from None
     except (json.JSONDecodeError, RecursionError, ValueError) as err:
-        raise CheckpointError(f"{what}: {str(path)!r} is not valid JSON: {err}") from None
+        raise CheckpointError(f"{what} is not valid JSON: {err}") from None
 
 
 def _reject_constant(name: str) -> Any:

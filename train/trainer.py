@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -54,16 +56,19 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.train.checkpoint import (
     CHECKPOINT_DIR,
+    Checkpoint,
     TrainState,
     capture_rng,
-    read_state,
+    load_checkpoint,
+    restore_optimizer,
     restore_rng,
     save_checkpoint,
 )
 from cardsuite.train.config import TrainConfig
 from cardsuite.train.evaluate import EvalRow, append_csv, evaluate, format_report, plot_curves
 from cardsuite.train.opponents import OpponentPool, Snapshot
-from cardsuite.train.policy import snapshot_of
+from cardsuite.train.policy import agent_meta, snapshot_of
+from cardsuite.train.safe_io import AgentMeta, save_agent
 from cardsuite.train.wrappers import SelfPlayEnv
 
 # Seeds of the evaluation tournaments: the periodic ones replay the same deals
@@ -157,6 +162,25 @@ def build_model(config: TrainConfig, venv: VecEnv) -> MaskablePPO:
     )
 
 
+def restore_model(config: TrainConfig, venv: VecEnv, loaded: Checkpoint) -> MaskablePPO:
+    """A MaskablePPO rebuilt from the config, then given a checkpoint's weights and optimizer.
+
+    Nothing is unpickled: the network comes from the config, the tensors from
+    safetensors files. CheckpointError when they do not fit the network.
+    """
+    model = build_model(config, venv)
+    try:
+        model.policy.load_state_dict(loaded.weights, strict=True)
+    except RuntimeError as err:
+        raise CheckpointError(
+            f"checkpoint {str(loaded.path)!r}: agent/ does not fit the config's network: {err}"
+        ) from None
+    restore_optimizer(model.policy.optimizer, loaded.optimizer_tensors, loaded.optimizer_groups)
+    model.num_timesteps = loaded.state.step
+    model._n_updates = loaded.state.counters.get("n_updates", 0)
+    return model
+
+
 def derive_seed(*words: int) -> int:
     """A 31-bit seed from integers (for envs restarted on resume)."""
     return int(np.random.SeedSequence(list(words)).generate_state(1)[0] & 0x7FFFFFFF)
@@ -197,7 +221,8 @@ class Trainer:
             }
             self.history: list[dict[str, Any]] = []
         else:
-            ckpt, state = read_state(resume)
+            loaded = load_checkpoint(resume)
+            ckpt, state = loaded.path, loaded.state
             mismatched = config.resume_mismatches(state.config)
             if mismatched:
                 raise CheckpointError(
@@ -210,18 +235,10 @@ class Trainer:
             self.snapshots = list(state.snapshots)
             self.venv = make_vec_env(config, self.snapshots)
             try:
-                self.model = MaskablePPO.load(ckpt / "model.zip", env=self.venv, device="cpu")
-            except Exception as err:
+                self.model = restore_model(config, self.venv, loaded)
+            except CheckpointError:
                 self.close()
-                raise CheckpointError(
-                    f"checkpoint {str(ckpt)!r}: cannot load model.zip: {type(err).__name__}: {err}"
-                ) from None
-            if self.model.num_timesteps != state.step:
-                self.close()
-                raise CheckpointError(
-                    f"checkpoint {str(ckpt)!r}: model.zip is at step {self.model.num_timesteps} "
-                    f"but state.json says {state.step}"
-                )
+                raise
             self.venv.seed(derive_seed(config.seed, state.step))
             self.schedule = dict(state.schedule)
             self.history = list(state.history)
@@ -250,11 +267,29 @@ class Trainer:
             rng=capture_rng(),
             schedule=dict(self.schedule),
             history=list(self.history),
+            counters={"n_updates": int(self.model._n_updates)},
         )
 
     def save(self) -> Path:
         """Write the run's checkpoint (atomically)."""
-        return save_checkpoint(self.run_dir, self.model, self.state())
+        policy = self.model.policy
+        return save_checkpoint(
+            self.run_dir,
+            policy.state_dict(),
+            self.agent_meta(),
+            policy.optimizer.state_dict(),
+            self.state(),
+        )
+
+    def agent_meta(self) -> AgentMeta:
+        """The safe-format metadata of the learner's policy at this step."""
+        return agent_meta(
+            self.model.policy,
+            game=self.config.game,
+            options=self.config.options,
+            step=self.step,
+            config=self.config.to_dict(),
+        )
 
     # ----------------------------------------------------------- schedules
     def run_schedules(self) -> None:
@@ -282,10 +317,12 @@ class Trainer:
     ) -> list[EvalRow]:
         """Duplicate tournaments against the baselines; logged, RNG untouched."""
         rng = capture_rng()
-        if model_path is None:
-            model_path = self.run_dir / "eval" / "model.zip"
-            model_path.parent.mkdir(parents=True, exist_ok=True)
-            self.model.save(model_path)
+        scratch = None
+        if model_path is None:  # the current policy, as a ppo: agent directory
+            scratch = Path(tempfile.mkdtemp(prefix=".eval-", dir=self.run_dir))
+            model_path = save_agent(
+                scratch / "agent", self.model.policy.state_dict(), self.agent_meta()
+            )
         threads = torch.get_num_threads()
         try:
             rows = evaluate(
@@ -298,6 +335,8 @@ class Trainer:
         finally:
             torch.set_num_threads(threads)
             restore_rng(rng)
+            if scratch is not None:
+                shutil.rmtree(scratch, ignore_errors=True)
         for row in rows:
             name = row.baseline.replace(":", "_")
             self.model.logger.record(f"eval/beats_{name}", row.beats)

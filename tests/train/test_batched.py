@@ -75,4 +75,4 @@ def test_trainer_learns_on_the_batched_engine(tmp_path: Path) -> None:
     config = tiny_config(vec_env="batched", n_envs=16, n_steps=16, batch_size=64)
     result = train(config, tmp_path / "run")
     assert result.step >= config.total_steps
-    assert (Path(result.checkpoint) / "model.zip").exists()
+    assert (Path(result.checkpoint) / "agent" / "agent.json").exists()

@@ -11,7 +11,13 @@ import numpy as np
 import pytest
 
 from cardsuite.errors import CheckpointError, ConfigError
-from cardsuite.train.checkpoint import capture_rng, find_checkpoint, read_state, restore_rng
+from cardsuite.train.checkpoint import (
+    capture_rng,
+    find_checkpoint,
+    load_checkpoint,
+    read_state,
+    restore_rng,
+)
 from tests.train.conftest import tiny_config
 
 
@@ -113,11 +119,13 @@ def run_copy(trained_run: Path, tmp_path: Path) -> Path:
 
 
 def test_checksum_mismatch_is_named(run_copy: Path) -> None:
-    model = run_copy / "checkpoint" / "model.zip"
+    model = run_copy / "checkpoint" / "optimizer.safetensors"
     data = bytearray(model.read_bytes())
-    data[len(data) // 2] ^= 0xFF
+    data[-3] ^= 0xFF
     model.write_bytes(bytes(data))
-    with pytest.raises(CheckpointError, match=r"file model.zip does not match its checksum"):
+    with pytest.raises(
+        CheckpointError, match=r"file optimizer\.safetensors does not match its checksum"
+    ):
         read_state(run_copy)
 
 
@@ -126,10 +134,10 @@ def test_bad_json_missing_file_and_format_are_named(run_copy: Path) -> None:
     doc = json.loads(state_file.read_text())
     snapshot = run_copy / "checkpoint" / doc["pool"]["snapshots"][0]["file"]
     snapshot.unlink()
-    with pytest.raises(CheckpointError, match=r"file pool/snapshot_00_\d+\.pt is missing"):
+    with pytest.raises(CheckpointError, match=r"file pool/snapshot_00_\d+\.safetensors is missing"):
         read_state(run_copy)
     state_file.write_text(json.dumps({**doc, "format": 99}))
-    with pytest.raises(CheckpointError, match="format 99 is not the supported format 1"):
+    with pytest.raises(CheckpointError, match="format 99 is not the supported format 2"):
         read_state(run_copy)
     state_file.write_text('{"format": 1, "step": ')
     with pytest.raises(CheckpointError, match=r"state\.json is not valid JSON"):
@@ -164,13 +172,15 @@ def test_failed_save_keeps_the_previous_checkpoint(run_copy: Path) -> None:
     before = (run_copy / "checkpoint" / "state.json").read_text()
     _, state = read_state(run_copy)
 
-    class Exploding:
-        def save(self, path: Path) -> None:
-            Path(path).write_bytes(b"half a model")
+    loaded = load_checkpoint(run_copy)
+
+    class Exploding(dict):  # type: ignore[type-arg]
+        def items(self) -> Any:
             raise KeyboardInterrupt  # Ctrl-C in the middle of writing
 
+    optimizer = {"state": Exploding(), "param_groups": []}
     with pytest.raises(KeyboardInterrupt):
-        save_checkpoint(run_copy, Exploding(), state)
+        save_checkpoint(run_copy, loaded.weights, loaded.meta, optimizer, state)
     assert (run_copy / "checkpoint" / "state.json").read_text() == before
     assert read_state(run_copy)[1].step == state.step
     assert not [p for p in run_copy.iterdir() if p.name.startswith(".checkpoint-")]

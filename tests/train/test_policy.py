@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,8 +16,19 @@ from cardsuite.games import get_game
 from cardsuite.train.policy import PPOAgent
 
 
+def torch_model(run: Path) -> Any:
+    """The MaskablePPO of a run's checkpoint, rebuilt by the trainer's resume path."""
+    from cardsuite.train.checkpoint import load_checkpoint
+    from cardsuite.train.trainer import make_vec_env, restore_model
+
+    loaded = load_checkpoint(run)
+    venv = make_vec_env(loaded.state.config, [])
+    return restore_model(loaded.state.config, venv, loaded)
+
+
 def test_agent_acts_like_predict_with_masks(trained_run: Path) -> None:
     agent = PPOAgent.load(trained_run, "scum", seed=0)
+    model = torch_model(trained_run)
     env = get_game("scum").make(num_players=4, reward="centered")
     env.reset(seed=1)
     agent.reset(table_info(env, "scum", "player_0"))
@@ -29,7 +41,7 @@ def test_agent_acts_like_predict_with_masks(trained_run: Path) -> None:
             env.step(None)
             continue
         action = agent.act(obs["observation"], obs["action_mask"], {})
-        expected, _ = agent.model.predict(
+        expected, _ = model.predict(
             obs["observation"] * scale,
             action_masks=obs["action_mask"].astype(bool),
             deterministic=True,
@@ -41,8 +53,8 @@ def test_agent_acts_like_predict_with_masks(trained_run: Path) -> None:
     assert decisions > 20
 
 
-def test_registry_builds_it_from_a_run_a_checkpoint_or_a_model_zip(trained_run: Path) -> None:
-    for path in (trained_run, trained_run / "checkpoint", trained_run / "checkpoint" / "model.zip"):
+def test_registry_builds_it_from_a_run_a_checkpoint_or_an_agent_dir(trained_run: Path) -> None:
+    for path in (trained_run, trained_run / "checkpoint", trained_run / "checkpoint" / "agent"):
         agent = make_agent(f"ppo:{path}", "scum", seed=0)
         assert isinstance(agent, PPOAgent)
 
@@ -78,12 +90,15 @@ def test_missing_or_corrupt_model_is_a_checkpoint_error(trained_run: Path, tmp_p
         PPOAgent.load(tmp_path, "scum")
     bad = tmp_path / "model.zip"
     bad.write_bytes(b"not a zip file")
-    with pytest.raises(CheckpointError, match="cannot load model"):
+    with pytest.raises(CheckpointError, match=r"stable-baselines3 zip.*run arbitrary code"):
         PPOAgent.load(bad, "scum")
     copy = tmp_path / "run"
     shutil.copytree(trained_run, copy)
-    (copy / "checkpoint" / "state.json").write_text("{ not json")
-    with pytest.raises(CheckpointError, match=r"state\.json is missing or not valid JSON"):
+    (copy / "checkpoint" / "agent" / "agent.json").write_text("{ not json")
+    with pytest.raises(CheckpointError, match=r"agent\.json.* is not valid JSON"):
+        PPOAgent.load(copy, "scum")
+    shutil.rmtree(copy / "checkpoint" / "agent")
+    with pytest.raises(CheckpointError, match="has no agent/"):
         PPOAgent.load(copy, "scum")
 
 
@@ -99,7 +114,7 @@ def test_sampled_actions_follow_the_masked_policy(trained_run: Path) -> None:
     counts = np.zeros(len(obs["action_mask"]))
     for _ in range(3000):
         counts[agent.act(obs["observation"], obs["action_mask"], {})] += 1
-    policy = agent.model.policy
+    policy = torch_model(trained_run).policy
     with torch.no_grad():
         dist = policy.get_distribution(
             torch.as_tensor(obs["observation"] * agent._scale)[None],

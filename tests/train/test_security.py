@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -163,3 +164,152 @@ def test_garbage_weights_with_a_recomputed_checksum_are_refused(tmp_path: Path) 
     (out / META_FILE).write_text(json.dumps(doc))
     with pytest.raises(CheckpointError, match="not a safetensors file"):
         load_agent_numpy(out)
+
+
+# ------------------------------------------------------------- crafted SB3 zips
+class _WritesMarker:
+    """Unpickling this writes a marker file: the attack a crafted zip carries."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (exec, (f"open({str(self.marker)!r}, 'w').write('pwned')",))
+
+
+def crafted_zip(path: Path, marker: Path) -> Path:
+    """An SB3-shaped zip whose ``data`` holds a ``:serialized:`` pickle that writes ``marker``."""
+    import base64
+    import pickle
+    import zipfile
+
+    payload = base64.b64encode(pickle.dumps(_WritesMarker(marker))).decode()
+    data = {
+        "policy_class": {":type:": "<class 'abc.ABCMeta'>", ":serialized:": payload},
+        "observation_space": {":type:": "x", ":serialized:": payload},
+        "num_timesteps": 256,
+    }
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("data", json.dumps(data))
+        zf.writestr("pytorch_variables.pth", b"")
+        zf.writestr("policy.pth", b"")
+        zf.writestr("_stable_baselines3_version", "2.9.2")
+    return path
+
+
+def test_the_crafted_zip_does_run_code_when_sb3_loads_it(tmp_path: Path) -> None:
+    """The control: the test file is a real attack, so the refusals below mean something."""
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    marker = tmp_path / "pwned"
+    zip_path = crafted_zip(tmp_path / "model.zip", marker)
+    with contextlib.suppress(Exception):  # what it does after unpickling does not matter
+        load_from_zip_file(zip_path, device="cpu")
+    assert marker.exists()
+
+
+def _old_run(tmp_path: Path, marker: Path) -> Path:
+    """A run directory as cardsuite 0.1 wrote it (model.zip + state.json format 1)."""
+    ckpt = tmp_path / "run" / "checkpoint"
+    ckpt.mkdir(parents=True)
+    crafted_zip(ckpt / "model.zip", marker)
+    config = {"game": "scum", "options": {"num_players": 4}}
+    files = {"model.zip": sha256_file(ckpt / "model.zip")}  # recomputed sums, as an attacker would
+    (ckpt / "state.json").write_text(
+        json.dumps({"format": 1, "step": 256, "config": config, "files": files})
+    )
+    return tmp_path / "run"
+
+
+def test_ppo_agent_refuses_a_crafted_zip_and_runs_nothing(tmp_path: Path) -> None:
+    from cardsuite.agents.registry import make_agent
+
+    marker = tmp_path / "pwned"
+    zip_path = crafted_zip(tmp_path / "model.zip", marker)
+    run = _old_run(tmp_path, marker)
+    for path in (zip_path, run, run / "checkpoint", run / "checkpoint" / "model.zip"):
+        with pytest.raises(CheckpointError, match=r"':serialized:'.*cardsuite export") as err:
+            make_agent(f"ppo:{path}", "scum", seed=0)
+        assert "--trust-pickle-this-file-can-run-code" in str(err.value)
+    renamed = tmp_path / "innocent.bin"
+    renamed.write_bytes(zip_path.read_bytes())
+    with pytest.raises(CheckpointError, match="stable-baselines3 zip"):
+        make_agent(f"ppo:{renamed}", "scum", seed=0)
+    assert not marker.exists()
+
+
+def test_a_zip_slipped_into_a_safe_checkpoint_is_refused(trained_run: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from cardsuite.agents.registry import make_agent
+    from cardsuite.train.checkpoint import read_state
+
+    marker = tmp_path / "pwned"
+    run = tmp_path / "run"
+    shutil.copytree(trained_run, run)
+    ckpt = run / "checkpoint"
+    crafted_zip(ckpt / "model.zip", marker)
+    doc = json.loads((ckpt / "state.json").read_text())
+    doc["files"]["model.zip"] = sha256_file(ckpt / "model.zip")
+    (ckpt / "state.json").write_text(json.dumps(doc))
+    with pytest.raises(CheckpointError, match="stable-baselines3 zip"):
+        read_state(run)
+    with pytest.raises(CheckpointError, match="stable-baselines3 zip"):
+        make_agent(f"ppo:{run}", "scum", seed=0)
+    assert not marker.exists()
+
+
+def test_train_resume_refuses_a_crafted_zip_and_runs_nothing(tmp_path: Path) -> None:
+    from cardsuite.cli import main
+    from cardsuite.train.trainer import Trainer
+    from tests.train.conftest import tiny_config
+
+    marker = tmp_path / "pwned"
+    run = _old_run(tmp_path, marker)
+    with pytest.raises(CheckpointError, match="':serialized:'"):
+        Trainer(tiny_config(), tmp_path / "new", resume=run)
+    assert main(["train", "--resume", str(run)]) == 2
+    assert main(["train", "--resume", str(run), "--out", str(tmp_path / "o")]) == 2
+    config = tmp_path / "c.yaml"
+    config.write_text("game: scum\noptions: {num_players: 4}\n")
+    assert main(["train", "--config", str(config), "--resume", str(run / "checkpoint")]) == 2
+    assert not marker.exists()
+
+
+def test_export_needs_the_opt_in_flag(tmp_path: Path) -> None:
+    from cardsuite.cli import main
+
+    marker = tmp_path / "pwned"
+    zip_path = crafted_zip(tmp_path / "model.zip", marker)
+    out = tmp_path / "agent"
+    assert main(["export", str(zip_path), "--out", str(out), "--game", "scum"]) == 2
+    assert not marker.exists() and not out.exists()
+
+
+def test_export_of_a_trusted_zip_plays_like_the_model(trained_run: Path, tmp_path: Path) -> None:
+    from cardsuite.agents.base import table_info
+    from cardsuite.cli import main
+    from cardsuite.games import get_game
+    from cardsuite.train.policy import PPOAgent
+    from tests.train.test_policy import torch_model
+
+    model = torch_model(trained_run)
+    model.save(tmp_path / "model.zip")
+    out = tmp_path / "exported"
+    args = ["export", str(tmp_path / "model.zip"), "--out", str(out), "--game", "scum"]
+    assert main([*args, "--trust-pickle-this-file-can-run-code", "--num_players", "5"]) == 2
+    assert not out.exists()  # 5 players: other sizes than the policy's
+    assert main([*args, "--trust-pickle-this-file-can-run-code", "--num_players", "4"]) == 0
+    exported = PPOAgent.load(out, "scum")
+    original = PPOAgent.load(trained_run, "scum")
+    env = get_game("scum").make(num_players=4)
+    env.reset(seed=5)
+    obs = env.observe(env.agent_selection)
+    for agent in (exported, original):
+        agent.reset(table_info(env, "scum", env.agent_selection))
+    assert exported.act(obs["observation"], obs["action_mask"], {}) == original.act(
+        obs["observation"], obs["action_mask"], {}
+    )
+    np.testing.assert_array_equal(
+        exported.logits(obs["observation"]), original.logits(obs["observation"])
+    )

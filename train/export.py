@@ -1,0 +1,124 @@
+"""``cardsuite export``: convert a trusted stable-baselines3 zip to the safe agent format.
+
+::
+
+    cardsuite export model.zip --out agents/mine --game scum --num_players 4 \\
+        --trust-pickle-this-file-can-run-code
+    cardsuite export runs/old_run --out agents/old --trust-pickle-this-file-can-run-code
+
+A MaskablePPO ``model.zip`` (or a checkpoint of cardsuite 0.1, which held
+one) is a zip whose ``data`` entry may carry pickled ``:serialized:`` values;
+``MaskablePPO.load`` unpickles them, and a crafted file runs any code it
+likes. cardsuite never loads one by itself: ``ppo:PATH`` and ``train
+--resume`` refuse it. This command loads it once, only with the opt-in flag
+:data:`TRUST_FLAG`, and writes the policy as an agent directory
+(:mod:`cardsuite.train.safe_io`: safetensors + JSON) that ``ppo:DIR`` plays
+and that can never run code. The game and its rule options come from the old
+checkpoint's ``state.json`` or from ``--game`` and ``--key value`` options.
+The export holds the policy only; training cannot resume from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from cardsuite.errors import CheckpointError, ConfigError
+
+TRUST_FLAG = "--trust-pickle-this-file-can-run-code"
+
+
+def add_command(subparsers: Any) -> tuple[str, Any]:
+    """Register ``export`` on the cardsuite CLI; return its name and runner."""
+    parser = subparsers.add_parser(
+        "export",
+        help="convert a trusted SB3 model.zip into a safe ppo: agent directory",
+        description=(
+            "Load a stable-baselines3 MaskablePPO zip (it can run code: only with "
+            f"{TRUST_FLAG}) and write its policy as safetensors + JSON."
+        ),
+        epilog="Rule options of the game follow as --key value (e.g. --num_players 4).",
+    )
+    parser.add_argument("source", help="a model.zip, or an old checkpoint/run directory")
+    parser.add_argument("--out", required=True, help="the agent directory to write (new)")
+    parser.add_argument("--game", help="the game it was trained on (default: from state.json)")
+    parser.add_argument(
+        TRUST_FLAG,
+        dest="trust",
+        action="store_true",
+        help="load the zip although unpickling it can run arbitrary code (trusted files only)",
+    )
+    return "export", run
+
+
+def _source(path: Path) -> tuple[Path, dict[str, Any] | None]:
+    """The zip and the old checkpoint's config (if any) behind ``path``."""
+    if path.is_file():
+        return path, None
+    for ckpt in (path, path / "checkpoint", path / "checkpoint.prev"):
+        if (ckpt / "model.zip").is_file():
+            config = None
+            if (ckpt / "state.json").is_file():
+                from cardsuite.train.safe_io import read_json_file
+
+                doc = read_json_file(ckpt / "state.json", f"{ckpt}/state.json")
+                config = doc.get("config") if isinstance(doc, dict) else None
+            return ckpt / "model.zip", config if isinstance(config, dict) else None
+    raise CheckpointError(f"{str(path)!r}: no model.zip to export")
+
+
+def run(args: argparse.Namespace, extra: list[str]) -> int:
+    """Run ``cardsuite export``; returns the exit status."""
+    from cardsuite.games import get_game, parse_options
+
+    zip_path, saved = _source(Path(args.source))
+    if not args.trust:
+        raise ConfigError(
+            f"{str(zip_path)!r} is a stable-baselines3 zip: loading it unpickles its 'data' "
+            f"entry, which can run arbitrary code. Only if you trust where it came from, "
+            f"rerun with {TRUST_FLAG}"
+        )
+    out = Path(args.out)
+    if out.exists():
+        raise ConfigError(f"--out {str(out)!r} already exists; choose a new directory")
+    name = args.game or (saved or {}).get("game")
+    if not isinstance(name, str):
+        raise ConfigError("give --game: the zip does not say which game it was trained on")
+    game = get_game(name)
+    options = dict((saved or {}).get("options") or {})
+    options.update(parse_options(game, extra))
+    game.config_class().from_dict(options)  # ConfigError naming a bad option
+
+    from sb3_contrib import MaskablePPO
+
+    from cardsuite.agents.base import table_info
+    from cardsuite.train.policy import agent_meta
+    from cardsuite.train.safe_io import save_agent
+
+    try:
+        model = MaskablePPO.load(zip_path, device="cpu")  # the user opted in: this unpickles
+    except Exception as err:  # a corrupt zip fails in many ways
+        raise CheckpointError(
+            f"cannot load {str(zip_path)!r}: {type(err).__name__}: {err}"
+        ) from None
+    env = game.make(**options)
+    env.reset(seed=0)
+    table = table_info(env, game.name, env.agent_selection)
+    meta = agent_meta(
+        model.policy,
+        game=game.name,
+        options=options,
+        step=int(model.num_timesteps),
+        config=json.loads(json.dumps(saved or {}, default=str)),
+    )
+    if (meta.obs_size, meta.num_actions) != (table.obs_spec.size, table.num_actions):
+        raise CheckpointError(
+            f"{str(zip_path)!r}: the policy reads {meta.obs_size} features and scores "
+            f"{meta.num_actions} actions; a {game.name} table with these options has "
+            f"{table.obs_spec.size} and {table.num_actions} (other game or rule options?)"
+        )
+    save_agent(out, model.policy.state_dict(), meta)
+    print(f"exported {zip_path} -> {out} (play it as ppo:{out})")
+    return 0
