@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 
 from cardsuite.errors import PresetError, StateError
+from scum_env.phase import Phase
 from scum_env.rules import Rules, TradeStep
-from scum_env.state import ARRAY_FIELDS, OVER, SCALAR_FIELDS, State, check_roles, new_stamp
+from scum_env.state import ARRAY_FIELDS, SCALAR_FIELDS, State, check_roles, new_stamp
 
 
 def to_dict(state: State) -> dict[str, Any]:
@@ -24,6 +25,7 @@ def to_dict(state: State) -> dict[str, Any]:
     data: dict[str, Any] = {name: getattr(state, name).tolist() for name in ARRAY_FIELDS}
     for name in SCALAR_FIELDS:
         data[name] = getattr(state, name)
+    data["phase"] = int(state.phase)
     data["ncards"] = list(state.ncards)
     data["order"] = list(state.order)
     data["finish"] = list(state.finish)
@@ -51,6 +53,7 @@ def from_dict(rules: Rules, data: dict[str, Any]) -> State:
             if type(value) is not expected:
                 raise StateError(f"field {name!r} must be {expected.__name__}, got {value!r}")
             setattr(state, name, value)
+        state.phase = Phase(state.phase)
         state.ncards = [int(v) for v in data["ncards"]]
         state.order = check_roles(n, data["order"])
         state.pos = [0] * n
@@ -74,7 +77,7 @@ def from_dict(rules: Rules, data: dict[str, Any]) -> State:
         raise StateError("corrupt Scum state: hand counts do not match ncards")
     if np.any(held > rules.deck):
         raise StateError("corrupt Scum state: hands and played cards hold more cards than the pack")
-    if not (0 <= state.to_act < n and 0 <= state.phase <= OVER and state.top_slot < k):
+    if not (0 <= state.to_act < n and state.top_slot < k):
         raise StateError("corrupt Scum state: to_act, phase or top play out of range")
     return state
 

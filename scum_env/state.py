@@ -14,10 +14,22 @@ from dataclasses import dataclass
 import numpy as np
 
 from cardsuite.errors import PresetError
+from scum_env.phase import OVER, PHASE_NAMES, PLAY, TRADE, Phase
 from scum_env.rules import Rules, TradeStep
 
-TRADE, PLAY, OVER = 0, 1, 2
-PHASE_NAMES = ("trade", "play", "over")
+__all__ = [
+    "ARRAY_FIELDS",
+    "OVER",
+    "PHASE_NAMES",
+    "PLAY",
+    "SCALAR_FIELDS",
+    "TRADE",
+    "Phase",
+    "State",
+    "check_roles",
+    "new_stamp",
+]
+
 _STAMPS = itertools.count(1)  # a fresh stamp for every series started anywhere
 
 # The fields of a State that are numpy arrays, and the plain int/bool scalars
@@ -68,7 +80,7 @@ class State:
     ncards: list[int]
     order: list[int]
     pos: list[int]
-    phase: int
+    phase: Phase
     to_act: int
     top_count: int
     top_slot: int

@@ -34,11 +34,13 @@ import numpy as np
 from cardsuite.errors import ConfigError, IllegalActionError, PresetError
 from scum_env.batched.backend import Array, Backend, get_backend
 from scum_env.batched.deal import TAG_DEAL, TAG_ROLES, split_seed, stream_keys
-from scum_env.batched.encoding import OVER, PLAY, TRADE, BatchEncoder
+from scum_env.batched.encoding import BatchEncoder
 from scum_env.config import ScumConfig
+from scum_env.phase import Phase
 from scum_env.rules import Rules, scum_rules
 
 BIG = 1 << 20
+TRADE, PLAY, OVER = int(Phase.TRADE), int(Phase.PLAY), int(Phase.OVER)
 
 
 @dataclass
