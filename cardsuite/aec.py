@@ -42,7 +42,8 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from cardsuite.engine import Encoder
-from cardsuite.errors import CardsuiteError, IllegalActionError, PresetError
+from cardsuite.env_checks import action_index, check_agent, check_seed
+from cardsuite.errors import CardsuiteError, IllegalActionError, PresetError, UsageError
 from cardsuite.obsspec import ObsSpec
 
 ObsDict = dict[str, np.ndarray]
@@ -151,15 +152,15 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
     def _global_state(self) -> np.ndarray:
         raise NotImplementedError
 
+    def _render_rgb(self) -> np.ndarray:
+        """The picture of ``render_mode="rgb_array"``: ``<game package>.render_rgb.render_rgb``."""
+        import importlib
+
+        package = type(self).__module__.rpartition(".")[0]
+        module = importlib.import_module(f"{package}.render_rgb")
+        return np.asarray(module.render_rgb(self))
+
     # ------------------------------------------------------------ PettingZoo
-    def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
-        """The (shared) observation space of ``agent``."""
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
-        """The (shared) ``Discrete`` action space of ``agent``."""
-        return self.action_spaces[agent]
-
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new episode.
 
@@ -167,6 +168,7 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
             seed: seeds the deal; ``None`` continues the env's own random stream.
             options: game-specific presets (see the env's documentation).
         """
+        seed = check_seed(seed)
         options = self._check_reset_options(options)
         if seed is not None:
             self._np_random = np.random.default_rng(seed)
@@ -212,10 +214,11 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
 
     def observe(self, agent: str) -> ObsDict:
         """The observation dict of ``agent`` (fresh arrays, safe to keep)."""
+        seat = check_agent(agent, self._seat_of, "observe")
         if not self._ready:
-            raise CardsuiteError("call reset() before observe()")
+            raise UsageError("call reset() before observe()")
         obs = np.empty(self.obs_spec.size, dtype=np.float32)
-        self._encode(self._seat_of[agent], obs)
+        self._encode(seat, obs)
         if agent == self.agent_selection and not self._over:
             mask = self.legal_mask().copy()
         else:
@@ -225,10 +228,10 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
     def step(self, action: Any) -> None:
         """Apply ``action`` for ``agent_selection`` (``None`` for a finished agent)."""
         if not self._ready:
-            raise CardsuiteError("call reset() before step()")
+            raise UsageError("call reset() before step()")
         agent = self.agent_selection
         if self._over:
-            self._was_dead_step(action)
+            self._dead_step(agent, action)
             return
         if self._rewards_dirty:
             for a in self.rewards:
@@ -236,18 +239,7 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
             self._rewards_dirty = False
         self._cumulative_rewards[agent] = 0.0
         mask = self.legal_mask()
-        if type(action) is int:
-            index = action
-        else:
-            try:
-                index = int(action)
-                if index != action or isinstance(action, bool):
-                    raise ValueError
-            except (TypeError, ValueError):
-                raise IllegalActionError(
-                    f"{agent}: action {action!r} is not an integer action id "
-                    f"in 0..{self.num_actions - 1}"
-                ) from None
+        index = action if type(action) is int else action_index(action, agent, self.num_actions)
         if not 0 <= index < self.num_actions or not mask[index]:
             self._illegal(agent, index)
             return
@@ -264,6 +256,37 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
             self._finish(truncated)
         else:
             self.agent_selection = self.possible_agents[self._current_seat()]
+
+    def _dead_step(self, agent: str, action: Any) -> None:
+        """``step`` once the episode is over: ``None`` retires ``agent``; anything else is a UsageError."""
+        if not self.agents:
+            raise UsageError("step: the episode is over and every agent has left; call reset()")
+        if action is not None:
+            raise UsageError(
+                f"step: the episode is over; {agent} must step with None (got {action!r:.40}), "
+                "then call reset()"
+            )
+        self._was_dead_step(action)
+
+    def last(
+        self, observe: bool = True
+    ) -> tuple[ObsDict | None, float, bool, bool, dict[str, Any]]:
+        """Observation, cumulative reward, terminated, truncated and info of the agent to act."""
+        if not self._ready:
+            raise UsageError("call reset() before last()")
+        if not self.agents:
+            raise UsageError("last: the episode is over and every agent has left; call reset()")
+        return super().last(observe)
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
+        """The (shared) observation space of ``agent``; UsageError for an unknown agent."""
+        check_agent(agent, self._seat_of, "observation_space")
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space[Any]:
+        """The (shared) ``Discrete`` action space of ``agent``; UsageError for an unknown agent."""
+        check_agent(agent, self._seat_of, "action_space")
+        return self.action_spaces[agent]
 
     def _finish(self, truncated: bool) -> None:
         self._over = True
@@ -295,7 +318,7 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
         if not self._ready:
-            raise CardsuiteError("call reset() before render()")
+            raise UsageError("call reset() before render()")
         text = self._render_text()
         if self.render_mode == "human":
             print(text)
@@ -305,7 +328,7 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
     def state(self) -> np.ndarray:
         """The full global state as a float32 array (for centralized critics)."""
         if not self._ready:
-            raise CardsuiteError("call reset() before state()")
+            raise UsageError("call reset() before state()")
         return self._global_state()
 
     def close(self) -> None:

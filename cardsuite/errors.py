@@ -26,6 +26,11 @@ class IllegalActionError(CardsuiteError, ValueError):
     """An action is not legal in the current state; the message says why."""
 
 
+class UsageError(CardsuiteError, ValueError):
+    """The env API was called wrongly: a bad argument (seed, agent name) or a call
+    out of order (``last`` before ``reset``, ``step`` after the episode ended)."""
+
+
 class StateError(CardsuiteError, ValueError):
     """A serialized game state is corrupt or does not match its config."""
 
