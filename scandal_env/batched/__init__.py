@@ -1,0 +1,15 @@
+"""Batched Scandal: thousands of games per call as array operations (numpy or torch).
+
+* :class:`~scandal_env.batched.engine.BatchedScandal`: N games as arrays;
+  ``reset`` and ``step`` give ``[N, obs_dim]`` observations, ``[N, A]`` masks,
+  the player to act, per-seat rewards ``[N, P]``, done and truncated flags,
+  with the exact observation and action layout of ``scandal_v0``.
+* :func:`~scandal_env.batched.sharded.sharded_scandal`: one numpy batch
+  stepped by several threads.
+
+See ``docs/batched.md``.
+"""
+
+from scandal_env.batched.engine import BatchedScandal, ScandalStepResult
+
+__all__ = ["BatchedScandal", "ScandalStepResult"]

@@ -1,0 +1,399 @@
+"""BatchedScandal: N independent Scandal games (S1–S9) held as arrays.
+
+Every game's state lives in arrays with a leading game axis ``[N, ...]``;
+per-player arrays are indexed by player id (seat). One
+:meth:`BatchedScandal.step` applies one action in every game with a fixed,
+small number of array operations and no Python loop over games: each action
+kind (draws, meld steps, lay-offs, discards) runs on the subset of games that
+chose it, then the mask (:mod:`~scandal_env.batched.masks`) and the
+observation (:mod:`~scandal_env.batched.encoding`) are built full-width.
+
+Episodes follow ``scandal_v0``: with ``episode="hand"`` one hand, with
+``episode="game"`` hands (the deal rotating, S2) until someone reaches the
+target (S9) or ``max_hands``; every hand's net score / ``reward_scale`` is
+rewarded when that hand ends. A finished game restarts as ``scandal_v0.reset()``
+without a seed does: a new game (random first dealer, scores 0). Deals come
+from counter-based streams keyed by ``(seed, game index, deal number)``
+(:mod:`cardsuite.batched.deal`), identical on numpy and torch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cardsuite.batched.backend import Array, Backend, get_backend
+from cardsuite.batched.deal import TAG_DEAL, permutations, split_seed, stream_keys
+from cardsuite.batched.protocol import StepResult
+from cardsuite.errors import ConfigError, IllegalActionError
+from scandal_env.actions import describe
+from scandal_env.batched.apply import apply_actions
+from scandal_env.batched.consts import BUILD, DRAW, END_NAMES, END_NONE, END_OUT, MELD, OVER
+from scandal_env.batched.encoding import BatchObserver, float64
+from scandal_env.batched.masks import write_mask
+from scandal_env.batched.presets import check_preset
+from scandal_env.batched.tables import DeckTables
+from scandal_env.config import ScandalConfig
+from scandal_env.encoding import obs_spec
+from scandal_env.state import make_rules
+
+#: Stream tag of the first dealer's draw of a new game (S2).
+TAG_DEALER = 0xDEA1
+
+
+@dataclass
+class ScandalStepResult(StepResult):
+    """:class:`~cardsuite.batched.protocol.StepResult` plus ``truncated [N]``.
+
+    ``truncated`` marks the games among ``done`` whose episode ended by a
+    limit (a blocked hand, S4, or ``max_hands``), as ``scandal_v0`` reports it.
+    """
+
+    truncated: Array = None
+
+
+class BatchedScandal:
+    """N Scandal games stepped together, on numpy or torch (CPU or GPU).
+
+    Args:
+        num_games: N, the number of games held.
+        backend: ``"numpy"`` or ``"torch"``.
+        device: torch device (``"cpu"``, ``"cuda"``); numpy runs on the CPU.
+        autoreset: restart finished games inside :meth:`step` (default); with
+            ``False`` a finished game stays over, ignores its actions and has an
+            all-zero mask until :meth:`reset`.
+        game_offset: index of this batch's first game in the deal streams.
+        buffers: optional ``(obs [N, D] float32, mask [N, A] bool)`` to write into.
+        **config: :class:`~scandal_env.config.ScandalConfig` fields
+            (``illegal_action``/``illegal_penalty`` do not apply: an illegal
+            action raises :class:`IllegalActionError`).
+    """
+
+    def __init__(
+        self,
+        num_games: int,
+        *,
+        backend: str = "numpy",
+        device: str | None = None,
+        autoreset: bool = True,
+        game_offset: int = 0,
+        buffers: tuple[Array, Array] | None = None,
+        **config: Any,
+    ) -> None:
+        """Allocate the arrays of ``num_games`` games; call :meth:`reset` next."""
+        if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
+            raise ConfigError(f"num_games must be a positive integer, got {num_games!r}")
+        self.config = ScandalConfig.from_dict(config)
+        self.rules = make_rules(self.config)
+        self.xp: Backend = get_backend(backend, device)
+        self.t = DeckTables(self.rules.deck, self.rules.layout, self.xp)
+        self.num_games = num_games
+        self.num_players = self.P = self.config.num_players
+        self.num_actions = self.rules.layout.size
+        self.obs_spec = obs_spec(self.rules)
+        self.obs_dim = self.obs_spec.size
+        self.autoreset = autoreset
+        self.game_offset = game_offset
+        self.seed: int | None = None
+        cfg = self.config
+        self.observer = BatchObserver(
+            self.obs_spec, self.P, self.t.n, cfg.target_score, cfg.max_turns
+        )
+        self._init_state()
+        xp = self.xp
+        if buffers is None:
+            self.obs = xp.zeros((num_games, self.obs_dim), xp.float32)
+            self.mask = xp.zeros((num_games, self.num_actions), xp.bool)
+        else:
+            self.obs, self.mask = buffers
+        self._ready = False
+
+    def _init_state(self) -> None:
+        xp = self.xp
+        g, p, n, ns = self.num_games, self.P, self.t.n, self.t.ns
+        i64 = xp.int64
+        self.rows = xp.arange(g)
+        self.hands = xp.zeros((g, p, n), xp.bool)
+        self.known = xp.zeros((g, p, n), xp.bool)
+        self.counts = xp.zeros((g, p), i64)
+        self.placed_by = xp.full((g, n), -1, i64)
+        self.meld_owner = xp.full((g, ns), -1, i64)
+        self.table_pts = xp.zeros((g, p), i64)
+        self.build = xp.zeros((g, n), xp.bool)
+        self.build_scandal = xp.full((g,), -1, i64)
+        self.pile_arr = xp.zeros((g, n), i64)
+        self.pile_pos = xp.full((g, n), -1, i64)
+        self.pile_len = xp.zeros((g,), i64)
+        self.stock_arr = xp.zeros((g, n), i64)
+        self.stock_len = xp.zeros((g,), i64)
+        self.stock_public = xp.zeros((g,), xp.bool)
+        self.cur = xp.zeros((g,), i64)
+        self.phase = xp.full((g,), OVER, i64)
+        self.duty = xp.full((g,), -1, i64)
+        self.forbidden = xp.full((g,), -1, i64)
+        self.turn = xp.zeros((g,), i64)
+        self.dealer = xp.zeros((g,), i64)
+        self.hand_no = xp.zeros((g,), i64)
+        self.deals = xp.zeros((g,), i64)
+        self.scores = xp.zeros((g, p), i64)
+        self.hand_end = xp.zeros((g,), i64)
+        self.game_over = xp.zeros((g,), xp.bool)
+        self.rewards = xp.zeros((g, p), xp.float32)
+        self.done = xp.zeros((g,), xp.bool)
+        self.truncated = xp.zeros((g,), xp.bool)
+
+    _STATE = ("hands", "known", "counts", "placed_by", "meld_owner", "table_pts", "build",
+              "build_scandal", "pile_arr", "pile_pos", "pile_len", "stock_arr", "stock_len",
+              "stock_public", "cur", "phase", "duty", "forbidden", "turn", "dealer", "hand_no",
+              "deals", "scores", "hand_end", "game_over", "rewards", "done", "truncated")  # fmt: skip
+
+    def state_arrays(self) -> dict[str, Array]:
+        """Every state array by name (for memory accounting and inspection)."""
+        return {name: getattr(self, name) for name in self._STATE}
+
+    def bytes_per_game(self) -> float:
+        """Bytes of state, observation and mask held per game."""
+        xp = self.xp
+        total = sum(xp.nbytes(a) for a in self.state_arrays().values())
+        total += xp.nbytes(self.obs) + xp.nbytes(self.mask)
+        return total / self.num_games
+
+    # ------------------------------------------------------------------ API
+    def reset(
+        self,
+        seed: int = 0,
+        *,
+        hands: Any = None,
+        discard: Any = None,
+        stock: Any = None,
+        dealer: Any = None,
+        scores: Any = None,
+    ) -> tuple[Array, Array, Array]:
+        """Start a new game in every slot; return ``(obs, mask, to_act)``.
+
+        Args:
+            seed: keys every game's deal and dealer streams (0 .. 2**64-1).
+            hands: preset first deal, bool ``[N, P, n]`` cards by player id;
+                then ``discard`` and ``stock`` are required too: int
+                ``[N, n]`` card ids, top first, padded with -1. Every card
+                must be in exactly one place (a PresetError names the problem).
+            dealer: preset first dealers ``[N]`` (default: a seeded draw, S2).
+            scores: preset game totals ``[N, P]`` by player id.
+        """
+        xp = self.xp
+        split_seed(seed)
+        self.seed = seed
+        every = self.rows
+        self.deals[:] = 0
+        self.hand_no[:] = 0
+        self.game_over[:] = False
+        self.done[:] = False
+        self.truncated[:] = False
+        self.rewards[:] = 0.0
+        self.hand_end[:] = END_NONE
+        preset = check_preset(self, hands, discard, stock, dealer, scores)
+        self.scores[:] = 0 if preset.scores is None else xp.asarray(preset.scores, xp.int64)
+        if preset.dealer is None:
+            self._draw_dealer(every)
+        else:
+            self.dealer[:] = xp.asarray(preset.dealer, xp.int64)
+        if preset.hands is None:
+            self._deal(every)
+        else:
+            self._place(every, *preset.arrays(xp))
+        self._ready = True
+        return self._observe()
+
+    def step(self, actions: Any, active: Any = None) -> ScandalStepResult:
+        """Apply one action in every game (or in the ``active`` ones only).
+
+        Args:
+            actions: ``[N]`` action ids of each game's player to act.
+            active: optional ``[N]`` bools; other games are left untouched.
+
+        Raises:
+            IllegalActionError: an action of an active, running game is not
+                legal; no game is changed.
+        """
+        xp = self.xp
+        if not self._ready:
+            raise IllegalActionError("call reset() before step()")
+        a = xp.asarray(actions, xp.int64).reshape(-1)
+        if a.shape[0] != self.num_games:
+            raise IllegalActionError(f"step needs {self.num_games} actions, got {a.shape[0]}")
+        live = self.phase != OVER
+        if active is not None:
+            live = live & xp.asarray(active, xp.bool).reshape(-1)
+        self._check_actions(a, live)
+        self.done[:] = False
+        self.truncated[:] = False
+        self.rewards[:] = 0.0
+        self._apply(a, live)
+        if self.autoreset and xp.any(self.done):
+            self._new_game(xp.nonzero(self.done))
+        obs, mask, to_act = self._observe()
+        return ScandalStepResult(obs, mask, to_act, self.rewards, self.done, self.truncated)
+
+    def to_act(self) -> Array:
+        """``[N]`` player id to act in each game."""
+        return self.xp.copy(self.cur)
+
+    # ------------------------------------------------------------------ checks
+    def _check_actions(self, a: Array, live: Array) -> None:
+        xp = self.xp
+        inside = (a >= 0) & (a < self.num_actions)
+        safe = xp.where(inside, a, 0)
+        legal = xp.take_flat(self.mask, self.rows * self.num_actions + safe) & inside
+        bad = live & ~legal
+        if xp.any(bad):
+            g = int(xp.to_numpy(xp.nonzero(bad))[0])
+            act = int(xp.to_numpy(a[g : g + 1])[0])
+            player = int(xp.to_numpy(self.cur[g : g + 1])[0])
+            if 0 <= act < self.num_actions:
+                what = describe(self.rules.layout, self.rules.deck, act)
+            else:
+                what = f"out of range 0..{self.num_actions - 1}"
+            raise IllegalActionError(
+                f"game {g}: player_{player}: illegal action {act} ({what}); "
+                "check the action mask (no game was changed)"
+            )
+
+    # ------------------------------------------------------------------ deals
+    def _seed(self) -> int:
+        return 0 if self.seed is None else self.seed
+
+    def _draw_dealer(self, r: Array) -> None:
+        keys = stream_keys(
+            self.xp, self._seed(), TAG_DEALER, r + self.game_offset, self.deals[r], 1
+        )
+        self.dealer[r] = keys[:, 0] % self.P
+
+    def _deal(self, r: Array) -> None:
+        """Shuffle and deal games ``r`` (S2: one card at a time from the dealer's left)."""
+        xp, p, n = self.xp, self.P, self.t.n
+        order = permutations(xp, self._seed(), TAG_DEAL, r + self.game_offset, self.deals[r], n)
+        m = r.shape[0]
+        k = self.config.hand_size * p
+        seat = (self.dealer[r][:, None] + 1 + xp.arange(k)[None, :]) % p
+        local = xp.arange(m)
+        idx = ((local[:, None] * p + seat) * n + order[:, :k]).reshape(-1)
+        hands = xp.zeros((m * p * n,), xp.bool)
+        hands[idx] = True
+        pile = xp.full((m, n), -1, xp.int64)
+        pile[:, 0] = order[:, k]
+        stock = xp.full((m, n), -1, xp.int64)
+        rest = n - k - 1
+        stock[:, :rest] = order[:, xp.asarray(np.arange(n - 1, k, -1), xp.int64)]
+        self._place(r, hands.reshape(m, p, n), pile, stock)
+
+    def _place(self, r: Array, hands: Array, pile: Array, stock: Array) -> None:
+        """Start the hand of games ``r`` from ``hands [R, P, n]`` and ``pile``,
+        ``stock`` ``[R, n]`` bottom first, padded with -1."""
+        xp, p = self.xp, self.P
+        self.deals[r] += 1
+        self.hands[r] = hands
+        self.known[r] = False
+        self.counts[r] = xp.sum(hands, 2)
+        self.placed_by[r] = -1
+        self.meld_owner[r] = -1
+        self.table_pts[r] = 0
+        self.build[r] = False
+        self.build_scandal[r] = -1
+        plen = xp.sum(pile >= 0, 1)
+        self.pile_arr[r] = xp.where(pile >= 0, pile, 0)
+        self.pile_len[r] = plen
+        m, n = pile.shape
+        pos = xp.full((m, n + 1), -1, xp.int64)
+        local = xp.arange(m)[:, None]
+        cols = xp.arange(n)[None, :]
+        pos[local, xp.where(pile >= 0, pile, n)] = xp.where(pile >= 0, cols, -1)
+        self.pile_pos[r] = pos[:, :n]
+        self.stock_arr[r] = xp.where(stock >= 0, stock, 0)
+        self.stock_len[r] = xp.sum(stock >= 0, 1)
+        self.stock_public[r] = False
+        self.cur[r] = (self.dealer[r] + 1) % p  # S2: the dealer's left (the non-dealer)
+        self.phase[r] = DRAW
+        self.duty[r] = -1
+        self.forbidden[r] = -1
+        self.turn[r] = 0
+
+    def _new_game(self, r: Array) -> None:
+        """A new game in games ``r`` (random first dealer, scores 0)."""
+        self.scores[r] = 0
+        self.hand_no[r] = 0
+        self.game_over[r] = False
+        self._draw_dealer(r)
+        self._deal(r)
+
+    # ------------------------------------------------------------------ apply
+    def _apply(self, a: Array, live: Array) -> None:
+        apply_actions(self, a, live)
+
+    def end_hand(self, r: Array, why: Array) -> None:
+        """Score the hands of games ``r`` (S9) and end their episode or deal the next hand."""
+        xp, cfg = self.xp, self.config
+        left = xp.sum(xp.astype(self.hands[r], xp.int64) * self.t.value[None, None, :], 2)
+        net = self.table_pts[r] - left
+        self.hand_end[r] = why
+        f64 = float64(xp)
+        self.rewards[r] = xp.astype(xp.astype(net, f64) * (1.0 / cfg.reward_scale), xp.float32)
+        self.scores[r] = self.scores[r] + net
+        over = xp.amax(self.scores[r], 1) >= cfg.target_score
+        self.game_over[r] = over
+        if cfg.episode == "hand":
+            ends = xp.full(over.shape, True, xp.bool)
+            trunc = why != END_OUT
+        else:
+            capped = (self.hand_no[r] + 1) >= cfg.max_hands
+            ends = over | capped
+            trunc = ~over & capped
+        self.done[r] = ends
+        self.truncated[r] = trunc
+        self.phase[r] = OVER
+        nxt = r[~ends]
+        if nxt.shape[0]:
+            self.hand_no[nxt] += 1
+            self.dealer[nxt] = (self.dealer[nxt] + 1) % self.P
+            self._deal(nxt)
+
+    # ------------------------------------------------------------------ views
+    def _observe(self) -> tuple[Array, Array, Array]:
+        xp, p, n = self.xp, self.P, self.t.n
+        flat = self.rows * p + self.cur
+        hand = xp.take_rows(self.hands.reshape(-1, n), flat)
+        size = xp.take_flat(self.counts, flat)
+        write_mask(self, self.mask, hand, size)
+        self.observer.write(self, self.obs, hand)
+        mask_out = self.mask.view(np.int8) if xp.name == "numpy" else self.mask.to(xp.int8)
+        return self.obs, mask_out, self.to_act()
+
+    def game_view(self, g: int) -> dict[str, Any]:
+        """Game ``g`` as plain Python values (for tests, debugging and presets).
+
+        Keys: ``hands`` (card ids per player), ``discard`` and ``stock`` (top
+        first), ``dealer``, ``to_act``, ``phase``, ``scores``, ``hand_number``,
+        ``hand_end``: exactly a ``scandal_v0`` preset plus the running totals.
+        """
+        xp = self.xp
+
+        def host(x: Array) -> np.ndarray:
+            return np.asarray(xp.to_numpy(x[g]))
+
+        hands = host(self.hands)
+        plen, slen = int(host(self.pile_len)), int(host(self.stock_len))
+        return {
+            "hands": [[int(c) for c in np.flatnonzero(h)] for h in hands],
+            "discard": [int(c) for c in host(self.pile_arr)[:plen][::-1]],
+            "stock": [int(c) for c in host(self.stock_arr)[:slen][::-1]],
+            "dealer": int(host(self.dealer)),
+            "to_act": int(host(self.cur)),
+            "phase": int(host(self.phase)),
+            "scores": [int(s) for s in host(self.scores)],
+            "hand_number": int(host(self.hand_no)),
+            "hand_end": END_NAMES[int(host(self.hand_end))],
+        }
+
+
+__all__ = ["BUILD", "DRAW", "MELD", "OVER", "BatchedScandal", "ScandalStepResult"]

@@ -1,0 +1,83 @@
+"""Static lookup tables of one Scandal deck, on a batched backend.
+
+Everything the batched mask, apply and observation steps read about cards and
+scandals (S1): memberships, colours, values, the lay-off pairs of the action
+layout, and padded index tables that turn "for each card of this scandal" and
+"for each scandal of this card" into one gather.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cardsuite.batched.backend import Array, Backend
+from scandal_env.actions import ActionLayout
+from scandal_env.deck import Deck
+
+#: A depth larger than any pile (cards not in the pile, requirements not met).
+BIG = 1 << 20
+
+
+class DeckTables:
+    """The deck's tables as backend arrays (built once per engine).
+
+    Attributes:
+        n, ns, npairs: cards, scandals, lay-off pairs.
+        member: bool[n, ns]; member_t: bool[ns, n] (its transpose).
+        is_title, is_bg: bool[n]; value: int64[n] (S1 points).
+        title_of: int64[ns] the title card of each scandal.
+        pair_card, pair_scandal: int64[npairs] the lay-off layout (S6).
+        counts: float32[n, 3*ns]: per scandal, blue/green cards, non-title
+            cards and the title (``hand @ counts`` counts them, S5).
+        cards_pad: int64[ns, L] the cards of each scandal (title included),
+            padded with ``n`` (a column past the last card).
+        cards_bg, cards_nt: bool[ns, L] which of those are blue/green, non-title.
+        scandals_pad: int64[n, M] the scandals of each card, padded with ``ns``.
+        layout: the action layout.
+    """
+
+    def __init__(self, deck: Deck, layout: ActionLayout, xp: Backend) -> None:
+        """Build the tables of ``deck`` on ``xp``."""
+        n, ns = deck.n_cards, deck.n_scandals
+        self.n, self.ns, self.npairs = n, ns, deck.n_pairs
+        self.layout = layout
+        member = np.asarray(deck.member, dtype=bool)
+        is_title = np.asarray(deck.is_title, dtype=bool)
+        is_bg = np.asarray(deck.is_bg, dtype=bool)
+        counts = np.zeros((n, 3 * ns), dtype=np.float32)
+        counts[:, :ns] = member & is_bg[:, None]
+        counts[:, ns : 2 * ns] = member & ~is_title[:, None]
+        counts[:, 2 * ns :] = member & is_title[:, None]
+        width = int(member.sum(axis=0).max())
+        cards_pad = np.full((ns, width), n, dtype=np.int64)
+        for s in range(ns):
+            cs = np.flatnonzero(member[:, s])
+            cards_pad[s, : cs.size] = cs
+        is_bg_ext = np.append(is_bg, False)
+        nt_ext = np.append(~is_title, False)
+        most = int(member.sum(axis=1).max())
+        scandals_pad = np.full((n, most), ns, dtype=np.int64)
+        for c in range(n):
+            ss = np.flatnonzero(member[c])
+            scandals_pad[c, : ss.size] = ss
+        as_ = xp.asarray
+        self.member: Array = as_(member, xp.bool)
+        self.member_t: Array = as_(member.T.copy(), xp.bool)
+        self.is_title: Array = as_(is_title, xp.bool)
+        self.is_bg: Array = as_(is_bg, xp.bool)
+        self.is_bg_i: Array = as_(is_bg, xp.int64)
+        self.value: Array = as_(deck.value, xp.int64)
+        self.title_of: Array = as_(deck.title_of, xp.int64)
+        self.pair_card: Array = as_(deck.pair_card, xp.int64)
+        self.pair_scandal: Array = as_(deck.pair_scandal, xp.int64)
+        self.counts: Array = as_(counts, xp.float32)
+        self.cards_pad: Array = as_(cards_pad, xp.int64)
+        self.cards_bg: Array = as_(is_bg_ext[cards_pad], xp.bool)
+        self.cards_nt: Array = as_(nt_ext[cards_pad], xp.bool)
+        self.scandals_pad: Array = as_(scandals_pad, xp.int64)
+        self.card_ar: Array = xp.arange(n)
+        self.scandal_ar: Array = xp.arange(ns)
+        self.slot_ar: Array = xp.arange(cards_pad.shape[1])
+        # discard_depth of the observation: the per-game encoder's float32 table.
+        depth = np.arange(n, dtype=np.float32) / max(1, n - 1)
+        self.depth: Array = as_(depth, xp.float32)
