@@ -158,7 +158,10 @@ class Encoder:
         p, n = rules.config.num_players, rules.deck.n_cards
         ns = rules.deck.n_scandals
         self._p, self._n, self._ns = p, n, ns
-        self._value = rules.deck.value.astype(np.float32) / np.float32(100.0)
+        # Points are summed exactly (integers in float64) and divided once, so
+        # the value does not depend on a BLAS summation order (the batched
+        # engine computes the same float32).
+        self._value = rules.deck.value.astype(np.float64)
         self._depth = np.arange(n, dtype=np.float32) / max(1, n - 1)
         self._stock_depth = 1.0 - np.arange(n, dtype=np.float32) / n
         self._orders = [[(o + i) % p for i in range(p)] for o in range(p)]
@@ -252,7 +255,7 @@ class Encoder:
         if not table.startswith(self._empty_table):
             col = self._order_cols[observer]
             np.equal(state.placed_by, col, out=seat.laid, casting="unsafe")
-            np.matmul(seat.laid, self._value, out=seat.points)
+            seat.points[:] = (seat.laid @ self._value) / 100.0
             np.equal(state.meld_owner, col, out=seat.melded, casting="unsafe")
         else:
             seat.laid[:] = 0.0
@@ -303,7 +306,7 @@ class Encoder:
             who = rel[state.placed_by[on_table]]
             laid = sl["laid_by"]
             out[laid.start + who * n + on_table] = 1.0
-            out[sl["hand_points"]] = out[laid].reshape(p, n) @ self._value
+            out[sl["hand_points"]] = (out[laid].reshape(p, n) @ self._value) / 100.0
             melded = np.flatnonzero(state.meld_owner >= 0)
             ns = state.meld_owner.shape[0]
             out[sl["melded_by"].start + rel[state.meld_owner[melded]] * ns + melded] = 1.0
