@@ -312,13 +312,19 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
             self.terminations[a] = True
             self.infos[a]["illegal_action"] = {"agent": agent, "action": index, "reason": why}
 
-    def render(self) -> str | None:
-        """Text view of the table: returned (``"ansi"``) or printed (``"human"``)."""
+    def render(self) -> str | np.ndarray | None:
+        """The table: text returned (``"ansi"``) or printed (``"human"``), or a picture.
+
+        ``"rgb_array"`` returns ``uint8[H, W, 3]`` drawn by the game package's
+        ``render_rgb`` module (``render_rgb(env)``), for Gymnasium's video tools.
+        """
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
         if not self._ready:
             raise UsageError("call reset() before render()")
+        if self.render_mode == "rgb_array":
+            return self._render_rgb()
         text = self._render_text()
         if self.render_mode == "human":
             print(text)

@@ -20,7 +20,8 @@ class ScandalEnv(CardGameEnv[E.State]):
 
     reset_options: ClassVar[tuple[str, ...]] = ("hands", "discard", "stock", "dealer", "state")
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 2,
         "name": "scandal_v0",
         "is_parallelizable": False,
     }

@@ -21,7 +21,8 @@ class ScumEnv(CardGameEnv[E.State]):
 
     reset_options: ClassVar[tuple[str, ...]] = ("roles", "hands", "trade", "scores", "state")
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 2,
         "name": "scum_v0",
         "is_parallelizable": False,
     }

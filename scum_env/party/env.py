@@ -20,7 +20,8 @@ class PartyEnv(CardGameEnv[Party]):
 
     reset_options: ClassVar[tuple[str, ...]] = ("seating", "hands", "trade", "scores", "state")
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 2,
         "name": "scum_party_v0",
         "is_parallelizable": False,
     }
@@ -68,7 +69,7 @@ class PartyEnv(CardGameEnv[Party]):
 
     def _current_seat(self) -> int:
         assert self.game is not None
-        return self.game.to_act()
+        return self.game.to_act
 
     def _legal_mask(self) -> np.ndarray:
         assert self.game is not None
