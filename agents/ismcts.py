@@ -43,6 +43,7 @@ Games (:class:`SearchGame` adapters):
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import functools
 import math
 from collections.abc import Callable, Mapping
@@ -51,7 +52,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from cardsuite.agents.base import TableInfo
-from cardsuite.agents.heuristic import check_params
+from cardsuite.agents.heuristic import POLICY_PARAMS
 from cardsuite.agents.heuristic_scandal import ScandalPolicy
 from cardsuite.agents.heuristic_scum import ScumParams, ScumPolicy, view_from_state
 from cardsuite.errors import ConfigError
@@ -269,6 +270,33 @@ class Node:
         self.children: dict[int, Node] = {}
 
 
+SEARCH_PARAMS = ("budget", "rollout", "c", "cutoff", "max_hand")
+
+
+def _check_search_params(game: str, params: Mapping[str, Any], **values: Any) -> None:
+    """ConfigError naming an ismcts parameter that is unknown or of the wrong type."""
+    allowed = POLICY_PARAMS[game]
+    for name in params:
+        if name not in allowed:
+            close = difflib.get_close_matches(name, (*SEARCH_PARAMS, *allowed), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(
+                f"unknown ismcts parameter {name!r}{hint}; parameters: "
+                f"{', '.join(SEARCH_PARAMS)}, and the {game} heuristic's rollout knobs "
+                f"{', '.join(allowed)}"
+            )
+    lowest = {"budget": 1, "cutoff": 0, "max_hand": 0}
+    for name, low in lowest.items():
+        value = values[name]
+        if value is not None and (
+            not isinstance(value, int) or isinstance(value, bool) or value < low
+        ):
+            raise ConfigError(f"ismcts parameter {name} must be an integer >= {low}, got {value!r}")
+    c = values["c"]
+    if not isinstance(c, int | float) or isinstance(c, bool) or not math.isfinite(c) or c < 0:
+        raise ConfigError(f"ismcts parameter c must be a finite number >= 0, got {c!r}")
+
+
 class ISMCTSAgent:
     """SO-ISMCTS with heuristic rollouts over the env's determinizations.
 
@@ -305,20 +333,13 @@ class ISMCTSAgent:
         key = game.replace("-", "_").lower()
         if key not in ("scum", "scum_party", "scandal"):
             raise ConfigError(f"no ISMCTS for game {game!r}; games: scum, scum_party, scandal")
-        if budget < 1:
-            raise ConfigError(f"ismcts budget must be at least 1 iteration, got {budget}")
+        _check_search_params(key, params, budget=budget, c=c, cutoff=cutoff, max_hand=max_hand)
         if rollout not in ("heuristic", "random"):
             raise ConfigError(f"ismcts rollout must be 'heuristic' or 'random', got {rollout!r}")
         if cutoff is None:
             cutoff = DEFAULT_CUTOFF[key]
         if max_hand is None:
             max_hand = DEFAULT_MAX_HAND[key]
-        if c < 0 or cutoff < 0 or max_hand < 0:
-            raise ConfigError(
-                f"ismcts c, cutoff and max_hand must be >= 0, got c={c}, cutoff={cutoff}, "
-                f"max_hand={max_hand}"
-            )
-        check_params(key, params)
         self.game = key
         self.budget = int(budget)
         self.rollout = rollout

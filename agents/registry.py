@@ -385,19 +385,22 @@ def _make_from_checkpoint(parsed: AgentSpec, game: str, seed: int | None) -> Age
     if kind.argument == "path" and not Path(path).exists():
         raise CheckpointError(f"agent spec {parsed.text!r}: checkpoint {str(path)!r} not found")
     module_name, attr = KINDS[parsed.kind].target.split(":")
+    extra = kind.extra or parsed.kind
+    needs_extra = (
+        f"agent spec {parsed.text!r}: {parsed.kind} agents need the {extra} extra "
+        f"(pip install cardsuite[{extra}])"
+    )
     try:
         cls = getattr(importlib.import_module(module_name), attr)
     except ModuleNotFoundError as err:
-        extra = kind.extra or parsed.kind
-        raise ConfigError(
-            f"agent spec {parsed.text!r}: {parsed.kind} agents need the {extra} extra "
-            f"(pip install cardsuite[{extra}]); module {err.name!r} not found"
-        ) from None
+        raise ConfigError(f"{needs_extra}; module {err.name!r} not found") from None
     try:
         source = Path(path) if kind.argument == "path" else path
         return cls.load(source, game, seed)  # type: ignore[no-any-return]
     except CardsuiteError:
         raise
+    except ModuleNotFoundError as err:  # torch, stable-baselines3... imported by load()
+        raise ConfigError(f"{needs_extra}; module {err.name!r} not found") from None
     except (OSError, ValueError, KeyError, RuntimeError) as err:
         raise CheckpointError(
             f"agent spec {parsed.text!r}: cannot load checkpoint {str(path)!r}: {err}"

@@ -23,6 +23,10 @@ from cardsuite.errors import CardsuiteError
 
 # Third-party packages that only some extras install.
 _OPTIONAL_TOP_LEVEL = frozenset({"torch", "stable_baselines3", "sb3_contrib", "ray", "safetensors"})
+# The extra that provides each optional module, for the message when one is missing.
+_EXTRA_OF = dict.fromkeys(
+    ("torch", "stable_baselines3", "sb3_contrib", "safetensors", "tensorboard"), "train"
+) | {"ray": "rllib"}
 
 Command = Callable[[argparse.Namespace, list[str]], int]
 
@@ -60,6 +64,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return commands[args.command](args, extra)
     except CardsuiteError as err:
         print(f"cardsuite {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as err:  # a command that needs an extra not installed
+        top = (err.name or "").split(".")[0]
+        if top not in _EXTRA_OF:
+            raise
+        print(
+            f"cardsuite {args.command}: error: this needs the {_EXTRA_OF[top]} extra, which is "
+            f"not installed (module {top!r} not found): pip install 'cardsuite[{_EXTRA_OF[top]}]'",
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         print(f"cardsuite {args.command}: interrupted", file=sys.stderr)

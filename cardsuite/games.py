@@ -103,22 +103,24 @@ def parse_options(game: Game, tokens: list[str]) -> dict[str, Any]:
         token = tokens[i]
         if not token.startswith("--"):
             raise ConfigError(f"expected an option like --key value, got {token!r}")
-        key = token[2:].replace("-", "_")
-        if "=" in key:
-            key, raw = key.split("=", 1)
+        key, eq, raw = token[2:].partition("=")
+        key = key.replace("-", "_")  # only the key: a value keeps its dashes
+        if key not in fields:
+            raise ConfigError(
+                f"unknown option --{key} for {game.name}; options: "
+                + ", ".join(f"--{f}" for f in fields)
+            )
+        if key in options:
+            raise ConfigError(f"option --{key} given twice")
+        if eq:
             i += 1
         else:
             if i + 1 >= len(tokens):
                 raise ConfigError(f"option --{key} needs a value")
             raw = tokens[i + 1]
             i += 2
-        if key not in fields:
-            raise ConfigError(
-                f"unknown option --{key} for {game.name}; options: "
-                + ", ".join(f"--{f}" for f in fields)
-            )
         try:
             options[key] = yaml.safe_load(raw)
-        except yaml.YAMLError:
+        except (yaml.YAMLError, RecursionError):
             options[key] = raw
     return options

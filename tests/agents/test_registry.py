@@ -124,7 +124,9 @@ def test_missing_checkpoint_is_a_checkpoint_error(tmp_path: Any) -> None:
 def test_baseline_agents_build_and_name_unknown_parameters(kind: str) -> None:
     agent = make_agent(kind, "scum", seed=0)
     assert isinstance(agent, Agent)
-    with pytest.raises(ConfigError, match=r"unknown (heuristic )?parameter 'no_such_param_q'"):
+    with pytest.raises(
+        ConfigError, match=r"unknown (heuristic |ismcts )?parameter 'no_such_param_q'"
+    ):
         make_agent(f"{kind}:no_such_param_q=1", "scum")
 
 
