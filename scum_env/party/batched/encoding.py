@@ -1,0 +1,144 @@
+"""Observations and masks of a batch of Scum Party games, as array operations.
+
+The layout is exactly :func:`scum_env.party.encoding.observation_spec` and
+the action table of :func:`scum_env.party.engine.action_rules`, so a policy
+trained on ``scum_party_v0`` runs unchanged here. Each game is observed by
+its player to act, at the table to act; per-player pieces are relative to
+that player (``Layout.rel``), padded to the largest table.
+
+Integer pieces go into an int8 staging array (narrow writes are cheap) that
+is cast to float32 in one pass; fractional pieces are then written in
+float32 from lookup tables built with the per-game encoder's float64
+arithmetic, so both encoders give bit-identical values.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from cardsuite.batched.backend import Array, Backend
+from scum_env.batched.encoding import allowed_table
+from scum_env.party.batched.layout import Layout
+from scum_env.party.encoding import observation_spec
+
+if TYPE_CHECKING:
+    from scum_env.party.batched.engine import BatchedParty
+
+
+class PartyBatchEncoder:
+    """Builds ``[N, obs_dim]`` observations and ``[N, A]`` masks for a :class:`BatchedParty`."""
+
+    def __init__(
+        self,
+        lay: Layout,
+        xp: Backend,
+        num_games: int,
+        buffers: tuple[Array, Array] | None = None,
+    ) -> None:
+        """Move the layout's lookup tables to the backend; write into ``buffers`` if given."""
+        self.lay = lay
+        self.xp = xp
+        self.spec = observation_spec(lay.config)
+        cfg = lay.config
+        i8, i64, f32 = xp.int8, xp.int64, xp.float32
+        self.allowed = xp.asarray(allowed_table(lay.action_rules), xp.bool)
+        self.count_ar = xp.asarray(np.arange(1, lay.C + 1), i8)
+        self.rel = xp.asarray(lay.rel, i64)
+        self.rel_index = xp.asarray(lay.rel_index, i64)
+        self.roles = xp.asarray(lay.roles, i8)
+        self.seats = xp.asarray(lay.seats, i8)
+        self.onehot_table = xp.asarray(lay.onehot_table, i8)
+        self.onehot_pos = xp.asarray(lay.onehot_pos, i8)
+        self.finish_frac = xp.asarray(lay.finish_frac, f32)
+        self.table_consts = xp.asarray(lay.table_consts, f32)
+        self.hands_done = xp.asarray(
+            np.array([h / cfg.num_hands for h in range(cfg.num_hands + 1)], dtype=np.float32), f32
+        )
+        self.pos_ar = xp.arange(lay.P)
+        if buffers is None:
+            self.obs = xp.zeros((num_games, self.spec.size), f32)
+            self.mask_buf = xp.zeros((num_games, lay.A), xp.bool)
+        else:
+            self.obs, self.mask_buf = buffers
+        self.stage = xp.zeros((num_games, self.spec.size), i8)
+        sl = self.spec.slices
+        self._sl = sl
+        # contiguous integer blocks: seats+roles, table+position
+        assert sl["seats"].stop == sl["roles"].start
+        assert sl["table"].stop == sl["position"].start == sl["position"].stop - lay.P
+        assert sl["table_size"].stop == sl["num_tables"].start
+        assert sl["score"].stop == sl["standing"].start == sl["leader_gap"].start - 1
+        seat_roles = np.concatenate(
+            [np.repeat(lay.seats, lay.P, axis=0), lay.roles], axis=1
+        )  # [T*P, P + 5P]
+        self.seat_roles = xp.asarray(seat_roles, i8)
+        tp = np.zeros((lay.T * lay.P, lay.T + lay.P), dtype=np.int8)
+        for t in range(lay.T):
+            for j in range(lay.P):
+                tp[t * lay.P + j, t] = 1
+                tp[t * lay.P + j, lay.T + j] = 1
+        self.table_pos = xp.asarray(tp, i8)
+
+    # ------------------------------------------------------------------ masks
+    def mask(self, eng: BatchedParty, row: Array, hand: Array) -> Array:
+        """The bool mask ``[N, A]`` of every game's player to act (all false when over)."""
+        xp = self.xp
+        lay = self.lay
+        k, c = lay.K, lay.C
+        tc = eng.top_count[row]
+        ts = eng.top_slot[row]
+        code = xp.where(eng.over, 0, xp.where(tc == 0, 1, 2 + (tc - 1) * k + ts))
+        out = self.mask_buf
+        out[...] = xp.take_rows(self.allowed, code)
+        ge = hand[:, None, :] >= self.count_ar[None, :, None]
+        out[:, 1:] &= ge.reshape(hand.shape[0], c * k)
+        return out
+
+    # ------------------------------------------------------------ observations
+    def observe(self, eng: BatchedParty, row: Array, flat: Array, hand: Array) -> Array:
+        """Write every game's observation (by its player to act) into the shared buffer."""
+        xp = self.xp
+        lay = self.lay
+        P = lay.P
+        sl = self._sl
+        stage = self.stage
+        cur = eng.current
+        me = eng.actor[row]
+        tme = cur * P + me
+        rel = row[:, None] * P + xp.take_rows(self.rel, tme)  # flat [N, P] into [R*P]
+        stage[:, sl["hand"]] = hand
+        stage[:, sl["top_cards"]] = xp.take_rows(eng.top_cards, row)
+        tp = eng.top_pos[row]
+        rel_top = xp.take_flat(self.rel_index, tme * P + xp.where(tp >= 0, tp, 0))
+        top_one = (self.pos_ar[None, :] == rel_top[:, None]) & (tp >= 0)[:, None]
+        stage[:, sl["top_player"]] = xp.small(top_one)
+        stage[:, sl["passed"]] = xp.small(xp.take_flat(eng.passed, rel))
+        stage[:, sl["acted"]] = xp.small(xp.take_flat(eng.acted, rel))
+        stage[:, sl["cards_left"]] = xp.take_flat(eng.ncards, rel)
+        stage[:, sl["seats"].start : sl["roles"].stop] = xp.take_rows(self.seat_roles, tme)
+        stage[:, sl["played"]] = xp.take_rows(eng.played, row)
+        stage[:, sl["trade_given"]] = xp.take_rows(eng.given.reshape(-1, lay.K), flat)
+        stage[:, sl["trade_received"]] = xp.take_rows(eng.received.reshape(-1, lay.K), flat)
+        stage[:, sl["table"].start : sl["position"].stop] = xp.take_rows(self.table_pos, tme)
+        ph = sl["phase"].start
+        playing = ~xp.take_flat(eng.tover, row)
+        lead = eng.top_count[row] == 0
+        stage[:, ph] = xp.small(playing & lead)
+        stage[:, ph + 1] = xp.small(playing & ~lead)
+        stage[:, ph + 2] = xp.small(~playing)
+        out = self.obs
+        out[...] = stage
+        fin = xp.astype(xp.take_flat(eng.finish, rel), xp.int64)
+        out[:, sl["finish_rank"]] = xp.take_flat(self.finish_frac, cur[:, None] * (P + 1) + fin)
+        out[:, sl["table_size"].start : sl["num_tables"].stop] = xp.take_rows(
+            self.table_consts, cur
+        )
+        out[:, sl["hands_done"].start] = xp.take_flat(self.hands_done, eng.hand)
+        player = eng.to_act()
+        out[:, sl["score"].start : sl["leader_gap"].stop] = xp.take_rows(
+            eng.ladder.reshape(-1, 3), eng.rows * lay.n + player
+        )
+        out[:, sl["table_scores"]] = xp.take_flat(eng.seat_score, rel)
+        return out
