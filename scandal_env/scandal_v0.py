@@ -4,12 +4,32 @@ from __future__ import annotations
 
 from cardsuite.aec import env_factories
 from cardsuite.docs import doc_page
+from cardsuite.errors import (  # the named errors, importable from the env module
+    CardsuiteError,
+    ConfigError,
+    DeckError,
+    IllegalActionError,
+    PresetError,
+    StateError,
+    UsageError,
+)
 from scandal_env.config import ScandalConfig
 from scandal_env.encoding import obs_spec
 from scandal_env.engine import make_rules
 from scandal_env.env import ScandalEnv
 
-__all__ = ["ScandalEnv", "env", "raw_env"]
+__all__ = [
+    "CardsuiteError",
+    "ConfigError",
+    "DeckError",
+    "IllegalActionError",
+    "PresetError",
+    "ScandalEnv",
+    "StateError",
+    "UsageError",
+    "env",
+    "raw_env",
+]
 
 
 raw_env, env = env_factories(ScandalEnv)

@@ -4,13 +4,33 @@ from __future__ import annotations
 
 from cardsuite.aec import env_factories
 from cardsuite.docs import doc_page
+from cardsuite.errors import (  # the named errors, importable from the env module
+    CardsuiteError,
+    ConfigError,
+    DeckError,
+    IllegalActionError,
+    PresetError,
+    StateError,
+    UsageError,
+)
 from scum_env.party.config import PartyConfig
 from scum_env.party.encoding import observation_spec, state_spec
 from scum_env.party.engine import action_rules
 from scum_env.party.env import PartyEnv
 from scum_env.party.tables import split_tables, swap_sizes
 
-__all__ = ["PartyEnv", "env", "raw_env"]
+__all__ = [
+    "CardsuiteError",
+    "ConfigError",
+    "DeckError",
+    "IllegalActionError",
+    "PartyEnv",
+    "PresetError",
+    "StateError",
+    "UsageError",
+    "env",
+    "raw_env",
+]
 
 
 raw_env, env = env_factories(PartyEnv)

@@ -4,12 +4,32 @@ from __future__ import annotations
 
 from cardsuite.aec import env_factories
 from cardsuite.docs import doc_page
+from cardsuite.errors import (  # the named errors, importable from the env module
+    CardsuiteError,
+    ConfigError,
+    DeckError,
+    IllegalActionError,
+    PresetError,
+    StateError,
+    UsageError,
+)
 from scum_env.config import ScumConfig
 from scum_env.encoding import observation_spec
 from scum_env.env import ScumEnv
 from scum_env.rules import scum_rules
 
-__all__ = ["ScumEnv", "env", "raw_env"]
+__all__ = [
+    "CardsuiteError",
+    "ConfigError",
+    "DeckError",
+    "IllegalActionError",
+    "PresetError",
+    "ScumEnv",
+    "StateError",
+    "UsageError",
+    "env",
+    "raw_env",
+]
 
 
 raw_env, env = env_factories(ScumEnv)
