@@ -21,12 +21,15 @@ from importlib.metadata import entry_points
 from cardsuite import __version__
 from cardsuite.errors import CardsuiteError
 
-# Third-party packages that only some extras install.
-_OPTIONAL_TOP_LEVEL = frozenset({"torch", "stable_baselines3", "sb3_contrib", "ray", "safetensors"})
-# The extra that provides each optional module, for the message when one is missing.
-_EXTRA_OF = dict.fromkeys(
-    ("torch", "stable_baselines3", "sb3_contrib", "safetensors", "tensorboard"), "train"
-) | {"ray": "rllib"}
+# The extra that provides each optional third-party module, for the message
+# when one is missing.
+_EXTRA_OF: dict[str, str] = {
+    **dict.fromkeys(
+        ("torch", "stable_baselines3", "sb3_contrib", "safetensors", "tensorboard"), "train"
+    ),
+    "ray": "rllib",
+}
+_OPTIONAL_TOP_LEVEL = frozenset(_EXTRA_OF)
 
 Command = Callable[[argparse.Namespace, list[str]], int]
 

@@ -56,7 +56,7 @@ class ConfigBase:
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
         """The names of every config field, in declaration order."""
-        return tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+        return tuple(f.name for f in dataclasses.fields(cls))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None) -> Self:
@@ -108,7 +108,7 @@ class ConfigBase:
         """A Markdown table of every field: name, type, default, meaning."""
         hints = typing.get_type_hints(cls)
         rows = ["| option | type | default | meaning |", "|---|---|---|---|"]
-        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        for f in dataclasses.fields(cls):
             kind = _type_name(hints[f.name]).replace("|", "\\|")  # a pipe would split the cell
             rows.append(
                 f"| `{f.name}` | `{kind}` | `{f.default!r}` | {f.metadata.get('doc', '')} |"

@@ -115,7 +115,11 @@ def write_tables(root: Path) -> list[str]:
                 f"'<!-- /{block.name} -->' pair of markers"
             )
         table = block.generate()
-        new = pattern.sub(lambda m, t=table: m.group(1) + t + m.group(3), text)
+
+        def fill(m: re.Match[str], table: str = table) -> str:
+            return m.group(1) + table + m.group(3)
+
+        new = pattern.sub(fill, text)
         if new != text:
             block.page.write_text(new, encoding="utf-8")
             changed.append(f"{block.page.relative_to(root)}: {block.name}")

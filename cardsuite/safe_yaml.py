@@ -44,7 +44,7 @@ class StrictLoader(yaml.SafeLoader):
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
-                mark = self.peek_event().start_mark
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
                 raise _StrictProblem(
                     f"nested deeper than {MAX_DEPTH} levels (line {mark.line + 1})"
                 )

@@ -1,0 +1,70 @@
+"""Test-suite plumbing: tests that need an optional extra skip, with the reason, without it.
+
+The core install (``pip install cardsuite``) has no torch, stable-baselines3,
+ray or web stack. Test modules that need one of those extras are listed in
+:data:`EXTRAS` by path; on a core-only install each such module is collected
+as a single skipped item that names the extra to install, instead of failing
+at import time. Inside other modules, use ``pytest.importorskip``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+
+#: Path prefix (relative to tests/) -> (extra, modules it provides). The first
+#: matching prefix wins, so list files before their folders.
+EXTRAS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("train/test_rllib", "rllib", ("ray", "torch")),
+    ("rllib/", "rllib", ("ray", "torch")),
+    ("train/", "train", ("torch", "stable_baselines3", "sb3_contrib")),
+    ("web/", "web", ("starlette", "uvicorn")),
+)
+
+
+def _missing_extra(path: Path) -> tuple[str, str] | None:
+    """(extra, missing module) when the test module at ``path`` needs an absent extra."""
+    try:
+        rel = path.resolve().relative_to(TESTS).as_posix()
+    except ValueError:
+        return None
+    for prefix, extra, modules in EXTRAS:
+        if rel.startswith(prefix):
+            for module in modules:
+                if importlib.util.find_spec(module) is None:
+                    return extra, module
+            return None
+    return None
+
+
+class _NeedsExtra(pytest.File):
+    """A test module collected as one skipped item, because its extra is missing."""
+
+    reason = ""
+
+    def collect(self) -> list[pytest.Item]:
+        """One placeholder item that skips with the reason."""
+        return [_SkippedModule.from_parent(self, name=self.path.name)]
+
+
+class _SkippedModule(pytest.Item):
+    def runtest(self) -> None:
+        assert isinstance(self.parent, _NeedsExtra)
+        pytest.skip(self.parent.reason)
+
+
+def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> pytest.File | None:
+    """Replace a module whose extra is missing by a skipped placeholder."""
+    missing = _missing_extra(module_path)
+    if missing is None:
+        return None
+    extra, module = missing
+    node = _NeedsExtra.from_parent(parent, path=module_path)
+    node.reason = (
+        f"needs the {extra} extra ({module} is not installed): pip install 'cardsuite[{extra}]'"
+    )
+    return node
