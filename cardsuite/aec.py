@@ -233,15 +233,18 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
         if self._over:
             self._dead_step(agent, action)
             return
+        mask = self.legal_mask()
+        index = action if type(action) is int else action_index(action, agent, self.num_actions)
+        legal = 0 <= index < self.num_actions and mask[index]
+        if not legal and self._illegal_mode == "raise":
+            self._illegal(agent, index)  # raises before anything changes
         if self._rewards_dirty:
             for a in self.rewards:
                 self.rewards[a] = 0.0
             self._rewards_dirty = False
         self._cumulative_rewards[agent] = 0.0
-        mask = self.legal_mask()
-        index = action if type(action) is int else action_index(action, agent, self.num_actions)
-        if not 0 <= index < self.num_actions or not mask[index]:
-            self._illegal(agent, index)
+        if not legal:
+            self._illegal(agent, index)  # penalised
             return
         rewards, over, truncated = self._apply(index)
         self._mask_cache = None

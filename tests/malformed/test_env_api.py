@@ -156,3 +156,16 @@ def test_any_action_sequence_gives_only_named_errors(game: str, actions: list[An
         err = named_or_ok(lambda a=action: env.step(a))
         if err is not None and before is not None:
             assert snapshot(env) == before, f"{type(err).__name__} changed the state"
+
+
+def test_a_refused_action_keeps_the_rewards_of_the_last_step() -> None:
+    """Scum Party pays after every hand: a refused action must not clear those rewards."""
+    env = scum_party_v0.raw_env(num_players=5, num_hands=2)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while not any(env.rewards.values()):
+        env.step(int(rng.choice(np.flatnonzero(env.legal_mask()))))
+    rewards, returns = dict(env.rewards), dict(env._cumulative_rewards)
+    with pytest.raises(IllegalActionError):
+        env.step(-1)
+    assert env.rewards == rewards and env._cumulative_rewards == returns
