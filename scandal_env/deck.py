@@ -54,7 +54,7 @@ COLOUR_VALUES: dict[str, int] = {
 }
 #: S1: the scandals of the rule book's table: (year, name, set size incl. title).
 RULEBOOK_SCANDALS: tuple[tuple[int, str, int], ...] = (
-    (1969, "The Chappaquiddick Incident", 4),
+    (1969, "The Chappiquiddick Incident", 4),
     (1973, "The Agnew Capers", 6),
     (1973, "Watergate", 10),
     (1974, "The Fanne Foxe Affair", 5),
@@ -71,6 +71,9 @@ RULEBOOK_SCANDALS: tuple[tuple[int, str, int], ...] = (
     (2002, "Beam Me Up", 6),
     (2003, "The Immaculate Insertion", 4),
 )
+#: Other accepted spellings of a rule-book scandal name, by scandal id: the
+#: book spells "Chappiquiddick"; the canonical deck uses the place's real name.
+SCANDAL_SPELLINGS: dict[int, tuple[str, ...]] = {0: ("The Chappaquiddick Incident",)}
 GOLD_MEMBERSHIPS = 23
 NUM_SCANDALS = len(RULEBOOK_SCANDALS)
 NUM_CARDS = sum(COLOUR_COUNTS.values())
@@ -235,12 +238,14 @@ def _check_scandals(raw: Sequence[Any], fail: Any) -> list[dict[str, Any]]:
     for i, rec in enumerate(raw):
         s = _check_record(rec, _SCANDAL_FIELDS, f"scandal #{i}", fail)
         year, name, size = RULEBOOK_SCANDALS[i]
+        spellings = (name, *SCANDAL_SPELLINGS.get(i, ()))
         if s["id"] != i:
             raise fail(f"scandal {s['name']!r}: id {s['id']} must equal its position {i}")
-        if (s["year"], s["name"], s["size"]) != (year, name, size):
+        if (s["year"], s["size"]) != (year, size) or s["name"] not in spellings:
+            also = "".join(f" (or {other!r})" for other in spellings[1:])
             raise fail(
                 f"scandal {i} {s['name']!r}: S1 requires the rule book's entry "
-                f"{year} {name!r} with set size {size}, got {s['year']} {s['name']!r} "
+                f"{year} {name!r}{also} with set size {size}, got {s['year']} {s['name']!r} "
                 f"size {s['size']}"
             )
         out.append(s)
