@@ -30,7 +30,7 @@ from scum_env.rules import Rules
 
 def _first(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Index of the first true entry of each row, and whether there is one."""
-    return table.argmax(axis=1), table.any(axis=1)
+    return table.argmax(axis=1), np.asarray(table.any(axis=1))
 
 
 class BatchedScumHeuristic:
