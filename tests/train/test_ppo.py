@@ -1,0 +1,145 @@
+"""The batched PPO trainer: per-seat transitions and GAE, seat views, runs, checkpoints, args."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.train.actor_critic import TRAINER, load_network
+from cardsuite.train.ppo import Trainer, train
+from cardsuite.train.ppo_args import Args
+from cardsuite.train.rollout import SeatRollout, restore_observation, seat_observation
+from cardsuite.train.safe_io import actor_logits, load_agent_numpy
+from scum_env.batched import BatchedScum
+
+
+def _record(buf: SeatRollout, t: int, seat: int, value: float) -> None:
+    one = torch.tensor([0])
+    buf.record(t, one, torch.tensor([seat]), torch.zeros(1, 1), torch.ones(1, 2, dtype=torch.bool),
+               torch.tensor([1]), torch.tensor([-0.5]), torch.tensor([value]))  # fmt: skip
+
+
+def test_seat_transitions_span_until_the_seat_acts_again() -> None:
+    """Two seats alternate; the episode ends after t3 (+1 / -1); t4 starts the next one."""
+    buf = SeatRollout(5, 2, 2, 1, 2, torch.device("cpu"))
+    no_reward = torch.zeros(2, 2)
+    not_done = torch.zeros(2, dtype=torch.bool)
+    for t, seat in enumerate([0, 1, 0, 1]):
+        _record(buf, t, seat, 0.1 * (t + 1))
+        if t < 3:
+            buf.add_rewards(no_reward, not_done)
+    buf.add_rewards(torch.tensor([[1.0, -1.0], [0.0, 0.0]]), torch.tensor([True, False]))
+    _record(buf, 4, 0, 0.5)
+    assert buf.next_t[:, 0].tolist() == [2, 3, -1, -1, -1]
+    assert buf.done[:, 0].tolist() == [False, False, True, True, False]
+    assert buf.reward[:, 0].tolist() == [0.0, 0.0, 1.0, -1.0, 0.0]
+    ts, gs = buf.open_transitions(0)
+    assert ts.tolist() == [4] and gs.tolist() == [0]
+    assert buf.open_transitions(1)[0].numel() == 0
+    buf.boot[4, 0] = 0.7
+    adv, ret = buf.advantages(gamma=0.9, lam=0.8)
+    want = [0.17 + 0.72 * 0.7, 0.16 + 0.72 * -1.4, 0.7, -1.4, 0.9 * 0.7 - 0.5]
+    assert adv[:, 0].tolist() == pytest.approx(want, abs=1e-6)
+    assert ret[:, 0].tolist() == pytest.approx([a + 0.1 * (i + 1) for i, a in enumerate(want)])
+    flat = buf.flat(adv, ret)
+    assert flat["adv"].shape == (5,)  # game 1 had no learner decision
+
+
+def test_seat_observation_is_the_players_view_and_restores_the_engine() -> None:
+    eng = BatchedScum(16)
+    obs, mask, to_act = eng.reset(4)
+    for _ in range(7):
+        res = eng.step(np.argmax(mask, axis=1))
+        obs, mask, to_act = res.obs, res.mask, res.to_act
+    before_obs, before_mask = obs.copy(), mask.copy()
+    hand = eng.encoder.spec.slices["hand"]
+    for player in range(eng.P):
+        view = seat_observation(eng, player)
+        acting = to_act == player
+        assert np.array_equal(view[acting], before_obs[acting])
+        for g in range(16):
+            assert view[g, hand].tolist() == eng.game_view(g)["hands"][player].tolist()
+    obs2, mask2, to_act2 = restore_observation(eng)
+    assert np.array_equal(obs2, before_obs) and np.array_equal(mask2, before_mask)
+    assert np.array_equal(to_act2, to_act)
+
+
+def _tiny(run_dir: Path, **changes: object) -> Args:
+    base: dict[str, object] = dict(
+        num_games=32, rollout_steps=8, total_steps=600, hidden=16, layers=1, eval_deals=8,
+        eval_every=0, snapshot_every=300, checkpoint_every=0, tensorboard=False, quiet=True,
+        threads=1, self_play=0.5, baselines="heuristic,random", run_dir=str(run_dir),
+    )  # fmt: skip
+    base.update(changes)
+    return Args(**base)  # type: ignore[arg-type]
+
+
+def test_a_tiny_run_writes_a_safe_agent_that_numpy_plays(tmp_path: Path) -> None:
+    result = train(_tiny(tmp_path / "run"))
+    assert result["step"] >= 600
+    (row,) = result["eval"]
+    assert row["against"] == "heuristic" and row["deals"] == 8
+    arrays, meta = load_agent_numpy(tmp_path / "run" / "agent")
+    assert meta.trainer == TRAINER and meta.game == "scum" and meta.options["num_players"] == 4
+    net, _ = load_network(tmp_path / "run" / "agent")
+    x = torch.rand(5, meta.obs_size)
+    np.testing.assert_allclose(
+        actor_logits(arrays, meta.network, x.numpy()), net.actor(x).detach().numpy(), atol=1e-5
+    )
+    for name in ("progress.csv", "eval.csv"):
+        assert (tmp_path / "run" / name).read_text().count("\n") >= 2
+
+
+def test_same_seed_same_weights(tmp_path: Path) -> None:
+    train(_tiny(tmp_path / "a", snapshot_every=0))
+    train(_tiny(tmp_path / "b", snapshot_every=0))
+    a, _ = load_agent_numpy(tmp_path / "a" / "agent")
+    b, _ = load_agent_numpy(tmp_path / "b" / "agent")
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_resume_continues_from_the_checkpoint(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    first = train(_tiny(run))
+    tr = Trainer(_tiny(run, total_steps=1200, resume=True))
+    assert tr.step == first["step"]
+    assert [m.name for m in tr.league.members][:2] == ["heuristic", "random"]
+    assert any(m.name.startswith("snapshot@") for m in tr.league.members)
+    second = tr.train()
+    assert second["step"] >= 1200 > first["step"]
+    with pytest.raises(CheckpointError, match="hidden"):
+        Trainer(_tiny(run, hidden=32, resume=True))
+    with pytest.raises(CheckpointError, match="no checkpoint"):
+        Trainer(_tiny(tmp_path / "empty", resume=True))
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "match"),
+    [("num_games", 0, "num_games"), ("self_play", 1.5, "self_play"), ("backend", "jax", "backend"),
+     ("baselines", "ismcts", "baselines"), ("pfsp", "x", "pfsp")],
+)  # fmt: skip
+def test_bad_args_name_the_field(field: str, value: object, match: str) -> None:
+    with pytest.raises(ConfigError, match=match):
+        Args(**{field: value})  # type: ignore[arg-type]
+
+
+def test_unknown_and_mistyped_preset_fields() -> None:
+    with pytest.raises(ConfigError, match="unknown field 'num_envs'"):
+        Args.from_dict({"num_envs": 4})
+    with pytest.raises(ConfigError, match="total_steps"):
+        Args.from_dict({"total_steps": "many"})
+    assert Args.from_dict({"learning_rate": 1}).learning_rate == 1.0
+
+
+@pytest.mark.slow
+def test_ppo_learns_to_beat_random(tmp_path: Path) -> None:
+    """A short run against the random baseline beats it on most duplicate deals."""
+    args = _tiny(tmp_path / "run", total_steps=60_000, num_games=128, rollout_steps=16,
+                 hidden=64, layers=2, eval_deals=200, baselines="random",
+                 eval_against="random", snapshot_every=0, self_play=0.0)  # fmt: skip
+    (row,) = train(args)["eval"]
+    assert row["beats"] > 0.8

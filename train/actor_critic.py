@@ -1,0 +1,136 @@
+"""The masked actor-critic network of the batched PPO trainer, and its safe save format.
+
+Two separate MLPs (cleanrl's ``Agent``): an actor ``actor.0 .. actor.{2L}``
+giving action logits and a critic ``critic.*`` giving one value. Illegal
+actions are masked with a large negative logit before the softmax, so the
+policy never samples them and their probability and entropy terms are 0.
+
+Agents are saved with :func:`cardsuite.train.safe_io.save_agent` (safetensors
++ ``agent.json``); the metadata's ``trainer`` field is :data:`TRAINER`
+(``"cardsuite-ppo"``) and ``network.actor`` lists the actor's layers, so any
+``safe_io`` reader (``ppo:PATH``, ``pretrained:NAME``) plays the actor with a
+numpy forward pass and needs no torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.train.safe_io import AgentMeta, NetworkSpec, load_agent_numpy, save_agent
+
+TRAINER = "cardsuite-ppo"
+MASKED = -1e8  # logit of an illegal action: exp() underflows to exactly 0
+
+
+def _mlp(sizes: list[int], activation: str, out_gain: float) -> nn.Sequential:
+    act: type[nn.Module] = nn.Tanh if activation == "tanh" else nn.ReLU
+    layers: list[nn.Module] = []
+    for i in range(len(sizes) - 1):
+        lin = nn.Linear(sizes[i], sizes[i + 1])
+        last = i == len(sizes) - 2
+        nn.init.orthogonal_(lin.weight, out_gain if last else float(np.sqrt(2)))
+        nn.init.zeros_(lin.bias)
+        layers.append(lin)
+        if not last:
+            layers.append(act())
+    return nn.Sequential(*layers)
+
+
+class ActorCritic(nn.Module):
+    """Actor and critic MLPs with ``layers`` hidden layers of ``hidden`` units each."""
+
+    def __init__(
+        self, obs_size: int, num_actions: int, hidden: int = 128, layers: int = 2,
+        activation: str = "tanh",
+    ) -> None:  # fmt: skip
+        """Build both networks (orthogonal init, small actor output gain)."""
+        super().__init__()
+        if activation not in ("tanh", "relu"):
+            raise ConfigError(f"activation must be 'tanh' or 'relu', got {activation!r}")
+        if hidden < 1 or layers < 1:
+            raise ConfigError("hidden and layers must be at least 1")
+        sizes = [obs_size] + [hidden] * layers
+        self.activation = activation
+        self.obs_size, self.num_actions = obs_size, num_actions
+        self.actor = _mlp([*sizes, num_actions], activation, 0.01)
+        self.critic = _mlp([*sizes, 1], activation, 1.0)
+
+    def actor_prefixes(self) -> tuple[str, ...]:
+        """State-dict prefixes of the actor's linear layers, input first."""
+        return tuple(f"actor.{i}" for i, m in enumerate(self.actor) if isinstance(m, nn.Linear))
+
+    def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Masked action logits ``[B, A]`` (``mask`` bool ``[B, A]``)."""
+        return self.actor(obs).masked_fill(~mask, MASKED)
+
+    def value(self, obs: torch.Tensor) -> torch.Tensor:
+        """State values ``[B]``."""
+        return self.critic(obs).squeeze(-1)
+
+    def act(
+        self, obs: torch.Tensor, mask: torch.Tensor, gen: torch.Generator | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Sampled actions, their log-probabilities and the values (no gradient)."""
+        with torch.no_grad():
+            logits = self.logits(obs, mask)
+            logp_all = torch.log_softmax(logits, dim=-1)
+            u = torch.rand(logits.shape, generator=gen, device=logits.device)
+            gumbel = -torch.log(-torch.log(u.clamp_(1e-20, 1.0)))
+            action = torch.argmax(logits + gumbel, dim=-1)
+            logp = logp_all.gather(1, action[:, None]).squeeze(1)
+            return action, logp, self.value(obs)
+
+    def evaluate(
+        self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Log-probabilities of ``action``, entropies and values (with gradients)."""
+        logp_all = torch.log_softmax(self.logits(obs, mask), dim=-1)
+        p = logp_all.exp()
+        entropy = -(p * logp_all).sum(-1)
+        return logp_all.gather(1, action[:, None]).squeeze(1), entropy, self.value(obs)
+
+
+def agent_meta(
+    net: ActorCritic, game: str, options: Mapping[str, Any], step: int, config: Mapping[str, Any]
+) -> AgentMeta:
+    """The ``agent.json`` metadata of a trained network."""
+    return AgentMeta(
+        game=game,
+        options=dict(options),
+        obs_size=net.obs_size,
+        num_actions=net.num_actions,
+        network=NetworkSpec(activation=net.activation, actor=net.actor_prefixes()),
+        step=int(step),
+        trainer=TRAINER,
+        config=dict(config),
+    )
+
+
+def save_network(directory: Any, net: ActorCritic, meta: AgentMeta) -> Any:
+    """Write ``net`` (actor and critic) as a safe agent directory."""
+    return save_agent(directory, net.state_dict(), meta)
+
+
+def load_network(directory: Any) -> tuple[ActorCritic, AgentMeta]:
+    """A network saved by :func:`save_network` (critic included); CheckpointError otherwise."""
+    arrays, meta = load_agent_numpy(directory)
+    if meta.trainer != TRAINER:
+        raise CheckpointError(
+            f"agent {str(directory)!r} was written by {meta.trainer!r}, not {TRAINER!r}"
+        )
+    first = arrays["actor.0.weight"]
+    hidden = int(first.shape[0])
+    layers = len(meta.network.actor) - 1
+    net = ActorCritic(meta.obs_size, meta.num_actions, hidden, layers, meta.network.activation)
+    state = {k: torch.from_numpy(np.array(v)) for k, v in arrays.items()}
+    try:
+        net.load_state_dict(state)
+    except RuntimeError as err:
+        raise CheckpointError(f"agent {str(directory)!r}: weights do not fit: {err}") from None
+    return net, meta

@@ -1,0 +1,330 @@
+"""Masked PPO on the batched Scum engine, in one readable loop (cleanrl style, plain torch).
+
+Per iteration:
+
+1. **Rollout.** ``num_games`` games of :class:`~scum_env.batched.BatchedScum`
+   advance ``rollout_steps`` steps together. In every step the rows whose
+   player to act is the learner (every seat of a *self-play* game; one seat
+   of a *league* game) go through the network in one forward pass; the
+   other rows are played by the game's league member (heuristic, random or
+   a frozen snapshot, :mod:`cardsuite.train.league`), one call per member.
+   Nothing loops over games in Python.
+2. **Advantages.** Each learner decision is a transition of its own seat,
+   lasting until that seat acts again; rewards are credited per seat and GAE
+   runs along each seat's decisions (:mod:`cardsuite.train.rollout`).
+3. **Update.** Clipped-ratio PPO with an entropy bonus and a (clipped) value
+   loss over minibatches of the learner decisions, for ``update_epochs``.
+4. **League, evaluation, logging, checkpoints.** Snapshots join the league
+   every ``snapshot_every`` steps and are drawn by PFSP; duplicate deals
+   against the baselines are played every ``eval_every`` steps
+   (:mod:`cardsuite.train.duplicate`, deals of ``eval_seed``, never trained
+   on); logs go to ``progress.csv``, ``eval.csv`` and TensorBoard.
+
+The trained agent is written in the safe format (``RUN/agent``:
+safetensors + ``agent.json``, ``trainer: cardsuite-ppo``): play it with
+``ppo:RUN/agent``. Steps count learner decisions. Run it with ``cardsuite
+ppo --config configs/train/ppo_scum4.yaml`` or ``python -m
+cardsuite.train.ppo``; see ``docs/training.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from cardsuite.agents.batched_heuristic_scum import BatchedScumHeuristic
+from cardsuite.errors import CardsuiteError
+from cardsuite.train.actor_critic import ActorCritic
+from cardsuite.train.duplicate import GreedyActor, duplicate_match
+from cardsuite.train.league import League
+from cardsuite.train.opponents import obs_scale
+from cardsuite.train.ppo_args import Args, add_arguments, args_from_namespace
+from cardsuite.train.ppo_log import RunLog
+from cardsuite.train.rollout import SeatRollout, restore_observation, seat_observation, to_torch
+from scum_env.batched import BatchedScum, RandomPolicy
+
+
+def baseline_policies(names: Sequence[str], rules: Any, seed: int) -> dict[str, Any]:
+    """The batch policies of the named baselines (heuristic, random)."""
+    make = {"heuristic": lambda: BatchedScumHeuristic(rules), "random": lambda: RandomPolicy(seed)}
+    return {name: make[name]() for name in names}
+
+
+def ppo_update(
+    net: ActorCritic, opt: torch.optim.Optimizer, data: dict[str, torch.Tensor], args: Args,
+    gen: torch.Generator,
+) -> dict[str, float]:  # fmt: skip
+    """Clipped PPO epochs over ``data`` (flat learner decisions); the loss statistics."""
+    n = data["obs"].shape[0]
+    mb = max(1, n // args.num_minibatches)
+    stats: dict[str, list[float]] = {"pg_loss": [], "v_loss": [], "entropy": [], "approx_kl": [],
+                                     "clipfrac": []}  # fmt: skip
+    for _epoch in range(args.update_epochs):
+        perm = torch.randperm(n, generator=gen, device="cpu").to(data["obs"].device)
+        kl = 0.0
+        for start in range(0, n, mb):
+            idx = perm[start : start + mb]
+            logp, entropy, value = net.evaluate(data["obs"][idx], data["mask"][idx],
+                                                data["action"][idx])  # fmt: skip
+            logratio = logp - data["logp"][idx]
+            ratio = logratio.exp()
+            with torch.no_grad():
+                kl = float(((ratio - 1) - logratio).mean())
+                clipfrac = float(((ratio - 1.0).abs() > args.clip_coef).float().mean())
+            adv = data["adv"][idx]
+            if args.norm_adv and adv.numel() > 1:
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            pg = torch.max(-adv * ratio,
+                           -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()  # fmt: skip
+            ret, old_v = data["ret"][idx], data["value"][idx]
+            if args.clip_vloss:
+                clipped = old_v + (value - old_v).clamp(-args.clip_coef, args.clip_coef)
+                v_loss = 0.5 * torch.max((value - ret) ** 2, (clipped - ret) ** 2).mean()
+            else:
+                v_loss = 0.5 * ((value - ret) ** 2).mean()
+            ent = entropy.mean()
+            loss = pg - args.ent_coef * ent + args.vf_coef * v_loss
+            pg_f, v_f, ent_f = float(pg.detach()), float(v_loss.detach()), float(ent.detach())
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), args.max_grad_norm)
+            opt.step()
+            for key, v in (("pg_loss", pg_f), ("v_loss", v_f), ("entropy", ent_f),
+                           ("approx_kl", kl), ("clipfrac", clipfrac)):  # fmt: skip
+                stats[key].append(v)
+        if args.target_kl and kl > args.target_kl:
+            break
+    out = {k: float(np.mean(v)) for k, v in stats.items() if v}
+    var = float(data["ret"].var())
+    out["explained_var"] = float("nan") if var == 0 else 1 - float(
+        (data["ret"] - data["value"]).var()) / var  # fmt: skip
+    return out
+
+
+class Trainer:
+    """State of one run: engine, network, optimiser, league, game assignment."""
+
+    def __init__(self, args: Args) -> None:
+        """Seed everything and build the run (resume if asked)."""
+        self.args = args
+        random.seed(args.seed)
+        np.random.seed(args.seed)
+        torch.manual_seed(args.seed)
+        if args.threads:
+            torch.set_num_threads(args.threads)
+        self.dev = torch.device(args.device)
+        backend = "torch" if self.dev.type != "cpu" else args.backend
+        self.config: dict[str, Any] = {"num_players": args.num_players, "reward": "centered",
+                                       **args.options}  # fmt: skip
+        self.eng = BatchedScum(args.num_games, backend=backend,
+                               device=str(self.dev) if backend == "torch" else None,
+                               **self.config)  # fmt: skip
+        self.xp = self.eng.xp
+        rules = self.eng.rules
+        spec = self.eng.encoder.spec
+        self.scale = torch.as_tensor(obs_scale(spec), device=self.dev)
+        self.net = ActorCritic(spec.size, rules.num_actions, args.hidden, args.layers,
+                               args.activation).to(self.dev)  # fmt: skip
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=args.learning_rate, eps=1e-5)
+        self.gen = torch.Generator(device=self.dev)
+        self.gen.manual_seed(args.seed)
+        self.cpu_gen = torch.Generator()
+        self.cpu_gen.manual_seed(args.seed + 1)
+        self.rng = np.random.default_rng(args.seed)
+        self.league = League(baseline_policies(args.names("baselines"), rules, args.seed),
+                             max_snapshots=args.max_snapshots, weighting=args.pfsp,
+                             seed=args.seed)  # fmt: skip
+        self.eval_opponents = baseline_policies(args.names("eval_against"), rules, args.seed)
+        n, p = args.num_games, self.eng.P
+        self.buf = SeatRollout(args.rollout_steps, n, p, spec.size, rules.num_actions, self.dev)
+        self.selfplay = np.zeros(n, dtype=bool)
+        self.selfplay[: round(args.self_play * n)] = True
+        self.learner_seat = np.where(self.selfplay, -1, self.rng.integers(p, size=n))
+        self.opp = np.full(n, -1, dtype=np.int64)
+        if self.league.members:
+            self.opp[~self.selfplay] = self.league.draw(int((~self.selfplay).sum()))
+        self.step = 0
+        self.iteration = 0
+        self.due = {"snapshot": args.snapshot_every, "eval": args.eval_every,
+                    "checkpoint": args.checkpoint_every}  # fmt: skip
+        self.log = RunLog(args.out_dir(), args.tensorboard, args.quiet)
+        self.history: list[dict[str, Any]] = []
+        if args.resume:
+            from cardsuite.train.ppo_checkpoint import load_checkpoint
+
+            load_checkpoint(self)
+        self.obs, self.mask, self.to_act = self.eng.reset(args.seed + self.iteration)
+
+    # ------------------------------------------------------------------ rollout
+    def rollout(self) -> dict[str, float]:
+        """Fill the buffer with ``rollout_steps`` steps of every game; episode statistics."""
+        xp, buf, dev = self.xp, self.buf, self.dev
+        buf.clear()
+        n = self.args.num_games
+        outcomes: list[np.ndarray] = []
+        for t in range(self.args.rollout_steps):
+            to_act = xp.to_numpy(self.to_act)
+            learner = self.selfplay | (to_act == self.learner_seat)
+            rows = np.flatnonzero(learner)
+            actions = np.zeros(n, dtype=np.int64)
+            if rows.size:
+                rows_t = torch.from_numpy(rows).to(dev)
+                obs = to_torch(self.obs, dev)[rows_t] * self.scale
+                mask = to_torch(self.mask, dev)[rows_t].bool()
+                a, logp, v = self.net.act(obs, mask, self.gen)
+                seats = torch.from_numpy(to_act[rows]).to(dev)
+                buf.record(t, rows_t, seats, obs, mask, a, logp, v)
+                actions[rows] = a.cpu().numpy()
+                self.step += int(rows.size)
+            other = np.flatnonzero(~learner)
+            if other.size:
+                o_np, m_np = xp.to_numpy(self.obs), xp.to_numpy(self.mask)
+                actions[other] = self.league.act(self.opp[other], o_np[other], m_np[other])
+            res = self.eng.step(xp.asarray(actions, xp.int64))
+            rewards = to_torch(res.rewards, dev)
+            done_t = to_torch(res.done, dev)
+            buf.add_rewards(rewards, done_t)
+            done = xp.to_numpy(res.done).astype(bool)
+            if done.any():
+                outcomes.append(self._finish_games(done, xp.to_numpy(res.rewards)))
+            self.obs, self.mask, self.to_act = res.obs, res.mask, res.to_act
+        self._bootstrap()
+        finished = np.concatenate(outcomes) if outcomes else np.zeros(0)
+        return {"league_games": float(finished.size),
+                "league_win": float(finished.mean()) if finished.size else float("nan")}  # fmt: skip
+
+    def _finish_games(self, done: np.ndarray, rewards: np.ndarray) -> np.ndarray:
+        """Score finished league games for PFSP; draw new seats and members."""
+        fin = np.flatnonzero(done & ~self.selfplay)
+        if fin.size == 0:
+            return np.zeros(0)
+        mine = rewards[fin, self.learner_seat[fin]]
+        others = (rewards[fin].sum(axis=1) - mine) / (self.eng.P - 1)
+        outcome = (mine > others) + 0.5 * (mine == others)
+        self.league.record(self.opp[fin], outcome)
+        self.learner_seat[fin] = self.rng.integers(self.eng.P, size=fin.size)
+        self.opp[fin] = self.league.draw(fin.size)
+        self.league.prune(self.opp)
+        return np.asarray(outcome, dtype=np.float64)
+
+    def _bootstrap(self) -> None:
+        """Values of the transitions still open, from each seat's view of the current state."""
+        opened = False
+        for seat in range(self.eng.P):
+            ts, gs = self.buf.open_transitions(seat)
+            if ts.numel() == 0:
+                continue
+            opened = True
+            view = to_torch(seat_observation(self.eng, seat), self.dev)
+            with torch.no_grad():
+                self.buf.boot[ts, gs] = self.net.value(view[gs] * self.scale)
+        if opened:
+            self.obs, self.mask, self.to_act = restore_observation(self.eng)
+
+    # ------------------------------------------------------------------ loop
+    def evaluate(self) -> list[dict[str, Any]]:
+        """Duplicate deals (``eval_seed``) of the greedy learner against each eval baseline."""
+        rows = []
+        me = GreedyActor(self.net.actor, self.scale)
+        for name, policy in self.eval_opponents.items():
+            res = duplicate_match(me, policy, deals=self.args.eval_deals,
+                                  seed=self.args.eval_seed, **self.config)  # fmt: skip
+            rows.append({"step": self.step, "against": name, **res.to_dict()})
+        return rows
+
+    def train(self) -> dict[str, Any]:
+        """Run to ``total_steps``; the final evaluation rows."""
+        args = self.args
+        start_step, t0 = self.step, time.perf_counter()
+        while self.step < args.total_steps:
+            if args.anneal_lr:
+                frac = max(0.0, 1.0 - self.step / args.total_steps)
+                for group in self.opt.param_groups:
+                    group["lr"] = frac * args.learning_rate
+            t_roll = time.perf_counter()
+            episodes = self.rollout()
+            adv, ret = self.buf.advantages(args.gamma, args.gae_lambda)
+            data = self.buf.flat(adv, ret)
+            t_upd = time.perf_counter()
+            stats = ppo_update(self.net, self.opt, data, args, self.cpu_gen)
+            now = time.perf_counter()
+            self.iteration += 1
+            sps = (self.step - start_step) / max(now - t0, 1e-9)
+            self.log.progress({"step": self.step, "iteration": self.iteration, "sps": sps,
+                               "rollout_s": t_upd - t_roll, "update_s": now - t_upd,
+                               "lr": self.opt.param_groups[0]["lr"], **episodes, **stats})  # fmt: skip
+            self._periodic()
+        rows = self.evaluate()
+        self.log.evals(rows)
+        self.history.extend(rows)
+        from cardsuite.train.ppo_checkpoint import save_checkpoint, save_final_agent
+
+        save_checkpoint(self)
+        save_final_agent(self)
+        self.log.close()
+        return {"step": self.step, "eval": rows}
+
+    def _periodic(self) -> None:
+        args = self.args
+        if args.snapshot_every and self.step >= self.due["snapshot"]:
+            self.league.add_snapshot(self.net.actor, self.scale, self.step)
+            self.due["snapshot"] += args.snapshot_every
+            self.log.note(f"league: {self.league.describe()}")
+        if args.eval_every and self.step >= self.due["eval"] and self.step < args.total_steps:
+            rows = self.evaluate()
+            self.log.evals(rows)
+            self.history.extend(rows)
+            self.due["eval"] += args.eval_every
+        if args.checkpoint_every and self.step >= self.due["checkpoint"]:
+            from cardsuite.train.ppo_checkpoint import save_checkpoint
+
+            save_checkpoint(self)
+            self.due["checkpoint"] += args.checkpoint_every
+
+
+def train(args: Args) -> dict[str, Any]:
+    """Train one run with ``args``; the final step and evaluation rows."""
+    return Trainer(args).train()
+
+
+def add_command(sub: Any) -> tuple[str, Any]:
+    """The ``cardsuite ppo`` subcommand (``cardsuite.commands`` entry point)."""
+    parser = sub.add_parser("ppo", help="masked PPO self-play on the batched Scum engine",
+                            description=__doc__.split("\n\n")[0])  # fmt: skip
+    add_arguments(parser)
+
+    def run(ns: argparse.Namespace, extra: list[str]) -> int:
+        if extra:
+            raise CardsuiteError(f"unknown arguments: {' '.join(extra)}")
+        result = train(args_from_namespace(ns))
+        for row in result["eval"]:
+            print(f"vs {row['against']}: beats {100 * row['beats']:.1f}% ± "
+                  f"{100 * row['beats_ci']:.1f} of {row['deals']:.0f} duplicate deals, "
+                  f"margin {row['margin']:+.3f} ± {row['margin_ci']:.3f}")  # fmt: skip
+        return 0
+
+    return "ppo", run
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m cardsuite.train.ppo [flags]``."""
+    parser = argparse.ArgumentParser(prog="cardsuite ppo", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command")
+    _name, run = add_command(sub)
+    ns, extra = parser.parse_known_args(["ppo", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        return int(run(ns, extra))
+    except CardsuiteError as err:
+        print(f"cardsuite ppo: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
