@@ -17,7 +17,6 @@ rule it breaks.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -26,9 +25,11 @@ from types import MappingProxyType
 from typing import Any
 
 import numpy as np
-import yaml
 
-from cardsuite.errors import DeckError
+from cardsuite.errors import ConfigError, DeckError
+from cardsuite.safe_yaml import load_yaml_text
+from scandal_env import strict_json
+from scandal_env.strict_json import read_bounded
 
 #: Colours in the order used for their integer codes.
 COLOURS: tuple[str, ...] = ("brown", "blue", "green", "red", "black", "gold")
@@ -75,6 +76,10 @@ RULEBOOK_SCANDALS: tuple[tuple[int, str, int], ...] = (
 #: book spells "Chappiquiddick"; the canonical deck uses the place's real name.
 SCANDAL_SPELLINGS: dict[int, tuple[str, ...]] = {0: ("The Chappaquiddick Incident",)}
 GOLD_MEMBERSHIPS = 23
+#: A deck file is a few kB; anything larger than this is refused unread.
+MAX_DECK_BYTES = 1 << 20
+#: Longest card or scandal name.
+MAX_NAME_CHARS = 100
 NUM_SCANDALS = len(RULEBOOK_SCANDALS)
 NUM_CARDS = sum(COLOUR_COUNTS.values())
 
@@ -175,23 +180,21 @@ def load_deck(path: str | Path | None = None) -> Deck:
     """
     if path is None:
         source = "scandal_env/data/deck.json"
-        text = resources.files("scandal_env").joinpath("data/deck.json").read_text("utf-8")
+        raw = resources.files("scandal_env").joinpath("data/deck.json").read_bytes()
         suffix = ".json"
     else:
         p = Path(path)
         source = str(p)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except OSError as err:
-            raise DeckError(f"cannot read deck file {source}: {err.strerror}") from None
+        raw = read_bounded(p, "deck file", MAX_DECK_BYTES, DeckError)
         suffix = p.suffix.lower()
-    try:
-        if suffix in (".yaml", ".yml"):
-            data = yaml.safe_load(text)
-        else:
-            data = json.loads(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as err:
-        raise DeckError(f"deck file {source} is not valid {suffix[1:].upper()}: {err}") from None
+    where = f"deck file {source}"
+    if suffix in (".yaml", ".yml"):
+        try:
+            data = load_yaml_text(raw, where)
+        except ConfigError as err:
+            raise DeckError(str(err)) from None
+    else:
+        data = strict_json.loads(raw, where, DeckError)
     return deck_from_data(data, source=source)
 
 
@@ -228,6 +231,12 @@ def _check_record(rec: Any, fields: Mapping[str, type], what: str, fail: Any) ->
             raise fail(
                 f"{what} field {key!r} must be {tp.__name__}, got {type(val).__name__} {val!r}"
             )
+    name = rec["name"]
+    if not name.strip() or len(name) > MAX_NAME_CHARS or not name.isprintable():
+        raise fail(
+            f"{what}: the name must be printable text of 1 to {MAX_NAME_CHARS} characters "
+            "(no control characters or terminal escapes)"
+        )
     return dict(rec)
 
 
