@@ -1,0 +1,65 @@
+"""The shared batched layer (cardsuite.batched) and the scum_env.batched names that re-export it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import cardsuite.batched as shared
+from cardsuite.batched import BatchedEngine, ShardedEngine, get_backend, run_arena
+from cardsuite.batched.deal import permutations
+from cardsuite.batched.policies import fill_actions, seat_groups
+from cardsuite.errors import ConfigError
+from scum_env.batched import BatchedScum, RandomPolicy, ShardedScum, sb3_policy
+from scum_env.batched.backend import get_backend as old_get_backend
+
+
+def test_scum_engines_keep_the_contract_and_old_names_work() -> None:
+    assert isinstance(BatchedScum(2, num_players=4), BatchedEngine)
+    sharded = ShardedScum(4, threads=2, num_players=5)
+    assert isinstance(sharded, ShardedEngine) and isinstance(sharded, BatchedEngine)
+    sharded.close()
+    assert RandomPolicy is shared.RandomPolicy and sb3_policy is shared.sb3_policy
+    assert old_get_backend is get_backend
+
+
+def test_permutations_are_the_same_on_both_backends() -> None:
+    torch = pytest.importorskip("torch")
+    torch.set_num_threads(1)
+    games = np.arange(5, dtype=np.int64)
+    a = permutations(get_backend("numpy"), 9, 3, games, games * 2, 54)
+    b = permutations(get_backend("torch"), 9, 3, torch.as_tensor(games), torch.as_tensor(games * 2), 54)
+    assert np.array_equal(a, b.numpy())
+    assert all(sorted(row) == list(range(54)) for row in a)
+
+
+def test_fill_actions_asks_each_policy_for_its_seats_only() -> None:
+    xp = get_backend("numpy")
+    calls: list[int] = []
+
+    def seat_of_first(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        calls.append(len(obs))
+        return obs[:, 0].astype(np.int64)
+
+    def zero(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return np.zeros(len(obs), dtype=np.int64)
+
+    to_act = np.array([0, 12, 3, 12, 40])
+    obs = to_act[:, None].astype(np.float32) + 100
+    policies = [zero] * 50
+    for seat in (3, 12, 20, 21, 22, 23, 24, 25, 26, 40):  # more than 8 seats: the lookup path
+        policies[seat] = seat_of_first
+    rows = np.array([True, True, True, False, True])
+    out = fill_actions(xp, seat_groups(policies), obs, obs > 0, to_act, rows)
+    assert out.tolist() == [0, 112, 103, 0, 140] and calls == [3]
+
+
+def test_bad_arguments_are_config_errors() -> None:
+    with pytest.raises(ConfigError, match="threads"):
+        ShardedScum(4, threads=0, num_players=4)
+    with pytest.raises(ConfigError, match="episodes"):
+        run_arena(lambda n: BatchedScum(n, num_players=4), [RandomPolicy(0)] * 4, 0)
+    with pytest.raises(ConfigError, match="batch"):
+        run_arena(lambda n: BatchedScum(n, num_players=4), [RandomPolicy(0)] * 4, 5, batch=0)
+    with pytest.raises(ConfigError, match="4 policies"):
+        run_arena(lambda n: BatchedScum(n, num_players=4), [RandomPolicy(0)] * 3, 5)
