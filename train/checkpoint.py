@@ -468,7 +468,8 @@ def read_state(path: str | Path) -> tuple[Path, TrainState]:
         where = f"pool.snapshots[{i}]"
         if not isinstance(meta, dict) or set(meta) != {"file", "step", "activation"}:
             raise _field(where, "must hold file, step and activation")
-        if not isinstance(meta["file"], str) or meta["file"] not in doc["files"]:
+        file = meta["file"]
+        if not isinstance(file, str) or file not in doc["files"] or not _POOL_FILE.fullmatch(file):
             raise _field(f"{where}.file", f"{meta['file']!r} is not a listed pool file")
         if meta["activation"] not in ("tanh", "relu"):
             raise _field(f"{where}.activation", f"must be tanh or relu, got {meta['activation']!r}")

@@ -162,7 +162,9 @@ def test_config_mismatch_is_named(run_copy: Path) -> None:
 def test_a_new_run_never_overwrites_a_checkpoint(run_copy: Path) -> None:
     from cardsuite.train.trainer import Trainer
 
-    with pytest.raises(ConfigError, match="already holds a checkpoint; continue it with --resume"):
+    with pytest.raises(
+        ConfigError, match="already holds a checkpoint; continue it with --resume"
+    ):
         Trainer(tiny_config(), run_copy)
 
 
@@ -192,3 +194,113 @@ def test_save_interrupted_between_renames_is_recovered(run_copy: Path) -> None:
     (run_copy / "checkpoint").rename(run_copy / PREVIOUS_DIR)
     assert find_checkpoint(run_copy) == run_copy / PREVIOUS_DIR
     assert read_state(run_copy)[1].step == 256
+
+
+def _tamper(run: Path, change: Any) -> None:
+    """Edit ``state.json`` of a run's checkpoint with ``change(doc)``."""
+    state_file = run / "checkpoint" / "state.json"
+    doc = json.loads(state_file.read_text())
+    change(doc)
+    state_file.write_text(json.dumps(doc))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda d: d.update(schedule={"snapshot": "soon", "eval": -1, "checkpoint": -1}),
+            r"field 'schedule\.snapshot' must be a step",
+        ),
+        (lambda d: d.update(schedule={"snapshot": 1}), r"field 'schedule' must map"),
+        (lambda d: d.update(schedule="soon"), r"field 'schedule' must map"),
+        (lambda d: d.update(files=list(d["files"])), r"field 'files' must map file names"),
+        (
+            lambda d: d["files"].update({"../../etc/passwd": "0" * 64}),
+            r"field 'files\.\.\./\.\./etc/passwd' names a file a checkpoint does not hold",
+        ),
+        (
+            lambda d: d["files"].pop("optimizer.safetensors"),
+            r"field 'files' does not list optimizer\.safetensors",
+        ),
+        (
+            lambda d: d["files"].update({"optimizer.safetensors": "xyz"}),
+            r"field 'files\.optimizer\.safetensors' must be a SHA-256",
+        ),
+        (lambda d: d.update(step=-3), r"field 'step' must be an integer >= 0"),
+        (lambda d: d.update(step="256"), r"field 'step' must be an integer"),
+        (lambda d: d.update(history={"a": 1}), r"field 'history' must be a list"),
+        (lambda d: d.update(counters={"n_updates": 1.5}), r"field 'counters'"),
+        (lambda d: d.update(config=[1]), r"field 'config' must be a mapping"),
+        (
+            lambda d: d["config"].update(learning_rate="fast"),
+            r"field 'config' is invalid: .*learning_rate",
+        ),
+        (lambda d: d.update(rng={"python": 1}), r"field 'rng' must hold"),
+        (lambda d: d["rng"]["numpy"].__setitem__(0, "PCG64"), r"field 'rng\.numpy' is malformed"),
+        (lambda d: d["rng"].update(torch="not base64!"), r"field 'rng\.torch' is malformed"),
+        (lambda d: d["pool"].update(snapshots="all"), r"field 'pool' must hold a list"),
+        (
+            lambda d: d["pool"]["snapshots"][0].update(activation="gelu"),
+            r"field 'pool\.snapshots\[0\]\.activation'",
+        ),
+        (
+            lambda d: d["pool"]["snapshots"][0].update(file="agent/agent.json"),
+            r"field 'pool\.snapshots\[0\]\.file' 'agent/agent\.json' is not a listed pool file",
+        ),
+    ],
+)
+def test_tampered_state_json_is_named(run_copy: Path, change: Any, message: str) -> None:
+    _tamper(run_copy, change)
+    with pytest.raises(CheckpointError, match=message):
+        read_state(run_copy)
+
+
+def test_a_pickled_pt_in_the_pool_is_refused_unread(run_copy: Path, tmp_path: Path) -> None:
+    """A pool file swapped for a pickle (with a recomputed sum) is refused by its kind."""
+    import pickle
+
+    from cardsuite.train.safe_io import sha256_file
+
+    marker = tmp_path / "pwned"
+
+    class Payload:
+        def __reduce__(self) -> tuple[object, tuple[str]]:
+            return (exec, (f"open({str(marker)!r}, 'w').write('x')",))
+
+    ckpt = run_copy / "checkpoint"
+    evil = ckpt / "pool" / "snapshot_00_128.pt"
+    evil.write_bytes(pickle.dumps(Payload()))
+
+    def swap(doc: dict[str, Any]) -> None:
+        old = doc["pool"]["snapshots"][0]["file"]
+        (ckpt / old).unlink()
+        del doc["files"][old]
+        doc["files"]["pool/snapshot_00_128.pt"] = sha256_file(evil)
+        doc["pool"]["snapshots"][0]["file"] = "pool/snapshot_00_128.pt"
+
+    _tamper(run_copy, swap)
+    with pytest.raises(CheckpointError, match=r"files\.pool/snapshot_00_128\.pt' names a file"):
+        read_state(run_copy)
+    (ckpt / "pool" / "snapshot_00_128.safetensors").write_bytes(evil.read_bytes())
+    evil.unlink()
+
+    def rename(doc: dict[str, Any]) -> None:
+        name = "pool/snapshot_00_128.safetensors"
+        doc["files"] = {k: v for k, v in doc["files"].items() if not k.endswith(".pt")}
+        doc["files"][name] = sha256_file(ckpt / name)
+        doc["pool"]["snapshots"][0]["file"] = name
+
+    _tamper(run_copy, rename)
+    with pytest.raises(CheckpointError, match="not a safetensors file"):
+        read_state(run_copy)
+    assert not marker.exists()
+
+
+def test_train_resume_of_a_tampered_state_exits_2_naming_the_field(
+    run_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cardsuite.cli import main
+
+    _tamper(run_copy, lambda d: d["schedule"].update(eval="soon"))
+    assert main(["train", "--resume", str(run_copy)]) == 2
+    assert "field 'schedule.eval'" in capsys.readouterr().err
