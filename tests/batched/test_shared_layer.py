@@ -28,7 +28,9 @@ def test_permutations_are_the_same_on_both_backends() -> None:
     torch.set_num_threads(1)
     games = np.arange(5, dtype=np.int64)
     a = permutations(get_backend("numpy"), 9, 3, games, games * 2, 54)
-    b = permutations(get_backend("torch"), 9, 3, torch.as_tensor(games), torch.as_tensor(games * 2), 54)
+    b = permutations(
+        get_backend("torch"), 9, 3, torch.as_tensor(games), torch.as_tensor(games * 2), 54
+    )
     assert np.array_equal(a, b.numpy())
     assert all(sorted(row) == list(range(54)) for row in a)
 

@@ -26,7 +26,7 @@ def test_the_engine_keeps_the_shared_contract() -> None:
 
 def test_vector_env_hands_the_learner_every_decision() -> None:
     env = PartyVectorEnv(6, learner=17, num_players=23, num_hands=1, seed=2)
-    obs, info = env.reset()
+    obs, _info = env.reset()
     assert obs.shape == (6, env.engine.obs_dim) == env.observation_space.shape
     assert all(env.single_observation_space.contains(o) for o in obs)
     ended, total = 0, 0.0

@@ -12,7 +12,7 @@ from scum_env.party.batched import BatchedParty, ShardedParty
 
 def _play(eng: BatchedParty | ShardedParty, steps: int, seed: int = 0) -> list[np.ndarray]:
     """Random play from numpy masks; every step's (obs, mask, to_act, rewards, done)."""
-    obs, mask, to_act = eng.reset(seed)
+    _obs, mask, _to_act = eng.reset(seed)
     rng = np.random.default_rng(7)
     out = []
     for _ in range(steps):
@@ -21,7 +21,9 @@ def _play(eng: BatchedParty | ShardedParty, steps: int, seed: int = 0) -> list[n
         res = eng.step(actions)
         host = [np.asarray(x.cpu()) if hasattr(x, "cpu") else np.array(x) for x in
                 (res.obs, res.mask, res.to_act, res.rewards, res.done)]  # fmt: skip
-        out.append(np.concatenate([h.reshape(len(actions), -1).astype(np.float64) for h in host], 1))
+        out.append(
+            np.concatenate([h.reshape(len(actions), -1).astype(np.float64) for h in host], 1)
+        )
         mask = res.mask
     return out
 

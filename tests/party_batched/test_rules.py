@@ -83,9 +83,7 @@ def test_p1_a_joker_beats_a_pair_and_ends_the_trick() -> None:
     assert int(res.to_act[0]) == 1 and res.mask[0, 0] == 0
 
 
-@pytest.mark.parametrize(
-    ("players", "sizes"), [(10, "5,5"), (16, "6,5,5"), (23, None), (50, None)]
-)
+@pytest.mark.parametrize(("players", "sizes"), [(10, "5,5"), (16, "6,5,5"), (23, None), (50, None)])
 def test_p7_ladder_and_p8_points_after_the_last_table_finishes(
     players: int, sizes: str | None
 ) -> None:
@@ -126,7 +124,7 @@ def test_p7_ladder_and_p8_points_after_the_last_table_finishes(
 
 def test_autoreset_starts_a_new_tournament() -> None:
     eng = BatchedParty(4, num_players=8, num_hands=1)
-    obs, mask, _ = eng.reset(1)
+    _obs, mask, _ = eng.reset(1)
     rng = np.random.default_rng(1)
     ended = np.zeros(4, dtype=bool)
     for _ in range(3000):
