@@ -85,9 +85,15 @@ def default_out(args: argparse.Namespace) -> Path:
         return Path(args.out)
     if args.resume:
         from cardsuite.train.checkpoint import find_checkpoint
+        from cardsuite.train.rundir import home_of
 
-        ckpt = find_checkpoint(args.resume)
-        return ckpt.parent if ckpt.name.startswith("checkpoint") else ckpt
+        home = home_of(find_checkpoint(args.resume))
+        if home is None:
+            raise ConfigError(
+                f"--resume {args.resume} is a checkpoint outside a run directory; "
+                "give --out NEW_DIR for the continued run"
+            )
+        return home
     return Path("runs") / (Path(args.config).stem if args.config else "default")
 
 
@@ -105,6 +111,10 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
         raise ConfigError("give --config FILE (configs/train/*.yaml) or --resume DIR")
     config = resolve_config(args)
     out = default_out(args)
+    from cardsuite.train.checkpoint import find_checkpoint
+    from cardsuite.train.rundir import check_run_dir
+
+    check_run_dir(out, find_checkpoint(args.resume) if args.resume else None)  # before any work
     from cardsuite.train.trainer import train  # imports torch and stable-baselines3
 
     result = train(config, out, resume=args.resume)

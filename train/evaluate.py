@@ -194,7 +194,8 @@ def plot_curves(run_dir: str | Path, out_png: str | Path, title: str | None = No
     from matplotlib.ticker import FuncFormatter
 
     run = Path(run_dir)
-    curve = read_csv(run / "curve.csv")
+    # One point per step: should a log hold a step twice, the last row wins.
+    curve = list({int(r["step"]): r for r in read_csv(run / "curve.csv")}.values())
     evals = read_csv(run / "eval.csv")
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
     if curve:

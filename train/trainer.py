@@ -17,15 +17,20 @@
    report table (``report.md``, ``report.json``) and the learning curve
    (``curves.png``).
 
-``train(config, out_dir, resume=DIR)`` reloads the model (weights, optimizer,
-step count), the pool, the RNG states, the schedules and the evaluation
-history of a checkpoint, and continues from its step. Episodes that were in
-progress inside the workers when the checkpoint was taken are not part of it:
-the resumed run starts fresh episodes, seeded from the run's seed and step.
+``train(config, out_dir, resume=DIR)`` rebuilds the model from the config and
+loads a checkpoint's weights, optimizer state and step count (safetensors,
+never a pickle: :mod:`~cardsuite.train.checkpoint`), the pool, the RNG
+states, the schedules and the evaluation history, and continues from its
+step. Episodes that were in progress inside the workers when the checkpoint
+was taken are not part of it: the resumed run starts fresh episodes, seeded
+from the run's seed and step. The logs keep each step once: what was logged
+after the checkpoint is dropped (:mod:`~cardsuite.train.rundir`).
 
 A run directory holds ``config.yaml``, ``checkpoint/``, ``tb/`` (TensorBoard),
 ``curve.csv`` (mean training reward per rollout), ``eval.csv``, and after the
-end ``report.md``, ``report.json``, ``curves.png``.
+end ``report.md``, ``report.json``, ``curves.png``. A new run never reuses a
+directory that holds anything, and a resume writes only into its own run
+directory or a new one.
 """
 
 from __future__ import annotations
@@ -48,17 +53,16 @@ import torch
 import yaml
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.logger import configure
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.utils import set_random_seed
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
-from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.errors import CheckpointError
 from cardsuite.train.checkpoint import (
-    CHECKPOINT_DIR,
     Checkpoint,
     TrainState,
     capture_rng,
+    find_checkpoint,
     load_checkpoint,
     restore_optimizer,
     restore_rng,
@@ -68,6 +72,7 @@ from cardsuite.train.config import TrainConfig
 from cardsuite.train.evaluate import EvalRow, append_csv, evaluate, format_report, plot_curves
 from cardsuite.train.opponents import OpponentPool, Snapshot
 from cardsuite.train.policy import agent_meta, snapshot_of
+from cardsuite.train.rundir import check_run_dir, start_logs, tensorboard_logger
 from cardsuite.train.safe_io import AgentMeta, save_agent
 from cardsuite.train.wrappers import SelfPlayEnv
 
@@ -204,12 +209,9 @@ class Trainer:
         self.run_dir = Path(run_dir)
         self.stop_requested = False
         torch.set_num_threads(config.torch_threads)
+        purge_step = None
         if resume is None:
-            if (self.run_dir / CHECKPOINT_DIR).exists():
-                raise ConfigError(
-                    f"run directory {str(self.run_dir)!r} already holds a checkpoint; "
-                    f"continue it with --resume {self.run_dir} or choose another --out"
-                )
+            check_run_dir(self.run_dir, None)  # a new run never reuses a directory
             set_random_seed(config.seed)
             self.snapshots: list[Snapshot] = []
             self.venv = make_vec_env(config, [])
@@ -221,6 +223,7 @@ class Trainer:
             }
             self.history: list[dict[str, Any]] = []
         else:
+            in_place = check_run_dir(self.run_dir, find_checkpoint(resume))
             loaded = load_checkpoint(resume)
             ckpt, state = loaded.path, loaded.state
             mismatched = config.resume_mismatches(state.config)
@@ -243,10 +246,12 @@ class Trainer:
             self.schedule = dict(state.schedule)
             self.history = list(state.history)
             restore_rng(state.rng)
+            start_logs(self.run_dir, ckpt, state.step, in_place)
+            purge_step = state.step + 1  # events at the checkpoint's step were logged before it
         self.run_dir.mkdir(parents=True, exist_ok=True)
         with open(self.run_dir / "config.yaml", "w", encoding="utf-8") as fh:
             yaml.safe_dump(config.to_dict(), fh, sort_keys=False)
-        self.model.set_logger(configure(str(self.run_dir / "tb"), ["tensorboard"]))
+        self.model.set_logger(tensorboard_logger(self.run_dir / "tb", purge_step))
 
     def close(self) -> None:
         """Stop the worker processes (quietly if one has already died)."""

@@ -18,6 +18,7 @@ from cardsuite.train.checkpoint import (
     read_state,
     restore_rng,
 )
+from cardsuite.train.rundir import check_run_dir
 from tests.train.conftest import tiny_config
 
 
@@ -163,7 +164,7 @@ def test_a_new_run_never_overwrites_a_checkpoint(run_copy: Path) -> None:
     from cardsuite.train.trainer import Trainer
 
     with pytest.raises(
-        ConfigError, match="already holds a checkpoint; continue it with --resume"
+        ConfigError, match=r"already holds files \(checkpoint.*continue it with --resume"
     ):
         Trainer(tiny_config(), run_copy)
 
@@ -304,3 +305,118 @@ def test_train_resume_of_a_tampered_state_exits_2_naming_the_field(
     _tamper(run_copy, lambda d: d["schedule"].update(eval="soon"))
     assert main(["train", "--resume", str(run_copy)]) == 2
     assert "field 'schedule.eval'" in capsys.readouterr().err
+
+
+# ------------------------------------------------- runs are never overwritten
+def test_new_run_refuses_any_used_directory(tmp_path: Path, trained_run: Path) -> None:
+    from cardsuite.cli import main
+    from cardsuite.train.trainer import Trainer
+
+    config = tmp_path / "c.yaml"
+    config.write_text("game: scum\noptions: {num_players: 4}\ntotal_steps: 64\n")
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("keep me")
+    only_prev = tmp_path / "only_prev"
+    shutil.copytree(trained_run / "checkpoint", only_prev / "checkpoint.prev")
+    killed_early = tmp_path / "killed"  # config.yaml and tb/ of a run killed before a checkpoint
+    (killed_early / "tb").mkdir(parents=True)
+    (killed_early / "config.yaml").write_text("game: scum\n")
+    for out, message in (
+        (a_file, "is an existing file"),
+        (only_prev, r"already holds files \(checkpoint\.prev\).*--resume"),
+        (killed_early, r"already holds files \(config\.yaml, tb\)"),
+        (trained_run, "already holds files"),
+    ):
+        before = sorted(p.name for p in out.iterdir()) if out.is_dir() else out.read_text()
+        with pytest.raises(ConfigError, match=message):
+            Trainer(tiny_config(), out)
+        assert main(["train", "--config", str(config), "--out", str(out)]) == 2
+        after = sorted(p.name for p in out.iterdir()) if out.is_dir() else out.read_text()
+        assert after == before
+    (tmp_path / "empty").mkdir()
+    check_run_dir(tmp_path / "empty", None)  # an empty directory is fine
+
+
+def test_resume_into_another_run_never_replaces_its_checkpoint(
+    trained_run: Path, tmp_path: Path
+) -> None:
+    from cardsuite.cli import main
+
+    run1, run2 = tmp_path / "run1", tmp_path / "run2"
+    shutil.copytree(trained_run, run1)
+    shutil.copytree(trained_run, run2)
+    before = (run2 / "checkpoint" / "state.json").read_bytes()
+    assert main(["train", "--resume", str(run1), "--out", str(run2)]) == 2
+    assert (run2 / "checkpoint" / "state.json").read_bytes() == before
+    with pytest.raises(ConfigError, match="already holds files"):
+        check_run_dir(run2, find_checkpoint(run1))
+    assert check_run_dir(run1, find_checkpoint(run1)) is True  # in place
+    assert check_run_dir(tmp_path / "branch", find_checkpoint(run1)) is False  # a new branch
+
+
+def _steps(path: Path) -> list[int]:
+    import csv
+
+    with open(path, newline="") as fh:
+        return [int(r["step"]) for r in csv.DictReader(fh)]
+
+
+def _tb_scalar_steps(folder: Path, tag: str) -> list[int]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(folder), purge_orphaned_data=True)
+    acc.Reload()
+    return [e.step for e in acc.Scalars(tag)]
+
+
+def test_resume_after_a_kill_keeps_each_step_once(tmp_path: Path) -> None:
+    """Killed at step 384 with the last checkpoint at 256: the resume drops 257..384 once."""
+    from cardsuite.train.trainer import Trainer
+
+    config = tiny_config(total_steps=512, checkpoint_every=128, eval_every=128)
+    run = tmp_path / "run"
+    trainer = Trainer(config, run)
+    real_save = trainer.save
+
+    def killed_at_384() -> Path:
+        if trainer.step >= 384:
+            raise SystemExit("killed")  # like SIGKILL: no checkpoint, the logs so far stay
+        return real_save()
+
+    trainer.save = killed_at_384  # type: ignore[method-assign]
+    with pytest.raises(SystemExit):
+        trainer.train()
+    trainer.close()
+    tag = "rollout/ep_rew_mean"
+    assert _steps(run / "curve.csv") == [128, 256, 384]
+    assert _steps(run / "eval.csv") == [128, 256, 384]
+    assert _tb_scalar_steps(run / "tb", tag) == [128, 256, 384]
+    assert read_state(run)[1].step == 256
+
+    resumed = Trainer(config, run, resume=run)
+    try:
+        assert _steps(run / "curve.csv") == [128, 256]  # the killed stretch is gone
+        assert _steps(run / "eval.csv") == [128, 256]
+        result = resumed.train()
+    finally:
+        resumed.close()
+    assert result.step == 512 and not result.interrupted
+    assert _steps(run / "curve.csv") == [128, 256, 384, 512]
+    assert _steps(run / "eval.csv") == [128, 256, 384, 512]
+    assert _tb_scalar_steps(run / "tb", tag) == [128, 256, 384, 512]
+    assert _tb_scalar_steps(run / "tb", "eval/beats_random") == [128, 256, 384, 512]
+    assert (run / "curves.png").is_file()
+
+
+def test_resume_into_a_new_directory_branches_with_the_logs_up_to_the_checkpoint(
+    trained_run: Path, tmp_path: Path
+) -> None:
+    from cardsuite.train.rundir import start_logs
+
+    run = tmp_path / "run"
+    shutil.copytree(trained_run, run)
+    (run / "curve.csv").write_text("step,ep_rew_mean,episodes\n128,0.1,3\n256,0.2,3\n384,0.3,3\n")
+    branch = tmp_path / "branch"
+    start_logs(branch, find_checkpoint(run), 256, in_place=False)
+    assert _steps(branch / "curve.csv") == [128, 256]
+    assert _steps(run / "curve.csv") == [128, 256, 384]  # the source run is untouched

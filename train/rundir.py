@@ -1,0 +1,156 @@
+"""Run directories: a run is never overwritten, and a resume keeps each step once.
+
+Rules, checked before any work starts (:func:`check_run_dir`):
+
+* a **new run** needs ``--out`` to be absent or an empty directory. A file, or
+  a directory holding anything (a finished run, a lone ``checkpoint.prev``,
+  the ``config.yaml`` and ``tb/`` of a run killed before its first
+  checkpoint) is a :class:`~cardsuite.errors.ConfigError`;
+* a **resume** writes into the run directory that holds the checkpoint, or
+  into a new (absent or empty) directory, a *branch* that starts with the
+  source run's logs up to the checkpoint. Any other directory is refused, so
+  ``--resume run1 --out run2`` can never replace run2's checkpoint.
+
+On resume, what the checkpoint did not cover is dropped
+(:func:`start_logs`): the rows of ``curve.csv`` and ``eval.csv`` after
+the checkpoint's step (written between the checkpoint and a kill), and
+TensorBoard's events after that step (the new event file starts with a
+``purge_step`` marker, checkpoint step + 1, and TensorBoard discards the
+older events at or after it; :func:`tensorboard_logger`). So the curve, the CSV
+files and TensorBoard show each step once.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+from typing import Any
+
+from cardsuite.errors import ConfigError
+
+CHECKPOINT_NAMES = ("checkpoint", "checkpoint.prev")
+LOG_FILES = ("curve.csv", "eval.csv")
+
+
+def check_new_run_dir(path: str | Path, flag: str = "--out") -> None:
+    """Refuse a run directory that exists and is not an empty directory.
+
+    Raises:
+        ConfigError: ``path`` is a file, or a directory with anything inside.
+    """
+    p = Path(path)
+    if not p.exists() and not p.is_symlink():
+        return
+    if not p.is_dir():
+        raise ConfigError(f"{flag} {str(p)!r} is an existing file; choose a new run directory")
+    held = sorted(child.name for child in p.iterdir())
+    if held:
+        shown = ", ".join(held[:5]) + (", ..." if len(held) > 5 else "")
+        hint = (
+            f"; continue it with --resume {p}"
+            if any(name in CHECKPOINT_NAMES for name in held)
+            else ""
+        )
+        raise ConfigError(
+            f"{flag} {str(p)!r} already holds files ({shown}); a run never overwrites "
+            f"another: choose a new directory{hint}"
+        )
+
+
+def home_of(checkpoint: Path) -> Path | None:
+    """The run directory holding ``checkpoint`` (None for a bare checkpoint folder)."""
+    return checkpoint.parent if checkpoint.name in CHECKPOINT_NAMES else None
+
+
+def check_run_dir(run_dir: str | Path, checkpoint: Path | None) -> bool:
+    """Check the run directory before any work; True when resuming in place.
+
+    Args:
+        run_dir: where the run writes.
+        checkpoint: the checkpoint resumed from, or None for a new run.
+
+    Raises:
+        ConfigError: the directory would overwrite another run (see the module doc).
+    """
+    out = Path(run_dir)
+    home = home_of(checkpoint) if checkpoint is not None else None
+    if home is not None and out.exists() and os.path.samefile(out, home):
+        return True
+    check_new_run_dir(out)
+    return False
+
+
+def start_logs(run_dir: Path, checkpoint: Path, step: int, in_place: bool) -> None:
+    """Before a resume: drop the logs after ``step`` in place, or seed a branch's logs."""
+    if in_place:
+        truncate_logs(run_dir, step)
+        return
+    home = home_of(checkpoint)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    if home is not None:
+        for name in LOG_FILES:
+            if (home / name).is_file():
+                _copy_rows(home / name, run_dir / name, step)
+
+
+def _read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        rows = list(reader)
+        return list(reader.fieldnames or []), rows
+
+
+def _kept(rows: list[dict[str, str]], step: int) -> list[dict[str, str]]:
+    kept = []
+    for row in rows:
+        try:
+            if int(row.get("step") or 0) <= step:
+                kept.append(row)
+        except ValueError:
+            continue  # a torn last line of a killed run
+    return kept
+
+
+def _write_rows(path: Path, fields: list[str], rows: list[dict[str, str]]) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    os.replace(tmp, path)
+
+
+def _copy_rows(src: Path, dst: Path, step: int) -> None:
+    fields, rows = _read_rows(src)
+    if fields:
+        _write_rows(dst, fields, _kept(rows, step))
+
+
+def truncate_logs(run_dir: Path, step: int) -> None:
+    """Drop the rows of ``curve.csv`` and ``eval.csv`` after ``step`` (atomically)."""
+    for name in LOG_FILES:
+        path = run_dir / name
+        if path.is_file():
+            fields, rows = _read_rows(path)
+            if fields:
+                _write_rows(path, fields, _kept(rows, step))
+
+
+def tensorboard_logger(folder: Path, purge_step: int | None) -> Any:
+    """An SB3 logger writing TensorBoard events to ``folder``.
+
+    With ``purge_step`` (a resume), the event file starts with a marker that
+    makes TensorBoard discard earlier events at or after that step, the ones
+    written between the checkpoint and the kill.
+    """
+    from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
+    from torch.utils.tensorboard import SummaryWriter
+
+    class Purging(TensorBoardOutputFormat):
+        def __init__(self, folder: str) -> None:  # SB3's, with purge_step
+            self.writer = SummaryWriter(log_dir=folder, purge_step=purge_step)
+            self._is_closed = False
+
+    folder.mkdir(parents=True, exist_ok=True)
+    return Logger(folder=str(folder), output_formats=[Purging(str(folder))])
