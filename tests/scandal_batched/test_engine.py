@@ -23,7 +23,7 @@ def play(eng: BatchedScandal, seed: int, steps: int) -> list[tuple[np.ndarray, .
     """Play ``steps`` random steps; every step's outputs as numpy."""
     rng = np.random.default_rng(seed)
     obs, mask, to_act = eng.reset(seed)
-    out = [(host(obs).copy(), host(mask).copy(), host(to_act).copy())]
+    out: list[tuple[np.ndarray, ...]] = [(host(obs).copy(), host(mask).copy(), host(to_act).copy())]
     for _ in range(steps):
         res = eng.step(random_actions(rng, mask))
         mask = res.mask
@@ -34,7 +34,12 @@ def play(eng: BatchedScandal, seed: int, steps: int) -> list[tuple[np.ndarray, .
 
 def test_numpy_and_torch_play_identical_games() -> None:
     pytest.importorskip("torch")
-    config = {"num_players": 3, "episode": "game", "target_score": 60, "max_turns": 60}
+    config: dict[str, Any] = {
+        "num_players": 3,
+        "episode": "game",
+        "target_score": 60,
+        "max_turns": 60,
+    }
     a = play(BatchedScandal(48, **config), seed=5, steps=250)
     b = play(BatchedScandal(48, backend="torch", **config), seed=5, steps=250)
     for t, (x, y) in enumerate(zip(a, b, strict=True)):
@@ -59,7 +64,7 @@ def test_deals_depend_on_game_index_only() -> None:
 
 def test_illegal_action_raises_and_changes_nothing() -> None:
     eng = BatchedScandal(4, num_players=2)
-    obs, mask, _ = eng.reset(seed=1)
+    _, mask, _ = eng.reset(seed=1)
     before = {k: host(v).copy() for k, v in eng.state_arrays().items()}
     actions = random_actions(np.random.default_rng(0), mask)
     bad = int(np.flatnonzero(host(mask)[2] == 0)[0])
@@ -117,7 +122,7 @@ def test_without_autoreset_a_finished_game_stays_over() -> None:
     assert not host(res.done).any()
 
 
-def _preset_arrays(eng: BatchedScandal) -> dict[str, np.ndarray]:
+def _preset_arrays(eng: BatchedScandal) -> dict[str, Any]:
     n = eng.t.n
     g, p = eng.num_games, eng.P
     hands = np.zeros((g, p, n), dtype=bool)
@@ -134,7 +139,7 @@ def test_s7_one_card_pile_turned_over_may_not_be_discarded() -> None:
     over and draws its card, which was the top discard: it may not be discarded."""
     eng = BatchedScandal(2, num_players=2)
     preset = _preset_arrays(eng)
-    obs, mask, to_act = eng.reset(seed=0, dealer=np.array([1, 1]), **preset)
+    _, mask, to_act = eng.reset(seed=0, dealer=np.array([1, 1]), **preset)
     lay = eng.rules.layout
     assert host(to_act).tolist() == [0, 0]
     m = host(mask)
@@ -198,7 +203,7 @@ def test_preset_scores_end_the_match() -> None:
 
 def test_memory_and_layout() -> None:
     eng = BatchedScandal(4, num_players=6)
-    obs, mask, to_act = eng.reset(seed=0)
+    obs, mask, _ = eng.reset(seed=0)
     assert obs.shape == (4, eng.obs_dim) and obs.dtype == np.float32
     assert mask.shape == (4, eng.num_actions) and mask.dtype == np.int8
     assert eng.num_actions == eng.rules.layout.size
