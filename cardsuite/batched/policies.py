@@ -9,7 +9,7 @@ heuristics live in the game's package.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -72,10 +72,12 @@ def sb3_policy(model: Any, deterministic: bool = True) -> BatchPolicy:
     return act
 
 
-def seat_groups(policies: list[BatchPolicy]) -> list[tuple[BatchPolicy, list[int]]]:
-    """Distinct policies (by identity) with the seats each one plays, in seat order."""
+def seat_groups(policies: Sequence[BatchPolicy | None]) -> list[tuple[BatchPolicy, list[int]]]:
+    """Distinct policies (by identity) with the seats each one plays, in seat order (``None``: no one)."""
     out: list[tuple[BatchPolicy, list[int]]] = []
     for seat, policy in enumerate(policies):
+        if policy is None:
+            continue
         for known, seats in out:
             if known is policy:
                 seats.append(seat)

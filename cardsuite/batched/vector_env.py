@@ -96,7 +96,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
                 raise ConfigError(f"opponents must be one policy or a list of {n} policies")
         self._opponents = policies
         others = [p if i != self.learner else None for i, p in enumerate(policies)]
-        self._groups = [(p, s) for p, s in seat_groups(others) if p is not None]  # type: ignore[arg-type]
+        self._groups = seat_groups(others)
 
     # ---------------------------------------------------------------- gymnasium
     def reset(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -89,10 +91,10 @@ def test_p7_ladder_and_p8_points_after_the_last_table_finishes(
 ) -> None:
     """Random hands to the end: the new seats are the P7 ladder of the finish orders, the
     points (rewards and totals) are P8's for the seat taken after the ladder."""
-    config = {"num_players": players, "num_hands": 1, "autoreset": False}
+    config: dict[str, Any] = {"num_players": players, "num_hands": 1, "autoreset": False}
     if sizes:
         config["table_sizes"] = sizes
-    eng = BatchedParty(6, **config)  # type: ignore[arg-type]
+    eng = BatchedParty(6, **config)
     _, mask, _ = eng.reset(3)
     rng = np.random.default_rng(0)
     checked = np.zeros(6, dtype=bool)
