@@ -18,7 +18,6 @@ names the line and the field.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import stat
@@ -26,12 +25,13 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from cardsuite import safe_json
 from cardsuite.errors import CardsuiteError, ConfigError, StateError
 from cardsuite.games import get_game
 
 MAX_FILE_BYTES = 1 << 30  # 1 GiB of records
 MAX_LINE_BYTES = 16 << 20  # one game: 16 MiB
-MAX_DEPTH = 64  # nesting of any JSON value in a record
+MAX_DEPTH = safe_json.MAX_DEPTH  # nesting of any JSON value in a record
 MAX_NAME_CHARS = 200  # seat names and move descriptions
 
 RECORD_KEYS = ("game", "options", "seed", "seats", "actions", "rewards")
@@ -59,46 +59,7 @@ def check_readable_file(path: str | Path, what: str, max_bytes: int) -> Path:
 
 def loads_strict(text: str | bytes, where: str) -> Any:
     """``json.loads`` that raises StateError for bad JSON, NaN/Infinity and deep nesting."""
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError as err:
-            raise StateError(f"{where}: not valid UTF-8 (byte {err.start})") from None
-    try:
-        value = json.loads(text, parse_constant=_no_constant)
-    except json.JSONDecodeError as err:
-        raise StateError(f"{where}: not valid JSON: {err}") from None
-    except RecursionError:
-        raise StateError(f"{where}: JSON nested too deeply (limit {MAX_DEPTH})") from None
-    except ValueError as err:  # _no_constant, or an integer too long to parse
-        raise StateError(f"{where}: {err}") from None
-    if json_depth(value) > MAX_DEPTH:
-        raise StateError(f"{where}: JSON nested too deeply (limit {MAX_DEPTH})")
-    return value
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not allowed (numbers must be finite)")
-
-
-def json_depth(value: Any) -> int:
-    """The nesting depth of a parsed JSON value (a scalar is 0), without recursion."""
-    deepest = 0
-    stack = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        depth += 1
-        deepest = max(deepest, depth)
-        if depth > MAX_DEPTH:
-            return depth
-        stack.extend((child, depth) for child in children)
-    return deepest
+    return safe_json.loads(text, where, max_chars=MAX_LINE_BYTES)
 
 
 def iter_records(path: str | Path) -> Iterator[dict[str, Any]]:

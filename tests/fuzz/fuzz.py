@@ -164,11 +164,9 @@ def check_obs(env: Any, agent: str, where: str, acting: bool) -> dict[str, np.nd
 def _entry_name(env: Any, index: int) -> str:
     """The observation piece holding entry ``index`` (for messages)."""
     spec = getattr(env.unwrapped, "obs_spec", None)
-    for piece in getattr(spec, "pieces", ()):
-        start = getattr(piece, "offset", None)
-        size = getattr(piece, "size", None)
-        if start is not None and size is not None and start <= index < start + size:
-            return str(getattr(piece, "name", "?"))
+    for name, part in getattr(spec, "slices", {}).items():
+        if part.start <= index < part.stop:
+            return f"{name}[{index - part.start}]"
     return "?"
 
 
