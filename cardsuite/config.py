@@ -2,8 +2,9 @@
 
 Every game config is a frozen dataclass deriving from :class:`ConfigBase`.
 Each field carries a one-line ``doc`` in its metadata. Construction checks
-every value against its type annotation (``int``, ``float``, ``bool``,
-``str``, ``Literal[...]``, ``X | None``) and then calls :meth:`validate` for
+every value against its type annotation (``int``, ``float`` (finite: NaN
+and infinity are refused), ``bool``, ``str``, ``Literal[...]``, ``X | None``,
+``dict[str, Any]``) and then calls :meth:`validate` for
 ranges and combinations, so a bad config fails at once with a
 :class:`~cardsuite.errors.ConfigError` that names the field.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import types
 import typing
 from collections.abc import Mapping
@@ -110,9 +112,8 @@ class ConfigBase:
         rows = ["| option | type | default | meaning |", "|---|---|---|---|"]
         for f in dataclasses.fields(cls):
             kind = _type_name(hints[f.name]).replace("|", "\\|")  # a pipe would split the cell
-            rows.append(
-                f"| `{f.name}` | `{kind}` | `{f.default!r}` | {f.metadata.get('doc', '')} |"
-            )
+            default = f.default if f.default_factory is dataclasses.MISSING else f.default_factory()
+            rows.append(f"| `{f.name}` | `{kind}` | `{default!r}` | {f.metadata.get('doc', '')} |")
         return "\n".join(rows)
 
     def _where(self, name: str) -> str:
@@ -213,6 +214,12 @@ def _check_type(where: str, value: Any, tp: Any) -> Any:
         raise ConfigError(
             f"{where}: expected {_type_name(tp)}, got {type(value).__name__} {value!r}"
         )
+    if origin is dict:
+        if isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
+            return dict(value)  # a copy: the frozen config owns it
+        raise ConfigError(
+            f"{where}: expected a mapping of names to values, got {type(value).__name__} {value!r}"
+        )
     if tp is type(None):
         if value is None:
             return value
@@ -224,6 +231,8 @@ def _check_type(where: str, value: Any, tp: Any) -> Any:
             return value
     elif tp is float:
         if isinstance(value, int | float) and not isinstance(value, bool):
+            if not math.isfinite(value):
+                raise ConfigError(f"{where}: must be a finite number, got {value!r}")
             return float(value)
     elif tp is str:
         if isinstance(value, str):

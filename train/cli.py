@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from cardsuite.errors import ConfigError
-from cardsuite.train.config import TrainConfig, load_config, parse_overrides
+from cardsuite.train.config import TrainConfig, check_baselines, load_config, parse_overrides
 
 
 def add_command(subparsers: Any) -> tuple[str, Any]:
@@ -115,6 +115,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     from cardsuite.train.rundir import check_run_dir
 
     check_run_dir(out, find_checkpoint(args.resume) if args.resume else None)  # before any work
+    check_baselines(config)
     from cardsuite.train.trainer import train  # imports torch and stable-baselines3
 
     result = train(config, out, resume=args.resume)

@@ -14,14 +14,15 @@ This module imports no torch: the CLI and the arena read configs cheaply.
 from __future__ import annotations
 
 import dataclasses
-import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from cardsuite.config import ConfigBase, _check_type, doc_field, read_yaml_mapping
+from cardsuite.agents.registry import parse_spec
+from cardsuite.config import ConfigBase, doc_field, read_yaml_mapping
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
+from cardsuite.overrides import merge_overrides, parse_assignments
 
 # Fields that may change when a run is resumed: they do not alter what was
 # learned so far, only how long and how visibly the run goes on. Changing any
@@ -49,8 +50,11 @@ class TrainConfig(ConfigBase):
     """A self-play MaskablePPO run: game, PPO hyperparameters, pool, schedules."""
 
     game: str = doc_field("scum", "the game to train on: `scum`, `scum_party` or `scandal`")
-    options: dict[str, Any] = doc_field(  # noqa: RUF009 (None, replaced by {} after init)
-        None, "rule options of the game's env (its config fields), e.g. `{num_players: 4}`"
+    options: dict[str, Any] = dataclasses.field(
+        default_factory=dict,
+        metadata={
+            "doc": "rule options of the game's env (its config fields), e.g. `{num_players: 4}`"
+        },
     )
     total_steps: int = doc_field(200_000, "learner decisions to train for, over all envs")
     seed: int = doc_field(0, "seeds torch, numpy, python and every env (env i gets seed + i)")
@@ -98,27 +102,30 @@ class TrainConfig(ConfigBase):
     )
     progress: bool = doc_field(True, "show a progress bar")
 
-    def __post_init__(self) -> None:
-        """Check types (``options`` as a mapping of the game's options), then ranges."""
-        if self.options is None:
-            object.__setattr__(self, "options", {})
-        hints = typing.get_type_hints(type(self))
-        for f in dataclasses.fields(self):
-            if f.name == "options":
-                continue
-            value = getattr(self, f.name)
-            checked = _check_type(self._where(f.name), value, hints[f.name])
-            if checked is not value:
-                object.__setattr__(self, f.name, checked)
-        self.validate()
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None) -> TrainConfig:
+        """Build from a mapping; the game may be spelled as the registry accepts it
+        (``Scum``, ``scum-party``), ``options: null`` means no options."""
+        if isinstance(data, Mapping):
+            data = dict(data)
+            if isinstance(data.get("game"), str):
+                try:
+                    data["game"] = get_game(data["game"]).name
+                except ConfigError as err:
+                    where = f"{source}: " if source else ""
+                    raise ConfigError(f"{where}TrainConfig.game: {err}") from None
+            if "options" in data and data["options"] is None:
+                data["options"] = {}
+        return super().from_dict(data, source=source)
 
     def validate(self) -> None:
         """Ranges, the game and its options, and the pool's probabilities."""
-        game = get_game(self.game)  # ConfigError listing the games
-        object.__setattr__(self, "game", game.name)
-        if not isinstance(self.options, Mapping):
-            self._fail("options", f"expected a mapping of option names, got {self.options!r}")
-        object.__setattr__(self, "options", dict(self.options))
+        try:
+            game = get_game(self.game)
+        except ConfigError as err:
+            self._fail("game", str(err))
+        if game.name != self.game:
+            self._fail("game", f"write the game's name {game.name!r}, not {self.game!r}")
         try:
             game.config_class().from_dict(self.options)
         except ConfigError as err:
@@ -150,20 +157,23 @@ class TrainConfig(ConfigBase):
                 f"{self.batch_size} is larger than a rollout (n_steps * n_envs = "
                 f"{self.n_steps * self.n_envs})",
             )
+        # ConfigBase has refused NaN and infinity already; the checks are NaN-safe anyway.
         for name in ("learning_rate", "clip_range", "max_grad_norm"):
-            if getattr(self, name) <= 0:
+            if not getattr(self, name) > 0:
                 self._fail(name, f"must be positive, got {getattr(self, name)}")
         for name in ("gamma", "gae_lambda"):
             if not 0 <= getattr(self, name) <= 1:
                 self._fail(name, f"must lie in [0, 1], got {getattr(self, name)}")
         for name in ("ent_coef", "vf_coef"):
-            if getattr(self, name) < 0:
+            if not getattr(self, name) >= 0:
                 self._fail(name, f"must be 0 or more, got {getattr(self, name)}")
         probs = self.opponent_probs()
         for kind, p in probs.items():
-            if p < 0:
+            if not p >= 0:
                 self._fail(f"opponent_{kind}", f"a probability cannot be negative, got {p}")
-        if abs(sum(probs.values()) - 1.0) > 1e-6:
+            if not p <= 1:
+                self._fail(f"opponent_{kind}", f"a probability cannot exceed 1, got {p}")
+        if not abs(sum(probs.values()) - 1.0) <= 1e-6:
             self._fail(
                 "opponent_snapshot",
                 "opponent_random + opponent_heuristic + opponent_snapshot must sum to 1, got "
@@ -171,6 +181,11 @@ class TrainConfig(ConfigBase):
             )
         if not self.baselines():
             self._fail("eval_baselines", "name at least one agent spec, e.g. `random`")
+        for spec in self.baselines():
+            try:
+                parse_spec(spec)  # the kind and the parameters' syntax
+            except ConfigError as err:
+                self._fail("eval_baselines", str(err))
         players = self.num_players()
         if self.learner_seat is not None and not 0 <= self.learner_seat < players:
             self._fail(
@@ -208,34 +223,11 @@ class TrainConfig(ConfigBase):
 def parse_overrides(items: list[str]) -> dict[str, Any]:
     """Turn ``["total_steps=20000", "options.num_players=5"]`` into field values.
 
-    Values are YAML scalars (``true``, ``5``, ``null``, ``{a: 1}``); a key
-    ``options.NAME`` sets one rule option of the game (merged over
-    ``options={...}`` if both are given). A malformed item is a ConfigError
-    naming it; unknown keys are reported when the config is built.
+    The suite's one override parser (:func:`cardsuite.overrides.parse_assignments`):
+    YAML values, ``options.NAME`` sets one rule option, an unknown field is a
+    ConfigError naming it.
     """
-    import yaml
-
-    out: dict[str, Any] = {}
-    dotted: dict[str, Any] = {}
-    for item in items:
-        key, sep, raw = item.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep or not key:
-            raise ConfigError(f"--set expects key=value, got {item!r}")
-        try:
-            value = yaml.safe_load(raw)
-        except yaml.YAMLError:
-            value = raw
-        if key.startswith("options."):
-            dotted[key.split(".", 1)[1]] = value
-        else:
-            out[key] = value
-    if dotted:
-        base = out.get("options") or {}
-        if not isinstance(base, Mapping):
-            raise ConfigError(f"--set options=... expects a mapping, got {base!r}")
-        out["options"] = {**base, **dotted}
-    return out
+    return parse_assignments(items, TrainConfig.field_names(), what="TrainConfig")
 
 
 def load_config(path: str | None, overrides: Mapping[str, Any] | None = None) -> TrainConfig:
@@ -245,12 +237,20 @@ def load_config(path: str | None, overrides: Mapping[str, Any] | None = None) ->
     replacing them, so ``--set options.num_players=5`` keeps the other rules.
     """
     data = read_yaml_mapping(path) if path is not None else {}
-    for key, value in (overrides or {}).items():
-        if key == "options" and isinstance(value, Mapping):
-            base = data.get("options") or {}
-            if not isinstance(base, Mapping):
-                raise ConfigError(f"{path}: options must be a mapping, got {base!r}")
-            data["options"] = {**base, **value}
-        else:
-            data[key] = value
-    return TrainConfig.from_dict(data, source=path)
+    return TrainConfig.from_dict(merge_overrides(data, overrides or {}, path), source=path)
+
+
+def check_baselines(config: TrainConfig) -> None:
+    """Build every evaluation baseline once, so a bad spec fails before training.
+
+    Raises:
+        ConfigError: an unknown agent or parameter (``ismcts:budgt=3``), named.
+        CheckpointError: a ``ppo:``/``rllib:`` baseline that cannot be loaded.
+    """
+    from cardsuite.agents.registry import make_agent
+
+    for spec in config.baselines():
+        try:
+            make_agent(spec, config.game, seed=0)
+        except ConfigError as err:
+            raise ConfigError(f"TrainConfig.eval_baselines: {err}") from None

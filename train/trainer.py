@@ -68,7 +68,7 @@ from cardsuite.train.checkpoint import (
     restore_rng,
     save_checkpoint,
 )
-from cardsuite.train.config import TrainConfig
+from cardsuite.train.config import TrainConfig, check_baselines
 from cardsuite.train.evaluate import EvalRow, append_csv, evaluate, format_report, plot_curves
 from cardsuite.train.opponents import OpponentPool, Snapshot
 from cardsuite.train.policy import agent_meta, snapshot_of
@@ -209,6 +209,7 @@ class Trainer:
         self.run_dir = Path(run_dir)
         self.stop_requested = False
         torch.set_num_threads(config.torch_threads)
+        check_baselines(config)  # a bad baseline fails now, not after training
         purge_step = None
         if resume is None:
             check_run_dir(self.run_dir, None)  # a new run never reuses a directory

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from cardsuite.errors import ConfigError
+from cardsuite.errors import CardsuiteError, ConfigError
 from cardsuite.train.config import TrainConfig, load_config, parse_overrides
 
 PRESETS = sorted(
@@ -77,7 +77,7 @@ def test_bad_values_are_named(changes: dict, message: str) -> None:
 
 
 def test_missing_file_and_bad_yaml(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="cannot read config file"):
+    with pytest.raises(ConfigError, match="neither a file nor a shipped preset"):
         load_config(str(tmp_path / "nope.yaml"))
     bad = tmp_path / "bad.yaml"
     bad.write_text("game: [scum\n")
@@ -112,3 +112,148 @@ def test_doc_table_documents_every_field() -> None:
     table = TrainConfig.doc_table()
     for name in TrainConfig.field_names():
         assert f"| `{name}` |" in table
+
+
+# ---------------------------------------------- NaN, infinity and bad baselines
+NON_FINITE = [float("nan"), float("inf"), float("-inf")]
+
+
+@pytest.mark.parametrize("value", NON_FINITE, ids=["nan", "inf", "-inf"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "learning_rate",
+        "clip_range",
+        "ent_coef",
+        "vf_coef",
+        "max_grad_norm",
+        "gamma",
+        "gae_lambda",
+        "opponent_random",
+        "opponent_heuristic",
+        "opponent_snapshot",
+    ],
+)
+def test_nan_and_infinity_are_refused_by_name(name: str, value: float) -> None:
+    with pytest.raises(ConfigError, match=rf"TrainConfig\.{name}: must be a finite number"):
+        TrainConfig.from_dict({name: value})
+
+
+@pytest.mark.parametrize(
+    ("game", "option"),
+    [
+        ("scum", "illegal_penalty"),
+        ("scum_party", "illegal_penalty"),
+        ("scandal", "illegal_penalty"),
+        ("scandal", "reward_scale"),
+    ],
+)
+def test_game_options_refuse_nan_and_infinity(game: str, option: str) -> None:
+    for value in NON_FINITE:
+        with pytest.raises(
+            ConfigError, match=rf"TrainConfig\.options: .*{option}: must be a finite"
+        ):
+            TrainConfig.from_dict({"game": game, "options": {option: value}})
+
+
+def test_probability_sum_check_is_nan_safe() -> None:
+    config = TrainConfig()
+    with pytest.raises(ConfigError, match="opponent_random: a probability cannot exceed 1"):
+        TrainConfig.from_dict(
+            {**config.to_dict(), "opponent_random": 1.5, "opponent_snapshot": -0.8}
+        )
+
+
+def test_set_learning_rate_nan_is_a_config_error_on_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cardsuite.cli import main
+
+    for raw in (".nan", ".inf", "-.inf", "nan"):
+        out = tmp_path / f"run_{raw}"
+        assert (
+            main(
+                [
+                    "train",
+                    "--config",
+                    "train/scum_quick",
+                    "--set",
+                    f"learning_rate={raw}",
+                    "--out",
+                    str(out),
+                ]
+            )
+            == 2
+        )
+        assert "TrainConfig.learning_rate" in capsys.readouterr().err
+        assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("baselines", "message"),
+    [
+        ("random,nope", r"eval_baselines: unknown agent 'nope'"),
+        ("random,ismcts:budgt=3", r"eval_baselines: .*budgt"),
+        ("random,ismcts:budget=abc", r"eval_baselines: .*budget"),
+        ("ppo:/no/such/run", r"/no/such/run.* not found"),
+    ],
+)
+def test_bad_baselines_fail_before_any_work(
+    baselines: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cardsuite.cli import main
+    from cardsuite.train.config import check_baselines
+
+    with pytest.raises(CardsuiteError, match=message):
+        check_baselines(TrainConfig.from_dict({"eval_baselines": baselines}))
+    out = tmp_path / "run"
+    assert (
+        main(
+            [
+                "train",
+                "--config",
+                "train/scum_quick",
+                "--set",
+                f"eval_baselines={baselines}",
+                "--out",
+                str(out),
+            ]
+        )
+        == 2
+    )
+    assert not out.exists()  # refused before the run directory was made
+
+
+# ------------------------------------------ one override parser, ConfigBase types
+def test_overrides_use_the_core_parser_and_name_unknown_fields() -> None:
+    with pytest.raises(
+        ConfigError, match=r"unknown option total_step .*did you mean 'total_steps'"
+    ):
+        parse_overrides(["total_step=5"])
+    assert parse_overrides(["options={num_players: 5}", "options.reward=centered"]) == {
+        "options": {"num_players": 5, "reward": "centered"}
+    }
+    assert parse_overrides(["eval_baselines=random,heuristic"]) == {
+        "eval_baselines": "random,heuristic"
+    }
+
+
+def test_train_config_uses_config_base_checks_only() -> None:
+    import inspect
+
+    import cardsuite.train.config as module
+
+    source = inspect.getsource(module)
+    assert "_check_type" not in source and "object.__setattr__" not in source
+    assert "__post_init__" not in vars(TrainConfig)
+    assert TrainConfig.from_dict({"game": "Scum-Party"}).game == "scum_party"
+    assert TrainConfig.from_dict({"options": None}).options == {}
+    with pytest.raises(ConfigError, match="write the game's name 'scum'"):
+        TrainConfig(game="SCUM")
+    with pytest.raises(ConfigError, match=r"TrainConfig.options: expected a mapping"):
+        TrainConfig.from_dict({"options": "num_players=4"})
+    options = {"num_players": 5}
+    config = TrainConfig.from_dict({"options": options})
+    options["num_players"] = 6
+    assert config.options == {"num_players": 5}  # the frozen config holds its own copy
+    assert "| `options` | `dict` | `{}` |" in TrainConfig.doc_table()

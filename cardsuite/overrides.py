@@ -1,0 +1,148 @@
+"""One override parser for every config: game options, training and RLlib configs.
+
+Two spellings reach the same reader:
+
+* ``--key value`` / ``--key=value`` tokens (the rule options after a
+  command: ``cardsuite simulate scum --num_players 5``), :func:`parse_flags`;
+* ``key=value`` items (``cardsuite train --set total_steps=20000 --set
+  options.num_players=5``), :func:`parse_assignments`; ``options.NAME``
+  sets one entry of the nested ``options`` mapping.
+
+Keys may use ``-`` or ``_``. Values are YAML scalars or flow collections
+(``5``, ``1e-3``, ``true``, ``null``, ``{a: 1}``) read by the suite's strict
+YAML loader; anything else is kept as the string. A key the config does not
+have is a :class:`~cardsuite.errors.ConfigError` naming it (with the closest
+valid key), before any value is read. :func:`merge_overrides` applies the
+result to a file's mapping, merging ``options`` one entry at a time.
+Validation of the values themselves is the config class's job
+(:class:`~cardsuite.config.ConfigBase`).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from cardsuite.errors import ConfigError
+
+__all__ = ["merge_overrides", "parse_assignments", "parse_flags", "read_value"]
+
+NESTED = "options"
+
+
+def read_value(raw: str, source: str = "override") -> Any:
+    """The YAML value of ``raw`` (``"5"`` -> 5, ``".nan"`` -> nan), else ``raw`` itself."""
+    from cardsuite.safe_yaml import load_yaml_text
+
+    try:
+        return load_yaml_text(raw, source)
+    except ConfigError:
+        return raw
+
+
+def _key(raw: str) -> str:
+    return raw.strip().replace("-", "_")
+
+
+def _check_key(key: str, fields: Sequence[str] | None, what: str, spelled: str) -> None:
+    if fields is None or key in fields:
+        return
+    hint = difflib.get_close_matches(key, list(fields), n=1)
+    suggestion = f" (did you mean {hint[0]!r}?)" if hint else ""
+    raise ConfigError(
+        f"unknown option {spelled} for {what}{suggestion}; options: {', '.join(fields)}"
+    )
+
+
+def parse_flags(
+    tokens: Iterable[str], fields: Sequence[str] | None, *, what: str
+) -> dict[str, Any]:
+    """Turn ``["--carousel", "true", "--trade_rules=spanish"]`` into ``{name: value}``.
+
+    Args:
+        tokens: the command-line tokens.
+        fields: the valid keys (None: any key).
+        what: the config's name for messages (``"scum"``).
+
+    Raises:
+        ConfigError: a token that is not ``--key``, an unknown key (checked
+            before its value), or a key without a value.
+    """
+    items = list(tokens)
+    out: dict[str, Any] = {}
+    i = 0
+    while i < len(items):
+        token = items[i]
+        if not token.startswith("--") or len(token) < 3:
+            raise ConfigError(f"expected an option like --key value, got {token!r}")
+        name, eq, raw = token[2:].partition("=")
+        key = _key(name)
+        _check_key(key, fields, what, f"--{name}")
+        if eq:
+            i += 1
+        elif i + 1 < len(items):
+            raw = items[i + 1]
+            i += 2
+        else:
+            raise ConfigError(f"option --{name} needs a value")
+        out[key] = read_value(raw, f"--{name}")
+    return out
+
+
+def parse_assignments(
+    items: Iterable[str],
+    fields: Sequence[str] | None = None,
+    *,
+    what: str = "the config",
+    flag: str = "--set",
+) -> dict[str, Any]:
+    """Turn ``["total_steps=20000", "options.num_players=5"]`` into field values.
+
+    ``options.NAME=value`` sets one rule option (merged over ``options={...}``
+    when both are given).
+
+    Raises:
+        ConfigError: an item that is not ``key=value``, or a key ``fields``
+            does not hold.
+    """
+    out: dict[str, Any] = {}
+    nested: dict[str, Any] = {}
+    for item in items:
+        name, sep, raw = str(item).partition("=")
+        key = _key(name)
+        if not sep or not key:
+            raise ConfigError(f"{flag} expects key=value, got {item!r}")
+        if key.startswith(f"{NESTED}."):
+            nested[key.split(".", 1)[1]] = read_value(raw, f"{flag} {key}")
+            continue
+        _check_key(key, fields, what, key)
+        out[key] = read_value(raw, f"{flag} {key}")
+    if nested:
+        base = out.get(NESTED) or {}
+        if not isinstance(base, Mapping):
+            raise ConfigError(f"{flag} {NESTED}=... expects a mapping, got {base!r}")
+        out[NESTED] = {**base, **nested}
+    return out
+
+
+def merge_overrides(
+    base: Mapping[str, Any], overrides: Mapping[str, Any], source: str | None = None
+) -> dict[str, Any]:
+    """``base`` with ``overrides`` applied; the ``options`` mappings merge entry by entry.
+
+    Raises:
+        ConfigError: ``base`` holds an ``options`` that is not a mapping while
+            the overrides set some options.
+    """
+    data = dict(base)
+    for key, value in overrides.items():
+        if key == NESTED and isinstance(value, Mapping):
+            current = data.get(NESTED) or {}
+            if not isinstance(current, Mapping):
+                where = f"{source}: " if source else ""
+                raise ConfigError(f"{where}{NESTED} must be a mapping, got {current!r}")
+            data[NESTED] = {**current, **value}
+        else:
+            data[key] = value
+    return data
