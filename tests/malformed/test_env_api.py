@@ -7,6 +7,8 @@ names, and calls out of order.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -19,7 +21,7 @@ from scandal_env import scandal_v0
 from scum_env import scum_party_v0, scum_v0
 from tests.malformed.common import named_or_ok
 
-FACTORIES = {
+FACTORIES: dict[str, Callable[..., Any]] = {
     "scum": lambda **kw: scum_v0.raw_env(**kw),
     "scum_party": lambda **kw: scum_party_v0.raw_env(**kw),
     "scandal": lambda **kw: scandal_v0.raw_env(**kw),
@@ -153,7 +155,7 @@ def test_any_action_sequence_gives_only_named_errors(game: str, actions: list[An
         if not env.agents:
             break
         before = snapshot(env) if env.agents and not env.unwrapped._over else None
-        err = named_or_ok(lambda a=action: env.step(a))
+        err = named_or_ok(partial(env.step, action))
         if err is not None and before is not None:
             assert snapshot(env) == before, f"{type(err).__name__} changed the state"
 

@@ -11,7 +11,7 @@ import pytest
 import cardsuite.errors as errors
 
 ENV_MODULES = ("scum_env.scum_v0", "scum_env.scum_party_v0", "scandal_env.scandal_v0")
-ENV_ERRORS = ("CardsuiteError", "ConfigError", "DeckError", "IllegalActionError")
+ENV_ERRORS: tuple[str, ...] = ("CardsuiteError", "ConfigError", "DeckError", "IllegalActionError")
 ENV_ERRORS += ("PresetError", "StateError", "UsageError")
 
 

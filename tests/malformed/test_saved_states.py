@@ -11,6 +11,8 @@ suite only uses the public entry point.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -25,7 +27,7 @@ from tests.fuzz.fuzz import check_obs
 from tests.malformed.common import named_or_ok, watchdog
 from tests.malformed.strategies import mutated
 
-GAMES = {
+GAMES: dict[str, Callable[[], Any]] = {
     "scum": lambda: scum_v0.raw_env(num_players=5),
     "scum_party": lambda: scum_party_v0.raw_env(num_players=5, num_hands=2),
     "scandal": lambda: scandal_v0.raw_env(num_players=3),
@@ -105,7 +107,7 @@ def test_not_json_or_not_a_state(game: str) -> None:
     for text in ("{oops", "[1, 2]", "null", '"x"', "[" * 50_000):
         env = played(game, 1, 4)
         before = snapshot(env)
-        assert named_or_ok(lambda t=text: env.reset(options={"state": t})) is not None
+        assert named_or_ok(partial(env.reset, options={"state": text})) is not None
         assert snapshot(env) == before
 
 
