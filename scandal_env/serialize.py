@@ -1,4 +1,12 @@
-"""Scandal states as JSON (exact: the RNG state included)."""
+"""Scandal states as JSON (exact: the RNG state included), read back with every field checked.
+
+:func:`from_json` reads text from outside (a saved game, a record, the env's
+``reset(options={"state": ...})``), so it trusts nothing: strict JSON
+(:mod:`scandal_env.strict_json`), every field of the right type, shape and
+range, and then the state as a whole consistent with the rules
+(:func:`scandal_env.invariants.check_state`). Every problem is a
+:class:`~cardsuite.errors.StateError` naming the field.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +16,9 @@ from typing import Any
 import numpy as np
 
 from cardsuite.errors import CardsuiteError, StateError
+from scandal_env import strict_json
 from scandal_env.config import ScandalConfig
+from scandal_env.invariants import check_state
 from scandal_env.state import (
     END_BLOCKED,
     END_MAX_TURNS,
@@ -16,23 +26,16 @@ from scandal_env.state import (
     END_OUT,
     Phase,
     State,
-    check_cards,
     make_rules,
 )
 
+FORMAT = "cardsuite-scandal-state"
 #: Version 2 names the player to act ``to_act``; version 1 called it ``current``.
 _JSON_VERSION = 2
-_ARRAY_FIELDS = {
-    "hands": ("bool", 2),
-    "known": ("bool", 2),
-    "placed_by": ("int8", 1),
-    "placed_on": ("int8", 1),
-    "meld_owner": ("int8", 1),
-    "build": ("bool", 1),
-    "scores": ("int64", 1),
-    "hand_scores": ("int64", 1),
-    "step_scores": ("int64", 1),
-}
+#: A saved state is a few kB; a larger text is refused unparsed.
+MAX_STATE_CHARS = 1 << 20
+_BOOL_ARRAYS = ("hands", "known", "build")
+_INT_ARRAYS = ("placed_by", "placed_on", "meld_owner", "scores", "hand_scores", "step_scores")
 _INT_FIELDS = (
     "build_scandal",
     "to_act",
@@ -44,12 +47,30 @@ _INT_FIELDS = (
     "hand_number",
 )
 _BOOL_FIELDS = ("stock_public", "hand_over", "game_over", "done", "truncated")
+_LIST_FIELDS = ("pile", "stock")
+_FIELDS = frozenset(
+    (
+        "format",
+        "version",
+        "config",
+        "hand_end",
+        "rng",
+        *_BOOL_ARRAYS,
+        *_INT_ARRAYS,
+        *_INT_FIELDS,
+        *_BOOL_FIELDS,
+        *_LIST_FIELDS,
+    )
+)
+#: numpy bit generators a saved state may name (``getattr`` on anything else is refused).
+_BIT_GENERATORS = ("PCG64", "PCG64DXSM", "Philox", "SFC64", "MT19937")
+_INT64 = 2**63
 
 
 def to_json(state: State) -> str:
     """The state as a JSON string (exact: RNG state included)."""
     data: dict[str, Any] = {
-        "format": "cardsuite-scandal-state",
+        "format": FORMAT,
         "version": _JSON_VERSION,
         "config": state.rules.config.to_dict(),
         "pile": [int(c) for c in state.pile],
@@ -57,7 +78,7 @@ def to_json(state: State) -> str:
         "hand_end": state.hand_end,
         "rng": state.rng.bit_generator.state,
     }
-    for name in _ARRAY_FIELDS:
+    for name in _BOOL_ARRAYS + _INT_ARRAYS:
         data[name] = getattr(state, name).tolist()
     for name in _INT_FIELDS:
         data[name] = int(getattr(state, name))
@@ -66,85 +87,129 @@ def to_json(state: State) -> str:
     return json.dumps(data, sort_keys=True)
 
 
-def from_json(text: str) -> State:
-    """Rebuild a state from :func:`to_json` output.
+def from_json(text: str | bytes) -> State:
+    """Rebuild a state from :func:`to_json` output, checking every field.
 
     Raises:
-        StateError: the text is not valid JSON, a field is missing or of the
-            wrong type or shape, the config is invalid, or the cards are not
-            each in exactly one place.
+        StateError: the text is not strict JSON, a field is missing, unknown,
+            of the wrong type, shape or range, the config is invalid, or the
+            state breaks a rule (see :func:`scandal_env.invariants.check_state`);
+            the message names the field.
     """
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, TypeError) as err:
-        raise StateError(f"state is not valid JSON: {err}") from None
-    if not isinstance(data, dict) or data.get("format") != "cardsuite-scandal-state":
-        raise StateError("not a Scandal state (missing format 'cardsuite-scandal-state')")
+    if not isinstance(text, str | bytes):
+        raise StateError(f"a saved state is JSON text, got {type(text).__name__}")
+    if len(text) > MAX_STATE_CHARS:
+        raise StateError(f"saved state is longer than the limit of {MAX_STATE_CHARS} characters")
+    data = strict_json.loads(text, "saved state", StateError)
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise StateError(f"not a Scandal state (missing format {FORMAT!r})")
     if data.get("version") == 1 and "current" in data and "to_act" not in data:
         data["to_act"] = data.pop("current")
     elif data.get("version") != _JSON_VERSION:
         raise StateError(f"unsupported state version {data.get('version')!r}")
-    needed = {"config", "pile", "stock", "hand_end", "rng"} | set(_ARRAY_FIELDS)
-    needed |= set(_INT_FIELDS) | set(_BOOL_FIELDS)
-    missing = sorted(needed - set(data))
+    missing = sorted(_FIELDS - set(data))
     if missing:
         raise StateError(f"state is missing field(s) {missing}")
+    unknown = sorted(set(data) - _FIELDS)
+    if unknown:
+        raise StateError(f"state has unknown field(s) {unknown}")
     try:
         config = ScandalConfig.from_dict(data["config"], source="state config")
         rules = make_rules(config)
     except CardsuiteError as err:
-        raise StateError(f"state config is invalid: {err}") from None
+        raise StateError(f"state config is invalid (field 'config'): {err}") from None
     p, n, ns = config.num_players, rules.deck.n_cards, rules.deck.n_scandals
-    shapes = {"hands": (p, n), "known": (p, n), "placed_by": (n,), "placed_on": (n,)}
-    shapes |= {"meld_owner": (ns,), "build": (n,), "scores": (p,)}
-    shapes |= {"hand_scores": (p,), "step_scores": (p,)}
-    arrays: dict[str, np.ndarray] = {}
-    for name, (dtype, _) in _ARRAY_FIELDS.items():
-        try:
-            arr = np.array(data[name], dtype=dtype)
-        except (TypeError, ValueError, OverflowError) as err:
-            raise StateError(f"state field {name!r} is not a {dtype} array: {err}") from None
-        if arr.shape != shapes[name]:
-            raise StateError(f"state field {name!r} has shape {arr.shape}, expected {shapes[name]}")
-        arrays[name] = arr
+    shapes = {"hands": (p, n), "known": (p, n), "build": (n,), "meld_owner": (ns,)}
+    shapes |= {"placed_by": (n,), "placed_on": (n,)}
+    shapes |= {"scores": (p,), "hand_scores": (p,), "step_scores": (p,)}
+    bounds = {"placed_by": (-1, p - 1), "placed_on": (-1, ns - 1), "meld_owner": (-1, p - 1)}
+    fields: dict[str, Any] = {}
+    for name in _BOOL_ARRAYS:
+        fields[name] = _array(data[name], name, shapes[name], bool, (0, 1))
+    for name in _INT_ARRAYS:
+        low, high = bounds.get(name, (-_INT64, _INT64 - 1))
+        dtype = np.int8 if name in bounds else np.int64
+        fields[name] = _array(data[name], name, shapes[name], dtype, (low, high))
+    ranges = {
+        "build_scandal": (-1, ns - 1),
+        "to_act": (0, p - 1),
+        "phase": (0, len(Phase) - 1),
+        "duty": (-1, n - 1),
+        "forbidden": (-1, n - 1),
+        "turn": (0, config.max_turns),
+        "dealer": (0, p - 1),
+        "hand_number": (0, config.max_hands - 1),
+    }
     for name in _INT_FIELDS:
-        if not isinstance(data[name], int) or isinstance(data[name], bool):
-            raise StateError(f"state field {name!r} must be an int, got {data[name]!r}")
+        fields[name] = _int(data[name], name, *ranges[name])
+    fields["phase"] = Phase(fields["phase"])
     for name in _BOOL_FIELDS:
         if not isinstance(data[name], bool):
-            raise StateError(f"state field {name!r} must be a bool, got {data[name]!r}")
-    for name in ("pile", "stock"):
+            raise StateError(f"state field {name!r} must be true or false, got {data[name]!r}")
+        fields[name] = data[name]
+    for name in _LIST_FIELDS:
         seq = data[name]
-        if not isinstance(seq, list) or not all(
-            isinstance(c, int) and not isinstance(c, bool) and 0 <= c < n for c in seq
-        ):
-            raise StateError(f"state field {name!r} must be a list of card ids 0..{n - 1}")
-    if not 0 <= data["to_act"] < p or not 0 <= data["dealer"] < p:
-        raise StateError(f"state 'to_act'/'dealer' must be seats 0..{p - 1}")
-    if data["phase"] not in (Phase.DRAW, Phase.MELD, Phase.BUILD):
-        raise StateError(f"state 'phase' must be 0, 1 or 2, got {data['phase']}")
+        if not isinstance(seq, list) or len(seq) > n:
+            raise StateError(f"state field {name!r} must be a list of at most {n} card ids")
+        fields[name] = [_int(c, name, 0, n - 1) for c in seq]
     if data["hand_end"] not in (END_NONE, END_OUT, END_BLOCKED, END_MAX_TURNS):
-        raise StateError(f"state 'hand_end' is not a known reason: {data['hand_end']!r}")
-    try:
-        bg_cls = getattr(np.random, data["rng"]["bit_generator"])
-        bg = bg_cls(0)
-        bg.state = data["rng"]
-    except (AttributeError, KeyError, TypeError, ValueError) as err:
-        raise StateError(f"state 'rng' is not a numpy bit generator state: {err}") from None
-    fields: dict[str, Any] = {**arrays}
-    fields |= {name: data[name] for name in _INT_FIELDS + _BOOL_FIELDS}
-    fields["phase"] = Phase(data["phase"])
+        raise StateError(f"state field 'hand_end' is not a known reason: {data['hand_end']!r}")
     state = State(
         rules=rules,
-        pile=list(data["pile"]),
-        stock=list(data["stock"]),
-        hand_counts=[int(x) for x in arrays["hands"].sum(axis=1)],
+        hand_counts=[int(x) for x in fields["hands"].sum(axis=1)],
         hand_end=data["hand_end"],
-        rng=np.random.Generator(bg),
+        rng=_rng(data["rng"]),
         **fields,
     )
-    try:
-        check_cards(state)
-    except AssertionError as err:
-        raise StateError(f"state is inconsistent: {err}") from None
+    check_state(state)
     return state
+
+
+def _int(value: Any, name: str, low: int, high: int) -> int:
+    """``value`` if it is an int in ``low..high`` (a bool is not an int); StateError otherwise."""
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise StateError(f"state field {name!r} must be an integer {low}..{high}, got {value!r}")
+    return value
+
+
+def _array(
+    value: Any, name: str, shape: tuple[int, ...], dtype: Any, bounds: tuple[int, int]
+) -> Any:
+    """A nested list of exactly ``shape`` as an array; every entry checked first."""
+    kind = "true/false" if dtype is bool else f"integers {bounds[0]}..{bounds[1]}"
+    what = f"state field {name!r} must be a {'x'.join(map(str, shape))} array of {kind}"
+    rows = [value]
+    for size in shape:
+        if not all(isinstance(row, list) and len(row) == size for row in rows):
+            try:
+                got: Any = np.shape(value)
+            except ValueError:
+                got = "ragged"
+            raise StateError(f"state field {name!r} has shape {got}, expected {shape}: {what}")
+        rows = [item for row in rows for item in row]
+    for item in rows:
+        if dtype is bool:
+            if not isinstance(item, bool):
+                raise StateError(f"{what}, got {item!r}")
+        elif not isinstance(item, int) or isinstance(item, bool):
+            raise StateError(f"{what}, got {item!r}")
+        elif not bounds[0] <= item <= bounds[1]:
+            raise StateError(f"{what}, got {item}")
+    return np.array(value, dtype=dtype).reshape(shape)
+
+
+def _rng(value: Any) -> np.random.Generator:
+    """The numpy Generator of a saved ``bit_generator.state``; StateError if it is not one."""
+    name = value.get("bit_generator") if isinstance(value, dict) else None
+    if name not in _BIT_GENERATORS:
+        raise StateError(
+            f"state field 'rng' must be a numpy bit generator state ({', '.join(_BIT_GENERATORS)})"
+        )
+    try:
+        bg = getattr(np.random, name)(0)
+        bg.state = value
+        bg.random_raw()  # a malformed state can pass the setter and fail on first use
+    except (KeyError, TypeError, ValueError, OverflowError) as err:
+        raise StateError(f"state field 'rng' is not a valid {name} state: {err}") from None
+    bg.state = value
+    return np.random.Generator(bg)
