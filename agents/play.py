@@ -12,6 +12,7 @@ that tests can script a whole game.
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -20,7 +21,7 @@ import numpy as np
 from cardsuite.agents.arena import derive_seed
 from cardsuite.agents.base import Agent, TableInfo, table_info
 from cardsuite.agents.registry import make_agent
-from cardsuite.agents.views import table_view
+from cardsuite.agents.views import legend, relative_names, round_note, table_marker, table_view
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game, parse_options
 
@@ -53,7 +54,7 @@ class HumanAgent:
         if table is None:
             raise ConfigError("HumanAgent.act called before reset")
         legal = [int(a) for a in np.flatnonzero(action_mask)]
-        self._print(table_view(table, observation))
+        self._print(table_view(table, observation, info.get("seat_names")))
         self._print("Your moves:")
         for number, action in enumerate(legal, start=1):
             self._print(f"  {number:>2}. {table.describe_action(action)}")
@@ -124,6 +125,8 @@ def play_games(
         f"{spec.name}: you are {env.possible_agents[seat]}; "
         + ", ".join(f"{env.possible_agents[s]} = {t}" for s, t in specs.items())
     )
+    if legend(env):
+        print_fn(legend(env))
     done = 0
     try:
         for episode in range(games):
@@ -161,10 +164,18 @@ def _play_episode(
         act_info: dict[str, Any] = {"agent": name}
         if hasattr(base, "determinize"):
             act_info["determinize"] = lambda rng, a=name: base.determinize(a, rng)
+        if name not in specs:  # the person: the table names players as the log does
+            act_info["seat_names"] = relative_names(env, name)
         action = int(agent.act(obs["observation"], obs["action_mask"], act_info))
         who = "you" if name not in specs else f"{name} ({specs[name]})"
         print_fn(f"> {who}: {base.describe_action(action)}")
+        before = table_marker(env)
         env.step(action)
+        note = round_note(env, before)
+        if note:
+            for person in (a for a in env.possible_agents if a not in specs):
+                note = re.sub(rf"\b{person}\b", "you", note)
+            print_fn(f"  ({note.replace('you leads', 'you lead')})")
         for a, r in env.rewards.items():
             returns[a] += r
     print_fn("\nEnd of the game:")

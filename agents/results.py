@@ -202,10 +202,12 @@ class TournamentResult:
             )
         unit = "deals" if self.duplicate else "games"
         lines += ["", f"head-to-head: fraction of {unit} the row agent's score beat the column's"]
-        lines.append(" " * width + "".join(f" {n[:10]:>10}" for n in self.names))
+        cols = [max(10, len(n)) for n in self.names]  # full names, never cut
+        lines.append(" " * width + "".join(f" {n:>{w}}" for n, w in zip(self.names, cols)))
         for i, name in enumerate(self.names):
             cells = "".join(
-                f" {'-':>10}" if v is None else f" {v:>10.3f}" for v in self.head_to_head[i]
+                f" {'-':>{w}}" if v is None else f" {v:>{w}.3f}"
+                for v, w in zip(self.head_to_head[i], cols)
             )
             lines.append(f"{name:<{width}}{cells}")
         illegal = sum(a.illegal_actions for a in self.agents)

@@ -26,6 +26,7 @@ def add_command(sub: Any) -> tuple[str, Any]:
     p.add_argument("--games", type=int, default=100, help="episodes to play (default 100)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
     p.add_argument("--render", action="store_true", help="print the first episode move by move")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return "simulate", run
 
 
@@ -40,13 +41,21 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     if args.seed < 0:
         raise ConfigError(f"--seed must be a non-negative integer, got {args.seed}")
     env = game.make(render_mode="ansi" if args.render else None, **options)
-    stats = simulate(env, args.games, args.seed, render=args.render)
+    progress = not args.no_progress and not args.render
+    stats = simulate(env, args.games, args.seed, render=args.render, progress=progress)
     print(format_report(game.name, env, stats))
     return 0
 
 
-def simulate(env: Any, games: int, seed: int, *, render: bool = False) -> dict[str, Any]:
-    """Play ``games`` episodes with random legal agents; collect results."""
+def simulate(
+    env: Any, games: int, seed: int, *, render: bool = False, progress: bool = False
+) -> dict[str, Any]:
+    """Play ``games`` episodes with random legal agents; collect results.
+
+    ``truncated`` in the result counts episodes that ended truncated (once
+    per episode, not once per seat). ``progress`` shows a tqdm bar on stderr
+    (a line every 10 s when stderr is not a terminal).
+    """
     rng = np.random.default_rng(seed)
     rewards: dict[str, list[float]] = defaultdict(list)
     finish: dict[str, list[int]] = defaultdict(list)
@@ -54,10 +63,12 @@ def simulate(env: Any, games: int, seed: int, *, render: bool = False) -> dict[s
     steps = 0
     truncated = 0
     start = time.perf_counter()
+    bar = _progress_bar(games, env) if progress else None
     env.reset(seed=seed)
     for episode in range(games):
         if episode:
             env.reset()
+        episode_truncated = False
         show = render and episode == 0
         if show:
             print(env.render())
@@ -69,7 +80,7 @@ def simulate(env: Any, games: int, seed: int, *, render: bool = False) -> dict[s
                     finish[agent].append(info["finish_position"])
                     if "role" in info:
                         by_role[info["role"]].append(info["finish_position"])
-                truncated += int(trunc)
+                episode_truncated = episode_truncated or bool(trunc)
                 env.step(None)
                 continue
             legal = np.flatnonzero(obs["action_mask"])
@@ -80,6 +91,11 @@ def simulate(env: Any, games: int, seed: int, *, render: bool = False) -> dict[s
             steps += 1
             if show and env.agents:
                 print(env.render())
+        truncated += int(episode_truncated)
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
     elapsed = time.perf_counter() - start
     return {
         "games": games,
@@ -90,6 +106,21 @@ def simulate(env: Any, games: int, seed: int, *, render: bool = False) -> dict[s
         "by_role": dict(by_role),
         "truncated": truncated,
     }
+
+
+def _progress_bar(total: int, env: Any) -> Any:
+    """A tqdm bar over episodes (every 10 s in a log file, as the arena's)."""
+    import sys
+
+    from tqdm import tqdm
+
+    name = env.metadata.get("name", "simulate")
+    return tqdm(
+        total=total,
+        desc=f"{name} simulate",
+        unit="game",
+        mininterval=0.1 if sys.stderr.isatty() else 10.0,
+    )
 
 
 def format_report(name: str, env: Any, stats: dict[str, Any]) -> str:
@@ -121,5 +152,5 @@ def format_report(name: str, env: Any, stats: dict[str, Any]) -> str:
         "(env(), observation and mask every step)",
     ]
     if stats["truncated"]:
-        lines.append(f"truncated episodes (agent-steps): {stats['truncated']}")
+        lines.append(f"truncated episodes: {stats['truncated']} of {stats['games']}")
     return "\n".join(lines)

@@ -15,29 +15,51 @@ import numpy as np
 from cardsuite.agents.base import TableInfo
 
 
-def table_view(table: TableInfo, observation: np.ndarray) -> str:
-    """The person's view of the table (Scum, Scum Party or Scandal)."""
+def table_view(table: TableInfo, observation: np.ndarray, names: list[str] | None = None) -> str:
+    """The person's view of the table (Scum, Scum Party or Scandal).
+
+    ``names`` (the players in the same relative order, see
+    :func:`relative_names`) labels the others as the move log does
+    (``player_2``) instead of ``+1``, ``+2``.
+    """
     if table.game == "scum":
-        return _scum_view(table, observation)
+        return _scum_view(table, observation, names)
     if table.game == "scum_party":
-        return _party_view(table, observation)
+        return _party_view(table, observation, names)
     if table.game == "scandal":
-        return _scandal_view(table, observation)
+        return _scandal_view(table, observation, names)
     return _generic_view(table, observation)
 
 
+def cards_word(n: int) -> str:
+    """``"1 card"``, ``"3 cards"``."""
+    return f"{n} card" if n == 1 else f"{n} cards"
+
+
+def _label(i: int, names: list[str] | None) -> str:
+    """Relative seat ``i`` as the table shows it: ``you``, ``player_2`` (or ``+2``)."""
+    if i == 0:
+        return "you"
+    return names[i] if names else f"+{i}"
+
+
 def _climb_lines(
-    v: dict[str, np.ndarray], cards: Any, roles: list[str], n: int, scores: list[str]
+    v: dict[str, np.ndarray],
+    cards: Any,
+    roles: list[str],
+    n: int,
+    scores: list[str],
+    names: list[str] | None = None,
 ) -> list[str]:
     """Scum and Scum Party: hand, top play, trade and the players in turn order."""
     hand = v["hand"].astype(int)
-    lines = [f"Your hand ({hand.sum()} cards): {cards.describe(hand)}"]
+    lines = [f"Your hand ({cards_word(int(hand.sum()))}): {cards.describe(hand)}"]
     phase = v["phase"]
     if "give_backs_left" in v and phase[0]:
         lines.append("Trade: give back a card of your choice (J5).")
     elif v["top_cards"].any():
         by = int(np.argmax(v["top_player"]))
-        who = "you" if by == 0 else f"{roles[by]} (+{by})"
+        who = "you" if by == 0 else f"{roles[by]} ({_label(by, names)})"
         lines.append(f"Top play: {cards.describe(v['top_cards'].astype(int))} by {who}")
     else:
         lines.append("You lead: play any set of equal cards.")
@@ -47,22 +69,23 @@ def _climb_lines(
             f"received {cards.describe(v['trade_received'].astype(int))}"
         )
     lines.append("Players in turn order from you:")
+    width = max([4, *(len(x) for x in names or [])])
     finish = v["finish_rank"]
     for i in range(n):
-        who = "you" if i == 0 else f"+{i}"
+        who = _label(i, names)
         marks = []
         if finish[i] > 0:
             marks.append(f"out #{round(float(finish[i]) * n)}")
         if v["passed"][i]:
             marks.append("passed")
         lines.append(
-            f"  {who:<4} {roles[i]:<15} {int(v['cards_left'][i]):>3} cards  "
+            f"  {who:<{width}} {roles[i]:<15} {cards_word(int(v['cards_left'][i])):>9}  "
             f"{scores[i]}  {' '.join(marks)}".rstrip()
         )
     return lines
 
 
-def _scum_view(table: TableInfo, obs: np.ndarray) -> str:
+def _scum_view(table: TableInfo, obs: np.ndarray, names: list[str] | None) -> str:
     from scum_env.rules import SCUM_ROLES, scum_rules
 
     config: Any = table.config
@@ -72,10 +95,10 @@ def _scum_view(table: TableInfo, obs: np.ndarray) -> str:
     roles = [SCUM_ROLES[r] for r in v["roles"].reshape(n, -1).argmax(axis=1)]
     scores = [f"score {round(float(s) * config.target):>3}" for s in v["scores"]]
     head = ["", f"=== {table.agent}, {roles[0]}, to act ==="]
-    return "\n".join(head + _climb_lines(v, cards, roles, n, scores))
+    return "\n".join(head + _climb_lines(v, cards, roles, n, scores, names))
 
 
-def _party_view(table: TableInfo, obs: np.ndarray) -> str:
+def _party_view(table: TableInfo, obs: np.ndarray, names: list[str] | None) -> str:
     from scum_env.party.cards import PARTY_ROLES
     from scum_env.party.encoding import score_scale
     from scum_env.party.engine import action_rules
@@ -96,10 +119,10 @@ def _party_view(table: TableInfo, obs: np.ndarray) -> str:
         f"{round(float(v['hands_done'][0]) * config.num_hands)} of {config.num_hands} hands; "
         f"{round(float(v['standing'][0]) * (config.num_players - 1))} players ahead of you",
     ]
-    return "\n".join(head + _climb_lines(v, cards, roles, n, totals))
+    return "\n".join(head + _climb_lines(v, cards, roles, n, totals, names))
 
 
-def _scandal_view(table: TableInfo, obs: np.ndarray) -> str:
+def _scandal_view(table: TableInfo, obs: np.ndarray, names: list[str] | None) -> str:
     from scandal_env.engine import make_rules
 
     config: Any = table.config
@@ -113,14 +136,16 @@ def _scandal_view(table: TableInfo, obs: np.ndarray) -> str:
         return f"{deck.names[c]} ({kind} {int(deck.value[c])}; {scandals})"
 
     def who(i: int) -> str:
-        return "you" if i == 0 else f"+{i}"
+        return _label(i, names)
+
+    width = max([4, *(len(x) for x in names or [])])
 
     phase = ["draw", "meld, lay off or discard", "finish the meld under way"]
     hand = np.flatnonzero(v["hand"])
     lines = [
         "",
         f"=== {table.agent} to act (Scandal), {phase[int(np.argmax(v['phase']))]} ===",
-        f"Your hand ({hand.size} cards):",
+        f"Your hand ({cards_word(hand.size)}):",
         *(f"  {card(int(c))}" for c in hand),
     ]
     pile = np.flatnonzero(v["discard_in"])
@@ -168,7 +193,7 @@ def _scandal_view(table: TableInfo, obs: np.ndarray) -> str:
         known = np.flatnonzero(v["opp_known"][i]) if i else np.array([], dtype=int)
         extra = f"; holds {', '.join(deck.names[int(c)] for c in known)}" if known.size else ""
         lines.append(
-            f"  {who(i):<4} {round(float(v['hand_sizes'][i]) * deck.n_cards):>3} cards  "
+            f"  {who(i):<{width}} {cards_word(round(float(v['hand_sizes'][i]) * deck.n_cards)):>9}  "
             f"score {round(float(v['scores'][i]) * config.target_score):>4}  "
             f"this hand {round(float(v['hand_points'][i]) * 100):>4}{extra}"
         )
@@ -186,3 +211,80 @@ def _generic_view(table: TableInfo, obs: np.ndarray) -> str:
         more = f" (+{nonzero.size - 20} more)" if nonzero.size > 20 else ""
         lines.append(f"  {name}: {shown}{more}")
     return "\n".join(lines)
+
+
+def table_marker(env: Any) -> tuple[int, ...]:
+    """What :func:`round_note` compares: the acting table's top play, phase and hand."""
+    state = env.unwrapped.game
+    if hasattr(state, "tables"):  # Scum Party
+        st = state.tables[state.current]
+        return (state.current, int(st.top_count), int(st.phase), int(state.hand))
+    if hasattr(state, "top_count"):  # Scum
+        return (0, int(state.top_count), int(state.phase), int(state.series))
+    if hasattr(state, "hand_number"):  # Scandal
+        return (0, 0, int(state.hand_over), int(state.hand_number))
+    return (0, 0, 0, 0)
+
+
+def round_note(env: Any, before: tuple[int, ...]) -> str | None:
+    """A line for the move log when a move ends a round, a hand or a series, else None.
+
+    ``before`` is :func:`table_marker` taken before the move. The note names
+    who leads next, so that passes that hand the lead on are never silent.
+    """
+    state = env.unwrapped.game
+    table, _top, phase, hand = before
+    if hasattr(state, "tables"):  # Scum Party
+        if state.hand > hand:
+            return (
+                f"hand {state.hand} scored at every table; players move up and down "
+                "the tables (P7)" + ("; the tournament is over" if state.over else "")
+            )
+        st = state.tables[table]
+        if not st.top_count and int(st.phase) == phase == 1:  # Phase.PLAY: a trick ended
+            return f"table {table + 1}: trick over; player_{state.members[table][st.to_act]} leads"
+        return None
+    if hasattr(state, "top_count"):  # Scum
+        if state.series != hand:
+            return f"series {hand} over; series {state.series} begins"
+        if int(state.phase) != phase and int(state.phase) == 2:  # Phase.OVER
+            order = ", ".join(f"player_{p}" for p in state.finish)
+            return f"series over; finish order: {order}"
+        if not state.top_count and int(state.phase) == phase == 1:  # Phase.PLAY: a round ended
+            return f"round over; player_{state.to_act} leads"
+        return None
+    if hasattr(state, "hand_number") and state.hand_over and not phase:  # Scandal
+        return f"hand over ({state.hand_end})"
+    return None
+
+
+def relative_names(env: Any, agent: str) -> list[str]:
+    """The players in ``agent``'s relative turn order (itself first), by their public names.
+
+    Who sits where is public (roles are announced, J3/P3), so this tells a
+    person which ``player_k`` each ``+i`` entry of their observation is.
+    """
+    state = env.unwrapped.game
+    me = int(agent.rpartition("_")[2])
+    if hasattr(state, "tables"):  # Scum Party: the player's own table
+        t, local = state.table_of[me], state.local_of[me]
+        st = state.tables[t]
+        n = st.rules.num_players
+        return [f"player_{state.members[t][st.order[(st.pos[local] + i) % n]]}" for i in range(n)]
+    if hasattr(state, "order"):  # Scum: turn order is role order
+        n = len(state.order)
+        return [f"player_{state.order[(state.pos[me] + i) % n]}" for i in range(n)]
+    n = len(env.possible_agents)
+    return [env.possible_agents[(me + i) % n] for i in range(n)]
+
+
+def legend(env: Any) -> str:
+    """The game's card legend (``S = Scum ...``), from its ``render_rgb`` module; "" if none."""
+    import importlib
+
+    package = type(env.unwrapped).__module__.rpartition(".")[0]
+    try:
+        module = importlib.import_module(f"{package}.render_rgb")
+    except ModuleNotFoundError:
+        return ""
+    return str(getattr(module, "LEGEND", ""))
