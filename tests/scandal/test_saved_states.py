@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from cardsuite.errors import PresetError, StateError
 from scandal_env import engine as E
 from scandal_env.config import ScandalConfig
+from scandal_env.encoding import Encoder
 from scandal_env.scandal_v0 import raw_env
 from tests.scandal.test_properties import play
 
@@ -173,11 +174,17 @@ def mutate(data: st.DataObject, d: dict[str, Any]) -> None:
 
 
 def plays_on_and_ends(state: E.State) -> None:
-    """Random legal play from ``state`` ends within the turn and hand limits."""
+    """Random legal play from ``state`` ends within the turn and hand limits, and every
+    observation on the way lies in its space."""
     cfg = state.rules.config
     rng = np.random.default_rng(0)
     bound = (cfg.max_turns + 1) * cfg.max_hands * 300
+    encoder = Encoder(state.rules)
+    low, high = encoder.spec.bounds()
     for _ in range(bound):
+        for seat in range(cfg.num_players):  # observations stay in their space
+            obs = encoder.encode(state, seat)
+            assert ((obs >= low) & (obs <= high)).all()
         if state.done:
             return
         legal = np.flatnonzero(E.legal_mask(state))
