@@ -203,6 +203,13 @@ def make_env(record: Mapping[str, Any], render_mode: str | None = None) -> Any:
     """
     where = f"record of game {record.get('index', '?')}"
     game = get_game(str(record["game"]))
+    fields = game.config_class().field_names()
+    unknown = [key for key in record["options"] if key not in fields]
+    if unknown:
+        raise StateError(
+            f"{where}: field 'options' holds {unknown[0]!r:.40}, not a {game.name} rule option; "
+            f"options: {', '.join(fields)}"
+        )
     options = dict(record["options"], illegal_action="raise")
     entry = record.get("deck")
     with tempfile.TemporaryDirectory(prefix="cardsuite-deck-") as folder:

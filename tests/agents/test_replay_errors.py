@@ -73,6 +73,8 @@ def test_old_records_with_states_as_json_strings_still_replay(
 
 BROKEN_FIELDS: list[tuple[str, Any, str]] = [
     ("options", [1, 2], "field 'options' must be an object"),
+    ("options", {"render_mode": "human"}, "field 'options' holds 'render_mode', not a scum rule"),
+    ("options", {"raw": True}, "field 'options' holds 'raw', not a scum rule option"),
     ("seed", None, "field 'seed' must be a non-negative integer"),
     ("seed", "abc", "field 'seed' must be a non-negative integer"),
     ("seed", -5, "field 'seed' must be a non-negative integer"),
