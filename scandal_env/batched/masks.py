@@ -58,106 +58,119 @@ def _max(xp: Backend, a: Array, b: Array) -> Array:
 def write_mask(eng: MaskState, mask: Array, hand: Array, size: Array) -> None:
     """Write every game's legal mask into ``mask`` (bool ``[N, A]``).
 
+    Each phase's part is computed on the games in that phase only; a
+    finished game (``OVER``) gets an all-zero mask.
+
     Args:
         eng: the engine's state.
         mask: the output buffer.
         hand: bool ``[N, n]`` hand of the player to act.
         size: int64 ``[N]`` cards in that hand.
     """
+    xp = eng.xp
+    mask[:] = False
+    phase = eng.phase
+    r = xp.nonzero(phase == DRAW)
+    if r.shape[0]:
+        _draw(eng, mask, r, hand[r], size[r])
+    r = xp.nonzero(phase == MELD)
+    if r.shape[0]:
+        _meld(eng, mask, r, hand[r], size[r])
+    r = xp.nonzero(phase == BUILD)
+    if r.shape[0]:
+        _build(eng, mask, r, hand[r], size[r])
+
+
+def _scandal_counts(eng: MaskState, hand: Array) -> tuple[Array, Array, Array]:
+    """Per scandal: blue/green cards, non-title cards and the title in ``hand`` (float32)."""
+    xp, ns = eng.xp, eng.t.ns
+    c = xp.astype(hand, xp.float32) @ eng.t.counts
+    return c[:, :ns], c[:, ns : 2 * ns], c[:, 2 * ns :]
+
+
+def _draw(eng: MaskState, mask: Array, r: Array, hand: Array, size: Array) -> None:
+    """The stock (S4), the top discard and the deep discards that can be melded (S3)."""
+    xp, t = eng.xp, eng.t
+    lay = t.layout
+    plen = eng.pile_len[r]
+    mask[r, lay.DRAW_STOCK] = (plen + eng.stock_len[r]) > 0
+    mask[r, lay.DRAW_DISCARD] = plen > 0
+    deep = plen >= 2
+    if not xp.any(deep):
+        return
+    k = xp.nonzero(deep)
+    r, hand, size, plen = r[k], hand[k], size[k], plen[k]
+    g = r.shape[0]
+    bg_h, nt_h, ti_h = _scandal_counts(eng, hand)
+    pos = eng.pile_pos[r]
+    dep = xp.where(pos >= 0, plen[:, None] - 1 - pos, BIG)
+    dep_ext = xp.concat([dep, xp.full((g, 1), BIG, xp.int64)], 1)
+    # The depth by which hand + taken cards hold each part of the minimal meld (S5).
+    nt = dep_ext[:, t.nt_pad]
+    m1 = _min(xp, nt, 2)
+    m2 = _min(xp, xp.where(nt > m1[:, :, None], nt, BIG), 2)
+    nt_d = xp.where(nt_h >= 2, -1, xp.where(nt_h >= 1, m1, m2))
+    bg_d = xp.where(bg_h >= 1, -1, _min(xp, dep_ext[:, t.bg_pad], 2))
+    t_d = xp.where(ti_h >= 1, -1, dep[:, t.title_of])
+    reach = _max(xp, _max(xp, t_d, bg_d), nt_d)
+    # Meld it: reachable with four cards in hand (S8); lay it off: melded (S6).
+    key = xp.where(eng.meld_owner[r] >= 0, 0, _max(xp, reach, (3 - size)[:, None]))
+    key_card = key[:, t.first_scandal]
+    key_ext = xp.concat([key, xp.full((g, 1), BIG, xp.int64)], 1)
+    key_card[:, t.multi] = _min(xp, key_ext[:, t.multi_scandals], 2)
+    width = int(xp.amax(plen, 0))
+    d = t.card_ar[None, :width]
+    idx = plen[:, None] - 1 - d
+    valid = idx >= 0
+    cards = xp.take_along(eng.pile_arr[r], xp.where(valid, idx, 0), 1)
+    ok = valid & (xp.take_along(key_card, cards, 1) <= d)
+    mask[r, lay.DRAW_DISCARD + 1 : lay.DRAW_DISCARD + width] = ok[:, 1:]
+
+
+def _meld(eng: MaskState, mask: Array, r: Array, hand: Array, size: Array) -> None:
+    """The duty (S3) first; else discards (S7), lay-offs (S6) and new melds (S5), all
+    keeping a card that may be discarded (S8)."""
     xp, t = eng.xp, eng.t
     lay = t.layout
     n, ns = t.n, t.ns
-    phase = eng.phase
-    c = xp.astype(hand, xp.float32) @ t.counts
-    bg_h, nt_h, ti_h = c[:, :ns], c[:, ns : 2 * ns], c[:, 2 * ns :]
-    meldable = (ti_h >= 1) & (bg_h >= 1) & (nt_h >= 2)
-    melded = eng.meld_owner >= 0
-    # ---------------------------------------------------------------- draw
-    is_draw = phase == DRAW
-    pile_len = eng.pile_len
-    mask[:, lay.DRAW_STOCK] = is_draw & ((pile_len + eng.stock_len) > 0)
-    mask[:, lay.DRAW_DISCARD : lay.MELD_START] = is_draw[:, None] & _deep_ok(
-        eng, ti_h, bg_h, nt_h, melded, size
-    )
-    # ---------------------------------------------------------------- meld
-    is_meld = phase == MELD
-    duty = eng.duty
-    has_duty = duty >= 0
-    free = is_meld & ~has_duty
-    dutied = is_meld & has_duty
-    fb = eng.forbidden
+    bg_h, nt_h, ti_h = _scandal_counts(eng, hand)
+    melded = eng.meld_owner[r] >= 0
+    start = (ti_h >= 1) & (bg_h >= 1) & (nt_h >= 2) & ~melded
+    duty = eng.duty[r]
+    dutied = duty >= 0
+    fb = eng.forbidden[r]
     f_ok = (fb >= 0) & xp.take_along(hand, xp.where(fb >= 0, fb, 0)[:, None], 1)[:, 0]
     f = xp.where(f_ok, fb, -1)
     nonf = size - xp.astype(f_ok, xp.int64)
-    discard = hand & (t.card_ar[None, :] != f[:, None])
-    mask[:, lay.DISCARD : lay.DISCARD + n] = free[:, None] & discard
+    free = ~dutied
+    mask[r, lay.DISCARD : lay.DISCARD + n] = (
+        hand & (t.card_ar[None, :] != f[:, None]) & free[:, None]
+    )
     pair_melded = melded[:, t.pair_scandal]
     pc = t.pair_card[None, :]
-    lay_free = hand[:, t.pair_card] & pair_melded
-    lay_free = lay_free & ((nonf >= 2)[:, None] | (pc == f[:, None]))
-    lay_duty = pair_melded & (pc == duty[:, None])
-    mask[:, lay.LAYOFF : lay.LAYOFF + t.npairs] = (free[:, None] & lay_free) | (
-        dutied[:, None] & lay_duty
-    )
-    start = meldable & ~melded
+    lay_free = hand[:, t.pair_card] & ((nonf >= 2)[:, None] | (pc == f[:, None]))
+    lay_ok = xp.where(dutied[:, None], pc == duty[:, None], lay_free)
+    mask[r, lay.LAYOFF : lay.LAYOFF + t.npairs] = pair_melded & lay_ok
     f_mem = xp.take_rows(t.member, xp.where(f_ok, f, 0)) & f_ok[:, None]
-    start_free = start & ((nonf >= 4)[:, None] | ((nonf == 3)[:, None] & f_mem))
-    d_mem = xp.take_rows(t.member, xp.where(has_duty, duty, 0))
-    start_duty = start & d_mem & (size >= 4)[:, None]
-    mask[:, lay.MELD_START : lay.MELD_START + ns] = (free[:, None] & start_free) | (
-        dutied[:, None] & start_duty
+    start_free = (nonf >= 4)[:, None] | ((nonf == 3)[:, None] & f_mem)
+    d_mem = xp.take_rows(t.member, xp.where(dutied, duty, 0)) & (size >= 4)[:, None]
+    mask[r, lay.MELD_START : lay.MELD_START + ns] = start & xp.where(
+        dutied[:, None], d_mem, start_free
     )
-    # ---------------------------------------------------------------- build
-    is_build = phase == BUILD
-    add, finish = _build_steps(eng, hand, size, f, f_ok)
-    mask[:, lay.MELD_ADD : lay.MELD_ADD + n] = is_build[:, None] & add
-    mask[:, lay.MELD_FINISH] = is_build & finish
 
 
-def _deep_ok(
-    eng: MaskState, ti_h: Array, bg_h: Array, nt_h: Array, melded: Array, size: Array
-) -> Array:
-    """bool ``[N, n]`` by pile depth: may the discard at that depth be drawn (S3)?"""
+def _build(eng: MaskState, mask: Array, r: Array, hand: Array, size: Array) -> None:
+    """A meld under construction: the cards that keep it completable with a
+    discardable card left over, and finishing it (S5, S7, S8)."""
     xp, t = eng.xp, eng.t
-    pile_len, pos = eng.pile_len, eng.pile_pos
-    g = pile_len.shape[0]
-    in_pile = pos >= 0
-    dep = xp.where(in_pile, pile_len[:, None] - 1 - pos, BIG)
-    dep_ext = xp.concat([dep, xp.full((g, 1), BIG, xp.int64)], 1)
-    ds = dep_ext[:, t.cards_pad]  # [N, ns, L]
-    bg_min = _min(xp, xp.where(t.cards_bg[None], ds, BIG), 2)
-    nt = xp.where(t.cards_nt[None], ds, BIG)
-    a1 = xp.argmin(nt, 2)
-    m1 = xp.take_along(nt, a1[:, :, None], 2)[:, :, 0]
-    m2 = _min(xp, xp.where(t.slot_ar[None, None, :] == a1[:, :, None], BIG, nt), 2)
-    t_d = xp.where(ti_h >= 1, -1, dep[:, t.title_of])
-    bg_d = xp.where(bg_h >= 1, -1, bg_min)
-    nt_d = xp.where(nt_h >= 2, -1, xp.where(nt_h >= 1, m1, m2))
-    reach = _max(xp, _max(xp, t_d, bg_d), nt_d)  # [N, ns]
-    reach_ext = xp.concat([reach, xp.full((g, 1), BIG + 1, xp.int64)], 1)
-    melded_ext = xp.concat([melded, xp.zeros((g, 1), xp.bool)], 1)
-    big_enough = (size[:, None] + dep + 1) >= 4
-    ok_m = melded_ext[:, t.scandals_pad] | (
-        (reach_ext[:, t.scandals_pad] <= dep[:, :, None]) & big_enough[:, :, None]
-    )
-    ok_card = xp.sum(ok_m, 2) > 0  # [N, n] by card
-    d = t.card_ar[None, :]
-    idx = pile_len[:, None] - 1 - d
-    valid = idx >= 0
-    cards = xp.take_along(eng.pile_arr, xp.where(valid, idx, 0), 1)
-    ok = xp.take_along(ok_card, cards, 1)
-    return valid & (ok | (d == 0))
-
-
-def _build_steps(
-    eng: MaskState, hand: Array, size: Array, f: Array, f_ok: Array
-) -> tuple[Array, Array]:
-    """``(add [N, n], finish [N])`` of a meld under construction (S5, S7, S8)."""
-    xp, t = eng.xp, eng.t
-    s = xp.where(eng.build_scandal >= 0, eng.build_scandal, 0)
-    mem_s = xp.take_rows(t.member_t, s)  # [N, n]
-    build = eng.build
-    duty = eng.duty
+    lay = t.layout
+    fb = eng.forbidden[r]
+    f_ok = (fb >= 0) & xp.take_along(hand, xp.where(fb >= 0, fb, 0)[:, None], 1)[:, 0]
+    f = xp.where(f_ok, fb, -1)
+    s = eng.build_scandal[r]
+    mem_s = xp.take_rows(t.member_t, s)  # [R, n]
+    build = eng.build[r]
+    duty = eng.duty[r]
     dsafe = xp.where(duty >= 0, duty, 0)
     d_built = xp.take_along(build, dsafe[:, None], 1)[:, 0]
     dp_ok = (duty >= 0) & ~d_built
@@ -189,6 +202,5 @@ def _build_steps(
     fail = (need_bg & (ab == 0)) | (an < need_n)
     f_used = (need_n >= 1) & ((f_kind == 1) | ((f_kind == 2) & (~need_bg | (need_n >= 2))))
     ok = ~fail & ((nf - (need_n - xp.astype(f_used, xp.int64))) >= 1)
-    add = cand & ok
-    finish = (k_size >= 3) & k_bg & ~dp_ok & (nonf >= 1)
-    return add, finish
+    mask[r, lay.MELD_ADD : lay.MELD_ADD + t.n] = cand & ok
+    mask[r, lay.MELD_FINISH] = (k_size >= 3) & k_bg & ~dp_ok & (nonf >= 1)

@@ -32,7 +32,12 @@ class DeckTables:
         cards_pad: int64[ns, L] the cards of each scandal (title included),
             padded with ``n`` (a column past the last card).
         cards_bg, cards_nt: bool[ns, L] which of those are blue/green, non-title.
-        scandals_pad: int64[n, M] the scandals of each card, padded with ``ns``.
+        nt_pad, bg_pad: int64[ns, *] the non-title and the blue/green cards of
+            each scandal, padded with ``n``.
+        scandals_pad: int64[n, M] the scandals of each card, padded with ``ns``;
+            ``first_scandal`` its first column.
+        multi, multi_scandals: the cards of several scandals (gold, S1) and
+            their rows of ``scandals_pad``.
         layout: the action layout.
     """
 
@@ -55,6 +60,9 @@ class DeckTables:
             cards_pad[s, : cs.size] = cs
         is_bg_ext = np.append(is_bg, False)
         nt_ext = np.append(~is_title, False)
+        nt_pad = _padded([np.flatnonzero(member[:, s] & ~is_title) for s in range(ns)], n)
+        bg_pad = _padded([np.flatnonzero(member[:, s] & is_bg) for s in range(ns)], n)
+        gold = np.flatnonzero(member.sum(axis=1) > 1)
         most = int(member.sum(axis=1).max())
         scandals_pad = np.full((n, most), ns, dtype=np.int64)
         for c in range(n):
@@ -75,9 +83,22 @@ class DeckTables:
         self.cards_bg: Array = as_(is_bg_ext[cards_pad], xp.bool)
         self.cards_nt: Array = as_(nt_ext[cards_pad], xp.bool)
         self.scandals_pad: Array = as_(scandals_pad, xp.int64)
+        self.first_scandal: Array = as_(scandals_pad[:, 0].copy(), xp.int64)
+        self.nt_pad: Array = as_(nt_pad, xp.int64)
+        self.bg_pad: Array = as_(bg_pad, xp.int64)
+        self.multi: Array = as_(gold, xp.int64)
+        self.multi_scandals: Array = as_(scandals_pad[gold], xp.int64)
         self.card_ar: Array = xp.arange(n)
         self.scandal_ar: Array = xp.arange(ns)
         self.slot_ar: Array = xp.arange(cards_pad.shape[1])
         # discard_depth of the observation: the per-game encoder's float32 table.
         depth = np.arange(n, dtype=np.float32) / max(1, n - 1)
         self.depth: Array = as_(depth, xp.float32)
+
+
+def _padded(rows: list[np.ndarray], pad: int) -> np.ndarray:
+    """Index rows of unequal length as one int64 array padded with ``pad``."""
+    out = np.full((len(rows), max(len(r) for r in rows)), pad, dtype=np.int64)
+    for i, r in enumerate(rows):
+        out[i, : len(r)] = r
+    return out
