@@ -15,8 +15,6 @@ import importlib
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 from cardsuite.config import ConfigBase
 from cardsuite.errors import ConfigError
 
@@ -93,34 +91,11 @@ def get_game(name: str) -> Game:
 def parse_options(game: Game, tokens: list[str]) -> dict[str, Any]:
     """Turn ``["--carousel", "true", "--trade_rules", "spanish"]`` into options.
 
-    Values are read as YAML scalars (``true``, ``5``, ``null``...). Keys may
-    use ``-`` or ``_``; an unknown key is a ConfigError naming it.
+    The suite's one override parser (:func:`cardsuite.overrides.parse_flags`):
+    values are read as YAML scalars (``true``, ``5``, ``null``...), keys may
+    use ``-`` or ``_``, and an unknown key is a ConfigError naming it (before
+    any value is read, so ``--dupliate`` is unknown, not missing a value).
     """
-    fields = game.config_class().field_names()
-    options: dict[str, Any] = {}
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        if not token.startswith("--"):
-            raise ConfigError(f"expected an option like --key value, got {token!r}")
-        key, eq, raw = token[2:].partition("=")
-        key = key.replace("-", "_")  # only the key: a value keeps its dashes
-        if key not in fields:
-            raise ConfigError(
-                f"unknown option --{key} for {game.name}; options: "
-                + ", ".join(f"--{f}" for f in fields)
-            )
-        if key in options:
-            raise ConfigError(f"option --{key} given twice")
-        if eq:
-            i += 1
-        else:
-            if i + 1 >= len(tokens):
-                raise ConfigError(f"option --{key} needs a value")
-            raw = tokens[i + 1]
-            i += 2
-        try:
-            options[key] = yaml.safe_load(raw)
-        except (yaml.YAMLError, RecursionError):
-            options[key] = raw
-    return options
+    from cardsuite.overrides import parse_flags
+
+    return parse_flags(tokens, game.config_class().field_names(), what=game.name)

@@ -10,7 +10,8 @@ Two spellings reach the same reader:
 
 Keys may use ``-`` or ``_``. Values are YAML scalars or flow collections
 (``5``, ``1e-3``, ``true``, ``null``, ``{a: 1}``) read by the suite's strict
-YAML loader; anything else is kept as the string. A key the config does not
+YAML loader (``1e-3``, a string to YAML 1.1, is read as a number); anything
+else is kept as the string. A key the config does not
 have is a :class:`~cardsuite.errors.ConfigError` naming it (with the closest
 valid key), before any value is read. :func:`merge_overrides` applies the
 result to a file's mapping, merging ``options`` one entry at a time.
@@ -21,6 +22,7 @@ Validation of the values themselves is the config class's job
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -29,6 +31,7 @@ from cardsuite.errors import ConfigError
 __all__ = ["merge_overrides", "parse_assignments", "parse_flags", "read_value"]
 
 NESTED = "options"
+_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
 
 
 def read_value(raw: str, source: str = "override") -> Any:
@@ -36,22 +39,26 @@ def read_value(raw: str, source: str = "override") -> Any:
     from cardsuite.safe_yaml import load_yaml_text
 
     try:
-        return load_yaml_text(raw, source)
+        value = load_yaml_text(raw, source)
     except ConfigError:
         return raw
+    if isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
+        return float(value)  # YAML 1.1 reads 1e-3 (no dot) as a string
+    return value
 
 
 def _key(raw: str) -> str:
     return raw.strip().replace("-", "_")
 
 
-def _check_key(key: str, fields: Sequence[str] | None, what: str, spelled: str) -> None:
+def _check_key(key: str, fields: Sequence[str] | None, what: str, prefix: str) -> None:
     if fields is None or key in fields:
         return
     hint = difflib.get_close_matches(key, list(fields), n=1)
-    suggestion = f" (did you mean {hint[0]!r}?)" if hint else ""
+    suggestion = f" (did you mean {prefix}{hint[0]}?)" if hint else ""
     raise ConfigError(
-        f"unknown option {spelled} for {what}{suggestion}; options: {', '.join(fields)}"
+        f"unknown option {prefix}{key} for {what}{suggestion}; options: "
+        + ", ".join(f"{prefix}{f}" for f in fields)
     )
 
 
@@ -67,7 +74,7 @@ def parse_flags(
 
     Raises:
         ConfigError: a token that is not ``--key``, an unknown key (checked
-            before its value), or a key without a value.
+            before its value), a key given twice, or a key without a value.
     """
     items = list(tokens)
     out: dict[str, Any] = {}
@@ -77,16 +84,18 @@ def parse_flags(
         if not token.startswith("--") or len(token) < 3:
             raise ConfigError(f"expected an option like --key value, got {token!r}")
         name, eq, raw = token[2:].partition("=")
-        key = _key(name)
-        _check_key(key, fields, what, f"--{name}")
+        key = _key(name)  # only the key: a value keeps its dashes
+        _check_key(key, fields, what, "--")
+        if key in out:
+            raise ConfigError(f"option --{key} given twice")
         if eq:
             i += 1
         elif i + 1 < len(items):
             raw = items[i + 1]
             i += 2
         else:
-            raise ConfigError(f"option --{name} needs a value")
-        out[key] = read_value(raw, f"--{name}")
+            raise ConfigError(f"option --{key} needs a value")
+        out[key] = read_value(raw, f"--{key}")
     return out
 
 
@@ -116,7 +125,7 @@ def parse_assignments(
         if key.startswith(f"{NESTED}."):
             nested[key.split(".", 1)[1]] = read_value(raw, f"{flag} {key}")
             continue
-        _check_key(key, fields, what, key)
+        _check_key(key, fields, what, "")
         out[key] = read_value(raw, f"{flag} {key}")
     if nested:
         base = out.get(NESTED) or {}

@@ -249,7 +249,7 @@ def test_config_errors_name_the_problem(tmp_path: Path) -> None:
         load_run(None, options={"num_players": 99})
     with pytest.raises(ConfigError, match="cannot read"):
         load_run(tmp_path / "missing.yaml")
-    with pytest.raises(ConfigError, match="--set 'x'"):
+    with pytest.raises(ConfigError, match="--set expects key=value, got 'x'"):
         trainer.run(None, ["--set", "x"])
 
 

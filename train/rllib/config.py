@@ -24,6 +24,7 @@ from typing import Any, Literal
 from cardsuite.config import ConfigBase, doc_field, read_yaml_mapping
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
+from cardsuite.overrides import merge_overrides, parse_assignments
 
 ILLEGAL_ACTIONS = "illegal_actions"
 """RLlib metric (lifetime sum over env runners): episodes ended by an illegal action."""
@@ -165,6 +166,17 @@ def check_options(game: str, options: Any, source: str | None = None) -> dict[st
     return dict(options)
 
 
+def parse_overrides(items: list[str]) -> dict[str, Any]:
+    """``--set key=value`` items of a run, through the suite's one override parser.
+
+    Keys are :class:`RLlibTrainConfig` fields or ``options.NAME`` (one rule
+    option); an unknown key is a ConfigError naming it.
+    """
+    return parse_assignments(
+        items, (*RLlibTrainConfig.field_names(), "options"), what="RLlibTrainConfig"
+    )
+
+
 def load_run(path: str | Path | None = None, **overrides: Any) -> RLlibRun:
     """Load a run file (or only ``overrides`` when ``path`` is None).
 
@@ -179,10 +191,7 @@ def load_run(path: str | Path | None = None, **overrides: Any) -> RLlibRun:
     if path is not None:
         source = str(path)
         data = read_yaml_mapping(path)
-    file_options = data.get("options")
-    data.update(overrides)
-    if isinstance(file_options, Mapping) and isinstance(overrides.get("options"), Mapping):
-        data["options"] = {**file_options, **overrides["options"]}
+    data = merge_overrides(data, overrides, source)
     options = data.pop("options", None)
     config = RLlibTrainConfig.from_dict(data, source=source)
     return RLlibRun(config, check_options(config.game, options, source))

@@ -32,10 +32,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from cardsuite.errors import CheckpointError, ConfigError
-from cardsuite.train.rllib.config import ILLEGAL_ACTIONS, RLlibRun, load_run
+from cardsuite.train.rllib.config import ILLEGAL_ACTIONS, RLlibRun, load_run, parse_overrides
 
 MAIN = "main"
 RUN_RECORD = "cardsuite_run.json"
@@ -158,22 +157,7 @@ def _overrides(ns: argparse.Namespace) -> dict[str, Any]:
         value = getattr(ns, key, None)
         if value is not None:
             overrides[key] = value
-    options: dict[str, Any] = {}
-    for item in ns.set or []:
-        key, eq, raw = str(item).partition("=")
-        key = key.strip()
-        if not eq or not key:
-            raise ConfigError(f"--set {item!r}: expected KEY=VALUE")
-        try:
-            value = yaml.safe_load(raw)
-        except yaml.YAMLError:
-            value = raw
-        if key.startswith("options."):
-            options[key.removeprefix("options.")] = value
-        else:
-            overrides[key] = value
-    if options:
-        overrides["options"] = options
+    overrides.update(parse_overrides(list(ns.set or [])))  # the suite's one parser
     return overrides
 
 
