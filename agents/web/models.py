@@ -1,0 +1,85 @@
+"""The JSON a page receives: the whole table (watch, replay) or one seat's view (play).
+
+Both are the game's *table model* (:mod:`cardsuite.rgb`), built by the game
+package's ``render_rgb.table_model``. A seat's view is the model built with
+``hands=False`` (no hand of anyone), to which the seat's own hand is added
+from its own observation (the ``hand`` piece of ``obs_spec``). What remains
+is public: roles, card counts, plays on the table, the discard pile, melds
+and who laid each card, cards known to be in a hand (Scandal, I5), scores,
+and (Scum Party) the ladder and every table's seating.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import numpy as np
+
+
+def _module(env: Any) -> Any:
+    package = type(env.unwrapped).__module__.rpartition(".")[0]
+    return importlib.import_module(f"{package}.render_rgb")
+
+
+def table_model(env: Any, previous: list[int] | None = None) -> dict[str, Any]:
+    """Everything on the table, every hand included (watch and replay pages)."""
+    module = _module(env)
+    state = env.unwrapped.game
+    if hasattr(state, "tables"):
+        return dict(module.table_model(state, previous=previous))
+    return dict(module.table_model(state))
+
+
+def own_hand(env: Any, agent: str) -> list[str]:
+    """``agent``'s hand as card names, read from its own observation only."""
+    base = env.unwrapped
+    views = base.obs_spec.views(base.observe(agent)["observation"])
+    hand = np.asarray(views["hand"])
+    state = base.game
+    if (
+        hasattr(state, "rules")
+        and hasattr(state.rules, "deck")
+        and hasattr(state.rules.deck, "n_scandals")
+    ):  # Scandal: one flag per card
+        names = state.rules.deck.names
+        return [names[int(c)] for c in np.flatnonzero(hand)]
+    if hasattr(state, "tables"):  # Scum Party: counts per rank
+        names = state.tables[0].rules.cards.names
+    else:
+        names = state.rules.cards.names
+    counts = np.rint(hand).astype(int)
+    return [names[s] for s, n in enumerate(counts) for _ in range(n)]
+
+
+def seat_model(env: Any, agent: str, previous: list[int] | None = None) -> dict[str, Any]:
+    """What ``agent``'s page may show: the table without hands, plus its own hand.
+
+    Scum Party shows the seat's own table in full (without hands) even while
+    another table acts.
+    """
+    module = _module(env)
+    state = env.unwrapped.game
+    if hasattr(state, "tables"):
+        model = dict(module.table_model(state, hands=False, previous=previous))
+        player = int(agent.rpartition("_")[2])
+        own = state.table_of[player]
+        if own != state.current:
+            model["seats"] = module.table_seats(state, own, hands=False)
+            model["piles"] = []
+            model["lines"] = [f"Table {state.current + 1} is playing; your table waits"]
+            model["table"] = own + 1
+    else:
+        model = dict(module.table_model(state, hands=False))
+    hand = own_hand(env, agent)
+    seats = []
+    for seat in model["seats"]:
+        seat = dict(seat)
+        if seat["name"] == agent:
+            seat["cards"] = hand
+            seat["you"] = True
+        else:
+            seat["cards"] = None
+        seats.append(seat)
+    model["seats"] = seats
+    return model
