@@ -34,7 +34,7 @@ from starlette.staticfiles import StaticFiles
 
 from cardsuite.agents.record_schema import check_record, loads_strict
 from cardsuite.agents.records import read_records
-from cardsuite.agents.registry import available_agents
+from cardsuite.agents.registry import available_agents, parse_spec
 from cardsuite.agents.web.sessions import (
     PlaySession,
     ReplaySession,
@@ -104,13 +104,17 @@ def _agents(data: dict[str, Any]) -> list[str]:
     return agents
 
 
-def create_app(record: str | Path | None = None) -> Starlette:
+def create_app(record: str | Path | None = None, agents: list[str] | None = None) -> Starlette:
     """The app; ``record`` is a ``--record`` file whose games the page may replay.
 
-    The record file is the one the person named when starting the server; a
-    request never names a file.
+    ``agents`` are extra agent specs the page may choose (checkpoints,
+    ``module:Class``): the person typed them when starting the server. The
+    record file is the one the person named too; a request never names a file.
     """
     store = Store()
+    allowed = frozenset(a.strip() for a in agents or [])
+    for text in allowed:
+        parse_spec(text)
     recorded: list[dict[str, Any]] = read_records(record) if record is not None else []
     source = str(record) if record is not None else None
 
@@ -122,7 +126,7 @@ def create_app(record: str | Path | None = None) -> Starlette:
                     name: {"players_key": g.players_key, "default_players": _default_players(g)}
                     for name, g in sorted(table.items())
                 },
-                "agents": [line.split()[0] for line in available_agents()],
+                "agents": [line.split()[0] for line in available_agents()] + sorted(allowed),
                 "agent_help": available_agents(),
                 "record": source,
                 "recorded": [
@@ -142,6 +146,7 @@ def create_app(record: str | Path | None = None) -> Starlette:
             seat=_int(data, "seat", 0),
             seed=_seed(data),
             options=_options(game, data.get("options")),
+            allowed=allowed,
         )
         store.add(session)
         return JSONResponse(await run_in_threadpool(session.view))
@@ -155,6 +160,7 @@ def create_app(record: str | Path | None = None) -> Starlette:
             agents=_agents(data),
             seed=_seed(data),
             options=_options(game, data.get("options")),
+            allowed=allowed,
         )
         store.add(session)
         return JSONResponse(await run_in_threadpool(session.view))

@@ -20,6 +20,14 @@ def add_command(sub: Any) -> tuple[str, Any]:
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p.add_argument("--record", default=None, help="a --record file whose games the page replays")
+    p.add_argument(
+        "--agents",
+        nargs="+",
+        default=[],
+        metavar="SPEC",
+        help="extra agents the page may choose: checkpoints (ppo:PATH) or your own "
+        "module:Class / file.py:Class (the page offers the installed kinds otherwise)",
+    )
     return "serve", run
 
 
@@ -38,7 +46,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
             f"cardsuite serve needs the web extra (pip install cardsuite[web]); "
             f"module {err.name!r} not found"
         ) from None
-    app = create_app(args.record)
+    app = create_app(args.record, list(args.agents))
     if not _is_loopback(args.host):
         print(
             f"warning: listening on {args.host}: anyone who can reach this machine can open "

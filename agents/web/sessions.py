@@ -148,16 +148,28 @@ def _build_agents(
     return players
 
 
-def _check_specs(agents: list[str]) -> None:
+def _check_specs(agents: list[str], allowed: frozenset[str] = frozenset()) -> None:
+    """ConfigError for a spec the page may not choose.
+
+    The page offers the installed agent kinds with parameters. A spec that
+    names a file or module (``module:Class``, ``file.py:Class``) or a
+    checkpoint path (``ppo:PATH``) runs or reads what a request names, so it
+    is accepted only when the person listed it with ``cardsuite serve --agents``.
+    """
+    from cardsuite.agents.registry import KINDS
+
     if not agents:
         raise ConfigError("choose at least one agent")
     for text in agents:
         if not isinstance(text, str):
             raise ConfigError(f"agent {text!r} is not a spec string")
-        if parse_spec(text).kind == "class":
+        if text.strip() in allowed:
+            continue
+        parsed = parse_spec(text)
+        if parsed.kind == "class" or KINDS[parsed.kind].argument == "path":
             raise ConfigError(
                 f"agent {text!r}: the page offers the installed agent kinds only; "
-                "your own classes play in `cardsuite tournament` and `cardsuite play`"
+                "start the server with cardsuite serve --agents SPEC to offer this one"
             )
 
 
@@ -175,11 +187,12 @@ class PlaySession(Session):
         seed: int = 0,
         options: dict[str, Any] | None = None,
         reset_options: dict[str, Any] | None = None,
+        allowed: frozenset[str] = frozenset(),
     ) -> None:
         """Deal with ``seed``; the agents fill the other seats in turn, then move until the person's turn."""
         spec = get_game(game)
         super().__init__(spec.name)
-        _check_specs(agents)
+        _check_specs(agents, allowed)
         self.env = spec.make(raw=True, **(options or {}))
         n = len(self.env.possible_agents)
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
@@ -259,11 +272,12 @@ class WatchSession(Session):
         agents: list[str],
         seed: int = 0,
         options: dict[str, Any] | None = None,
+        allowed: frozenset[str] = frozenset(),
     ) -> None:
         """Deal with ``seed``; ``agents`` fill the seats in turn."""
         spec = get_game(game)
         super().__init__(spec.name)
-        _check_specs(agents)
+        _check_specs(agents, allowed)
         self.env = spec.make(raw=True, **(options or {}))
         n = len(self.env.possible_agents)
         specs = {s: agents[s % len(agents)] for s in range(n)}

@@ -243,3 +243,23 @@ def test_serve_listens_on_localhost_by_default() -> None:
     assert (args.host, args.port) == ("127.0.0.1", 8000)
     assert _is_loopback("127.0.0.1") and _is_loopback("::1") and _is_loopback("localhost")
     assert not _is_loopback("0.0.0.0")
+
+
+def test_file_and_checkpoint_agents_only_when_the_person_listed_them(tmp_path: Path) -> None:
+    path = tmp_path / "mine.py"
+    path.write_text(
+        "import numpy as np\n\n\nclass First:\n    name = 'first'\n\n"
+        "    def reset(self, table, seed=None):\n        pass\n\n"
+        "    def act(self, observation, action_mask, info):\n"
+        "        return int(np.flatnonzero(action_mask)[0])\n"
+    )
+    spec = f"{path}:First"
+    for refused in (spec, "ppo:/etc/passwd"):
+        response = TestClient(create_app()).post(
+            "/api/play", json={"game": "scum", "agents": [refused]}
+        )
+        assert response.status_code == 400 and "serve --agents" in response.json()["error"]
+    client = TestClient(create_app(agents=[spec]))
+    assert spec in client.get("/api/info").json()["agents"]
+    view = client.post("/api/play", json={"game": "scum", "agents": [spec]}).json()
+    assert view["seats"]["player_1"] == spec
