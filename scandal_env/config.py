@@ -24,9 +24,11 @@ class ScandalConfig(ConfigBase):
         500, "the game ends after the hand in which someone reaches this total (S9)"
     )
     max_turns: int = doc_field(
-        200,
+        300,
         "a hand ends as blocked (truncation, scored normally) after this many turns "
-        "(S4); a finite limit guarantees every hand ends",
+        "(S4); a finite limit guarantees every hand ends. The default is over twice "
+        "the longest hand the baseline agents finished (135 turns in 12,000 hands, "
+        "`benchmarks/scandal_turn_limit.py`), so it cuts no hand they would finish",
     )
     max_hands: int = doc_field(
         100,

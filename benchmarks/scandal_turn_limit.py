@@ -1,0 +1,194 @@
+"""How often a Scandal turn limit cuts a hand short (ruling S4).
+
+S4: the rule book has no turn limit, so the default ``max_turns`` must cut
+fewer than 1 hand in 1,000 when the baseline agents (greedy, heuristic) play,
+at every player count; the rate under random legal play is reported too.
+
+This script plays whole hands with no effective limit (``--cap`` turns, far
+above any candidate) and records the number of turns each hand took, so one
+run gives the cut rate of every candidate limit: a limit ``L`` cuts exactly
+the hands that would have needed more than ``L`` turns (a hand is cut when
+``turn >= max_turns`` after a discard that did not go out). Hands still
+running at the cap count as cut at every candidate, and so do hands of
+deterministic agents whose state repeats at the start of a turn: they would
+cycle for ever (the greedy agent does this, see the README of the run).
+
+Tables: ``greedy`` (every seat greedy), ``heuristic`` (every seat the
+heuristic), ``mixed`` (greedy and heuristic alternate seats), ``random``
+(uniform over the legal actions). The agents act on the engine state (the
+greedy agent through the same observation encoder the env uses).
+
+    python -m benchmarks.scandal_turn_limit --hands 2000 --workers 16
+    python -m benchmarks.scandal_turn_limit --hands 50 --players 2 --tables random
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from scandal_env import engine as E
+from scandal_env.config import ScandalConfig
+
+TABLES = ("greedy", "heuristic", "mixed", "random")
+CANDIDATES = (200, 300, 400, 500, 600, 800, 1000, 1500, 2000)
+DEFAULT_CAP = 5000
+CYCLE = 10**9  # turns recorded for a hand that provably never ends
+
+Policy = Callable[[E.State], int]
+
+
+def _policies(table: str, config: ScandalConfig, seed: int) -> list[Policy]:
+    """One policy per seat for ``table``."""
+    from cardsuite.agents.heuristic_scandal import ScandalPolicy, ScandalReader
+    from scandal_env.encoding import Encoder
+
+    rules = E.make_rules(config)
+    rng = np.random.default_rng(seed)
+
+    def random_policy(state: E.State) -> int:
+        legal = np.flatnonzero(E.legal_mask(state))
+        return int(legal[rng.integers(legal.size)])
+
+    heuristic = ScandalPolicy(config)
+    encoder = Encoder(rules)
+    reader = ScandalReader(config, encoder.spec)
+
+    def heuristic_policy(state: E.State) -> int:
+        return heuristic.choose_state(state)
+
+    def greedy_policy(state: E.State) -> int:
+        obs = encoder.encode(state, state.to_act)
+        return reader.greedy(obs, E.legal_mask(state))
+
+    p = config.num_players
+    if table == "random":
+        return [random_policy] * p
+    if table == "greedy":
+        return [greedy_policy] * p
+    if table == "heuristic":
+        return [heuristic_policy] * p
+    return [greedy_policy if i % 2 == 0 else heuristic_policy for i in range(p)]
+
+
+def _key(state: E.State) -> bytes:
+    """Everything that decides the rest of a hand under deterministic agents."""
+    return b"".join(
+        (
+            state.hands.tobytes(),
+            state.known.tobytes(),
+            state.placed_by.tobytes(),
+            np.array(state.pile, dtype=np.int8).tobytes(),
+            b"|",
+            np.array(state.stock, dtype=np.int8).tobytes(),
+            bytes([state.to_act, state.stock_public]),
+        )
+    )
+
+
+def play_hands(table: str, players: int, hands: int, seed: int, cap: int) -> list[int]:
+    """Turns taken by each of ``hands`` hands.
+
+    ``cap`` marks a hand still running after ``cap`` turns, ``CYCLE`` one whose
+    state repeated at the start of a turn under deterministic agents (it would
+    never end: every limit cuts it).
+    """
+    config = ScandalConfig(num_players=players, max_turns=cap)
+    policies = _policies(table, config, seed)
+    deterministic = table != "random"
+    turns = []
+    for h in range(hands):
+        state = E.new_game(config, seed=seed * 1_000_003 + h)
+        seen: set[bytes] = set()
+        result = -1
+        while not state.done:
+            if deterministic and state.phase == E.Phase.DRAW:
+                key = _key(state)
+                if key in seen:
+                    result = CYCLE
+                    break
+                seen.add(key)
+            E.apply(state, policies[state.to_act](state))
+        if result < 0:
+            result = state.turn + (state.hand_end == E.END_OUT)
+        turns.append(result)
+    return turns
+
+
+def _job(args: tuple[str, int, int, int, int]) -> tuple[str, int, list[int]]:
+    table, players, hands, seed, cap = args
+    return table, players, play_hands(table, players, hands, seed, cap)
+
+
+def summarize(turns: list[int], cap: int) -> dict[str, Any]:
+    """Quantiles of the turns a hand takes and the cut rate of each candidate limit."""
+    arr = np.array(turns)
+    ended = arr[arr < cap]
+    cut = {str(limit): float((arr > limit).mean()) for limit in CANDIDATES if limit < cap}
+    return {
+        "hands": int(arr.size),
+        "cycles": int((arr == CYCLE).sum()),
+        "at_cap": int(((arr >= cap) & (arr != CYCLE)).sum()),
+        "median": float(np.median(ended)) if ended.size else float("nan"),
+        "p99": float(np.quantile(ended, 0.99)) if ended.size else float("nan"),
+        "max": int(ended.max()) if ended.size else -1,
+        "cut_rate": cut,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Play the tables and print (and optionally save) the cut rates."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hands", type=int, default=1000, help="hands per table and count")
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 3, 4, 5, 6])
+    parser.add_argument("--tables", nargs="+", default=list(TABLES), choices=TABLES)
+    parser.add_argument("--cap", type=int, default=DEFAULT_CAP, help="turns before giving up")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--chunks", type=int, default=1, help="jobs per table and count")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", help="write the summary as JSON here")
+    args = parser.parse_args(argv)
+    per = -(-args.hands // args.chunks)
+    jobs = [
+        (table, p, per, args.seed * 10_000 + i * 100 + p, args.cap)
+        for table in args.tables
+        for p in args.players
+        for i in range(args.chunks)
+    ]
+    start = time.perf_counter()
+    results: dict[tuple[str, int], list[int]] = {}
+    if args.workers > 1:
+        with ProcessPoolExecutor(args.workers) as pool:
+            for table, p, turns in pool.map(_job, jobs):
+                results.setdefault((table, p), []).extend(turns)
+    else:
+        for job in jobs:
+            table, p, turns = _job(job)
+            results.setdefault((table, p), []).extend(turns)
+    summary = {f"{t}/{p}": summarize(v, args.cap) for (t, p), v in sorted(results.items())}
+    print("turns of the hands that ended (median, p99, max); cycles and hands at the cap")
+    print("never end; the cut rate of each limit counts them.")
+    header = f"{'table/players':<14} {'hands':>6} {'cycles':>6} {'at cap':>6}"
+    header += f" {'median':>6} {'p99':>6} {'max':>6}"
+    print(header + "".join(f" {'>' + str(c):>7}" for c in CANDIDATES))
+    for key, s in summary.items():
+        row = f"{key:<14} {s['hands']:>6} {s['cycles']:>6} {s['at_cap']:>6}"
+        row += f" {s['median']:>6.0f} {s['p99']:>6.0f} {s['max']:>6}"
+        print(
+            row + "".join(f" {s['cut_rate'].get(str(c), float('nan')):>7.4f}" for c in CANDIDATES)
+        )
+    print(f"({time.perf_counter() - start:.0f} s)")
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            json.dump(summary, fh, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
