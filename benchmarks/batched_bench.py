@@ -1,42 +1,89 @@
-"""Throughput of the batched Scum engine against N, beside the per-game env and OpenSpiel.
+"""Throughput of the batched engines (Scum, Scum Party, Scandal) against N, beside the per-game envs.
 
-One run measures, for each backend and each batch size N, agent steps per
-second of random legal play *with observation and mask built every step*
-(one batched step = N agent decisions), split into engine time and the time
-of the (on-device) random policy; the state and peak memory per game; then
-the per-game ``scum_v0`` env and OpenSpiel ``dou_dizhu`` in the same process
-(:mod:`benchmarks.references`).
+One run measures, for the chosen game and player counts, each backend and
+each batch size N, agent steps per second of random legal play *with
+observation and mask built every step* (one batched step = N agent
+decisions), split into engine time and the time of the random policy; the
+same rates per second of this process's CPU time (what an unshared core
+gives: on a loaded machine the wall-clock rates undercount); the state and
+peak memory per game; then the per-game env of the game (``scum_v0``,
+``scum_party_v0``, ``scandal_v0``, user-facing ``env()``) and OpenSpiel
+``dou_dizhu`` in the same process (:mod:`benchmarks.references`).
 
-CPU (both backends, N = 1 .. 65,536)::
+CPU (numpy, numpy on 2 threads, torch; N = 1 .. 65,536)::
 
-    python -m benchmarks.batched_bench --out bench_cpu.json
+    python -m benchmarks.batched_bench --game party --players 8 50 --shards 2 --out party.json
 
-GPU (torch on CUDA, N = 1 .. 2**24, stopping at the first out-of-memory; about 3 minutes)::
+GPU (torch on CUDA, N = 1 .. 2**22, stopping at the first out-of-memory)::
 
-    python -m benchmarks.batched_bench --device cuda --out bench_gpu.json
+    python -m benchmarks.batched_bench --game scum --device cuda --out gpu.json
 
-``--profile N`` prints where the time of a numpy step goes at batch size N.
+``--profile N`` prints where the time of a numpy step goes at batch size N
+(cProfile by own time, and the split between the engine and the policy).
+A game is a row of :data:`ENGINES`; a new batched engine that keeps the
+:mod:`cardsuite.batched.protocol` contract needs one more row.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import importlib
+import io
 import json
 import platform
 import pstats
 import time
+import tracemalloc
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
+from cardsuite.batched.policies import RandomPolicy
+from cardsuite.batched.sharded import ShardedEngine
 
-from scum_env.batched.engine import BatchedScum
-from scum_env.batched.policies import RandomPolicy
-from scum_env.batched.sharded import ShardedScum
+CPU_SIZES = [1, 16, 256, 1024, 4096, 16384, 65536]
+GPU_SIZES = [4**i for i in range(12)]  # 1 .. 4,194,304
 
-CPU_SIZES = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536]
-GPU_SIZES = [4**i for i in range(12)] + [2**23, 2**24]  # 1 .. 16,777,216
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """Where a game's batched engine and per-game env live."""
+
+    engine: str  # "module:Class" of the batched engine
+    env: str  # module of the per-game PettingZoo env
+    players: tuple[int, ...]  # default player counts to measure
+
+
+ENGINES: dict[str, EngineSpec] = {
+    "scum": EngineSpec("scum_env.batched.engine:BatchedScum", "scum_env.scum_v0", (4,)),
+    "party": EngineSpec(
+        "scum_env.party.batched.engine:BatchedParty", "scum_env.scum_party_v0", (8, 50)
+    ),
+    "scandal": EngineSpec(
+        "scandal_env.batched.engine:BatchedScandal", "scandal_env.scandal_v0", (2,)
+    ),
+}
+
+
+def engine_class(game: str) -> Any:
+    """The batched engine class of ``game`` (ImportError if that engine is not installed)."""
+    module, _, name = ENGINES[game].engine.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def make_engine(
+    game: str, n: int, backend: str, device: str | None, config: dict[str, Any], shards: int = 1
+) -> Any:
+    """``n`` games of ``game``: one engine, or ``shards`` numpy shards on threads."""
+    cls = engine_class(game)
+    if shards > 1:
+
+        def factory(size: int, offset: int, buffers: Any) -> Any:
+            return cls(size, game_offset=offset, buffers=buffers, **config)
+
+        return ShardedEngine(factory, n, threads=shards)
+    return cls(n, backend=backend, device=device, **config)
 
 
 def _sync(device: str | None) -> None:
@@ -47,6 +94,7 @@ def _sync(device: str | None) -> None:
 
 
 def bench_batched(
+    game: str,
     n: int,
     backend: str,
     device: str | None,
@@ -54,46 +102,40 @@ def bench_batched(
     config: dict[str, Any],
     shards: int = 1,
 ) -> dict[str, Any]:
-    """Random legal play of ``n`` games for about ``seconds``; rates and memory.
-
-    ``shards > 1`` (numpy only) steps the batch with :class:`ShardedScum` threads.
-    """
+    """Random legal play of ``n`` games for about ``seconds``; rates and memory."""
+    cuda = device is not None and device.startswith("cuda")
     peak_base = 0
-    if device is not None and device.startswith("cuda"):
+    if cuda:
         import torch
 
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
         peak_base = torch.cuda.memory_allocated()
-    eng: Any = (
-        ShardedScum(n, threads=shards, **config)
-        if shards > 1
-        else BatchedScum(n, backend=backend, device=device, **config)
-    )
+    eng = make_engine(game, n, backend, device, config, shards)
     policy = RandomPolicy(0)
     _, mask, _ = eng.reset(0)
     for _ in range(3):  # warm up (allocations, kernels)
         mask = eng.step(policy(None, mask)).mask
     _sync(device)
-    engine_s = policy_s = engine_cpu = 0.0
+    engine_s = policy_s = engine_cpu = total_cpu = 0.0
     steps = 0
     start = time.perf_counter()
     while steps < 3 or time.perf_counter() - start < seconds:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         actions = policy(None, mask)
         _sync(device)
-        t1 = time.perf_counter()
-        c1 = time.process_time()
+        t1, c1 = time.perf_counter(), time.process_time()
         mask = eng.step(actions).mask
         _sync(device)
-        t2 = time.perf_counter()
-        engine_cpu += time.process_time() - c1
+        t2, c2 = time.perf_counter(), time.process_time()
         policy_s += t1 - t0
         engine_s += t2 - t1
+        engine_cpu += c2 - c1
+        total_cpu += c2 - c0
         steps += 1
-    if shards > 1:
-        eng.close()
     row: dict[str, Any] = {
+        "game": game,
+        "config": config,
         "backend": backend if shards == 1 else f"{backend}x{shards}",
         "device": device or "cpu",
         "n": n,
@@ -101,83 +143,98 @@ def bench_batched(
         "steps_per_s": n * steps / (engine_s + policy_s),
         "engine_steps_per_s": n * steps / engine_s,
         "step_ms": 1000 * engine_s / steps,
-        # engine steps per second of this process's CPU time: what a core gives when it is
-        # not shared (on a loaded box the wall-clock rates above undercount)
+        "steps_per_cpu_s": n * steps / max(total_cpu, 1e-9),
         "engine_steps_per_cpu_s": n * steps / max(engine_cpu, 1e-9),
         "state_bytes_per_game": eng.bytes_per_game(),
     }
-    if device is not None and device.startswith("cuda"):
+    if cuda:
         import torch
 
         row["peak_bytes_per_game"] = (torch.cuda.max_memory_allocated() - peak_base) / n
+    elif backend == "numpy" and shards == 1 and n >= 1024:
+        tracemalloc.start()  # numpy reports its buffers: the temporaries of one step
+        eng.step(policy(None, mask))
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        row["step_temp_bytes_per_game"] = peak / n
+    if shards > 1:
+        eng.close()
     return row
 
 
-def bench_per_game(seconds: float, config: dict[str, Any]) -> float:
-    """Agent steps per second of the per-game ``scum_v0`` raw env, random legal play."""
-    from scum_env import scum_v0
+def bench_per_game(game: str, seconds: float, config: dict[str, Any]) -> float:
+    """Agent steps per second of the game's per-game ``env()``, random legal play."""
+    from benchmarks.bench import bench_aec
 
-    env = scum_v0.raw_env(**config)
-    rng = np.random.default_rng(0)
-    env.reset(seed=0)
-    steps = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for _ in range(256):
-            agent = env.agent_selection
-            if env.terminations[agent]:
-                env.reset()
-                continue
-            mask = env.observe(agent)["action_mask"]
-            legal = np.flatnonzero(mask)
-            env.step(int(legal[rng.integers(len(legal))]))
-            steps += 1
-    return steps / (time.perf_counter() - start)
+    module = importlib.import_module(ENGINES[game].env)
+    return bench_aec(lambda: module.env(**config), seconds)
 
 
-def profile_numpy(n: int, config: dict[str, Any], steps: int = 20) -> str:
-    """cProfile of ``steps`` numpy steps at batch size ``n``: the top functions by own time."""
-    eng = BatchedScum(n, **config)
+def profile_numpy(game: str, n: int, config: dict[str, Any], steps: int = 15) -> str:
+    """Where ``steps`` numpy steps at batch size ``n`` spend their time."""
+    eng = make_engine(game, n, "numpy", None, config)
     policy = RandomPolicy(0)
     _, mask, _ = eng.reset(0)
+    mask = eng.step(policy(None, mask)).mask
     prof = cProfile.Profile()
+    policy_s = engine_s = 0.0
     prof.enable()
     for _ in range(steps):
-        mask = eng.step(policy(None, mask)).mask
+        t0 = time.perf_counter()
+        actions = policy(None, mask)
+        t1 = time.perf_counter()
+        mask = eng.step(actions).mask
+        policy_s += t1 - t0
+        engine_s += time.perf_counter() - t1
     prof.disable()
-    import io
-
     buf = io.StringIO()
-    pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(18)
+    buf.write(
+        f"{game} {config} N={n}: engine {1000 * engine_s / steps:.1f} ms/step, "
+        f"random policy {1000 * policy_s / steps:.1f} ms/step (under cProfile)\n"
+    )
+    pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(22)
     return buf.getvalue()
+
+
+def _print_row(row: dict[str, Any]) -> None:
+    peak = row.get("peak_bytes_per_game", row["state_bytes_per_game"])
+    print(f"{row['game']:7} {row['config'].get('num_players', ''):>3} {row['backend']:8} "
+          f"{row['device']:6} {row['n']:>7} {row['steps_per_s']:>12,.0f} "
+          f"{row['engine_steps_per_s']:>13,.0f} {row['steps_per_cpu_s']:>12,.0f} "
+          f"{row['engine_steps_per_cpu_s']:>12,.0f} {row['step_ms']:>9.2f} {peak:>8.0f}")  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark and print (and optionally save) the results."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--game", choices=sorted(ENGINES), default="scum")
+    parser.add_argument("--players", type=int, nargs="*", help="num_players (default by game)")
     parser.add_argument("--device", default="cpu", help="cpu (numpy and torch) or cuda (torch)")
     parser.add_argument("--sizes", type=int, nargs="*", help="batch sizes (default by device)")
     parser.add_argument("--seconds", type=float, default=1.0, help="budget per measurement")
-    parser.add_argument("--players", type=int, default=4, help="num_players of the config")
-    parser.add_argument(
-        "--threads",
-        type=int,
-        default=1,
-        help="torch CPU threads (1: no spin-waiting on a shared box)",
-    )
-    parser.add_argument("--shards", type=int, default=0, help="also run numpy with T threads")
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
+    parser.add_argument("--shards", type=int, default=0, help="also run numpy on T threads")
+    parser.add_argument("--no-torch", action="store_true", help="skip CPU torch")
     parser.add_argument("--no-references", action="store_true", help="skip per-game/OpenSpiel")
     parser.add_argument("--profile", type=int, default=0, help="profile numpy at this N")
     parser.add_argument("--out", help="write the results as JSON here")
     args = parser.parse_args(argv)
-    config = {"num_players": args.players}
+    players = args.players or list(ENGINES[args.game].players)
+    try:
+        engine_class(args.game)
+    except ImportError as err:
+        print(f"--game {args.game}: its batched engine is not available ({err})")
+        return 2
     if args.profile:
-        print(profile_numpy(args.profile, config))
+        for p in players:
+            print(profile_numpy(args.game, args.profile, {"num_players": p}))
         return 0
     gpu = args.device.startswith("cuda")
     runs: list[tuple[str, str | None, int]] = (
         [("torch", args.device, 1)] if gpu else [("numpy", None, 1), ("torch", "cpu", 1)]
     )
+    if args.no_torch and not gpu:
+        runs = [r for r in runs if r[0] != "torch"]
     if args.shards > 1 and not gpu:
         runs.insert(1, ("numpy", None, args.shards))
     try:
@@ -188,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         runs = [r for r in runs if r[0] != "torch"]
     sizes = args.sizes or (GPU_SIZES if gpu else CPU_SIZES)
     results: dict[str, Any] = {
-        "config": config,
+        "game": args.game,
         "machine": {"platform": platform.platform(), "processor": platform.processor()},
         "batched": [],
         "references": {},
@@ -200,31 +257,35 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"--device {args.device}: this torch build or machine has no CUDA device")
             return 2
         results["machine"]["gpu"] = torch.cuda.get_device_name(0)
-    print(f"{'backend':8} {'device':6} {'N':>9} {'steps/s':>14} {'engine steps/s':>15} "
-          f"{'per CPU-s':>12} {'ms/step':>9} {'B/game':>8}")  # fmt: skip
-    for backend, device, shards in runs:
-        for n in sizes:
-            try:
-                row = bench_batched(n, backend, device, args.seconds, config, shards)
-            except (RuntimeError, MemoryError) as err:  # CUDA out of memory ends the curve
-                print(f"{backend:8} {device or 'cpu':6} {n:>9} stopped: {type(err).__name__}")
-                results["batched"].append({"backend": backend, "n": n, "error": str(err)[:200]})
-                break
-            results["batched"].append(row)
-            peak = row.get("peak_bytes_per_game", row["state_bytes_per_game"])
-            print(f"{row['backend']:8} {row['device']:6} {n:>9} {row['steps_per_s']:>14,.0f} "
-                  f"{row['engine_steps_per_s']:>15,.0f} {row['engine_steps_per_cpu_s']:>12,.0f} "
-                  f"{row['step_ms']:>9.2f} {peak:>8.0f}")  # fmt: skip
+    print(f"{'game':7} {'P':>3} {'backend':8} {'device':6} {'N':>7} {'steps/s':>12} "
+          f"{'engine st/s':>13} {'per CPU-s':>12} {'eng/CPU-s':>12} {'ms/step':>9} {'B/game':>8}")  # fmt: skip
+    for p in players:
+        config = {"num_players": p}
+        for backend, device, shards in runs:
+            for n in sizes:
+                if shards > n:
+                    continue
+                try:
+                    row = bench_batched(args.game, n, backend, device, args.seconds, config, shards)
+                except (RuntimeError, MemoryError) as err:  # out of memory ends the curve
+                    print(f"{args.game:7} {p:>3} {backend:8} {n:>7} stopped: {type(err).__name__}")
+                    results["batched"].append(
+                        {"config": config, "backend": backend, "n": n, "error": str(err)[:200]}
+                    )
+                    break
+                results["batched"].append(row)
+                _print_row(row)
+        if not args.no_references:
+            rate = bench_per_game(args.game, 2.0, config)
+            results["references"][f"{ENGINES[args.game].env} env() {p}p (per game)"] = rate
+            print(f"{ENGINES[args.game].env} env(), {p} players, per game: {rate:,.0f} steps/s")
     if not args.no_references:
-        per_game = bench_per_game(2.0, config)
-        results["references"]["scum_v0 raw_env (per game)"] = per_game
-        print(f"scum_v0 raw_env, per game: {per_game:,.0f} steps/s")
         from benchmarks.references import measure
 
         ref = measure("openspiel/dou_dizhu", 2.0)
         results["references"]["openspiel/dou_dizhu"] = ref.steps_per_sec
-        rate = f"{ref.steps_per_sec:,.0f} steps/s" if ref.steps_per_sec else ref.status
-        print(f"openspiel/dou_dizhu ({ref.version}): {rate}")
+        rate_text = f"{ref.steps_per_sec:,.0f} steps/s" if ref.steps_per_sec else ref.status
+        print(f"openspiel/dou_dizhu ({ref.version}): {rate_text}")
     if args.out:
         with open(args.out, "w") as fh:
             json.dump(results, fh, indent=2)
