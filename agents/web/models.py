@@ -72,6 +72,9 @@ def seat_model(env: Any, agent: str, previous: list[int] | None = None) -> dict[
     else:
         model = dict(module.table_model(state, hands=False))
     hand = own_hand(env, agent)
+    trade = _own_trade(env, agent)
+    if trade:
+        model["lines"] = [*model["lines"], trade]
     seats = []
     for seat in model["seats"]:
         seat = dict(seat)
@@ -83,3 +86,19 @@ def seat_model(env: Any, agent: str, previous: list[int] | None = None) -> dict[
         seats.append(seat)
     model["seats"] = seats
     return model
+
+
+def _own_trade(env: Any, agent: str) -> str | None:
+    """Scum: the cards ``agent`` gave and received in this deal's trade (its own observation)."""
+    base = env.unwrapped
+    views = base.obs_spec.views(base.observe(agent)["observation"])
+    if "trade_given" not in views or hasattr(base.game, "tables"):
+        return None
+    given, received = np.asarray(views["trade_given"]), np.asarray(views["trade_received"])
+    if not given.any() and not received.any():
+        return None
+    names = base.game.rules.cards.names
+    word = " ".join
+    gave = word(names[s] for s, n in enumerate(np.rint(given).astype(int)) for _ in range(n))
+    got = word(names[s] for s, n in enumerate(np.rint(received).astype(int)) for _ in range(n))
+    return f"This deal's trade: you gave {gave or 'nothing'}, received {got or 'nothing'}"

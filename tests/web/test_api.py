@@ -263,3 +263,46 @@ def test_file_and_checkpoint_agents_only_when_the_person_listed_them(tmp_path: P
     assert spec in client.get("/api/info").json()["agents"]
     view = client.post("/api/play", json={"game": "scum", "agents": [spec]}).json()
     assert view["seats"]["player_1"] == spec
+
+
+def test_a_seat_sees_its_own_trade_and_no_one_else_s() -> None:
+    """J5: after the trade the person's page says what they gave and received."""
+    session = PlaySession("scum", agents=["heuristic"], seed=4, options={"episode": "game"})
+    while not session.view()["over"] and session.env.unwrapped.game.series == 1:
+        session.move(session.legal_moves()[-1]["id"])
+    view = session.view()
+    assert not view["over"]
+    lines = [line for line in view["model"]["lines"] if "trade" in line]
+    assert lines and lines[0].startswith("This deal's trade: you gave")
+
+
+def test_cardsuite_serve_starts_and_answers(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cardsuite.cli", "serve", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/info", timeout=2) as r:
+                    info = json.loads(r.read())
+                break
+            except OSError:
+                assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
+                assert time.monotonic() < deadline, "cardsuite serve did not answer in 60 s"
+                time.sleep(0.2)
+        assert set(info["games"]) == {"scum", "scum_party", "scandal"}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
