@@ -14,8 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from cardsuite.obsspec import ObsSpec, Piece
-from scum_env.engine import PLAY, TRADE, State
+from scum_env.phase import OVER, PLAY, TRADE
 from scum_env.rules import Rules
+from scum_env.state import State
 
 NUM_ROLES = 5  # President, Vice President, Middle Class, Next to Scum, Scum (J3)
 ROLES_DOC = (
@@ -180,7 +181,7 @@ def encode_state(state: State, spec: ObsSpec) -> np.ndarray:
         view["top_player"][state.top_player] = 1.0
     view["passed"][:] = state.passed
     view["acted"][:] = state.acted
-    if state.phase != 2:
+    if state.phase != OVER:
         view["to_act"][state.to_act] = 1.0
     view["role_position"][:] = np.asarray(state.pos) / (n - 1)
     for k, q in enumerate(state.finish):

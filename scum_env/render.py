@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from scum_env.engine import OVER, PHASE_NAMES, TRADE, State
+from scum_env.phase import OVER, PHASE_NAMES, TRADE
+from scum_env.state import State
 
 
 def render_table(state: State, *, show_hands: bool = True) -> str:

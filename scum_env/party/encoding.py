@@ -25,9 +25,9 @@ from types import SimpleNamespace
 import numpy as np
 
 from cardsuite.obsspec import ObsSpec, Piece
-from scum_env import engine as E
 from scum_env.party.config import PartyConfig
 from scum_env.party.engine import Party, action_rules
+from scum_env.phase import PLAY
 
 NUM_ROLES = 5  # King, Assistant King, Commoner, Assistant Scum, Scum (P3)
 ROLES_DOC = (
@@ -174,7 +174,7 @@ class Encoder:
         out[o.score : o.score + 3] = lad[player]
         members = party.members[t]
         out[o.table_scores : o.table_scores + size] = lad[[members[x] for x in rel], 0]
-        if st.phase == E.PLAY:
+        if st.phase == PLAY:
             out[o.phase + (0 if st.top_count == 0 else 1)] = 1.0
         else:
             out[o.phase + 2] = 1.0
@@ -229,12 +229,12 @@ def encode_state(party: Party, spec: ObsSpec) -> np.ndarray:
             view["top_player"][party.members[t][st.top_player]] = 1.0
         view["top_cards"][t * k : (t + 1) * k] = st.top_cards
         view["played"][t * k : (t + 1) * k] = st.played
-        if st.phase == E.PLAY:
+        if st.phase == PLAY:
             view["phase"][t * 3 + (0 if st.top_count == 0 else 1)] = 1.0
         else:
             view["phase"][t * 3 + 2] = 1.0
     if not party.over:
-        view["to_act"][party.to_act()] = 1.0
+        view["to_act"][party.to_act] = 1.0
     view["scores"][:] = np.clip(party.scores / score_scale(config), -1.0, 1.0)
     view["hands_done"][0] = party.hand / config.num_hands
     return out

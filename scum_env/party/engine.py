@@ -29,11 +29,14 @@ from scum_env import engine as E
 from scum_env.knowledge import resample_hidden
 from scum_env.party.config import PartyConfig
 from scum_env.party.serialize import from_dict, from_json, to_dict, to_json
-from scum_env.party.state import Party, action_rules, seat, table_rules
+from scum_env.party.state import Party, State, action_rules, seat, table_rules
 from scum_env.party.tables import hand_points, ladder
+from scum_env.phase import OVER, Phase
 
 __all__ = [
     "Party",
+    "Phase",
+    "State",
     "action_rules",
     "apply",
     "apply_unchecked",
@@ -199,7 +202,7 @@ def apply(party: Party, action: int) -> np.ndarray | None:
     """Apply a legal action of the player to act; IllegalActionError otherwise."""
     why = why_illegal(party, action)
     if why is not None:
-        raise IllegalActionError(f"player_{party.to_act()}: illegal action {action}: {why}")
+        raise IllegalActionError(f"player_{party.to_act}: illegal action {action}: {why}")
     return apply_unchecked(party, action)
 
 
@@ -208,7 +211,7 @@ def apply_unchecked(party: Party, action: int) -> np.ndarray | None:
     t = party.current
     st = party.tables[t]
     E.apply_unchecked(st, action)
-    if st.phase == E.OVER and all(x.phase == E.OVER for x in party.tables):
+    if st.phase == OVER and all(x.phase == OVER for x in party.tables):
         return _end_hand(party)
     party.current = _next_table(party, t)
     return None
@@ -220,7 +223,7 @@ def _next_table(party: Party, t: int) -> int:
     count = len(tables)
     for step in range(1, count + 1):
         u = (t + step) % count
-        if tables[u].phase != E.OVER:
+        if tables[u].phase != OVER:
             return u
     return t
 

@@ -69,7 +69,7 @@ class PartyEnv(CardGameEnv[Party]):
 
     def _current_seat(self) -> int:
         assert self.game is not None
-        return self.game.to_act()
+        return self.game.to_act
 
     def _legal_mask(self) -> np.ndarray:
         assert self.game is not None

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from scum_env import engine as E
 from scum_env.party.engine import Party, standings
+from scum_env.phase import OVER
 
 
 def render_table(party: Party, table: int, *, show_hands: bool = True) -> str:
@@ -11,8 +11,8 @@ def render_table(party: Party, table: int, *, show_hands: bool = True) -> str:
     st = party.tables[table]
     rules = st.rules
     members = party.members[table]
-    acting = not party.over and party.current == table and st.phase != E.OVER
-    status = "hand over" if st.phase == E.OVER else "trick in play"
+    acting = not party.over and party.current == table and st.phase != OVER
+    status = "hand over" if st.phase == OVER else "trick in play"
     lines = [
         f"Table {table + 1} of {len(party.tables)} — hand {min(party.hand + 1, party.config.num_hands)}"
         f" of {party.config.num_hands}, {rules.num_players} players, {rules.num_decks} decks, {status}"
@@ -36,7 +36,7 @@ def render_table(party: Party, table: int, *, show_hands: bool = True) -> str:
         lines.append(
             f"  top play: {rules.cards.describe(st.top_cards)} by player_{members[st.top_player]}"
         )
-    elif st.phase != E.OVER:
+    elif st.phase != OVER:
         lines.append(f"  player_{members[st.to_act]} leads")
     else:
         order = ", ".join(f"player_{members[q]}" for q in st.finish)

@@ -14,8 +14,9 @@ import numpy as np
 
 from scum_env.party.cards import party_rules
 from scum_env.party.config import PartyConfig
+from scum_env.phase import Phase
 from scum_env.rules import Rules
-from scum_env.state import State
+from scum_env.state import State as TableState
 
 
 @lru_cache(maxsize=16)
@@ -52,7 +53,7 @@ class Party:
     """
 
     config: PartyConfig
-    tables: list[State]
+    tables: list[TableState]
     members: list[list[int]]
     table_of: list[int]
     local_of: list[int]
@@ -68,10 +69,21 @@ class Party:
         """Players in the tournament."""
         return self.config.num_players
 
+    @property
     def to_act(self) -> int:
-        """Global id of the player to act."""
+        """Global id of the player to act (of the table to act)."""
         st = self.tables[self.current]
         return self.members[self.current][st.to_act]
+
+    @property
+    def phase(self) -> Phase:
+        """``Phase.OVER`` once the tournament is over, else the phase of the table to act."""
+        return Phase.OVER if self.over else self.tables[self.current].phase
+
+    @property
+    def rules(self) -> Rules:
+        """The rules of the largest table, which define the action table (:func:`action_rules`)."""
+        return action_rules(self.config)
 
     def position(self, player: int) -> int:
         """Seat of ``player`` at its table (0 = King) in the current hand."""
@@ -85,3 +97,6 @@ def seat(party: Party, seats: list[list[int]]) -> None:
         for i, player in enumerate(members):
             party.table_of[player] = t
             party.local_of[player] = i
+
+
+State = Party  # the engine vocabulary (``Rules``, ``State``, ``to_act``, ``Phase``)

@@ -66,7 +66,7 @@ def test_same_seed_and_actions_give_the_same_tournament(setup: tuple, seed: int)
         trace = []
         while not party.over:
             action = int(rng.choice(np.flatnonzero(PE.legal_mask(party))))
-            trace.append((party.to_act(), action))
+            trace.append((party.to_act, action))
             PE.apply(party, action)
         runs.append((trace, PE.to_json(party)))
     assert runs[0] == runs[1]

@@ -31,14 +31,14 @@ def test_p1_single_joker_beats_a_pair_and_ends_the_trick() -> None:
     act(party, "JK")
     st = party.tables[0]
     assert st.top_count == 0, "nothing beats a Joker: the trick ends at once (P1)"
-    assert party.to_act() == 1, "the Joker's player leads the next trick (P6)"
+    assert party.to_act == 1, "the Joker's player leads the next trick (P6)"
     assert hand_of(party, 2) == "2x8", "player_2 never got to play on the pair"
 
 
 def test_p1_a_pair_of_jokers_is_a_pair_and_cannot_be_beaten() -> None:
     party = scripted([["JK", "JK", "3"], ["A", "A"], ["8"], ["9"], ["10"]])
     act(party, "JK", 2)
-    assert party.tables[0].top_count == 0 and party.to_act() == 0
+    assert party.tables[0].top_count == 0 and party.to_act == 0
 
 
 def test_p1_suits_never_matter_and_aliases_map_to_ranks() -> None:
@@ -118,16 +118,16 @@ def test_p3_p4_scum_deals_from_itself_upwards() -> None:
     # 108 cards to 5 players: the Scum, Assistant Scum and Commoner get 22 (P4);
     # the forced trades leave every hand size unchanged (P5).
     assert [st.ncards[q] for q in st.order] == [21, 21, 22, 22, 22]
-    assert party.to_act() == 0, "the King leads the first trick (P6)"
+    assert party.to_act == 0, "the King leads the first trick (P6)"
 
 
 def test_p3_turn_goes_from_the_king_down_to_the_scum() -> None:
     party = scripted([["3", "9"], ["4", "9"], ["5", "9"], ["6", "9"], ["7", "9"]])
     seen = []
     for name in ("3", "4", "5", "6"):
-        seen.append(party.to_act())
+        seen.append(party.to_act)
         act(party, name)
-    seen.append(party.to_act())
+    seen.append(party.to_act)
     assert seen == [0, 1, 2, 3, 4]
 
 
@@ -148,7 +148,7 @@ def test_p5_forced_trades_pick_the_right_cards() -> None:
     assert hand_of(party, 2) == "2x5"
     st = party.tables[0]
     assert all(forced for *_, forced in st.trade_log), "no trade is an agent decision (P5)"
-    assert st.phase == E.PLAY and party.to_act() == 0
+    assert st.phase == E.PLAY and party.to_act == 0
 
 
 def test_p5_the_king_gives_its_two_lowest_after_receiving() -> None:
@@ -187,7 +187,7 @@ def test_p6_lead_goes_to_the_highest_ranking_player_when_the_winner_went_out() -
     act(party, "pass")  # Scum
     st = party.tables[0]
     assert st.finish == [3]
-    assert party.to_act() == 0, "the King, not the next player (the Scum), leads (P6)"
+    assert party.to_act == 0, "the King, not the next player (the Scum), leads (P6)"
 
 
 def test_p6_leader_must_play_and_followers_match_the_count() -> None:
@@ -235,7 +235,7 @@ def test_p7_played_hand_at_two_tables_reseats_by_finish_order() -> None:
     top, low = party.last_finish
     assert party.members == [top[:4] + low[:2], top[4:] + low[2:]]
     assert [st.order for st in party.tables] == [list(range(6)), list(range(5))]
-    assert party.to_act() == party.members[0][0], "the new King of the top table leads"
+    assert party.to_act == party.members[0][0], "the new King of the top table leads"
     for p in range(11):
         assert party.members[party.table_of[p]][party.local_of[p]] == p
 
