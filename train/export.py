@@ -1,4 +1,4 @@
-"""``cardsuite export``: convert a trusted stable-baselines3 zip to the safe agent format.
+"""``cardsuite export``: convert a trusted SB3 zip or RLlib checkpoint to a safe format.
 
 ::
 
@@ -16,6 +16,11 @@ likes. cardsuite never loads one by itself: ``ppo:PATH`` and ``train
 and that can never run code. The game and its rule options come from the old
 checkpoint's ``state.json`` or from ``--game`` and ``--key value`` options.
 The export holds the policy only; training cannot resume from it.
+
+An RLlib checkpoint of an older cardsuite (without ``main_module.safetensors``)
+is converted the same way: ``cardsuite export runs/rllib/iter_000010 --out DIR
+--trust-pickle-this-file-can-run-code`` writes the run record and the main
+module's weights, which ``rllib:DIR`` loads without unpickling.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ def add_command(subparsers: Any) -> tuple[str, Any]:
     """Register ``export`` on the cardsuite CLI; return its name and runner."""
     parser = subparsers.add_parser(
         "export",
-        help="convert a trusted SB3 model.zip into a safe ppo: agent directory",
+        help="convert a trusted SB3 model.zip or RLlib checkpoint into a safe agent",
         description=(
             "Load a stable-baselines3 MaskablePPO zip (it can run code: only with "
             f"{TRUST_FLAG}) and write its policy as safetensors + JSON."
@@ -69,11 +74,43 @@ def _source(path: Path) -> tuple[Path, dict[str, Any] | None]:
     raise CheckpointError(f"{str(path)!r}: no model.zip to export")
 
 
+def _export_rllib(source: Path, out: Path) -> int:
+    """Write a trusted RLlib checkpoint's main module as ``main_module.safetensors``."""
+    import shutil
+
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    from cardsuite.train.rllib.policy import MODULE_DIR, export_module, read_run
+    from cardsuite.train.rllib.trainer import MAIN, RUN_RECORD
+
+    read_run(source)  # a valid record before anything is unpickled
+    try:  # the user opted in: this unpickles
+        module = RLModule.from_checkpoint(source / MODULE_DIR / MAIN)
+    except Exception as err:
+        raise CheckpointError(f"cannot load {source / MODULE_DIR / MAIN}: {err}") from None
+    out.mkdir(parents=True)
+    shutil.copyfile(source / RUN_RECORD, out / RUN_RECORD)
+    export_module(module.state_dict(), out)  # type: ignore[attr-defined]
+    print(f"exported {source} -> {out} (play it as rllib:{out})")
+    return 0
+
+
 def run(args: argparse.Namespace, extra: list[str]) -> int:
     """Run ``cardsuite export``; returns the exit status."""
     from cardsuite.games import get_game, parse_options
 
-    zip_path, saved = _source(Path(args.source))
+    source = Path(args.source)
+    if (source / "cardsuite_run.json").is_file() and (source / "learner_group").is_dir():
+        if not args.trust:
+            raise ConfigError(
+                f"{str(source)!r} is an RLlib checkpoint: its files are cloudpickles that "
+                f"can run arbitrary code when loaded. Only if you trust where it came from, "
+                f"rerun with {TRUST_FLAG}"
+            )
+        if Path(args.out).exists():
+            raise ConfigError(f"--out {args.out!r} already exists; choose a new directory")
+        return _export_rllib(source, Path(args.out))
+    zip_path, saved = _source(source)
     if not args.trust:
         raise ConfigError(
             f"{str(zip_path)!r} is a stable-baselines3 zip: loading it unpickles its 'data' "

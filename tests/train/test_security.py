@@ -313,3 +313,68 @@ def test_export_of_a_trusted_zip_plays_like_the_model(trained_run: Path, tmp_pat
     np.testing.assert_array_equal(
         exported.logits(obs["observation"]), original.logits(obs["observation"])
     )
+
+
+# ------------------------------------------------------------- RLlib checkpoints
+def _rllib_checkpoint(folder: Path) -> tuple[Path, object]:
+    """A checkpoint folder as the RLlib trainer writes it: run record + safe weights."""
+    pytest.importorskip("ray.rllib")
+    from cardsuite.train.rllib.config import load_run
+    from cardsuite.train.rllib.policy import export_module
+    from cardsuite.train.rllib.trainer import RUN_RECORD, module_spec
+
+    run = load_run(None, game="scum", hidden_size=16, hidden_layers=1)
+    module = module_spec(run, with_spaces=True).build()
+    folder.mkdir(parents=True)
+    record = {"game": "scum", "options": run.options, "config": run.config.to_dict()}
+    (folder / RUN_RECORD).write_text(json.dumps(record))
+    export_module(module.state_dict(), folder)
+    return folder, module
+
+
+def test_rllib_agent_loads_the_safe_weights_only(tmp_path: Path) -> None:
+    import pickle
+
+    import torch
+
+    from cardsuite.agents.base import table_info
+    from cardsuite.games import get_game
+    from cardsuite.train.rllib.policy import RLlibAgent
+
+    marker = tmp_path / "pwned"
+    folder, module = _rllib_checkpoint(tmp_path / "iter_000001")
+    for name in ("class_and_ctor_args.pkl", "state.pkl"):  # RLlib's own files, crafted
+        (folder / name).write_bytes(pickle.dumps(_WritesMarker(marker)))
+    agent = RLlibAgent.load(folder, "scum", seed=0)
+    for a, b in zip(agent.module.state_dict().values(), module.state_dict().values(), strict=True):  # type: ignore[attr-defined]
+        assert torch.equal(a, b)
+    env = get_game("scum").make(num_players=4)
+    env.reset(seed=0)
+    agent.reset(table_info(env, "scum", env.agent_selection))
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][agent.act(obs["observation"], obs["action_mask"], {})] == 1
+    assert not marker.exists()
+
+
+def test_rllib_pickles_without_safe_weights_are_refused(tmp_path: Path) -> None:
+    import pickle
+
+    from cardsuite.agents.registry import make_agent
+    from cardsuite.train.rllib.policy import MODULE_DIR, SAFE_MODULE_FILE
+
+    marker = tmp_path / "pwned"
+    folder, _ = _rllib_checkpoint(tmp_path / "iter_000001")
+    (folder / SAFE_MODULE_FILE).unlink()
+    module_dir = folder / MODULE_DIR / "main"
+    module_dir.mkdir(parents=True)
+    for name in ("class_and_ctor_args.pkl", "state.pkl"):
+        (module_dir / name).write_bytes(pickle.dumps(_WritesMarker(marker)))
+    for path in (folder, module_dir):
+        with pytest.raises(CheckpointError, match=r"cloudpickles .* can run arbitrary code"):
+            make_agent(f"rllib:{path}", "scum", seed=0)
+    doc = json.loads((folder / "cardsuite_run.json").read_text())
+    doc["config"]["hidden_size"] = "big"
+    (folder / "cardsuite_run.json").write_text(json.dumps(doc))
+    with pytest.raises(CheckpointError, match="field 'config' is invalid"):
+        make_agent(f"rllib:{folder}", "scum", seed=0)
+    assert not marker.exists()

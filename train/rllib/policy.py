@@ -1,10 +1,17 @@
-"""A trained RLlib checkpoint as an arena agent (``rllib:PATH``).
+"""A trained RLlib checkpoint as an arena agent (``rllib:PATH``), loaded without pickle.
 
-:meth:`RLlibAgent.load` reads only the ``main`` RLModule from the checkpoint
-(``learner_group/learner/rl_module/main``) with ``RLModule.from_checkpoint``:
-no Algorithm is built and Ray is not started. The agent acts greedily (the
-most likely legal action) unless built with ``greedy=False``, when it samples
-from the masked policy with its own seeded generator. Illegal actions have
+RLlib's own checkpoint files are cloudpickles (``class_and_ctor_args.pkl``,
+``state.pkl``): loading them with ``RLModule.from_checkpoint`` runs whatever
+code a crafted file holds. So :meth:`RLlibAgent.load` never touches them. It
+reads the run record (``cardsuite_run.json``: game, rule options and the
+training config, validated JSON), rebuilds the ``main`` RLModule from that
+config, and loads its weights from ``main_module.safetensors``, which the
+trainer writes beside every checkpoint (:func:`export_module`). A checkpoint
+without that file is refused with the reason; ``cardsuite export PATH --out
+DIR --trust-pickle-this-file-can-run-code`` converts one you trust. No
+Algorithm is built and Ray is not started. The agent acts greedily (the most
+likely legal action) unless built with ``greedy=False``, when it samples from
+the masked policy with its own seeded generator. Illegal actions have
 probability 0 in either case (:mod:`train.rllib.module`).
 """
 
@@ -18,49 +25,90 @@ import numpy as np
 import torch
 
 from cardsuite.agents.base import TableInfo
-from cardsuite.errors import CheckpointError
+from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.train.rllib.config import RLlibRun, RLlibTrainConfig, check_options
 from cardsuite.train.rllib.module import MASK_KEY, OBS_KEY
 from cardsuite.train.rllib.trainer import LATEST, MAIN, RUN_RECORD
 
 MODULE_DIR = Path("learner_group") / "learner" / "rl_module"
+SAFE_MODULE_FILE = "main_module.safetensors"
+PICKLE_REFUSAL = (
+    "RLlib's own checkpoint files are cloudpickles (class_and_ctor_args.pkl, state.pkl) "
+    "that can run arbitrary code when loaded, so cardsuite never loads them. If you trust "
+    "the checkpoint, convert it once with `cardsuite export PATH --out DIR "
+    "--trust-pickle-this-file-can-run-code` and use rllib:DIR"
+)
 
 
-def module_path(path: str | Path, module_id: str = MAIN) -> tuple[Path, dict[str, Any] | None]:
-    """The RLModule folder of ``module_id`` in a checkpoint, and the run record if any.
+def export_module(state: Mapping[str, Any], checkpoint: str | Path) -> Path:
+    """Write the ``main`` module's weights as ``main_module.safetensors`` in ``checkpoint``."""
+    from cardsuite.train.safe_io import save_tensors
 
-    ``path`` may be a training checkpoint (``iter_NNNNNN``), a checkpoint dir
-    holding ``LATEST``, or an RLModule folder itself.
+    return save_tensors(Path(checkpoint) / SAFE_MODULE_FILE, dict(state))
+
+
+def checkpoint_folder(path: str | Path) -> Path:
+    """The checkpoint folder at ``path`` (itself, or the one a ``LATEST`` file names).
 
     Raises:
-        CheckpointError: nothing loadable at ``path``.
+        CheckpointError: nothing at ``path``, or no run record there.
     """
-    import json
+    p = Path(path)
+    if not p.exists():
+        raise CheckpointError(f"RLlib checkpoint {str(p)!r} not found")
+    if (p / LATEST).is_file():
+        name = (p / LATEST).read_text(encoding="utf-8").strip()
+        if not name or "/" in name or name.startswith("."):
+            raise CheckpointError(f"{p / LATEST}: names no checkpoint folder")
+        p = p / name
+    if not (p / RUN_RECORD).is_file():
+        if (p / "class_and_ctor_args.pkl").is_file() or (p / MODULE_DIR).is_dir():
+            raise CheckpointError(f"{str(p)!r}: no {RUN_RECORD}; {PICKLE_REFUSAL}")
+        raise CheckpointError(
+            f"{str(p)!r} is not an RLlib checkpoint: expected {RUN_RECORD} and "
+            f"{SAFE_MODULE_FILE} (a training checkpoint) or a LATEST file (a checkpoint dir)"
+        )
+    return p
 
-    path = Path(path)
-    if not path.exists():
-        raise CheckpointError(f"RLlib checkpoint {str(path)!r} not found")
-    if (path / LATEST).is_file():
-        path = path / (path / LATEST).read_text(encoding="utf-8").strip()
-    record = None
-    if (path / RUN_RECORD).is_file():
-        try:
-            record = json.loads((path / RUN_RECORD).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as err:
-            raise CheckpointError(f"{path / RUN_RECORD}: unreadable run record: {err}") from None
-    if (path / MODULE_DIR).is_dir():
-        folder = path / MODULE_DIR / module_id
-        if not folder.is_dir():
-            found = sorted(p.name for p in (path / MODULE_DIR).iterdir() if p.is_dir())
-            raise CheckpointError(
-                f"{path}: no module {module_id!r} in the checkpoint; modules: {', '.join(found)}"
-            )
-        return folder, record
-    if (path / "class_and_ctor_args.pkl").is_file():
-        return path, record
-    raise CheckpointError(
-        f"{str(path)!r} is not an RLlib checkpoint: expected {MODULE_DIR}/{module_id} inside "
-        "(a training checkpoint), a LATEST file (a checkpoint dir) or an RLModule folder"
-    )
+
+def read_run(folder: Path) -> RLlibRun:
+    """The run (config and rule options) of a checkpoint's validated run record."""
+    from cardsuite.train.safe_io import read_json_file
+
+    where = f"{folder / RUN_RECORD}"
+    record = read_json_file(folder / RUN_RECORD, where)
+    if not isinstance(record, dict):
+        raise CheckpointError(f"{where}: expected a JSON object")
+    for name, kind in (("game", str), ("options", dict), ("config", dict)):
+        if not isinstance(record.get(name), kind):
+            raise CheckpointError(f"{where}: field {name!r} must be a {kind.__name__}")
+    try:
+        config = RLlibTrainConfig.from_dict(record["config"])
+        options = check_options(config.game, record["options"])
+    except ConfigError as err:
+        raise CheckpointError(f"{where}: field 'config' is invalid: {err}") from None
+    if config.game != record["game"]:
+        raise CheckpointError(f"{where}: field 'game' {record['game']!r} is not the config's")
+    return RLlibRun(config, options)
+
+
+def load_module(folder: Path, run: RLlibRun) -> Any:
+    """The ``main`` RLModule of ``run``, given the weights of ``main_module.safetensors``."""
+    from cardsuite.train.rllib.trainer import module_spec
+    from cardsuite.train.safe_io import load_tensors
+
+    weights = folder / SAFE_MODULE_FILE
+    if not weights.is_file():
+        raise CheckpointError(f"{str(folder)!r} has no {SAFE_MODULE_FILE}; {PICKLE_REFUSAL}")
+    tensors = load_tensors(weights)
+    module = module_spec(run, with_spaces=True).build()
+    try:
+        module.load_state_dict(tensors, strict=True)
+    except RuntimeError as err:
+        raise CheckpointError(
+            f"{weights}: the weights do not fit the run record's network: {err}"
+        ) from None
+    return module
 
 
 class RLlibAgent:
@@ -102,17 +150,17 @@ class RLlibAgent:
         Raises:
             CheckpointError: missing or unreadable checkpoint, or one trained on another game.
         """
-        from ray.rllib.core.rl_module.rl_module import RLModule
-
-        folder, record = module_path(path, module_id)
-        if record is not None and record.get("game") not in (None, game):
+        if module_id != MAIN:
             raise CheckpointError(
-                f"{path}: the checkpoint was trained on {record.get('game')!r}, not {game!r}"
+                f"{path}: only the {MAIN!r} module is exported safely, not {module_id!r}"
             )
-        try:
-            module = RLModule.from_checkpoint(folder)
-        except Exception as err:  # RLlib raises bare errors of many kinds here
-            raise CheckpointError(f"cannot load RLModule from {folder}: {err}") from err
+        folder = checkpoint_folder(path)
+        run = read_run(folder)
+        if run.config.game != game:
+            raise CheckpointError(
+                f"{path}: the checkpoint was trained on {run.config.game!r}, not {game!r}"
+            )
+        module = load_module(folder, run)
         module.eval()  # type: ignore[attr-defined]
         return cls(module, game=game, seed=seed, greedy=greedy, source=str(path))
 

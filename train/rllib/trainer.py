@@ -307,6 +307,9 @@ def save(algo: Any, run: RLlibRun, league: LeagueState, illegal_actions: int | N
     root = Path(run.config.checkpoint_dir).resolve()
     name = f"iter_{algo.iteration:06d}"
     ckpt = Path(algo.save_to_path(root / name))
+    from cardsuite.train.rllib.policy import export_module  # rllib:PATH loads only this
+
+    export_module(algo.learner_group.get_weights(module_ids=[MAIN])[MAIN], ckpt)
     record = {
         "game": run.config.game,
         "options": run.options,
