@@ -8,6 +8,12 @@ from typing import Any
 
 import numpy as np
 import pytest
+
+pytest.importorskip(
+    "starlette", reason="the web extra is not installed (pip install cardsuite[web])"
+)
+pytest.importorskip("httpx", reason="Starlette's TestClient needs httpx")
+
 from starlette.testclient import TestClient
 
 from cardsuite.agents.web.app import create_app

@@ -26,6 +26,9 @@ playwright_api = pytest.importorskip(
 )
 if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
     pytest.skip(f"no chromium at {CHROMIUM} (apt-get install -y chromium)", allow_module_level=True)
+pytest.importorskip(
+    "starlette", reason="the web extra is not installed (pip install cardsuite[web])"
+)
 uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed")
 
 from cardsuite.agents.web.app import create_app  # noqa: E402
