@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from cardsuite.errors import IllegalActionError, PresetError, StateError
-from scum_env.rules import Rules
+from scum_env.rules import ActionKind, Rules
 from scum_env.serialize import from_dict, from_json, to_dict, to_json
 from scum_env.state import (
     ARRAY_FIELDS,
@@ -293,18 +293,17 @@ def why_illegal(state: State, action: int) -> str | None:
     if legal_mask(state)[action]:
         return None
     what = rules.describe_action(action)
+    kind, c, s = rules.decode(action)
     if state.phase == OVER:
         return "the game is over"
     if state.phase == TRADE:
-        if action < rules.give_base:
+        if kind != ActionKind.GIVE:
             return f"{what}: a give-back card must be chosen now (J5)"
         return f"{what}: that card is not in hand"
-    if action >= rules.give_base:
+    if kind == ActionKind.GIVE:
         return f"{what}: cards are given back only during the trades (J5)"
-    if action == 0:
+    if kind == ActionKind.PASS:
         return "the leader must play a set; passing is not allowed when leading (J6)"
-    c, s = divmod(action - 1, rules.num_slots)
-    c += 1
     if available(state, state.to_act)[s] < c:
         return f"{what}: not enough such cards in hand"
     top = rules.describe_action(rules.play_action(state.top_count, state.top_slot))[5:]
@@ -325,24 +324,22 @@ def apply(state: State, action: int) -> None:
 
 def apply_unchecked(state: State, action: int) -> None:
     """Apply an action already known to be legal (the env checks the mask)."""
-    rules = state.rules
     player = state.to_act
+    kind, c, slot = state.rules.decode(action)
     if state.phase == TRADE:
         step = state.pending[0]
-        _transfer(state, player, state.order[step.receiver], action - rules.give_base, forced=False)
+        _transfer(state, player, state.order[step.receiver], slot, forced=False)
         state.give_left -= 1
         if state.give_left == 0:
             state.pending.pop(0)
         _run_trades(state)
         return
     state.acted[player] = True
-    if action == 0:
+    if kind == ActionKind.PASS:
         state.passed[player] = True
         state.passes += 1
         _advance(state, player)
         return
-    c, slot = divmod(action - 1, rules.num_slots)
-    c += 1
     _play(state, player, c, slot)
 
 

@@ -21,7 +21,8 @@ rank, never above the best card (a higher colour is never worse to keep).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from enum import IntEnum
+from typing import Literal, NamedTuple
 
 import numpy as np
 
@@ -29,6 +30,26 @@ from scum_env.cards import CardSystem, scum_cards
 from scum_env.config import ScumConfig
 
 TradeKind = Literal["high", "low", "choice"]
+
+
+class ActionKind(IntEnum):
+    """What an action id does (see the action table above)."""
+
+    PASS = 0
+    PLAY = 1
+    GIVE = 2
+    INVALID = 3  # outside 0 .. num_actions - 1
+
+
+class Action(NamedTuple):
+    """An action id decoded: its kind, the cards it moves and their (best) slot."""
+
+    kind: ActionKind
+    size: int  # cards played (PLAY), 1 (GIVE), 0 (PASS, INVALID)
+    slot: int  # best card slot (PLAY), card slot (GIVE), -1 (PASS, INVALID)
+
+
+_INVALID = Action(ActionKind.INVALID, 0, -1)
 
 
 @dataclass(frozen=True)
@@ -79,6 +100,12 @@ class Rules:
         object.__setattr__(self, "count_col", np.arange(1, max_count + 1, dtype=np.int16)[:, None])
         object.__setattr__(self, "special_slots", np.flatnonzero(self.cards.special))
         object.__setattr__(self, "slot_list", np.repeat(np.arange(k), self.deck))
+        decoded = [Action(ActionKind.PASS, 0, -1)]
+        decoded += [
+            Action(ActionKind.PLAY, c, s) for c in range(1, max_count + 1) for s in range(k)
+        ]
+        decoded += [Action(ActionKind.GIVE, 1, s) for s in range(self.num_actions - len(decoded))]
+        object.__setattr__(self, "_decoded", tuple(decoded))
 
     # derived in __post_init__
     num_slots: int = field(init=False)
@@ -90,6 +117,13 @@ class Rules:
     count_col: np.ndarray = field(init=False, repr=False)
     special_slots: np.ndarray = field(init=False, repr=False)
     slot_list: np.ndarray = field(init=False, repr=False)
+    _decoded: tuple[Action, ...] = field(init=False, repr=False)
+
+    def decode(self, action: int) -> Action:
+        """The one decode step of an action id, shared by the engine and :meth:`describe_action`."""
+        if 0 <= action < self.num_actions:
+            return self._decoded[action]
+        return _INVALID
 
     def role_of(self, position: int) -> str:
         """Role name of a role position (0 = top of the table)."""
@@ -120,18 +154,16 @@ class Rules:
 
     def describe_action(self, action: int) -> str:
         """Plain words for an action id."""
-        k = self.num_slots
-        if action == 0:
+        kind, c, s = self.decode(action)
+        if kind == ActionKind.PASS:
             return "pass"
-        if 1 <= action < self.give_base:
-            c, s = divmod(action - 1, k)
-            c += 1
+        if kind == ActionKind.PLAY:
             name = self.cards.names[s]
             if self.colour_mode and c > 1:
                 return f"play {c} cards of rank {self.cards.long_names[s].split(' ', 1)[-1]} (best {name})"
             return f"play {name}" if c == 1 else f"play {c}x{name}"
-        if self.give_base <= action < self.num_actions:
-            return f"give back {self.cards.names[action - self.give_base]}"
+        if kind == ActionKind.GIVE:
+            return f"give back {self.cards.names[s]}"
         return f"action {action} (out of range 0..{self.num_actions - 1})"
 
     def play_action(self, count: int, slot: int) -> int:
