@@ -242,7 +242,7 @@ def _transfer(state: State, giver: int, receiver: int, slot: int, *, forced: boo
 # --------------------------------------------------------------------------- moves
 def available(state: State, player: int) -> np.ndarray:
     """Per slot, the most cards a play whose best card is that slot can hold."""
-    hand = state.hands[player]
+    hand: np.ndarray = state.hands[player]
     if not state.rules.colour_mode:
         return hand
     k = state.rules.num_slots

@@ -33,7 +33,7 @@ def known_cards(state: State, observer: int) -> np.ndarray:
             # J5 spanish: the Scum passes its highest card on to the Vice President
             # after the President's gifts, unseen by the President: any gift may be gone
             later[giver] += 1
-    known = np.maximum(gave - state.played_by - later, 0).astype(np.int16)
+    known: np.ndarray = np.maximum(gave - state.played_by - later, 0).astype(np.int16)
     known[observer] = state.hands[observer]
     return known
 
