@@ -72,7 +72,7 @@ def _remove(eng: Any, r: Array, c: Array) -> None:
 
 def _layoff(eng: Any, r: Array, c: Array) -> None:
     me = eng.cur[r]
-    eng.placed_by[r, c] = me
+    eng.placed_by[r, c] = eng.xp.astype(me, eng.xp.int8)
     eng.table_pts[r, me] += eng.t.value[c]
     d = eng.duty[r]
     eng.duty[r] = eng.xp.where(d == c, -1, d)
@@ -82,8 +82,9 @@ def _meld_finish(eng: Any, r: Array) -> None:
     xp, t = eng.xp, eng.t
     me = eng.cur[r]
     built = eng.build[r]
-    eng.placed_by[r] = xp.where(built, me[:, None], eng.placed_by[r])
-    eng.meld_owner[r, eng.build_scandal[r]] = me
+    me8 = xp.astype(me, xp.int8)
+    eng.placed_by[r] = xp.where(built, me8[:, None], eng.placed_by[r])
+    eng.meld_owner[r, eng.build_scandal[r]] = me8
     eng.table_pts[r, me] += xp.sum(xp.astype(built, xp.int64) * t.value[None, :], 1)
     d = eng.duty[r]
     d_built = xp.take_along(built, xp.where(d >= 0, d, 0)[:, None], 1)[:, 0]
@@ -141,7 +142,7 @@ def _discard(eng: Any, r: Array, c: Array) -> None:
     xp = eng.xp
     plen = eng.pile_len[r]
     eng.pile_arr[r, plen] = c
-    eng.pile_pos[r, c] = plen
+    eng.pile_pos[r, c] = xp.astype(plen, xp.int8)
     eng.pile_len[r] = plen + 1
     eng.duty[r] = -1
     eng.forbidden[r] = -1

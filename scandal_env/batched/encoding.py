@@ -66,50 +66,70 @@ class BatchObserver:
         self.inv_n = 1.0 / n
         self.inv_target = 1.0 / target
         self.inv_turns = 1.0 / max_turns
+        self.stage: Array | None = None
+        self.phases: Array | None = None
 
     def write(self, eng: ObsState, obs: Array, hand: Array) -> None:
-        """Fill ``obs`` (float32 ``[N, D]``) for the players to act; ``hand`` is theirs."""
+        """Fill ``obs`` (float32 ``[N, D]``) for the players to act; ``hand`` is theirs.
+
+        The 0/1 pieces go into an int8 staging array (cheap byte copies), cast
+        to float32 in one pass; the fractions are then written over it.
+        """
         xp, t, sl, p, n = eng.xp, eng.t, self.sl, self.P, self.n
         ns = t.ns
         g = eng.cur.shape[0]
+        st = self._stage(xp, g)
+        small = xp.small
         f64 = float64(xp)
         cur = eng.cur
         rel = (cur[:, None] + xp.arange(p)[None, :]) % p  # [N, P] player of relative seat i
-        flat = (eng.rows[:, None] * p + rel).reshape(-1)
-        obs[:, sl["hand"]] = hand
+        rel8 = xp.astype(rel, xp.int8)
+        st[:, sl["hand"]] = small(hand)
         if p > 1:
-            known = xp.take_rows(eng.known.reshape(g * p, n), flat).reshape(g, p, n)
-            obs[:, sl["opp_known"]] = known[:, 1:, :].reshape(g, (p - 1) * n)
+            flat = (eng.rows[:, None] * p + rel[:, 1:]).reshape(-1)
+            known = xp.take_rows(eng.known.reshape(g * p, n), flat)
+            st[:, sl["opp_known"]] = small(known.reshape(g, (p - 1) * n))
         laid = sl["laid_by"].start
         melded = sl["melded_by"].start
         for i in range(p):
-            who = rel[:, i : i + 1]
-            obs[:, laid + i * n : laid + (i + 1) * n] = eng.placed_by == who
-            obs[:, melded + i * ns : melded + (i + 1) * ns] = eng.meld_owner == who
-        bs = eng.build_scandal
-        obs[:, sl["building"]] = eng.build
-        obs[:, sl["build_scandal"]] = t.scandal_ar[None, :] == bs[:, None]
+            who = rel8[:, i : i + 1]
+            st[:, laid + i * n : laid + (i + 1) * n] = small(eng.placed_by == who)
+            st[:, melded + i * ns : melded + (i + 1) * ns] = small(eng.meld_owner == who)
+        st[:, sl["building"]] = small(eng.build)
+        st[:, sl["build_scandal"]] = small(t.scandal_ar[None, :] == eng.build_scandal[:, None])
         pos, plen = eng.pile_pos, eng.pile_len
         in_pile = pos >= 0
-        obs[:, sl["discard_in"]] = in_pile
-        obs[:, sl["discard_top"]] = in_pile & (pos == (plen - 1)[:, None])
-        depth = xp.where(in_pile, plen[:, None] - 1 - pos, 0)
-        obs[:, sl["discard_depth"]] = t.depth[depth]
-        obs[:, sl["hand_sizes"]] = xp.astype(xp.take_along(eng.counts, rel, 1), f64) * self.inv_n
+        st[:, sl["discard_in"]] = small(in_pile)
+        st[:, sl["discard_top"]] = small(in_pile & (pos == (plen - 1)[:, None]))
+        st[:, sl["stock_public"]] = small(eng.stock_public[:, None])
+        seat_ar = xp.arange(p)[None, :]
+        st[:, sl["to_act"]] = small(seat_ar == 0)
+        st[:, sl["dealer"]] = small(seat_ar == ((eng.dealer - cur) % p)[:, None])
+        st[:, sl["phase"]] = small(self._phase_ar(xp)[None, :] == eng.phase[:, None])
+        cards8 = t.depth8[None, :]  # card ids as int8
+        st[:, sl["duty"]] = small(cards8 == xp.astype(eng.duty, xp.int8)[:, None])
+        st[:, sl["forbidden"]] = small(cards8 == xp.astype(eng.forbidden, xp.int8)[:, None])
+        obs[:] = st
+        # float32(depth) / float32(n - 1): the per-game table's value, correctly rounded
+        top = xp.astype(plen - 1, xp.int8)[:, None]
+        depth = xp.astype(xp.where(in_pile, top - pos, 0), xp.float32)
+        obs[:, sl["discard_depth"]] = depth / float(max(1, n - 1))
+        counts = xp.astype(xp.take_along(eng.counts, rel, 1), f64)
+        obs[:, sl["hand_sizes"]] = counts * self.inv_n
         obs[:, sl["stock_size"]] = (xp.astype(eng.stock_len, f64) * self.inv_n)[:, None]
-        obs[:, sl["stock_public"]] = eng.stock_public[:, None]
         score = xp.astype(xp.take_along(eng.scores, rel, 1), f64)
         obs[:, sl["scores"]] = score * self.inv_target
         pts = xp.astype(xp.take_along(eng.table_pts, rel, 1), f64)
         obs[:, sl["hand_points"]] = pts / 100.0
-        seat_ar = xp.arange(p)[None, :]
-        obs[:, sl["to_act"]] = seat_ar == 0
-        obs[:, sl["dealer"]] = seat_ar == ((eng.dealer - cur) % p)[:, None]
-        ph = eng.phase
-        o = sl["phase"].start
-        obs[:, o] = ph == DRAW
-        obs[:, o + 1] = ph == MELD
-        obs[:, o + 2] = ph == BUILD
-        obs[:, sl["duty"]] = t.card_ar[None, :] == eng.duty[:, None]
-        obs[:, sl["forbidden"]] = t.card_ar[None, :] == eng.forbidden[:, None]
         obs[:, sl["turn"]] = (xp.astype(eng.turn, f64) * self.inv_turns)[:, None]
+
+    def _stage(self, xp: Backend, g: int) -> Array:
+        """The int8 staging array ``[N, D]`` (allocated once; fractions stay 0)."""
+        if self.stage is None or self.stage.shape[0] != g:
+            self.stage = xp.zeros((g, self.spec.size), xp.int8)
+        return self.stage
+
+    def _phase_ar(self, xp: Backend) -> Array:
+        if self.phases is None:
+            self.phases = xp.asarray([DRAW, MELD, BUILD], xp.int64)
+        return self.phases

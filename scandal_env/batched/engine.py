@@ -118,13 +118,14 @@ class BatchedScandal:
         self.hands = xp.zeros((g, p, n), xp.bool)
         self.known = xp.zeros((g, p, n), xp.bool)
         self.counts = xp.zeros((g, p), i64)
-        self.placed_by = xp.full((g, n), -1, i64)
-        self.meld_owner = xp.full((g, ns), -1, i64)
+        i8 = xp.int8  # seats and pile positions fit a byte: cheaper compares
+        self.placed_by = xp.full((g, n), -1, i8)
+        self.meld_owner = xp.full((g, ns), -1, i8)
         self.table_pts = xp.zeros((g, p), i64)
         self.build = xp.zeros((g, n), xp.bool)
         self.build_scandal = xp.full((g,), -1, i64)
         self.pile_arr = xp.zeros((g, n), i64)
-        self.pile_pos = xp.full((g, n), -1, i64)
+        self.pile_pos = xp.full((g, n), -1, i8)
         self.pile_len = xp.zeros((g,), i64)
         self.stock_arr = xp.zeros((g, n), i64)
         self.stock_len = xp.zeros((g,), i64)
@@ -309,7 +310,7 @@ class BatchedScandal:
         local = xp.arange(m)[:, None]
         cols = xp.arange(n)[None, :]
         pos[local, xp.where(pile >= 0, pile, n)] = xp.where(pile >= 0, cols, -1)
-        self.pile_pos[r] = pos[:, :n]
+        self.pile_pos[r] = xp.astype(pos[:, :n], xp.int8)
         self.stock_arr[r] = xp.where(stock >= 0, stock, 0)
         self.stock_len[r] = xp.sum(stock >= 0, 1)
         self.stock_public[r] = False

@@ -26,7 +26,7 @@ from typing import Protocol
 
 from cardsuite.batched.backend import Array, Backend
 from scandal_env.batched.consts import BUILD, DRAW, MELD
-from scandal_env.batched.tables import BIG, DeckTables
+from scandal_env.batched.tables import BIG8, DeckTables
 
 
 class MaskState(Protocol):
@@ -102,28 +102,31 @@ def _draw(eng: MaskState, mask: Array, r: Array, hand: Array, size: Array) -> No
     r, hand, size, plen = r[k], hand[k], size[k], plen[k]
     g = r.shape[0]
     bg_h, nt_h, ti_h = _scandal_counts(eng, hand)
+    i8 = xp.int8  # depths < 80 and BIG8 fit a byte: the gathers and reductions stay small
     pos = eng.pile_pos[r]
-    dep = xp.where(pos >= 0, plen[:, None] - 1 - pos, BIG)
-    dep_ext = xp.concat([dep, xp.full((g, 1), BIG, xp.int64)], 1)
+    top = xp.astype(plen - 1, i8)
+    dep = xp.where(pos >= 0, top[:, None] - pos, BIG8)
+    dep_ext = xp.concat([dep, xp.full((g, 1), BIG8, i8)], 1)
     # The depth by which hand + taken cards hold each part of the minimal meld (S5).
     nt = dep_ext[:, t.nt_pad]
     m1 = _min(xp, nt, 2)
-    m2 = _min(xp, xp.where(nt > m1[:, :, None], nt, BIG), 2)
+    m2 = _min(xp, xp.where(nt > m1[:, :, None], nt, BIG8), 2)
     nt_d = xp.where(nt_h >= 2, -1, xp.where(nt_h >= 1, m1, m2))
     bg_d = xp.where(bg_h >= 1, -1, _min(xp, dep_ext[:, t.bg_pad], 2))
     t_d = xp.where(ti_h >= 1, -1, dep[:, t.title_of])
     reach = _max(xp, _max(xp, t_d, bg_d), nt_d)
     # Meld it: reachable with four cards in hand (S8); lay it off: melded (S6).
-    key = xp.where(eng.meld_owner[r] >= 0, 0, _max(xp, reach, (3 - size)[:, None]))
+    least = xp.astype(3 - size, i8)[:, None]
+    key = xp.where(eng.meld_owner[r] >= 0, 0, _max(xp, reach, least))
     key_card = key[:, t.first_scandal]
-    key_ext = xp.concat([key, xp.full((g, 1), BIG, xp.int64)], 1)
+    key_ext = xp.concat([key, xp.full((g, 1), BIG8, i8)], 1)
     key_card[:, t.multi] = _min(xp, key_ext[:, t.multi_scandals], 2)
     width = int(xp.amax(plen, 0))
     d = t.card_ar[None, :width]
     idx = plen[:, None] - 1 - d
     valid = idx >= 0
-    cards = xp.take_along(eng.pile_arr[r], xp.where(valid, idx, 0), 1)
-    ok = valid & (xp.take_along(key_card, cards, 1) <= d)
+    cards = xp.take_along(eng.pile_arr[r, :width], xp.where(valid, idx, 0), 1)
+    ok = valid & (xp.take_along(key_card, cards, 1) <= t.depth8[None, :width])
     mask[r, lay.DRAW_DISCARD + 1 : lay.DRAW_DISCARD + width] = ok[:, 1:]
 
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from cardsuite.batched.backend import Array, Backend
+from cardsuite.errors import ConfigError
 from scandal_env.actions import ActionLayout
 from scandal_env.deck import Deck
 
-#: A depth larger than any pile (cards not in the pile, requirements not met).
-BIG = 1 << 20
+#: A depth larger than any pile (cards not in the pile, requirements not met), int8.
+BIG8 = 127
 
 
 class DeckTables:
@@ -44,6 +45,9 @@ class DeckTables:
     def __init__(self, deck: Deck, layout: ActionLayout, xp: Backend) -> None:
         """Build the tables of ``deck`` on ``xp``."""
         n, ns = deck.n_cards, deck.n_scandals
+        if n >= BIG8:
+            raise ConfigError(f"the batched engine holds pile depths in a byte: at most "
+                              f"{BIG8 - 1} cards, the deck has {n}")  # fmt: skip
         self.n, self.ns, self.npairs = n, ns, deck.n_pairs
         self.layout = layout
         member = np.asarray(deck.member, dtype=bool)
@@ -89,6 +93,7 @@ class DeckTables:
         self.multi: Array = as_(gold, xp.int64)
         self.multi_scandals: Array = as_(scandals_pad[gold], xp.int64)
         self.card_ar: Array = xp.arange(n)
+        self.depth8: Array = as_(np.arange(n), xp.int8)
         self.scandal_ar: Array = xp.arange(ns)
         self.slot_ar: Array = xp.arange(cards_pad.shape[1])
         # discard_depth of the observation: the per-game encoder's float32 table.
