@@ -40,7 +40,7 @@ import numpy as np
 import torch
 
 from cardsuite.agents.batched_heuristic_scum import BatchedScumHeuristic
-from cardsuite.errors import CardsuiteError
+from cardsuite.errors import CardsuiteError, CheckpointError
 from cardsuite.train.actor_critic import ActorCritic
 from cardsuite.train.duplicate import GreedyActor, duplicate_match
 from cardsuite.train.league import League
@@ -111,8 +111,13 @@ def ppo_update(
 class Trainer:
     """State of one run: engine, network, optimiser, league, game assignment."""
 
-    def __init__(self, args: Args) -> None:
-        """Seed everything and build the run (resume if asked)."""
+    def __init__(self, args: Args, opponents: dict[str, Any] | None = None) -> None:
+        """Seed everything and build the run (resume if asked).
+
+        ``opponents`` (name -> batch policy) replaces the ``baselines`` and
+        ``eval_against`` of ``args`` (``cardsuite exploit`` trains against one
+        frozen agent this way).
+        """
         self.args = args
         random.seed(args.seed)
         np.random.seed(args.seed)
@@ -138,10 +143,13 @@ class Trainer:
         self.cpu_gen = torch.Generator()
         self.cpu_gen.manual_seed(args.seed + 1)
         self.rng = np.random.default_rng(args.seed)
-        self.league = League(baseline_policies(args.names("baselines"), rules, args.seed),
+        fixed = opponents or baseline_policies(args.names("baselines"), rules, args.seed)
+        self.league = League(fixed,
                              max_snapshots=args.max_snapshots, weighting=args.pfsp,
                              seed=args.seed)  # fmt: skip
-        self.eval_opponents = baseline_policies(args.names("eval_against"), rules, args.seed)
+        self.eval_opponents = opponents or baseline_policies(
+            args.names("eval_against"), rules, args.seed
+        )
         n, p = args.num_games, self.eng.P
         self.buf = SeatRollout(args.rollout_steps, n, p, spec.size, rules.num_actions, self.dev)
         self.selfplay = np.zeros(n, dtype=bool)
@@ -160,7 +168,40 @@ class Trainer:
             from cardsuite.train.ppo_checkpoint import load_checkpoint
 
             load_checkpoint(self)
+        elif args.init:
+            self.load_init(args.init)
+        elif args.bc_steps:
+            self.warm_start()
         self.obs, self.mask, self.to_act = self.eng.reset(args.seed + self.iteration)
+
+    def load_init(self, path: str) -> None:
+        """Start from a saved agent (actor and critic); CheckpointError if it does not fit."""
+        from cardsuite.train.actor_critic import load_network
+
+        net, _meta = load_network(path)
+        mine = self.net.state_dict()
+        theirs = net.state_dict()
+        if {k: tuple(v.shape) for k, v in mine.items()} != {
+            k: tuple(v.shape) for k, v in theirs.items()
+        }:
+            raise CheckpointError(
+                f"init: agent {path!r} has another network shape than hidden={self.args.hidden}, "
+                f"layers={self.args.layers} on this table"
+            )
+        self.net.load_state_dict(theirs)
+
+    def warm_start(self) -> None:
+        """Imitate the heuristic before PPO (:mod:`cardsuite.train.imitation`)."""
+        from cardsuite.train.imitation import heuristic_dataset, imitate
+
+        args = self.args
+        t0 = time.perf_counter()
+        data = heuristic_dataset(args.bc_games, args.bc_steps, args.bc_explore, args.seed,
+                                 self.config)  # fmt: skip
+        stats = imitate(self.net, data, self.scale, epochs=args.bc_epochs, seed=args.seed)
+        stats["bc_seconds"] = time.perf_counter() - t0
+        self.log.note("warm start: " + ", ".join(f"{k} {v:.4g}" for k, v in stats.items()))
+        self.history.append({"step": 0, "against": "warm_start", **stats})
 
     # ------------------------------------------------------------------ rollout
     def rollout(self) -> dict[str, float]:
@@ -243,7 +284,8 @@ class Trainer:
         """Run to ``total_steps``; the final evaluation rows."""
         args = self.args
         start_step, t0 = self.step, time.perf_counter()
-        while self.step < args.total_steps:
+        budget = args.budget_minutes * 60 or float("inf")
+        while self.step < args.total_steps and time.perf_counter() - t0 < budget:
             if args.anneal_lr:
                 frac = max(0.0, 1.0 - self.step / args.total_steps)
                 for group in self.opt.param_groups:

@@ -26,11 +26,13 @@ from cardsuite.errors import ConfigError
 class Args:
     """Settings of one batched PPO run (cleanrl's ``Args``)."""
 
+    # fmt: off
     exp_name: str = "scum_ppo"  # name of the run (its folder under run_dir's parent by default)
     seed: int = 0  # seeds python, numpy, torch and the training deals
     num_players: int = 4  # Scum players (J2)
     options: dict[str, Any] = field(default_factory=dict)  # other Scum rule options (ScumConfig)
     total_steps: int = 2_000_000  # learner decisions to train on
+    budget_minutes: float = 0.0  # also stop after this many minutes of training (0: no limit)
     num_games: int = 512  # games stepped together
     rollout_steps: int = 32  # engine steps per rollout (every game moves once per step)
     backend: str = "numpy"  # engine backend: numpy (CPU) or torch (any device)
@@ -52,15 +54,14 @@ class Args:
     hidden: int = 128  # units per hidden layer (actor and critic)
     layers: int = 2  # hidden layers
     activation: str = "tanh"  # tanh or relu
-    self_play: float = (
-        0.5  # share of games where every seat is the learner (the rest face the league)
-    )
-    baselines: str = (
-        "heuristic"  # fixed league members: comma list of heuristic, random (may be empty)
-    )
-    snapshot_every: int = (
-        250_000  # learner steps between frozen snapshots added to the league (0: none)
-    )
+    init: str = ""  # start from this agent directory (safe format, e.g. RUN/agent) instead of a fresh network
+    bc_steps: int = 0  # warm start: engine steps of heuristic games to imitate (0: start from scratch)
+    bc_games: int = 512  # warm start: games played together to make the imitation data
+    bc_explore: float = 0.15  # warm start: share of random moves in those games (labels stay the heuristic's)
+    bc_epochs: int = 4  # warm start: passes over the imitation data
+    self_play: float = 0.5  # share of games where every seat is the learner (the rest face the league)
+    baselines: str = "heuristic"  # fixed league members: comma list of heuristic, random (may be empty)
+    snapshot_every: int = 250_000  # learner steps between frozen snapshots added to the league (0: none)
     max_snapshots: int = 8  # snapshots kept in the league
     pfsp: str = "hard"  # PFSP weighting: hard, variance or uniform
     eval_every: int = 250_000  # learner steps between duplicate evaluations (0: final only)
@@ -72,6 +73,7 @@ class Args:
     resume: bool = False  # continue from run_dir/checkpoint
     tensorboard: bool = True  # write TensorBoard events (if tensorboard is installed)
     quiet: bool = False  # no log lines on stdout
+    # fmt: on
 
     def __post_init__(self) -> None:
         """Check every field (ConfigError naming it)."""
@@ -82,10 +84,16 @@ class Args:
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ConfigError(f"field {name!r} must be a positive integer, got {v!r}")
         for name in ("snapshot_every", "eval_every", "checkpoint_every", "threads", "seed",
-                     "max_snapshots", "eval_seed"):  # fmt: skip
+                     "max_snapshots", "eval_seed", "bc_steps", "bc_games", "bc_epochs"):  # fmt: skip
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise ConfigError(f"field {name!r} must be an integer >= 0, got {v!r}")
+        if self.budget_minutes < 0:
+            raise ConfigError(f"field 'budget_minutes' must be >= 0, got {self.budget_minutes!r}")
+        if not 0.0 <= self.bc_explore <= 1.0:
+            raise ConfigError(f"field 'bc_explore' must be in [0, 1], got {self.bc_explore!r}")
+        if self.bc_steps and self.bc_games < 1:
+            raise ConfigError("field 'bc_games' must be at least 1 with a warm start")
         if not 0.0 <= self.self_play <= 1.0:
             raise ConfigError(f"field 'self_play' must be in [0, 1], got {self.self_play!r}")
         if self.backend not in ("numpy", "torch"):

@@ -143,3 +143,54 @@ def test_ppo_learns_to_beat_random(tmp_path: Path) -> None:
                  eval_against="random", snapshot_every=0, self_play=0.0)  # fmt: skip
     (row,) = train(args)["eval"]
     assert row["beats"] > 0.8
+
+
+def test_imitation_data_is_labelled_by_the_heuristic_and_learnable() -> None:
+    from cardsuite.agents.batched_heuristic_scum import BatchedScumHeuristic
+    from cardsuite.train.actor_critic import ActorCritic
+    from cardsuite.train.imitation import heuristic_dataset, imitate
+    from cardsuite.train.opponents import obs_scale
+
+    config = {"num_players": 4, "reward": "centered"}
+    data = heuristic_dataset(32, 40, 0.2, 0, config)
+    eng = BatchedScum(1, **config)
+    labels = BatchedScumHeuristic(eng.rules)(data["obs"], data["mask"])
+    assert np.array_equal(labels, data["label"])
+    assert np.isfinite(data["ret"]).all()
+    np.testing.assert_allclose(np.unique(data["ret"]), [-1, -1 / 3, 1 / 3, 1], rtol=1e-6)
+    assert data["mask"][np.arange(len(labels)), labels].all()
+    net = ActorCritic(eng.obs_dim, eng.num_actions, 32, 1)
+    scale = torch.as_tensor(obs_scale(eng.encoder.spec))
+    before = imitate(net, data, scale, epochs=0)
+    after = imitate(net, data, scale, epochs=5, lr=3e-3)
+    assert after["bc_accuracy"] > max(before["bc_accuracy"], 0.5)
+
+
+def test_warm_start_and_init_from_an_agent(tmp_path: Path) -> None:
+    train(_tiny(tmp_path / "bc", bc_steps=10, bc_games=16, bc_epochs=1, total_steps=50))
+    tr = Trainer(_tiny(tmp_path / "ft", init=str(tmp_path / "bc" / "agent")))
+    net, _ = load_network(tmp_path / "bc" / "agent")
+    assert all(torch.equal(a, b) for a, b in zip(tr.net.state_dict().values(),
+                                                  net.state_dict().values()))  # fmt: skip
+    with pytest.raises(CheckpointError, match="network shape"):
+        Trainer(_tiny(tmp_path / "ft2", init=str(tmp_path / "bc" / "agent"), hidden=8))
+
+
+def test_exploit_trains_against_one_frozen_agent_and_reports_a_margin() -> None:
+    from cardsuite.train.exploit import exploit
+
+    res = exploit("heuristic", budget_minutes=0.01, deals=8, num_games=16, rollout_steps=4,
+                  hidden=8, layers=1, threads=1, quiet=True, tensorboard=False)  # fmt: skip
+    assert res["agent"] == "heuristic" and res["against"] == "heuristic" and res["deals"] == 8
+    assert res["steps"] > 0 and -2.0 <= res["margin"] <= 2.0 and res["margin_ci"] >= 0
+    with pytest.raises(ConfigError, match="budget"):
+        exploit("heuristic", budget_minutes=0)
+
+
+def test_a_trained_agent_plays_in_the_arena_as_ppo_path(tmp_path: Path) -> None:
+    from cardsuite.agents.arena import run_tournament
+
+    train(_tiny(tmp_path / "run", snapshot_every=0))
+    for spec in (f"ppo:{tmp_path / 'run' / 'agent'}", f"ppo:{tmp_path / 'run'}"):
+        res = run_tournament("scum", [spec, "heuristic"], games=2, duplicate=True, seed=1)
+        assert res.deals == 2 and res.agents[0].illegal_actions == 0

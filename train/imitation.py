@@ -1,0 +1,96 @@
+"""Warm start for batched PPO: the actor imitates the heuristic, the critic learns its values.
+
+Pure PPO from scratch reaches about 38% of duplicate deals against the
+heuristic after 1.2M decisions (``docs/training.md``). Starting from a copy
+of the heuristic, PPO only has to learn where to deviate from it. The warm
+start:
+
+1. plays ``bc_games`` games of the batched engine for ``bc_steps`` steps with
+   the vectorised heuristic in every seat, replacing its move by a random
+   legal move with probability ``bc_explore`` (so the states cover the
+   learner's mistakes too), and records every row's observation, mask, the
+   heuristic's action (the label, also for explored rows) and each seat's
+   episode reward (the critic's Monte-Carlo target);
+2. trains the actor by cross-entropy on the masked logits and the critic by
+   regression, for ``bc_epochs`` passes.
+
+The network stays a plain MLP: the agent needs no heuristic to play.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from cardsuite.agents.batched_heuristic_scum import BatchedScumHeuristic
+from cardsuite.train.actor_critic import ActorCritic
+from scum_env.batched import BatchedScum, RandomPolicy
+
+
+def heuristic_dataset(
+    games: int, steps: int, explore: float, seed: int, config: dict[str, Any]
+) -> dict[str, np.ndarray]:
+    """Observations, masks, heuristic labels and per-seat episode returns (numpy)."""
+    eng = BatchedScum(games, **config)
+    heur = BatchedScumHeuristic(eng.rules)
+    rand = RandomPolicy(seed + 17)
+    rng = np.random.default_rng(seed + 29)
+    obs, mask, to_act = eng.reset(seed + 1_000_000_007)
+    n, p = games, eng.P
+    xs = np.zeros((steps, n, obs.shape[1]), dtype=np.float32)
+    ms = np.zeros((steps, n, mask.shape[1]), dtype=bool)
+    ys = np.zeros((steps, n), dtype=np.int64)
+    seat = np.zeros((steps, n), dtype=np.int64)
+    episode = np.zeros((steps, n), dtype=np.int64)  # episodes finished before step t
+    count = np.zeros(n, dtype=np.int64)
+    finals = np.full((n, steps + 1, p), np.nan, dtype=np.float32)  # [game, episode, seat]
+    for t in range(steps):
+        label = heur(obs, mask)
+        xs[t], ms[t], ys[t], seat[t], episode[t] = obs, mask.astype(bool), label, to_act, count
+        explore_rows = rng.random(n) < explore
+        res = eng.step(np.where(explore_rows, rand(obs, mask), label))
+        done = np.flatnonzero(res.done)
+        finals[done, count[done]] = res.rewards[done]
+        count[done] += 1
+        obs, mask, to_act = res.obs, res.mask, res.to_act
+    ret = finals[np.arange(n)[None, :], episode, seat]  # NaN: episode unfinished
+    keep = ~np.isnan(ret).reshape(-1)
+    return {
+        "obs": xs.reshape(-1, xs.shape[-1])[keep],
+        "mask": ms.reshape(-1, ms.shape[-1])[keep],
+        "label": ys.reshape(-1)[keep],
+        "ret": ret.reshape(-1)[keep],
+    }
+
+
+def imitate(
+    net: ActorCritic, data: dict[str, np.ndarray], scale: torch.Tensor, *, epochs: int,
+    batch: int = 1024, lr: float = 1e-3, seed: int = 0,
+) -> dict[str, float]:  # fmt: skip
+    """Fit the actor to the labels and the critic to the returns; final train accuracy and loss."""
+    dev = scale.device
+    obs = torch.from_numpy(data["obs"]).to(dev) * scale
+    mask = torch.from_numpy(data["mask"]).to(dev)
+    label = torch.from_numpy(data["label"]).to(dev)
+    ret = torch.from_numpy(data["ret"]).to(dev)
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    gen = torch.Generator()
+    gen.manual_seed(seed)
+    n = obs.shape[0]
+    for _ in range(epochs):
+        perm = torch.randperm(n, generator=gen).to(dev)
+        for start in range(0, n, batch):
+            idx = perm[start : start + batch]
+            logits = net.logits(obs[idx], mask[idx])
+            ce = torch.nn.functional.cross_entropy(logits, label[idx])
+            v = 0.5 * ((net.value(obs[idx]) - ret[idx]) ** 2).mean()
+            loss = ce + 0.5 * v
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+    with torch.no_grad():
+        acc = float((net.logits(obs, mask).argmax(-1) == label).float().mean())
+        v_loss = float(0.5 * ((net.value(obs) - ret) ** 2).mean())
+    return {"bc_accuracy": acc, "bc_value_loss": v_loss, "bc_samples": float(n)}
