@@ -1,0 +1,78 @@
+"""Reference agents shipped inside the package: ``pretrained:NAME`` (e.g. ``pretrained:scum4``).
+
+Each is a safe agent directory (``weights.safetensors`` + ``agent.json``,
+:mod:`cardsuite.train.safe_io`) under ``cardsuite/train/pretrained/NAME/``,
+installed as package data, and plays exactly like ``ppo:PATH`` on that
+directory (:class:`~cardsuite.train.policy.PPOAgent`: the most likely legal
+action of the actor, a numpy forward pass). Loading reads safetensors with
+numpy only: **torch is not needed** to play a pretrained agent (the
+``safetensors`` package is, from the ``train`` extra).
+
+:data:`CATALOGUE` lists every shipped agent with the one command that
+reproduces it and its measured strength (``docs/results.md``).
+The kind is registered through the ``cardsuite.agents`` entry-point group
+(:data:`PRETRAINED`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from cardsuite.agents.registry import AgentKind
+from cardsuite.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parent / "pretrained"
+
+#: name -> (the game it plays, its doc line: how it was made)
+CATALOGUE: dict[str, tuple[str, str]] = {
+    "scum4": (
+        "scum",
+        "Scum, 4 players, default rules; batched PPO warm-started on the heuristic: "
+        "cardsuite ppo --config configs/train/ppo_scum4.yaml --seed 0",
+    ),
+}
+
+PRETRAINED = AgentKind(
+    "pretrained",
+    "cardsuite.train.pretrained:PretrainedAgent",
+    f"a reference agent shipped with the package: pretrained:NAME ({', '.join(CATALOGUE)})",
+    argument="name",
+    extra="train",
+)
+
+
+def agent_dir(name: str) -> Path:
+    """The shipped agent directory of ``name``; ConfigError naming the known ones."""
+    if name not in CATALOGUE or not (ROOT / name / "agent.json").is_file():
+        known = ", ".join(n for n in CATALOGUE if (ROOT / n / "agent.json").is_file())
+        raise ConfigError(f"no pretrained agent {name!r}; shipped: {known or 'none'}")
+    return ROOT / name
+
+
+class PretrainedAgent:
+    """Namespace of the ``pretrained:`` kind: :meth:`load` builds the agent."""
+
+    @classmethod
+    def available(cls, game: str, options: dict[str, Any]) -> list[str]:
+        """Shipped agents trained for ``game`` with these rule options (e.g. the player count)."""
+        from cardsuite.train.safe_io import read_meta
+
+        names = []
+        for name, (trained_on, _doc) in CATALOGUE.items():
+            if trained_on != game or not (ROOT / name / "agent.json").is_file():
+                continue
+            meta = read_meta(ROOT / name)
+            if all(meta.options.get(k, v) == v for k, v in options.items()):
+                names.append(name)
+        return names
+
+    @classmethod
+    def load(cls, name: str | Path, game: str | None = None, seed: int | None = None) -> Any:
+        """The shipped agent ``name`` as a :class:`~cardsuite.train.policy.PPOAgent`."""
+        from cardsuite.train.policy import PPOAgent
+
+        key = str(name)
+        agent = PPOAgent.load(agent_dir(key), game, seed)
+        agent.name = f"pretrained:{key}"
+        return agent
