@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.base import TableInfo
+from cardsuite.rgb import cards_word
 
 
 def table_view(table: TableInfo, observation: np.ndarray, names: list[str] | None = None) -> str:
@@ -29,11 +30,6 @@ def table_view(table: TableInfo, observation: np.ndarray, names: list[str] | Non
     if table.game == "scandal":
         return _scandal_view(table, observation, names)
     return _generic_view(table, observation)
-
-
-def cards_word(n: int) -> str:
-    """``"1 card"``, ``"3 cards"``."""
-    return f"{n} card" if n == 1 else f"{n} cards"
 
 
 def _label(i: int, names: list[str] | None) -> str:
@@ -160,7 +156,7 @@ def _scandal_view(table: TableInfo, obs: np.ndarray, names: list[str] | None) ->
         lines.append("Discard pile: empty")
     stock = round(float(v["stock_size"][0]) * deck.n_cards)
     lines.append(
-        f"Stock: {stock} cards" + (" (the turned-over pile)" if v["stock_public"][0] else "")
+        f"Stock: {cards_word(stock)}" + (" (the turned-over pile)" if v["stock_public"][0] else "")
     )
     laid = v["laid_by"].reshape(n, -1) > 0
     melded = v["melded_by"].reshape(n, -1) > 0

@@ -34,6 +34,11 @@ INK = "#f4f4f0"
 MAX_CHIPS = 20
 
 
+def cards_word(n: int) -> str:
+    """``"1 card"``, ``"3 cards"``."""
+    return f"{n} card" if n == 1 else f"{n} cards"
+
+
 def expand(names: Sequence[str], counts: Sequence[int] | np.ndarray) -> list[str]:
     """Card names repeated by their counts (``["3", "3", "P"]`` from a count vector)."""
     return [names[s] for s, n in enumerate(np.asarray(counts, dtype=int)) for _ in range(n)]

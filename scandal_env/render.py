@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cardsuite.rgb import cards_word
 from scandal_env.engine import PHASE_NAMES, State
 
 
@@ -39,7 +40,8 @@ def render(state: State) -> str:
         lines.append(f"  building {deck.scandal_names[state.build_scandal]}: {', '.join(cards)}")
     top = deck.names[state.pile[-1]] if state.pile else "(empty)"
     lines.append(
-        f"  discard top: {top} ({len(state.pile)} cards)   stock: {len(state.stock)} cards"
+        f"  discard top: {top} ({cards_word(len(state.pile))})   "
+        f"stock: {cards_word(len(state.stock))}"
     )
     if state.duty >= 0:
         lines.append(f"  must meld first (S3): {deck.names[state.duty]}")

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from cardsuite.rgb import draw_table
+from cardsuite.rgb import cards_word, draw_table
 from scandal_env.deck import Deck
 from scandal_env.engine import PHASE_NAMES, State
 
@@ -87,7 +87,9 @@ def table_model(state: State, *, hands: bool = True) -> dict[str, Any]:
                 "cards": [{"text": deck.names[c]} for c in np.flatnonzero(state.build)],
             }
         )
-    lines = [f"Stock: {len(state.stock)} cards" + (" (turned over)" if state.stock_public else "")]
+    lines = [
+        f"Stock: {cards_word(len(state.stock))}" + (" (turned over)" if state.stock_public else "")
+    ]
     if state.duty >= 0:
         lines.append(f"player_{state.to_act} must meld or lay off {deck.names[state.duty]} (S3)")
     if state.forbidden >= 0:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from cardsuite.rgb import cards_word
 from scum_env.phase import OVER, PHASE_NAMES, TRADE
 from scum_env.state import State
 
@@ -24,7 +25,7 @@ def render_table(state: State, *, show_hands: bool = True) -> str:
             marks.append("<- to act")
         hand = cards.describe(state.hands[player]) if show_hands else ""
         lines.append(
-            f"  {rules.role_of(position):<15} player_{player:<3} {state.ncards[player]:>3} cards  "
+            f"  {rules.role_of(position):<15} player_{player:<3} {cards_word(state.ncards[player]):>9}  "
             f"score {int(state.scores[player]):>3}  {hand}  {' '.join(marks)}".rstrip()
         )
     if state.top_count:

@@ -6,18 +6,13 @@ from typing import Any
 
 import numpy as np
 
-from cardsuite.rgb import draw_table, expand
+from cardsuite.rgb import cards_word, draw_table, expand
 from scum_env.engine import OVER, PHASE_NAMES, TRADE, State
 
 LEGEND = (
     "Cards, low to high: S = Scum (the lowest), 2 ... 12, P = President, "
     "W = Wild President (the highest); R/O/G/B in front = Red/Orange/Green/Blue (colour clash)"
 )
-
-
-def cards_word(n: int) -> str:
-    """``"1 card"``, ``"3 cards"``."""
-    return f"{n} card" if n == 1 else f"{n} cards"
 
 
 def table_model(state: State, *, hands: bool = True) -> dict[str, Any]:

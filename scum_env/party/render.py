@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from cardsuite.rgb import cards_word
 from scum_env.party.engine import Party, standings
 from scum_env.phase import OVER
 
@@ -29,7 +30,7 @@ def render_table(party: Party, table: int, *, show_hands: bool = True) -> str:
         hand = rules.cards.describe(st.hands[q]) if show_hands else ""
         player = members[q]
         lines.append(
-            f"  {rules.role_of(position):<15} player_{player:<3} {st.ncards[q]:>3} cards  "
+            f"  {rules.role_of(position):<15} player_{player:<3} {cards_word(st.ncards[q]):>9}  "
             f"total {int(party.scores[player]):>4}  {hand}  {' '.join(marks)}".rstrip()
         )
     if st.top_count:

@@ -261,7 +261,7 @@ def test_render_ansi_shows_seats_cards_and_the_top_play() -> None:
     env.reset(seed=0, options=FOUR)
     text = env.render()
     assert text.splitlines()[0] == "Scum — series 1, phase play, player_0 to act"
-    assert "President       player_0     1 cards  score   0  3  <- to act" in text
+    assert "President       player_0      1 card  score   0  3  <- to act" in text
     assert "player_0 leads" in text
     act(env, "3")
     text = env.render()
