@@ -1,0 +1,48 @@
+"""Several CPU threads stepping one batch of Scandal: :class:`ShardedScandal`.
+
+A thin Scandal front of :class:`cardsuite.batched.sharded.ShardedEngine`: the
+games split into contiguous shards of :class:`BatchedScandal` stepped by
+parallel threads (numpy releases the GIL), each dealing from its games'
+global streams and writing into rows of shared outputs, so a sharded batch
+plays exactly like one :class:`BatchedScandal` of the same seed and N.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from cardsuite.batched.sharded import ShardedEngine
+from scandal_env.batched.engine import BatchedScandal, ScandalStepResult
+
+
+class ShardedScandal(ShardedEngine):
+    """``num_games`` numpy Scandal games stepped by ``threads`` threads.
+
+    Args:
+        num_games: N.
+        threads: worker threads (shards), at most N.
+        autoreset: as :class:`BatchedScandal`.
+        **config: :class:`~scandal_env.config.ScandalConfig` fields.
+    """
+
+    def __init__(
+        self, num_games: int, *, threads: int = 2, autoreset: bool = True, **config: Any
+    ) -> None:
+        """Split the batch into :class:`BatchedScandal` shards that share output buffers."""
+
+        def factory(n: int, offset: int, buffers: Any) -> BatchedScandal:
+            return BatchedScandal(
+                n, autoreset=autoreset, game_offset=offset, buffers=buffers, **config
+            )
+
+        super().__init__(factory, num_games, threads=threads)
+        self.rules = self.probe.rules
+        self.config = self.probe.config
+
+    def step(self, actions: Any, active: Any = None) -> ScandalStepResult:
+        """One action in every (active) game, the shards in parallel; with ``truncated``."""
+        res = super().step(actions, active)
+        truncated = np.concatenate([sh.truncated for sh in self.shards])
+        return ScandalStepResult(res.obs, res.mask, res.to_act, res.rewards, res.done, truncated)
