@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from cardsuite.batched import BatchedVectorEnv, RandomPolicy, run_arena
@@ -10,7 +12,7 @@ from tests.scandal_batched.test_engine import random_actions
 
 
 def test_sharded_plays_like_one_batch() -> None:
-    config = {"num_players": 3, "episode": "game", "max_hands": 2, "max_turns": 20}
+    config: dict[str, Any] = {"num_players": 3, "episode": "game", "max_hands": 2, "max_turns": 20}
     one = BatchedScandal(10, **config)
     many = ShardedScandal(10, threads=3, **config)
     o1, m1, t1 = one.reset(seed=9)
