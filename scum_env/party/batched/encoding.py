@@ -57,6 +57,7 @@ class PartyBatchEncoder:
             np.array([h / cfg.num_hands for h in range(cfg.num_hands + 1)], dtype=np.float32), f32
         )
         self.pos_ar = xp.arange(lay.P)
+        self.slot_ar = xp.arange(lay.K)
         if buffers is None:
             self.obs = xp.zeros((num_games, self.spec.size), f32)
             self.mask_buf = xp.zeros((num_games, lay.A), xp.bool)
@@ -109,7 +110,10 @@ class PartyBatchEncoder:
         tme = cur * P + me
         rel = row[:, None] * P + xp.take_rows(self.rel, tme)  # flat [N, P] into [R*P]
         stage[:, sl["hand"]] = hand
-        stage[:, sl["top_cards"]] = xp.take_rows(eng.top_cards, row)
+        tc = eng.top_count[row]
+        ts = eng.top_slot[row]
+        top = self.slot_ar[None, :] == ts[:, None]  # the top play is tc cards of rank ts
+        stage[:, sl["top_cards"]] = xp.where(top, xp.astype(tc, xp.int8)[:, None], 0)
         tp = eng.top_pos[row]
         rel_top = xp.take_flat(self.rel_index, tme * P + xp.where(tp >= 0, tp, 0))
         top_one = (self.pos_ar[None, :] == rel_top[:, None]) & (tp >= 0)[:, None]
@@ -124,7 +128,7 @@ class PartyBatchEncoder:
         stage[:, sl["table"].start : sl["position"].stop] = xp.take_rows(self.table_pos, tme)
         ph = sl["phase"].start
         playing = ~xp.take_flat(eng.tover, row)
-        lead = eng.top_count[row] == 0
+        lead = tc == 0
         stage[:, ph] = xp.small(playing & lead)
         stage[:, ph + 1] = xp.small(playing & ~lead)
         stage[:, ph + 2] = xp.small(~playing)

@@ -41,6 +41,8 @@ from scum_env.party.batched.encoding import PartyBatchEncoder
 from scum_env.party.batched.layout import Layout
 from scum_env.party.config import PartyConfig
 
+FAR = 1000  # distance of a seat that may not act (int16)
+
 
 class BatchedParty:
     """N Scum Party tournaments stepped together, on numpy or torch (CPU or GPU).
@@ -99,7 +101,7 @@ class BatchedParty:
         self.slot_ar = xp.arange(lay.K)
         self.pos_ar = xp.arange(lay.P)
         self.t_ar = xp.arange(lay.T)
-        self.dist = xp.asarray(lay.dist, i64)
+        self.dist = xp.asarray(np.minimum(lay.dist, FAR), xp.int16)  # turns from -> to
         self.table_dist = xp.asarray(lay.table_dist, i64)
         self.size_t = xp.asarray(lay.size, i64)
         self.slot_of = xp.asarray(lay.slot_of, i64)
@@ -121,7 +123,6 @@ class BatchedParty:
         self.acted = xp.zeros((r, p), xp.bool)
         self.members = xp.zeros((r, p), i64)
         self.seat_score = xp.zeros((r, p), xp.float32)
-        self.top_cards = xp.zeros((r, k), i8)
         self.played = xp.zeros((r, k), i8)
         self.top_count = xp.zeros((r,), i64)
         self.top_slot = xp.full((r,), -1, i64)
@@ -141,7 +142,7 @@ class BatchedParty:
     def state_arrays(self) -> dict[str, Array]:
         """Every state array by name (for memory accounting and inspection)."""
         names = ("hands", "given", "received", "ncards", "finish", "passed", "acted", "members",
-                 "seat_score", "top_cards", "played", "top_count", "top_slot", "top_pos", "nfin",
+                 "seat_score", "played", "top_count", "top_slot", "top_pos", "nfin",
                  "actor", "tover", "current", "hand", "deals", "over", "scores", "ladder",
                  "rewards", "done")  # fmt: skip
         return {name: getattr(self, name) for name in names}
@@ -267,18 +268,13 @@ class BatchedParty:
         is_pass = live & (a == 0)
         c = xp.where(is_play, (a - 1) // k + 1, 0)
         slot = xp.where(is_play, (a - 1) % k, 0)
-        hands2 = self.hands.reshape(-1, k)
-        hand = xp.take_rows(hands2, flat)
-        taken = (
-            xp.astype(self.slot_ar[None, :] == slot[:, None], xp.int8)
-            * xp.astype(c, xp.int8)[:, None]
-        )
-        hands2[flat] = hand - taken
+        c8 = xp.astype(c, xp.int8)
+        held = self.hands.reshape(-1)  # one card count per (row, seat, rank): 1-D updates
+        held[flat * k + slot] -= c8
+        self.played.reshape(-1)[row * k + slot] += c8
         nc = self.ncards.reshape(-1)
         left = nc[flat] - xp.astype(c, xp.int16)
         nc[flat] = left
-        self.top_cards[row] = xp.where(is_play[:, None], taken, self.top_cards[row])
-        self.played[row] += taken
         self.top_count[row] = xp.where(is_play, c, self.top_count[row])
         self.top_slot[row] = xp.where(is_play, slot, self.top_slot[row])
         self.top_pos[row] = xp.where(is_play, p, self.top_pos[row])
@@ -298,7 +294,7 @@ class BatchedParty:
         ends = is_play & (slot == lay.joker) & ~table_end  # P1: nothing beats a Joker
         moving = live & ~ends & ~table_end
         eligible = has & ~xp.take_rows(self.acted, row)
-        dist = xp.where(eligible, xp.take_rows(self.dist, self.current * p_max + p), 1 << 20)
+        dist = xp.where(eligible, xp.take_rows(self.dist, self.current * p_max + p), FAR)
         nxt = xp.argmin(dist, 1)
         found = xp.amax(eligible, 1)
         self.actor[row] = xp.where(moving & found, nxt, p)
@@ -333,7 +329,6 @@ class BatchedParty:
         self.top_count[r] = 0
         self.top_slot[r] = -1
         self.top_pos[r] = -1
-        self.top_cards[r] = 0
         self.passed[r] = False
         self.acted[r] = False
 
