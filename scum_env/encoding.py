@@ -25,11 +25,29 @@ ROLES_DOC = (
 )
 
 
+def trade_bound(rules: Rules) -> float:
+    """Upper bound of the ``trade_given``/``trade_received`` entries (J5, P5).
+
+    The most cards one player gives, or receives, in one series' trades: with
+    ``trade_rules="spanish"`` and five or more players the Scum gives two cards
+    to the President and one to the Vice President, and receives as many back,
+    so 3. Never below 2, the bound every other variant has always declared (a
+    saved policy's observation space stays the same).
+    """
+    n = rules.num_players
+    given, received = [0] * n, [0] * n
+    for step in rules.trades:
+        given[step.giver % n] += step.count
+        received[step.receiver % n] += step.count
+    return float(max(2, *given, *received))
+
+
 def observation_spec(rules: Rules) -> ObsSpec:
     """The observation layout for a table's rules."""
     n, k = rules.num_players, rules.num_slots
     most = float(rules.deck.max())
     score_high = (rules.target + n - 1) / rules.target  # a total never passes target + n - 1
+    trade = trade_bound(rules)
     return ObsSpec(
         [
             Piece("hand", k, "own cards: count per card slot", most),
@@ -41,8 +59,8 @@ def observation_spec(rules: Rules) -> ObsSpec:
             Piece("finish_rank", n, "k/n for the k-th player out this series, 0 if still in"),
             Piece("played", k, "cards played so far this series, all players", most),
             Piece("roles", n * NUM_ROLES, ROLES_DOC),
-            Piece("trade_given", k, "cards this player gave in this series' trade", 2),
-            Piece("trade_received", k, "cards this player received in this series' trade", 2),
+            Piece("trade_given", k, "cards this player gave in this series' trade", trade),
+            Piece("trade_received", k, "cards this player received in this series' trade", trade),
             Piece("scores", n, "game totals / target score (relative)", score_high),
             Piece("phase", 3, "one-hot: give-back decision (J5), lead, follow"),
             Piece("give_backs_left", 1, "give-back decisions left in this step / 2"),
@@ -151,6 +169,7 @@ def state_spec(rules: Rules) -> ObsSpec:
     n, k = rules.num_players, rules.num_slots
     most = float(rules.deck.max())
     score_high = (rules.target + n - 1) / rules.target  # a total never passes target + n - 1
+    trade = trade_bound(rules)
     return ObsSpec(
         [
             Piece("hands", n * k, "every player's cards, player_0 first", most),
@@ -162,7 +181,7 @@ def state_spec(rules: Rules) -> ObsSpec:
             Piece("role_position", n, "role position / (n-1): 0 President .. 1 Scum"),
             Piece("finish_rank", n, "k/n for the k-th out, 0 if still in"),
             Piece("played", k, "cards played this series", most),
-            Piece("trade_given", n * k, "cards each player gave in this series' trade", 2),
+            Piece("trade_given", n * k, "cards each player gave in this series' trade", trade),
             Piece("scores", n, "game totals / target", score_high),
             Piece("phase", 3, "one-hot: give-back, lead, follow"),
         ]

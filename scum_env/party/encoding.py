@@ -25,6 +25,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from cardsuite.obsspec import ObsSpec, Piece
+from scum_env.encoding import trade_bound
 from scum_env.party.config import PartyConfig
 from scum_env.party.engine import Party, action_rules
 from scum_env.phase import PLAY
@@ -46,6 +47,7 @@ def observation_spec(config: PartyConfig) -> ObsSpec:
     rules = action_rules(config)
     p, k, t = config.max_table, rules.num_slots, config.num_tables
     most = float(rules.deck.max())
+    trade = trade_bound(rules)
     return ObsSpec(
         [
             Piece("hand", k, "own cards: count per rank 2..A, Joker", most),
@@ -60,8 +62,10 @@ def observation_spec(config: PartyConfig) -> ObsSpec:
             Piece("seats", p, "1 for entries that are players at this table (relative)"),
             Piece("roles", p * NUM_ROLES, ROLES_DOC),
             Piece("played", k, "cards played so far this hand at the table", most),
-            Piece("trade_given", k, "cards this player gave in this hand's forced trades (P5)", 2),
-            Piece("trade_received", k, "cards this player received in those trades (P5)", 2),
+            Piece(
+                "trade_given", k, "cards this player gave in this hand's forced trades (P5)", trade
+            ),
+            Piece("trade_received", k, "cards this player received in those trades (P5)", trade),
             Piece("table", t, "own table, one-hot (0 = top table)"),
             Piece("position", p, "own seat at the table, one-hot (0 = King)"),
             Piece("table_size", 1, "players at own table / 15"),
@@ -185,6 +189,7 @@ def state_spec(config: PartyConfig) -> ObsSpec:
     rules = action_rules(config)
     n, k, t = config.num_players, rules.num_slots, config.num_tables
     most = float(rules.deck.max())
+    trade = trade_bound(rules)
     return ObsSpec(
         [
             Piece("hands", n * k, "every player's cards, player_0 first", most),
@@ -198,7 +203,7 @@ def state_spec(config: PartyConfig) -> ObsSpec:
             Piece("top_player", n, "who made the top play at its table"),
             Piece("top_cards", t * k, "each table's top play", most),
             Piece("played", t * k, "cards played this hand, per table", most),
-            Piece("trade_given", n * k, "cards each player gave in this hand's trades", 2),
+            Piece("trade_given", n * k, "cards each player gave in this hand's trades", trade),
             Piece("scores", n, "tournament totals / scale (P8)", 1.0, -1.0),
             Piece("hands_done", 1, "hands scored so far / num_hands"),
             Piece("phase", t * 3, "per table one-hot: lead, follow, hand finished"),
