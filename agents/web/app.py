@@ -55,8 +55,17 @@ def _error(message: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+class NotJSON(ConfigError):
+    """A request body sent without ``Content-Type: application/json``."""
+
+
 async def _body(request: Request) -> dict[str, Any]:
     raw = await request.body()
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if raw.strip() and kind != "application/json":
+        # A page of another site can send "simple" text/plain requests to
+        # localhost without the browser asking first; JSON ones it cannot.
+        raise NotJSON(f"send the request as JSON (Content-Type: application/json), not {kind!r}")
     if len(raw) > MAX_BODY:
         raise ConfigError(f"request too large ({len(raw)} bytes; at most {MAX_BODY})")
     if not raw.strip():
@@ -104,12 +113,18 @@ def _agents(data: dict[str, Any]) -> list[str]:
     return agents
 
 
-def create_app(record: str | Path | None = None, agents: list[str] | None = None) -> Starlette:
+def create_app(
+    record: str | Path | None = None,
+    agents: list[str] | None = None,
+    allowed_hosts: list[str] | None = None,
+) -> Starlette:
     """The app; ``record`` is a ``--record`` file whose games the page may replay.
 
     ``agents`` are extra agent specs the page may choose (checkpoints,
     ``module:Class``): the person typed them when starting the server. The
     record file is the one the person named too; a request never names a file.
+    ``allowed_hosts`` (the CLI passes the loopback names when it listens on
+    one) refuses requests for any other ``Host``, against DNS rebinding.
     """
     store = Store()
     allowed = frozenset(a.strip() for a in agents or [])
@@ -242,7 +257,7 @@ def create_app(record: str | Path | None = None, agents: list[str] | None = None
         return FileResponse(STATIC / "index.html")
 
     async def on_cardsuite_error(request: Request, exc: Exception) -> Response:
-        status = 404 if isinstance(exc, SessionGone) else 400
+        status = 404 if isinstance(exc, SessionGone) else 415 if isinstance(exc, NotJSON) else 400
         return _error(str(exc), status)
 
     async def on_http_error(request: Request, exc: Exception) -> Response:
@@ -267,8 +282,15 @@ def create_app(record: str | Path | None = None, agents: list[str] | None = None
         Route("/api/session/{sid}/goto", goto, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
+    middleware = []
+    if allowed_hosts:
+        from starlette.middleware import Middleware
+        from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts))
     app = Starlette(
         routes=routes,
+        middleware=middleware,
         exception_handlers={
             CardsuiteError: on_cardsuite_error,
             HTTPException: on_http_error,

@@ -46,7 +46,10 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
             f"cardsuite serve needs the web extra (pip install cardsuite[web]); "
             f"module {err.name!r} not found"
         ) from None
-    app = create_app(args.record, list(args.agents))
+    hosts = None
+    if _is_loopback(args.host):  # refuse other Host headers (DNS rebinding)
+        hosts = ["127.0.0.1", "localhost", "[::1]", "::1", args.host]
+    app = create_app(args.record, list(args.agents), allowed_hosts=hosts)
     if not _is_loopback(args.host):
         print(
             f"warning: listening on {args.host}: anyone who can reach this machine can open "

@@ -19,6 +19,8 @@ from starlette.testclient import TestClient
 from cardsuite.agents.web.app import create_app
 from cardsuite.agents.web.sessions import PlaySession, Store
 
+JSON = {"content-type": "application/json"}
+
 
 @pytest.fixture
 def client() -> TestClient:
@@ -155,7 +157,7 @@ def test_illegal_moves_are_refused_with_a_message_and_change_nothing(client: Tes
 
 def test_bad_requests_get_clear_messages(client: TestClient) -> None:
     cases = [
-        (client.post("/api/play", content=b"{not json"), 400, "not JSON"),
+        (client.post("/api/play", content=b"{not json", headers=JSON), 400, "not JSON"),
         (client.post("/api/play", json=[1, 2]), 400, "JSON object"),
         (client.post("/api/play", json={"game": "chess"}), 400, "unknown game"),
         (client.post("/api/play", json={"game": "scum", "agents": ["nobody"]}), 400, "unknown agent"),
@@ -312,3 +314,15 @@ def test_cardsuite_serve_starts_and_answers(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_requests_from_other_sites_are_refused() -> None:
+    """Plain-text posts (which any site may send to localhost) and foreign Host headers."""
+    client = TestClient(create_app())
+    response = client.post(
+        "/api/play", content=b'{"game": "scum"}', headers={"content-type": "text/plain"}
+    )
+    assert response.status_code == 415 and "application/json" in response.json()["error"]
+    guarded = TestClient(create_app(allowed_hosts=["127.0.0.1", "localhost"]))
+    assert guarded.get("/api/info", headers={"host": "evil.example"}).status_code == 400
+    assert guarded.get("/api/info", headers={"host": "127.0.0.1:8000"}).status_code == 200
