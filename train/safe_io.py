@@ -25,6 +25,7 @@ API (small on purpose; the trainers and ``ppo:PATH`` agents share it)::
     load_agent_numpy(directory) -> (dict[str, np.ndarray], AgentMeta)   # no torch needed
     actor_logits(arrays, meta.network, scaled_obs) -> logits            # numpy forward pass
     save_tensors(path, tensors) / load_tensors(path) / load_tensors_numpy(path)
+                                                      # (from cardsuite.train.safe_files)
 
 The actor is described by :class:`NetworkSpec`: an MLP whose layers are
 named by state-dict prefixes (``<prefix>.weight`` of shape ``[out, in]`` and
@@ -35,8 +36,6 @@ the same file; only the actor's are needed to play.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 import os
 import re
@@ -50,20 +49,55 @@ from typing import Any
 import numpy as np
 
 from cardsuite.errors import CheckpointError
+from cardsuite.train.safe_files import (
+    MAX_META_BYTES,
+    MAX_TENSORS,
+    MAX_WEIGHTS_BYTES,
+    TENSOR_NAME,
+    as_numpy,
+    check_file_size,
+    load_tensors,
+    load_tensors_numpy,
+    read_json_file,
+    save_tensors,
+    sha256_file,
+    write_json_atomic,
+)
+
+__all__ = [
+    "FORMAT",
+    "MAX_META_BYTES",
+    "MAX_TENSORS",
+    "MAX_WEIGHTS_BYTES",
+    "META_FILE",
+    "WEIGHTS_FILE",
+    "AgentMeta",
+    "NetworkSpec",
+    "actor_logits",
+    "check_file_size",
+    "is_agent_dir",
+    "load_agent",
+    "load_agent_numpy",
+    "load_tensors",
+    "load_tensors_numpy",
+    "read_json_file",
+    "read_meta",
+    "save_agent",
+    "save_tensors",
+    "sha256_file",
+    "write_json_atomic",
+]
 
 FORMAT = "cardsuite-agent"
 FORMAT_VERSION = 1
 WEIGHTS_FILE = "weights.safetensors"
 META_FILE = "agent.json"
 
-MAX_META_BYTES = 1 << 20  # 1 MiB of JSON metadata
-MAX_WEIGHTS_BYTES = 1 << 30  # 1 GiB of tensors
-MAX_TENSORS = 10_000
 MAX_JSON_DEPTH = 32
 ACTIVATIONS = ("tanh", "relu")
 OBS_SCALES = ("obs_spec", "none")
 FLOAT_DTYPES = ("F32", "F64", "F16", "BF16")
-_NAME = re.compile(r"[A-Za-z0-9_.\-/]{1,200}")
+_NAME = TENSOR_NAME
 _SHA = re.compile(r"[0-9a-f]{64}")
 
 
@@ -120,15 +154,6 @@ class AgentMeta:
 
 
 # ------------------------------------------------------------------ helpers
-def sha256_file(path: str | Path) -> str:
-    """The hex SHA-256 of a file, read in blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _versions() -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -139,17 +164,6 @@ def _versions() -> dict[str, str]:
         except PackageNotFoundError:
             continue
     return out
-
-
-def _as_numpy(value: Any) -> np.ndarray:
-    if hasattr(value, "detach"):  # a torch tensor
-        value = value.detach().cpu().numpy()
-    arr = np.asarray(value)
-    if not arr.flags.c_contiguous:  # (np.ascontiguousarray would turn 0-d into 1-d)
-        arr = arr.copy(order="C")
-    if arr.dtype.kind not in "fiub":
-        raise CheckpointError(f"tensor of dtype {arr.dtype} cannot be saved")
-    return arr
 
 
 def _check_json(where: str, value: Any, depth: int = 0) -> None:
@@ -175,113 +189,6 @@ def _check_json(where: str, value: Any, depth: int = 0) -> None:
     raise CheckpointError(f"{where}: {type(value).__name__} is not a JSON value")
 
 
-def check_file_size(path: Path, limit: int, what: str) -> int:
-    """The size of a regular file; CheckpointError when missing, special or too big."""
-    try:
-        st = path.lstat()
-    except OSError:
-        raise CheckpointError(f"{what}: {str(path)!r} is missing") from None
-    if path.is_symlink() or not path.is_file():
-        raise CheckpointError(f"{what}: {str(path)!r} is not a regular file")
-    if st.st_size > limit:
-        raise CheckpointError(
-            f"{what}: {str(path)!r} is {st.st_size} bytes, over the {limit} limit"
-        )
-    return int(st.st_size)
-
-
-def read_json_file(path: Path, what: str, limit: int = MAX_META_BYTES) -> Any:
-    """A bounded JSON file: CheckpointError for size, encoding, syntax or nesting."""
-    check_file_size(path, limit, what)
-    try:
-        text = path.read_bytes().decode("utf-8")
-        return json.loads(text, parse_constant=_reject_constant)
-    except UnicodeDecodeError:
-        raise CheckpointError(f"{what} is not UTF-8 text") from None
-    except (json.JSONDecodeError, RecursionError, ValueError) as err:
-        raise CheckpointError(f"{what} is not valid JSON: {err}") from None
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not allowed")
-
-
-def write_json_atomic(path: Path, doc: Any) -> None:
-    """Write JSON to ``path`` through a temporary file and a rename (fsynced)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(doc, fh, indent=1, allow_nan=False)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
-# ------------------------------------------------------------------ tensors
-def save_tensors(path: str | Path, tensors: Mapping[str, Any]) -> Path:
-    """Write tensors (torch or numpy, by name) as one safetensors file."""
-    from safetensors.numpy import save_file
-
-    arrays = {}
-    for name, value in tensors.items():
-        if not isinstance(name, str) or not _NAME.fullmatch(name):
-            raise CheckpointError(f"tensor name {name!r} is not a plain dotted name")
-        arrays[name] = _as_numpy(value)
-    out = Path(path)
-    save_file(arrays, str(out))
-    return out
-
-
-def _header(path: Path, limit: int) -> dict[str, Any]:
-    """Parse and check the safetensors header before any tensor is read."""
-    size = check_file_size(path, limit, "weights")
-    with open(path, "rb") as fh:
-        raw = fh.read(8)
-        if len(raw) < 8:
-            raise CheckpointError(f"weights {str(path)!r}: not a safetensors file (too short)")
-        n = int.from_bytes(raw, "little")
-        if n > min(size - 8, 100 << 20):
-            raise CheckpointError(
-                f"weights {str(path)!r}: not a safetensors file (bad header size)"
-            )
-        try:
-            header = json.loads(fh.read(n).decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
-            raise CheckpointError(f"weights {str(path)!r}: not a safetensors file: {err}") from None
-    if not isinstance(header, dict):
-        raise CheckpointError(f"weights {str(path)!r}: not a safetensors file (header)")
-    header.pop("__metadata__", None)
-    if len(header) > MAX_TENSORS:
-        raise CheckpointError(f"weights {str(path)!r}: {len(header)} tensors, over {MAX_TENSORS}")
-    for name, info in header.items():
-        if not _NAME.fullmatch(name) or not isinstance(info, dict):
-            raise CheckpointError(f"weights {str(path)!r}: bad tensor entry {name[:80]!r}")
-    return header
-
-
-def load_tensors_numpy(path: str | Path, limit: int = MAX_WEIGHTS_BYTES) -> dict[str, np.ndarray]:
-    """Tensors of a safetensors file as numpy arrays (no torch); CheckpointError if malformed."""
-    from safetensors.numpy import load_file
-
-    p = Path(path)
-    _header(p, limit)
-    try:
-        return dict(load_file(str(p)))
-    except Exception as err:  # safetensors raises SafetensorError and others
-        raise CheckpointError(f"weights {str(p)!r}: {type(err).__name__}: {err}") from None
-
-
-def load_tensors(path: str | Path, limit: int = MAX_WEIGHTS_BYTES) -> dict[str, Any]:
-    """Tensors of a safetensors file as torch tensors; CheckpointError if malformed."""
-    from safetensors.torch import load_file
-
-    p = Path(path)
-    _header(p, limit)
-    try:
-        return dict(load_file(str(p), device="cpu"))
-    except Exception as err:
-        raise CheckpointError(f"weights {str(p)!r}: {type(err).__name__}: {err}") from None
-
-
 # ------------------------------------------------------------------- agents
 def save_agent(directory: str | Path, tensors: Mapping[str, Any], meta: AgentMeta) -> Path:
     """Write an agent directory (``weights.safetensors`` + ``agent.json``).
@@ -292,7 +199,7 @@ def save_agent(directory: str | Path, tensors: Mapping[str, Any], meta: AgentMet
     temporary sibling and a rename.
     """
     out = Path(directory)
-    arrays = {name: _as_numpy(v) for name, v in tensors.items()}
+    arrays = {name: as_numpy(v) for name, v in tensors.items()}
     meta = AgentMeta(**{**asdict(meta), "network": meta.network, "versions": _versions()})
     doc = meta.to_json()
     _check_json("agent.json", doc)

@@ -42,7 +42,6 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -51,30 +50,43 @@ from typing import Any
 import numpy as np
 import torch
 import yaml
-from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.utils import set_random_seed
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
 from cardsuite.errors import CheckpointError
 from cardsuite.train.checkpoint import (
-    Checkpoint,
     TrainState,
     capture_rng,
     find_checkpoint,
     load_checkpoint,
-    restore_optimizer,
     restore_rng,
     save_checkpoint,
 )
 from cardsuite.train.config import TrainConfig, check_baselines
 from cardsuite.train.evaluate import EvalRow, append_csv, evaluate, format_report, plot_curves
-from cardsuite.train.opponents import OpponentPool, Snapshot
+from cardsuite.train.opponents import Snapshot
 from cardsuite.train.policy import agent_meta, snapshot_of
 from cardsuite.train.rundir import check_run_dir, start_logs, tensorboard_logger
 from cardsuite.train.safe_io import AgentMeta, save_agent
-from cardsuite.train.wrappers import SelfPlayEnv
+from cardsuite.train.sb3_setup import (
+    build_model,
+    derive_seed,
+    make_env_fn,
+    make_vec_env,
+    restore_model,
+)
+
+__all__ = [
+    "SelfPlayCallback",
+    "TrainResult",
+    "Trainer",
+    "build_model",
+    "derive_seed",
+    "make_env_fn",
+    "make_vec_env",
+    "restore_model",
+    "train",
+]
 
 # Seeds of the evaluation tournaments: the periodic ones replay the same deals
 # (a smoother curve); the final report uses deals the curve never saw.
@@ -105,90 +117,6 @@ class TrainResult:
 
 class StopTraining(Exception):
     """Raised at a rollout boundary to leave ``learn`` after a Ctrl-C."""
-
-
-# ---------------------------------------------------------------- environments
-def make_env_fn(config: TrainConfig, snapshots: list[Snapshot], worker: bool) -> Callable[[], Any]:
-    """A factory of one monitored :class:`SelfPlayEnv` (run inside its worker)."""
-
-    def init() -> Any:
-        if worker:  # Ctrl-C reaches the whole process group; only the trainer handles it
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-        pool = OpponentPool(
-            config.game, config.opponent_probs(), config.max_snapshots, list(snapshots)
-        )
-        env = SelfPlayEnv(config.game, config.options, pool=pool, learner_seat=config.learner_seat)
-        return Monitor(env)
-
-    return init
-
-
-def make_vec_env(config: TrainConfig, snapshots: list[Snapshot]) -> VecEnv:
-    """``n_envs`` envs, in worker processes unless ``vec_env`` says ``dummy`` or ``batched``."""
-    if config.vec_env == "batched":
-        from cardsuite.train.batched import make_batched_vec_env
-
-        return make_batched_vec_env(
-            config.game,
-            dict(config.options),
-            num_envs=config.n_envs,
-            learner=config.learner_seat,
-            probs=config.opponent_probs(),
-            max_snapshots=config.max_snapshots,
-            snapshots=snapshots,
-            seed=config.seed,
-        )
-    subproc = config.vec_env == "subproc" or (config.vec_env == "auto" and config.n_envs > 1)
-    fns = [make_env_fn(config, snapshots, worker=subproc) for _ in range(config.n_envs)]
-    return SubprocVecEnv(fns) if subproc else DummyVecEnv(fns)
-
-
-def build_model(config: TrainConfig, venv: VecEnv) -> MaskablePPO:
-    """A fresh MaskablePPO with the config's hyperparameters and network."""
-    hidden = [config.hidden_size] * config.hidden_layers
-    activation = torch.nn.Tanh if config.activation == "tanh" else torch.nn.ReLU
-    return MaskablePPO(
-        "MlpPolicy",
-        venv,
-        learning_rate=config.learning_rate,
-        n_steps=config.n_steps,
-        batch_size=config.batch_size,
-        n_epochs=config.n_epochs,
-        gamma=config.gamma,
-        gae_lambda=config.gae_lambda,
-        clip_range=config.clip_range,
-        ent_coef=config.ent_coef,
-        vf_coef=config.vf_coef,
-        max_grad_norm=config.max_grad_norm,
-        policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}, "activation_fn": activation},
-        seed=config.seed,
-        device="cpu",
-        verbose=0,
-    )
-
-
-def restore_model(config: TrainConfig, venv: VecEnv, loaded: Checkpoint) -> MaskablePPO:
-    """A MaskablePPO rebuilt from the config, then given a checkpoint's weights and optimizer.
-
-    Nothing is unpickled: the network comes from the config, the tensors from
-    safetensors files. CheckpointError when they do not fit the network.
-    """
-    model = build_model(config, venv)
-    try:
-        model.policy.load_state_dict(loaded.weights, strict=True)
-    except RuntimeError as err:
-        raise CheckpointError(
-            f"checkpoint {str(loaded.path)!r}: agent/ does not fit the config's network: {err}"
-        ) from None
-    restore_optimizer(model.policy.optimizer, loaded.optimizer_tensors, loaded.optimizer_groups)
-    model.num_timesteps = loaded.state.step
-    model._n_updates = loaded.state.counters.get("n_updates", 0)
-    return model
-
-
-def derive_seed(*words: int) -> int:
-    """A 31-bit seed from integers (for envs restarted on resume)."""
-    return int(np.random.SeedSequence(list(words)).generate_state(1)[0] & 0x7FFFFFFF)
 
 
 # ------------------------------------------------------------------- trainer

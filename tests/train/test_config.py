@@ -12,7 +12,7 @@ from cardsuite.train.config import TrainConfig, load_config, parse_overrides
 PRESETS = sorted(
     p
     for p in Path(__file__).parents[2].joinpath("configs", "train").glob("*.yaml")
-    if not p.name.startswith("rllib")  # the RLlib backend's own configs
+    if not p.name.startswith(("rllib", "ppo_"))  # the RLlib and batched-PPO trainers' own
 )
 
 

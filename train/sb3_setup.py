@@ -1,0 +1,111 @@
+"""The SB3 side of a self-play run: its vectorised envs and its MaskablePPO model.
+
+* :func:`make_vec_env`: ``n_envs`` :class:`~cardsuite.train.wrappers.SelfPlayEnv`
+  (one learner seat each, opponents from the pool), in worker processes, in
+  this process, or the batched Scum engine (``vec_env``);
+* :func:`build_model`: a fresh MaskablePPO with the config's hyperparameters;
+* :func:`restore_model`: the same model given a checkpoint's weights, Adam
+  state and step count, all read from safetensors (never ``MaskablePPO.load``,
+  which unpickles).
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
+
+from cardsuite.errors import CheckpointError
+from cardsuite.train.checkpoint import Checkpoint, restore_optimizer
+from cardsuite.train.config import TrainConfig
+from cardsuite.train.opponents import OpponentPool, Snapshot
+from cardsuite.train.wrappers import SelfPlayEnv
+
+
+def make_env_fn(config: TrainConfig, snapshots: list[Snapshot], worker: bool) -> Callable[[], Any]:
+    """A factory of one monitored :class:`SelfPlayEnv` (run inside its worker)."""
+
+    def init() -> Any:
+        if worker:  # Ctrl-C reaches the whole process group; only the trainer handles it
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        pool = OpponentPool(
+            config.game, config.opponent_probs(), config.max_snapshots, list(snapshots)
+        )
+        env = SelfPlayEnv(config.game, config.options, pool=pool, learner_seat=config.learner_seat)
+        return Monitor(env)
+
+    return init
+
+
+def make_vec_env(config: TrainConfig, snapshots: list[Snapshot]) -> VecEnv:
+    """``n_envs`` envs, in worker processes unless ``vec_env`` says ``dummy`` or ``batched``."""
+    if config.vec_env == "batched":
+        from cardsuite.train.batched import make_batched_vec_env
+
+        return make_batched_vec_env(
+            config.game,
+            dict(config.options),
+            num_envs=config.n_envs,
+            learner=config.learner_seat,
+            probs=config.opponent_probs(),
+            max_snapshots=config.max_snapshots,
+            snapshots=snapshots,
+            seed=config.seed,
+        )
+    subproc = config.vec_env == "subproc" or (config.vec_env == "auto" and config.n_envs > 1)
+    fns = [make_env_fn(config, snapshots, worker=subproc) for _ in range(config.n_envs)]
+    return SubprocVecEnv(fns) if subproc else DummyVecEnv(fns)
+
+
+def build_model(config: TrainConfig, venv: VecEnv) -> MaskablePPO:
+    """A fresh MaskablePPO with the config's hyperparameters and network."""
+    hidden = [config.hidden_size] * config.hidden_layers
+    activation = torch.nn.Tanh if config.activation == "tanh" else torch.nn.ReLU
+    return MaskablePPO(
+        "MlpPolicy",
+        venv,
+        learning_rate=config.learning_rate,
+        n_steps=config.n_steps,
+        batch_size=config.batch_size,
+        n_epochs=config.n_epochs,
+        gamma=config.gamma,
+        gae_lambda=config.gae_lambda,
+        clip_range=config.clip_range,
+        ent_coef=config.ent_coef,
+        vf_coef=config.vf_coef,
+        max_grad_norm=config.max_grad_norm,
+        policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}, "activation_fn": activation},
+        seed=config.seed,
+        device="cpu",
+        verbose=0,
+    )
+
+
+def restore_model(config: TrainConfig, venv: VecEnv, loaded: Checkpoint) -> MaskablePPO:
+    """A MaskablePPO rebuilt from the config, then given a checkpoint's weights and optimizer.
+
+    Nothing is unpickled: the network comes from the config, the tensors from
+    safetensors files. CheckpointError when they do not fit the network.
+    """
+    model = build_model(config, venv)
+    try:
+        model.policy.load_state_dict(loaded.weights, strict=True)
+    except RuntimeError as err:
+        raise CheckpointError(
+            f"checkpoint {str(loaded.path)!r}: agent/ does not fit the config's network: {err}"
+        ) from None
+    restore_optimizer(model.policy.optimizer, loaded.optimizer_tensors, loaded.optimizer_groups)
+    model.num_timesteps = loaded.state.step
+    model._n_updates = loaded.state.counters.get("n_updates", 0)
+    return model
+
+
+def derive_seed(*words: int) -> int:
+    """A 31-bit seed from integers (for envs restarted on resume)."""
+    return int(np.random.SeedSequence(list(words)).generate_state(1)[0] & 0x7FFFFFFF)
