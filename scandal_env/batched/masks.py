@@ -82,10 +82,16 @@ def write_mask(eng: MaskState, mask: Array, hand: Array, size: Array) -> None:
 
 
 def _scandal_counts(eng: MaskState, hand: Array) -> tuple[Array, Array, Array]:
-    """Per scandal: blue/green cards, non-title cards and the title in ``hand`` (float32)."""
-    xp, ns = eng.xp, eng.t.ns
-    c = xp.astype(hand, xp.float32) @ eng.t.counts
-    return c[:, :ns], c[:, ns : 2 * ns], c[:, 2 * ns :]
+    """Per scandal: blue/green cards, non-title cards and the title in ``hand`` (int8).
+
+    Gathers of the hand at each scandal's padded card lists, summed in bytes
+    (no BLAS call: no thread pool, exact on every backend).
+    """
+    xp, t = eng.xp, eng.t
+    ext = xp.small(xp.concat([hand, xp.zeros((hand.shape[0], 1), xp.bool)], 1))
+    bg = ext[:, t.bg_pad].sum(2, dtype=xp.int8)
+    nt = ext[:, t.nt_pad].sum(2, dtype=xp.int8)
+    return bg, nt, hand[:, t.title_of]
 
 
 def _draw(eng: MaskState, mask: Array, r: Array, hand: Array, size: Array) -> None:

@@ -28,8 +28,6 @@ class DeckTables:
         is_title, is_bg: bool[n]; value: int64[n] (S1 points).
         title_of: int64[ns] the title card of each scandal.
         pair_card, pair_scandal: int64[npairs] the lay-off layout (S6).
-        counts: float32[n, 3*ns]: per scandal, blue/green cards, non-title
-            cards and the title (``hand @ counts`` counts them, S5).
         cards_pad: int64[ns, L] the cards of each scandal (title included),
             padded with ``n`` (a column past the last card).
         cards_bg, cards_nt: bool[ns, L] which of those are blue/green, non-title.
@@ -53,10 +51,6 @@ class DeckTables:
         member = np.asarray(deck.member, dtype=bool)
         is_title = np.asarray(deck.is_title, dtype=bool)
         is_bg = np.asarray(deck.is_bg, dtype=bool)
-        counts = np.zeros((n, 3 * ns), dtype=np.float32)
-        counts[:, :ns] = member & is_bg[:, None]
-        counts[:, ns : 2 * ns] = member & ~is_title[:, None]
-        counts[:, 2 * ns :] = member & is_title[:, None]
         width = int(member.sum(axis=0).max())
         cards_pad = np.full((ns, width), n, dtype=np.int64)
         for s in range(ns):
@@ -82,7 +76,6 @@ class DeckTables:
         self.title_of: Array = as_(deck.title_of, xp.int64)
         self.pair_card: Array = as_(deck.pair_card, xp.int64)
         self.pair_scandal: Array = as_(deck.pair_scandal, xp.int64)
-        self.counts: Array = as_(counts, xp.float32)
         self.cards_pad: Array = as_(cards_pad, xp.int64)
         self.cards_bg: Array = as_(is_bg_ext[cards_pad], xp.bool)
         self.cards_nt: Array = as_(nt_ext[cards_pad], xp.bool)
