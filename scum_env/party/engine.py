@@ -237,11 +237,14 @@ def _end_hand(party: Party) -> np.ndarray:
     party.last_points = points
     party.last_finish = finish
     party.hand += 1
-    seat(party, seating)
     party.current = 0
     if party.hand >= party.config.num_hands:
+        # The tables keep the last hand's seats, so state(), observations and the
+        # render still read each table as it was played; Party.seat_of gives the
+        # final seats (P7) that scored it (P8).
         party.over = True
         return points
+    seat(party, seating)
     for st in party.tables:
         E.start_series(st, list(range(st.num_players)), trade=True)  # P4, P5
     return points

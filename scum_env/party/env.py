@@ -103,8 +103,7 @@ class PartyEnv(CardGameEnv[Party]):
         ranks = PE.standings(game)
         infos = []
         for p in range(game.num_players):
-            t = game.table_of[p]
-            position = game.position(p)
+            t, position = game.seat_of(p)
             infos.append(
                 {
                     "finish_position": ranks[p],

@@ -56,9 +56,8 @@ def render_ladder(party: Party) -> str:
     lines = [f"Ladder — {done}"]
     by_rank = sorted(range(party.num_players), key=lambda p: (rank[p], p))
     for p in by_rank:
-        t = party.table_of[p]
-        rules = party.tables[t].rules
-        role = rules.role_of(party.position(p))
+        t, position = party.seat_of(p)
+        role = party.tables[t].rules.role_of(position)
         gained = f"  (+{int(party.last_points[p])})" if party.hand else ""
         if party.hand and party.last_points[p] < 0:
             gained = f"  ({int(party.last_points[p])})"

@@ -14,6 +14,7 @@ import numpy as np
 
 from scum_env.party.cards import party_rules
 from scum_env.party.config import PartyConfig
+from scum_env.party.tables import ladder
 from scum_env.phase import Phase
 from scum_env.rules import Rules
 from scum_env.state import State as TableState
@@ -86,8 +87,22 @@ class Party:
         return action_rules(self.config)
 
     def position(self, player: int) -> int:
-        """Seat of ``player`` at its table (0 = King) in the current hand."""
+        """Seat of ``player`` at its table (0 = King) in the current (or, once over, last) hand."""
         return self.tables[self.table_of[player]].pos[self.local_of[player]]
+
+    def seat_of(self, player: int) -> tuple[int, int]:
+        """``(table, seat)`` of ``player`` after the latest ladder (P7).
+
+        While the tournament runs this is the seat of the current hand (every
+        hand is dealt after the ladder); once it is over, the final seats that
+        scored the last hand (P8). The tables themselves keep the last hand's
+        seats, as it was played.
+        """
+        if self.over and self.last_finish:
+            for t, seats in enumerate(ladder(self.last_finish)):
+                if player in seats:
+                    return t, seats.index(player)
+        return self.table_of[player], self.position(player)
 
 
 def seat(party: Party, seats: list[list[int]]) -> None:
