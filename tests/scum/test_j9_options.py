@@ -80,6 +80,28 @@ def test_j9_color_clash_lower_colour_of_the_same_rank_does_not_beat() -> None:
         E.apply(state, action_of(state, "G8"))
 
 
+def test_j9_color_clash_pass_then_play_is_the_colour_order_not_a_second_turn() -> None:
+    """J9 ruling on the book's "pass and then play a card of the same value with a higher
+    colour": a same-value card of a higher colour beats, but a player who passed has used
+    its one chance in the round (J6); only ``carousel`` gives it another."""
+    state = table(["B8 B2", "R8 B3", "O8 B4", "B5 B6"], color_clash=True)
+    play(state, 0, "B8")
+    pass_(state, 1)  # holds the Red 8, passes
+    play(state, 2, "O8")  # same value, higher colour: beats the Blue 8
+    pass_(state, 3)
+    assert state.leading and state.to_act == 2, "player_1 gets no second chance: O8 wins"
+    assert hand(state, 1) == "B3 R8"
+
+    state = table(["B8 B2", "R8 B3", "O8 B4", "B5 B6"], color_clash=True, carousel=True)
+    play(state, 0, "B8")
+    pass_(state, 1)
+    play(state, 2, "O8")
+    pass_(state, 3)
+    pass_(state, 0)
+    play(state, 1, "R8")  # with carousel the player who passed plays the Red 8 later
+    assert state.top_player == 1
+
+
 def test_j9_color_clash_sets_compare_by_rank_then_best_colour() -> None:
     # given p0 leads a pair of 7s whose best is Orange (O7 + B7)
     state = table(["B7 O7 B2", "G7 R7 B3", "G3", "B4"], color_clash=True)
