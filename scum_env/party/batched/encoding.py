@@ -51,7 +51,6 @@ class PartyBatchEncoder:
         self.seats = xp.asarray(lay.seats, i8)
         self.onehot_table = xp.asarray(lay.onehot_table, i8)
         self.onehot_pos = xp.asarray(lay.onehot_pos, i8)
-        self.finish_frac = xp.asarray(lay.finish_frac, f32)
         self.table_consts = xp.asarray(lay.table_consts, f32)
         self.hands_done = xp.asarray(
             np.array([h / cfg.num_hands for h in range(cfg.num_hands + 1)], dtype=np.float32), f32
@@ -98,15 +97,25 @@ class PartyBatchEncoder:
         return out
 
     # ------------------------------------------------------------ observations
-    def observe(self, eng: BatchedParty, row: Array, flat: Array, hand: Array) -> Array:
-        """Write every game's observation (by its player to act) into the shared buffer."""
+    def observe(
+        self, eng: BatchedParty, row: Array, me: Array, player: Array, hand: Array
+    ) -> Array:
+        """Write every game's observation into the shared buffer.
+
+        Args:
+            eng: the engine.
+            row: ``[N]`` row of each game's table to act.
+            me: ``[N]`` seat of the player to act at that table.
+            player: ``[N]`` its player id.
+            hand: ``[N, 14]`` its cards.
+        """
         xp = self.xp
         lay = self.lay
         P = lay.P
         sl = self._sl
         stage = self.stage
         cur = eng.current
-        me = eng.actor[row]
+        flat = row * P + me
         tme = cur * P + me
         rel = row[:, None] * P + xp.take_rows(self.rel, tme)  # flat [N, P] into [R*P]
         stage[:, sl["hand"]] = hand
@@ -134,13 +143,13 @@ class PartyBatchEncoder:
         stage[:, ph + 2] = xp.small(~playing)
         out = self.obs
         out[...] = stage
-        fin = xp.astype(xp.take_flat(eng.finish, rel), xp.int64)
-        out[:, sl["finish_rank"]] = xp.take_flat(self.finish_frac, cur[:, None] * (P + 1) + fin)
-        out[:, sl["table_size"].start : sl["num_tables"].stop] = xp.take_rows(
-            self.table_consts, cur
-        )
+        out[:, sl["finish_rank"]] = xp.take_flat(eng.finish_rank, rel)
+        consts = sl["table_size"].start, sl["num_tables"].stop
+        if lay.T == 1:
+            out[:, consts[0] : consts[1]] = self.table_consts[0]
+        else:
+            out[:, consts[0] : consts[1]] = xp.take_rows(self.table_consts, cur)
         out[:, sl["hands_done"].start] = xp.take_flat(self.hands_done, eng.hand)
-        player = eng.to_act()
         out[:, sl["score"].start : sl["leader_gap"].stop] = xp.take_rows(
             eng.ladder.reshape(-1, 3), eng.rows * lay.n + player
         )

@@ -104,6 +104,7 @@ class BatchedParty:
         self.dist = xp.asarray(np.minimum(lay.dist, FAR), xp.int16)  # turns from -> to
         self.table_dist = xp.asarray(lay.table_dist, i64)
         self.size_t = xp.asarray(lay.size, i64)
+        self.finish_frac = xp.asarray(lay.finish_frac, xp.float32)  # [t * (P+1) + k] = k / size
         self.slot_of = xp.asarray(lay.slot_of, i64)
         self.ladder_perm = xp.asarray(lay.ladder_perm, i64)
         self.hand_points = xp.asarray(lay.hand_points, i64)
@@ -119,6 +120,7 @@ class BatchedParty:
         self.received = xp.zeros((r, p, k), i8)
         self.ncards = xp.zeros((r, p), xp.int16)
         self.finish = xp.zeros((r, p), i8)
+        self.finish_rank = xp.zeros((r, p), xp.float32)  # what observers see: rank / size
         self.passed = xp.zeros((r, p), xp.bool)
         self.acted = xp.zeros((r, p), xp.bool)
         self.members = xp.zeros((r, p), i64)
@@ -141,7 +143,7 @@ class BatchedParty:
 
     def state_arrays(self) -> dict[str, Array]:
         """Every state array by name (for memory accounting and inspection)."""
-        names = ("hands", "given", "received", "ncards", "finish", "passed", "acted", "members",
+        names = ("hands", "given", "received", "ncards", "finish", "finish_rank", "passed", "acted", "members",
                  "seat_score", "played", "top_count", "top_slot", "top_pos", "nfin",
                  "actor", "tover", "current", "hand", "deals", "over", "scores", "ladder",
                  "rewards", "done")  # fmt: skip
@@ -290,6 +292,9 @@ class BatchedParty:
             self.nfin[row] = nfin
             fin = self.finish.reshape(-1)
             fin[flat] = xp.where(out, xp.astype(nfin, xp.int8), fin[flat])
+            frac = xp.take_flat(self.finish_frac, self.current * (p_max + 1) + nfin)
+            seen = self.finish_rank.reshape(-1)
+            seen[flat] = xp.where(out, frac, seen[flat])
             table_end = out & (xp.sum(has, 1) == 1)
         ends = is_play & (slot == lay.joker) & ~table_end  # P1: nothing beats a Joker
         moving = live & ~ends & ~table_end
@@ -321,6 +326,7 @@ class BatchedParty:
         last = xp.argmax(self.ncards[r] > 0, 1)
         size = self.size_t[r % self.lay.T]
         self.finish[r, last] = xp.astype(size, xp.int8)
+        self.finish_rank[r, last] = 1.0  # size / size
         self.tover[r] = True
         self.clear_round(r)
 
@@ -348,13 +354,15 @@ class BatchedParty:
     def _observe(self) -> tuple[Array, Array, Array]:
         xp = self.xp
         row = self.current_row()
-        flat = row * self.lay.P + self.actor[row]
+        me = self.actor[row]
+        flat = row * self.lay.P + me
+        player = xp.take_flat(self.members, flat)
         hand = xp.take_rows(self.hands.reshape(-1, self.lay.K), flat)
         mask = self.encoder.mask(self, row, hand)
         self._mask = mask
-        obs = self.encoder.observe(self, row, flat, hand)
+        obs = self.encoder.observe(self, row, me, player, hand)
         mask_out = mask.view(np.int8) if xp.name == "numpy" else mask.to(xp.int8)
-        return obs, mask_out, self.to_act()
+        return obs, mask_out, player
 
     def draw_seating(self, g: Array) -> Array:
         """A seeded seat draw ``[M, n]`` for games ``g`` (P3)."""

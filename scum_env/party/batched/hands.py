@@ -124,6 +124,7 @@ def start_hand(eng: BatchedParty, g: Array, trade: Array, preset: np.ndarray | N
     rows = (g[:, None] * t_count + eng.t_ar[None, :]).reshape(-1)
     eng.deals[g] += 1
     eng.finish[rows] = 0
+    eng.finish_rank[rows] = 0.0
     eng.nfin[rows] = 0
     eng.played[rows] = 0
     eng.given[rows] = 0
