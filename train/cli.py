@@ -79,6 +79,23 @@ def resolve_config(args: argparse.Namespace) -> TrainConfig:
     return load_config(args.config, overrides)
 
 
+TRAIN_EXTRA_MODULES = ("torch", "stable_baselines3", "sb3_contrib", "safetensors", "tensorboard")
+
+
+def require_train_extra(command: str, module: str) -> Any:
+    """Import ``module`` (which needs torch and SB3); a ConfigError naming the extra if absent."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as err:
+        top = (err.name or "").split(".")[0]
+        if top in TRAIN_EXTRA_MODULES:
+            raise ConfigError(
+                f"{command} needs the train extra ({top} is not installed): "
+                "pip install 'cardsuite[train]'"
+            ) from None
+        raise
+
+
 def default_out(args: argparse.Namespace) -> Path:
     """``--out``, else the resumed run's directory, else ``runs/<config stem>``."""
     if args.out:
@@ -116,7 +133,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
 
     check_run_dir(out, find_checkpoint(args.resume) if args.resume else None)  # before any work
     check_baselines(config)
-    from cardsuite.train.trainer import train  # imports torch and stable-baselines3
+    train = require_train_extra("cardsuite train", "cardsuite.train.trainer").train
 
     result = train(config, out, resume=args.resume)
     if result.interrupted:

@@ -128,9 +128,10 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     options.update(parse_options(game, extra))
     game.config_class().from_dict(options)  # ConfigError naming a bad option
 
-    from sb3_contrib import MaskablePPO
-
     from cardsuite.agents.base import table_info
+    from cardsuite.train.cli import require_train_extra
+
+    MaskablePPO = require_train_extra("cardsuite export", "sb3_contrib").MaskablePPO
     from cardsuite.train.policy import agent_meta
     from cardsuite.train.safe_io import save_agent
 

@@ -258,3 +258,26 @@ def test_train_config_uses_config_base_checks_only() -> None:
     options["num_players"] = 6
     assert config.options == {"num_players": 5}  # the frozen config holds its own copy
     assert "| `options` | `dict` | `{}` |" in TrainConfig.doc_table()
+
+
+def test_train_without_the_train_extra_names_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib
+
+    import cardsuite.train.cli as cli
+    from cardsuite.cli import main
+
+    real = importlib.import_module
+
+    def no_torch(name: str, package: str | None = None) -> object:
+        if name == "cardsuite.train.trainer":
+            raise ModuleNotFoundError("No module named 'torch'", name="torch")
+        return real(name, package)
+
+    monkeypatch.setattr(cli.importlib, "import_module", no_torch)
+    out = tmp_path / "run"
+    assert main(["train", "--config", "train/scum_quick", "--out", str(out)]) == 2
+    assert "needs the train extra (torch is not installed): pip install 'cardsuite[train]'" in (
+        capsys.readouterr().err
+    )
