@@ -33,6 +33,7 @@ import numpy as np
 
 from cardsuite.errors import ConfigError, IllegalActionError, PresetError
 from scum_env.batched.backend import Array, Backend, get_backend
+from scum_env.batched.checks import action_ids, active_flags
 from scum_env.batched.deal import TAG_DEAL, TAG_ROLES, split_seed, stream_keys
 from scum_env.batched.encoding import BatchEncoder
 from scum_env.config import ScumConfig
@@ -233,17 +234,17 @@ class BatchedScum:
 
         Raises:
             IllegalActionError: an action of an active, running game is not
-                legal; no game is changed.
+                legal, or ``actions`` are not ``N`` whole-number ids (``None``,
+                ``1.5``, NaN); no game is changed.
+            UsageError: ``active`` is not ``N`` bools.
         """
         xp = self.xp
         if self._mask is None:
             raise IllegalActionError("call reset() before step()")
-        a = xp.asarray(actions, xp.int64).reshape(-1)
-        if a.shape[0] != self.num_games:
-            raise IllegalActionError(f"step needs {self.num_games} actions, got {a.shape[0]}")
+        a = action_ids(xp, actions, self.num_games)
         live = self.phase != OVER
         if active is not None:
-            live = live & xp.asarray(active, xp.bool).reshape(-1)
+            live = live & active_flags(xp, active, self.num_games)
         self._check_actions(a, live)
         self.done[:] = False
         self.rewards[:] = 0.0

@@ -1,0 +1,82 @@
+"""Checks of what a caller hands :meth:`BatchedScum.step`: action ids and active flags.
+
+The engine casts them to int64 / bool arrays; before that, these checks turn
+every wrong input into a named error instead of a silent cast: ``None``, text,
+a float that is not a whole number (``1.5`` would be truncated to 1), NaN or
+infinity, booleans, numbers past int64, and arrays of the wrong length.
+Whole-number floats (``3.0``) are accepted, as ``scum_v0`` accepts them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from cardsuite.batched.backend import Array, Backend
+from cardsuite.errors import IllegalActionError, UsageError
+
+
+def _is_tensor(x: Any) -> bool:
+    return type(x).__module__.split(".", 1)[0] == "torch"
+
+
+def action_ids(xp: Backend, actions: Any, num_games: int) -> Array:
+    """``actions`` as an int64 ``[N]`` array of the backend; IllegalActionError if not ids."""
+    what = f"step needs {num_games} integer action ids"
+    if actions is None or isinstance(actions, str | bytes | dict):
+        raise IllegalActionError(f"{what}, got {type(actions).__name__}")
+    if _is_tensor(actions):
+        import torch
+
+        t = actions.reshape(-1)
+        if t.dtype == torch.bool or t.dtype.is_complex:
+            raise IllegalActionError(f"{what}, got a {t.dtype} tensor")
+        if t.dtype.is_floating_point and not bool(
+            (torch.isfinite(t) & (t == torch.trunc(t))).all()
+        ):
+            raise IllegalActionError(f"{what}, got fractional, NaN or infinite values")
+        if t.shape[0] != num_games:
+            raise IllegalActionError(f"{what}, got {t.shape[0]}")
+        return xp.asarray(t, xp.int64)
+    try:
+        arr = np.asarray(actions)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise IllegalActionError(f"{what}: {err}") from None
+    arr = arr.reshape(-1)
+    if arr.dtype.kind not in "iuf":
+        raise IllegalActionError(f"{what}, got {arr.dtype} values")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or np.any(arr != np.trunc(arr)):
+            bad = arr[~np.isfinite(arr) | (arr != np.trunc(arr))][0]
+            raise IllegalActionError(f"{what}, got {float(bad)!r}, which is not a whole number")
+        if np.any(np.abs(arr) >= 2.0**63):
+            raise IllegalActionError(f"{what}, got a value past the int64 range")
+    elif arr.dtype.kind == "u" and arr.size and arr.max() >= 2**63:
+        raise IllegalActionError(f"{what}, got a value past the int64 range")
+    if arr.shape[0] != num_games:
+        raise IllegalActionError(f"{what}, got {arr.shape[0]}")
+    return xp.asarray(arr.astype(np.int64), xp.int64)
+
+
+def active_flags(xp: Backend, active: Any, num_games: int) -> Array:
+    """``active`` as a bool ``[N]`` array of the backend; UsageError if it is not N flags."""
+    what = f"step's active must be {num_games} bools (or 0/1), one per game"
+    if isinstance(active, str | bytes | dict):
+        raise UsageError(f"{what}, got {type(active).__name__}")
+    if _is_tensor(active):
+        flags = active.reshape(-1)
+        if flags.dtype.is_floating_point or flags.dtype.is_complex:
+            raise UsageError(f"{what}, got a {flags.dtype} tensor")
+        if flags.shape[0] != num_games:
+            raise UsageError(f"{what}, got {flags.shape[0]}")
+        return xp.asarray(flags, xp.bool)
+    try:
+        arr = np.asarray(active).reshape(-1)
+    except (TypeError, ValueError) as err:
+        raise UsageError(f"{what}: {err}") from None
+    if arr.dtype.kind not in "biu" or (arr.dtype.kind != "b" and np.any((arr != 0) & (arr != 1))):
+        raise UsageError(f"{what}, got {arr.dtype} values {arr[:4].tolist()}")
+    if arr.shape[0] != num_games:
+        raise UsageError(f"{what}, got {arr.shape[0]}")
+    return xp.asarray(arr.astype(bool), xp.bool)

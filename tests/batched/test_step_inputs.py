@@ -1,0 +1,83 @@
+"""BatchedScum.step names every malformed input and leaves every game unchanged (issue 12)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from cardsuite.errors import IllegalActionError, UsageError
+from scum_env.batched.engine import BatchedScum
+
+N = 4
+
+
+def engine(backend: str = "numpy") -> tuple[BatchedScum, np.ndarray]:
+    eng = BatchedScum(N, num_players=4, backend=backend)
+    _obs, mask, _to_act = eng.reset(seed=7)
+    mask = np.asarray(eng.xp.to_numpy(mask))
+    return eng, np.array([int(np.flatnonzero(row)[0]) for row in mask])
+
+
+def snapshot(eng: BatchedScum) -> dict[str, bytes]:
+    return {k: np.asarray(eng.xp.to_numpy(v)).tobytes() for k, v in eng.state_arrays().items()}
+
+
+@pytest.mark.parametrize(
+    ("actions", "match"),
+    [
+        (None, "got NoneType"),
+        ("0123", "got str"),
+        ([1.5, 0, 0, 0], "1.5, which is not a whole number"),
+        ([float("nan")] * N, "not a whole number"),
+        ([float("inf")] * N, "not a whole number"),
+        ([True] * N, "got bool values"),
+        ([2**70] * N, "got object values"),
+        (np.array([2**63] * N, dtype=np.uint64), "past the int64 range"),
+        ([1e300] * N, "past the int64 range"),
+        ([0, 0, 0], "got 3"),
+        ([[0, 0], [0]], "integer action ids"),
+        ({"a": 1}, "got dict"),
+    ],
+)
+def test_bad_actions_raise_and_change_nothing(actions: Any, match: str) -> None:
+    eng, _legal = engine()
+    before = snapshot(eng)
+    with pytest.raises(IllegalActionError, match=match):
+        eng.step(actions)
+    assert snapshot(eng) == before
+
+
+@pytest.mark.parametrize(
+    "active",
+    [[True] * (N - 1), [True] * (N + 1), np.ones((2, N), dtype=bool), [0.5] * N, [2] * N, "1111"],
+)
+def test_bad_active_raises_and_changes_nothing(active: Any) -> None:
+    eng, legal = engine()
+    before = snapshot(eng)
+    with pytest.raises(UsageError, match="active must be 4 bools"):
+        eng.step(legal, active=active)
+    assert snapshot(eng) == before
+
+
+def test_whole_number_floats_and_0_1_flags_are_accepted() -> None:
+    eng, legal = engine()
+    other, _ = engine()
+    eng.step(legal.astype(np.float64), active=[1, 1, 0, 1])
+    other.step(legal, active=np.array([True, True, False, True]))
+    assert snapshot(eng) == snapshot(other)
+
+
+def test_torch_float_and_bool_tensors_are_named() -> None:
+    torch = pytest.importorskip("torch")
+    eng, legal = engine("torch")
+    before = snapshot(eng)
+    with pytest.raises(IllegalActionError, match="fractional"):
+        eng.step(torch.tensor([1.5] * N))
+    with pytest.raises(IllegalActionError, match=r"torch\.bool"):
+        eng.step(torch.ones(N, dtype=torch.bool))
+    with pytest.raises(UsageError, match="got 3"):
+        eng.step(torch.tensor(legal), active=torch.ones(3, dtype=torch.bool))
+    assert snapshot(eng) == before
+    eng.step(torch.tensor(legal, dtype=torch.float32))
