@@ -32,6 +32,7 @@ Conventions shared by every env of the suite:
 
 from __future__ import annotations
 
+import copy
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Generic, TypeVar
@@ -170,10 +171,13 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
         """
         seed = check_seed(seed)
         options = self._check_reset_options(options)
-        if seed is not None:
-            self._np_random = np.random.default_rng(seed)
-        game_seed = int(self._np_random.integers(0, 2**63 - 1))
+        # Draw the game's seed from a copy: a reset that the game refuses
+        # (a bad preset or saved state) leaves the env's random stream, like
+        # the rest of the env, exactly as it was.
+        rng = np.random.default_rng(seed) if seed is not None else copy.deepcopy(self._np_random)
+        game_seed = int(rng.integers(0, 2**63 - 1))
         self._reset_game(game_seed, options)
+        self._np_random = rng
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
