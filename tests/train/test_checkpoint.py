@@ -420,3 +420,62 @@ def test_resume_into_a_new_directory_branches_with_the_logs_up_to_the_checkpoint
     start_logs(branch, find_checkpoint(run), 256, in_place=False)
     assert _steps(branch / "curve.csv") == [128, 256]
     assert _steps(run / "curve.csv") == [128, 256, 384]  # the source run is untouched
+
+
+def test_any_json_in_any_state_field_gives_a_named_error(
+    trained_run: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Fuzzed state.json fields: read_state raises CheckpointError or reads a valid state."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    original = json.loads((trained_run / "checkpoint" / "state.json").read_text())
+    scalars = (
+        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=6)
+    )
+    values = st.recursive(
+        scalars,
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+        ),
+        max_leaves=6,
+    )
+    paths = [
+        ("step",),
+        ("schedule",),
+        ("schedule", "eval"),
+        ("files",),
+        ("history",),
+        ("counters",),
+        ("config",),
+        ("config", "learning_rate"),
+        ("rng",),
+        ("rng", "numpy"),
+        ("pool",),
+        ("pool", "snapshots"),
+        ("optimizer",),
+        ("format",),
+    ]
+
+    @settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(path=st.sampled_from(paths), value=values)
+    def check(path: tuple[str, ...], value: object) -> None:
+        run = tmp_path_factory.mktemp("case")
+        shutil.copytree(trained_run / "checkpoint", run / "checkpoint")
+        doc = json.loads(json.dumps(original))
+        target = doc
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+        (run / "checkpoint" / "state.json").write_text(json.dumps(doc))
+        try:
+            _, state = read_state(run)
+        except CheckpointError:
+            return
+        assert isinstance(state.step, int) and set(state.schedule) == {
+            "snapshot",
+            "eval",
+            "checkpoint",
+        }
+
+    check()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import strategies as st
 
 from cardsuite.errors import CheckpointError
 from cardsuite.train.safe_io import (
@@ -378,3 +379,56 @@ def test_rllib_pickles_without_safe_weights_are_refused(tmp_path: Path) -> None:
     with pytest.raises(CheckpointError, match="field 'config' is invalid"):
         make_agent(f"rllib:{folder}", "scum", seed=0)
     assert not marker.exists()
+
+
+# ------------------------------------------------- fuzzed metadata: named errors only
+def _json_values() -> st.SearchStrategy[object]:
+    scalars = (
+        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
+    )
+    return st.recursive(
+        scalars,
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+        ),
+        max_leaves=8,
+    )
+
+
+@pytest.fixture(scope="module")
+def saved_agent(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tensors, meta = _tiny()
+    return save_agent(tmp_path_factory.mktemp("fuzz") / "agent", tensors, meta)
+
+
+def test_any_json_in_any_meta_field_gives_a_named_error_or_a_valid_agent(
+    saved_agent: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    import shutil
+
+    from hypothesis import HealthCheck, given, settings
+
+    original = json.loads((saved_agent / META_FILE).read_text())
+    keys = [*original, *(f"network.{k}" for k in original["network"]), "extra"]
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(key=st.sampled_from(keys), value=_json_values())
+    def check(key: str, value: object) -> None:
+        work = tmp_path_factory.mktemp("case") / "agent"
+        shutil.copytree(saved_agent, work)
+        doc = json.loads(json.dumps(original))
+        if key.startswith("network."):
+            doc["network"][key.split(".", 1)[1]] = value
+        else:
+            doc[key] = value
+        (work / META_FILE).write_text(json.dumps(doc))
+        try:
+            arrays, meta = load_agent_numpy(work)
+        except CheckpointError:
+            return
+        assert isinstance(meta.obs_size, int) and meta.network.activation in ("tanh", "relu")
+        assert actor_logits(arrays, meta.network, np.zeros(meta.obs_size)).shape == (
+            meta.num_actions,
+        )
+
+    check()
