@@ -99,8 +99,9 @@ class BatchObserver:
         st[:, sl["build_scandal"]] = small(t.scandal_ar[None, :] == eng.build_scandal[:, None])
         pos, plen = eng.pile_pos, eng.pile_len
         in_pile = pos >= 0
+        top = xp.astype(plen - 1, xp.int8)[:, None]  # -1: no pile (no card is at -1 then)
         st[:, sl["discard_in"]] = small(in_pile)
-        st[:, sl["discard_top"]] = small(in_pile & (pos == (plen - 1)[:, None]))
+        st[:, sl["discard_top"]] = small(pos == xp.where(top >= 0, top, -2))
         st[:, sl["stock_public"]] = small(eng.stock_public[:, None])
         seat_ar = xp.arange(p)[None, :]
         st[:, sl["to_act"]] = small(seat_ar == 0)
@@ -111,9 +112,12 @@ class BatchObserver:
         st[:, sl["forbidden"]] = small(cards8 == xp.astype(eng.forbidden, xp.int8)[:, None])
         obs[:] = st
         # float32(depth) / float32(n - 1): the per-game table's value, correctly rounded
-        top = xp.astype(plen - 1, xp.int8)[:, None]
-        depth = xp.astype(xp.where(in_pile, top - pos, 0), xp.float32)
-        obs[:, sl["discard_depth"]] = depth / float(max(1, n - 1))
+        depth = xp.where(in_pile, top - pos, 0)
+        scale = float(max(1, n - 1))
+        if xp.name == "numpy":  # one pass, straight into the strided output
+            np.divide(depth, np.float32(scale), out=obs[:, sl["discard_depth"]], dtype=np.float32)
+        else:
+            obs[:, sl["discard_depth"]] = xp.astype(depth, xp.float32) / scale
         counts = xp.astype(xp.take_along(eng.counts, rel, 1), f64)
         obs[:, sl["hand_sizes"]] = counts * self.inv_n
         obs[:, sl["stock_size"]] = (xp.astype(eng.stock_len, f64) * self.inv_n)[:, None]
