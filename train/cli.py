@@ -7,10 +7,10 @@
         --set options.num_players=5
     cardsuite train --resume runs/scum_quick --set total_steps=400000
 
-Every field of :class:`~train.config.TrainConfig` can be overridden with
+Every field of :class:`~cardsuite.train.config.TrainConfig` can be overridden with
 ``--set key=value`` (YAML values; ``options.NAME=value`` sets one rule option).
 With ``--resume`` and no ``--config`` the checkpoint's own config is used.
-``--backend rllib`` hands the config to :mod:`train.rllib.trainer`.
+``--backend rllib`` hands the config to :mod:`cardsuite.train.rllib.trainer`.
 
 This module imports no torch: the CLI imports every command at start, so
 torch and stable-baselines3 are imported inside the runner only.

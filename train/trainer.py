@@ -2,7 +2,7 @@
 
 ``train(config, out_dir)`` runs the whole loop:
 
-1. seed python, numpy and torch; build ``n_envs`` :class:`~train.wrappers.SelfPlayEnv`
+1. seed python, numpy and torch; build ``n_envs`` :class:`~cardsuite.train.wrappers.SelfPlayEnv`
    (one learner seat each, opponents from the pool) in worker processes;
 2. ``MaskablePPO.learn`` collects rollouts with the learner's action masks
    and updates the policy;

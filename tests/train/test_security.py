@@ -432,3 +432,26 @@ def test_any_json_in_any_meta_field_gives_a_named_error_or_a_valid_agent(
         )
 
     check()
+
+
+def test_export_of_a_trusted_old_run_reads_its_game_from_state_json(
+    trained_run: Path, tmp_path: Path
+) -> None:
+    """A cardsuite 0.1 run (model.zip + state.json format 1) converts without --game."""
+    from cardsuite.cli import main
+    from cardsuite.train.checkpoint import read_config
+    from cardsuite.train.policy import PPOAgent
+    from tests.train.test_policy import torch_model
+
+    ckpt = tmp_path / "old" / "checkpoint"
+    ckpt.mkdir(parents=True)
+    torch_model(trained_run).save(ckpt / "model.zip")
+    config = read_config(trained_run).to_dict()
+    (ckpt / "state.json").write_text(json.dumps({"format": 1, "config": config}))
+    out = tmp_path / "agent"
+    flag = "--trust-pickle-this-file-can-run-code"
+    assert main(["export", str(tmp_path / "old"), "--out", str(out), flag]) == 0
+    agent = PPOAgent.load(out, "scum")
+    assert agent.meta.options == {"num_players": 4, "reward": "centered"}
+    assert agent.meta.step == 256
+    assert main(["export", str(tmp_path / "old"), "--out", str(out), flag]) == 2  # never overwrites

@@ -35,6 +35,32 @@ class RLlibTrainConfig(ConfigBase):
     """Self-play PPO on Ray RLlib: game, scale, PPO, league, evaluation, checkpoints."""
 
     game: str = doc_field("scum", "game to train on: scum, scum_party or scandal")
+    sampler: Literal["batched", "per_game"] = doc_field(
+        "per_game",
+        "batched: each env runner steps num_envs_per_env_runner games of the batched engine, "
+        "one learning seat per game, opponents inside the batch; per_game: the AEC env, "
+        "every seat a policy (multi-agent)",
+    )
+    learner_seat: int | None = doc_field(
+        None, "batched: the learning seat of every game (null: seats rotate over games)"
+    )
+    league_baselines: str = doc_field(
+        "heuristic,random",
+        "batched: comma-separated fixed league members besides the snapshots (scum: heuristic, random; "
+        "scum_party: heuristic (lowest-first), random; scandal: random)",
+    )
+    pfsp_weighting: Literal["hard", "variance", "uniform"] = doc_field(
+        "hard", "batched: PFSP weighting of the league draw (cardsuite.train.league)"
+    )
+    restart_failed_env_runners: bool = doc_field(
+        True, "RLlib fault tolerance: replace an env runner that died instead of failing the run"
+    )
+    max_num_env_runner_restarts: int = doc_field(
+        100, "RLlib fault tolerance: restarts allowed per env runner over the run"
+    )
+    env_runner_restore_timeout_s: float = doc_field(
+        120.0, "RLlib fault tolerance: seconds to wait for a restarted env runner"
+    )
     seed: int = doc_field(0, "seed of RLlib (env runners, module init) and of evaluation")
     iterations: int = doc_field(100, "training iterations (one sample + PPO update each)")
     num_env_runners: int = doc_field(
@@ -129,11 +155,25 @@ class RLlibTrainConfig(ConfigBase):
                 "minibatch_size",
                 f"{self.minibatch_size} exceeds train_batch_size {self.train_batch_size}",
             )
+        if self.max_num_env_runner_restarts < 0:
+            self._fail("max_num_env_runner_restarts", "must be >= 0")
+        if self.env_runner_restore_timeout_s <= 0:
+            self._fail("env_runner_restore_timeout_s", "must be > 0")
+        if self.learner_seat is not None and self.learner_seat < 0:
+            self._fail("learner_seat", f"must be a seat (>= 0) or null, got {self.learner_seat}")
+        if self.sampler == "batched" and self.game not in ("scum", "scandal", "scum_party"):
+            self._fail("sampler", f"batched needs a batched engine; {self.game!r} has none")
+        if self.sampler == "batched" and not self.baselines():
+            self._fail("league_baselines", "needs at least one baseline (e.g. random)")
         if not self.checkpoint_dir:
             self._fail("checkpoint_dir", "must not be empty")
 
+    def baselines(self) -> list[str]:
+        """The names in ``league_baselines``."""
+        return [b.strip() for b in self.league_baselines.split(",") if b.strip()]
+
     def model_config(self) -> dict[str, Any]:
-        """The ``model_config`` of :class:`~train.rllib.module.MaskedPPOTorchRLModule`."""
+        """The ``model_config`` of :class:`~cardsuite.train.rllib.module.MaskedPPOTorchRLModule`."""
         return {"hidden": [self.hidden_size] * self.hidden_layers, "activation": self.activation}
 
 
@@ -145,7 +185,7 @@ class RLlibRun:
     options: dict[str, Any]
 
     def env_config(self) -> dict[str, Any]:
-        """The ``env_config`` of :class:`~train.rllib.env.SuiteRLlibEnv`."""
+        """The ``env_config`` of :class:`~cardsuite.train.rllib.env.SuiteRLlibEnv`."""
         return {"game": self.config.game, "options": dict(self.options)}
 
 

@@ -12,7 +12,7 @@ DIR --trust-pickle-this-file-can-run-code`` converts one you trust. No
 Algorithm is built and Ray is not started. The agent acts greedily (the most
 likely legal action) unless built with ``greedy=False``, when it samples from
 the masked policy with its own seeded generator. Illegal actions have
-probability 0 in either case (:mod:`train.rllib.module`).
+probability 0 in either case (:mod:`cardsuite.train.rllib.module`).
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def load_module(folder: Path, run: RLlibRun) -> Any:
 
 
 class RLlibAgent:
-    """An :class:`~agents.base.Agent` acting with a trained masked PPO RLModule."""
+    """An :class:`~cardsuite.agents.base.Agent` acting with a trained masked PPO RLModule."""
 
     name = "rllib"
 
@@ -125,7 +125,7 @@ class RLlibAgent:
         greedy: bool = True,
         source: str = "",
     ) -> None:
-        """Wrap a loaded :class:`~train.rllib.module.MaskedPPOTorchRLModule`."""
+        """Wrap a loaded :class:`~cardsuite.train.rllib.module.MaskedPPOTorchRLModule`."""
         self.module = module
         self.game = game
         self.greedy = greedy
