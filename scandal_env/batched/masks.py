@@ -152,13 +152,12 @@ def _meld(eng: MaskState, mask: Array, r: Array, hand: Array, size: Array) -> No
     f = xp.where(f_ok, fb, -1)
     nonf = size - xp.astype(f_ok, xp.int64)
     free = ~dutied
-    mask[r, lay.DISCARD : lay.DISCARD + n] = (
-        hand & (t.card_ar[None, :] != f[:, None]) & free[:, None]
-    )
+    f8 = xp.astype(f, xp.int8)[:, None]  # byte compares against card ids
+    mask[r, lay.DISCARD : lay.DISCARD + n] = hand & (t.depth8[None, :] != f8) & free[:, None]
     pair_melded = melded[:, t.pair_scandal]
-    pc = t.pair_card[None, :]
-    lay_free = hand[:, t.pair_card] & ((nonf >= 2)[:, None] | (pc == f[:, None]))
-    lay_ok = xp.where(dutied[:, None], pc == duty[:, None], lay_free)
+    pc = t.pair_card8[None, :]
+    lay_free = hand[:, t.pair_card] & ((nonf >= 2)[:, None] | (pc == f8))
+    lay_ok = xp.where(dutied[:, None], pc == xp.astype(duty, xp.int8)[:, None], lay_free)
     mask[r, lay.LAYOFF : lay.LAYOFF + t.npairs] = pair_melded & lay_ok
     f_mem = xp.take_rows(t.member, xp.where(f_ok, f, 0)) & f_ok[:, None]
     start_free = (nonf >= 4)[:, None] | ((nonf == 3)[:, None] & f_mem)

@@ -76,6 +76,7 @@ class DeckTables:
         self.title_of: Array = as_(deck.title_of, xp.int64)
         self.pair_card: Array = as_(deck.pair_card, xp.int64)
         self.pair_scandal: Array = as_(deck.pair_scandal, xp.int64)
+        self.pair_card8: Array = as_(deck.pair_card, xp.int8)
         self.cards_pad: Array = as_(cards_pad, xp.int64)
         self.cards_bg: Array = as_(is_bg_ext[cards_pad], xp.bool)
         self.cards_nt: Array = as_(nt_ext[cards_pad], xp.bool)
