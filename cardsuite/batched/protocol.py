@@ -18,7 +18,9 @@ Rules every engine follows:
 * ``obs`` and ``mask`` are the per-game env's observation and mask of the
   player to act, bit for bit; the engine's reused buffers (copy to keep).
 * ``rewards [N, P]`` float32 by player id: what the per-game env hands each
-  seat in that step (zero otherwise); ``done [N]`` bool: the episode ended.
+  seat in that step (zero otherwise); ``done [N]`` bool: the episode ended;
+  ``truncated [N]`` (optional, ``None`` when a game never truncates): the
+  games among ``done`` whose episode was cut by a limit, not played out.
 * Autoreset (the default): a finished game restarts inside the same ``step``
   as the per-game env's ``reset()`` without a seed continues, and the
   returned ``obs``/``mask``/``to_act`` already describe the restarted game.
@@ -53,6 +55,7 @@ class StepResult:
     to_act: Array
     rewards: Array
     done: Array
+    truncated: Array | None = None
 
 
 @runtime_checkable

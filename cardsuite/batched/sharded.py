@@ -80,12 +80,14 @@ class ShardedEngine:
             return self.shards[i].step(a[s], None if act is None else act[s])
 
         outs = list(self._pool.map(run, range(len(self.shards))))
+        truncated = getattr(outs[0], "truncated", None)
         return StepResult(
             self.obs,
             self.mask.view(np.int8),
             np.concatenate([o.to_act for o in outs]),
             np.concatenate([o.rewards for o in outs]),
             np.concatenate([o.done for o in outs]),
+            None if truncated is None else np.concatenate([o.truncated for o in outs]),
         )
 
     def to_act(self) -> np.ndarray:

@@ -14,8 +14,11 @@ of its decisions (the per-game env's rewards: at the episode end in Scum, at
 every scored hand in Scum Party with ``reward="points"``). Finished games
 restart in the same step (Gymnasium's ``SAME_STEP`` autoreset, SB3's
 convention): the returned observation is already the first decision of the
-next episode. Episodes only terminate, never truncate, so no final
-observation is needed for bootstrapping and none is returned.
+next episode. An episode that the engine reports ``truncated`` (Scandal's
+limits) is returned as truncated, every other end as terminated. No final
+observation is returned, so a learner cannot bootstrap a truncated episode
+and treats it like a terminated one (SB3 does without a
+``terminal_observation``).
 
 SB3 does not accept a Gymnasium ``VectorEnv``; :func:`sb3_vec_env` wraps one
 as a ``stable_baselines3`` ``VecEnv`` (imported lazily: the core does not need
@@ -108,7 +111,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         self._obs, self._mask, _ = self.engine.reset(self.seed_value)
         reward = np.zeros(self.num_envs, dtype=np.float32)
         done = np.zeros(self.num_envs, dtype=bool)
-        self._advance(reward, done)
+        self._advance(reward, done, done.copy())
         self._lengths[:] = 0
         return self._host(self._obs).copy(), {"action_mask": self.action_masks()}
 
@@ -122,14 +125,14 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         res = self.engine.step(np.asarray(actions, dtype=np.int64).reshape(-1))
         reward = xp.to_numpy(res.rewards[:, self.learner]).astype(np.float32)
         done = xp.to_numpy(res.done).astype(bool)
+        truncated = self._truncated(res, done.shape[0])
         self._obs, self._mask = res.obs, res.mask
-        self._advance(reward, done)
+        self._advance(reward, done, truncated)
         self._lengths += 1
         lengths = self._lengths.copy()
         self._lengths[done] = 0
         infos = {"action_mask": self.action_masks(), "episode_length": lengths}
-        truncated = np.zeros(self.num_envs, dtype=bool)
-        return self._host(self._obs).copy(), reward, done, truncated, infos
+        return self._host(self._obs).copy(), reward, done & ~truncated, truncated, infos
 
     def action_masks(self) -> np.ndarray:
         """``[num_envs, A]`` bool masks of the learner's current decisions (MaskablePPO)."""
@@ -144,7 +147,14 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
     def _host(self, x: Any) -> np.ndarray:
         return self.engine.xp.to_numpy(x)
 
-    def _advance(self, reward: np.ndarray, done: np.ndarray) -> None:
+    def _truncated(self, res: Any, n: int) -> np.ndarray:
+        """The ``truncated`` flags of a step result (all false when the engine has none)."""
+        flags = getattr(res, "truncated", None)
+        if flags is None:
+            return np.zeros(n, dtype=bool)
+        return self.engine.xp.to_numpy(flags).astype(bool)
+
+    def _advance(self, reward: np.ndarray, done: np.ndarray, truncated: np.ndarray) -> None:
         """Let the other seats play until the learner is to act in every game."""
         eng, xp = self.engine, self.engine.xp
         while True:
@@ -156,6 +166,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
             res = eng.step(actions, active=waiting)
             reward += xp.to_numpy(res.rewards[:, self.learner])
             done |= xp.to_numpy(res.done).astype(bool)
+            truncated |= self._truncated(res, done.shape[0])
             self._obs, self._mask = res.obs, res.mask
 
 
@@ -185,9 +196,12 @@ def sb3_vec_env(env: BatchedVectorEnv) -> Any:
             self._actions = np.asarray(actions)
 
         def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
-            obs, reward, done, _, info = self.inner.step(self._actions)
+            obs, reward, terminated, truncated, info = self.inner.step(self._actions)
+            done = terminated | truncated
             self._returns += reward
             infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+            for i in np.flatnonzero(truncated):
+                infos[i]["TimeLimit.truncated"] = True
             for i in np.flatnonzero(done):
                 infos[i]["episode"] = {
                     "r": float(self._returns[i]),

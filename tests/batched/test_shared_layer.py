@@ -65,3 +65,24 @@ def test_bad_arguments_are_config_errors() -> None:
         run_arena(lambda n: BatchedScum(n, num_players=4), [RandomPolicy(0)] * 4, 5, batch=0)
     with pytest.raises(ConfigError, match="4 policies"):
         run_arena(lambda n: BatchedScum(n, num_players=4), [RandomPolicy(0)] * 3, 5)
+
+
+def test_vector_env_and_arena_serve_scandal_with_its_truncations() -> None:
+    """The shared adapters take Scandal's engine as they are; a game cut by ``max_hands``
+    comes back truncated, not terminated."""
+    batched = pytest.importorskip("scandal_env.batched")
+
+    def make(n: int) -> BatchedEngine:
+        return batched.BatchedScandal(n, num_players=2, episode="game", max_hands=1)
+
+    env = shared.BatchedVectorEnv(make(6), learner=1, seed=3)
+    obs, _ = env.reset()
+    cut = ended = 0
+    for _ in range(300):
+        obs, _, terminated, truncated, _ = env.step(RandomPolicy(0)(obs, env.action_masks()))
+        assert not (terminated & truncated).any()
+        cut += int(truncated.sum())
+        ended += int(terminated.sum())
+    assert cut > 0
+    res = run_arena(make, [RandomPolicy(1)] * 2, 12, batch=6)
+    assert res.episodes == 12 and res.steps > 0
