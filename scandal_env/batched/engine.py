@@ -155,10 +155,11 @@ class BatchedScandal:
         return {name: getattr(self, name) for name in self._STATE}
 
     def bytes_per_game(self) -> float:
-        """Bytes of state, observation and mask held per game."""
+        """Bytes of state, observation (and its int8 staging) and mask held per game."""
         xp = self.xp
         total = sum(xp.nbytes(a) for a in self.state_arrays().values())
         total += xp.nbytes(self.obs) + xp.nbytes(self.mask)
+        total += self.num_games * self.obs_dim  # the int8 staging of the observation
         return total / self.num_games
 
     # ------------------------------------------------------------------ API
