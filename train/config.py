@@ -224,10 +224,10 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
     """Turn ``["total_steps=20000", "options.num_players=5"]`` into field values.
 
     The suite's one override parser (:func:`cardsuite.overrides.parse_assignments`):
-    YAML values, ``options.NAME`` sets one rule option, an unknown field is a
-    ConfigError naming it.
+    YAML values, ``options.NAME`` sets one rule option. An unknown field is a
+    ConfigError naming it (with the closest field) when the config is built.
     """
-    return parse_assignments(items, TrainConfig.field_names(), what="TrainConfig")
+    return parse_assignments(items)
 
 
 def load_config(path: str | None, overrides: Mapping[str, Any] | None = None) -> TrainConfig:

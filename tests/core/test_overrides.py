@@ -72,5 +72,7 @@ def test_every_config_uses_it() -> None:
         "iterations": 3,
         "options": {"num_players": 5},
     }
-    with pytest.raises(ConfigError, match="unknown option iteration for RLlibTrainConfig"):
-        rllib_overrides(["iteration=3"])
+    from cardsuite.train.rllib.config import load_run
+
+    with pytest.raises(ConfigError, match="unknown config key 'iteration'"):
+        load_run(None, **rllib_overrides(["iteration=3"]))

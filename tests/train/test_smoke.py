@@ -123,6 +123,8 @@ def test_rllib_backend_without_ray_is_a_config_error(
             raise ModuleNotFoundError("No module named 'ray'", name="ray")
         return real(name, package)
 
-    monkeypatch.setattr(train.cli.importlib, "import_module", no_ray)
+    import cardsuite.train.cli as train_cli
+
+    monkeypatch.setattr(train_cli.importlib, "import_module", no_ray)
     assert main(["train", "--backend", "rllib", "--config", "configs/train/rllib_scum.yaml"]) == 2
     assert "--backend rllib needs ray[rllib]" in capsys.readouterr().err

@@ -210,11 +210,9 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
     """``--set key=value`` items of a run, through the suite's one override parser.
 
     Keys are :class:`RLlibTrainConfig` fields or ``options.NAME`` (one rule
-    option); an unknown key is a ConfigError naming it.
+    option); an unknown key is a ConfigError naming it when the run is loaded.
     """
-    return parse_assignments(
-        items, (*RLlibTrainConfig.field_names(), "options"), what="RLlibTrainConfig"
-    )
+    return parse_assignments(items)
 
 
 def load_run(path: str | Path | None = None, **overrides: Any) -> RLlibRun:
