@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from cardsuite.errors import IllegalActionError, PresetError, StateError
+from scum_env.presets import card_lists, check_roles, short, whole_numbers
 from scum_env.rules import ActionKind, Rules
 from scum_env.serialize import from_dict, from_json, to_dict, to_json
 from scum_env.state import (
@@ -25,7 +26,6 @@ from scum_env.state import (
     TRADE,
     Phase,
     State,
-    check_roles,
     new_stamp,
 )
 
@@ -110,17 +110,16 @@ def new_game(
         winner=-1,
         game_over=False,
     )
-    if scores is not None:
-        if len(scores) != n or not all(
-            isinstance(v, int | np.integer) and 0 <= v < rules.target for v in scores
-        ):
-            raise PresetError(
-                f"preset scores must be {n} integers from 0 to {rules.target - 1} "
-                f"(below the target), got {scores!r}"
-            )
-        state.scores[:] = scores
+    if scores is not None:  # below the target: a total at the target ends the game (J8)
+        state.scores[:] = whole_numbers("scores", scores, n, 0, rules.target - 1)
     order = check_roles(n, roles) if roles is not None else [int(p) for p in rng.permutation(n)]
+    if hands is not None:
+        hands = card_lists("hands", hands, n)
+    if not isinstance(trade, bool):
+        raise PresetError(f"preset trade must be True or False, got {short(trade)}")
     start_series(state, order, hands=hands, trade=trade)
+    if state.phase == OVER:
+        raise PresetError("preset hands leave a single player with cards once the trades are done")
     return state
 
 
@@ -177,13 +176,9 @@ def _deal(state: State) -> None:
 
 def _preset_hands(state: State, hands: list[list[str]]) -> None:
     rules = state.rules
-    n = rules.num_players
-    if not isinstance(hands, list | tuple) or len(hands) != n:
-        raise PresetError(f"preset hands must be a list of {n} card lists, one per player")
+    hands = card_lists("hands", hands, rules.num_players)
     total = np.zeros(rules.num_slots, dtype=np.int64)
     for player, cards in enumerate(hands):
-        if not isinstance(cards, list | tuple) or not cards:
-            raise PresetError(f"preset hand of player_{player} must be a non-empty list of cards")
         vec = rules.cards.counts(list(cards))
         state.hands[player] = vec
         total += vec
@@ -226,7 +221,16 @@ def _run_trades(state: State) -> None:
                 break
         state.pending.pop(0)
     state.phase = PLAY
-    state.to_act = state.order[0]  # the President (King) leads the first round (J6, P6)
+    # Preset hands only (a dealt hand always holds more cards than the trades take):
+    # a seat the trades left without cards is out before the first play.
+    for player in state.order:
+        if state.ncards[player] == 0 and player not in state.finish:
+            state.finish.append(player)
+    if len(state.finish) >= state.num_players - 1:
+        _end_series(state)
+        return
+    # the President (King) leads the first round (J6, P6); the next holder if it is out
+    state.to_act = next(p for p in state.order if state.ncards[p] > 0)
 
 
 def _transfer(state: State, giver: int, receiver: int, slot: int, *, forced: bool) -> None:

@@ -14,6 +14,7 @@ from scum_env.encoding import Encoder, encode_state, state_spec
 from scum_env.knowledge import resample_hidden
 from scum_env.render import render_table
 from scum_env.rules import Rules, scum_rules
+from scum_env.serialize import load_state
 
 
 class ScumEnv(CardGameEnv[E.State]):
@@ -51,10 +52,10 @@ class ScumEnv(CardGameEnv[E.State]):
         options = dict(options or {})
         game = self.game
         if "state" in options:
-            text = options["state"]
-            self.game = E.from_json(self.rules, text if isinstance(text, str) else str(text))
-            if self.game.phase == E.OVER:
+            loaded = load_state(self.rules, options["state"])
+            if loaded.phase == E.OVER:
                 raise PresetError("reset(options={'state': ...}) needs a state that is not over")
+            self.game = loaded
         elif any(key in options for key in ("roles", "hands", "trade", "scores")):
             trade = options.get("trade", False)
             if not isinstance(trade, bool):
@@ -82,8 +83,12 @@ class ScumEnv(CardGameEnv[E.State]):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start an episode (see the module documentation for ``options``)."""
-        self._reseeded = seed is not None
-        super().reset(seed, options)
+        reseeded, self._reseeded = self._reseeded, seed is not None
+        try:
+            super().reset(seed, options)
+        except BaseException:
+            self._reseeded = reseeded  # a rejected reset leaves the env as it was
+            raise
 
     def _current_seat(self) -> int:
         assert self.game is not None

@@ -16,8 +16,9 @@ import numpy as np
 
 from cardsuite.errors import PresetError, StateError
 from scum_env.phase import Phase
+from scum_env.presets import check_roles
 from scum_env.rules import Rules, TradeStep
-from scum_env.state import ARRAY_FIELDS, SCALAR_FIELDS, State, check_roles, new_stamp
+from scum_env.state import ARRAY_FIELDS, SCALAR_FIELDS, State, new_stamp
 
 
 def to_dict(state: State) -> dict[str, Any]:
@@ -107,3 +108,15 @@ def from_json(rules: Rules, text: str) -> State:
     if not isinstance(data, dict):
         raise StateError("Scum state JSON must be an object")
     return from_dict(rules, data)
+
+
+def load_state(rules: Rules, saved: Any) -> State:
+    """A state from ``reset(options={"state": ...})``: JSON text or an already parsed dict."""
+    if isinstance(saved, str):
+        return from_json(rules, saved)
+    if isinstance(saved, dict):
+        return from_dict(rules, saved)
+    raise StateError(
+        "reset option 'state' must be the JSON text of a saved state "
+        f"(scum_env.engine.to_json) or its parsed dict, got {type(saved).__name__}"
+    )

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cardsuite.errors import PresetError
 from scum_env.phase import OVER, PHASE_NAMES, PLAY, TRADE, Phase
 from scum_env.rules import Rules, TradeStep
 
@@ -26,7 +25,6 @@ __all__ = [
     "TRADE",
     "Phase",
     "State",
-    "check_roles",
     "new_stamp",
 ]
 
@@ -113,16 +111,3 @@ class State:
     def leading(self) -> bool:
         """Whether the player to act leads a new round."""
         return self.phase == PLAY and self.top_count == 0
-
-
-def check_roles(n: int, roles: object) -> list[int]:
-    """``roles`` as a list of player ids in role order; PresetError unless a permutation of 0..n-1."""
-    try:
-        order = [int(p) for p in roles]  # type: ignore[attr-defined]
-    except (TypeError, ValueError):
-        raise PresetError(f"preset roles must be player indices, got {roles!r}") from None
-    if sorted(order) != list(range(n)):
-        raise PresetError(
-            f"preset roles must list each of the {n} players once (President first), got {roles!r}"
-        )
-    return order

@@ -20,6 +20,7 @@ Pure Python and numpy; randomness only from the tables' seeded generators.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,7 @@ from scum_env.party.serialize import from_dict, from_json, to_dict, to_json
 from scum_env.party.state import Party, State, action_rules, seat, table_rules
 from scum_env.party.tables import hand_points, ladder
 from scum_env.phase import OVER, Phase
+from scum_env.presets import MAX_TOTAL, card_lists, check_roles, short, whole_numbers
 
 __all__ = [
     "Party",
@@ -87,15 +89,13 @@ def new_party(
         seats = _cut([int(p) for p in rng.permutation(n)], sizes)
     else:
         seats = _check_seating(seating, sizes, n)
-    if hands is not None and (not isinstance(hands, list | tuple) or len(hands) != n):
-        raise PresetError(f"preset hands must be a list of {n} card lists, one per player")
+    if hands is not None:
+        hands = card_lists("hands", hands, n)
+    if not isinstance(trade, bool):
+        raise PresetError(f"preset trade must be True or False, got {short(trade)}")
     totals = np.zeros(n, dtype=np.int64)
-    if scores is not None:
-        if len(scores) != n or not all(
-            isinstance(v, int | np.integer) and not isinstance(v, bool) for v in scores
-        ):
-            raise PresetError(f"preset scores must be {n} integers, got {scores!r}")
-        totals[:] = scores
+    if scores is not None:  # P8 totals may be negative
+        totals[:] = whole_numbers("scores", scores, n, -MAX_TOTAL, MAX_TOTAL)
     table_seeds = rng.integers(0, 2**63 - 1, size=len(sizes))
     tables = []
     for t, members in enumerate(seats):
@@ -146,22 +146,20 @@ def _cut(players: list[int], sizes: tuple[int, ...]) -> list[list[int]]:
     return out
 
 
-def _check_seating(seating: list[Any], sizes: tuple[int, ...], n: int) -> list[list[int]]:
-    try:
-        if seating and all(isinstance(x, list | tuple) for x in seating):
-            seats = [[int(p) for p in table] for table in seating]
-        else:
-            seats = _cut([int(p) for p in seating], sizes)
-    except (TypeError, ValueError):
-        raise PresetError(f"preset seating must hold player indices, got {seating!r}") from None
-    if [len(s) for s in seats] != list(sizes):
-        raise PresetError(
-            f"preset seating has tables of {[len(s) for s in seats]} players, "
-            f"the config's tables seat {list(sizes)}"
-        )
-    if sorted(p for s in seats for p in s) != list(range(n)):
-        raise PresetError(f"preset seating must list each of the {n} players once, got {seating!r}")
-    return seats
+def _check_seating(seating: Any, sizes: tuple[int, ...], n: int) -> list[list[int]]:
+    if isinstance(seating, str | bytes) or not isinstance(seating, Sequence) or not seating:
+        raise PresetError(f"preset seating must be a list of player indices, got {short(seating)}")
+    if all(isinstance(x, Sequence) and not isinstance(x, str | bytes) for x in seating):
+        if [len(s) for s in seating] != list(sizes):
+            raise PresetError(
+                f"preset seating has tables of {[len(s) for s in seating]} players, "
+                f"the config's tables seat {list(sizes)}"
+            )
+        flat = [p for table in seating for p in table]
+    else:
+        flat = list(seating)
+    check_roles(n, flat, field="seating", top="King")  # whole numbers, each player once
+    return _cut([int(p) for p in flat], sizes)
 
 
 # --------------------------------------------------------------------------- moves
