@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cardsuite.batched.backend import Array, Backend
-from scum_env.batched.encoding import allowed_table
 from scum_env.party.batched.layout import Layout
 from scum_env.party.encoding import observation_spec
 
@@ -43,7 +42,6 @@ class PartyBatchEncoder:
         self.spec = observation_spec(lay.config)
         cfg = lay.config
         i8, i64, f32 = xp.int8, xp.int64, xp.float32
-        self.allowed = xp.asarray(allowed_table(lay.action_rules), xp.bool)
         self.count_ar = xp.asarray(np.arange(1, lay.C + 1), i8)
         self.rel = xp.asarray(lay.rel, i64)
         self.rel_index = xp.asarray(lay.rel_index, i64)
@@ -83,17 +81,38 @@ class PartyBatchEncoder:
 
     # ------------------------------------------------------------------ masks
     def mask(self, eng: BatchedParty, row: Array, hand: Array) -> Array:
-        """The bool mask ``[N, A]`` of every game's player to act (all false when over)."""
+        """The bool mask ``[N, A]`` of every game's player to act (all false when over).
+
+        A lead may play any set held (P1: ``c`` cards of one rank); a follower
+        may pass, play as many cards of a higher rank, or (after a play of
+        several cards) a single Joker. Only the leading games compare the
+        whole ``[C, K]`` table of counts; a follower's legal plays lie in one
+        row of it and are scattered there.
+        """
         xp = self.xp
         lay = self.lay
-        k, c = lay.K, lay.C
+        k, c, a = lay.K, lay.C, lay.A
         tc = eng.top_count[row]
         ts = eng.top_slot[row]
-        code = xp.where(eng.over, 0, xp.where(tc == 0, 1, 2 + (tc - 1) * k + ts))
+        running = ~eng.over
         out = self.mask_buf
-        out[...] = xp.take_rows(self.allowed, code)
-        ge = hand[:, None, :] >= self.count_ar[None, :, None]
-        out[:, 1:] &= ge.reshape(hand.shape[0], c * k)
+        out[...] = False
+        lead = xp.nonzero(running & (tc == 0))
+        if lead.shape[0]:
+            held = hand[lead]
+            out[lead, 1:] = (held[:, None, :] >= self.count_ar[None, :, None]).reshape(-1, c * k)
+        follow = xp.nonzero(running & (tc > 0))
+        if follow.shape[0]:
+            count, top, held = tc[follow], ts[follow], hand[follow]
+            ok = (held >= xp.astype(count, xp.int8)[:, None]) & (
+                self.slot_ar[None, :] > top[:, None]
+            )
+            cells = (follow * a + 1 + (count - 1) * k)[:, None] + self.slot_ar[None, :]
+            out.reshape(-1)[cells] = ok
+            out[follow, 0] = True
+            joker = lay.joker
+            single = (count > 1) & (held[:, joker] >= 1)  # P1: a Joker beats any set
+            out[follow, 1 + joker] = out[follow, 1 + joker] | single
         return out
 
     # ------------------------------------------------------------ observations
