@@ -41,3 +41,15 @@ def test_round_robin_ranks_the_heuristic_above_random(tmp_path: Path) -> None:
 def test_needs_two_agents() -> None:
     with pytest.raises(ConfigError, match="at least 2"):
         run_leaderboard("scum", 4, ["random"], deals=1)
+
+
+def test_sections_are_replaced_or_appended() -> None:
+    from cardsuite.agents.leaderboard import merge_section
+
+    a = "### scum, 4 players\n\nold 4p\n"
+    b = "### scum, 6 players\n\n6p\n"
+    doc = merge_section(merge_section("", a), b)
+    assert doc.startswith("# Leaderboard") and "old 4p" in doc and "6p" in doc
+    doc2 = merge_section(doc, "### scum, 4 players\n\nnew 4p\n")
+    assert "old 4p" not in doc2 and "new 4p" in doc2 and "6p" in doc2
+    assert doc2.index("new 4p") < doc2.index("6p")

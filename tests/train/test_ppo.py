@@ -194,3 +194,9 @@ def test_a_trained_agent_plays_in_the_arena_as_ppo_path(tmp_path: Path) -> None:
     for spec in (f"ppo:{tmp_path / 'run' / 'agent'}", f"ppo:{tmp_path / 'run'}"):
         res = run_tournament("scum", [spec, "heuristic"], games=2, duplicate=True, seed=1)
         assert res.deals == 2 and res.agents[0].illegal_actions == 0
+
+
+def test_the_torch_backend_trains_too(tmp_path: Path) -> None:
+    """The engine on torch (the --device cuda path, here on the CPU)."""
+    result = train(_tiny(tmp_path / "run", backend="torch", total_steps=300))
+    assert result["step"] >= 300
