@@ -177,8 +177,11 @@ def save_checkpoint(
         state: the rest of the run's state.
     """
     run = Path(run_dir)
-    run.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".checkpoint-", dir=run))
+    try:
+        run.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".checkpoint-", dir=run))
+    except OSError as err:
+        raise CheckpointError(f"cannot write a checkpoint in {str(run)!r}: {err}") from None
     try:
         save_agent(tmp / AGENT_DIR, weights, meta)
         opt_tensors, opt_groups = flatten_optimizer(optimizer_state)
@@ -222,6 +225,8 @@ def save_checkpoint(
         if prev.exists():
             shutil.rmtree(prev)
         return final
+    except OSError as err:  # the previous checkpoint is kept (see the module doc)
+        raise CheckpointError(f"cannot write a checkpoint in {str(run)!r}: {err}") from None
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)

@@ -64,7 +64,7 @@ def home_of(checkpoint: Path) -> Path | None:
 
 
 def check_run_dir(run_dir: str | Path, checkpoint: Path | None) -> bool:
-    """Check the run directory before any work; True when resuming in place.
+    """Check (and make, empty) the run directory before any work; True when resuming in place.
 
     Args:
         run_dir: where the run writes.
@@ -78,6 +78,14 @@ def check_run_dir(run_dir: str | Path, checkpoint: Path | None) -> bool:
     if home is not None and out.exists() and os.path.samefile(out, home):
         return True
     check_new_run_dir(out)
+    try:  # made now (empty), so an unwritable place fails before any work
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ConfigError(
+            f"--out {str(out)!r}: cannot create the run directory: {err.strerror}"
+        ) from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise ConfigError(f"--out {str(out)!r}: the run directory is not writable")
     return False
 
 

@@ -207,8 +207,11 @@ def save_agent(directory: str | Path, tensors: Mapping[str, Any], meta: AgentMet
     _check_weights(arrays, meta, out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise CheckpointError(f"agent directory {str(out)!r} already exists and is not empty")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    except OSError as err:
+        raise CheckpointError(f"cannot write agent directory {str(out)!r}: {err}") from None
     try:
         save_tensors(tmp / WEIGHTS_FILE, arrays)
         doc = {"format": FORMAT, **doc, "sha256": sha256_file(tmp / WEIGHTS_FILE)}
@@ -216,6 +219,8 @@ def save_agent(directory: str | Path, tensors: Mapping[str, Any], meta: AgentMet
         if out.exists():
             out.rmdir()
         os.replace(tmp, out)
+    except OSError as err:  # a full disk, a vanished folder: named, nothing half-written kept
+        raise CheckpointError(f"cannot write agent directory {str(out)!r}: {err}") from None
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)

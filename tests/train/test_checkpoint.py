@@ -335,6 +335,10 @@ def test_new_run_refuses_any_used_directory(tmp_path: Path, trained_run: Path) -
         assert after == before
     (tmp_path / "empty").mkdir()
     check_run_dir(tmp_path / "empty", None)  # an empty directory is fine
+    under_a_file = a_file / "run"
+    with pytest.raises(ConfigError, match="cannot create the run directory"):
+        check_run_dir(under_a_file, None)
+    assert main(["train", "--config", str(config), "--out", str(under_a_file)]) == 2
 
 
 def test_resume_into_another_run_never_replaces_its_checkpoint(

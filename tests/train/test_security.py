@@ -73,6 +73,9 @@ def test_never_overwrites_and_refuses_unloadable_weights(tmp_path: Path) -> None
     with pytest.raises(CheckpointError, match="has no weight/bias"):
         save_agent(tmp_path / "c", {"h0.weight": tensors["h0.weight"]}, meta)
     assert not (tmp_path / "b").exists() and not (tmp_path / "c").exists()
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(CheckpointError, match="cannot write agent directory"):
+        save_agent(tmp_path / "file" / "agent", tensors, meta)
 
 
 def _tamper(tmp_path: Path, **changes: object) -> Path:
