@@ -131,8 +131,8 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     from cardsuite.train.checkpoint import find_checkpoint
     from cardsuite.train.rundir import check_run_dir
 
-    check_run_dir(out, find_checkpoint(args.resume) if args.resume else None)  # before any work
-    check_baselines(config)
+    check_baselines(config)  # every check before any work; the last one makes --out
+    check_run_dir(out, find_checkpoint(args.resume) if args.resume else None)
     train = require_train_extra("cardsuite train", "cardsuite.train.trainer").train
 
     result = train(config, out, resume=args.resume)
