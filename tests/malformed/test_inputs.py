@@ -169,23 +169,7 @@ def play_out(env: Any) -> None:
     raise AssertionError("a preset deal did not end in 3000 steps")
 
 
-# Preset validation belongs to the engines' owners (issue 12); the cases it still
-# misses are expected failures until it lands (not strict: a fix passes).
-PRESETS_PENDING = {
-    "scum": "Scum preset validation (scum_env engine/state) not landed yet",
-    "scum_party": "Scum Party preset validation (scum_env party) not landed yet",
-}
-
-
-@pytest.mark.parametrize(
-    "game",
-    [
-        pytest.param(g, marks=pytest.mark.xfail(reason=PRESETS_PENDING[g], strict=False))
-        if g in PRESETS_PENDING
-        else g
-        for g in sorted(PRESETS)
-    ],
-)
+@pytest.mark.parametrize("game", sorted(PRESETS))
 def test_hostile_presets(game: str) -> None:
     make, strategy = PRESETS[game]
 
