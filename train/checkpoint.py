@@ -325,6 +325,12 @@ def read_state(path: str | Path) -> tuple[Path, TrainState]:
             format, a file that is not listed or not of a safe kind, a
             checksum mismatch, or a field that does not validate (named).
     """
+    ckpt, _, state = _read_state(path)
+    return ckpt, state
+
+
+def _read_state(path: str | Path) -> tuple[Path, dict[str, Any], TrainState]:
+    """The checkpoint directory, its ``state.json`` document and the validated state."""
     ckpt = find_checkpoint(path)
     doc = _read_doc(ckpt)
     _check_files(ckpt, doc["files"])
@@ -372,13 +378,12 @@ def read_state(path: str | Path) -> tuple[Path, TrainState]:
         history=list(history),
         counters=dict(counters),
     )
-    return ckpt, state
+    return ckpt, doc, state
 
 
 def load_checkpoint(path: str | Path) -> Checkpoint:
     """Read a whole checkpoint: state, policy weights and optimizer state (torch tensors)."""
-    ckpt, state = read_state(path)
-    doc = _read_doc(ckpt)
+    ckpt, doc, state = _read_state(path)
     if not is_agent_dir(ckpt / AGENT_DIR):
         raise CheckpointError(f"checkpoint {str(ckpt)!r}: agent/ is missing")
     weights, meta = load_agent(ckpt / AGENT_DIR)
