@@ -138,12 +138,12 @@ def test_duplicate_deals_repeat_the_same_hands(tmp_path: Path) -> None:
     ]
     for deal in (0, 1):
         group = [r for r in records if r["deal"] == deal]
-        starts = {json.dumps(json.loads(r["initial_state"])["hands"]) for r in group}
-        orders = {tuple(json.loads(r["initial_state"])["order"]) for r in group}
+        starts = {json.dumps(r["initial_state"]["hands"]) for r in group}
+        orders = {tuple(r["initial_state"]["order"]) for r in group}
         assert len(starts) == 1 and len(orders) == 1  # the same hands and roles
         assert len({tuple(r["seats"].values()) for r in group}) == 4  # in every rotation
-    first = json.loads(records[0]["initial_state"])["hands"]
-    assert first != json.loads(records[4]["initial_state"])["hands"]
+    first = records[0]["initial_state"]["hands"]
+    assert first != records[4]["initial_state"]["hands"]
 
 
 def test_worker_count_does_not_change_results() -> None:

@@ -131,15 +131,9 @@ def test_baseline_agents_build_and_name_unknown_parameters(kind: str) -> None:
 
 
 def test_available_agents_lists_every_kind() -> None:
-    lines = available_agents()
-    assert [line.split()[0] for line in lines] == [
-        "random",
-        "greedy",
-        "heuristic",
-        "ismcts",
-        "ppo",
-        "rllib",
-    ]
+    names = [line.split()[0] for line in available_agents()]
+    assert names[:4] == ["random", "greedy", "heuristic", "ismcts"]  # built in, in this order
+    assert {"ppo", "rllib"} <= set(names)  # from the training layer's entry points
 
 
 def test_display_names_number_repeats_only() -> None:
