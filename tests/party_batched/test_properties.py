@@ -39,7 +39,9 @@ def check_invariants(eng: BatchedParty) -> None:
             assert np.array_equal(hands[r].sum(axis=1), eng.ncards[r])
             given = eng.given[r].astype(np.int64).sum()
             assert given == eng.received[r].astype(np.int64).sum() == 6  # P5: 2+2+1+1 cards
-    assert (eng._mask.any(axis=1) | eng.over).all()  # never an all-zero mask while running
+    mask = eng._mask
+    assert mask is not None
+    assert (mask.any(axis=1) | eng.over).all()  # never an all-zero mask while running
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
