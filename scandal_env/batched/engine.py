@@ -19,7 +19,6 @@ from counter-based streams keyed by ``(seed, game index, deal number)``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -43,15 +42,11 @@ from scandal_env.state import make_rules
 TAG_DEALER = 0xDEA1
 
 
-@dataclass
-class ScandalStepResult(StepResult):
-    """:class:`~cardsuite.batched.protocol.StepResult` plus ``truncated [N]``.
-
-    ``truncated`` marks the games among ``done`` whose episode ended by a
-    limit (a blocked hand, S4, or ``max_hands``), as ``scandal_v0`` reports it.
-    """
-
-    truncated: Array = None
+#: What :meth:`BatchedScandal.step` returns: the shared
+#: :class:`~cardsuite.batched.protocol.StepResult`, whose ``truncated [N]``
+#: marks the games among ``done`` whose episode ended by a limit (a blocked
+#: hand or ``max_turns``, S4, or ``max_hands``), as ``scandal_v0`` reports it.
+ScandalStepResult = StepResult
 
 
 class BatchedScandal:

@@ -4,17 +4,16 @@ A thin Scandal front of :class:`cardsuite.batched.sharded.ShardedEngine`: the
 games split into contiguous shards of :class:`BatchedScandal` stepped by
 parallel threads (numpy releases the GIL), each dealing from its games'
 global streams and writing into rows of shared outputs, so a sharded batch
-plays exactly like one :class:`BatchedScandal` of the same seed and N.
+plays exactly like one :class:`BatchedScandal` of the same seed and N
+(``truncated`` included).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from cardsuite.batched.sharded import ShardedEngine
-from scandal_env.batched.engine import BatchedScandal, ScandalStepResult
+from scandal_env.batched.engine import BatchedScandal
 
 
 class ShardedScandal(ShardedEngine):
@@ -40,9 +39,3 @@ class ShardedScandal(ShardedEngine):
         super().__init__(factory, num_games, threads=threads)
         self.rules = self.probe.rules
         self.config = self.probe.config
-
-    def step(self, actions: Any, active: Any = None) -> ScandalStepResult:
-        """One action in every (active) game, the shards in parallel; with ``truncated``."""
-        res = super().step(actions, active)
-        truncated = np.concatenate([sh.truncated for sh in self.shards])
-        return ScandalStepResult(res.obs, res.mask, res.to_act, res.rewards, res.done, truncated)
