@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cardsuite.batched.backend import Array, Backend
+from scum_env.batched.encoding import allowed_table
 from scum_env.party.batched.layout import Layout
 from scum_env.party.encoding import observation_spec
 
@@ -43,6 +44,7 @@ class PartyBatchEncoder:
         cfg = lay.config
         i8, i64, f32 = xp.int8, xp.int64, xp.float32
         self.count_ar = xp.asarray(np.arange(1, lay.C + 1), i8)
+        self.allowed = xp.asarray(allowed_table(lay.action_rules), xp.bool)
         self.rel = xp.asarray(lay.rel, i64)
         self.rel_index = xp.asarray(lay.rel_index, i64)
         self.roles = xp.asarray(lay.roles, i8)
@@ -85,9 +87,11 @@ class PartyBatchEncoder:
 
         A lead may play any set held (P1: ``c`` cards of one rank); a follower
         may pass, play as many cards of a higher rank, or (after a play of
-        several cards) a single Joker. Only the leading games compare the
-        whole ``[C, K]`` table of counts; a follower's legal plays lie in one
-        row of it and are scattered there.
+        several cards) a single Joker. On numpy only the leading games compare
+        the whole ``[C, K]`` table of counts and a follower's legal plays,
+        which lie in one row of it, are scattered there; on torch (GPU) one
+        full-width pass (a lookup of what each situation allows ``&`` the
+        count comparison) avoids synchronising on the subsets.
         """
         xp = self.xp
         lay = self.lay
@@ -96,6 +100,12 @@ class PartyBatchEncoder:
         ts = eng.top_slot[row]
         running = ~eng.over
         out = self.mask_buf
+        if xp.name != "numpy":  # one full-width pass: no device sync for the subsets
+            code = xp.where(running, xp.where(tc == 0, 1, 2 + (tc - 1) * k + ts), 0)
+            out[...] = xp.take_rows(self.allowed, code)
+            ge = hand[:, None, :] >= self.count_ar[None, :, None]
+            out[:, 1:] &= ge.reshape(hand.shape[0], c * k)
+            return out
         out[...] = False
         lead = xp.nonzero(running & (tc == 0))
         if lead.shape[0]:
