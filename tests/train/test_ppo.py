@@ -200,3 +200,20 @@ def test_the_torch_backend_trains_too(tmp_path: Path) -> None:
     """The engine on torch (the --device cuda path, here on the CPU)."""
     result = train(_tiny(tmp_path / "run", backend="torch", total_steps=300))
     assert result["step"] >= 300
+
+
+def test_seed_curves_average_runs(tmp_path: Path) -> None:
+    from cardsuite.train.curves import band, plot_seeds
+
+    for seed, value in ((0, 0.4), (1, 0.6)):
+        run = tmp_path / f"s{seed}"
+        run.mkdir()
+        (run / "progress.csv").write_text(
+            "step,league_win,entropy\n0,0.5,1.0\n100," + str(value) + ",0.5\n"
+        )
+    grid, mean, half, n = band([tmp_path / "s0", tmp_path / "s1"], "progress.csv", "league_win")
+    assert n == 2 and grid[0] == 0 and grid[-1] == 100
+    assert mean[-1] == pytest.approx(0.5) and half[-1] == pytest.approx(
+        1.96 * 0.1414213 / 1.4142135, rel=1e-4
+    )
+    assert plot_seeds([tmp_path / "s0", tmp_path / "s1"], tmp_path / "c.png").stat().st_size > 1000
