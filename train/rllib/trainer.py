@@ -35,6 +35,7 @@ import numpy as np
 
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.train.rllib.config import ILLEGAL_ACTIONS, RLlibRun, load_run, parse_overrides
+from cardsuite.train.rllib.interrupt import StopOnSigint
 
 MAIN = "main"
 RUN_RECORD = "cardsuite_run.json"
@@ -298,18 +299,32 @@ def read_record(path: str | Path) -> dict[str, Any]:
     return record
 
 
-def save(algo: Any, run: RLlibRun, league: LeagueState, illegal_actions: int | None = None) -> Path:
+def save(
+    algo: Any,
+    run: RLlibRun,
+    league: LeagueState,
+    illegal_actions: int | None = None,
+    driver_league: Any = None,
+) -> Path:
     """Save an RLlib checkpoint with its run record; point LATEST at it.
 
     ``illegal_actions``: episodes ended by an illegal action so far (the
     record keeps it; it stays 0 with the masked module; None: not measured).
+    ``driver_league``: a batched run's snapshots, saved as safetensors.
     """
     root = Path(run.config.checkpoint_dir).resolve()
     name = f"iter_{algo.iteration:06d}"
     ckpt = Path(algo.save_to_path(root / name))
     from cardsuite.train.rllib.policy import export_module  # rllib:PATH loads only this
 
-    export_module(algo.learner_group.get_weights(module_ids=[MAIN])[MAIN], ckpt)
+    mid = MAIN
+    if run.config.sampler == "batched":
+        from cardsuite.train.rllib.batched import main_module_id
+
+        mid = main_module_id()
+    export_module(algo.learner_group.get_weights(module_ids=[mid])[mid], ckpt)
+    if driver_league is not None:
+        driver_league.save(ckpt)
     record = {
         "game": run.config.game,
         "options": run.options,
@@ -338,6 +353,12 @@ def restore(algo_run: RLlibRun, path: str | Path) -> tuple[Any, LeagueState]:
             f"this run is {algo_run.config.game} with options {algo_run.options}"
         )
     league = LeagueState(list(record["league"]), int(record.get("league_added", 0)))
+    if algo_run.config.sampler == "batched":
+        from cardsuite.train.rllib.batched import build_batched
+
+        batched_algo, driver_league = build_batched(algo_run, ckpt)
+        batched_algo.cardsuite_league = driver_league
+        return batched_algo, league
     algo = build_config(algo_run, league.slots).build_algo()
     algo.restore_from_path(str(ckpt))
     return algo, league
@@ -403,48 +424,97 @@ def init_ray(address: str | None, num_cpus: int | None, run: RLlibRun) -> bool:
     return True
 
 
+def save_path(checkpoint: Path | None) -> Path:
+    """``checkpoint``, which the loop has always written before it stops."""
+    if checkpoint is None:
+        raise CheckpointError("the run stopped before writing a checkpoint")
+    return checkpoint
+
+
+def runner_nodes(algo: Any) -> dict[str, int]:
+    """How many remote env runners run on each Ray node (node id -> count)."""
+    import ray
+
+    ids = algo.env_runner_group.foreach_env_runner(
+        lambda r: ray.get_runtime_context().get_node_id(), local_env_runner=False
+    )
+    counts: dict[str, int] = {}
+    for node in ids:
+        counts[str(node)] = counts.get(str(node), 0) + 1
+    return counts
+
+
 def train(run: RLlibRun, *, resume: str | None = None, log: Any = print) -> Path:
-    """Train ``run`` on the current Ray instance; return the last checkpoint."""
+    """Train ``run`` on the current Ray instance; return the last checkpoint.
+
+    A first Ctrl-C (SIGINT) ends the run after the current iteration with a
+    checkpoint, from which ``resume`` continues.
+    """
     import torch
 
     c = run.config
     torch.set_num_threads(c.torch_threads)
+    batched = c.sampler == "batched"
+    driver_league: Any = None
     if resume:
         algo, league = restore(run, resume)
+        driver_league = getattr(algo, "cardsuite_league", None)
+    elif batched:
+        from cardsuite.train.rllib.batched import build_batched
+
+        league = LeagueState([])
+        algo, driver_league = build_batched(run)
     else:
         league = LeagueState([])
         algo = build_config(run).build_algo()
     checkpoint: Path | None = None
     illegal: int | None = None
+    stop = StopOnSigint(log)
     try:
+        stop.__enter__()
         log(
             f"rllib: {c.game} {run.options or ''} | {c.num_env_runners} env runners x "
             f"{c.num_envs_per_env_runner} envs, {c.num_learners} learners | from iteration "
             f"{algo.iteration}"
         )
+        log(f"env runners per node: {runner_nodes(algo)}")
         while algo.iteration < c.iterations:
             start = time.perf_counter()
             result = algo.train()
             seconds = time.perf_counter() - start
             it = algo.iteration
             steps = _metric(result, "env_runners", "num_env_steps_sampled") or 0
-            ret = _metric(result, "env_runners", "module_episode_returns_mean", MAIN)
+            ret = (
+                _metric(result, "env_runners", "episode_return_mean")
+                if batched
+                else _metric(result, "env_runners", "module_episode_returns_mean", MAIN)
+            )
             count = _metric(result, "env_runners", ILLEGAL_ACTIONS)
             illegal = None if count is None else int(count)
             line = (
                 f"iter {it}/{c.iterations}  env steps {steps}  {steps / seconds:.0f} steps/s"
                 f"  main return {ret if ret is None else round(float(ret), 3)}"
-                f"  league {len(league.slots)}  illegal actions {illegal}"
+                f"  league {len(driver_league.snapshots) if batched else len(league.slots)}"
+                f"  illegal actions {illegal}"
             )
             log(line)
             if c.league_every and it % c.league_every == 0:
-                log(f"  frozen copy of main -> {add_frozen_copy(algo, run, league)}")
+                if batched:
+                    from cardsuite.train.rllib.batched import push_snapshot
+
+                    push_snapshot(algo, driver_league, it)
+                    log(f"  snapshot of main at iteration {it} -> the runners' leagues")
+                else:
+                    log(f"  frozen copy of main -> {add_frozen_copy(algo, run, league)}")
             evaluate_now = c.eval_episodes > 0 and (
                 it == c.iterations or (c.eval_every and it % c.eval_every == 0)
             )
-            if it % c.checkpoint_every == 0 or it == c.iterations or evaluate_now:
-                checkpoint = save(algo, run, league, illegal)
+            if it % c.checkpoint_every == 0 or it == c.iterations or evaluate_now or stop.requested:
+                checkpoint = save(algo, run, league, illegal, driver_league)
                 log(f"  checkpoint {checkpoint}")
+            if stop.requested:
+                log(f"stopped by Ctrl-C at iteration {it}; resume with --resume {checkpoint}")
+                return save_path(checkpoint)
             if evaluate_now and checkpoint is not None:
                 if _arena_knows_rllib():
                     res = evaluate(checkpoint, run, c.eval_episodes)
@@ -452,9 +522,10 @@ def train(run: RLlibRun, *, resume: str | None = None, log: Any = print) -> Path
                 else:
                     log("  evaluation skipped: the agent registry has no 'rllib' kind")
         if checkpoint is None:
-            checkpoint = save(algo, run, league, illegal)
+            checkpoint = save(algo, run, league, illegal, driver_league)
         return checkpoint
     finally:
+        stop.__exit__()
         algo.stop()
 
 

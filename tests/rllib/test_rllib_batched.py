@@ -1,0 +1,204 @@
+"""RLlib env runners on the batched engines: the vector env's contract, the league, training.
+
+The env tests need no Ray instance. The training test starts a small local
+Ray (2 CPUs, one env runner of 32 games) and trains two tiny iterations.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ray.rllib", reason="ray[rllib] is not installed")
+
+import ray
+import torch
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+from cardsuite.agents.arena import run_tournament
+from cardsuite.errors import ConfigError
+from cardsuite.train.rllib import trainer
+from cardsuite.train.rllib.batched import DriverLeague, build_batched, league_names, main_weights
+from cardsuite.train.rllib.batched_env import BatchedRLlibEnv, single_spaces
+from cardsuite.train.rllib.config import load_run
+from cardsuite.train.rllib.module import MaskedPPOTorchRLModule
+from cardsuite.train.rllib.policy import RLlibAgent
+
+GAMES = [
+    ("scum", {"num_players": 4}, ("heuristic", "random")),
+    ("scandal", {"max_hands": 1}, ("random",)),
+    ("scum_party", {"num_players": 8, "num_hands": 1}, ("heuristic", "random")),
+]
+TINY = {
+    "sampler": "batched",
+    "num_env_runners": 1,
+    "num_envs_per_env_runner": 32,
+    "num_cpus_per_env_runner": 0.5,
+    "train_batch_size": 512,
+    "minibatch_size": 256,
+    "num_epochs": 1,
+    "hidden_size": 32,
+    "hidden_layers": 1,
+    "eval_episodes": 0,
+    "league_every": 1,
+    "league_size": 2,
+}
+
+
+def _legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return np.asarray((rng.random(mask.shape) * mask - (1 - mask)).argmax(axis=1))
+
+
+@pytest.mark.parametrize(("game", "options", "baselines"), GAMES)
+def test_next_step_autoreset_and_spaces(game: str, options: dict[str, Any], baselines: Any) -> None:
+    """Spaces are the per-game env's; an ended game shows a zero mask, then its next game."""
+    env = BatchedRLlibEnv(
+        {"game": game, "options": options, "num_envs": 16, "baselines": baselines}
+    )
+    obs_space, act_space = single_spaces(game, options)
+    assert env.single_observation_space == obs_space
+    assert env.single_action_space == act_space
+    rng = np.random.default_rng(0)
+    obs, _ = env.reset(seed=3)
+    ended_before = np.zeros(16, dtype=bool)
+    endings = 0
+    for _ in range(400 if game == "scandal" else 150):
+        acts = _legal(obs["action_mask"], rng)
+        obs, _reward, term, trunc, _ = env.step(acts)
+        done = term | trunc
+        # The step after an ending starts the next game: not done, a decision to make.
+        assert not (done & ended_before).any()
+        assert (obs["action_mask"][ended_before].sum(axis=1) > 0).all()
+        # An ending shows the all-zero terminal observation; others a live decision in space.
+        assert (obs["action_mask"][done] == 0).all()
+        live = ~done
+        assert (obs["action_mask"][live].sum(axis=1) > 0).all()
+        for i in np.flatnonzero(live)[:4]:
+            assert obs_space.contains({k: v[i] for k, v in obs.items()})
+        ended_before = done
+        endings += int(done.sum())
+    assert endings > 0
+
+
+def test_scum_rewards_arrive_at_the_end_of_the_episode() -> None:
+    """Scum rewards only at a game's end (scum_v0's), and the centered rewards sum to zero."""
+    opts = {"num_players": 4, "reward": "centered"}
+    env = BatchedRLlibEnv({"game": "scum", "options": opts, "num_envs": 32, "learner_seat": 0})
+    rng = np.random.default_rng(1)
+    obs, _ = env.reset(seed=5)
+    for _ in range(200):
+        obs, reward, term, trunc, _ = env.step(_legal(obs["action_mask"], rng))
+        assert (reward[~(term | trunc)] == 0).all()
+    assert env._returns.shape == (32, 4)
+
+
+def test_league_snapshot_from_module_weights_plays_self_play_games() -> None:
+    """A module's weights join the runner's league; self-play games then use the snapshot."""
+    opts = {"num_players": 4}
+    obs_space, act_space = single_spaces("scum", opts)
+    config = {"hidden": [16], "activation": "relu"}
+    module = RLModuleSpec(
+        module_class=MaskedPPOTorchRLModule,
+        observation_space=obs_space,
+        action_space=act_space,
+        model_config=config,
+    ).build()
+    weights = {k: v.detach().numpy() for k, v in module.state_dict().items()}  # type: ignore[attr-defined]
+    env = BatchedRLlibEnv(
+        {
+            "game": "scum",
+            "options": opts,
+            "num_envs": 16,
+            "league_prob": 0.0,
+            "model_config": config,
+            "league_size": 1,
+        }
+    )
+    env.add_snapshot(weights, 7)
+    env.add_snapshot(weights, 9)  # league_size 1: the older one leaves
+    assert env.league_names() == ["heuristic", "random", "snapshot@9"]
+    rng = np.random.default_rng(2)
+    obs, _ = env.reset(seed=0)
+    for _ in range(100):  # the engine raises IllegalActionError on any illegal opponent move
+        obs, *_ = env.step(_legal(obs["action_mask"], rng))
+
+
+def test_bad_env_config_and_baseline_are_named() -> None:
+    """Unknown keys, a bad seat and a missing heuristic are ConfigErrors naming them."""
+    with pytest.raises(ConfigError, match="bogus"):
+        BatchedRLlibEnv({"game": "scum", "bogus": 1})
+    with pytest.raises(ConfigError, match="learner_seat"):
+        BatchedRLlibEnv({"game": "scum", "learner_seat": 9})
+    with pytest.raises(ConfigError, match="heuristic"):
+        BatchedRLlibEnv({"game": "scandal", "baselines": ["heuristic"]})
+    with pytest.raises(ConfigError, match="sampler"):
+        load_run(None, game="scum", sampler="vectorised")
+
+
+def test_driver_league_round_trips_through_safetensors(tmp_path: Path) -> None:
+    """The driver's snapshots are saved without pickle and load back equal, oldest first."""
+    league = DriverLeague(2)
+    for step in (1, 2, 3):
+        league.add(step, {"w": np.full((2, 3), step, dtype=np.float32)})
+    league.save(tmp_path)
+    back = DriverLeague.load(tmp_path, 2)
+    assert [s for s, _ in back.snapshots] == [2, 3]
+    assert np.array_equal(back.snapshots[1][1]["w"], np.full((2, 3), 3, dtype=np.float32))
+
+
+@pytest.fixture()
+def ray_local() -> Any:
+    """A small local Ray instance for one test."""
+    torch.set_num_threads(1)
+    if ray.is_initialized():
+        ray.shutdown()
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def test_batched_scum_trains_refreshes_the_league_and_is_an_arena_agent(
+    ray_local: Any, tmp_path: Path
+) -> None:
+    """Two iterations on batched runners: snapshots reach the runner, the checkpoint plays."""
+    run = load_run(None, game="scum", options={"num_players": 4}, iterations=2,
+                   checkpoint_dir=str(tmp_path / "run"), **TINY)  # fmt: skip
+    lines: list[str] = []
+    ckpt = trainer.train(run, log=lines.append)
+    text = "\n".join(lines)
+    assert "iter 2/2" in text and "illegal actions 0" in text
+    assert "snapshot of main at iteration 2" in text
+    # The checkpoint holds the league (snapshots at 0, 1, 2; league_size 2 keeps 1 and 2).
+    league = DriverLeague.load(ckpt, 2)
+    assert [s for s, _ in league.snapshots] == [1, 2]
+    agent = RLlibAgent.load(ckpt, "scum", seed=0)
+    assert agent.num_actions == 71
+    result = run_tournament(
+        "scum", [f"rllib:{ckpt}", "heuristic"], games=4, options={"num_players": 4}, seed=0
+    )
+    assert result is not None
+    # Resume: the runners get the saved snapshots back.
+    algo, _ = trainer.restore(run, tmp_path / "run")
+    try:
+        names = league_names(algo)
+        assert names == [["heuristic", "random", "snapshot@1", "snapshot@2"]]
+        assert set(main_weights(algo)) >= {"obs_scale", "pi.0.weight", "vf.0.weight"}
+    finally:
+        algo.stop()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("game", "options", "baselines"), GAMES[1:])
+def test_batched_scandal_and_party_train(
+    ray_local: Any, tmp_path: Path, game: str, options: dict[str, Any], baselines: Any
+) -> None:
+    """One iteration on Scandal and on Scum Party runners; the checkpoint loads as an agent."""
+    run = load_run(None, game=game, options=options, iterations=1,
+                   checkpoint_dir=str(tmp_path / game), league_baselines=",".join(baselines),
+                   **TINY)  # fmt: skip
+    ckpt = trainer.train(run, log=lambda _: None)
+    assert RLlibAgent.load(ckpt, game, seed=0).num_actions == single_spaces(game, options)[1].n
+    assert build_batched is not None

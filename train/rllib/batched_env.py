@@ -1,0 +1,311 @@
+"""A batched engine as one RLlib env per env runner: a Gymnasium vector env, opponents inside.
+
+RLlib's ``SingleAgentEnvRunner`` accepts an env creator that already returns a
+``gymnasium.vector.VectorEnv`` (``gym_env_vectorize_mode="vector_entry_point"``).
+:class:`BatchedRLlibEnv` is that vector env: ``num_envs`` games of one
+batched engine (:class:`~cardsuite.batched.protocol.BatchedEngine`: Scum,
+Scandal or Scum Party), seen from one learning seat per game. The other seats
+are played inside the batch by a :class:`~cardsuite.train.league.League`
+(the real heuristic, random, and frozen snapshots of the learner drawn by
+PFSP) or, in a share ``1 - league_prob`` of the games, by the newest snapshot
+(self-play). Nothing loops over games in Python: one ``step`` is a handful of
+array calls on the engine and one policy call per league member.
+
+What RLlib sees is exactly what the per-game env gives one seat:
+
+* observations are the suite's dict ``{"observation": float32[D],
+  "action_mask": int8[A]}`` with the per-game env's spaces (taken from it), so
+  the same :class:`~cardsuite.train.rllib.module.MaskedPPOTorchRLModule` trains
+  and a checkpoint stays an ``rllib:PATH`` arena agent;
+* rewards are the learner's rewards summed between two of its decisions;
+* autoreset is Gymnasium's ``NEXT_STEP`` (what the env runner expects): the
+  step that ends a game returns an all-zero terminal observation (all-zero
+  mask), the next step ignores that game's action and returns the first
+  decision of the new game (reward 0, plus any reward the learner got in the
+  new game before its first decision). The engine restarts the game inside
+  the ending step; the new game waits until then.
+
+Truncated games (Scandal's limits, S4) end as ``truncated``; their terminal
+observation is the all-zero one, so RLlib bootstraps them from a value of
+that observation rather than the lost real one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import gymnasium
+import numpy as np
+import torch
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+
+from cardsuite.errors import ConfigError
+from cardsuite.games import get_game
+from cardsuite.train.league import League
+
+SELF = -1
+"""Member id of a self-play game: its opponents are the newest snapshot."""
+
+ENV_KEYS = (
+    "game", "options", "seed", "learner_seat", "league_prob", "baselines", "pfsp",
+    "league_size", "model_config", "num_envs",
+)  # fmt: skip
+
+
+def make_engine(game: str, num_games: int, options: Mapping[str, Any]) -> Any:
+    """The numpy batched engine of ``game`` with ``num_games`` games and rule ``options``."""
+    if game == "scum":
+        from scum_env.batched import BatchedScum
+
+        return BatchedScum(num_games, **dict(options))
+    if game == "scandal":
+        from scandal_env.batched import BatchedScandal
+
+        return BatchedScandal(num_games, **dict(options))
+    if game == "scum_party":
+        from scum_env.party.batched import BatchedParty
+
+        return BatchedParty(num_games, **dict(options))
+    raise ConfigError(f"game {game!r} has no batched engine; use scum, scandal or scum_party")
+
+
+def baseline_policy(name: str, game: str, engine: Any, seed: int) -> Callable[[Any, Any], Any]:
+    """The batch policy of a named baseline for ``game``.
+
+    ``random`` everywhere; ``heuristic``: the real Scum heuristic, vectorised
+    (:class:`~cardsuite.agents.batched_heuristic_scum.BatchedScumHeuristic`)
+    for Scum, the lowest-first heuristic for Scum Party tables. Scandal has no
+    batched heuristic yet: asking for one is a ConfigError.
+    """
+    from cardsuite.batched.policies import RandomPolicy
+
+    if name == "random":
+        return RandomPolicy(seed)
+    if name == "heuristic" and game == "scum":
+        from cardsuite.agents.batched_heuristic_scum import BatchedScumHeuristic
+
+        return BatchedScumHeuristic(engine.rules)
+    if name == "heuristic" and game == "scum_party":
+        from scum_env.batched.policies import LowestFirstPolicy
+
+        return LowestFirstPolicy(engine.rules)
+    raise ConfigError(
+        f"league baseline {name!r} is not available for {game!r} "
+        "(scum: heuristic, random; scum_party: heuristic (lowest-first), random; scandal: random)"
+    )
+
+
+def single_spaces(game: str, options: Mapping[str, Any]) -> tuple[spaces.Dict, spaces.Discrete]:
+    """The per-game env's observation and action space of one seat (the module's spaces)."""
+    env = get_game(game).make(**dict(options))
+    agent = env.possible_agents[0]
+    return env.observation_space(agent), env.action_space(agent)
+
+
+def actor_from_weights(weights: Mapping[str, Any], model_config: Mapping[str, Any]) -> Any:
+    """The policy MLP (``pi``) and observation scale of a masked PPO module's weights."""
+    from cardsuite.train.rllib.module import ACTIVATIONS, DEFAULT_HIDDEN, _mlp
+
+    w = {k: torch.as_tensor(np.asarray(v)) for k, v in weights.items()}
+    hidden = [int(h) for h in model_config.get("hidden", DEFAULT_HIDDEN)]
+    act = ACTIVATIONS[str(model_config.get("activation", "relu"))]
+    obs_dim, num_actions = (
+        int(w["obs_scale"].shape[0]),
+        int(w[f"pi.{2 * len(hidden)}.bias"].shape[0]),
+    )
+    actor = _mlp([obs_dim, *hidden], act, num_actions, 0.01)
+    actor.load_state_dict({k[3:]: v for k, v in w.items() if k.startswith("pi.")}, strict=True)
+    return actor, w["obs_scale"].float()
+
+
+class BatchedRLlibEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
+    """``num_envs`` games of a batched engine for one RLlib env runner (module doc).
+
+    ``env_config`` keys (all optional but ``game``): ``game``, ``options``
+    (rule options), ``num_envs`` (set by RLlib), ``seed``, ``learner_seat``
+    (None: game ``i`` of runner ``w`` learns at seat ``(i + w) % players``),
+    ``league_prob`` (share of games against league members; the rest are
+    self-play against the newest snapshot), ``baselines`` (names),
+    ``pfsp`` (weighting), ``league_size`` (snapshots kept), ``model_config``
+    (the module's, to rebuild snapshots). RLlib's ``worker_index`` is read
+    from the ``EnvContext``.
+    """
+
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
+
+    def __init__(self, env_config: Mapping[str, Any]) -> None:
+        """Build the engine and the league; call :meth:`reset` next."""
+        unknown = sorted(set(env_config) - set(ENV_KEYS))
+        if unknown:
+            raise ConfigError(f"unknown batched env_config key(s) {unknown}; valid: {ENV_KEYS}")
+        self.game = str(env_config.get("game", "scum"))
+        self.options = dict(env_config.get("options") or {})
+        self.num_envs = int(env_config.get("num_envs", 1))
+        self.worker_index = int(getattr(env_config, "worker_index", 0))
+        base_seed = int(env_config.get("seed", 0))
+        self.seed_value = base_seed * 100_003 + self.worker_index * 7_919
+        self.engine = make_engine(self.game, self.num_envs, self.options)
+        n, p = self.num_envs, self.engine.num_players
+        seat = env_config.get("learner_seat")
+        if seat is None:
+            self.learner = (np.arange(n) + self.worker_index) % p
+        elif isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < p:
+            raise ConfigError(
+                f"learner_seat must be a seat from 0 to {p - 1} or null, got {seat!r}"
+            )
+        else:
+            self.learner = np.full(n, seat, dtype=np.int64)
+        self.league_prob = float(env_config.get("league_prob", 0.5))
+        self.model_config = dict(env_config.get("model_config") or {})
+        names = list(env_config.get("baselines", ("heuristic", "random")))
+        self.league = League(
+            {nm: baseline_policy(nm, self.game, self.engine, self.seed_value) for nm in names},
+            max_snapshots=int(env_config.get("league_size", 5)),
+            weighting=str(env_config.get("pfsp", "hard")),
+            seed=self.seed_value,
+        )
+        self.snapshot_steps: list[int] = []
+        self.single_observation_space, self.single_action_space = single_spaces(
+            self.game, self.options
+        )
+        if self.single_observation_space["observation"].shape != (self.engine.obs_dim,):
+            raise ConfigError(f"{self.game}: batched engine and per-game env disagree on obs size")
+        self.observation_space = gymnasium.vector.utils.batch_space(
+            self.single_observation_space, n
+        )
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, n)
+        self.render_mode: str | None = None
+        self._rng = np.random.default_rng(self.seed_value + 1)
+        self._rows = np.arange(n)
+        self._opp = np.full(n, SELF, dtype=np.int64)
+        self._pending = np.zeros(n, dtype=bool)
+        self._carry = np.zeros(n, dtype=np.float32)
+        self._returns = np.zeros((n, p), dtype=np.float64)
+        self._obs: Any = None
+        self._mask: Any = None
+        self._zero_obs = np.zeros((n, self.engine.obs_dim), dtype=np.float32)
+        self._zero_mask = np.zeros((n, self.engine.num_actions), dtype=np.int8)
+
+    # ------------------------------------------------------------- the league
+    def add_snapshot(self, weights: Mapping[str, Any], step: int) -> None:
+        """A frozen copy of the learner (``main`` module weights) joins this runner's league."""
+        actor, scale = actor_from_weights(weights, self.model_config)
+        self.league.add_snapshot(actor, scale, step)
+        self.snapshot_steps.append(int(step))
+
+    def league_names(self) -> list[str]:
+        """Names of the league's current members (baselines, then snapshots)."""
+        return [m.name for m in self.league.members]
+
+    def _newest(self) -> int:
+        snaps = [m.id for m in self.league.members if m.name.startswith("snapshot@")]
+        return snaps[-1] if snaps else self.league.members[0].id
+
+    def _draw(self, rows: np.ndarray) -> None:
+        """New opponents for the games ``rows``: league member by PFSP, else self-play."""
+        league = self._rng.random(len(rows)) < self.league_prob
+        ids = np.full(len(rows), SELF, dtype=np.int64)
+        if league.any():
+            ids[league] = self.league.draw(int(league.sum()))
+        self._opp[rows] = ids
+
+    # ---------------------------------------------------------------- gymnasium
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """New games everywhere; the learners' first observations."""
+        if seed is not None:
+            self.seed_value = int(seed)
+        self._obs, self._mask, _ = self.engine.reset(self.seed_value)
+        self._draw(self._rows)
+        self._pending[:] = False
+        self._returns[:] = 0.0
+        self._carry[:] = 0.0
+        self._advance(np.zeros(self.num_envs, dtype=np.float32), np.zeros(self.num_envs, bool))
+        return self._out(np.zeros(self.num_envs, dtype=bool)), {}
+
+    def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray,
+                                          np.ndarray, dict[str, Any]]:  # fmt: skip
+        """The learners act (games that ended last step start their next one instead)."""
+        if self._obs is None:
+            raise ConfigError("call reset() before step()")
+        acts = np.asarray(actions, dtype=np.int64).reshape(-1)
+        pending = self._pending
+        reward = self._carry.copy()
+        self._carry[:] = 0.0
+        done = np.zeros(self.num_envs, dtype=bool)
+        truncated = np.zeros(self.num_envs, dtype=bool)
+        active = ~pending
+        if active.any():
+            res = self.engine.step(acts, active=None if not pending.any() else active)
+            self._collect(res, reward, done, truncated)
+        self._advance(reward, done, truncated)
+        self._pending = done.copy()
+        if done.any():
+            self._finish(np.flatnonzero(done))
+        return self._out(done), reward, done & ~truncated, truncated, {}
+
+    def close(self, **kwargs: Any) -> None:
+        """Nothing to release."""
+
+    # ---------------------------------------------------------------- internals
+    def _out(self, done: np.ndarray) -> dict[str, np.ndarray]:
+        obs = np.asarray(self._obs, dtype=np.float32)
+        mask = np.asarray(self._mask).astype(np.int8, copy=False)
+        if done.any():
+            obs = np.where(done[:, None], self._zero_obs, obs)
+            mask = np.where(done[:, None], self._zero_mask, mask)
+        return {"observation": obs.copy(), "action_mask": mask.copy()}
+
+    def _collect(self, res: Any, reward: np.ndarray, done: np.ndarray,
+                 truncated: np.ndarray | None = None) -> None:  # fmt: skip
+        """Credit one engine step: rewards of ended games before their end, after it to carry."""
+        r = np.asarray(res.rewards, dtype=np.float32)
+        mine = r[self._rows, self.learner]
+        late = done.copy()  # these games restarted in an earlier step of this call
+        reward += np.where(late, 0.0, mine)
+        self._carry += np.where(late, mine, 0.0)
+        self._returns += np.where(late[:, None], 0.0, r)
+        ended = np.asarray(res.done, dtype=bool) & ~late
+        if truncated is not None:
+            tr = getattr(res, "truncated", None)
+            if tr is not None:
+                truncated |= np.asarray(tr, dtype=bool) & ended
+        done |= ended
+        self._obs, self._mask = res.obs, res.mask
+
+    def _advance(self, reward: np.ndarray, done: np.ndarray,
+                 truncated: np.ndarray | None = None) -> None:  # fmt: skip
+        """The opponents play until the learner is to act in every game."""
+        eng = self.engine
+        while True:
+            waiting = np.asarray(eng.to_act()) != self.learner
+            if not waiting.any():
+                return
+            rows = np.flatnonzero(waiting)
+            ids = self._opp[rows]
+            ids = np.where(ids == SELF, self._newest(), ids)
+            actions = np.zeros(self.num_envs, dtype=np.int64)
+            actions[rows] = self.league.act(ids, self._obs[rows], self._mask[rows])
+            self._collect(eng.step(actions, active=waiting), reward, done, truncated)
+
+    def _finish(self, rows: np.ndarray) -> None:
+        """Record the league games that ended (PFSP), draw the next opponents."""
+        ret = self._returns[rows]
+        mine = ret[np.arange(len(rows)), self.learner[rows]]
+        others = (ret.sum(axis=1) - mine) / max(1, self.engine.num_players - 1)
+        outcome = np.where(mine > others, 1.0, np.where(mine < others, 0.0, 0.5))
+        vs = self._opp[rows]
+        league = vs != SELF
+        if league.any():
+            self.league.record(vs[league], outcome[league])
+        self._returns[rows] = 0.0
+        self._draw(rows)
+        self.league.prune(self._opp)
+
+
+def make_batched_env(env_config: Mapping[str, Any]) -> BatchedRLlibEnv:
+    """RLlib's env creator (``config.environment(make_batched_env, env_config=...)``)."""
+    return BatchedRLlibEnv(env_config)
