@@ -45,30 +45,8 @@ from typing import Any
 import yaml
 
 from cardsuite.agents.base import Agent, RandomAgent
+from cardsuite.agents.kinds import AgentKind
 from cardsuite.errors import CardsuiteError, CheckpointError, ConfigError
-
-
-@dataclass(frozen=True)
-class AgentKind:
-    """One kind of agent the registry can build.
-
-    Attributes:
-        name: the spec name (``"ismcts"``).
-        target: ``"module:Class"`` imported on first use.
-        doc: one line for help texts.
-        argument: what follows ``name:`` in a spec: ``"params"`` (``key=value``
-            pairs passed to ``Class(game, seed=..., **params)``), ``"path"`` (a
-            checkpoint path, loaded by ``Class.load(path, game, seed)``) or
-            ``"name"`` (a name, e.g. of a shipped agent, also ``Class.load``).
-        extra: the ``pip install cardsuite[EXTRA]`` that provides the kind, if any.
-    """
-
-    name: str
-    target: str
-    doc: str
-    argument: str = "params"
-    extra: str | None = None
-
 
 #: The entry-point group through which other layers and other packages add
 #: agent kinds; each entry point names an :class:`AgentKind` (or an agent

@@ -146,8 +146,8 @@ def resolve_config(path: str | Path) -> Path:
     presets the docs name work after a plain ``pip install``. A path that
     exists always wins.
 
-    Raises:
-        ConfigError: neither a file nor a shipped preset, listing the presets.
+    Anything else is returned as given, so that reading it fails with the
+    usual "cannot read config file" error.
     """
     from importlib.resources import as_file, files
 
@@ -159,10 +159,7 @@ def resolve_config(path: str | Path) -> Path:
     if name in shipped_configs():
         with as_file(files("cardsuite") / "configs" / f"{name}.yaml") as found:
             return Path(found)
-    raise ConfigError(
-        f"config {str(path)!r} is neither a file nor a shipped preset; presets: "
-        + ", ".join(shipped_configs())
-    )
+    return given  # reading it then fails with a ConfigError naming the file
 
 
 def read_yaml_mapping(path: str | Path) -> dict[str, Any]:

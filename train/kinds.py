@@ -8,7 +8,7 @@ light: the agent classes (and torch or ray) load only when a spec uses them.
 
 from __future__ import annotations
 
-from cardsuite.agents.registry import AgentKind
+from cardsuite.agents.kinds import AgentKind
 
 PPO = AgentKind(
     "ppo",

@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from cardsuite.agents.registry import AgentKind
+from cardsuite.agents.kinds import AgentKind
 from cardsuite.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parent / "pretrained"

@@ -54,7 +54,7 @@ def test_non_files_and_huge_files_are_refused(tmp_path: Path) -> None:
         read_yaml_mapping("/dev/zero")
     with pytest.raises(ConfigError, match="is not a regular file"):
         read_yaml_mapping(tmp_path)
-    with pytest.raises(ConfigError, match=r"cannot read config file|neither a file nor a shipped"):
+    with pytest.raises(ConfigError, match=r"cannot read config file"):
         read_yaml_mapping(tmp_path / "none.yaml")
     big = tmp_path / "big.yaml"
     big.write_bytes(b"#" * (2 << 20))
