@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+import numpy as np
+
 from cardsuite.batched.backend import Array, Backend
 from scandal_env.batched.consts import BUILD, DRAW, MELD
 from scandal_env.batched.tables import BIG8, DeckTables
@@ -52,7 +54,20 @@ def _min(xp: Backend, x: Array, axis: int) -> Array:
 
 
 def _max(xp: Backend, a: Array, b: Array) -> Array:
-    return xp.where(a > b, a, b)
+    if xp.name == "numpy":
+        return np.maximum(a, b)
+    return xp.torch.maximum(a, b)  # type: ignore[attr-defined]
+
+
+def _two_least(xp: Backend, cols: Array) -> tuple[Array, Array]:
+    """The least and second least of ``cols [R, L, S]`` along ``L`` (a running tournament
+    over the L contiguous ``[R, S]`` slices: cheaper than reductions over a short axis)."""
+    a, b = cols[:, 0], xp.full(cols[:, 0].shape, BIG8, xp.int8)
+    for j in range(1, cols.shape[1]):
+        x = cols[:, j]
+        b = xp.minimum(b, _max(xp, a, x))
+        a = xp.minimum(a, x)
+    return a, b
 
 
 def write_mask(eng: MaskState, mask: Array, hand: Array, size: Array) -> None:
@@ -114,11 +129,9 @@ def _draw(eng: MaskState, mask: Array, r: Array, hand: Array, size: Array) -> No
     dep = xp.where(pos >= 0, top[:, None] - pos, BIG8)
     dep_ext = xp.concat([dep, xp.full((g, 1), BIG8, i8)], 1)
     # The depth by which hand + taken cards hold each part of the minimal meld (S5).
-    nt = dep_ext[:, t.nt_pad]
-    m1 = _min(xp, nt, 2)
-    m2 = _min(xp, xp.where(nt > m1[:, :, None], nt, BIG8), 2)
+    m1, m2 = _two_least(xp, dep_ext[:, t.nt_pad_t])
     nt_d = xp.where(nt_h >= 2, -1, xp.where(nt_h >= 1, m1, m2))
-    bg_d = xp.where(bg_h >= 1, -1, _min(xp, dep_ext[:, t.bg_pad], 2))
+    bg_d = xp.where(bg_h >= 1, -1, _two_least(xp, dep_ext[:, t.bg_pad_t])[0])
     t_d = xp.where(ti_h >= 1, -1, dep[:, t.title_of])
     reach = _max(xp, _max(xp, t_d, bg_d), nt_d)
     # Meld it: reachable with four cards in hand (S8); lay it off: melded (S6).

@@ -84,6 +84,8 @@ class DeckTables:
         self.first_scandal: Array = as_(scandals_pad[:, 0].copy(), xp.int64)
         self.nt_pad: Array = as_(nt_pad, xp.int64)
         self.bg_pad: Array = as_(bg_pad, xp.int64)
+        self.nt_pad_t: Array = as_(nt_pad.T.copy(), xp.int64)
+        self.bg_pad_t: Array = as_(bg_pad.T.copy(), xp.int64)
         self.multi: Array = as_(gold, xp.int64)
         self.multi_scandals: Array = as_(scandals_pad[gold], xp.int64)
         self.card_ar: Array = xp.arange(n)
