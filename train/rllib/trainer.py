@@ -238,6 +238,11 @@ def build_config(run: RLlibRun, league: Sequence[str] = ()) -> Any:
             extra_python_environs_for_driver={"OMP_NUM_THREADS": threads},
             extra_python_environs_for_worker={"OMP_NUM_THREADS": threads},
         )
+        .fault_tolerance(
+            restart_failed_env_runners=c.restart_failed_env_runners,
+            max_num_env_runner_restarts=c.max_num_env_runner_restarts,
+            env_runner_restore_timeout_s=c.env_runner_restore_timeout_s,
+        )
         .callbacks(IllegalActionCounter)
         .debugging(seed=c.seed)
     )
