@@ -6,11 +6,15 @@
   nothing beats the top play); giving back (J5), the lowest card.
 * **Scandal**: meld and lay off whenever possible; draw the top discard if it
   can be melded or laid off at once, else draw from the stock; never take
-  deeper discards; discard the highest-value card that no open scandal and no
-  meld in hand can use.
+  deeper discards; collect sets: discard a card of the open scandal it holds
+  the fewest cards of, the highest-value such card first. It does not repeat
+  itself (S4): at a discard position it has already met this hand it throws
+  the next card in that order, so no hand cycles for ever
+  (:class:`~cardsuite.agents.heuristic_scandal.RepeatMemory`).
 
 It reads only the observation (through ``table.obs_spec`` views) and the mask.
-It is deterministic: the seed is accepted for the agent protocol and ignored.
+It is deterministic: the seed is accepted for the agent protocol and ignored;
+in Scandal its choices depend on the positions it has seen this hand.
 """
 
 from __future__ import annotations

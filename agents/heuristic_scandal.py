@@ -14,9 +14,11 @@ into melds to accumulate points"; a card left in hand costs its value, S9):
   The mask already keeps a discardable card (S8) and the deep-draw duty (S3).
 * **Draw**: a deep discard (S3) when ``points it lets me lay down now -
   take_cost * value of the other taken cards I cannot use`` beats
-  ``deep_margin``; else the top discard if it can be laid down at once or
-  builds a meld in hand (I hold its title, or it is a title I hold cards
-  for); else the stock.
+  ``deep_margin``; else the top discard if it can be laid down at once, or if
+  it builds a meld in hand (I hold its title, or it is a title I hold cards
+  for) *and* is more useful than the card I would then throw (taking a card
+  only to throw one as good back is how two players swapped the same cards
+  for ever, S4); else the stock, which is how a hand moves on.
 * **Discard** the card least useful to me: a card of a scandal whose meld I
   am building in hand is kept (more so with the title in hand), a card of a
   scandal whose title an opponent is known to hold is dangerous to throw
@@ -26,11 +28,22 @@ into melds to accumulate points"; a card left in hand costs its value, S9):
 
 The greedy baseline (:meth:`ScandalReader.greedy`) melds and lays off
 whenever possible, draws the top discard only if it can be laid down at once,
-and discards the highest-value card no meld in hand can use.
+and otherwise collects sets: it discards a card of the scandal it holds the
+fewest cards of, the most valuable first.
+
+**No endless hands (S4).** The rule book has no turn limit, so both agents
+make progress the way players do: they remember the positions they have seen
+this hand (their own observation, less the turn counter; cleared when a hand
+starts) and do not repeat themselves. Back at a draw already seen, the top
+discard is taken only if it can be laid down at once (else the stock); back
+at a discard already seen for the k-th time, the card ranked k-th is thrown
+instead of the first. Both agents stay deterministic: the memory is part of
+what they observed.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -80,6 +93,41 @@ def view_from_state(state: XE.State) -> ScandalView:
         forbidden=state.forbidden,
         mask=XE.legal_mask(state),
     )
+
+
+class RepeatMemory:
+    """How often the agent has already been in a position this hand (S4).
+
+    A position is the agent's own observation without the turn counter. The
+    memory empties itself when the turn counter goes down (a new hand).
+
+    Args:
+        obs_spec: the observation layout (for the ``turn`` piece).
+    """
+
+    def __init__(self, obs_spec: ObsSpec) -> None:
+        """An empty memory for observations of ``obs_spec``."""
+        self._turn = obs_spec.slices["turn"]
+        self._seen: dict[bytes, int] = {}
+        self._last = -1.0
+
+    def clear(self) -> None:
+        """Forget every position (a new hand or episode)."""
+        self._seen.clear()
+        self._last = -1.0
+
+    def visits(self, obs: np.ndarray) -> int:
+        """Times ``obs`` was seen before this hand (0 the first time); counts this one."""
+        turn = float(obs[self._turn][0])
+        if turn < self._last:
+            self._seen.clear()
+        self._last = turn
+        position = np.array(obs, dtype=np.float32, copy=True)
+        position[self._turn] = 0.0
+        key = hashlib.blake2b(position.tobytes(), digest_size=16).digest()
+        n = self._seen.get(key, 0)
+        self._seen[key] = n + 1
+        return n
 
 
 class ScandalPolicy:
@@ -150,12 +198,16 @@ class ScandalPolicy:
         return best
 
     # ------------------------------------------------------------------ entry
-    def choose(self, view: ScandalView) -> int:
-        """The heuristic's legal action for ``view``."""
+    def choose(self, view: ScandalView, repeat: int = 0) -> int:
+        """The heuristic's legal action for ``view``.
+
+        ``repeat``: times this draw or discard position was already met this
+        hand (:class:`RepeatMemory`); 0 plays the plain heuristic.
+        """
         legal = np.flatnonzero(view.mask)
         lay = self.lay
         if view.phase == XE.Phase.DRAW:
-            return self.draw(view, legal)
+            return self.draw(view, legal, repeat)
         if view.phase == XE.Phase.BUILD:
             adds = legal[(legal >= lay.MELD_ADD) & (legal < lay.MELD_FINISH)]
             if adds.size:
@@ -167,18 +219,55 @@ class ScandalPolicy:
         starts = legal[(legal >= lay.MELD_START) & (legal < lay.MELD_ADD)]
         if starts.size:
             return int(starts[0])
-        return self.discard(view, legal)
+        return self.discard(view, legal, repeat)
+
+    def decision_point(self, view: ScandalView) -> bool:
+        """Whether the next action is a draw or a discard (where positions are remembered)."""
+        if view.phase == XE.Phase.DRAW:
+            return True
+        if view.phase != XE.Phase.MELD:
+            return False
+        lay = self.lay
+        return not view.mask[lay.MELD_START : lay.DISCARD].any()
 
     def choose_state(self, state: XE.State) -> int:
         """The heuristic's action in an engine state (ISMCTS rollouts)."""
         return self.choose(view_from_state(state))
 
-    def draw(self, view: ScandalView, legal: np.ndarray) -> int:
-        """Deep draw when it pays, the top discard when it helps, else the stock."""
+    def draw(self, view: ScandalView, legal: np.ndarray, repeat: int = 0) -> int:
+        """Deep draw when it pays, the top discard when it helps, else the stock.
+
+        The top discard is taken to build a meld only if it is more useful than
+        the card that would then be thrown, and never at a draw already met
+        this hand (``repeat`` > 0): there only a card laid down at once counts.
+        """
+        lay = self.lay
+        pile = view.pile
+        margin = self.deep_margin if not repeat else float("-inf")
+        best_action = self.best_deep_draw(view, legal, self.take_cost, margin)
+        if best_action >= 0:
+            return best_action
+        base, _ = self.playable(view.hand, view.melded)
+        if view.mask[lay.DRAW_DISCARD] and pile:
+            top = pile[-1]
+            hand = view.hand.copy()
+            hand[top] = True
+            pts, _ = self.playable(hand, view.melded)
+            if pts > base or (not repeat and self.builds(view, top)):
+                return int(lay.DRAW_DISCARD)
+        if view.mask[lay.DRAW_STOCK]:
+            return int(lay.DRAW_STOCK)
+        return int(legal[0])
+
+    def best_deep_draw(
+        self, view: ScandalView, legal: np.ndarray, take_cost: float, margin: float
+    ) -> int:
+        """The legal deep draw (S3) whose ``points laid down now - take_cost * waste``
+        is highest and above ``margin`` (the shallowest among equals), or -1."""
         lay = self.lay
         pile = view.pile
         base, _ = self.playable(view.hand, view.melded)
-        best_gain, best_action = self.deep_margin, -1
+        best_gain, best_action = margin, -1
         for a in legal[(legal > lay.DRAW_DISCARD) & (legal < lay.MELD_START)].tolist():
             depth = a - lay.DRAW_DISCARD
             taken = pile[len(pile) - 1 - depth :]
@@ -186,30 +275,40 @@ class ScandalPolicy:
             hand[taken] = True
             pts, used = self.playable(hand, view.melded)
             waste = sum(self.value[c] for c in taken if c not in used)
-            gain = pts - base - self.take_cost * waste
+            gain = pts - base - take_cost * waste
             if gain > best_gain:
                 best_gain, best_action = gain, a
-        if best_action >= 0:
-            return best_action
-        if view.mask[lay.DRAW_DISCARD] and pile:
-            top = pile[-1]
-            hand = view.hand.copy()
-            hand[top] = True
-            pts, _ = self.playable(hand, view.melded)
-            if pts > base or self.usefulness(view, top) >= 2.0:
-                return int(lay.DRAW_DISCARD)
-        if view.mask[lay.DRAW_STOCK]:
-            return int(lay.DRAW_STOCK)
-        return int(legal[0])
+        return best_action
 
-    def discard(self, view: ScandalView, legal: np.ndarray) -> int:
-        """The least useful card; the most valuable among equals (S7 respected by the mask)."""
+    def builds(self, view: ScandalView, top: int) -> bool:
+        """Taking ``top`` builds a meld in hand: useful, and more so than the card then thrown."""
+        hand = view.hand.copy()
+        hand[top] = True
+        after = ScandalView(
+            hand, view.melded, view.pile[:-1], view.opp_known, view.phase, -1, top, view.mask
+        )
+        gain = self.usefulness(after, top)
+        if gain < 2.0:
+            return False
+        rest = [c for c in np.flatnonzero(view.hand).tolist()]
+        if not rest:
+            return True
+        worst = min(self.usefulness(after, c) for c in rest)
+        return gain > worst
+
+    def discard(self, view: ScandalView, legal: np.ndarray, repeat: int = 0) -> int:
+        """The least useful card; the most valuable among equals (S7 respected by the mask).
+
+        At a discard already met ``repeat`` times this hand, the card ranked
+        ``repeat`` (cyclically) goes instead, so a position is never played
+        the same way twice.
+        """
         lay = self.lay
         cards = (legal[legal >= lay.DISCARD] - lay.DISCARD).tolist()
         if not cards:
             return int(legal[0])
-        best = min(cards, key=lambda c: (self.usefulness(view, c), -self.value[c], c))
-        return int(lay.DISCARD + best)
+        ranked = sorted(cards, key=lambda c: (self.usefulness(view, c), -self.value[c], c))
+        return int(lay.DISCARD + ranked[repeat % len(ranked)])
 
 
 class ScandalReader:
@@ -221,6 +320,11 @@ class ScandalReader:
         self.spec = obs_spec
         self.policy = ScandalPolicy(config)
         self.p = config.num_players
+        self.memory = RepeatMemory(obs_spec)
+
+    def repeat(self, obs: np.ndarray, view: ScandalView) -> int:
+        """Times this draw or discard position was met before this hand (0 elsewhere)."""
+        return self.memory.visits(obs) if self.policy.decision_point(view) else 0
 
     def view(self, obs: np.ndarray, mask: np.ndarray) -> ScandalView:
         """The view of one observation."""
@@ -248,14 +352,20 @@ class ScandalReader:
     def greedy(self, obs: np.ndarray, mask: np.ndarray) -> int:
         """The greedy baseline's action (see the module docstring)."""
         view = self.view(obs, mask)
+        repeat = self.repeat(obs, view)
         pol = self.policy
         lay = pol.lay
         legal = np.flatnonzero(mask)
         if view.phase == XE.Phase.DRAW:
+            deep = pol.best_deep_draw(view, legal, take_cost=0.0, margin=0.0)
+            if deep >= 0:
+                return deep
             if mask[lay.DRAW_DISCARD] and view.pile:
                 hand = view.hand.copy()
                 hand[view.pile[-1]] = True
                 if pol.playable(hand, view.melded)[0] > pol.playable(view.hand, view.melded)[0]:
+                    return int(lay.DRAW_DISCARD)
+                if not repeat and self.grows_set(view, view.pile[-1]):
                     return int(lay.DRAW_DISCARD)
             return int(lay.DRAW_STOCK) if mask[lay.DRAW_STOCK] else int(legal[0])
         if view.phase == XE.Phase.MELD:
@@ -264,10 +374,28 @@ class ScandalReader:
                 return int(playing[-1])  # lay-offs first (highest ids), then melds
             cards = (legal[legal >= lay.DISCARD] - lay.DISCARD).tolist()
             if cards:
-                _pts, used = pol.playable(view.hand, view.melded)
-                dead = [c for c in cards if c not in used] or cards
-                return int(lay.DISCARD + max(dead, key=lambda c: (pol.value[c], -c)))
+                ranked = sorted(cards, key=lambda c: (self.set_size(view, c), -pol.value[c], c))
+                return int(lay.DISCARD + ranked[repeat % len(ranked)])
         return pol.choose(view)
+
+    def grows_set(self, view: ScandalView, top: int) -> bool:
+        """Taking ``top`` makes a set of 2+ cards, larger than that of the card it would throw."""
+        rest = np.flatnonzero(view.hand).tolist()
+        hand = view.hand.copy()
+        hand[top] = True
+        after = ScandalView(hand, view.melded, [], view.opp_known, view.phase, -1, top, view.mask)
+        gain = self.set_size(after, top)
+        return gain >= 2 and gain > min((self.set_size(after, c) for c in rest), default=0)
+
+    def set_size(self, view: ScandalView, card: int) -> int:
+        """Cards of the largest open scandal of ``card`` in hand (``card`` included; 0 if none)."""
+        pol = self.policy
+        sizes = [
+            sum(1 for c in pol.cards_of[s] if view.hand[c])
+            for s in pol.scandals_of[card]
+            if not view.melded[s]
+        ]
+        return max(sizes, default=0)
 
 
 class ScandalHeuristic:
@@ -279,8 +407,9 @@ class ScandalHeuristic:
         self.policy = ScandalPolicy(config, **params)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """The heuristic's action for an observation and mask."""
-        return self.policy.choose(self.reader.view(observation, action_mask))
+        """The heuristic's action for an observation and mask (repeats remembered, S4)."""
+        view = self.reader.view(observation, action_mask)
+        return self.policy.choose(view, self.reader.repeat(observation, view))
 
 
 def make(config: ScandalConfig, obs_spec: ObsSpec, **params: float) -> ScandalHeuristic:

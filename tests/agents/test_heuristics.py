@@ -13,6 +13,7 @@ import pytest
 from cardsuite.agents.base import RandomAgent, table_info
 from cardsuite.agents.greedy import GreedyAgent
 from cardsuite.agents.heuristic import HeuristicAgent
+from cardsuite.agents.heuristic_scandal import RepeatMemory
 from cardsuite.agents.heuristic_scum import LEAD, ClimbView, ScumPolicy
 from cardsuite.games import get_game
 from scandal_env import engine as XE
@@ -198,6 +199,98 @@ def test_scandal_discards_the_most_valuable_dead_card() -> None:
     actions = run_turn(env, HeuristicAgent("scandal"))
     lay = env.unwrapped.game.rules.layout
     assert actions == [lay.DRAW_STOCK, lay.DISCARD + dead_blue]
+
+
+# ----------------------------------------------------------------------------- Scandal: S4
+# Iran-Contra (scandal 6): title 6, Reagan 19 (blue), North 41, Poindexter 42 (red),
+# Arms for Hostages 55, Shredded Documents 57 (black). Dike Bridge 48 is scandal 0.
+
+
+def decide(env: Any, agent: Any, name: str = "player_0") -> int:
+    """``agent``'s choice for ``name``'s current observation (the agent is not reset)."""
+    obs = env.observe(name)
+    a = int(agent.act(obs["observation"], obs["action_mask"], {"agent": name}))
+    assert obs["action_mask"][a] == 1
+    return a
+
+
+def test_scandal_takes_a_discard_that_builds_on_a_dead_card() -> None:
+    """Two Iran-Contra cards and a dead card: Arms for Hostages is worth taking."""
+    env = scandal_deal([41, 57, 48], pile=[55])
+    lay = env.unwrapped.game.rules.layout
+    assert run_turn(env, HeuristicAgent("scandal"))[0] == lay.DRAW_DISCARD
+
+
+def test_scandal_does_not_swap_a_discard_for_a_card_as_good() -> None:
+    """S4: every card in hand builds the same meld as the top discard, so taking it
+    would only throw one as good back (how two heuristics once swapped cards for
+    ever): draw from the stock."""
+    env = scandal_deal([41, 42, 57], pile=[55])
+    lay = env.unwrapped.game.rules.layout
+    assert run_turn(env, HeuristicAgent("scandal"))[0] == lay.DRAW_STOCK
+
+
+def test_scandal_heuristic_plays_a_repeated_position_differently() -> None:
+    """S4: back at a draw it has met this hand, the top discard is taken only to lay
+    it down at once (else the stock); back at a discard, the next-ranked card goes."""
+    env = scandal_deal([41, 57, 48], pile=[55])
+    agent = HeuristicAgent("scandal")
+    agent.reset(table_info(env, "scandal", "player_0"))
+    lay = env.unwrapped.game.rules.layout
+    assert decide(env, agent) == lay.DRAW_DISCARD
+    assert decide(env, agent) == lay.DRAW_STOCK  # same observation again
+    env.step(lay.DRAW_STOCK)
+    first, second, third = (decide(env, agent) for _ in range(3))
+    assert len({first, second, third}) == 3
+    assert all(lay.DISCARD <= a < lay.DISCARD + 80 for a in (first, second, third))
+
+
+def test_scandal_repeat_memory_counts_positions_and_forgets_at_a_new_hand() -> None:
+    """A position is the observation less the turn counter; a lower turn is a new hand."""
+    env = scandal_deal([41, 57, 48], pile=[55])
+    spec = env.unwrapped.obs_spec
+    memory = RepeatMemory(spec)
+    obs = env.observe("player_0")["observation"].copy()
+    later = obs.copy()
+    later[spec.slices["turn"]] = 0.5
+    assert [memory.visits(obs), memory.visits(later), memory.visits(later)] == [0, 1, 2]
+    assert memory.visits(obs) == 0  # the turn went down: a new hand
+
+
+def test_greedy_deep_draws_to_meld_and_collects_sets() -> None:
+    """Greedy takes Dike Bridge from under a card to meld the Chappaquiddick Incident
+    (S3), then throws a card of the scandal it holds fewest of."""
+    env = scandal_deal([0, 23, 41, 57, 40, 70], pile=[60, 48])
+    actions = run_turn(env, GreedyAgent("scandal"))
+    game = env.unwrapped.game
+    lay = game.rules.layout
+    assert actions[0] == lay.DRAW_DISCARD + 1
+    assert int(game.meld_owner[0]) == 0
+    # left: North, Shredded Documents (an Iran-Contra pair), and three single 5-point
+    # cards (Elizabeth Ray 40, Campaign Contributions 60, a Beam Me Up card 70):
+    # a single goes (equal values: the lowest id), the pair stays.
+    assert actions[-1] == lay.DISCARD + 40 and game.hands[0][[41, 57]].all()
+
+
+def test_greedy_takes_a_discard_that_grows_a_set() -> None:
+    env = scandal_deal([41, 57, 48], pile=[55])
+    lay = env.unwrapped.game.rules.layout
+    actions = run_turn(env, GreedyAgent("scandal"))
+    assert actions == [lay.DRAW_DISCARD, lay.DISCARD + 48]
+
+
+@pytest.mark.parametrize("kind", ["greedy", "heuristic"])
+def test_scandal_agents_are_deterministic(kind: str) -> None:
+    """Same deal, fresh agents: the same moves (the memory is only what they saw)."""
+    runs = []
+    for _ in range(2):
+        agents: list[Any] = [
+            GreedyAgent("scandal") if kind == "greedy" else HeuristicAgent("scandal")
+            for _ in range(3)
+        ]
+        actions, _returns, _ = play_episode("scandal", {"num_players": 3}, agents, seed=4)
+        runs.append(actions)
+    assert runs[0] == runs[1] and len(runs[0]) > 10
 
 
 # ----------------------------------------------------------------------------- strength
