@@ -17,8 +17,19 @@ import numpy as np
 from cardsuite.errors import PresetError, StateError
 from scum_env.phase import Phase
 from scum_env.presets import check_roles
-from scum_env.rules import Rules, TradeStep
+from scum_env.rules import Rules
 from scum_env.state import ARRAY_FIELDS, SCALAR_FIELDS, State, new_stamp
+from scum_env.validate import (
+    MAX_SERIES,
+    check_state,
+    flag,
+    grid,
+    pending_steps,
+    rng_from,
+    trade_log,
+    whole,
+    whole_list,
+)
 
 
 def to_dict(state: State) -> dict[str, Any]:
@@ -36,62 +47,86 @@ def to_dict(state: State) -> dict[str, Any]:
     return data
 
 
-def from_dict(rules: Rules, data: dict[str, Any]) -> State:
-    """Rebuild a state from :func:`to_dict`; StateError if it does not fit ``rules``."""
-    n, k = rules.num_players, rules.num_slots
+FIELDS = (*ARRAY_FIELDS, *SCALAR_FIELDS, "ncards", "order", "finish", "trade_log", "pending", "rng")
+
+
+def from_dict(rules: Rules, data: Any) -> State:
+    """Rebuild a state from :func:`to_dict`; StateError naming the field if it is not one.
+
+    Every field is read with its type, shape and range, then the fields are
+    checked against each other (:func:`scum_env.validate.check_state`), so a
+    state that loads plays on like the one that was saved.
+    """
+    if not isinstance(data, dict):
+        raise StateError(f"a saved Scum state must be a JSON object, got {type(data).__name__}")
+    missing = [name for name in FIELDS if name not in data]
+    unknown = [str(name)[:40] for name in data if name not in FIELDS]
+    if missing or unknown:
+        which = f"missing {missing}" if missing else f"unknown {unknown[:5]}"
+        raise StateError(f"saved Scum state: fields {which}")
+    n = rules.num_players
+    state = State.__new__(State)
+    state.rules = rules
+    for name in ARRAY_FIELDS:
+        shape, low, high = _array_layout(rules, name)
+        setattr(state, name, grid(name, data[name], shape, low, high).astype(_DTYPES[name]))
+    limits = _scalar_limits(rules)
+    for name in SCALAR_FIELDS:
+        if name == "game_over":
+            state.game_over = flag(name, data[name])
+        else:
+            setattr(state, name, whole(name, data[name], *limits[name]))
+    state.phase = Phase(state.phase)
+    state.ncards = whole_list("ncards", data["ncards"], 0, rules.deck_size, n)
     try:
-        state = State.__new__(State)
-        state.rules = rules
-        for name in ARRAY_FIELDS:
-            shape, dtype = _array_layout(rules, name)
-            arr: np.ndarray = np.asarray(data[name], dtype=dtype)
-            if arr.shape != shape:
-                raise StateError(f"field {name!r} has shape {arr.shape}, expected {shape}")
-            setattr(state, name, arr)
-        for name in SCALAR_FIELDS:
-            value = data[name]
-            expected = bool if name == "game_over" else int
-            if type(value) is not expected:
-                raise StateError(f"field {name!r} must be {expected.__name__}, got {value!r}")
-            setattr(state, name, value)
-        state.phase = Phase(state.phase)
-        state.ncards = [int(v) for v in data["ncards"]]
-        state.order = check_roles(n, data["order"])
-        state.pos = [0] * n
-        for position, player in enumerate(state.order):
-            state.pos[player] = position
-        state.finish = [int(p) for p in data["finish"]]
-        state.trade_log = [(int(a), int(b), int(c), bool(d)) for a, b, c, d in data["trade_log"]]
-        state.pending = [
-            TradeStep(kind, int(g), int(r), int(c)) for kind, g, r, c in data["pending"]
-        ]
-        rng = np.random.Generator(np.random.PCG64())
-        rng.bit_generator.state = data["rng"]
-        state.rng = rng
-        state.stamp = new_stamp()
-    except StateError:
-        raise
-    except (KeyError, TypeError, ValueError, PresetError) as err:
-        raise StateError(f"corrupt Scum state: {type(err).__name__}: {err}") from None
-    held = state.hands.sum(axis=0) + state.played
-    if state.hands.min() < 0 or list(state.hands.sum(axis=1)) != state.ncards:
-        raise StateError("corrupt Scum state: hand counts do not match ncards")
-    if np.any(held > rules.deck):
-        raise StateError("corrupt Scum state: hands and played cards hold more cards than the pack")
-    if not (0 <= state.to_act < n and state.top_slot < k):
-        raise StateError("corrupt Scum state: to_act, phase or top play out of range")
+        state.order = check_roles(n, data["order"], field="order")
+    except PresetError as err:
+        raise StateError(f"saved Scum state: {err}") from None
+    state.pos = [0] * n
+    for position, player in enumerate(state.order):
+        state.pos[player] = position
+    state.finish = whole_list("finish", data["finish"], 0, n - 1)
+    state.trade_log = trade_log(rules, data["trade_log"])
+    state.pending = pending_steps(rules, data["pending"])
+    state.rng = rng_from(data["rng"])
+    state.stamp = new_stamp()
+    check_state(state)
     return state
 
 
-def _array_layout(rules: Rules, name: str) -> tuple[tuple[int, ...], type]:
+_DTYPES: dict[str, type[np.generic]] = {name: np.int16 for name in ARRAY_FIELDS}
+_DTYPES.update(passed=np.bool_, acted=np.bool_, scores=np.int64, last_points=np.int64)
+
+
+def _array_layout(rules: Rules, name: str) -> tuple[tuple[int, ...], int, int]:
+    """Shape and value range of an array field (``high < 0``: booleans)."""
     n, k = rules.num_players, rules.num_slots
+    most = int(rules.deck.max())
     if name in ("hands", "played_by", "given", "received"):
-        return (n, k), np.int16
+        return (n, k), 0, most
     if name in ("top_cards", "played"):
-        return (k,), np.int16
+        return (k,), 0, most
     if name in ("passed", "acted"):
-        return (n,), np.bool_
-    return (n,), np.int64
+        return (n,), 0, -1
+    if name == "scores":  # a total never passes target + n - 1 (J8)
+        return (n,), 0, rules.target + n - 1
+    return (n,), 0, n  # last_points: the J8 points 1..n
+
+
+def _scalar_limits(rules: Rules) -> dict[str, tuple[int, int]]:
+    n, k = rules.num_players, rules.num_slots
+    most_back = max((t.count for t in rules.trades if t.kind == "choice"), default=0)
+    return {
+        "phase": (0, len(Phase) - 1),
+        "to_act": (0, n - 1),
+        "top_count": (0, rules.max_count),
+        "top_slot": (-1, k - 1),
+        "top_player": (-1, n - 1),
+        "passes": (0, n),
+        "series": (1, MAX_SERIES),
+        "give_left": (0, most_back),
+        "winner": (-1, n - 1),
+    }
 
 
 def to_json(state: State) -> str:
@@ -101,13 +136,25 @@ def to_json(state: State) -> str:
 
 def from_json(rules: Rules, text: str) -> State:
     """Rebuild a state from :func:`to_json`; StateError if corrupt."""
+    return from_dict(rules, parse_json(text, "Scum"))
+
+
+MAX_STATE_CHARS = 5_000_000  # a 50-player Scum Party state is about 60 kB
+
+
+def parse_json(text: Any, game: str) -> dict[str, Any]:
+    """The JSON object of a saved state; StateError if it is not JSON or too big or deep."""
+    if not isinstance(text, str | bytes):
+        raise StateError(f"{game} state must be JSON text, got {type(text).__name__}")
+    if len(text) > MAX_STATE_CHARS:
+        raise StateError(f"{game} state is {len(text)} characters, more than any saved state")
     try:
         data = json.loads(text)
-    except (json.JSONDecodeError, TypeError) as err:
-        raise StateError(f"Scum state is not valid JSON: {err}") from None
+    except (ValueError, TypeError, RecursionError) as err:  # JSONDecodeError is a ValueError
+        raise StateError(f"{game} state is not valid JSON: {str(err)[:120]}") from None
     if not isinstance(data, dict):
-        raise StateError("Scum state JSON must be an object")
-    return from_dict(rules, data)
+        raise StateError(f"{game} state JSON must be an object")
+    return data
 
 
 def load_state(rules: Rules, saved: Any) -> State:

@@ -13,6 +13,7 @@ from scum_env.party.config import PartyConfig
 from scum_env.party.encoding import Encoder, encode_state, state_spec
 from scum_env.party.engine import Party
 from scum_env.party.render import render_ladder, render_table
+from scum_env.party.serialize import load_state
 
 
 class PartyEnv(CardGameEnv[Party]):
@@ -47,8 +48,7 @@ class PartyEnv(CardGameEnv[Party]):
     def _reset_game(self, seed: int, options: dict[str, Any] | None) -> None:
         options = dict(options or {})
         if "state" in options:
-            text = options["state"]
-            game = PE.from_json(self.config, text if isinstance(text, str) else str(text))
+            game = load_state(self.config, options["state"])
             if game.over:
                 raise PresetError(
                     "reset(options={'state': ...}) needs a tournament that is not over"

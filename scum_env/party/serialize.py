@@ -17,6 +17,7 @@ from cardsuite.errors import StateError
 from scum_env import serialize as S
 from scum_env.party.config import PartyConfig
 from scum_env.party.state import Party, seat, table_rules
+from scum_env.presets import MAX_TOTAL, is_whole, short
 from scum_env.state import OVER
 
 
@@ -36,49 +37,129 @@ def to_dict(party: Party) -> dict[str, Any]:
     }
 
 
-def from_dict(config: PartyConfig, data: dict[str, Any]) -> Party:
-    """Rebuild a tournament from :func:`to_dict`; StateError if it does not fit ``config``."""
+FIELDS = ("sizes", "num_hands", "tables", "members", "current", "hand", "scores",
+          "last_points", "last_finish", "over")  # fmt: skip
+
+
+def from_dict(config: PartyConfig, data: Any) -> Party:
+    """Rebuild a tournament from :func:`to_dict`; StateError naming the field if it is not one.
+
+    Each table is read by :func:`scum_env.serialize.from_dict` (every field
+    checked); the tournament's own fields are checked here and against the
+    tables (P2, P7, P8).
+    """
     n, sizes = config.num_players, config.sizes
-    try:
-        if data["sizes"] != list(sizes) or data["num_hands"] != config.num_hands:
-            raise StateError(
-                f"Scum Party state was saved for tables {data['sizes']} and "
-                f"{data['num_hands']} hands; this config has tables {list(sizes)} "
-                f"and {config.num_hands} hands"
-            )
-        members = [[int(p) for p in m] for m in data["members"]]
-        if [len(m) for m in members] != list(sizes) or len(data["tables"]) != len(sizes):
-            raise StateError(f"Scum Party state has the wrong tables for sizes {list(sizes)}")
-        if sorted(p for m in members for p in m) != list(range(n)):
-            raise StateError(f"Scum Party state must seat each of the {n} players once")
-        tables = [
-            S.from_dict(table_rules(size), d) for size, d in zip(sizes, data["tables"], strict=True)
-        ]
-        party = Party(
-            config=config,
-            tables=tables,
-            members=[],
-            table_of=[0] * n,
-            local_of=[0] * n,
-            current=int(data["current"]),
-            hand=int(data["hand"]),
-            scores=np.asarray(data["scores"], dtype=np.int64),
-            last_points=np.asarray(data["last_points"], dtype=np.int64),
-            last_finish=[[int(p) for p in f] for f in data["last_finish"]],
-            over=bool(data["over"]),
+    if not isinstance(data, dict):
+        raise StateError(
+            f"a saved Scum Party state must be a JSON object, got {type(data).__name__}"
         )
-    except StateError:
-        raise
-    except (KeyError, TypeError, ValueError) as err:
-        raise StateError(f"corrupt Scum Party state: {type(err).__name__}: {err}") from None
+    for name in FIELDS:
+        if name not in data:
+            raise StateError(f"corrupt Scum Party state: KeyError: field {name!r} is missing")
+    unknown = [str(name)[:40] for name in data if name not in FIELDS][:5]
+    if unknown:
+        raise StateError(f"corrupt Scum Party state: unknown fields {unknown}")
+    if data["sizes"] != list(sizes) or data["num_hands"] != config.num_hands:
+        raise StateError(
+            f"Scum Party state was saved for tables {short(data['sizes'])} and "
+            f"{short(data['num_hands'])} hands; this config has tables {list(sizes)} "
+            f"and {config.num_hands} hands"
+        )
+    members = _members(data["members"], sizes, n)
+    if not isinstance(data["tables"], list) or len(data["tables"]) != len(sizes):
+        raise _fail("tables", f"must hold one saved table per table, {len(sizes)}")
+    tables = []
+    for t, (size, saved) in enumerate(zip(sizes, data["tables"], strict=True)):
+        try:
+            table = S.from_dict(table_rules(size), saved)
+        except StateError as err:
+            raise StateError(f"Scum Party state, table {t}: {err}") from None
+        if table.order != list(range(size)):
+            raise _fail("tables", f"table {t} must seat its players in dealt order (P3)")
+        tables.append(table)
+    count = len(sizes)
+    party = Party(
+        config=config,
+        tables=tables,
+        members=[],
+        table_of=[0] * n,
+        local_of=[0] * n,
+        current=_party_whole("current", data["current"], 0, count - 1),
+        hand=_party_whole("hand", data["hand"], 0, config.num_hands),
+        scores=np.array(_ints("scores", data["scores"], n, -MAX_TOTAL, MAX_TOTAL), dtype=np.int64),
+        last_points=np.array(
+            _ints("last_points", data["last_points"], n, -2, count + 2), dtype=np.int64
+        ),
+        last_finish=_last_finish(data["last_finish"], sizes, n),
+        over=_party_flag("over", data["over"]),
+    )
     seat(party, members)
-    if party.scores.shape != (n,) or party.last_points.shape != (n,):
-        raise StateError(f"corrupt Scum Party state: scores must hold {n} totals")
-    if not 0 <= party.current < len(sizes) or not 0 <= party.hand <= config.num_hands:
-        raise StateError("corrupt Scum Party state: current table or hand count out of range")
-    if not party.over and party.tables[party.current].phase == OVER:
-        raise StateError("corrupt Scum Party state: the table to act has finished its hand")
+    _check_party(party)
     return party
+
+
+def _fail(field: str, why: str) -> StateError:
+    return StateError(f"corrupt Scum Party state: field {field!r} {why}")
+
+
+def _party_whole(field: str, value: Any, low: int, high: int) -> int:
+    if not is_whole(value) or not low <= value <= high:
+        raise _fail(field, f"must be an integer from {low} to {high}, got {short(value)}")
+    return int(value)
+
+
+def _party_flag(field: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise _fail(field, f"must be true or false, got {short(value)}")
+    return value
+
+
+def _ints(field: str, value: Any, size: int, low: int, high: int) -> list[int]:
+    if not isinstance(value, list) or len(value) != size:
+        raise _fail(field, f"must be a list of {size} integers")
+    return [_party_whole(field, v, low, high) for v in value]
+
+
+def _members(value: Any, sizes: tuple[int, ...], n: int) -> list[list[int]]:
+    if not isinstance(value, list) or [
+        len(m) if isinstance(m, list) else -1 for m in value
+    ] != list(sizes):
+        raise StateError(f"Scum Party state has the wrong tables for sizes {list(sizes)}")
+    members = [[_party_whole("members", p, 0, n - 1) for p in m] for m in value]
+    if sorted(p for m in members for p in m) != list(range(n)):
+        raise StateError(f"Scum Party state must seat each of the {n} players once")
+    return members
+
+
+def _last_finish(value: Any, sizes: tuple[int, ...], n: int) -> list[list[int]]:
+    if value == []:
+        return []
+    if not isinstance(value, list) or [
+        len(f) if isinstance(f, list) else -1 for f in value
+    ] != list(sizes):
+        raise _fail("last_finish", f"must be [] or one finish order per table, sizes {list(sizes)}")
+    finish = [[_party_whole("last_finish", p, 0, n - 1) for p in f] for f in value]
+    if sorted(p for f in finish for p in f) != list(range(n)):
+        raise _fail("last_finish", f"must list each of the {n} players once")
+    return finish
+
+
+def _check_party(party: Party) -> None:
+    """The tournament's fields agree with each other and with its tables."""
+    if party.over != (party.hand == party.config.num_hands):
+        raise _fail("over", "must say whether every hand has been played")
+    if (party.hand == 0) != (party.last_finish == []) or (
+        party.hand == 0 and party.last_points.any()
+    ):
+        raise _fail("last_finish", "and 'last_points' are set once a hand has been scored (P8)")
+    if party.over:
+        for t, st in enumerate(party.tables):
+            if st.phase != OVER or [party.members[t][q] for q in st.finish] != party.last_finish[t]:
+                raise _fail(
+                    "last_finish", f"must be table {t}'s finish order once the tournament is over"
+                )
+    elif party.tables[party.current].phase == OVER:
+        raise StateError("corrupt Scum Party state: the table to act has finished its hand")
 
 
 def to_json(party: Party) -> str:
@@ -88,10 +169,16 @@ def to_json(party: Party) -> str:
 
 def from_json(config: PartyConfig, text: str) -> Party:
     """Rebuild a tournament from :func:`to_json`; StateError if corrupt."""
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, TypeError) as err:
-        raise StateError(f"Scum Party state is not valid JSON: {err}") from None
-    if not isinstance(data, dict):
-        raise StateError("Scum Party state JSON must be an object")
-    return from_dict(config, data)
+    return from_dict(config, S.parse_json(text, "Scum Party"))
+
+
+def load_state(config: PartyConfig, saved: Any) -> Party:
+    """A tournament from ``reset(options={"state": ...})``: JSON text or a parsed dict."""
+    if isinstance(saved, str):
+        return from_json(config, saved)
+    if isinstance(saved, dict):
+        return from_dict(config, saved)
+    raise StateError(
+        "reset option 'state' must be the JSON text of a saved tournament "
+        f"(scum_env.party.engine.to_json) or its parsed dict, got {type(saved).__name__}"
+    )
