@@ -35,9 +35,11 @@ fewest cards of, the most valuable first.
 make progress the way players do: they remember the positions they have seen
 this hand (their own observation, less the turn counter; cleared when a hand
 starts) and do not repeat themselves. Back at a draw already seen, the top
-discard is taken only if it can be laid down at once (else the stock); back
-at a discard already seen for the k-th time, the card ranked k-th is thrown
-instead of the first. Both agents stay deterministic: the memory is part of
+discard is taken only if it can be laid down at once, and the heuristic takes
+any deep draw that lets it meld (the only way a hand of one or two cards can
+grow), else the stock; back at a discard already seen for the k-th time, the
+card ranked k-th is thrown instead of the first. Greedy deep-draws whenever
+a deep draw lets it meld. Both agents stay deterministic: the memory is part of
 what they observed.
 """
 
