@@ -131,7 +131,7 @@ def _draw_discard(eng: Any, r: Array, d: Array) -> None:
     eng.known[r, me] = eng.known[r, me] | taken
     eng.counts[r, me] += d + 1
     c = eng.pile_arr[r, cut]
-    eng.pile_pos[r] = xp.where(taken, -1, pos)
+    eng.pile_pos[r] = pos | (xp.astype(taken, xp.int8) * -1)  # -1: off the pile
     eng.pile_len[r] = cut
     eng.forbidden[r] = xp.where(d == 0, c, eng.forbidden[r])  # S7
     eng.duty[r] = xp.where(d > 0, c, eng.duty[r])  # S3

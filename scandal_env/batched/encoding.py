@@ -112,7 +112,7 @@ class BatchObserver:
         st[:, sl["forbidden"]] = small(cards8 == xp.astype(eng.forbidden, xp.int8)[:, None])
         obs[:] = st
         # float32(depth) / float32(n - 1): the per-game table's value, correctly rounded
-        depth = xp.where(in_pile, top - pos, 0)
+        depth = (top - pos) * in_pile  # 0 off the pile (a product: much cheaper than where)
         scale = float(max(1, n - 1))
         if xp.name == "numpy":  # one pass, straight into the strided output
             np.divide(depth, np.float32(scale), out=obs[:, sl["discard_depth"]], dtype=np.float32)

@@ -122,21 +122,23 @@ def _draw(eng: MaskState, mask: Array, r: Array, hand: Array, size: Array) -> No
     k = xp.nonzero(deep)
     r, hand, size, plen = r[k], hand[k], size[k], plen[k]
     g = r.shape[0]
-    bg_h, nt_h, ti_h = _scandal_counts(eng, hand)
     i8 = xp.int8  # depths < 80 and BIG8 fit a byte: the gathers and reductions stay small
     pos = eng.pile_pos[r]
     top = xp.astype(plen - 1, i8)
-    dep = xp.where(pos >= 0, top[:, None] - pos, BIG8)
+    # Each card's depth: -1 in hand (already held), its pile depth, BIG8 elsewhere.
+    # (pos >> 7) & BIG8 is BIG8 off the pile (pos = -1) and 0 on it; OR-ing it into
+    # top + 1 <= 80 gives BIG8. OR-ing -1 marks the hand. (Bit operations: cheaper
+    # than where.)
+    dep = (top[:, None] - pos) | ((pos >> 7) & BIG8) | (xp.astype(hand, i8) * -1)
     dep_ext = xp.concat([dep, xp.full((g, 1), BIG8, i8)], 1)
-    # The depth by which hand + taken cards hold each part of the minimal meld (S5).
-    m1, m2 = _two_least(xp, dep_ext[:, t.nt_pad_t])
-    nt_d = xp.where(nt_h >= 2, -1, xp.where(nt_h >= 1, m1, m2))
-    bg_d = xp.where(bg_h >= 1, -1, _two_least(xp, dep_ext[:, t.bg_pad_t])[0])
-    t_d = xp.where(ti_h >= 1, -1, dep[:, t.title_of])
-    reach = _max(xp, _max(xp, t_d, bg_d), nt_d)
-    # Meld it: reachable with four cards in hand (S8); lay it off: melded (S6).
+    # The depth by which hand + taken cards hold each part of the minimal meld (S5):
+    # the title, the first blue/green card, the second other card (-1: in hand).
+    second = _two_least(xp, dep_ext[:, t.nt_pad_t])[1]
+    first_bg = _two_least(xp, dep_ext[:, t.bg_pad_t])[0]
+    reach = _max(xp, _max(xp, dep[:, t.title_of], first_bg), second)
+    # Meld it: reachable with four cards in hand (S8); lay it off: melded (S6) -> 0.
     least = xp.astype(3 - size, i8)[:, None]
-    key = xp.where(eng.meld_owner[r] >= 0, 0, _max(xp, reach, least))
+    key = _max(xp, reach, least) * (eng.meld_owner[r] < 0)
     key_card = key[:, t.first_scandal]
     key_ext = xp.concat([key, xp.full((g, 1), BIG8, i8)], 1)
     key_card[:, t.multi] = _min(xp, key_ext[:, t.multi_scandals], 2)
@@ -144,7 +146,7 @@ def _draw(eng: MaskState, mask: Array, r: Array, hand: Array, size: Array) -> No
     d = t.card_ar[None, :width]
     idx = plen[:, None] - 1 - d
     valid = idx >= 0
-    cards = xp.take_along(eng.pile_arr[r, :width], xp.where(valid, idx, 0), 1)
+    cards = xp.take_along(eng.pile_arr[r, :width], idx * valid, 1)
     ok = valid & (xp.take_along(key_card, cards, 1) <= t.depth8[None, :width])
     mask[r, lay.DRAW_DISCARD + 1 : lay.DRAW_DISCARD + width] = ok[:, 1:]
 
@@ -170,7 +172,8 @@ def _meld(eng: MaskState, mask: Array, r: Array, hand: Array, size: Array) -> No
     pair_melded = melded[:, t.pair_scandal]
     pc = t.pair_card8[None, :]
     lay_free = hand[:, t.pair_card] & ((nonf >= 2)[:, None] | (pc == f8))
-    lay_ok = xp.where(dutied[:, None], pc == xp.astype(duty, xp.int8)[:, None], lay_free)
+    on_duty = pc == xp.astype(duty, xp.int8)[:, None]
+    lay_ok = (dutied[:, None] & on_duty) | (free[:, None] & lay_free)
     mask[r, lay.LAYOFF : lay.LAYOFF + t.npairs] = pair_melded & lay_ok
     f_mem = xp.take_rows(t.member, xp.where(f_ok, f, 0)) & f_ok[:, None]
     start_free = (nonf >= 4)[:, None] | ((nonf == 3)[:, None] & f_mem)
