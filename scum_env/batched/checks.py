@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from cardsuite.batched.backend import Array, Backend
-from cardsuite.errors import IllegalActionError, UsageError
+from cardsuite.errors import IllegalActionError, PresetError, UsageError
 
 
 def _is_tensor(x: Any) -> bool:
@@ -80,3 +80,31 @@ def active_flags(xp: Backend, active: Any, num_games: int) -> Array:
     if arr.shape[0] != num_games:
         raise UsageError(f"{what}, got {arr.shape[0]}")
     return xp.asarray(arr.astype(bool), xp.bool)
+
+
+def preset_array(field: str, value: Any) -> np.ndarray:
+    """A reset preset as a numpy array; PresetError for text, ragged lists or booleans.
+
+    ``np.asarray([[True, 0]])`` would quietly make ``True`` the integer 1: in
+    nested lists every entry is checked to be a whole number (numpy arrays are
+    checked by their dtype in the engine).
+    """
+    if isinstance(value, str | bytes | dict) or value is None:
+        raise PresetError(
+            f"preset {field} must be an array of integers, got {type(value).__name__}"
+        )
+    if isinstance(value, list | tuple):
+        stack = [value]
+        while stack:
+            node = stack.pop()
+            for item in node:
+                if isinstance(item, list | tuple):
+                    stack.append(item)
+                elif isinstance(item, bool | np.bool_) or not isinstance(item, int | np.integer):
+                    raise PresetError(f"preset {field} must hold integers, got {item!r:.40}")
+    try:
+        return np.asarray(value)
+    except (TypeError, ValueError, OverflowError) as err:
+        raise PresetError(
+            f"preset {field} must be a rectangular array of integers: {err}"
+        ) from None

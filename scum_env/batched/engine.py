@@ -33,7 +33,7 @@ import numpy as np
 
 from cardsuite.errors import ConfigError, IllegalActionError, PresetError
 from scum_env.batched.backend import Array, Backend, get_backend
-from scum_env.batched.checks import action_ids, active_flags
+from scum_env.batched.checks import action_ids, active_flags, preset_array
 from scum_env.batched.deal import TAG_DEAL, TAG_ROLES, split_seed, stream_keys
 from scum_env.batched.encoding import BatchEncoder
 from scum_env.config import ScumConfig
@@ -200,18 +200,16 @@ class BatchedScum:
             scores: preset game totals ``[N, P]`` by player id.
         """
         xp = self.xp
+        # Every input is checked before any game changes (a refused reset changes nothing).
         split_seed(seed)
-        self.seed = seed
         every = self.rows
-        self.deals[:] = 0
-        self.series[:] = 0
-        self.scores[:] = 0
-        self.order[:] = self._draw_roles(every)
         if roles is not None:
-            self.order[:] = xp.asarray(self._check_roles(roles), xp.int64)
-        if scores is not None:
-            sc = self._check_scores(scores)
-            self.scores[:] = xp.take_along(xp.asarray(sc, xp.int64), self.order, 1)
+            order = xp.asarray(self._check_roles(roles), xp.int64)
+        else:  # the seeded draw of _draw_roles, for deal number 0 (J3)
+            zero = xp.zeros((self.num_games,), xp.int64)
+            keys = stream_keys(xp, seed, TAG_ROLES, every + self.game_offset, zero, self.P)
+            order = xp.argsort(keys, axis=1)
+        sc = None if scores is None else self._check_scores(scores)
         if isinstance(trade, bool):
             trade_flags = np.full(self.num_games, trade)
         else:
@@ -219,6 +217,15 @@ class BatchedScum:
             if trade_flags.dtype != np.bool_ or trade_flags.shape != (self.num_games,):
                 raise PresetError(f"reset option 'trade' must be a bool or {self.num_games} bools")
         preset = None if hands is None else self._check_hands(hands)
+        if preset is not None:
+            self._check_trades_leave_cards(preset, np.asarray(xp.to_numpy(order)), trade_flags)
+        self.seed = seed
+        self.deals[:] = 0
+        self.series[:] = 0
+        self.scores[:] = 0
+        self.order[:] = order
+        if sc is not None:
+            self.scores[:] = xp.take_along(xp.asarray(sc, xp.int64), self.order, 1)
         self._start_series(every, xp.asarray(trade_flags, xp.bool), preset)
         self.done[:] = False
         self.rewards[:] = 0.0
@@ -284,7 +291,7 @@ class BatchedScum:
             )
 
     def _check_roles(self, roles: Any) -> np.ndarray:
-        arr = np.asarray(roles)
+        arr = preset_array("roles", roles)
         n = self.P
         if arr.shape != (self.num_games, n) or not np.issubdtype(arr.dtype, np.integer):
             raise PresetError(f"preset roles must be integer player ids of shape [N, P] = "
@@ -294,7 +301,7 @@ class BatchedScum:
         return arr
 
     def _check_scores(self, scores: Any) -> np.ndarray:
-        arr = np.asarray(scores)
+        arr = preset_array("scores", scores)
         shape = (self.num_games, self.P)
         if arr.shape != shape or not np.issubdtype(arr.dtype, np.integer):
             raise PresetError(f"preset scores must be integers of shape {list(shape)}")
@@ -303,7 +310,7 @@ class BatchedScum:
         return arr
 
     def _check_hands(self, hands: Any) -> np.ndarray:
-        arr = np.asarray(hands)
+        arr = preset_array("hands", hands)
         shape = (self.num_games, self.P, self.K)
         if arr.shape != shape or not np.issubdtype(arr.dtype, np.integer):
             raise PresetError(
@@ -314,6 +321,27 @@ class BatchedScum:
         if np.any(arr.sum(axis=2) == 0):
             raise PresetError("every preset hand must hold at least one card")
         return arr
+
+    def _check_trades_leave_cards(
+        self, preset: np.ndarray, order: np.ndarray, trade: np.ndarray
+    ) -> None:
+        """PresetError if the trades would leave the President without cards (J5).
+
+        From five players the President receives the Scum's two highest and
+        gives two back; with one card of its own and a one-card Scum it would
+        lead with an empty hand. Every other seat keeps at least one card.
+        """
+        if self.P < 5:
+            return
+        rows = np.arange(self.num_games)
+        president = preset[rows, order[:, 0]].sum(axis=1)
+        scum = preset[rows, order[:, -1]].sum(axis=1)
+        bad = np.flatnonzero(trade & (president == 1) & (scum == 1))
+        if bad.size:
+            raise PresetError(
+                f"game {int(bad[0])}: preset hands leave the President with no cards once "
+                "the trades are done (J5); give the President or the Scum a second card"
+            )
 
     # ------------------------------------------------------------------ series
     def _draw_roles(self, r: Array) -> Array:

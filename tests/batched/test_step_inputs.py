@@ -81,3 +81,41 @@ def test_torch_float_and_bool_tensors_are_named() -> None:
         eng.step(torch.tensor(legal), active=torch.ones(3, dtype=torch.bool))
     assert snapshot(eng) == before
     eng.step(torch.tensor(legal, dtype=torch.float32))
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"roles": [[0.5, 1, 2, 3]] * N},
+        {"roles": [[0, 1, 2, 2]] * N},
+        {"scores": [[True, 0, 0, 0]] * N},
+        {"scores": 5},
+        {"trade": "yes"},
+        {"hands": np.zeros((N, 4, 14), dtype=np.int64)},
+    ],
+)
+def test_bad_reset_presets_raise_and_change_nothing(options: dict[str, Any]) -> None:
+    """Every preset is checked before any game changes (issue 12)."""
+    from cardsuite.errors import PresetError
+
+    eng, _legal = engine()
+    before = snapshot(eng)
+    with pytest.raises(PresetError):
+        eng.reset(seed=3, **options)
+    assert snapshot(eng) == before
+
+
+def test_preset_trades_that_empty_the_president_are_refused() -> None:
+    """J5 from five players: a one-card President and a one-card Scum would leave the
+    President leading with no cards; the batched engine names the game instead."""
+    from cardsuite.errors import PresetError
+
+    eng = BatchedScum(2, num_players=5)
+    cards = eng.rules.cards
+    hands = np.zeros((2, 5, eng.K), dtype=np.int64)
+    for p, names in enumerate([["3"], ["4", "5"], ["6", "7"], ["8", "9"], ["10"]]):
+        hands[:, p] = cards.counts(names)
+    roles = [list(range(5))] * 2
+    with pytest.raises(PresetError, match="game 1: preset hands leave the President"):
+        eng.reset(0, hands=hands, roles=roles, trade=np.array([False, True]))
+    eng.reset(0, hands=hands, roles=roles, trade=False)
