@@ -1,0 +1,58 @@
+"""OpenSpiel interop: Scum, Scum Party and Scandal as OpenSpiel Python games.
+
+``pip install 'cardsuite[openspiel]'``; then
+
+.. code-block:: python
+
+    from cardsuite.agents.openspiel import register
+    register()                       # imports pyspiel; registers the games
+    game = pyspiel.load_game("cardsuite_scum", {"players": 5})
+
+Registered names: ``cardsuite_scum``, ``cardsuite_scum_party``,
+``cardsuite_scandal``. Chance nodes deal the cards; tensors are the envs'
+observation vectors; ``resample_from_infostate`` uses the engines'
+``resample_hidden`` / ``determinize``. Design and limits: ``docs/openspiel.md``.
+pyspiel is imported only by :func:`register` (or by importing the game modules).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from cardsuite.errors import ConfigError
+
+#: OpenSpiel short name -> module of the game.
+GAMES = {
+    "cardsuite_scum": "cardsuite.agents.openspiel.scum",
+    "cardsuite_scum_party": "cardsuite.agents.openspiel.party",
+    "cardsuite_scandal": "cardsuite.agents.openspiel.scandal",
+}
+
+
+def register() -> list[str]:
+    """Import pyspiel and register the three games (idempotent); their short names.
+
+    Raises:
+        ConfigError: pyspiel (the ``open-spiel`` package) is not installed.
+    """
+    try:
+        importlib.import_module("pyspiel")
+    except ImportError:
+        raise ConfigError(
+            "OpenSpiel is not installed: pip install 'cardsuite[openspiel]' (open-spiel==2.0.2)"
+        ) from None
+    for module in GAMES.values():
+        importlib.import_module(module)
+    return list(GAMES)
+
+
+def load_game(name: str, **params: Any) -> Any:
+    """``pyspiel.load_game(name, params)`` after :func:`register`; ``name`` may omit ``cardsuite_``."""
+    register()
+    import pyspiel
+
+    key = name if name.startswith("cardsuite_") else f"cardsuite_{name}"
+    if key not in GAMES:
+        raise ConfigError(f"unknown OpenSpiel game {name!r}; games: {', '.join(GAMES)}")
+    return pyspiel.load_game(key, params)
