@@ -140,7 +140,8 @@ Reset options
 * ``trade``: ``False`` skips the first hand's forced trades (scripted
   scenarios only; P5 trades in every hand);
 * ``scores``: tournament totals per player;
-* ``state``: a JSON string from ``scum_env.party.engine.to_json`` to resume.
+* ``state``: a JSON string from ``scum_env.party.engine.to_json`` (or its parsed
+  dict) to resume; every field is checked (``StateError`` names a bad one).
 
 A bad preset raises ``PresetError`` naming the problem.
 

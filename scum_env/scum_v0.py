@@ -121,7 +121,8 @@ Reset options
   scripted scenarios); more copies of a card than the pack holds is an error;
 * ``trade``: ``True`` to start with the trades, as in a later series;
 * ``scores``: game totals per player (below the target);
-* ``state``: a JSON string from ``scum_env.engine.to_json`` to resume exactly.
+* ``state``: a JSON string from ``scum_env.engine.to_json`` (or its parsed dict)
+  to resume exactly; every field is checked (``StateError`` names a bad one).
 
 A bad preset raises ``PresetError`` naming the problem.
 
