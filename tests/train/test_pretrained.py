@@ -1,0 +1,56 @@
+"""The shipped reference agents: ``pretrained:NAME`` loads without torch and plays legally."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from cardsuite.agents.arena import run_tournament
+from cardsuite.agents.registry import make_agent
+from cardsuite.errors import ConfigError
+from cardsuite.train.pretrained import CATALOGUE, ROOT, PretrainedAgent, agent_dir
+from cardsuite.train.safe_io import load_agent_numpy
+
+pytestmark = pytest.mark.skipif(
+    not (ROOT / "scum4" / "agent.json").is_file(), reason="no shipped scum4 agent"
+)
+
+
+def test_every_catalogue_entry_is_a_valid_small_safe_agent() -> None:
+    for name, (game, doc) in CATALOGUE.items():
+        arrays, meta = load_agent_numpy(agent_dir(name))
+        assert meta.game == game and "cardsuite ppo --config" in doc
+        size = sum(p.stat().st_size for p in agent_dir(name).iterdir())
+        assert size < 1_000_000
+
+
+def test_pretrained_scum4_plays_a_duplicate_match() -> None:
+    res = run_tournament("scum", ["pretrained:scum4", "random"], games=4, duplicate=True, seed=2)
+    assert res.agents[0].name == "pretrained:scum4" and res.agents[0].illegal_actions == 0
+    assert res.head_to_head[0][1] >= 0.5
+
+
+def test_available_matches_the_table() -> None:
+    assert PretrainedAgent.available("scum", {"num_players": 4}) == ["scum4"]
+    assert PretrainedAgent.available("scum", {"num_players": 6}) == [
+        n for n in CATALOGUE if n == "scum6"
+    ]
+    assert PretrainedAgent.available("scandal", {"num_players": 2}) == []
+
+
+def test_unknown_names_are_refused() -> None:
+    with pytest.raises(ConfigError, match="no pretrained agent 'chess'"):
+        make_agent("pretrained:chess", "scum")
+
+
+def test_loading_and_playing_needs_no_torch() -> None:
+    code = (
+        "import sys; import numpy as np\n"
+        "from cardsuite.agents.registry import make_agent\n"
+        "from cardsuite.agents.arena import run_tournament\n"
+        "run_tournament('scum', ['pretrained:scum4', 'heuristic'], games=1, duplicate=True)\n"
+        "assert 'torch' not in sys.modules, 'torch was imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=300)
