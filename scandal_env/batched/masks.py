@@ -153,7 +153,11 @@ def _draw(eng: MaskState, mask: Array, r: Array, hand: Array, size: Array) -> No
 
 def _meld(eng: MaskState, mask: Array, r: Array, hand: Array, size: Array) -> None:
     """The duty (S3) first; else discards (S7), lay-offs (S6) and new melds (S5), all
-    keeping a card that may be discarded (S8)."""
+    keeping a card that may be discarded (S8).
+
+    The common case (no duty, two or more discardable cards) is written for
+    every game at once; the rare ones are then corrected on their few rows.
+    """
     xp, t = eng.xp, eng.t
     lay = t.layout
     n, ns = t.n, t.ns
@@ -163,24 +167,46 @@ def _meld(eng: MaskState, mask: Array, r: Array, hand: Array, size: Array) -> No
     duty = eng.duty[r]
     dutied = duty >= 0
     fb = eng.forbidden[r]
-    f_ok = (fb >= 0) & xp.take_along(hand, xp.where(fb >= 0, fb, 0)[:, None], 1)[:, 0]
-    f = xp.where(f_ok, fb, -1)
+    f_ok = (fb >= 0) & xp.take_along(hand, (fb * (fb >= 0))[:, None], 1)[:, 0]
     nonf = size - xp.astype(f_ok, xp.int64)
-    free = ~dutied
-    f8 = xp.astype(f, xp.int8)[:, None]  # byte compares against card ids
-    mask[r, lay.DISCARD : lay.DISCARD + n] = hand & (t.depth8[None, :] != f8) & free[:, None]
     pair_melded = melded[:, t.pair_scandal]
-    pc = t.pair_card8[None, :]
-    lay_free = hand[:, t.pair_card] & ((nonf >= 2)[:, None] | (pc == f8))
-    on_duty = pc == xp.astype(duty, xp.int8)[:, None]
-    lay_ok = (dutied[:, None] & on_duty) | (free[:, None] & lay_free)
-    mask[r, lay.LAYOFF : lay.LAYOFF + t.npairs] = pair_melded & lay_ok
-    f_mem = xp.take_rows(t.member, xp.where(f_ok, f, 0)) & f_ok[:, None]
-    start_free = (nonf >= 4)[:, None] | ((nonf == 3)[:, None] & f_mem)
-    d_mem = xp.take_rows(t.member, xp.where(dutied, duty, 0)) & (size >= 4)[:, None]
-    mask[r, lay.MELD_START : lay.MELD_START + ns] = start & xp.where(
-        dutied[:, None], d_mem, start_free
-    )
+    lay_ok = _pair_cards(xp, t, hand) & pair_melded
+    discard = xp.copy(hand)
+    start_ok = (nonf >= 4)[:, None] & start
+    k = xp.nonzero(f_ok)  # S7: the top discard drawn this turn stays in hand
+    if k.shape[0]:
+        f = fb[k]
+        discard[k, f] = False
+        f8 = xp.astype(f, xp.int8)[:, None]
+        few = (nonf[k] < 2)[:, None]  # S8: then only that card may be laid off
+        lay_ok[k] = lay_ok[k] & (~few | (t.pair_card8[None, :] == f8))
+        three = (nonf[k] == 3)[:, None]  # S5/S8: a meld may use it as one of three
+        start_ok[k] = start_ok[k] | (three & start[k] & xp.take_rows(t.member, f))
+    k = xp.nonzero((nonf < 2) & ~f_ok)  # S8: a lay-off would leave nothing to discard
+    if k.shape[0]:
+        lay_ok[k] = False
+    k = xp.nonzero(dutied)  # S3: only the steps that meld the duty card
+    if k.shape[0]:
+        d = duty[k]
+        discard[k] = False
+        on_duty = t.pair_card8[None, :] == xp.astype(d, xp.int8)[:, None]
+        lay_ok[k] = pair_melded[k] & on_duty
+        start_ok[k] = start[k] & xp.take_rows(t.member, d) & (size[k] >= 4)[:, None]
+    mask[r, lay.DISCARD : lay.DISCARD + n] = discard
+    mask[r, lay.LAYOFF : lay.LAYOFF + t.npairs] = lay_ok
+    mask[r, lay.MELD_START : lay.MELD_START + ns] = start_ok
+
+
+def _pair_cards(xp: Backend, t: DeckTables, hand: Array) -> Array:
+    """``hand`` at the card of every lay-off pair: a slice for the leading run of
+    one-scandal cards, a gather for the rest (the gold cards' memberships)."""
+    lo, hi = t.pair_run
+    if hi == lo:
+        return hand[:, t.pair_card]
+    run = hand[:, lo:hi]
+    if hi - lo == t.npairs:
+        return xp.copy(run)
+    return xp.concat([run, hand[:, t.pair_card[hi - lo :]]], 1)
 
 
 def _build(eng: MaskState, mask: Array, r: Array, hand: Array, size: Array) -> None:

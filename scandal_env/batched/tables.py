@@ -77,6 +77,12 @@ class DeckTables:
         self.pair_card: Array = as_(deck.pair_card, xp.int64)
         self.pair_scandal: Array = as_(deck.pair_scandal, xp.int64)
         self.pair_card8: Array = as_(deck.pair_card, xp.int8)
+        pcard = np.asarray(deck.pair_card, dtype=np.int64)
+        run = 0
+        while run < pcard.size and pcard[run] == pcard[0] + run:
+            run += 1
+        #: pairs ``0 .. run-1`` are cards ``lo .. hi-1`` in order (the one-scandal cards)
+        self.pair_run = (int(pcard[0]), int(pcard[0]) + run) if pcard.size else (0, 0)
         self.cards_pad: Array = as_(cards_pad, xp.int64)
         self.cards_bg: Array = as_(is_bg_ext[cards_pad], xp.bool)
         self.cards_nt: Array = as_(nt_ext[cards_pad], xp.bool)

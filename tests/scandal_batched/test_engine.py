@@ -210,3 +210,37 @@ def test_memory_and_layout() -> None:
     assert 0 < eng.bytes_per_game() < 20_000
     view = eng.game_view(0)
     assert sum(len(h) for h in view["hands"]) == 36 and len(view["discard"]) == 1
+
+
+def test_s8_last_card_may_not_be_laid_off() -> None:
+    """S8: a player can never lay off their last card, even on a melded scandal;
+    with two cards left one of them may be laid off (the other is discarded)."""
+    eng = BatchedScandal(1, num_players=2)
+    lay, n = eng.rules.layout, eng.t.n
+    # Player 0 (the non-dealer) holds Watergate's title, its blue cards 17 and 18,
+    # its red card 38; the stock's top is Watergate's black card 51.
+    hands = np.zeros((1, 2, n), dtype=bool)
+    hands[0, 0, [2, 17, 18, 38]] = True
+    hands[0, 1, [0, 23, 36, 48, 1, 16]] = True
+    rest = [c for c in range(n) if not hands[0, :, c].any()]
+    rest.remove(51)
+    discard = np.full((1, n), -1)
+    discard[0, 0] = rest.pop()
+    stock = np.full((1, n), -1)
+    stock[0, : len(rest) + 1] = [51, *rest]
+    _, mask, to_act = eng.reset(hands=hands, discard=discard, stock=stock, dealer=np.array([1]))
+    assert int(host(to_act)[0]) == 0
+    pair = eng.rules.pair_of
+    steps = [
+        lay.DRAW_STOCK,  # hand: 2 17 18 38 51
+        lay.MELD_START + 2,  # S5: title of Watergate
+        lay.MELD_ADD + 17,
+        lay.MELD_ADD + 18,
+        lay.MELD_FINISH,  # hand: 38 51
+        lay.LAYOFF + int(pair[38, 2]),  # S6: two cards left, one may go; hand: 51
+    ]
+    for a in steps:
+        assert host(mask)[0, a] == 1, a
+        mask = eng.step([a]).mask
+    legal = np.flatnonzero(host(mask)[0]).tolist()
+    assert legal == [lay.DISCARD + 51]  # not LAYOFF of 51 on Watergate (S8)
