@@ -92,7 +92,8 @@ def run_differential(
     Returns counts of the events exercised: ``deep_draws``, ``gold_placed``,
     ``layoffs``, ``melds``, ``flips`` (the pile turned over, S4),
     ``flip_one`` (a one-card pile turned over, S7), ``hands`` and how they
-    ended (``out``, ``blocked``, ``max_turns``), ``episodes`` and ``match_ends`` (a game reached its target).
+    ended (``out``, ``blocked``, ``max_turns``), ``episodes``,
+    ``truncated_episodes`` and ``match_ends`` (a game reached its target).
     """
     batch = BatchedScandal(num_games, backend=backend, **config)
     lay, deck = batch.rules.layout, batch.rules.deck
@@ -148,6 +149,7 @@ def run_differential(
                 events[END_NAMES[int(hand_end[i])] or "none"] += 1
             if ended:
                 events["episodes"] += 1
+                events["truncated_episodes"] += int(trunc[i])
                 game = env.game
                 if game is not None and game.game_over and config.get("episode") == "game":
                     events["match_ends"] += 1

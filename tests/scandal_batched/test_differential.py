@@ -37,7 +37,8 @@ def test_matches_per_game_env_on_torch(num_players: int) -> None:
 def test_covers_every_rule_event() -> None:
     """Deep draws with the duty to meld (S3), melds (S5), lay-offs (S6), gold cards,
     the pile turned over (S4) including a one-card pile (S7), hands going out (S8),
-    hitting max_turns (S4), and the end of a match (S9), all compared step by step."""
+    hitting max_turns (S4), the end of a match (S9) and a game cut at max_hands, all
+    compared step by step."""
     events: Counter[str] = Counter()
     events += run_differential({"num_players": 2}, seed=21, num_games=12, steps=500)
     events += run_differential({"num_players": 4, "reward_scale": 7.0}, 22, 8, 400, from_env=True)
@@ -49,7 +50,10 @@ def test_covers_every_rule_event() -> None:
     )
     for name in ("deep_draws", "melds", "layoffs", "gold_placed", "flips", "flip_one"):
         assert events[name] > 0, f"{name} never happened: {dict(events)}"
-    for name in ("out", "max_turns", "match_ends"):
+    events += run_differential(
+        {"num_players": 3, "episode": "game", "max_hands": 2, "max_turns": 40}, 24, 6, 300
+    )
+    for name in ("out", "max_turns", "match_ends", "truncated_episodes"):
         assert events[name] > 0, f"{name} never happened: {dict(events)}"
 
 
