@@ -202,3 +202,18 @@ def test_batched_scandal_and_party_train(
     ckpt = trainer.train(run, log=lambda _: None)
     assert RLlibAgent.load(ckpt, game, seed=0).num_actions == single_spaces(game, options)[1].n
     assert build_batched is not None
+
+
+@pytest.mark.parametrize(
+    "name", ["rllib_scum_batched", "rllib_scandal_batched", "rllib_scum_party_batched"]
+)
+def test_shipped_batched_configs_build(name: str) -> None:
+    """The shipped batched run files load and give RLlib's vector-entry-point PPO config."""
+    from cardsuite.train.rllib.batched import build_batched_config
+
+    run = load_run(Path(__file__).resolve().parents[2] / "configs" / "train" / f"{name}.yaml")
+    assert run.config.sampler == "batched"
+    config = build_batched_config(run)
+    assert config.gym_env_vectorize_mode == "vector_entry_point"
+    assert config.restart_failed_env_runners
+    assert config.num_envs_per_env_runner == run.config.num_envs_per_env_runner

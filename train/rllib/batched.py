@@ -183,6 +183,9 @@ def build_batched_config(run: RLlibRun) -> Any:
             env_config=env_config(run),
             observation_space=obs_space,
             action_space=act_space,
+            # Discrete actions: nothing to unsquash or clip (skips a per-game pass)
+            normalize_actions=False,
+            clip_actions=False,
         )
         .framework("torch")
         .env_runners(
