@@ -2,17 +2,19 @@
 
 ``pip install 'cardsuite[openspiel]'``; then
 
-.. code-block:: python
+```python
+import pyspiel
+from cardsuite.agents.openspiel import register
 
-    from cardsuite.agents.openspiel import register
-    register()                       # imports pyspiel; registers the games
-    game = pyspiel.load_game("cardsuite_scum", {"players": 5})
+register()                       # imports pyspiel; registers the games
+game = pyspiel.load_game("cardsuite_scum", {"players": 5})
+```
 
 Registered names: ``cardsuite_scum``, ``cardsuite_scum_party``,
 ``cardsuite_scandal``. Chance nodes deal the cards; tensors are the envs'
 observation vectors; ``resample_from_infostate`` uses the engines'
 ``resample_hidden`` / ``determinize``. Design and limits: ``docs/openspiel.md``.
-pyspiel is imported only by :func:`register` (or by importing the game modules).
+pyspiel is imported only by `register` (or by importing the game modules).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ def register() -> list[str]:
 
 
 def load_game(name: str, **params: Any) -> Any:
-    """``pyspiel.load_game(name, params)`` after :func:`register`; ``name`` may omit ``cardsuite_``."""
+    """``pyspiel.load_game(name, params)`` after `register`; ``name`` may omit ``cardsuite_``."""
     register()
     import pyspiel
 

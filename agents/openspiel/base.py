@@ -2,11 +2,11 @@
 
 An OpenSpiel Python state is cloned by deep-copying every attribute of its
 ``__dict__`` (OpenSpiel's ``PyState::Clone``). Our states keep everything that
-changes in one :class:`Data` object whose ``__deepcopy__`` uses the engine's
+changes in one `Data` object whose ``__deepcopy__`` uses the engine's
 own ``clone`` and shares the immutable rules, so a clone costs what an engine
 clone costs.
 
-Tensors (:class:`Observer`):
+Tensors (`Observer`):
 
 * the *observation* tensor is the env's observation vector, written by the
   game's encoder (the same numbers as ``env.observe(agent)["observation"]``);
@@ -30,7 +30,7 @@ class Data:
     ``static`` is the game's immutable part (config, rules, encoder; built by
     ``static_of(params)``), ``engine`` the engine state once the deal is done.
     OpenSpiel serialises a Python state by pickling its attributes; a
-    :class:`Data` pickles the game parameters and the engine's own JSON
+    `Data` pickles the game parameters and the engine's own JSON
     (``to_json``) in their place, so no rules object or generator is pickled.
     """
 
@@ -42,7 +42,7 @@ class Data:
         raise NotImplementedError
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Data:
-        """OpenSpiel's clone deep-copies the state's attributes: use :meth:`copy`."""
+        """OpenSpiel's clone deep-copies the state's attributes: use `copy`."""
         return self.copy()
 
     @staticmethod
@@ -55,7 +55,7 @@ class Data:
         raise NotImplementedError
 
     def engine_from_json(self, text: str) -> Any:
-        """The engine state back from :meth:`engine_to_json` (``self.static`` is set)."""
+        """The engine state back from `engine_to_json` (``self.static`` is set)."""
         raise NotImplementedError
 
     def __getstate__(self) -> dict[str, Any]:
@@ -76,8 +76,8 @@ class Data:
 class CardState(pyspiel.State):  # type: ignore[misc]
     """The part of the three games' states that OpenSpiel's observer reads.
 
-    Subclasses implement :meth:`write_observation`, :meth:`observation_text`,
-    :meth:`info_text` and keep the player-action log ``self.d.log`` as
+    Subclasses implement `write_observation`, `observation_text`,
+    `info_text` and keep the player-action log ``self.d.log`` as
     ``(player, action, seen_by)`` triples (``seen_by`` ``None`` = everyone).
     """
 
@@ -110,7 +110,7 @@ class CardState(pyspiel.State):  # type: ignore[misc]
 
 
 class Observer:
-    """OpenSpiel's ``PyObserver`` protocol over a :class:`CardState`.
+    """OpenSpiel's ``PyObserver`` protocol over a `CardState`.
 
     Args:
         obs_size: length of the env's observation vector.

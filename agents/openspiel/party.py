@@ -6,7 +6,7 @@ One OpenSpiel episode is one hand of ``scum_party_v0`` (``num_hands=1``):
   first, each a uniform pick among the players not yet seated; then each
   table's deal (P4), one chance node per card dealt from the bottom seat, the
   outcome the card's slot weighted by the copies left in that table's pack;
-* **players**: the env's action ids and mask (:func:`scum_env.party.engine.legal_mask`),
+* **players**: the env's action ids and mask (`scum_env.party.engine.legal_mask`),
   tables interleaved as the env does; the forced trades (P5) are done by the engine;
 * **returns**: the env's reward of the hand (P8 points, or ``final``/``rank``).
 
@@ -124,7 +124,7 @@ class PartyGame(pyspiel.Game):  # type: ignore[misc]
     """``pyspiel.load_game("cardsuite_scum_party", {"players": 20})``."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
-        """Validate the options through :class:`PartyConfig` (ConfigError names a bad one)."""
+        """Validate the options through `PartyConfig` (ConfigError names a bad one)."""
         params = {**PARAMETERS, **(params or {})}
         static = _static(tuple(sorted(params.items())))
         tables = len(static.sizes)
@@ -293,7 +293,7 @@ class PartyState(CardState):
         )
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> PartyState:
-        """A copy consistent with ``player_id``'s view: :func:`scum_env.party.engine.determinize`.
+        """A copy consistent with ``player_id``'s view: `scum_env.party.engine.determinize`.
 
         During the deals the cards dealt to others so far are drawn again per table.
         """

@@ -9,7 +9,7 @@ One OpenSpiel episode is one hand of ``scandal_v0`` (``episode="hand"``):
   outcomes are the cards still in it, equally likely; this is the same
   distribution as a shuffled stock and keeps the deal short. A stock made by
   turning the discard pile over (S4) is public and drawn without chance;
-* **players**: the env's action ids and legal mask (:func:`scandal_env.engine.legal_mask`);
+* **players**: the env's action ids and legal mask (`scandal_env.engine.legal_mask`);
 * **returns**: the hand's net score (S9) / ``reward_scale``, the env's reward.
 """
 
@@ -117,7 +117,7 @@ class ScandalGame(pyspiel.Game):  # type: ignore[misc]
     """``pyspiel.load_game("cardsuite_scandal", {"players": 3})``."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
-        """Validate the options through :class:`ScandalConfig` (ConfigError names a bad one)."""
+        """Validate the options through `ScandalConfig` (ConfigError names a bad one)."""
         params = {**PARAMETERS, **(params or {})}
         static = _static(tuple(sorted(params.items())))
         bound = float(static.rules.deck.value.astype(np.int64).sum()) / static.config.reward_scale
@@ -282,23 +282,26 @@ class ScandalState(CardState):
         return [c for i, c in enumerate(self.d.deal) if self.d.seat_of_deal(i) == player]
 
     def info_text(self, player: int) -> str:
-        """Dealer, own dealt cards, the up card and every move, with own and public draws."""
+        """Dealer, own dealt cards, the up card, own hand and every move, with own and public draws."""
         d = self.d
         moves = []
         for i, (who, action, _seen) in enumerate(d.log):
             card, public = d.drawn.get(i, (-1, True))
             shown = card if (public or who == player) and card >= 0 else None
             moves.append(f"{who}:{action}" + ("" if shown is None else f"={shown}"))
+        # the hand itself too: a resampled copy forgets the others' dealt and drawn
+        # cards, and their hands there must still key their information states
+        hand = [] if d.engine is None else np.flatnonzero(d.engine.hands[player]).tolist()
         return (
             f"p{player} dealer:{d.dealer} dealt:{sorted(self._own_deal(player))} "
-            f"up:{d.up} moves:{' '.join(moves)}"
+            f"up:{d.up} hand:{hand} moves:{' '.join(moves)}"
         )
 
     # ------------------------------------------------------------------ search
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> ScandalState:
         """A copy whose hidden cards are dealt again consistently with ``player_id``'s view.
 
-        After the deal: :func:`scandal_env.engine.resample_hidden` (the env's
+        After the deal: `scandal_env.engine.resample_hidden` (the env's
         ``determinize``); the copy forgets the other players' dealt and drawn
         cards (they read as unknown in their information states). During the
         deal: the cards dealt to others so far are drawn again from the unseen ones.

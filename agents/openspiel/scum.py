@@ -7,7 +7,7 @@ One OpenSpiel episode is one series of ``scum_v0`` (``episode="series"``):
   one chance node per card, dealt one at a time from the President: the
   outcome is the card's slot (rank, or rank x colour with ``color_clash``),
   with probability proportional to the copies left in the pack;
-* **players**: the env's action ids and legal mask (:func:`scum_env.engine.legal_mask`);
+* **players**: the env's action ids and legal mask (`scum_env.engine.legal_mask`);
   with ``trade=True`` the series starts with the trades (J5) as a later series
   does, the forced gifts done by the engine and the give-backs as decisions;
 * **returns**: the env's episode rewards (J8 points, or ``reward="centered"``).
@@ -122,7 +122,7 @@ class ScumGame(pyspiel.Game):  # type: ignore[misc]
     """``pyspiel.load_game("cardsuite_scum", {"players": 5, "carousel": True})``."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
-        """Validate the options through :class:`ScumConfig` (ConfigError names a bad one)."""
+        """Validate the options through `ScumConfig` (ConfigError names a bad one)."""
         params = {**PARAMETERS, **(params or {})}
         static = _static(tuple(sorted(params.items())))
         n, rules = static.n, static.rules
@@ -287,7 +287,7 @@ class ScumState(CardState):
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> ScumState:
         """A copy whose hidden cards are dealt again consistently with ``player_id``'s view.
 
-        After the deal: :func:`scum_env.knowledge.resample_hidden` (the env's
+        After the deal: `scum_env.knowledge.resample_hidden` (the env's
         ``determinize``). During the deal: the cards dealt to others so far are
         drawn again from the unseen pack.
         """

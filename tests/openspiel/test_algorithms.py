@@ -145,7 +145,7 @@ def test_ismcts_plays_a_whole_scum_series() -> None:
 
 def test_ismcts_searches_scandal() -> None:
     game = load_game("scandal", max_turns=12)
-    play_with_ismcts(game, seat=0, sims=8, decisions=4, seed=1)
+    play_with_ismcts(game, seat=0, sims=15, decisions=6, seed=1)
 
 
 def test_give_back_is_hidden_from_the_other_players() -> None:
@@ -167,3 +167,35 @@ def test_give_back_is_hidden_from_the_other_players() -> None:
         else:
             assert seen.strip() == f"{president}:?"
             assert state.information_state_tensor(player)[first] == -1
+
+
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [("scum", {"trade": True}), ("scandal", {"max_turns": 40}), ("scum_party", {"players": 6})],
+)
+def test_information_state_fixes_the_legal_actions(name: str, params: dict[str, Any]) -> None:
+    """Within and across resampled worlds, one information state has one legal-action set.
+
+    ISMCTS keys its nodes by information-state strings; two states with the
+    same key and different legal actions would break its tree (KeyError).
+    """
+    game = load_game(name, **params)
+    rng = np.random.default_rng(5)
+    state = game.new_initial_state()
+    random_chance(state, rng)
+    for _ in range(4):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+        random_chance(state, rng)
+    seen: dict[tuple[int, str], list[int]] = {}
+    for _ in range(15):
+        world = state.resample_from_infostate(
+            state.current_player(), pyspiel.UniformProbabilitySampler(0.0, 1.0)
+        )
+        for _ in range(25):
+            random_chance(world, rng)
+            if world.is_terminal():
+                break
+            key = (world.current_player(), world.information_state_string(world.current_player()))
+            legal = world.legal_actions()
+            assert seen.setdefault(key, legal) == legal
+            world.apply_action(int(rng.choice(legal)))
