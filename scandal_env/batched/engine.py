@@ -42,6 +42,20 @@ from scandal_env.state import make_rules
 TAG_DEALER = 0xDEA1
 
 
+def _check_integers(x: Any, name: str) -> None:
+    """IllegalActionError unless ``x`` holds integers (no silent 1.5 -> 1, no bools)."""
+    dtype = getattr(x, "dtype", None)
+    if dtype is None:
+        dtype = np.asarray(x).dtype
+    kind = getattr(dtype, "kind", None)
+    if kind is None:  # a torch dtype
+        ok = not dtype.is_floating_point and not dtype.is_complex and str(dtype) != "torch.bool"
+    else:
+        ok = kind in "iu"
+    if not ok:
+        raise IllegalActionError(f"step: {name} must be integer action ids, got dtype {dtype}")
+
+
 #: What :meth:`BatchedScandal.step` returns: the shared
 #: :class:`~cardsuite.batched.protocol.StepResult`, whose ``truncated [N]``
 #: marks the games among ``done`` whose episode ended by a limit (a blocked
@@ -217,12 +231,18 @@ class BatchedScandal:
         xp = self.xp
         if not self._ready:
             raise IllegalActionError("call reset() before step()")
+        _check_integers(actions, "actions")
         a = xp.asarray(actions, xp.int64).reshape(-1)
         if a.shape[0] != self.num_games:
             raise IllegalActionError(f"step needs {self.num_games} actions, got {a.shape[0]}")
         live = self.phase != OVER
         if active is not None:
-            live = live & xp.asarray(active, xp.bool).reshape(-1)
+            act = xp.asarray(active, xp.bool).reshape(-1)
+            if act.shape[0] != self.num_games:
+                raise IllegalActionError(
+                    f"step: active needs {self.num_games} bools, got {act.shape[0]}"
+                )
+            live = live & act
         self._check_actions(a, live)
         self.done[:] = False
         self.truncated[:] = False

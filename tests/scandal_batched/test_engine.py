@@ -76,6 +76,12 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
         eng.step(actions)
     with pytest.raises(IllegalActionError, match="needs 4 actions"):
         eng.step(actions[:3])
+    with pytest.raises(IllegalActionError, match="integer action ids"):
+        eng.step(actions + 0.5)
+    with pytest.raises(IllegalActionError, match="integer action ids"):
+        eng.step(np.zeros(4, dtype=bool))
+    with pytest.raises(IllegalActionError, match="active needs 4 bools"):
+        eng.step(actions, active=[True, False])
     for k, v in eng.state_arrays().items():
         assert np.array_equal(host(v), before[k]), k
     eng.step(random_actions(np.random.default_rng(0), mask))  # still playable
