@@ -44,12 +44,12 @@ TAG_DEALER = 0xDEA1
 
 def _check_integers(x: Any, name: str) -> None:
     """IllegalActionError unless ``x`` holds integers (no silent 1.5 -> 1, no bools)."""
-    dtype = getattr(x, "dtype", None)
+    dtype: Any = getattr(x, "dtype", None)
     if dtype is None:
         dtype = np.asarray(x).dtype
     kind = getattr(dtype, "kind", None)
     if kind is None:  # a torch dtype
-        ok = not dtype.is_floating_point and not dtype.is_complex and str(dtype) != "torch.bool"
+        ok = not (dtype.is_floating_point or dtype.is_complex or str(dtype) == "torch.bool")
     else:
         ok = kind in "iu"
     if not ok:
