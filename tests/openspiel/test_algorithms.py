@@ -199,3 +199,11 @@ def test_information_state_fixes_the_legal_actions(name: str, params: dict[str, 
             legal = world.legal_actions()
             assert seen.setdefault(key, legal) == legal
             world.apply_action(int(rng.choice(legal)))
+
+
+def test_demo_prints_seat_zero_return(capsys: pytest.CaptureFixture[str]) -> None:
+    from cardsuite.agents.openspiel.demo import main
+
+    main(["scum", "--sims", "5", "--episodes", "2", "--set", "players=5"])
+    out = capsys.readouterr().out
+    assert "players=5" in out and "seat-0 mean return" in out and "ms per ISMCTS decision" in out
