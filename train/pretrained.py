@@ -31,6 +31,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Scum, 4 players, default rules; batched PPO warm-started on the heuristic: "
         "cardsuite ppo --config configs/train/ppo_scum4.yaml --seed 0",
     ),
+    "scum6": (
+        "scum",
+        "Scum, 6 players, default rules; batched PPO warm-started on the heuristic: "
+        "cardsuite ppo --config configs/train/ppo_scum6.yaml --seed 0",
+    ),
 }
 
 PRETRAINED = AgentKind(
