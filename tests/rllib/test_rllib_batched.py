@@ -195,10 +195,13 @@ def test_batched_scum_trains_refreshes_the_league_and_is_an_arena_agent(
 def test_batched_scandal_and_party_train(
     ray_local: Any, tmp_path: Path, game: str, options: dict[str, Any], baselines: Any
 ) -> None:
-    """One iteration on Scandal and on Scum Party runners; the checkpoint loads as an agent."""
+    """One iteration on Scandal and on Scum Party runners; the checkpoint loads as an agent.
+
+    Scum Party samples with RLlib's own runner loop (``array_runner: false``).
+    """
     run = load_run(None, game=game, options=options, iterations=1,
                    checkpoint_dir=str(tmp_path / game), league_baselines=",".join(baselines),
-                   **TINY)  # fmt: skip
+                   array_runner=game != "scum_party", **TINY)  # fmt: skip
     ckpt = trainer.train(run, log=lambda _: None)
     assert RLlibAgent.load(ckpt, game, seed=0).num_actions == single_spaces(game, options)[1].n
     assert build_batched is not None
@@ -217,3 +220,42 @@ def test_shipped_batched_configs_build(name: str) -> None:
     assert config.gym_env_vectorize_mode == "vector_entry_point"
     assert config.restart_failed_env_runners
     assert config.num_envs_per_env_runner == run.config.num_envs_per_env_runner
+
+
+def test_array_runner_episodes_are_rllibs_episodes() -> None:
+    """BatchedEnvRunner's chunks: valid RLlib episodes, legal actions, exact log-probs, continuations."""
+    from cardsuite.train.rllib.batched import build_batched_config
+    from cardsuite.train.rllib.batched_runner import BatchedEnvRunner
+
+    torch.set_num_threads(1)
+    run = load_run(None, game="scum", options={"num_players": 4, "reward": "centered"},
+                   **{**TINY, "num_env_runners": 0, "num_envs_per_env_runner": 8})  # fmt: skip
+    runner = BatchedEnvRunner(config=build_batched_config(run))
+    first = runner.sample(num_timesteps=8 * 30)
+    assert sum(len(e) for e in first) == 8 * 30
+    for ep in first:
+        ep.validate()
+        assert ep.is_numpy
+        obs = ep.get_observations(slice(0, len(ep)))
+        acts = ep.get_actions(slice(0, len(ep)))
+        assert (obs["action_mask"][np.arange(len(ep)), acts] == 1).all()  # legal actions only
+        logits = torch.as_tensor(
+            ep.get_extra_model_outputs("action_dist_inputs", slice(0, len(ep)))
+        )
+        logp = ep.get_extra_model_outputs("action_logp", slice(0, len(ep)))
+        expect = torch.log_softmax(logits, -1)[torch.arange(len(ep)), torch.as_tensor(acts)]
+        assert np.allclose(logp, expect.numpy(), atol=1e-5)
+        if ep.is_terminated:
+            assert ep.get_observations(-1)["action_mask"].sum() == 0  # the terminal observation
+            rewards = ep.get_rewards(slice(0, len(ep)))
+            assert (rewards[:-1] == 0).all()  # Scum pays at the end of the game only
+    running = {e.id_: e for e in first if not e.is_done}
+    assert len(running) == 8  # one running chunk per game
+    second = runner.sample(num_timesteps=8 * 5)
+    continued = [e for e in second if e.id_ in running]
+    assert continued
+    for ep in continued:
+        before = running[ep.id_]
+        assert ep.t_started == before.t_started + len(before)
+        assert np.array_equal(ep.get_observations(0)["observation"],
+                              before.get_observations(-1)["observation"])  # fmt: skip

@@ -171,6 +171,7 @@ def build_batched_config(run: RLlibRun) -> Any:
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     from cardsuite.train.rllib.batched_env import BatchedRLlibEnv, single_spaces
+    from cardsuite.train.rllib.batched_runner import BatchedEnvRunner
     from cardsuite.train.rllib.module import MaskedPPOTorchRLModule
 
     c = run.config
@@ -194,6 +195,7 @@ def build_batched_config(run: RLlibRun) -> Any:
             num_cpus_per_env_runner=c.num_cpus_per_env_runner,  # type: ignore[arg-type]
             sample_timeout_s=c.sample_timeout_s,
             gym_env_vectorize_mode="vector_entry_point",
+            env_runner_cls=BatchedEnvRunner if c.array_runner else None,
         )
         .learners(num_learners=c.num_learners, num_gpus_per_learner=c.num_gpus_per_learner)
         .training(

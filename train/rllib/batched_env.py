@@ -229,10 +229,29 @@ class BatchedRLlibEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
     def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray,
                                           np.ndarray, dict[str, Any]]:  # fmt: skip
         """The learners act (games that ended last step start their next one instead)."""
+        reward, done, truncated = self._step(actions, self._pending)
+        self._pending = done.copy()
+        return self._out(done), reward, done & ~truncated, truncated, {}
+
+    def step_same(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray,
+                                               np.ndarray]:  # fmt: skip
+        """Like :meth:`step` with ``SAME_STEP`` autoreset (for the batched env runner).
+
+        A game that ends returns the first decision of its next game at once;
+        its terminal observation is the all-zero one (:meth:`terminal_obs`).
+        """
+        reward, done, truncated = self._step(actions, np.zeros(self.num_envs, dtype=bool))
+        return self._out(np.zeros(self.num_envs, dtype=bool)), reward, done & ~truncated, truncated
+
+    def terminal_obs(self) -> dict[str, np.ndarray]:
+        """The observation of a finished game: all zeros, all-zero mask."""
+        return {"observation": self._zero_obs[0], "action_mask": self._zero_mask[0]}
+
+    def _step(self, actions: Any, pending: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Apply the learners' actions (not in ``pending`` games); rewards, done, truncated."""
         if self._obs is None:
             raise ConfigError("call reset() before step()")
         acts = np.asarray(actions, dtype=np.int64).reshape(-1)
-        pending = self._pending
         reward = self._carry.copy()
         self._carry[:] = 0.0
         done = np.zeros(self.num_envs, dtype=bool)
@@ -242,10 +261,9 @@ class BatchedRLlibEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
             res = self.engine.step(acts, active=None if not pending.any() else active)
             self._collect(res, reward, done, truncated)
         self._advance(reward, done, truncated)
-        self._pending = done.copy()
         if done.any():
             self._finish(np.flatnonzero(done))
-        return self._out(done), reward, done & ~truncated, truncated, {}
+        return reward, done, truncated
 
     def close(self, **kwargs: Any) -> None:
         """Nothing to release."""

@@ -41,6 +41,11 @@ class RLlibTrainConfig(ConfigBase):
         "one learning seat per game, opponents inside the batch; per_game: the AEC env, "
         "every seat a policy (multi-agent)",
     )
+    array_runner: bool = doc_field(
+        True,
+        "batched: sample with the array env runner (BatchedEnvRunner, one loop per vector "
+        "step); false: RLlib's own SingleAgentEnvRunner loop (one pass per game per step)",
+    )
     learner_seat: int | None = doc_field(
         None, "batched: the learning seat of every game (null: seats rotate over games)"
     )

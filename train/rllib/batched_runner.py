@@ -1,0 +1,227 @@
+"""An RLlib env runner that builds its episodes from arrays: the batched engine at array speed.
+
+RLlib's ``SingleAgentEnvRunner`` handles every game of its vector env one by
+one in Python at every step (connector passes per game, one episode append
+per game, per-step callbacks): with hundreds of games per runner that costs
+several times what the batched engine does. :class:`BatchedEnvRunner` is a
+``SingleAgentEnvRunner`` (same module, weights sync, metrics, checkpoints,
+fault tolerance) whose ``sample(num_timesteps=...)`` runs one loop per
+vector step over arrays:
+
+1. the module's ``forward_exploration`` (or ``forward_inference``) on the
+   ``[N, ...]`` observation of every game at once;
+2. the module's action distribution samples the actions and their log-probs
+   (what RLlib's default module-to-env connectors do);
+3. :meth:`~cardsuite.train.rllib.batched_env.BatchedRLlibEnv.step_same` steps
+   every game (``SAME_STEP`` autoreset: no wasted reset step).
+
+At the end the steps are cut into RLlib ``SingleAgentEpisode`` chunks, one
+per game and episode, built from array slices (numpy'd, as RLlib returns
+them), with ``action_logp`` and ``action_dist_inputs`` as extra model
+outputs. An episode still running continues in the next ``sample`` under
+the same id, as RLlib's own runner does. The env-to-module and module-to-env
+connector pipelines are not run (the suite's module needs none); per-episode
+callbacks are not called. ``sample(num_episodes=...)`` (evaluation) falls
+back to RLlib's own loop.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, cast
+
+import numpy as np
+import torch
+from ray.rllib.core.columns import Columns
+from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+from ray.rllib.env.single_agent_episode import SingleAgentEpisode
+from ray.rllib.env.utils.infinite_lookback_buffer import InfiniteLookbackBuffer
+
+from cardsuite.train.rllib.config import ILLEGAL_ACTIONS
+
+OBS, MASK = "observation", "action_mask"
+
+
+class BatchedEnvRunner(SingleAgentEnvRunner):  # type: ignore[misc]
+    """``SingleAgentEnvRunner`` over a :class:`BatchedRLlibEnv`, sampling with array operations."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """RLlib's runner; the batched loop's state starts empty."""
+        super().__init__(*args, **kwargs)
+        self._b_obs: dict[str, np.ndarray] | None = None
+        self._b_ids: list[str] = []
+        self._b_t0 = np.zeros(0, dtype=np.int64)  # t_started of each game's running chunk
+        self._b_ret = np.zeros(0, dtype=np.float64)  # running episode return
+        self._b_len = np.zeros(0, dtype=np.int64)  # running episode length
+        self._b_start = np.zeros(0, dtype=np.float64)  # episode start time
+
+    def _vec(self) -> Any:
+        """The runner's vector env (RLlib's wrapper around the batched env)."""
+        return self.env
+
+    # ------------------------------------------------------------------ loop
+    def _sample(
+        self,
+        *,
+        num_timesteps: int | None = None,
+        num_episodes: int | None = None,
+        explore: bool,
+        random_actions: bool = False,
+        force_reset: bool = False,
+    ) -> list[SingleAgentEpisode]:
+        """``num_timesteps`` steps over every game as arrays (else RLlib's loop)."""
+        env: Any = self._vec().unwrapped
+        if num_timesteps is None or random_actions or not hasattr(env, "step_same"):
+            self._b_obs = None  # RLlib's loop resets the games
+            return list(
+                super()._sample(
+                    num_timesteps=num_timesteps,
+                    num_episodes=num_episodes,
+                    explore=explore,
+                    random_actions=random_actions,
+                    force_reset=force_reset,
+                )
+            )
+        n = self.num_envs
+        if self._b_obs is None or force_reset:
+            self._b_obs, _ = env.reset(seed=self._seed)
+            self._seed = None if self._seed is None else self._seed + 1
+            self._b_ids = [uuid.uuid4().hex for _ in range(n)]
+            self._b_t0 = np.zeros(n, dtype=np.int64)
+            self._b_ret = np.zeros(n, dtype=np.float64)
+            self._b_len = np.zeros(n, dtype=np.int64)
+            self._b_start = np.full(n, time.time())
+        steps = max(1, -(-int(num_timesteps) // n))
+        obs_o = np.empty((steps + 1, n, env.engine.obs_dim), dtype=np.float32)
+        obs_m = np.empty((steps + 1, n, env.engine.num_actions), dtype=np.int8)
+        acts = np.empty((steps, n), dtype=np.int64)
+        logp = np.empty((steps, n), dtype=np.float32)
+        logits = np.empty((steps, n, env.engine.num_actions), dtype=np.float32)
+        rew = np.empty((steps, n), dtype=np.float32)
+        term = np.empty((steps, n), dtype=bool)
+        trunc = np.empty((steps, n), dtype=bool)
+        obs = self._b_obs
+        module: Any = self.module
+        for t in range(steps):
+            obs_o[t], obs_m[t] = obs[OBS], obs[MASK]
+            batch = {Columns.OBS: {OBS: torch.from_numpy(obs_o[t]).to(self._device),
+                                   MASK: torch.from_numpy(obs_m[t]).to(self._device)}}  # fmt: skip
+            with torch.no_grad():
+                if explore:
+                    out = module.forward_exploration(batch)
+                    dist_cls = module.get_exploration_action_dist_cls()
+                else:
+                    out = module.forward_inference(batch)
+                    dist_cls = module.get_inference_action_dist_cls()
+                inputs = out[Columns.ACTION_DIST_INPUTS]
+                dist = dist_cls.from_logits(inputs)
+                a: Any = dist.sample() if explore else dist.to_deterministic().sample()
+                lp: Any = dist.logp(a)
+            acts[t] = a.cpu().numpy()
+            logp[t] = lp.cpu().numpy()
+            logits[t] = inputs.cpu().numpy()
+            obs, rew[t], term[t], trunc[t] = env.step_same(acts[t])
+        obs_o[steps], obs_m[steps] = obs[OBS], obs[MASK]
+        self._b_obs = obs
+        episodes, done_count = self._episodes(obs_o, obs_m, acts, logp, logits, rew, term, trunc)
+        ts = steps * n
+        self._log_env_steps(metric=self._metrics_num_env_steps_sampled, num_steps=ts)
+        self._increase_sampled_metrics(ts, done_count)
+        self.metrics.log_value(ILLEGAL_ACTIONS, 0, reduce="lifetime_sum")  # the engine raises
+        return episodes
+
+    # -------------------------------------------------------------- episodes
+    def _episodes(
+        self,
+        obs_o: np.ndarray,
+        obs_m: np.ndarray,
+        acts: np.ndarray,
+        logp: np.ndarray,
+        logits: np.ndarray,
+        rew: np.ndarray,
+        term: np.ndarray,
+        trunc: np.ndarray,
+    ) -> tuple[list[SingleAgentEpisode], int]:
+        """Cut the steps of every game into episode chunks; (chunks, episodes finished)."""
+        steps, n = acts.shape
+        env: Any = self._vec().unwrapped
+        zero = env.terminal_obs()
+        done = term | trunc
+        out: list[SingleAgentEpisode] = []
+        finished = 0
+        now = time.time()
+        ended_stats: list[tuple[int, float, float]] = []
+        for i in range(n):
+            ends = np.flatnonzero(done[:, i]).tolist()
+            s = 0
+            for e in [*ends, steps - 1]:
+                if e < s:
+                    continue
+                ended = bool(done[e, i])
+                sl = slice(s, e + 1)
+                last_o = zero[OBS] if ended else obs_o[e + 1, i]
+                last_m = zero[MASK] if ended else obs_m[e + 1, i]
+                o = {OBS: np.concatenate([obs_o[sl, i], last_o[None]]),
+                     MASK: np.concatenate([obs_m[sl, i], last_m[None]])}  # fmt: skip
+                ep = self._chunk(i, o, acts[sl, i], rew[sl, i], logp[sl, i], logits[sl, i],
+                                 bool(term[e, i]), bool(trunc[e, i]))  # fmt: skip
+                out.append(ep)
+                length = e + 1 - s
+                self._b_ret[i] += float(rew[sl, i].sum())
+                self._b_len[i] += length
+                if ended:
+                    finished += 1
+                    ended_stats.append(
+                        (int(self._b_len[i]), float(self._b_ret[i]), now - float(self._b_start[i]))
+                    )
+                    self._b_ids[i] = uuid.uuid4().hex
+                    self._b_t0[i] = 0
+                    self._b_ret[i] = 0.0
+                    self._b_len[i] = 0
+                    self._b_start[i] = now
+                else:
+                    self._b_t0[i] += length
+                s = e + 1
+        # The episode metrics are means over a window of the newest episodes
+        # (RLlib's metrics_num_episodes_for_smoothing, split over the runners):
+        # logging only the newest ``window`` gives the same means.
+        c = self.config
+        window = max(1, -(-c.metrics_num_episodes_for_smoothing // (c.num_env_runners or 1)))
+        for length, ret, sec in ended_stats[-window:]:
+            self._log_episode_metrics(length, ret, sec)
+        return out, finished
+
+    def _chunk(
+        self,
+        i: int,
+        obs: dict[str, np.ndarray],
+        acts: np.ndarray,
+        rew: np.ndarray,
+        logp: np.ndarray,
+        logits: np.ndarray,
+        terminated: bool,
+        truncated: bool,
+    ) -> SingleAgentEpisode:
+        """One numpy'd episode chunk of game ``i``."""
+        k = len(acts)
+        env = self._vec()
+        seq = np.full(k, self._weights_seq_no, dtype=np.int64)
+        return SingleAgentEpisode(
+            id_=self._b_ids[i],
+            observations=InfiniteLookbackBuffer(cast(Any, obs), 0, env.single_observation_space),
+            observation_space=env.single_observation_space,
+            infos=InfiniteLookbackBuffer([{}] * (k + 1)),
+            actions=InfiniteLookbackBuffer(acts.copy(), 0, env.single_action_space),
+            action_space=env.single_action_space,
+            rewards=InfiniteLookbackBuffer(rew.copy()),
+            extra_model_outputs={
+                Columns.ACTION_LOGP: InfiniteLookbackBuffer(logp.copy()),
+                Columns.ACTION_DIST_INPUTS: InfiniteLookbackBuffer(logits.copy()),
+                "weights_seq_no": InfiniteLookbackBuffer(seq),
+            },
+            terminated=terminated,
+            truncated=truncated,
+            t_started=int(self._b_t0[i]),
+            len_lookback_buffer=0,
+        )
