@@ -57,4 +57,17 @@ def load_game(name: str, **params: Any) -> Any:
     key = name if name.startswith("cardsuite_") else f"cardsuite_{name}"
     if key not in GAMES:
         raise ConfigError(f"unknown OpenSpiel game {name!r}; games: {', '.join(GAMES)}")
+    spec: dict[str, Any] = importlib.import_module(GAMES[key]).PARAMETERS
+    for field, value in params.items():
+        if field not in spec:
+            raise ConfigError(
+                f"{key}: unknown parameter {field!r}; parameters: {', '.join(sorted(spec))}"
+            )
+        kind = type(spec[field])
+        ok = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = params[field] = float(value)
+            ok = True
+        if not ok:
+            raise ConfigError(f"{key}: parameter {field} must be {kind.__name__}, got {value!r}")
     return pyspiel.load_game(key, params)

@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 import pyspiel
 
+from cardsuite.errors import ConfigError
+
 
 class Data:
     """Everything a state changes; subclasses add their fields and copy them.
@@ -126,7 +128,7 @@ class Observer:
         if iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or (
             not iig_obs_type.public_info
         ):
-            raise ValueError(
+            raise ConfigError(
                 "cardsuite's OpenSpiel games observe one player's view (public and own "
                 "private information) only"
             )

@@ -71,6 +71,20 @@ def test_bad_parameters_are_config_errors() -> None:
         load_game("scum", players=3)
     with pytest.raises(ConfigError, match="unknown OpenSpiel game"):
         load_game("hearts")
+    with pytest.raises(ConfigError, match="unknown parameter 'carousell'"):
+        load_game("scum", carousell=True)
+    with pytest.raises(ConfigError, match="parameter players must be int, got 'x'"):
+        load_game("scandal", players="x")
+    with pytest.raises(ConfigError, match="parameter carousel must be bool, got 1"):
+        load_game("scum", carousel=1)
+    with pytest.raises(ConfigError, match="reward_scale"):
+        load_game("scandal", reward_scale=0)  # an int for a float parameter is accepted
+    with pytest.raises(ConfigError, match="one player's view"):
+        load_game("scum").make_py_observer(
+            pyspiel.IIGObservationType(
+                perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.NONE
+            )
+        )
 
 
 @pytest.mark.parametrize(
