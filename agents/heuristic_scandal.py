@@ -33,8 +33,9 @@ fewest cards of, the most valuable first.
 
 **No endless hands (S4).** The rule book has no turn limit, so both agents
 make progress the way players do: they remember the positions they have seen
-this hand (their own observation, less the turn counter; cleared when a hand
-starts) and do not repeat themselves. Back at a draw already seen, the top
+this hand (:class:`RepeatMemory`: their hand, the melds, the phase and, at a
+draw, the top discard; cleared when a hand starts) and do not repeat
+themselves. Back at a draw already seen, the top
 discard is taken only if it can be laid down at once, and the heuristic takes
 any deep draw that lets it meld (the only way a hand of one or two cards can
 grow), else the stock; back at a discard already seen for the k-th time, the
@@ -68,6 +69,7 @@ class ScandalView:
         duty: card drawn from deep that must be melded first (S3), -1.
         forbidden: top discard drawn this turn (S7), -1.
         mask: the legal action mask.
+        stock: cards in the stock (-1: not known).
     """
 
     hand: np.ndarray
@@ -78,6 +80,7 @@ class ScandalView:
     duty: int
     forbidden: int
     mask: np.ndarray
+    stock: int = -1
 
 
 def view_from_state(state: XE.State) -> ScandalView:
@@ -94,22 +97,29 @@ def view_from_state(state: XE.State) -> ScandalView:
         duty=state.duty,
         forbidden=state.forbidden,
         mask=XE.legal_mask(state),
+        stock=len(state.stock),
     )
 
 
 class RepeatMemory:
     """How often the agent has already been in a position this hand (S4).
 
-    A position is the agent's own observation without the turn counter. The
-    memory empties itself when the turn counter goes down (a new hand).
+    A position is what bears on a draw or a discard in the agent's own
+    observation: its hand, the melded scandals, the phase, the duty and
+    forbidden cards, and at a draw the top discard (not the whole pile, the
+    hand sizes or the turn: a stalled hand then shows its repeats within a
+    round or two). The memory empties itself when the turn counter goes down
+    (a new hand).
 
     Args:
-        obs_spec: the observation layout (for the ``turn`` piece).
+        obs_spec: the observation layout.
     """
+
+    PIECES = ("hand", "melded_by", "phase", "duty", "forbidden")
 
     def __init__(self, obs_spec: ObsSpec) -> None:
         """An empty memory for observations of ``obs_spec``."""
-        self._turn = obs_spec.slices["turn"]
+        self._spec = obs_spec
         self._seen: dict[bytes, int] = {}
         self._last = -1.0
 
@@ -119,14 +129,16 @@ class RepeatMemory:
         self._last = -1.0
 
     def visits(self, obs: np.ndarray) -> int:
-        """Times ``obs`` was seen before this hand (0 the first time); counts this one."""
-        turn = float(obs[self._turn][0])
+        """Times ``obs``'s position was met before this hand (0 the first time); counts this one."""
+        view = self._spec.view
+        turn = float(view(obs, "turn")[0])
         if turn < self._last:
             self._seen.clear()
         self._last = turn
-        position = np.array(obs, dtype=np.float32, copy=True)
-        position[self._turn] = 0.0
-        key = hashlib.blake2b(position.tobytes(), digest_size=16).digest()
+        parts = [np.asarray(view(obs, name), dtype=np.float32) for name in self.PIECES]
+        if np.argmax(view(obs, "phase")) == XE.Phase.DRAW:
+            parts.append(np.asarray(view(obs, "discard_top"), dtype=np.float32))
+        key = hashlib.blake2b(b"".join(p.tobytes() for p in parts), digest_size=16).digest()
         n = self._seen.get(key, 0)
         self._seen[key] = n + 1
         return n
@@ -265,7 +277,13 @@ class ScandalPolicy:
         self, view: ScandalView, legal: np.ndarray, take_cost: float, margin: float
     ) -> int:
         """The legal deep draw (S3) whose ``points laid down now - take_cost * waste``
-        is highest and above ``margin`` (the shallowest among equals), or -1."""
+        is highest and above ``margin`` (the shallowest among equals), or -1.
+
+        A deep draw is the only move that takes cards out of the stock and pile
+        for good. One that would leave a single card there is never taken (S4:
+        no one could then ever draw more than one card, so hands of one or two
+        cards could never meld again, and such hands are often left).
+        """
         lay = self.lay
         pile = view.pile
         base, _ = self.playable(view.hand, view.melded)
@@ -273,6 +291,8 @@ class ScandalPolicy:
         for a in legal[(legal > lay.DRAW_DISCARD) & (legal < lay.MELD_START)].tolist():
             depth = a - lay.DRAW_DISCARD
             taken = pile[len(pile) - 1 - depth :]
+            if max(view.stock, 0) + len(pile) - len(taken) + 1 <= 1:
+                continue
             hand = view.hand.copy()
             hand[taken] = True
             pts, used = self.playable(hand, view.melded)
@@ -349,6 +369,7 @@ class ScandalReader:
             duty=int(duty[0]) if duty.size else -1,
             forbidden=int(forbidden[0]) if forbidden.size else -1,
             mask=mask,
+            stock=int(np.rint(v(obs, "stock_size")[0] * n)),
         )
 
     def greedy(self, obs: np.ndarray, mask: np.ndarray) -> int:

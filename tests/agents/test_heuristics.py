@@ -257,6 +257,21 @@ def test_scandal_repeat_memory_counts_positions_and_forgets_at_a_new_hand() -> N
     assert memory.visits(obs) == 0  # the turn went down: a new hand
 
 
+@pytest.mark.parametrize("kind", ["greedy", "heuristic"])
+def test_scandal_no_deep_draw_leaves_a_single_card_to_draw(kind: str) -> None:
+    """S4: with the stock empty, taking Dike Bridge from under the top card would
+    leave one card in stock and pile, and small hands could then never meld again:
+    the same deep draw taken with a stock (test above) is refused here."""
+    hand0 = [0, 23, 41, 57, 40, 70]
+    rest = [c for c in range(80) if c not in {*hand0, 60, 48}]
+    env = scandal_env([hand0, rest], [60, 48], [])
+    lay = env.unwrapped.game.rules.layout
+    agent = GreedyAgent("scandal") if kind == "greedy" else HeuristicAgent("scandal")
+    agent.reset(table_info(env, "scandal", "player_0"))
+    assert env.observe("player_0")["action_mask"][lay.DRAW_DISCARD + 1] == 1
+    assert decide(env, agent) in (lay.DRAW_STOCK, lay.DRAW_DISCARD)
+
+
 def test_greedy_deep_draws_to_meld_and_collects_sets() -> None:
     """Greedy takes Dike Bridge from under a card to meld the Chappaquiddick Incident
     (S3), then throws a card of the scandal it holds fewest of."""
