@@ -259,3 +259,11 @@ def test_array_runner_episodes_are_rllibs_episodes() -> None:
         assert ep.t_started == before.t_started + len(before)
         assert np.array_equal(ep.get_observations(0)["observation"],
                               before.get_observations(-1)["observation"])  # fmt: skip
+
+
+def test_docs_list_every_config_field() -> None:
+    """docs/rllib.md carries RLlibTrainConfig's own field table, so the two cannot drift."""
+    from cardsuite.train.rllib.config import RLlibTrainConfig
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "rllib.md").read_text(encoding="utf-8")
+    assert RLlibTrainConfig.doc_table() in docs
