@@ -20,31 +20,50 @@ against ``eval_opponent`` through the arena (``rllib:<checkpoint>``).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
 import time
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.train.rllib.checkpoints import (  # re-exported: the trainer's checkpoint API
+    LATEST,
+    MAIN,
+    RUN_RECORD,
+    LeagueState,
+    _arena_knows_rllib,
+    evaluate,
+    league_id,
+    read_record,
+    resolve_checkpoint,
+    restore,
+    save,
+)
 from cardsuite.train.rllib.config import ILLEGAL_ACTIONS, RLlibRun, load_run, parse_overrides
 from cardsuite.train.rllib.interrupt import StopOnSigint
 
-MAIN = "main"
-RUN_RECORD = "cardsuite_run.json"
-LATEST = "LATEST"
-
-
-def league_id(slot: int) -> str:
-    """The module id of league slot ``slot``."""
-    return f"league_{slot}"
+__all__ = [
+    "LATEST",
+    "MAIN",
+    "RUN_RECORD",
+    "LeagueMapping",
+    "LeagueState",
+    "build_config",
+    "evaluate",
+    "league_id",
+    "read_record",
+    "resolve_checkpoint",
+    "restore",
+    "run",
+    "save",
+    "train",
+]
 
 
 class LeagueMapping:
@@ -77,18 +96,6 @@ class LeagueMapping:
         """RLlib's ``policy_mapping_fn(agent_id, episode)``."""
         seat = int(str(agent_id).rsplit("_", 1)[-1])
         return self.seats(getattr(episode, "id_", str(id(episode))))[seat]
-
-
-@dataclass
-class LeagueState:
-    """Which league slots exist and how many copies were ever added."""
-
-    slots: list[str]
-    added: int = 0
-
-    def next_slot(self, size: int) -> str:
-        """The slot the next frozen copy goes to (a new one until ``size``, then the oldest)."""
-        return league_id(self.added % size)
 
 
 # ----------------------------------------------------------------- arguments
@@ -269,130 +276,6 @@ def add_frozen_copy(algo: Any, run: RLlibRun, league: LeagueState) -> str:
     )
     league.added += 1
     return slot
-
-
-# ---------------------------------------------------------------- checkpoints
-def resolve_checkpoint(path: str | Path) -> Path:
-    """The RLlib checkpoint at ``path`` (a checkpoint, or a checkpoint dir with LATEST).
-
-    Raises:
-        CheckpointError: missing, or not an RLlib checkpoint of this trainer.
-    """
-    path = Path(path)
-    if not path.exists():
-        raise CheckpointError(f"checkpoint {str(path)!r} not found")
-    if (path / LATEST).is_file():
-        path = path / (path / LATEST).read_text(encoding="utf-8").strip()
-    if not (path / RUN_RECORD).is_file() or not (path / "learner_group").is_dir():
-        raise CheckpointError(
-            f"{str(path)!r} is not a cardsuite RLlib checkpoint (no {RUN_RECORD} and "
-            "learner_group/ inside); pass a checkpoint_dir/iter_NNNNNN folder or a "
-            "checkpoint_dir holding LATEST"
-        )
-    return path
-
-
-def read_record(path: str | Path) -> dict[str, Any]:
-    """The run record (game, options, league) of the checkpoint at ``path``."""
-    ckpt = resolve_checkpoint(path)
-    try:
-        record = json.loads((ckpt / RUN_RECORD).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as err:
-        raise CheckpointError(f"{ckpt / RUN_RECORD}: unreadable run record: {err}") from None
-    if not isinstance(record, dict) or not {"game", "options", "league"} <= set(record):
-        raise CheckpointError(f"{ckpt / RUN_RECORD}: missing game, options or league")
-    return record
-
-
-def save(
-    algo: Any,
-    run: RLlibRun,
-    league: LeagueState,
-    illegal_actions: int | None = None,
-    driver_league: Any = None,
-) -> Path:
-    """Save an RLlib checkpoint with its run record; point LATEST at it.
-
-    ``illegal_actions``: episodes ended by an illegal action so far (the
-    record keeps it; it stays 0 with the masked module; None: not measured).
-    ``driver_league``: a batched run's snapshots, saved as safetensors.
-    """
-    root = Path(run.config.checkpoint_dir).resolve()
-    name = f"iter_{algo.iteration:06d}"
-    ckpt = Path(algo.save_to_path(root / name))
-    from cardsuite.train.rllib.policy import export_module  # rllib:PATH loads only this
-
-    mid = MAIN
-    if run.config.sampler == "batched":
-        from cardsuite.train.rllib.batched import main_module_id
-
-        mid = main_module_id()
-    export_module(algo.learner_group.get_weights(module_ids=[mid])[mid], ckpt)
-    if driver_league is not None:
-        driver_league.save(ckpt)
-    record = {
-        "game": run.config.game,
-        "options": run.options,
-        "league": league.slots,
-        "league_added": league.added,
-        "iteration": algo.iteration,
-        "illegal_actions": illegal_actions,
-        "config": run.config.to_dict(),
-    }
-    (ckpt / RUN_RECORD).write_text(json.dumps(record, indent=2), encoding="utf-8")
-    (root / LATEST).write_text(name, encoding="utf-8")
-    return ckpt
-
-
-def restore(algo_run: RLlibRun, path: str | Path) -> tuple[Any, LeagueState]:
-    """Rebuild the algorithm of the checkpoint at ``path`` and restore its state.
-
-    Raises:
-        CheckpointError: the checkpoint is for another game or rule options.
-    """
-    ckpt = resolve_checkpoint(path)
-    record = read_record(ckpt)
-    if record["game"] != algo_run.config.game or record["options"] != algo_run.options:
-        raise CheckpointError(
-            f"{ckpt} was trained on {record['game']} with options {record['options']}; "
-            f"this run is {algo_run.config.game} with options {algo_run.options}"
-        )
-    league = LeagueState(list(record["league"]), int(record.get("league_added", 0)))
-    if algo_run.config.sampler == "batched":
-        from cardsuite.train.rllib.batched import build_batched
-
-        batched_algo, driver_league = build_batched(algo_run, ckpt)
-        batched_algo.cardsuite_league = driver_league
-        return batched_algo, league
-    algo = build_config(algo_run, league.slots).build_algo()
-    algo.restore_from_path(str(ckpt))
-    return algo, league
-
-
-# ------------------------------------------------------------------ evaluation
-def evaluate(checkpoint: Path, run: RLlibRun, episodes: int) -> Any:
-    """Play ``rllib:<checkpoint>`` against ``eval_opponent`` in the arena; write eval.json."""
-    from cardsuite.agents.arena import run_tournament
-
-    result = run_tournament(
-        run.config.game,
-        [f"rllib:{checkpoint}", run.config.eval_opponent],
-        games=episodes,
-        options=run.options,
-        seed=run.config.seed,
-    )
-    (checkpoint / "eval.json").write_text(
-        json.dumps(result.to_dict(), indent=2, default=str), encoding="utf-8"
-    )
-    return result
-
-
-def _arena_knows_rllib() -> bool:
-    try:
-        from cardsuite.agents.registry import KINDS
-    except ImportError:
-        return False
-    return "rllib" in KINDS
 
 
 # ----------------------------------------------------------------------- run
