@@ -136,6 +136,12 @@ def test_bad_env_config_and_baseline_are_named() -> None:
         BatchedRLlibEnv({"game": "scandal", "baselines": ["heuristic"]})
     with pytest.raises(ConfigError, match="sampler"):
         load_run(None, game="scum", sampler="vectorised")
+    from cardsuite.train.rllib.batched import build_batched_config
+
+    with pytest.raises(ConfigError, match="league_baselines: 'heuristic'"):
+        build_batched_config(load_run(None, game="scandal", sampler="batched"))
+    with pytest.raises(ConfigError, match="learner_seat: 4"):
+        build_batched_config(load_run(None, game="scum", sampler="batched", learner_seat=4))
 
 
 def test_driver_league_round_trips_through_safetensors(tmp_path: Path) -> None:

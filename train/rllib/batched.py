@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from cardsuite.errors import CheckpointError
+from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.games import get_game
 from cardsuite.train.rllib.config import RLlibRun
 from cardsuite.train.rllib.env import IllegalActionCounter
 
@@ -170,12 +171,18 @@ def build_batched_config(run: RLlibRun) -> Any:
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from cardsuite.train.rllib.batched_env import BatchedRLlibEnv, single_spaces
+    from cardsuite.train.rllib.batched_env import BatchedRLlibEnv, check_baselines, single_spaces
     from cardsuite.train.rllib.batched_runner import BatchedEnvRunner
     from cardsuite.train.rllib.module import MaskedPPOTorchRLModule
 
     c = run.config
+    check_baselines(c.game, c.baselines())
     obs_space, act_space = single_spaces(c.game, run.options)
+    players = len(get_game(c.game).make(**run.options).possible_agents)
+    if c.learner_seat is not None and c.learner_seat >= players:
+        raise ConfigError(
+            f"learner_seat: {c.learner_seat} is not a seat of a {players}-player {c.game} table"
+        )
     threads = str(c.torch_threads)
     return (
         PPOConfig()

@@ -97,6 +97,21 @@ def baseline_policy(name: str, game: str, engine: Any, seed: int) -> Callable[[A
     )
 
 
+BASELINES = {"scum": ("heuristic", "random"), "scum_party": ("heuristic", "random"),
+             "scandal": ("random",)}  # fmt: skip
+
+
+def check_baselines(game: str, names: list[str]) -> None:
+    """ConfigError naming ``league_baselines`` if a name is not a baseline of ``game``."""
+    allowed = BASELINES.get(game, ())
+    bad = [n for n in names if n not in allowed]
+    if bad:
+        raise ConfigError(
+            f"league_baselines: {', '.join(map(repr, bad))} not available for {game!r}; "
+            f"use {', '.join(allowed) or 'none'}"
+        )
+
+
 def single_spaces(game: str, options: Mapping[str, Any]) -> tuple[spaces.Dict, spaces.Discrete]:
     """The per-game env's observation and action space of one seat (the module's spaces)."""
     env = get_game(game).make(**dict(options))
