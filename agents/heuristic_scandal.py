@@ -280,9 +280,10 @@ class ScandalPolicy:
         is highest and above ``margin`` (the shallowest among equals), or -1.
 
         A deep draw is the only move that takes cards out of the stock and pile
-        for good. One that would leave a single card there is never taken (S4:
-        no one could then ever draw more than one card, so hands of one or two
-        cards could never meld again, and such hands are often left).
+        for good. One that would leave a single card there (S4: no one could
+        then ever draw more than one card, so hands of one or two cards could
+        never meld again) is taken only when it goes out: every taken and held
+        card but one can be laid down at once.
         """
         lay = self.lay
         pile = view.pile
@@ -291,11 +292,12 @@ class ScandalPolicy:
         for a in legal[(legal > lay.DRAW_DISCARD) & (legal < lay.MELD_START)].tolist():
             depth = a - lay.DRAW_DISCARD
             taken = pile[len(pile) - 1 - depth :]
-            if max(view.stock, 0) + len(pile) - len(taken) + 1 <= 1:
-                continue
             hand = view.hand.copy()
             hand[taken] = True
             pts, used = self.playable(hand, view.melded)
+            last = max(view.stock, 0) + len(pile) - len(taken) + 1 <= 1
+            if last and int(hand.sum()) - len(used) != 1:
+                continue
             waste = sum(self.value[c] for c in taken if c not in used)
             gain = pts - base - take_cost * waste
             if gain > best_gain:

@@ -272,6 +272,25 @@ def test_scandal_no_deep_draw_leaves_a_single_card_to_draw(kind: str) -> None:
     assert decide(env, agent) in (lay.DRAW_STOCK, lay.DRAW_DISCARD)
 
 
+@pytest.mark.parametrize("kind", ["greedy", "heuristic"])
+def test_scandal_the_last_deep_draw_is_taken_to_go_out(kind: str) -> None:
+    """S4, S8: the same deep draw with only the title and Ted Kennedy in hand goes
+    out (meld the Chappaquiddick Incident, discard Campaign Contributions): taken."""
+    hand0 = [0, 23]
+    rest = [c for c in range(80) if c not in {*hand0, 60, 48}]
+    env = scandal_env([hand0, rest], [60, 48], [])
+    agent = GreedyAgent("scandal") if kind == "greedy" else HeuristicAgent("scandal")
+    agent.reset(table_info(env, "scandal", "player_0"))
+    game = env.unwrapped.game
+    actions = []
+    while game.hand_end == XE.END_NONE:
+        actions.append(decide(env, agent))
+        env.step(actions[-1])
+    lay = game.rules.layout
+    assert actions[0] == lay.DRAW_DISCARD + 1 and actions[-1] == lay.DISCARD + 60
+    assert game.hand_end == XE.END_OUT
+
+
 def test_greedy_deep_draws_to_meld_and_collects_sets() -> None:
     """Greedy takes Dike Bridge from under a card to meld the Chappaquiddick Incident
     (S3), then throws a card of the scandal it holds fewest of."""
