@@ -282,8 +282,7 @@ class ScandalPolicy:
         A deep draw is the only move that takes cards out of the stock and pile
         for good. One that would leave a single card there (S4: no one could
         then ever draw more than one card, so hands of one or two cards could
-        never meld again) is taken only when it goes out: every taken and held
-        card but one can be laid down at once.
+        never meld again) is taken only when it goes out (:meth:`goes_out`).
         """
         lay = self.lay
         pile = view.pile
@@ -296,13 +295,25 @@ class ScandalPolicy:
             hand[taken] = True
             pts, used = self.playable(hand, view.melded)
             last = max(view.stock, 0) + len(pile) - len(taken) + 1 <= 1
-            if last and int(hand.sum()) - len(used) != 1:
+            if last and not self.goes_out(hand, used):
                 continue
             waste = sum(self.value[c] for c in taken if c not in used)
             gain = pts - base - take_cost * waste
             if gain > best_gain:
                 best_gain, best_action = gain, a
         return best_action
+
+    def goes_out(self, hand: np.ndarray, used: set[int]) -> bool:
+        """``hand`` can go out this turn: all its cards but one are laid down (``used``
+        from :meth:`playable`), or all of one scandal, at least 4, of which one is
+        kept back for the last discard (S8)."""
+        left = int(hand.sum()) - len(used)
+        if left == 1:
+            return True
+        if left or len(used) < 4:
+            return False
+        common = set.intersection(*(set(self.scandals_of[c]) for c in used))
+        return bool(common)
 
     def builds(self, view: ScandalView, top: int) -> bool:
         """Taking ``top`` builds a meld in hand: useful, and more so than the card then thrown."""
