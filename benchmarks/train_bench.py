@@ -107,7 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--games", type=int, default=1024, help="games of the batched trainer")
     p.add_argument("--rollout", type=int, default=32, help="rollout steps of the batched trainer")
     p.add_argument("--device", default="cpu", help="torch device of the batched trainer")
-    p.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
+    p.add_argument("--threads", type=int, default=1, help="torch threads (0: torch default)")
     p.add_argument("--skip-sb3", action="store_true", help="only the batched trainer")
     p.add_argument("--out", help="write the results as JSON")
     a = p.parse_args(argv)

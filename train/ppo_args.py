@@ -37,7 +37,7 @@ class Args:
     rollout_steps: int = 32  # engine steps per rollout (every game moves once per step)
     backend: str = "numpy"  # engine backend: numpy (CPU) or torch (any device)
     device: str = "cpu"  # torch device of the network (cuda: the engine runs there too)
-    threads: int = 0  # torch CPU threads (0: torch's default)
+    threads: int = 1  # torch CPU threads (0: torch's default; more than 1 thrashes on a shared machine)
     learning_rate: float = 3e-4  # Adam step size
     anneal_lr: bool = True  # decay the step size linearly to 0
     gamma: float = 0.995  # discount per decision of a seat
