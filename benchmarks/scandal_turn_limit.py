@@ -9,14 +9,15 @@ above any candidate) and records the number of turns each hand took, so one
 run gives the cut rate of every candidate limit: a limit ``L`` cuts exactly
 the hands that would have needed more than ``L`` turns (a hand is cut when
 ``turn >= max_turns`` after a discard that did not go out). Hands still
-running at the cap count as cut at every candidate, and so do hands of
-deterministic agents whose state repeats at the start of a turn: they would
-cycle for ever (the greedy agent does this, see the README of the run).
+running at the cap count as cut at every candidate. The agents remember the
+positions they met this hand and never play one the same way twice (see
+:mod:`cardsuite.agents.heuristic_scandal`), so a repeated table state does not
+mean a cycle: every hand is played out to the cap.
 
 Tables: ``greedy`` (every seat greedy), ``heuristic`` (every seat the
 heuristic), ``mixed`` (greedy and heuristic alternate seats), ``random``
-(uniform over the legal actions). The agents act on the engine state (the
-greedy agent through the same observation encoder the env uses).
+(uniform over the legal actions). The agents are the registry's
+``GreedyAgent`` and ``HeuristicAgent``, fed the observation the env encodes.
 
     python -m benchmarks.scandal_turn_limit --hands 2000 --workers 16
     python -m benchmarks.scandal_turn_limit --hands 50 --players 2 --tables random
@@ -39,85 +40,68 @@ from scandal_env.config import ScandalConfig
 TABLES = ("greedy", "heuristic", "mixed", "random")
 CANDIDATES = (200, 300, 400, 500, 600, 800, 1000, 1500, 2000)
 DEFAULT_CAP = 5000
-CYCLE = 10**9  # turns recorded for a hand that provably never ends
 
 Policy = Callable[[E.State], int]
 
 
 def _policies(table: str, config: ScandalConfig, seed: int) -> list[Policy]:
-    """One policy per seat for ``table``."""
-    from cardsuite.agents.heuristic_scandal import ScandalPolicy, ScandalReader
+    """One policy per seat for ``table``: the registry's agents, fed the env's observations."""
+    from cardsuite.agents.base import TableInfo
+    from cardsuite.agents.greedy import GreedyAgent
+    from cardsuite.agents.heuristic import HeuristicAgent
+    from scandal_env.actions import describe
     from scandal_env.encoding import Encoder
 
     rules = E.make_rules(config)
+    encoder = Encoder(rules)
     rng = np.random.default_rng(seed)
 
     def random_policy(state: E.State) -> int:
         legal = np.flatnonzero(E.legal_mask(state))
         return int(legal[rng.integers(legal.size)])
 
-    heuristic = ScandalPolicy(config)
-    encoder = Encoder(rules)
-    reader = ScandalReader(config, encoder.spec)
+    def seat(kind: str, i: int) -> Policy:
+        agent: GreedyAgent | HeuristicAgent
+        agent = GreedyAgent("scandal") if kind == "greedy" else HeuristicAgent("scandal")
+        agent.reset(
+            TableInfo(
+                game="scandal",
+                config=config,
+                agent=f"player_{i}",
+                num_actions=rules.layout.size,
+                obs_spec=encoder.spec,
+                describe_action=lambda a: describe(rules.layout, rules.deck, a),
+            )
+        )
 
-    def heuristic_policy(state: E.State) -> int:
-        return heuristic.choose_state(state)
+        def policy(state: E.State) -> int:
+            obs = encoder.encode(state, state.to_act)
+            return agent.act(obs, E.legal_mask(state), {})
 
-    def greedy_policy(state: E.State) -> int:
-        obs = encoder.encode(state, state.to_act)
-        return reader.greedy(obs, E.legal_mask(state))
+        return policy
 
     p = config.num_players
     if table == "random":
         return [random_policy] * p
-    if table == "greedy":
-        return [greedy_policy] * p
-    if table == "heuristic":
-        return [heuristic_policy] * p
-    return [greedy_policy if i % 2 == 0 else heuristic_policy for i in range(p)]
-
-
-def _key(state: E.State) -> bytes:
-    """Everything that decides the rest of a hand under deterministic agents."""
-    return b"".join(
-        (
-            state.hands.tobytes(),
-            state.known.tobytes(),
-            state.placed_by.tobytes(),
-            np.array(state.pile, dtype=np.int8).tobytes(),
-            b"|",
-            np.array(state.stock, dtype=np.int8).tobytes(),
-            bytes([state.to_act, state.stock_public]),
-        )
-    )
+    if table == "mixed":
+        return [seat("greedy" if i % 2 == 0 else "heuristic", i) for i in range(p)]
+    return [seat(table, i) for i in range(p)]
 
 
 def play_hands(table: str, players: int, hands: int, seed: int, cap: int) -> list[int]:
-    """Turns taken by each of ``hands`` hands.
+    """Turns taken by each of ``hands`` hands; ``cap`` marks a hand still running after ``cap`` turns.
 
-    ``cap`` marks a hand still running after ``cap`` turns, ``CYCLE`` one whose
-    state repeated at the start of a turn under deterministic agents (it would
-    never end: every limit cuts it).
+    The agents remember the positions they have seen this hand (S4), so one
+    set of agents per table plays all its hands, as in an arena.
     """
     config = ScandalConfig(num_players=players, max_turns=cap)
     policies = _policies(table, config, seed)
-    deterministic = table != "random"
     turns = []
     for h in range(hands):
         state = E.new_game(config, seed=seed * 1_000_003 + h)
-        seen: set[bytes] = set()
-        result = -1
         while not state.done:
-            if deterministic and state.phase == E.Phase.DRAW:
-                key = _key(state)
-                if key in seen:
-                    result = CYCLE
-                    break
-                seen.add(key)
             E.apply(state, policies[state.to_act](state))
-        if result < 0:
-            result = state.turn + (state.hand_end == E.END_OUT)
-        turns.append(result)
+        turns.append(state.turn + (state.hand_end == E.END_OUT))
     return turns
 
 
@@ -133,10 +117,10 @@ def summarize(turns: list[int], cap: int) -> dict[str, Any]:
     cut = {str(limit): float((arr > limit).mean()) for limit in CANDIDATES if limit < cap}
     return {
         "hands": int(arr.size),
-        "cycles": int((arr == CYCLE).sum()),
-        "at_cap": int(((arr >= cap) & (arr != CYCLE)).sum()),
+        "at_cap": int((arr >= cap).sum()),
         "median": float(np.median(ended)) if ended.size else float("nan"),
         "p99": float(np.quantile(ended, 0.99)) if ended.size else float("nan"),
+        "p999": float(np.quantile(ended, 0.999)) if ended.size else float("nan"),
         "max": int(ended.max()) if ended.size else -1,
         "cut_rate": cut,
     }
@@ -172,14 +156,14 @@ def main(argv: list[str] | None = None) -> int:
             table, p, turns = _job(job)
             results.setdefault((table, p), []).extend(turns)
     summary = {f"{t}/{p}": summarize(v, args.cap) for (t, p), v in sorted(results.items())}
-    print("turns of the hands that ended (median, p99, max); cycles and hands at the cap")
-    print("never end; the cut rate of each limit counts them.")
-    header = f"{'table/players':<14} {'hands':>6} {'cycles':>6} {'at cap':>6}"
-    header += f" {'median':>6} {'p99':>6} {'max':>6}"
+    print("turns of the hands that ended (median, p99, p99.9, max); hands still running at")
+    print("the cap count as cut by every limit.")
+    header = f"{'table/players':<14} {'hands':>6} {'at cap':>6}"
+    header += f" {'median':>6} {'p99':>6} {'p99.9':>6} {'max':>6}"
     print(header + "".join(f" {'>' + str(c):>7}" for c in CANDIDATES))
     for key, s in summary.items():
-        row = f"{key:<14} {s['hands']:>6} {s['cycles']:>6} {s['at_cap']:>6}"
-        row += f" {s['median']:>6.0f} {s['p99']:>6.0f} {s['max']:>6}"
+        row = f"{key:<14} {s['hands']:>6} {s['at_cap']:>6}"
+        row += f" {s['median']:>6.0f} {s['p99']:>6.0f} {s['p999']:>6.0f} {s['max']:>6}"
         print(
             row + "".join(f" {s['cut_rate'].get(str(c), float('nan')):>7.4f}" for c in CANDIDATES)
         )
