@@ -27,8 +27,8 @@ class ScandalConfig(ConfigBase):
         300,
         "a hand ends as blocked (truncation, scored normally) after this many turns "
         "(S4); a finite limit guarantees every hand ends. The default is over twice "
-        "the longest hand the baseline agents finished (135 turns in 12,000 hands, "
-        "`benchmarks/scandal_turn_limit.py`), so it cuts no hand they would finish",
+        "the longest hand the baseline agents played (139 turns; none of 30,000 hands "
+        "cut, `benchmarks/scandal_turn_limit.py`)",
     )
     max_hands: int = doc_field(
         100,
