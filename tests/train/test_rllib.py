@@ -390,3 +390,39 @@ def test_cli_namespace_and_tokens_become_overrides(tmp_path: Path) -> None:
     assert tokens.address == "auto" and trainer._overrides(tokens) == {"num_env_runners": 2}
     run = load_run(REPO / "configs/train/rllib_scum.yaml", options={"num_players": 5})
     assert run.options == {"num_players": 5, "reward": "centered"}  # merged into the file's
+
+
+class _Boom:
+    """Unpickling this writes a marker file: proof that a pickle was loaded."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, tuple[str, str]]:
+        return (Path.write_text, (Path(self.marker), "pwned"))
+
+
+def test_resume_never_unpickles_rllibs_state_files(ray_session: Any, tmp_path: Path) -> None:
+    """Issue 12: --resume reads JSON and safetensors only; crafted *.pkl files never run."""
+    import pickle
+
+    run = load_run(None, iterations=1, checkpoint_dir=str(tmp_path / "ckpt"), **TINY)
+    ckpt = trainer.train(run, log=lambda _line: None)
+    marker = tmp_path / "marker"
+    crafted = list(ckpt.rglob("*.pkl"))
+    assert crafted, "RLlib's checkpoint should hold pickled state files"
+    for path in crafted:
+        path.write_bytes(pickle.dumps(_Boom(str(marker))))
+    control = tmp_path / "control"
+    pickle.loads(pickle.dumps(_Boom(str(control))))  # the crafted payload does run when unpickled
+    assert control.read_text() == "pwned"
+    algo, _league = trainer.restore(load_run(None, **TINY), ckpt)
+    try:
+        assert algo.iteration == 1
+    finally:
+        algo.stop()
+    assert not marker.exists()
+    (ckpt / "modules.safetensors").unlink()
+    with pytest.raises(CheckpointError, match="never loads"):
+        trainer.restore(load_run(None, **TINY), ckpt)
+    assert not marker.exists()

@@ -240,7 +240,7 @@ def build_batched(run: RLlibRun, resume: Path | None = None) -> tuple[Any, Drive
 
     A new run starts the league with a snapshot of the initial weights (the
     self-play opponent); a resumed one sends the checkpoint's snapshots to
-    every runner.
+    every runner (the caller then loads the saved weights).
     """
     c = run.config
     algo = build_batched_config(run).build_algo()
@@ -249,8 +249,7 @@ def build_batched(run: RLlibRun, resume: Path | None = None) -> tuple[Any, Drive
         algo.cardsuite_league = league
         push_snapshot(algo, league, 0)
         return algo, league
-    algo.restore_from_path(str(resume))
-    league = DriverLeague.load(resume, c.league_size)
+    league = DriverLeague.load(resume, c.league_size)  # the weights: checkpoints.restore
     algo.cardsuite_league = league
     snaps = list(league.snapshots)
     algo.env_runner_group.foreach_env_runner(lambda r: _push(r, snaps), local_env_runner=True)

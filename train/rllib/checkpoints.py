@@ -1,10 +1,19 @@
 """Checkpoints of the RLlib trainer: save with a run record, resolve, restore; evaluation.
 
-Checkpoints are RLlib's own (``Algorithm.save_to_path``) in
-``checkpoint_dir/iter_NNNNNN`` with ``cardsuite_run.json`` beside RLlib's files
-(game, rule options, league), ``main_module.safetensors`` (what ``rllib:PATH``
-loads) and, for batched runs, the league's snapshots as ``league.safetensors``;
-``checkpoint_dir/LATEST`` names the newest.
+A checkpoint ``checkpoint_dir/iter_NNNNNN`` holds RLlib's own files
+(``Algorithm.save_to_path``, for RLlib's tools), ``cardsuite_run.json`` (game,
+rule options, league, iteration, config), ``main_module.safetensors`` (what
+``rllib:PATH`` loads), ``modules.safetensors`` (the weights of every module:
+``main`` and the league slots) and, for batched runs, the league's snapshots as
+``league.safetensors``; ``checkpoint_dir/LATEST`` names the newest.
+
+``--resume`` reads only the JSON record and the safetensors files: RLlib's
+own state files are cloudpickles (``state.pkl``, ``class_and_ctor_args.pkl``)
+or msgpack-numpy, whose object arrays are unpickled too, so a crafted
+checkpoint could run code through ``Algorithm.restore_from_path``. The
+algorithm is rebuilt from the run's config, every module gets its saved
+weights and the iteration counter goes on from the record. The optimizer's
+moments are not restored: Adam warms up again over the first updates.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from cardsuite.train.rllib.config import RLlibRun
 MAIN = "main"
 RUN_RECORD = "cardsuite_run.json"
 LATEST = "LATEST"
+MODULES_FILE = "modules.safetensors"
 
 
 def league_id(slot: int) -> str:
@@ -94,7 +104,9 @@ def save(
         from cardsuite.train.rllib.batched import main_module_id
 
         mid = main_module_id()
-    export_module(algo.learner_group.get_weights(module_ids=[mid])[mid], ckpt)
+    weights = algo.learner_group.get_weights()
+    export_module(weights[mid], ckpt)
+    save_modules(weights, ckpt)
     if driver_league is not None:
         driver_league.save(ckpt)
     record = {
@@ -111,11 +123,56 @@ def save(
     return ckpt
 
 
+def save_modules(weights: dict[str, Any], ckpt: Path) -> Path:
+    """Every module's weights as one safetensors file, keyed ``module_id/parameter``."""
+    from cardsuite.train.safe_io import save_tensors
+
+    flat = {
+        f"{mid}/{name}": value for mid, state in weights.items() for name, value in state.items()
+    }
+    return save_tensors(ckpt / MODULES_FILE, flat)
+
+
+def load_modules(ckpt: Path, module_ids: list[str]) -> dict[str, dict[str, Any]]:
+    """The saved weights of ``module_ids`` (safetensors only; CheckpointError if any is missing)."""
+    from cardsuite.train.safe_io import load_tensors
+
+    path = ckpt / MODULES_FILE
+    if not path.is_file():
+        raise CheckpointError(
+            f"{str(ckpt)!r} has no {MODULES_FILE} (written by cardsuite 0.2 and later); "
+            "RLlib's own state files are pickles that cardsuite never loads"
+        )
+    tensors = load_tensors(path)
+    weights: dict[str, dict[str, Any]] = {mid: {} for mid in module_ids}
+    for key, value in tensors.items():
+        mid, _, name = key.partition("/")
+        if mid in weights:
+            weights[mid][name] = value
+    missing = [mid for mid, state in weights.items() if not state]
+    if missing:
+        raise CheckpointError(f"{path}: no weights for module(s) {', '.join(missing)}")
+    return weights
+
+
+def _set_weights(algo: Any, weights: dict[str, dict[str, Any]], iteration: int) -> None:
+    """Load ``weights`` into the learners and every env runner; go on from ``iteration``."""
+    try:
+        algo.learner_group.set_weights(weights)
+    except (RuntimeError, KeyError, ValueError) as err:
+        raise CheckpointError(f"the saved weights do not fit this run's modules: {err}") from None
+    algo.env_runner_group.sync_weights(
+        from_worker_or_learner_group=algo.learner_group, inference_only=True
+    )
+    algo._iteration = iteration  # Trainable's counter: the next iteration is iteration + 1
+
+
 def restore(algo_run: RLlibRun, path: str | Path) -> tuple[Any, LeagueState]:
-    """Rebuild the algorithm of the checkpoint at ``path`` and restore its state.
+    """Rebuild the algorithm of the checkpoint at ``path`` from its safe files.
 
     Raises:
-        CheckpointError: the checkpoint is for another game or rule options.
+        CheckpointError: the checkpoint is for another game or rule options, or
+            its safetensors files are missing or do not fit the run.
     """
     ckpt = resolve_checkpoint(path)
     record = read_record(ckpt)
@@ -124,17 +181,21 @@ def restore(algo_run: RLlibRun, path: str | Path) -> tuple[Any, LeagueState]:
             f"{ckpt} was trained on {record['game']} with options {record['options']}; "
             f"this run is {algo_run.config.game} with options {algo_run.options}"
         )
+    iteration = record.get("iteration")
+    if not isinstance(iteration, int) or isinstance(iteration, bool) or iteration < 0:
+        raise CheckpointError(f"{ckpt / RUN_RECORD}: field 'iteration' must be an int >= 0")
     from cardsuite.train.rllib.trainer import build_config
 
     league = LeagueState(list(record["league"]), int(record.get("league_added", 0)))
     if algo_run.config.sampler == "batched":
-        from cardsuite.train.rllib.batched import build_batched
+        from cardsuite.train.rllib.batched import build_batched, main_module_id
 
         batched_algo, driver_league = build_batched(algo_run, ckpt)
+        _set_weights(batched_algo, load_modules(ckpt, [main_module_id()]), iteration)
         batched_algo.cardsuite_league = driver_league
         return batched_algo, league
     algo = build_config(algo_run, league.slots).build_algo()
-    algo.restore_from_path(str(ckpt))
+    _set_weights(algo, load_modules(ckpt, [MAIN, *league.slots]), iteration)
     return algo, league
 
 

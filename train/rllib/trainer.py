@@ -12,8 +12,9 @@ episode id, so it is the same on every env runner.
 Checkpoints are RLlib's own (``Algorithm.save_to_path``) in
 ``checkpoint_dir/iter_NNNNNN`` with a ``cardsuite_run.json`` beside RLlib's
 files (game, rule options, league); ``checkpoint_dir/LATEST`` names the
-newest. ``--resume`` rebuilds the algorithm with the same league and restores
-it with ``Algorithm.restore_from_path``. Evaluation plays the checkpoint
+newest. ``--resume`` rebuilds the algorithm with the same league from the
+run's config and loads the saved weights from safetensors, never RLlib's
+pickled state (:mod:`~cardsuite.train.rllib.checkpoints`). Evaluation plays the checkpoint
 against ``eval_opponent`` through the arena (``rllib:<checkpoint>``).
 """
 
