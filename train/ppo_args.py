@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from cardsuite.config import read_yaml_mapping
 from cardsuite.errors import ConfigError
 
 
@@ -157,18 +158,12 @@ def field_docs() -> dict[str, str]:
 
 
 def load_preset(path: str | Path) -> dict[str, Any]:
-    """A YAML preset as a mapping (``yaml.safe_load``); ConfigError if unreadable."""
-    try:
-        doc = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except OSError as err:
-        raise ConfigError(f"cannot read preset {str(path)!r}: {err.strerror}") from None
-    except yaml.YAMLError as err:
-        raise ConfigError(f"preset {str(path)!r} is not valid YAML: {err}") from None
-    if doc is None:
-        return {}
-    if not isinstance(doc, dict):
-        raise ConfigError(f"preset {str(path)!r} must be a mapping of fields")
-    return doc
+    """A YAML preset as a mapping: a file, or a shipped preset by name (``train/ppo_scum4``).
+
+    Read by :func:`cardsuite.config.read_yaml_mapping` (plain data only, no
+    key given twice, bounded size and depth); ConfigError naming the file.
+    """
+    return read_yaml_mapping(path)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
