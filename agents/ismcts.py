@@ -47,7 +47,7 @@ import difflib
 import functools
 import math
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -55,47 +55,51 @@ from cardsuite.agents.base import TableInfo
 from cardsuite.agents.heuristic import POLICY_PARAMS
 from cardsuite.agents.heuristic_scandal import ScandalPolicy
 from cardsuite.agents.heuristic_scum import ScumParams, ScumPolicy, view_from_state
+from cardsuite.engine import EngineState
 from cardsuite.errors import ConfigError
 from scandal_env import engine as XE
 from scum_env import engine as SE
+from scum_env.party.engine import Party
+
+S = TypeVar("S", bound=EngineState)
 
 
-class SearchGame(Protocol):
-    """Engine-level operations the search needs for one game."""
+class SearchGame(Protocol[S]):
+    """Engine-level operations the search needs for one game, over its engine ``State`` ``S``."""
 
-    def prepare(self, determinization: Any, player: int) -> tuple[Any, int]:
+    def prepare(self, determinization: Any, player: int) -> tuple[S, int]:
         """The state to search from, and the searching player's index in it."""
         ...
 
-    def to_act(self, state: Any) -> int:
+    def to_act(self, state: S) -> int:
         """The player to act."""
         ...
 
-    def legal(self, state: Any) -> np.ndarray:
+    def legal(self, state: S) -> np.ndarray:
         """Legal action ids, increasing."""
         ...
 
-    def apply(self, state: Any, action: int) -> None:
+    def apply(self, state: S, action: int) -> None:
         """Apply a legal action in place."""
         ...
 
-    def terminal(self, state: Any) -> bool:
+    def terminal(self, state: S) -> bool:
         """Whether the searched deal is over."""
         ...
 
-    def values(self, state: Any) -> np.ndarray:
+    def values(self, state: S) -> np.ndarray:
         """Per-player rewards in [0, 1] of a terminal state or at the cutoff."""
         ...
 
-    def policy(self, state: Any) -> int:
+    def policy(self, state: S) -> int:
         """The rollout policy's action."""
         ...
 
-    def hand_size(self, state: Any, player: int) -> int:
+    def hand_size(self, state: S, player: int) -> int:
         """Cards in ``player``'s hand."""
         ...
 
-    def clone(self, state: Any) -> Any:
+    def clone(self, state: S) -> S:
         """An independent copy."""
         ...
 
@@ -118,33 +122,33 @@ class ClimbSearch:
         self.params = ScumParams(**params)
         self._policies: dict[int, Any] = {}
 
-    def prepare(self, determinization: Any, player: int) -> tuple[Any, int]:
+    def prepare(self, determinization: SE.State | Party, player: int) -> tuple[SE.State, int]:
         """Scum: the state with series rules; Party: the player's own table."""
-        if self.party:
+        if isinstance(determinization, Party):
             table = determinization.tables[determinization.table_of[player]]
-            state, me = table, determinization.local_of[player]
+            state, me = table, int(determinization.local_of[player])
         else:
             state, me = determinization, player
         state.rules = _series_rules(state.rules)
         return state, me
 
-    def to_act(self, state: Any) -> int:
+    def to_act(self, state: SE.State) -> int:
         """The player to act."""
         return int(state.to_act)
 
-    def legal(self, state: Any) -> np.ndarray:
+    def legal(self, state: SE.State) -> np.ndarray:
         """Legal action ids."""
         return np.flatnonzero(SE.legal_mask(state))
 
-    def apply(self, state: Any, action: int) -> None:
+    def apply(self, state: SE.State, action: int) -> None:
         """Apply a legal action."""
         SE.apply_unchecked(state, int(action))
 
-    def terminal(self, state: Any) -> bool:
+    def terminal(self, state: SE.State) -> bool:
         """The series is over."""
         return bool(state.phase == SE.OVER)
 
-    def values(self, state: Any) -> np.ndarray:
+    def values(self, state: SE.State) -> np.ndarray:
         """``(n - k) / (n - 1)`` for the k-th player out."""
         n = state.rules.num_players
         if state.phase != SE.OVER:  # cut off: rank by cards left
@@ -155,7 +159,7 @@ class ClimbSearch:
         result: np.ndarray = (state.last_points.astype(float) - 1.0) / (n - 1)
         return result
 
-    def policy(self, state: Any) -> int:
+    def policy(self, state: SE.State) -> int:
         """The climbing-game heuristic for the player to act."""
         rules = state.rules
         pol = self._policies.get(id(rules))
@@ -163,11 +167,11 @@ class ClimbSearch:
             pol = self._policies[id(rules)] = ScumPolicy(rules, self.params)
         return pol.choose(view_from_state(state))
 
-    def hand_size(self, state: Any, player: int) -> int:
+    def hand_size(self, state: SE.State, player: int) -> int:
         """Cards in ``player``'s hand."""
         return int(state.ncards[player])
 
-    def clone(self, state: Any) -> Any:
+    def clone(self, state: SE.State) -> SE.State:
         """A copy of the table state."""
         return SE.clone(state)
 
@@ -181,28 +185,28 @@ class ScandalSearch:
         self.policy_impl = ScandalPolicy(config, **params)
         self._hand = -1
 
-    def prepare(self, determinization: Any, player: int) -> tuple[Any, int]:
+    def prepare(self, determinization: XE.State, player: int) -> tuple[XE.State, int]:
         """The determinization itself; its hand number marks the searched hand."""
         self._hand = determinization.hand_number
         return determinization, player
 
-    def to_act(self, state: Any) -> int:
+    def to_act(self, state: XE.State) -> int:
         """The player to act."""
         return int(state.to_act)
 
-    def legal(self, state: Any) -> np.ndarray:
+    def legal(self, state: XE.State) -> np.ndarray:
         """Legal action ids."""
         return np.flatnonzero(XE.legal_mask(state))
 
-    def apply(self, state: Any, action: int) -> None:
+    def apply(self, state: XE.State, action: int) -> None:
         """Apply a legal action."""
         XE.apply_unchecked(state, int(action))
 
-    def terminal(self, state: Any) -> bool:
+    def terminal(self, state: XE.State) -> bool:
         """The searched hand is over (a next hand may have been dealt)."""
         return bool(state.done or state.hand_over or state.hand_number != self._hand)
 
-    def values(self, state: Any) -> np.ndarray:
+    def values(self, state: XE.State) -> np.ndarray:
         """Net hand score (S9) relative to the others, squashed to [0, 1]."""
         if state.done or state.hand_over or state.hand_number != self._hand:
             scores = state.hand_scores.astype(float)
@@ -217,20 +221,22 @@ class ScandalSearch:
         result: np.ndarray = np.clip(0.5 + (scores - others) / 400.0, 0.0, 1.0)
         return result
 
-    def policy(self, state: Any) -> int:
+    def policy(self, state: XE.State) -> int:
         """The Scandal heuristic for the player to act."""
         return int(self.policy_impl.choose_state(state))
 
-    def hand_size(self, state: Any, player: int) -> int:
+    def hand_size(self, state: XE.State, player: int) -> int:
         """Cards in ``player``'s hand."""
         return int(state.hand_counts[player])
 
-    def clone(self, state: Any) -> Any:
+    def clone(self, state: XE.State) -> XE.State:
         """A copy of the state."""
         return XE.clone(state)
 
 
-def search_game(game: str, config: Any, params: Mapping[str, Any]) -> SearchGame:
+def search_game(
+    game: str, config: Any, params: Mapping[str, Any]
+) -> SearchGame[SE.State] | SearchGame[XE.State]:
     """The :class:`SearchGame` adapter of ``game``."""
     if game == "scum":
         return ClimbSearch(party=False, params=params)
@@ -348,7 +354,8 @@ class ISMCTSAgent:
         self.max_hand = int(max_hand)
         self.params = params
         self._rng = np.random.default_rng(seed)
-        self._search: SearchGame | None = None
+        # Game-agnostic: the adapter is checked against SearchGame[its State] in search_game.
+        self._search: SearchGame[Any] | None = None
         self._fallback: Any = None
         self._player = 0
 
@@ -399,7 +406,7 @@ class ISMCTSAgent:
             self._iterate(game, root, state, rng)
         return root
 
-    def _iterate(self, game: SearchGame, root: Node, state: Any, rng: np.random.Generator) -> None:
+    def _iterate(self, game: SearchGame[S], root: Node, state: S, rng: np.random.Generator) -> None:
         path = [root]
         node = root
         c = self.c
@@ -452,7 +459,7 @@ class ISMCTSAgent:
                 n.total += float(values[n.player])
 
     def _expansion(
-        self, game: SearchGame, state: Any, untried: list[int], rng: np.random.Generator
+        self, game: SearchGame[S], state: S, untried: list[int], rng: np.random.Generator
     ) -> int:
         """The untried move to expand: the rollout policy's choice first."""
         if self.rollout == "heuristic":

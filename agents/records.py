@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite.aec import CardGameEnv
 from cardsuite.agents.record_schema import (
     check_mapping_keys,
     check_readable_file,
@@ -51,13 +52,13 @@ from cardsuite.games import get_game
 MAX_DECK_BYTES = 1 << 20  # a deck file is about 10 kB
 
 
-def engine_state(env: Any) -> dict[str, Any] | None:
+def engine_state(env: CardGameEnv[Any]) -> dict[str, Any] | None:
     """The env's engine state as a JSON object (its engine module's ``to_json``, parsed)."""
     text = engine_state_json(env)
     return None if text is None else dict(json.loads(text))
 
 
-def engine_state_json(env: Any) -> str | None:
+def engine_state_json(env: CardGameEnv[Any]) -> str | None:
     """The env's engine state as its engine module's ``to_json``; None if it has none."""
     state = getattr(env.unwrapped, "game", None)
     if state is None:
@@ -188,14 +189,14 @@ def select_record(path: str | Path, index: int) -> dict[str, Any]:
 class ReplayStep:
     """One recorded move, just applied to ``env``."""
 
-    env: Any
+    env: CardGameEnv[Any]
     number: int
     agent: str
     action: int
     description: str
 
 
-def make_env(record: Mapping[str, Any], render_mode: str | None = None) -> Any:
+def make_env(record: Mapping[str, Any], render_mode: str | None = None) -> CardGameEnv[Any]:
     """The strict env of a (checked) record, reset with its seed and presets, initial state checked.
 
     The env is the game's ``raw_env`` with ``illegal_action="raise"``, so an
@@ -234,7 +235,7 @@ def make_env(record: Mapping[str, Any], render_mode: str | None = None) -> Any:
     return env
 
 
-def same_state(env: Any, recorded: Any, entry: Mapping[str, Any] | None) -> bool:
+def same_state(env: CardGameEnv[Any], recorded: Any, entry: Mapping[str, Any] | None) -> bool:
     """Whether the env's engine state equals a recorded state (deck paths aside)."""
     if isinstance(recorded, str):
         recorded = loads_strict(recorded, "recorded state")
@@ -268,7 +269,7 @@ def _deck_file(entry: Mapping[str, Any], folder: Path, where: str) -> str:
     return str(path)
 
 
-def apply_moves(env: Any, record: Mapping[str, Any]) -> Iterator[ReplayStep]:
+def apply_moves(env: CardGameEnv[Any], record: Mapping[str, Any]) -> Iterator[ReplayStep]:
     """Apply the recorded moves to ``env`` (from :func:`make_env`), yielding after each.
 
     Raises StateError where the replay departs from the record: another
@@ -317,6 +318,6 @@ def replay_record(record: Mapping[str, Any]) -> Any:
     return env
 
 
-def _over(env: Any) -> bool:
+def _over(env: CardGameEnv[Any]) -> bool:
     """Whether every agent has terminated or truncated."""
     return all(env.terminations[a] or env.truncations[a] for a in env.agents)
