@@ -32,27 +32,6 @@ GAMES: dict[str, Callable[[], Any]] = {
     "scum_party": lambda: scum_party_v0.raw_env(num_players=5, num_hands=2),
     "scandal": lambda: scandal_v0.raw_env(num_players=3),
 }
-# Saved-state validation belongs to the engines' owners (issue 12); until it
-# lands, the cases it still misses are expected failures, reported to the lead.
-PENDING = {
-    "scum": "scum_env.serialize.from_json: json.loads of deeply nested text raises "
-    "RecursionError (cardsuite.safe_json.loads refuses it)",
-    "scum_party": "scum_env.party.serialize.from_json: json.loads of deeply nested text raises "
-    "RecursionError (cardsuite.safe_json.loads refuses it)",
-    "scandal": "Scandal saved-state validation (scandal_env serialize) not landed yet",
-}
-
-
-def pending(*games: str) -> list[Any]:
-    """The games as pytest params, the listed ones marked xfail (not strict: a fix passes)."""
-    return [
-        pytest.param(g, marks=pytest.mark.xfail(reason=PENDING[g], strict=False))
-        if g in games
-        else g
-        for g in sorted(GAMES)
-    ]
-
-
 PLAY_STEPS = (
     400  # after loading: a hand of any game ends well within this, or the turn limit cuts it
 )
@@ -104,7 +83,7 @@ def test_the_unchanged_state_loads_and_plays(game: str) -> None:
     check_state(game, saved(game))
 
 
-@pytest.mark.parametrize("game", pending("scum_party"))
+@pytest.mark.parametrize("game", sorted(GAMES))
 def test_not_json_or_not_a_state(game: str) -> None:
     for text in ("{oops", "[1, 2]", "null", '"x"', "[" * 50_000):
         env = played(game, 1, 4)
