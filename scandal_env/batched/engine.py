@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite.batched.arrays import ArrayGames
 from cardsuite.batched.backend import Array, Backend, get_backend
 from cardsuite.batched.deal import TAG_DEAL, permutations, split_seed, stream_keys
 from cardsuite.batched.protocol import StepResult
@@ -63,7 +64,7 @@ def _check_integers(x: Any, name: str) -> None:
 ScandalStepResult = StepResult
 
 
-class BatchedScandal:
+class BatchedScandal(ArrayGames):
     """N Scandal games stepped together, on numpy or torch (CPU or GPU).
 
     Args:
@@ -154,22 +155,16 @@ class BatchedScandal:
         self.done = xp.zeros((g,), xp.bool)
         self.truncated = xp.zeros((g,), xp.bool)
 
-    _STATE = ("hands", "known", "counts", "placed_by", "meld_owner", "table_pts", "build",
+    STATE_FIELDS = ("hands", "known", "counts", "placed_by", "meld_owner", "table_pts", "build",
               "build_scandal", "pile_arr", "pile_pos", "pile_len", "stock_arr", "stock_len",
               "stock_public", "cur", "phase", "duty", "forbidden", "turn", "dealer", "hand_no",
               "deals", "scores", "hand_end", "game_over", "rewards", "done", "truncated")  # fmt: skip
 
-    def state_arrays(self) -> dict[str, Array]:
-        """Every state array by name (for memory accounting and inspection)."""
-        return {name: getattr(self, name) for name in self._STATE}
-
-    def bytes_per_game(self) -> float:
-        """Bytes of state, observation (and its int8 staging) and mask held per game."""
+    def buffer_bytes(self) -> int:
+        """Bytes of the observation, its staging and the mask (all games)."""
         xp = self.xp
-        total = sum(xp.nbytes(a) for a in self.state_arrays().values())
-        total += xp.nbytes(self.obs) + xp.nbytes(self.mask)
-        total += self.num_games * self.obs_dim  # the int8 staging of the observation
-        return total / self.num_games
+        staging = self.num_games * self.obs_dim  # the int8 staging of the observation
+        return int(xp.nbytes(self.obs) + xp.nbytes(self.mask) + staging)
 
     # ------------------------------------------------------------------ API
     def reset(

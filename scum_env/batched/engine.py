@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite.batched.arrays import ArrayGames
 from cardsuite.errors import ConfigError, IllegalActionError, PresetError
 from scum_env.batched.backend import Array, Backend, get_backend
 from scum_env.batched.checks import action_ids, active_flags, preset_array
@@ -61,7 +62,7 @@ class StepResult:
     done: Array
 
 
-class BatchedScum:
+class BatchedScum(ArrayGames):
     """N Scum games stepped together, on numpy or torch (CPU or GPU).
 
     Args:
@@ -79,6 +80,11 @@ class BatchedScum:
             option; ``illegal_action``/``illegal_penalty`` do not apply: an
             illegal action raises :class:`IllegalActionError`).
     """
+
+    STATE_FIELDS = ("hands", "given", "received", "ncards", "order", "scores", "finish", "passed",
+                    "acted", "top_cards", "played", "nfin", "passes", "phase", "actor", "top_count",
+                    "top_slot", "top_pos", "tstep", "give_left", "deals", "series", "game_over",
+                    "winner_pos", "rewards", "done")  # fmt: skip
 
     def __init__(
         self,
@@ -161,21 +167,10 @@ class BatchedScum:
         self.rewards = xp.zeros((g, n), xp.float32)
         self.done = xp.zeros((g,), xp.bool)
 
-    def state_arrays(self) -> dict[str, Array]:
-        """Every state array by name (for memory accounting and inspection)."""
-        names = ("hands", "given", "received", "ncards", "order", "scores", "finish", "passed",
-                 "acted", "top_cards", "played", "nfin", "passes", "phase", "actor", "top_count",
-                 "top_slot", "top_pos", "tstep", "give_left", "deals", "series", "game_over",
-                 "winner_pos", "rewards", "done")  # fmt: skip
-        return {name: getattr(self, name) for name in names}
-
-    def bytes_per_game(self) -> float:
-        """Bytes of state, observation (and its staging) and mask held per game."""
-        xp = self.xp
-        total = sum(xp.nbytes(a) for a in self.state_arrays().values())
-        enc = self.encoder
-        total += xp.nbytes(enc.obs) + xp.nbytes(enc.stage) + xp.nbytes(enc.mask_buf)
-        return total / self.num_games
+    def buffer_bytes(self) -> int:
+        """Bytes of the observation, its staging and the mask (all games)."""
+        xp, enc = self.xp, self.encoder
+        return int(xp.nbytes(enc.obs) + xp.nbytes(enc.stage) + xp.nbytes(enc.mask_buf))
 
     # ------------------------------------------------------------------ API
     def reset(

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite.batched.arrays import ArrayGames
 from cardsuite.batched.backend import Array, Backend, get_backend
 from cardsuite.batched.deal import TAG_ROLES, permutations, split_seed
 from cardsuite.batched.protocol import StepResult
@@ -44,7 +45,7 @@ from scum_env.party.config import PartyConfig
 FAR = 1000  # distance of a seat that may not act (int16)
 
 
-class BatchedParty:
+class BatchedParty(ArrayGames):
     """N Scum Party tournaments stepped together, on numpy or torch (CPU or GPU).
 
     Args:
@@ -60,6 +61,11 @@ class BatchedParty:
             (``illegal_action``/``illegal_penalty`` do not apply: an illegal
             action raises :class:`IllegalActionError`).
     """
+
+    STATE_FIELDS = ("hands", "given", "received", "ncards", "finish", "finish_rank", "passed",
+                    "acted", "members", "seat_score", "played", "top_count", "top_slot",
+                    "top_pos", "nfin", "actor", "tover", "current", "hand", "deals", "over",
+                    "scores", "ladder", "rewards", "done")  # fmt: skip
 
     def __init__(
         self,
@@ -141,21 +147,10 @@ class BatchedParty:
         self.rewards = xp.zeros((g, n), xp.float32)
         self.done = xp.zeros((g,), xp.bool)
 
-    def state_arrays(self) -> dict[str, Array]:
-        """Every state array by name (for memory accounting and inspection)."""
-        names = ("hands", "given", "received", "ncards", "finish", "finish_rank", "passed", "acted", "members",
-                 "seat_score", "played", "top_count", "top_slot", "top_pos", "nfin",
-                 "actor", "tover", "current", "hand", "deals", "over", "scores", "ladder",
-                 "rewards", "done")  # fmt: skip
-        return {name: getattr(self, name) for name in names}
-
-    def bytes_per_game(self) -> float:
-        """Bytes of state, observation (and its staging) and mask held per game."""
-        xp = self.xp
-        total = sum(xp.nbytes(a) for a in self.state_arrays().values())
-        enc = self.encoder
-        total += xp.nbytes(enc.obs) + xp.nbytes(enc.stage) + xp.nbytes(enc.mask_buf)
-        return total / self.num_games
+    def buffer_bytes(self) -> int:
+        """Bytes of the observation, its staging and the mask (all games)."""
+        xp, enc = self.xp, self.encoder
+        return int(xp.nbytes(enc.obs) + xp.nbytes(enc.stage) + xp.nbytes(enc.mask_buf))
 
     # ------------------------------------------------------------------ API
     def reset(
