@@ -75,6 +75,16 @@ class Data:
             self.engine = self.engine_from_json(state["engine"])
 
 
+class CardGame(pyspiel.Game):  # type: ignore[misc]
+    """What every one of our OpenSpiel games shares; ``static`` is its immutable part."""
+
+    static: Any
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
+        """The observer of the observation or information-state tensors and strings."""
+        return Observer(self.static.encoder.spec.size, self.static.history, iig_obs_type)
+
+
 class CardState(pyspiel.State):  # type: ignore[misc]
     """The part of the three games' states that OpenSpiel's observer reads.
 

@@ -23,9 +23,9 @@ import numpy as np
 import pyspiel
 
 from cardsuite.agents.openspiel.base import (
+    CardGame,
     CardState,
     Data,
-    Observer,
     game_options,
     game_type,
     sampler_rng,
@@ -120,7 +120,7 @@ class PartyData(Data):
         raise AssertionError("every table is dealt")
 
 
-class PartyGame(pyspiel.Game):  # type: ignore[misc]
+class PartyGame(CardGame):
     """``pyspiel.load_game("cardsuite_scum_party", {"players": 20})``."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
@@ -148,10 +148,6 @@ class PartyGame(pyspiel.Game):  # type: ignore[misc]
     def new_initial_state(self, *_args: Any) -> PartyState:
         """A state before the seat draw."""
         return PartyState(self)
-
-    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
-        """The observer of the observation or information-state tensors and strings."""
-        return Observer(self.static.encoder.spec.size, self.static.history, iig_obs_type)
 
     def max_chance_nodes_in_history(self) -> int:
         """The seat draw and every table's deal."""

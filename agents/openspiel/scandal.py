@@ -22,9 +22,9 @@ import numpy as np
 import pyspiel
 
 from cardsuite.agents.openspiel.base import (
+    CardGame,
     CardState,
     Data,
-    Observer,
     game_options,
     game_type,
     sampler_rng,
@@ -113,7 +113,7 @@ class ScandalData(Data):
         return (self.dealer + 1 + i) % self.static.p
 
 
-class ScandalGame(pyspiel.Game):  # type: ignore[misc]
+class ScandalGame(CardGame):
     """``pyspiel.load_game("cardsuite_scandal", {"players": 3})``."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
@@ -136,10 +136,6 @@ class ScandalGame(pyspiel.Game):  # type: ignore[misc]
     def new_initial_state(self, *_args: Any) -> ScandalState:
         """A state before the dealer is drawn."""
         return ScandalState(self)
-
-    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
-        """The observer of the observation or information-state tensors and strings."""
-        return Observer(self.static.encoder.spec.size, self.static.history, iig_obs_type)
 
     def max_chance_nodes_in_history(self) -> int:
         """Dealer, deal, up card and at most one stock draw per turn."""

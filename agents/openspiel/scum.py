@@ -22,9 +22,9 @@ import numpy as np
 import pyspiel
 
 from cardsuite.agents.openspiel.base import (
+    CardGame,
     CardState,
     Data,
-    Observer,
     game_options,
     game_type,
     sampler_rng,
@@ -118,7 +118,7 @@ class ScumData(Data):
         return seats[int(self.dealt.sum()) % self.static.n]
 
 
-class ScumGame(pyspiel.Game):  # type: ignore[misc]
+class ScumGame(CardGame):
     """``pyspiel.load_game("cardsuite_scum", {"players": 5, "carousel": True})``."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
@@ -143,10 +143,6 @@ class ScumGame(pyspiel.Game):  # type: ignore[misc]
     def new_initial_state(self, *_args: Any) -> ScumState:
         """A state before the role draw."""
         return ScumState(self)
-
-    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
-        """The observer of the observation or information-state tensors and strings."""
-        return Observer(self.static.encoder.spec.size, self.static.history, iig_obs_type)
 
     def max_chance_nodes_in_history(self) -> int:
         """The role draw and the deal."""
