@@ -12,6 +12,7 @@ give identical observations, masks, players to act, rewards and ends.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -61,12 +62,18 @@ def view_hands(view: dict[str, Any], n: int) -> list[list[str]]:
 
 
 def run_differential(
-    config: dict[str, Any], seeds: list[int], steps: int, backend: str = "numpy"
+    config: dict[str, Any],
+    seeds: list[int],
+    steps: int,
+    backend: str = "numpy",
+    on_step: Callable[[int, BatchedParty, list[PartyEnv], Any, Any], None] | None = None,
 ) -> dict[str, int]:
     """Play ``steps`` steps of ``len(seeds)`` games through both engines; counts of events.
 
     Game ``i`` starts from ``scum_party_v0`` reset with ``seeds[i]``; seeds
     ``% 3 == 1`` start without the trades, ``% 3 == 2`` with preset totals.
+    ``on_step(t, batch, envs, obs, mask)``, if given, runs at every step
+    before the actions are chosen (the engines are in lockstep there).
     Returns ``hands`` (hands scored), ``tournaments`` (episodes ended),
     ``jokers`` (Joker plays) and ``outs`` (players who went out).
     """
@@ -91,6 +98,8 @@ def run_differential(
     counts = {"hands": 0, "tournaments": 0, "jokers": 0, "outs": 0}
     spec = envs[0].obs_spec
     for t in range(steps):
+        if on_step is not None:
+            on_step(t, batch, envs, obs, mask)
         obs_n, mask_n, act_n = to_numpy(obs), to_numpy(mask), to_numpy(to_act)
         actions = np.zeros(len(envs), dtype=np.int64)
         for i, env in enumerate(envs):

@@ -127,23 +127,33 @@ class PartyBatchEncoder:
 
     # ------------------------------------------------------------ observations
     def observe(
-        self, eng: BatchedParty, row: Array, me: Array, player: Array, hand: Array
+        self,
+        eng: BatchedParty,
+        row: Array,
+        me: Array,
+        player: Array,
+        hand: Array,
+        table: Array | None = None,
+        buffers: tuple[Array, Array] | None = None,
     ) -> Array:
-        """Write every game's observation into the shared buffer.
+        """Write every game's observation by one player into the shared buffer.
 
         Args:
             eng: the engine.
-            row: ``[N]`` row of each game's table to act.
-            me: ``[N]`` seat of the player to act at that table.
+            row: ``[N]`` row of each game's observed table (default: the table to act).
+            me: ``[N]`` seat of the observer at that table.
             player: ``[N]`` its player id.
             hand: ``[N, 14]`` its cards.
+            table: ``[N]`` table index of ``row`` (default: ``eng.current``).
+            buffers: ``(stage [N, D] int8, out [N, D] float32)`` to write
+                instead of the engine's own buffers (:meth:`BatchedParty.observe_as`).
         """
         xp = self.xp
         lay = self.lay
         P = lay.P
         sl = self._sl
-        stage = self.stage
-        cur = eng.current
+        stage, out = (self.stage, self.obs) if buffers is None else buffers
+        cur = eng.current if table is None else table
         flat = row * P + me
         tme = cur * P + me
         rel = row[:, None] * P + xp.take_rows(self.rel, tme)  # flat [N, P] into [R*P]
@@ -170,7 +180,6 @@ class PartyBatchEncoder:
         stage[:, ph] = xp.small(playing & lead)
         stage[:, ph + 1] = xp.small(playing & ~lead)
         stage[:, ph + 2] = xp.small(~playing)
-        out = self.obs
         out[...] = stage
         out[:, sl["finish_rank"]] = xp.take_flat(eng.finish_rank, rel)
         consts = sl["table_size"].start, sl["num_tables"].stop
