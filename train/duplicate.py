@@ -1,15 +1,18 @@
-"""Duplicate matches of two batch policies on the batched Scum engine (fast evaluation).
+"""Duplicate matches of two batch policies on a batched engine (fast evaluation).
 
 The same measure as the arena's duplicate head-to-head
 (``run_tournament(..., duplicate=True)``, :mod:`cardsuite.agents.arena`):
-each deal (the role draw and hands of a fresh game's first series, no
-trades) is played once per rotation of the two agents over the seats (seat
-``s`` gets agent ``((s + r) mod n) mod 2``), and agent A *beats* B on a deal
-when its mean episode reward over its seats of all rotations is higher
-(ties count one half). All deals and rotations are played at once as one
-batch. Deals come from the batched engine's counter-based streams keyed by
-``seed``: use a seed training never used (the trainer trains on its own
-``seed``, evaluates on ``eval_seed``).
+each deal (one episode from a fresh game's start: Scum's role draw and
+hands of the first series, a Scum Party tournament's seat draw and deals, a
+Scandal hand's deal and dealer) is played once per rotation of the two
+agents over the seats (player ``p`` gets agent ``((p + r) mod n) mod 2``),
+and agent A *beats* B on a deal when its mean episode reward over its seats
+of all rotations is higher (ties count one half). Each rotation plays all
+deals at once as one batch. Deals come from the batched engine's
+counter-based streams keyed by ``seed`` and game index, so every rotation
+gets the same cards (later deals of a Party tournament too, though the
+seating they meet depends on play): use a seed training never used (the
+trainer trains on its own ``seed``, evaluates on ``eval_seed``).
 """
 
 from __future__ import annotations
@@ -22,8 +25,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from cardsuite.batched.policies import call_policy
 from cardsuite.errors import ConfigError
-from scum_env.batched import BatchedScum
 
 BatchPolicy = Callable[[Any, Any], Any]
 
@@ -72,40 +75,30 @@ class GreedyActor:
 
 
 def duplicate_match(
-    policy_a: BatchPolicy, policy_b: BatchPolicy, *, deals: int, seed: int, **config: Any
-) -> DuelResult:
-    """Play ``deals`` duplicate deals of A against B (module doc); numpy engine."""
+    policy_a: BatchPolicy, policy_b: BatchPolicy, *, deals: int, seed: int, game: str = "scum",
+    **config: Any,
+) -> DuelResult:  # fmt: skip
+    """Play ``deals`` duplicate deals of A against B on ``game``'s batched engine (module doc).
+
+    Rotation ``r`` is one numpy engine of ``deals`` games reset with the same
+    ``seed``, so every rotation plays the same deals (the deal streams are
+    keyed by seed and game index); player id ``p`` is played by agent
+    ``((p + r) mod n) mod 2``. ``config``: the engine's options.
+    """
+    from cardsuite.train.ppo_games import train_game
+
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
         raise ConfigError(f"deals must be a positive integer, got {deals!r}")
-    ref = BatchedScum(deals, **config)
-    ref.reset(seed)
-    n = ref.P
-    rows = np.arange(deals)[:, None]
-    by_player = np.zeros((deals, n, ref.K), dtype=np.int64)
-    by_player[rows, ref.order] = ref.hands
+    spec = train_game(game)
+    n = spec.make_engine(1, config, autoreset=False).num_players
     rot = 2 if n % 2 == 0 else n
-    games = deals * rot
-    agent = np.zeros((games, n), dtype=np.int64)  # agent index of each player id
+    totals, agents = [], []
     for r in range(rot):
-        agent[r * deals : (r + 1) * deals] = [((s + r) % n) % 2 for s in range(n)]
-    eng = BatchedScum(games, autoreset=False, **config)
-    obs, mask, to_act = eng.reset(
-        seed, hands=np.tile(by_player, (rot, 1, 1)), roles=np.tile(ref.order, (rot, 1))
-    )
-    total = np.zeros((games, n), dtype=np.float64)
-    live = np.ones(games, dtype=bool)
-    g_ar = np.arange(games)
-    while live.any():
-        who = agent[g_ar, to_act]
-        actions = np.zeros(games, dtype=np.int64)
-        for k, policy in ((0, policy_a), (1, policy_b)):
-            idx = np.flatnonzero(live & (who == k))
-            if idx.size:
-                actions[idx] = np.asarray(policy(obs[idx], mask[idx]))
-        res = eng.step(actions, active=live)
-        total += res.rewards
-        live &= ~res.done
-        obs, mask, to_act = res.obs, res.mask, res.to_act
+        eng = spec.make_engine(deals, config, autoreset=False)
+        agent = np.tile([((p + r) % n) % 2 for p in range(n)], (deals, 1))
+        totals.append(_play(eng, seed, agent, (policy_a, policy_b), r * deals))
+        agents.append(agent)
+    total, agent = np.concatenate(totals), np.concatenate(agents)
     score = np.zeros((deals, 2))
     seats = np.zeros((deals, 2))
     for r in range(rot):
@@ -127,3 +120,34 @@ def duplicate_match(
         margin=float(diff.mean()),
         margin_ci=float(1.96 * diff.std(ddof=1) / math.sqrt(deals)) if deals > 1 else 0.0,
     )
+
+
+def _play(
+    eng: Any, seed: int, agent: np.ndarray, policies: tuple[BatchPolicy, BatchPolicy],
+    offset: int,
+) -> np.ndarray:  # fmt: skip
+    """Play every game of ``eng`` (reset with ``seed``) to its end; rewards ``[N, n]`` summed.
+
+    ``agent[g, p]`` is the policy index of player id ``p`` in game ``g``; per-game
+    policies see game ``offset + g``.
+    """
+    obs, mask, to_act = eng.reset(seed)
+    games = agent.shape[0]
+    total = np.zeros(agent.shape, dtype=np.float64)
+    live = np.ones(games, dtype=bool)
+    g_ar = np.arange(games)
+    while live.any():
+        to_act = np.asarray(to_act)
+        who = agent[g_ar, to_act]
+        actions = np.zeros(games, dtype=np.int64)
+        for k, policy in enumerate(policies):
+            idx = np.flatnonzero(live & (who == k))
+            if idx.size:
+                actions[idx] = np.asarray(
+                    call_policy(policy, obs[idx], mask[idx], idx + offset, to_act[idx])
+                )
+        res = eng.step(actions, active=live)
+        total += res.rewards
+        live &= ~np.asarray(res.done)
+        obs, mask, to_act = res.obs, res.mask, res.to_act
+    return total

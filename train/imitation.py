@@ -5,7 +5,7 @@ heuristic after 1.2M decisions (``docs/training.md``). Starting from a copy
 of the heuristic, PPO only has to learn where to deviate from it. The warm
 start:
 
-1. plays ``bc_games`` games of the batched engine for ``bc_steps`` steps with
+1. plays ``bc_games`` games of the game's batched engine for ``bc_steps`` steps with
    the vectorised heuristic in every seat, replacing its move by a random
    legal move with probability ``bc_explore`` (so the states cover the
    learner's mistakes too), and records every row's observation, mask, the
@@ -24,21 +24,28 @@ from typing import Any
 import numpy as np
 import torch
 
-from cardsuite.agents.batched_heuristic_scum import BatchedScumHeuristic
+from cardsuite.batched.policies import RandomPolicy, call_policy
 from cardsuite.train.actor_critic import ActorCritic
-from scum_env.batched import BatchedScum, RandomPolicy
 
 
 def heuristic_dataset(
-    games: int, steps: int, explore: float, seed: int, config: dict[str, Any]
-) -> dict[str, np.ndarray]:
-    """Observations, masks, heuristic labels and per-seat episode returns (numpy)."""
-    eng = BatchedScum(games, **config)
-    heur = BatchedScumHeuristic(eng.rules)
+    games: int, steps: int, explore: float, seed: int, config: dict[str, Any],
+    game: str = "scum",
+) -> dict[str, np.ndarray]:  # fmt: skip
+    """Observations, masks, heuristic labels and per-seat episode returns (numpy).
+
+    ``game``: a game of :mod:`cardsuite.train.ppo_games`; ``config`` its engine options.
+    """
+    from cardsuite.train.ppo_games import train_game
+
+    spec = train_game(game)
+    eng = spec.make_engine(games, config)
+    heur = spec.heuristic(eng)
     rand = RandomPolicy(seed + 17)
+    rows = np.arange(games)
     rng = np.random.default_rng(seed + 29)
     obs, mask, to_act = eng.reset(seed + 1_000_000_007)
-    n, p = games, eng.P
+    n, p = games, eng.num_players
     xs = np.zeros((steps, n, obs.shape[1]), dtype=np.float32)
     ms = np.zeros((steps, n, mask.shape[1]), dtype=bool)
     ys = np.zeros((steps, n), dtype=np.int64)
@@ -47,7 +54,7 @@ def heuristic_dataset(
     count = np.zeros(n, dtype=np.int64)
     finals = np.full((n, steps + 1, p), np.nan, dtype=np.float32)  # [game, episode, seat]
     for t in range(steps):
-        label = heur(obs, mask)
+        label = np.asarray(call_policy(heur, obs, mask, rows, np.asarray(to_act)))
         xs[t], ms[t], ys[t], seat[t], episode[t] = obs, mask.astype(bool), label, to_act, count
         explore_rows = rng.random(n) < explore
         res = eng.step(np.where(explore_rows, rand(obs, mask), label))

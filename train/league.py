@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from cardsuite.batched.policies import call_policy
 from cardsuite.errors import ConfigError
 
 WEIGHTINGS = ("hard", "variance", "uniform")
@@ -174,12 +175,23 @@ class League:
             return self.retired[mid]
         raise ConfigError(f"no league member with id {mid}")
 
-    def act(self, ids: np.ndarray, obs: Any, mask: Any) -> np.ndarray:
-        """Actions of rows whose games face members ``ids`` (one call per member)."""
+    def act(
+        self, ids: np.ndarray, obs: Any, mask: Any, games: np.ndarray | None = None,
+        players: np.ndarray | None = None,
+    ) -> np.ndarray:  # fmt: skip
+        """Actions of rows whose games face members ``ids`` (one call per member).
+
+        ``games`` and ``players`` (the rows' game indices and acting player
+        ids) are handed to per-game policies
+        (:func:`~cardsuite.batched.policies.call_policy`); by default row
+        ``i`` is game ``i``.
+        """
         out = np.zeros(len(ids), dtype=np.int64)
+        g_all = np.arange(len(ids)) if games is None else np.asarray(games)
         for mid in np.unique(ids).tolist():
             rows = np.flatnonzero(ids == mid)
-            acts = self.member(mid).policy(obs[rows], mask[rows])
+            who = None if players is None else np.asarray(players)[rows]
+            acts = call_policy(self.member(mid).policy, obs[rows], mask[rows], g_all[rows], who)
             out[rows] = acts.cpu().numpy() if hasattr(acts, "cpu") else np.asarray(acts)
         return out
 

@@ -1,9 +1,14 @@
-"""Masked PPO on the batched Scum engine, in one readable loop (cleanrl style, plain torch).
+"""Masked PPO on the batched engines, in one readable loop (cleanrl style, plain torch).
+
+It plays Scum, Scum Party and Scandal (``game``; each game's engine, heuristic
+and seat views come from :mod:`cardsuite.train.ppo_games`).
 
 Per iteration:
 
-1. **Rollout.** ``num_games`` games of :class:`~scum_env.batched.BatchedScum`
-   advance ``rollout_steps`` steps together. In every step the rows whose
+1. **Rollout.** ``num_games`` games of the game's batched engine
+   (:class:`~scum_env.batched.BatchedScum`,
+   :class:`~scum_env.party.batched.BatchedParty`,
+   :class:`~scandal_env.batched.BatchedScandal`) advance ``rollout_steps`` steps together. In every step the rows whose
    player to act is the learner (every seat of a *self-play* game; one seat
    of a *league* game) go through the network in one forward pass; the
    other rows are played by the game's league member (heuristic, random or
@@ -39,22 +44,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from cardsuite.agents.batched_heuristic_scum import BatchedScumHeuristic
 from cardsuite.errors import CardsuiteError, CheckpointError
 from cardsuite.train.actor_critic import ActorCritic
 from cardsuite.train.duplicate import GreedyActor, duplicate_match
 from cardsuite.train.league import League
 from cardsuite.train.opponents import obs_scale
 from cardsuite.train.ppo_args import Args, add_arguments, args_from_namespace
+from cardsuite.train.ppo_games import train_game
 from cardsuite.train.ppo_log import RunLog
-from cardsuite.train.rollout import SeatRollout, restore_observation, seat_observation, to_torch
-from scum_env.batched import BatchedScum, RandomPolicy
-
-
-def baseline_policies(names: Sequence[str], rules: Any, seed: int) -> dict[str, Any]:
-    """The batch policies of the named baselines (heuristic, random)."""
-    make = {"heuristic": lambda: BatchedScumHeuristic(rules), "random": lambda: RandomPolicy(seed)}
-    return {name: make[name]() for name in names}
+from cardsuite.train.rollout import SeatRollout, to_torch
 
 
 def ppo_update(
@@ -126,16 +124,17 @@ class Trainer:
             torch.set_num_threads(args.threads)
         self.dev = torch.device(args.device)
         backend = "torch" if self.dev.type != "cpu" else args.backend
-        self.config: dict[str, Any] = {"num_players": args.num_players, "reward": "centered",
-                                       **args.options}  # fmt: skip
-        self.eng = BatchedScum(args.num_games, backend=backend,
-                               device=str(self.dev) if backend == "torch" else None,
-                               **self.config)  # fmt: skip
+        self.game = train_game(args.game)
+        self.config: dict[str, Any] = self.game.config(args.num_players, args.options)
+        self.eng = self.game.make_engine(
+            args.num_games, self.config, backend=backend,
+            device=str(self.dev) if backend == "torch" else None,
+        )  # fmt: skip
         self.xp = self.eng.xp
-        rules = self.eng.rules
-        spec = self.eng.encoder.spec
+        spec = self.eng.obs_spec
+        num_actions = self.eng.num_actions
         self.scale = torch.as_tensor(obs_scale(spec), device=self.dev)
-        self.net = ActorCritic(spec.size, rules.num_actions, args.hidden, args.layers,
+        self.net = ActorCritic(spec.size, num_actions, args.hidden, args.layers,
                                args.activation).to(self.dev)  # fmt: skip
         self.opt = torch.optim.Adam(self.net.parameters(), lr=args.learning_rate, eps=1e-5)
         self.gen = torch.Generator(device=self.dev)
@@ -143,15 +142,15 @@ class Trainer:
         self.cpu_gen = torch.Generator()
         self.cpu_gen.manual_seed(args.seed + 1)
         self.rng = np.random.default_rng(args.seed)
-        fixed = opponents or baseline_policies(args.names("baselines"), rules, args.seed)
+        fixed = opponents or self.game.baselines(args.names("baselines"), self.eng, args.seed)
         self.league = League(fixed,
                              max_snapshots=args.max_snapshots, weighting=args.pfsp,
                              seed=args.seed)  # fmt: skip
-        self.eval_opponents = opponents or baseline_policies(
-            args.names("eval_against"), rules, args.seed
+        self.eval_opponents = opponents or self.game.baselines(
+            args.names("eval_against"), self.eng, args.seed
         )
-        n, p = args.num_games, self.eng.P
-        self.buf = SeatRollout(args.rollout_steps, n, p, spec.size, rules.num_actions, self.dev)
+        n, p = args.num_games, self.eng.num_players
+        self.buf = SeatRollout(args.rollout_steps, n, p, spec.size, num_actions, self.dev)
         self.selfplay = np.zeros(n, dtype=bool)
         self.selfplay[: round(args.self_play * n)] = True
         self.learner_seat = np.where(self.selfplay, -1, self.rng.integers(p, size=n))
@@ -197,7 +196,7 @@ class Trainer:
         args = self.args
         t0 = time.perf_counter()
         data = heuristic_dataset(args.bc_games, args.bc_steps, args.bc_explore, args.seed,
-                                 self.config)  # fmt: skip
+                                 self.config, self.game.name)  # fmt: skip
         stats = imitate(self.net, data, self.scale, epochs=args.bc_epochs, seed=args.seed)
         stats["bc_seconds"] = time.perf_counter() - t0
         self.log.note("warm start: " + ", ".join(f"{k} {v:.4g}" for k, v in stats.items()))
@@ -227,7 +226,8 @@ class Trainer:
             other = np.flatnonzero(~learner)
             if other.size:
                 o_np, m_np = xp.to_numpy(self.obs), xp.to_numpy(self.mask)
-                actions[other] = self.league.act(self.opp[other], o_np[other], m_np[other])
+                actions[other] = self.league.act(self.opp[other], o_np[other], m_np[other],
+                                                 other, to_act[other])  # fmt: skip
             res = self.eng.step(xp.asarray(actions, xp.int64))
             rewards = to_torch(res.rewards, dev)
             done_t = to_torch(res.done, dev)
@@ -247,27 +247,24 @@ class Trainer:
         if fin.size == 0:
             return np.zeros(0)
         mine = rewards[fin, self.learner_seat[fin]]
-        others = (rewards[fin].sum(axis=1) - mine) / (self.eng.P - 1)
+        p = self.eng.num_players
+        others = (rewards[fin].sum(axis=1) - mine) / (p - 1)
         outcome = (mine > others) + 0.5 * (mine == others)
         self.league.record(self.opp[fin], outcome)
-        self.learner_seat[fin] = self.rng.integers(self.eng.P, size=fin.size)
+        self.learner_seat[fin] = self.rng.integers(p, size=fin.size)
         self.opp[fin] = self.league.draw(fin.size)
         self.league.prune(self.opp)
         return np.asarray(outcome, dtype=np.float64)
 
     def _bootstrap(self) -> None:
         """Values of the transitions still open, from each seat's view of the current state."""
-        opened = False
-        for seat in range(self.eng.P):
+        for seat in range(self.eng.num_players):
             ts, gs = self.buf.open_transitions(seat)
             if ts.numel() == 0:
                 continue
-            opened = True
-            view = to_torch(seat_observation(self.eng, seat), self.dev)
+            view = to_torch(self.game.observe_as(self.eng, seat), self.dev)
             with torch.no_grad():
                 self.buf.boot[ts, gs] = self.net.value(view[gs] * self.scale)
-        if opened:
-            self.obs, self.mask, self.to_act = restore_observation(self.eng)
 
     # ------------------------------------------------------------------ loop
     def evaluate(self) -> list[dict[str, Any]]:
@@ -276,7 +273,8 @@ class Trainer:
         me = GreedyActor(self.net.actor, self.scale)
         for name, policy in self.eval_opponents.items():
             res = duplicate_match(me, policy, deals=self.args.eval_deals,
-                                  seed=self.args.eval_seed, **self.config)  # fmt: skip
+                                  seed=self.args.eval_seed, game=self.game.name,
+                                  **self.config)  # fmt: skip
             rows.append({"step": self.step, "against": name, **res.to_dict()})
         return rows
 
@@ -338,7 +336,7 @@ def train(args: Args) -> dict[str, Any]:
 
 def add_command(sub: Any) -> tuple[str, Any]:
     """The ``cardsuite ppo`` subcommand (``cardsuite.commands`` entry point)."""
-    parser = sub.add_parser("ppo", help="masked PPO self-play on the batched Scum engine",
+    parser = sub.add_parser("ppo", help="masked PPO self-play on the batched engines",
                             description=__doc__.split("\n\n")[0])  # fmt: skip
     add_arguments(parser)
 

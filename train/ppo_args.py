@@ -30,8 +30,9 @@ class Args:
     # fmt: off
     exp_name: str = "scum_ppo"  # name of the run (its folder under run_dir's parent by default)
     seed: int = 0  # seeds python, numpy, torch and the training deals
-    num_players: int = 4  # Scum players (J2)
-    options: dict[str, Any] = field(default_factory=dict)  # other Scum rule options (ScumConfig)
+    game: str = "scum"  # the game: scum, scum_party or scandal (its batched engine)
+    num_players: int = 4  # players at the table (Scum J2, Scum Party P2, Scandal S2)
+    options: dict[str, Any] = field(default_factory=dict)  # other rule options of the game's config
     total_steps: int = 2_000_000  # learner decisions to train on
     budget_minutes: float = 0.0  # also stop after this many minutes of training (0: no limit)
     num_games: int = 512  # games stepped together
@@ -110,7 +111,10 @@ class Args:
         if self.self_play < 1.0 and not self.names("baselines") and not self.snapshot_every:
             raise ConfigError("games against the league need 'baselines' or 'snapshot_every'")
         if not isinstance(self.options, dict):
-            raise ConfigError("field 'options' must be a mapping of Scum rule options")
+            raise ConfigError("field 'options' must be a mapping of rule options")
+        from cardsuite.train.ppo_games import train_game
+
+        train_game(self.game)
 
     def names(self, name: str) -> list[str]:
         """The comma list of field ``name`` as names."""

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from cardsuite.train.ppo import Trainer
 
 STATE_VERSION = 1
-MUST_MATCH = ("num_players", "options", "hidden", "layers", "activation", "num_games")
+MUST_MATCH = ("game", "num_players", "options", "hidden", "layers", "activation", "num_games")
 
 
 def _gen_state(gen: torch.Generator) -> str:
@@ -58,7 +58,7 @@ def save_checkpoint(tr: Trainer) -> Path:
     run.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".checkpoint-", dir=run))
     try:
-        meta = agent_meta(tr.net, "scum", tr.config, tr.step, tr.args.to_dict())
+        meta = agent_meta(tr.net, tr.game.name, tr.config, tr.step, tr.args.to_dict())
         save_network(tmp / "agent", tr.net, meta)
         opt_state = tr.opt.state_dict()["state"]
         tensors = {f"state.{i}.{k}": v for i, s in opt_state.items() for k, v in s.items()
@@ -111,10 +111,11 @@ def load_checkpoint(tr: Trainer) -> None:
     try:
         saved = state["args"]
         for key in MUST_MATCH:
-            if saved[key] != getattr(tr.args, key):
+            was = saved.get(key, "scum") if key == "game" else saved[key]  # 0.2.0: Scum only
+            if was != getattr(tr.args, key):
                 raise CheckpointError(
                     f"resume: field {key!r} is {getattr(tr.args, key)!r} but the checkpoint "
-                    f"was trained with {saved[key]!r}"
+                    f"was trained with {was!r}"
                 )
         net, _meta = load_network(ckpt / "agent")
         tr.net.load_state_dict(net.state_dict())
@@ -163,6 +164,6 @@ def save_final_agent(tr: Trainer) -> Path:
     out = tr.args.out_dir() / "agent"
     if out.exists():
         shutil.rmtree(out)
-    meta = agent_meta(tr.net, "scum", tr.config, tr.step, tr.args.to_dict())
+    meta = agent_meta(tr.net, tr.game.name, tr.config, tr.step, tr.args.to_dict())
     save_network(out, tr.net, meta)
     return out

