@@ -15,6 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from cardsuite.batched.backend import Array, Backend
+from cardsuite.errors import UsageError
 from cardsuite.obsspec import ObsSpec
 from scandal_env.batched.consts import BUILD, DRAW, MELD
 from scandal_env.batched.tables import DeckTables
@@ -69,8 +70,13 @@ class BatchObserver:
         self.stage: Array | None = None
         self.phases: Array | None = None
 
-    def write(self, eng: ObsState, obs: Array, hand: Array) -> None:
+    def write(self, eng: ObsState, obs: Array, hand: Array, seat: Array | None = None) -> None:
         """Fill ``obs`` (float32 ``[N, D]``) for the players to act; ``hand`` is theirs.
+
+        With ``seat`` (int64 ``[N]`` player ids) each game is observed by that
+        player instead (``hand`` must then be theirs): relative seats start at
+        the observer and ``to_act`` marks the acting player's relative seat,
+        as ``scandal_v0``'s ``observe`` of any agent.
 
         The 0/1 pieces go into an int8 staging array (cheap byte copies), cast
         to float32 in one pass; the fractions are then written over it.
@@ -81,7 +87,7 @@ class BatchObserver:
         st = self._stage(xp, g)
         small = xp.small
         f64 = float64(xp)
-        cur = eng.cur
+        cur = eng.cur if seat is None else seat
         rel = (cur[:, None] + xp.arange(p)[None, :]) % p  # [N, P] player of relative seat i
         rel8 = xp.astype(rel, xp.int8)
         st[:, sl["hand"]] = small(hand)
@@ -104,7 +110,10 @@ class BatchObserver:
         st[:, sl["discard_top"]] = small(pos == xp.where(top >= 0, top, -2))
         st[:, sl["stock_public"]] = small(eng.stock_public[:, None])
         seat_ar = xp.arange(p)[None, :]
-        st[:, sl["to_act"]] = small(seat_ar == 0)
+        if seat is None:
+            st[:, sl["to_act"]] = small(seat_ar == 0)
+        else:
+            st[:, sl["to_act"]] = small(seat_ar == ((eng.cur - cur) % p)[:, None])
         st[:, sl["dealer"]] = small(seat_ar == ((eng.dealer - cur) % p)[:, None])
         st[:, sl["phase"]] = small(self._phase_ar(xp)[None, :] == eng.phase[:, None])
         cards8 = t.depth8[None, :]  # card ids as int8
@@ -137,3 +146,44 @@ class BatchObserver:
         if self.phases is None:
             self.phases = xp.asarray([DRAW, MELD, BUILD], xp.int64)
         return self.phases
+
+
+def check_players(xp: Backend, player: Any, num_games: int, num_players: int) -> Array:
+    """``player`` (an int, or ``[N]`` ints by game) as int64 ``[N]`` player ids.
+
+    Raises:
+        UsageError: naming ``player``, for a bool, a non-integer, a wrong
+            length or an id outside ``0 .. P-1``.
+    """
+    if isinstance(player, bool | np.bool_):
+        raise UsageError(f"observe_as: player must be a player id, got {player!r}")
+    if isinstance(player, int | np.integer):
+        if not 0 <= int(player) < num_players:
+            raise UsageError(
+                f"observe_as: player must be in 0..{num_players - 1}, got {int(player)}"
+            )
+        return xp.full((num_games,), int(player), xp.int64)
+    host = np.asarray(xp.to_numpy(player) if hasattr(player, "detach") else player)
+    if host.dtype.kind not in "iu" or host.shape != (num_games,):
+        raise UsageError(
+            f"observe_as: player must be an int or {num_games} integer player ids, "
+            f"got dtype {host.dtype} shape {host.shape}"
+        )
+    if host.size and (host.min() < 0 or host.max() >= num_players):
+        raise UsageError(f"observe_as: player ids must be in 0..{num_players - 1}")
+    return xp.asarray(host, xp.int64)
+
+
+def observe_seats(eng: ObsState, observer: BatchObserver, seat: Array, obs_dim: int) -> Array:
+    """A new float32 ``[N, obs_dim]``: every game as player ``seat[g]`` sees it.
+
+    Reads the state only (the engine's own observation and mask buffers are
+    not touched); the observer's int8 staging array is reused, which is safe
+    because every call rewrites all of its 0/1 columns.
+    """
+    xp, n = eng.xp, eng.t.n
+    g = seat.shape[0]
+    hand = xp.take_rows(eng.hands.reshape(-1, n), eng.rows * eng.P + seat)
+    out = xp.zeros((g, obs_dim), xp.float32)
+    observer.write(eng, out, hand, seat)
+    return out

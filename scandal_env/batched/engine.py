@@ -27,11 +27,11 @@ from cardsuite.batched.arrays import ArrayGames
 from cardsuite.batched.backend import Array, Backend, get_backend
 from cardsuite.batched.deal import TAG_DEAL, permutations, split_seed, stream_keys
 from cardsuite.batched.protocol import StepResult
-from cardsuite.errors import ConfigError, IllegalActionError
+from cardsuite.errors import ConfigError, IllegalActionError, UsageError
 from scandal_env.actions import describe
 from scandal_env.batched.apply import apply_actions
 from scandal_env.batched.consts import BUILD, DRAW, END_NAMES, END_NONE, END_OUT, MELD, OVER
-from scandal_env.batched.encoding import BatchObserver, float64
+from scandal_env.batched.encoding import BatchObserver, check_players, float64, observe_seats
 from scandal_env.batched.masks import write_mask
 from scandal_env.batched.presets import check_preset
 from scandal_env.batched.tables import DeckTables
@@ -251,6 +251,25 @@ class BatchedScandal(ArrayGames):
     def to_act(self) -> Array:
         """``[N]`` player id to act in each game."""
         return self.xp.copy(self.cur)
+
+    def observe_as(self, player: int | Array) -> Array:
+        """A new ``[N, obs_dim]`` float32: each game as player ``player`` sees it now.
+
+        Row ``g`` is bit for bit ``scandal_v0``'s ``observe(f"player_{player}")``
+        of game ``g``, whether or not that player is to act (``player`` may
+        also be ``[N]`` ids, one per game). Nothing changes: not the state,
+        not the ``obs``/``mask`` buffers the last step returned. A game that
+        is over (``autoreset=False``) is seen from its final position: as
+        ``scandal_v0`` shows it, except that the ``phase`` piece is all zero
+        (the engine's own observation of a finished game does the same).
+
+        Raises:
+            UsageError: before :meth:`reset`, or a bad ``player`` (named).
+        """
+        if not self._ready:
+            raise UsageError("call reset() before observe_as()")
+        seat = check_players(self.xp, player, self.num_games, self.P)
+        return observe_seats(self, self.observer, seat, self.obs_dim)
 
     # ------------------------------------------------------------------ checks
     def _check_actions(self, a: Array, live: Array) -> None:
