@@ -2,8 +2,9 @@
 
 A *trained step* is one learner decision that went through a rollout and
 the PPO update (forward pass, environment step, GAE, ``epochs`` passes of
-minibatch gradient steps). Scum, 4 players, 128x2 tanh MLPs (actor and
-critic) everywhere. Measured:
+minibatch gradient steps). Scum, 4 players (``--game``/``--players`` for
+the batched trainer rows), 128x2 tanh MLPs (actor and critic) everywhere,
+torch on every core by default (``--threads``). Measured:
 
 * ``batched_ppo``: :mod:`cardsuite.train.ppo`, shared-policy self-play (every
   seat learns) on the batched engine, ``--games`` games x ``--rollout``
@@ -18,6 +19,7 @@ Setup (building, first reset) is excluded; each path runs about
 ``--seconds`` of whole iterations. Run::
 
     python -m benchmarks.train_bench --seconds 20 --out train_bench.json
+    python -m benchmarks.train_bench --game scandal --players 2 --skip-sb3
     python -m benchmarks.train_bench --device cuda --games 16384   # on a GPU
 
 Figures taken on a shared machine are lower bounds; say so when quoting them.
@@ -37,14 +39,15 @@ import torch
 
 
 def bench_batched_ppo(
-    seconds: float, games: int, rollout: int, device: str, threads: int, self_play: float
-) -> dict[str, Any]:
+    seconds: float, games: int, rollout: int, device: str, threads: int, self_play: float,
+    game: str = "scum", players: int = 4,
+) -> dict[str, Any]:  # fmt: skip
     """Whole PPO iterations of :class:`cardsuite.train.ppo.Trainer` for about ``seconds``."""
     from cardsuite.train.ppo import Trainer, ppo_update
     from cardsuite.train.ppo_args import Args
 
     with tempfile.TemporaryDirectory() as d:
-        args = Args(num_games=games, rollout_steps=rollout, device=device, threads=threads,
+        args = Args(game=game, num_players=players, num_games=games, rollout_steps=rollout, device=device, threads=threads,
                     self_play=self_play, snapshot_every=0, eval_every=0, checkpoint_every=0,
                     tensorboard=False, quiet=True, run_dir=d, total_steps=10**12)  # fmt: skip
         tr = Trainer(args)
@@ -64,7 +67,7 @@ def bench_batched_ppo(
             roll, upd, iters = roll + b - a, upd + c - b, iters + 1
         steps = tr.step - steps0
         total = roll + upd
-    return {"path": f"batched_ppo(self_play={self_play})", "games": games, "rollout": rollout,
+    return {"path": f"batched_ppo({game} {players}p, self_play={self_play})", "games": games, "rollout": rollout,
             "iterations": iters, "steps": steps, "seconds": total,
             "trained_steps_per_s": steps / total, "rollout_steps_per_s": steps / roll,
             "update_share": upd / total}  # fmt: skip
@@ -107,21 +110,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--games", type=int, default=1024, help="games of the batched trainer")
     p.add_argument("--rollout", type=int, default=32, help="rollout steps of the batched trainer")
     p.add_argument("--device", default="cpu", help="torch device of the batched trainer")
-    p.add_argument("--threads", type=int, default=1, help="torch threads (0: torch default)")
+    p.add_argument("--threads", type=int, default=0,
+                   help="torch threads (0: torch's default, one per core)")  # fmt: skip
+    p.add_argument("--game", default="scum", help="game of the batched trainer rows")
+    p.add_argument("--players", type=int, default=4, help="players of the batched trainer rows")
     p.add_argument("--skip-sb3", action="store_true", help="only the batched trainer")
     p.add_argument("--out", help="write the results as JSON")
     a = p.parse_args(argv)
     if a.threads:
         torch.set_num_threads(a.threads)
-    rows = [bench_batched_ppo(a.seconds, a.games, a.rollout, a.device, a.threads, 1.0),
-            bench_batched_ppo(a.seconds, a.games, a.rollout, a.device, a.threads, 0.5)]  # fmt: skip
-    if not a.skip_sb3:
+    rows = [bench_batched_ppo(a.seconds, a.games, a.rollout, a.device, a.threads, share,
+                              a.game, a.players) for share in (1.0, 0.5)]  # fmt: skip
+    if not a.skip_sb3 and (a.game, a.players) == ("scum", 4):
         rows += [bench_maskable(a.seconds, "scum_batched"), bench_maskable(a.seconds, "scum_quick")]
     info = {"machine": platform.processor() or platform.machine(), "torch": torch.__version__,
             "threads": torch.get_num_threads(), "device": a.device}  # fmt: skip
-    print(f"trained steps/s, Scum 4p, 128x2 MLP ({info})")
+    print(f"trained steps/s, 128x2 MLP ({info})")
     for r in rows:
-        print(f"  {r['path']:<30} {r['trained_steps_per_s']:>10,.0f}   ({r['steps']:,} steps "
+        print(f"  {r['path']:<44} {r['trained_steps_per_s']:>10,.0f}   ({r['steps']:,} steps "
               f"in {r['seconds']:.1f} s)")  # fmt: skip
     if a.out:
         with open(a.out, "w", encoding="utf-8") as fh:
