@@ -39,6 +39,9 @@ class BatchedScumHeuristic:
     Args:
         rules: the table's compiled rules (:func:`scum_env.rules.scum_rules`).
         obs_spec: the observation layout (default: the rules' Scum layout).
+        phase_offset: index of the ``phase`` piece's first entry in (give-back,
+            lead, follow), as in ``view_from_obs``: 0 for Scum, 1 for a Scum
+            Party table (lead, follow, done; done rows are the caller's).
         **params: :class:`~cardsuite.agents.heuristic_scum.ScumParams` fields.
 
     Inputs may be numpy arrays or torch tensors (any device); the actions come
@@ -47,9 +50,12 @@ class BatchedScumHeuristic:
 
     name = "heuristic"
 
-    def __init__(self, rules: Rules, obs_spec: ObsSpec | None = None, **params: Any) -> None:
+    def __init__(
+        self, rules: Rules, obs_spec: ObsSpec | None = None, phase_offset: int = 0, **params: Any
+    ) -> None:
         """Precompute the action table and slot properties of ``rules``."""
         self.rules = rules
+        self.phase_offset = phase_offset
         self.spec = obs_spec or observation_spec(rules)
         self.params = ScumParams(**params)
         self.policy = ScumPolicy(rules, self.params)
@@ -87,14 +93,17 @@ class BatchedScumHeuristic:
         mask = mask.astype(bool, copy=False)
         if self.rowwise:
             return np.array(
-                [self.policy.choose(view_from_obs(self.spec, o, m)) for o, m in zip(obs, mask)],
+                [
+                    self.policy.choose(view_from_obs(self.spec, o, m, self.phase_offset))
+                    for o, m in zip(obs, mask)
+                ],
                 dtype=np.int64,
             )
         m = obs.shape[0]
         hand = np.rint(obs[:, self.sl_hand]).astype(np.int64)
         top = np.rint(obs[:, self.sl_top]).astype(np.int64)
         played = np.rint(obs[:, self.sl_played]).astype(np.int64)
-        phase = obs[:, self.sl_phase].argmax(axis=1)
+        phase = obs[:, self.sl_phase].argmax(axis=1) + self.phase_offset
         legal = mask[:, 1 : self.give_base]
         actions = np.zeros(m, dtype=np.int64)
         give = phase == 0
