@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from cardsuite.errors import UsageError
-from scum_env.party.batched import BatchedParty
+from scum_env.party.batched import BatchedParty, ShardedParty
 from scum_env.party.config import PartyConfig
 from scum_env.party.env import PartyEnv
 from tests.party_batched.differential import run_differential, to_numpy
@@ -62,6 +62,11 @@ def _checker(counts: dict[str, int]) -> Any:
                 counts["table_done"] += int(got[g, done_phase] == 1.0)
                 counts["out"] += int(got[g, own_rank] > 0.0)
             seen[...] = -7.0  # a copy: writing it leaves the engine alone
+        ids = (np.arange(len(envs)) * 3 + t) % batch.num_players  # one player per game
+        mixed = to_numpy(batch.observe_as(batch.xp.asarray(ids, batch.xp.int64)))
+        for g, env in enumerate(envs):
+            want = env.observe(f"player_{ids[g]}")["observation"]
+            assert np.array_equal(mixed[g], want), f"step {t}, game {g}: ids {ids.tolist()}"
         assert np.array_equal(to_numpy(obs), obs_before), f"step {t}: engine obs changed"
         assert np.array_equal(to_numpy(mask), mask_before), f"step {t}: engine mask changed"
 
@@ -107,7 +112,30 @@ def test_observe_as_refuses_bad_players_and_unreset_engines() -> None:
     with pytest.raises(UsageError, match="reset"):
         eng.observe_as(0)
     eng.reset(0)
-    for bad in (-1, 8, True, 1.5, "player_0"):
+    bad_ids = [np.array([0, 8]), np.array([0]), np.array([0.0, 1.0]), np.array([[0, 1]])]
+    for bad in (-1, 8, True, 1.5, "player_0", *bad_ids):
         with pytest.raises(UsageError, match="player"):
             eng.observe_as(bad)  # type: ignore[arg-type]
     assert eng.observe_as(np.int64(7)).shape == (2, eng.obs_dim)  # type: ignore[arg-type]
+
+
+def test_sharded_observe_as_is_one_batch() -> None:
+    """Threads split the games; every player's view is the single batch's."""
+    config = {"num_players": 16, "num_hands": 1}
+    one = BatchedParty(7, **config)  # type: ignore[arg-type]
+    sharded = ShardedParty(7, threads=3, **config)  # type: ignore[arg-type]
+    rng = np.random.default_rng(2)
+    _, mask, _ = one.reset(5)
+    sharded.reset(5)
+    try:
+        for t in range(400):
+            if t % 40 == 0:
+                for p in range(16):
+                    assert np.array_equal(one.observe_as(p), sharded.observe_as(p))
+                ids = rng.integers(0, 16, 7)
+                assert np.array_equal(one.observe_as(ids), sharded.observe_as(ids))
+            actions = np.array([rng.choice(np.flatnonzero(row)) for row in mask])
+            mask = one.step(actions).mask
+            sharded.step(actions)
+    finally:
+        sharded.close()

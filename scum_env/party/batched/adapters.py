@@ -12,11 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from cardsuite.batched.arena import ArenaResult, run_arena
 from cardsuite.batched.policies import BatchPolicy
 from cardsuite.batched.sharded import ShardedEngine
 from cardsuite.batched.vector_env import BatchedVectorEnv
 from scum_env.party.batched.engine import BatchedParty
+from scum_env.party.batched.views import check_players
 
 
 class PartyVectorEnv(BatchedVectorEnv):
@@ -79,3 +82,12 @@ class ShardedParty(ShardedEngine):
             )
 
         super().__init__(factory, num_games, threads=threads)
+
+    def observe_as(self, player: Any) -> np.ndarray:
+        """A new ``[N, obs_dim]``: each game as ``player`` sees it (an int or ``[N]``
+        ids; see :meth:`BatchedParty.observe_as`)."""
+        ids = check_players(self.xp, player, self.num_games, self.num_players)
+        views = [
+            shard.observe_as(ids[s]) for shard, s in zip(self.shards, self.slices, strict=True)
+        ]
+        return np.concatenate(views, axis=0)

@@ -40,6 +40,7 @@ from cardsuite.errors import ConfigError, IllegalActionError, UsageError
 from scum_env.party.batched import hands as H
 from scum_env.party.batched.encoding import PartyBatchEncoder
 from scum_env.party.batched.layout import Layout
+from scum_env.party.batched.views import check_players, observe_players
 from scum_env.party.config import PartyConfig
 
 FAR = 1000  # distance of a seat that may not act (int16)
@@ -235,41 +236,22 @@ class BatchedParty(ArrayGames):
         row = self.current_row()
         return self.xp.take_flat(self.members, row * self.lay.P + self.actor[row])
 
-    def observe_as(self, player: int) -> Array:
-        """A copy of the ``[N, obs_dim]`` observation of player id ``player`` in every game.
+    def observe_as(self, player: int | Array) -> Array:
+        """A new ``[N, obs_dim]`` float32: each game as player id ``player`` sees it now.
 
-        Bit for bit what ``scum_party_v0``'s ``observe(f"player_{player}")``
-        gives, also when that player is not the one to act, sits at another
-        table or has finished its hand (a critic's bootstrap value at the end
-        of a rollout). Nothing of the engine changes: not its state, not the
+        Row ``g`` is bit for bit ``scum_party_v0``'s ``observe(f"player_{player}")``
+        of game ``g``, also when that player is not the one to act, sits at
+        another table or has finished its hand (a critic's bootstrap value at
+        the end of a rollout). ``player`` may also be ``[N]`` ids, one per
+        game. Nothing of the engine changes: not its state, not the
         observation and mask buffers :meth:`step` returned.
 
         Raises:
-            UsageError: before :meth:`reset`, or ``player`` is not ``0 .. n-1``.
+            UsageError: before :meth:`reset`, or a bad ``player`` (not ids ``0 .. n-1``).
         """
         if self._mask is None:
             raise UsageError("call reset() before observe_as()")
-        n = self.lay.n
-        if isinstance(player, bool) or not isinstance(player, (int, np.integer)):
-            raise UsageError(f"observe_as: player must be an int 0..{n - 1}, got {player!r:.40}")
-        if not 0 <= int(player) < n:
-            raise UsageError(f"observe_as: player must be 0..{n - 1}, got {int(player)}")
-        xp, lay = self.xp, self.lay
-        tp = lay.T * lay.P
-        ids_at = self.members.reshape(self.num_games, tp)  # pads hold 0: mask them out
-        seated = (ids_at == int(player)) & self.real_seat.reshape(1, tp)
-        where = xp.argmax(seated, 1)  # [N] flat (table, seat) of the player in each game
-        table = where // lay.P
-        me = where % lay.P
-        row = self.rows_t + table
-        hand = xp.take_rows(self.hands.reshape(-1, lay.K), row * lay.P + me)
-        ids = xp.full((self.num_games,), int(player), xp.int64)
-        d = self.obs_dim
-        buffers = (
-            xp.zeros((self.num_games, d), xp.int8),
-            xp.zeros((self.num_games, d), xp.float32),
-        )
-        return self.encoder.observe(self, row, me, ids, hand, table=table, buffers=buffers)
+        return observe_players(self, check_players(self.xp, player, self.num_games, self.lay.n))
 
     # ------------------------------------------------------------------ checks
     def _check_actions(self, a: Array, live: Array) -> None:

@@ -1,0 +1,60 @@
+"""Any player's observation of every batched Scum Party game (``BatchedParty.observe_as``).
+
+The engine's own observation is that of each game's player to act; a critic
+also needs the observation of a seat that is not to act (its value at the
+end of a rollout). Each game's player is found among its tables' seats, and
+the shared encoder writes that player's view into new buffers, so neither the
+state nor the buffers :meth:`~scum_env.party.batched.engine.BatchedParty.step`
+returned change.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from cardsuite.batched.backend import Array, Backend
+from cardsuite.errors import UsageError
+
+if TYPE_CHECKING:
+    from scum_env.party.batched.engine import BatchedParty
+
+
+def check_players(xp: Backend, player: Any, num_games: int, n: int) -> Array:
+    """``player`` (an int or ``[num_games]`` ids) as ``[num_games]`` int64 ids ``0 .. n-1``.
+
+    Raises:
+        UsageError: a bool, a non-integer, a wrong shape or an id out of range.
+    """
+    if isinstance(player, bool | np.bool_):
+        raise UsageError(f"observe_as: player must be an int 0..{n - 1} or ids, got {player!r}")
+    if isinstance(player, int | np.integer):
+        if not 0 <= int(player) < n:
+            raise UsageError(f"observe_as: player must be 0..{n - 1}, got {int(player)}")
+        return xp.full((num_games,), int(player), xp.int64)
+    host = np.asarray(player.detach().cpu().numpy() if hasattr(player, "detach") else player)
+    if host.shape != (num_games,) or host.dtype.kind not in "iu":
+        raise UsageError(
+            f"observe_as: player must be an int or {num_games} integer ids, "
+            f"got {host.dtype} of shape {host.shape}"
+        )
+    if host.size and not (host.min() >= 0 and host.max() < n):
+        raise UsageError(f"observe_as: player ids must be 0..{n - 1}, got {host.tolist()[:8]}")
+    return xp.asarray(host, xp.int64)
+
+
+def observe_players(eng: BatchedParty, ids: Array) -> Array:
+    """A new ``[N, obs_dim]`` float32: game ``g`` as player ``ids[g]`` sees it."""
+    xp, lay = eng.xp, eng.lay
+    n_games, tp = eng.num_games, lay.T * lay.P
+    ids_at = eng.members.reshape(n_games, tp)  # pads hold 0: mask them out
+    seated = (ids_at == ids[:, None]) & eng.real_seat.reshape(1, tp)
+    where = xp.argmax(seated, 1)  # [N] flat (table, seat) of the player in each game
+    table = where // lay.P
+    me = where % lay.P
+    row = eng.rows_t + table
+    hand = xp.take_rows(eng.hands.reshape(-1, lay.K), row * lay.P + me)
+    d = eng.obs_dim
+    buffers = (xp.zeros((n_games, d), xp.int8), xp.zeros((n_games, d), xp.float32))
+    return eng.encoder.observe(eng, row, me, ids, hand, table=table, buffers=buffers)
