@@ -22,10 +22,11 @@ game            engine                                         heuristic in the 
 =============== ============================================== ===============================
 
 Rewards: Scum trains on ``centered`` (J8, in [-1, 1]); Scum Party on
-``rank`` (players below minus players above at the end of the tournament,
-over n - 1, in [-1, 1]); Scandal on its one reward (a hand's net score /
-``reward_scale``) with one hand per episode. A rule option of the run
-overrides any of these.
+``points`` (each hand's P8 points when the hand is scored: ``rank``, paid
+only at the end of a tournament of about a thousand engine steps, left the
+policy to collapse on noise before the first reward arrived and never beat
+random); Scandal on its one reward (a hand's net score / ``reward_scale``)
+with one hand per episode. A rule option of the run overrides any of these.
 """
 
 from __future__ import annotations
@@ -135,7 +136,7 @@ def _observe_as_method(engine: Any, player: int) -> Any:
 
 _SCUM = TrainGame("scum", "Scum", {"reward": "centered"}, _scum_engine, _scum_heuristic,
                   _scum_observe_as)  # fmt: skip
-_PARTY = TrainGame("scum_party", "Scum Party", {"reward": "rank"}, _party_engine,
+_PARTY = TrainGame("scum_party", "Scum Party", {"reward": "points"}, _party_engine,
                    _party_heuristic, _observe_as_method)  # fmt: skip
 _SCANDAL = TrainGame("scandal", "Scandal", {"episode": "hand"}, _scandal_engine,
                      _scandal_heuristic, _observe_as_method)  # fmt: skip
