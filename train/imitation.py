@@ -9,8 +9,9 @@ start:
    the vectorised heuristic in every seat, replacing its move by a random
    legal move with probability ``bc_explore`` (so the states cover the
    learner's mistakes too), and records every row's observation, mask, the
-   heuristic's action (the label, also for explored rows) and each seat's
-   episode reward (the critic's Monte-Carlo target);
+   heuristic's action (the label, also for explored rows) and the acting
+   seat's reward to go until the episode's end (the critic's Monte-Carlo
+   target; rows whose episode does not end within ``bc_steps`` are dropped);
 2. trains the actor by cross-entropy on the masked logits and the critic by
    regression, for ``bc_epochs`` passes.
 
@@ -50,19 +51,24 @@ def heuristic_dataset(
     ms = np.zeros((steps, n, mask.shape[1]), dtype=bool)
     ys = np.zeros((steps, n), dtype=np.int64)
     seat = np.zeros((steps, n), dtype=np.int64)
-    episode = np.zeros((steps, n), dtype=np.int64)  # episodes finished before step t
-    count = np.zeros(n, dtype=np.int64)
-    finals = np.full((n, steps + 1, p), np.nan, dtype=np.float32)  # [game, episode, seat]
+    rew = np.zeros((steps, n, p), dtype=np.float32)  # rewards handed out by step t's move
+    ended = np.zeros((steps, n), dtype=bool)  # the episode ended with step t's move
     for t in range(steps):
         label = np.asarray(call_policy(heur, obs, mask, rows, np.asarray(to_act)))
-        xs[t], ms[t], ys[t], seat[t], episode[t] = obs, mask.astype(bool), label, to_act, count
+        xs[t], ms[t], ys[t], seat[t] = obs, mask.astype(bool), label, to_act
         explore_rows = rng.random(n) < explore
         res = eng.step(np.where(explore_rows, rand(obs, mask), label))
-        done = np.flatnonzero(res.done)
-        finals[done, count[done]] = res.rewards[done]
-        count[done] += 1
+        rew[t], ended[t] = np.asarray(res.rewards), np.asarray(res.done)
         obs, mask, to_act = res.obs, res.mask, res.to_act
-    ret = finals[np.arange(n)[None, :], episode, seat]  # NaN: episode unfinished
+    # Reward to go of every seat until its episode's end; unknown (NaN) when
+    # the episode did not end within the data.
+    ret = np.full((steps, n), np.nan, dtype=np.float32)
+    togo = np.zeros((n, p), dtype=np.float32)
+    known = np.zeros(n, dtype=bool)
+    for t in range(steps - 1, -1, -1):
+        togo = rew[t] + np.where(ended[t][:, None], 0.0, togo)
+        known = ended[t] | known
+        ret[t] = np.where(known, togo[rows, seat[t]], np.nan)
     keep = ~np.isnan(ret).reshape(-1)
     return {
         "obs": xs.reshape(-1, xs.shape[-1])[keep],
