@@ -172,6 +172,7 @@ def build_batched_config(run: RLlibRun) -> Any:
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
     from cardsuite.train.rllib.batched_env import BatchedRLlibEnv, check_baselines, single_spaces
+    from cardsuite.train.rllib.batched_ppo import BatchedPPO
     from cardsuite.train.rllib.batched_runner import BatchedEnvRunner
     from cardsuite.train.rllib.module import MaskedPPOTorchRLModule
 
@@ -184,8 +185,9 @@ def build_batched_config(run: RLlibRun) -> Any:
             f"learner_seat: {c.learner_seat} is not a seat of a {players}-player {c.game} table"
         )
     threads = str(c.torch_threads)
+    arrays = c.array_runner and c.array_batches
     return (
-        PPOConfig()
+        (PPOConfig(algo_class=BatchedPPO) if arrays else PPOConfig())
         .environment(
             BatchedRLlibEnv,
             env_config=env_config(run),

@@ -37,7 +37,9 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
 from ray.rllib.env.single_agent_episode import SingleAgentEpisode
 from ray.rllib.env.utils.infinite_lookback_buffer import InfiniteLookbackBuffer
+from ray.rllib.utils.metrics import SAMPLE_TIMER
 
+from cardsuite.train.rllib.array_batch import Rollout, train_arrays
 from cardsuite.train.rllib.config import ILLEGAL_ACTIONS
 
 OBS, MASK = "observation", "action_mask"
@@ -83,6 +85,85 @@ class BatchedEnvRunner(SingleAgentEnvRunner):  # type: ignore[misc]
                     force_reset=force_reset,
                 )
             )
+        r = self._rollout(int(num_timesteps), explore, force_reset)
+        episodes, done_count = self._episodes(*r)
+        self._count(r[3].size, done_count)
+        return episodes
+
+    def sample_arrays(self, num_timesteps: int | None = None) -> dict[str, Any]:
+        """Sample ``num_timesteps`` steps (whole vector steps) as a flat PPO train batch.
+
+        ``None``: RLlib's share of this runner (rollout fragment length x
+        games). GAE runs here, on the values of this runner's module (the
+        weights the learner synced before the rollout): see
+        :mod:`~cardsuite.train.rllib.array_batch`. Episode metrics, sampling
+        counters and the sample timer are logged as :meth:`sample` logs them.
+        """
+        c: Any = self.config
+        if num_timesteps is None:
+            num_timesteps = c.get_rollout_fragment_length(self.worker_index) * self.num_envs
+        with self.metrics.log_time(SAMPLE_TIMER):
+            r = self._rollout(int(num_timesteps), explore=True)
+            done_count = self._track(r[5], r[6] | r[7])
+            env: Any = self._vec().unwrapped
+            batch = train_arrays(r, self._values, env.terminal_obs(), c.gamma, c.lambda_)
+        self._count(r[3].size, done_count)
+        return batch
+
+    def _values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The module's state values of ``obs`` rows (no gradient)."""
+        module: Any = self.module
+        batch = {Columns.OBS: {OBS: torch.from_numpy(obs).to(self._device),
+                               MASK: torch.from_numpy(mask).to(self._device)}}  # fmt: skip
+        with torch.no_grad():
+            return cast(np.ndarray, module.compute_values(batch).cpu().numpy())
+
+    def _track(self, rew: np.ndarray, done: np.ndarray) -> int:
+        """Running returns and lengths over ``[T, N]`` steps; log the ended episodes."""
+        now = time.time()
+        ended: list[tuple[int, float, float]] = []
+        for t in range(rew.shape[0]):
+            self._b_ret += rew[t]
+            self._b_len += 1
+            rows = np.flatnonzero(done[t])
+            if rows.size:
+                ended += [(int(self._b_len[i]), float(self._b_ret[i]),
+                           now - float(self._b_start[i])) for i in rows]  # fmt: skip
+                for i in rows:
+                    self._b_ids[i] = uuid.uuid4().hex
+                self._b_ret[rows] = 0.0
+                self._b_len[rows] = 0
+                self._b_start[rows] = now
+        self._b_t0 = self._b_len.copy()  # the running chunks continue from here
+        self._log_ended(ended)
+        return len(ended)
+
+    def _log_ended(self, ended: list[tuple[int, float, float]]) -> None:
+        """Log ``(length, return, seconds)`` of ended episodes over RLlib's smoothing window.
+
+        The episode metrics are means over a window of the newest episodes
+        (``metrics_num_episodes_for_smoothing``, split over the runners):
+        logging only the newest ``window`` gives the same means.
+        """
+        c = self.config
+        window = max(1, -(-c.metrics_num_episodes_for_smoothing // (c.num_env_runners or 1)))
+        for length, ret, sec in ended[-window:]:
+            self._log_episode_metrics(length, ret, sec)
+
+    def _count(self, ts: int, done_count: int) -> None:
+        """RLlib's sampling counters for ``ts`` steps and ``done_count`` finished episodes."""
+        self._log_env_steps(metric=self._metrics_num_env_steps_sampled, num_steps=ts)
+        self._increase_sampled_metrics(ts, done_count)
+        self.metrics.log_value(ILLEGAL_ACTIONS, 0, reduce="lifetime_sum")  # the engine raises
+
+    def _rollout(self, num_timesteps: int, explore: bool, force_reset: bool = False) -> Rollout:
+        """At least ``num_timesteps`` steps over every game: the arrays of every step.
+
+        Returns ``(obs, mask, actions, logp, logits, rewards, terminated,
+        truncated)``; ``obs`` and ``mask`` have one row more than the steps
+        (the observation after the last step).
+        """
+        env: Any = self._vec().unwrapped
         n = self.num_envs
         if self._b_obs is None or force_reset:
             self._b_obs, _ = env.reset(seed=self._seed)
@@ -124,12 +205,7 @@ class BatchedEnvRunner(SingleAgentEnvRunner):  # type: ignore[misc]
             obs, rew[t], term[t], trunc[t] = env.step_same(acts[t])
         obs_o[steps], obs_m[steps] = obs[OBS], obs[MASK]
         self._b_obs = obs
-        episodes, done_count = self._episodes(obs_o, obs_m, acts, logp, logits, rew, term, trunc)
-        ts = steps * n
-        self._log_env_steps(metric=self._metrics_num_env_steps_sampled, num_steps=ts)
-        self._increase_sampled_metrics(ts, done_count)
-        self.metrics.log_value(ILLEGAL_ACTIONS, 0, reduce="lifetime_sum")  # the engine raises
-        return episodes
+        return obs_o, obs_m, acts, logp, logits, rew, term, trunc
 
     # -------------------------------------------------------------- episodes
     def _episodes(
@@ -183,13 +259,7 @@ class BatchedEnvRunner(SingleAgentEnvRunner):  # type: ignore[misc]
                 else:
                     self._b_t0[i] += length
                 s = e + 1
-        # The episode metrics are means over a window of the newest episodes
-        # (RLlib's metrics_num_episodes_for_smoothing, split over the runners):
-        # logging only the newest ``window`` gives the same means.
-        c = self.config
-        window = max(1, -(-c.metrics_num_episodes_for_smoothing // (c.num_env_runners or 1)))
-        for length, ret, sec in ended_stats[-window:]:
-            self._log_episode_metrics(length, ret, sec)
+        self._log_ended(ended_stats)
         return out, finished
 
     def _chunk(

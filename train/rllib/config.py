@@ -46,6 +46,12 @@ class RLlibTrainConfig(ConfigBase):
         "batched: sample with the array env runner (BatchedEnvRunner, one loop per vector "
         "step); false: RLlib's own SingleAgentEnvRunner loop (one pass per game per step)",
     )
+    array_batches: bool = doc_field(
+        True,
+        "batched, with array_runner: runners return flat train batches with GAE done on the "
+        "runner (BatchedPPO, LearnerGroup.update(batch=...)); false: episodes through RLlib's "
+        "learner connector pipeline",
+    )
     learner_seat: int | None = doc_field(
         None, "batched: the learning seat of every game (null: seats rotate over games)"
     )

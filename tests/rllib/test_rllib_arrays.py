@@ -1,0 +1,95 @@
+"""Array train batches (BatchedPPO) against RLlib's own learner connector pipeline.
+
+Differential: one rollout of the array env runner is turned into a train
+batch twice, by :func:`~cardsuite.train.rllib.array_batch.train_arrays` (GAE
+on the runner, arrays) and by RLlib's PPO learner connector over the same
+rollout cut into ``SingleAgentEpisode`` chunks. Same weights, so the rows
+(observations, actions, log-probs) and the GAE value targets must agree.
+No Ray instance is started.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ray.rllib", reason="ray[rllib] is not installed")
+
+import torch
+from ray.rllib.core import DEFAULT_MODULE_ID
+
+from cardsuite.train.rllib.array_batch import ADVANTAGES, concat, gae, train_arrays
+from cardsuite.train.rllib.config import load_run
+
+CASES = [
+    # Scum: episodes end terminated (rewards at the end of the game).
+    ("scum", {"num_players": 4, "reward": "centered"}, "heuristic,random"),
+    # Scandal with a 6-turn limit: every game ends truncated (S4 limits).
+    ("scandal", {"num_players": 2, "max_hands": 1, "max_turns": 6}, "random"),
+]
+
+
+@pytest.mark.parametrize(("game", "options", "baselines"), CASES)
+def test_array_batch_equals_rllibs_learner_connector(
+    game: str, options: dict[str, Any], baselines: str
+) -> None:
+    """Rows and GAE value targets equal RLlib's (terminated and truncated endings)."""
+    from cardsuite.train.rllib.batched import build_batched_config
+    from cardsuite.train.rllib.batched_runner import BatchedEnvRunner
+
+    torch.set_num_threads(1)
+    run = load_run(None, game=game, options=options, sampler="batched", seed=1,
+                   num_env_runners=0, num_envs_per_env_runner=8, hidden_size=32,
+                   hidden_layers=1, gamma=0.9, gae_lambda=0.8,
+                   league_baselines=baselines)  # fmt: skip
+    config = build_batched_config(run)
+    runner = BatchedEnvRunner(config=config)
+    learner = config.learner_class(config=config)
+    learner.build()
+    learner.module[DEFAULT_MODULE_ID].load_state_dict(runner.module.state_dict())
+    runner.sample(num_timesteps=8 * 7)  # episodes already running when the rollout starts
+    rollout = runner._rollout(8 * 25, explore=True)
+    ended = rollout[6].sum() if game == "scum" else rollout[7].sum()
+    assert ended > 0
+    arrays = train_arrays(rollout, runner._values, runner.env.unwrapped.terminal_obs(), 0.9, 0.8)
+    episodes, _ = runner._episodes(*rollout)
+    batch = learner._learner_connector(
+        rl_module=learner.module, batch={}, episodes=episodes, shared_data={},
+        metrics=learner.metrics,
+    )[DEFAULT_MODULE_ID]  # fmt: skip
+    keep = np.asarray(batch["loss_mask"]).astype(bool)  # drops RLlib's appended timesteps
+    steps, n = rollout[2].shape
+    # RLlib's rows go game by game; the arrays step by step.
+    order = (np.arange(steps)[None, :] * n + np.arange(n)[:, None]).ravel()
+    assert keep.sum() == steps * n
+    for key in ("actions", "action_logp", "action_dist_inputs"):
+        assert np.allclose(np.asarray(batch[key])[keep], arrays[key][order], atol=1e-6), key
+    for key in ("observation", "action_mask"):
+        assert np.array_equal(np.asarray(batch["obs"][key])[keep], arrays["obs"][key][order])
+    assert np.allclose(
+        np.asarray(batch["value_targets"])[keep], arrays["value_targets"][order], atol=1e-5
+    )
+
+
+def test_gae_by_hand_and_standardized_concat() -> None:
+    """Two games, three steps: a termination, a truncation and a cut rollout, by hand."""
+    g, lam = 0.5, 0.5
+    values = np.array([[1.0, 1.0], [2.0, 2.0], [4.0, 4.0]], dtype=np.float32)
+    nxt = np.array([[2.0, 2.0], [0.5, 8.0], [4.0, 3.0]], dtype=np.float32)
+    rew = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 0.0]], dtype=np.float32)
+    term = np.array([[False, False], [True, False], [False, False]])
+    trunc = np.array([[False, False], [False, True], [False, False]])
+    adv = gae(values, nxt, rew, term, trunc, g, lam)
+    # game 0: step 1 terminated (no bootstrap); step 2 starts a new episode, cut after it.
+    d0 = [0 + g * 2 - 1, 1 + 0 - 2, 0 + g * 4 - 4]
+    assert np.allclose(adv[:, 0], [d0[0] + g * lam * d0[1], d0[1], d0[2]])
+    # game 1: step 1 truncated (bootstraps from its final observation, no carry past it).
+    d1 = [1 + g * 2 - 1, 0 + g * 8 - 2, 0 + g * 3 - 4]
+    assert np.allclose(adv[:, 1], [d1[0] + g * lam * d1[1], d1[1], d1[2]])
+    one = {"obs": {"o": np.zeros((2, 1))}, ADVANTAGES: np.array([1.0, 3.0], dtype=np.float32)}
+    two = {"obs": {"o": np.ones((2, 1))}, ADVANTAGES: np.array([5.0, 7.0], dtype=np.float32)}
+    both = concat([one, two])
+    assert both["obs"]["o"].shape == (4, 1)
+    assert np.isclose(both[ADVANTAGES].mean(), 0.0) and np.isclose(both[ADVANTAGES].std(), 1.0)
