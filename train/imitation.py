@@ -26,6 +26,7 @@ import numpy as np
 import torch
 
 from cardsuite.batched.policies import RandomPolicy, call_policy
+from cardsuite.errors import ConfigError
 from cardsuite.train.actor_critic import ActorCritic
 
 
@@ -70,6 +71,12 @@ def heuristic_dataset(
         known = ended[t] | known
         ret[t] = np.where(known, togo[rows, seat[t]], np.nan)
     keep = ~np.isnan(ret).reshape(-1)
+    if not keep.any():
+        raise ConfigError(
+            f"field 'bc_steps': no episode ended within {steps} engine steps of the warm start, "
+            "so there is nothing to imitate; raise bc_steps (a Scum Party tournament takes "
+            "about 200 steps per hand at 8 players)"
+        )
     return {
         "obs": xs.reshape(-1, xs.shape[-1])[keep],
         "mask": ms.reshape(-1, ms.shape[-1])[keep],

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import os
 import random
 import shutil
@@ -52,6 +53,17 @@ def _set_gen(gen: torch.Generator, text: str) -> None:
     gen.set_state(torch.from_numpy(raw))
 
 
+def _finite(x: Any) -> Any:
+    """``x`` with every NaN or infinite float (an undefined statistic) as ``None`` (strict JSON)."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_finite(v) for v in x]
+    return x
+
+
 def save_checkpoint(tr: Trainer) -> Path:
     """Write ``RUN/checkpoint`` atomically; its path."""
     run = tr.args.out_dir()
@@ -80,10 +92,10 @@ def save_checkpoint(tr: Trainer) -> Path:
             "rng": {"numpy": tr.rng.bit_generator.state, "league": tr.league.rng.bit_generator.state,
                     "torch": _gen_state(tr.gen), "torch_cpu": _gen_state(tr.cpu_gen),
                     "python": [py[0], list(py[1]), py[2]]},
-            "history": tr.history,
+            "history": _finite(tr.history),
         }  # fmt: skip
         with open(tmp / "state.json", "w", encoding="utf-8") as fh:
-            json.dump(state, fh, indent=1)
+            json.dump(state, fh, indent=1, allow_nan=False)
             fh.flush()
             os.fsync(fh.fileno())
         final, prev = run / "checkpoint", run / "checkpoint.prev"

@@ -167,7 +167,7 @@ def test_imitation_data_is_labelled_by_the_heuristic_and_learnable() -> None:
 
 
 def test_warm_start_and_init_from_an_agent(tmp_path: Path) -> None:
-    train(_tiny(tmp_path / "bc", bc_steps=10, bc_games=16, bc_epochs=1, total_steps=50))
+    train(_tiny(tmp_path / "bc", bc_steps=80, bc_games=16, bc_epochs=1, total_steps=50))
     tr = Trainer(_tiny(tmp_path / "ft", init=str(tmp_path / "bc" / "agent")))
     net, _ = load_network(tmp_path / "bc" / "agent")
     assert all(torch.equal(a, b) for a, b in zip(tr.net.state_dict().values(),
