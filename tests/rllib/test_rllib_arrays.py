@@ -93,3 +93,82 @@ def test_gae_by_hand_and_standardized_concat() -> None:
     both = concat([one, two])
     assert both["obs"]["o"].shape == (4, 1)
     assert np.isclose(both[ADVANTAGES].mean(), 0.0) and np.isclose(both[ADVANTAGES].std(), 1.0)
+
+
+def _greedy_free(rng: np.random.Generator) -> Any:
+    """A random legal policy with exact log-probs (uniform logits over the legal actions)."""
+
+    def act(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        logits = np.where(mask > 0, 0.0, -1.0e9).astype(np.float32)
+        a = (rng.random(mask.shape) * mask - (1 - mask)).argmax(axis=1)
+        logp = -np.log(mask.sum(axis=1)).astype(np.float32)
+        return a, logp, logits
+
+    return act
+
+
+@pytest.mark.parametrize(("game", "options", "baselines"), CASES)
+def test_tick_sampler_links_each_games_decisions_and_its_gae_is_by_the_book(
+    game: str, options: dict[str, Any], baselines: str
+) -> None:
+    """Every decision is legal and linked to its game's next one; GAE equals a scalar oracle.
+
+    The oracle follows each game's chain of decisions and runs the textbook
+    recursion (terminated: no bootstrap; truncated: the all-zero terminal
+    observation's value; open at the end: the value of the game's current
+    observation, where the learner is to act again).
+    """
+    from cardsuite.train.rllib.batched_env import BatchedRLlibEnv
+    from cardsuite.train.rllib.tick_rollout import Episodes, collect, train_batch
+
+    env = BatchedRLlibEnv({"game": game, "options": options, "num_envs": 16,
+                           "baselines": baselines.split(",")})  # fmt: skip
+    env.reset(seed=5)
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=env.engine.obs_dim).astype(np.float32)
+
+    def value(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        return np.tanh(obs @ w * 0.1).astype(np.float32) + 0.01 * mask.sum(axis=1)
+
+    eps = Episodes.new(16, 0.0)
+    collect(env, _greedy_free(rng), 16 * 6, eps, lambda: 0.0)  # games already under way
+    rows = collect(env, _greedy_free(rng), 16 * 20, eps, lambda: 0.0)
+    assert env.learner_ready().all()  # the next rollout starts at the learner's turn
+    g, lam = 0.9, 0.8
+    batch = train_batch(rows, env, value, g, lam)
+    c = rows.count
+    assert c >= 16 * 20 and len(batch["actions"]) == c
+    assert (rows.mask[np.arange(c), rows.act[:c]] == 1).all()  # legal actions only
+    ended = rows.term[:c].sum() if game == "scum" else rows.trunc[:c].sum()
+    assert ended > 0 and len(eps.ended) > 0
+    v = value(rows.obs[:c], rows.mask[:c])
+    now = env.current_obs()
+    v_now = value(now["observation"], now["action_mask"])
+    zero = env.terminal_obs()
+    v_zero = float(value(zero["observation"][None], zero["action_mask"][None])[0])
+    expect = np.full(c, np.nan)
+    heads = np.setdiff1d(np.arange(c), rows.next[:c][rows.next[:c] >= 0])
+    for head in heads:
+        chain = [int(head)]
+        while rows.next[chain[-1]] >= 0:
+            chain.append(int(rows.next[chain[-1]]))
+        assert len({int(rows.game[i]) for i in chain}) == 1  # one game per chain
+        assert chain == sorted(chain)  # in time order
+        last = chain[-1]
+        if rows.term[last]:
+            boot = 0.0
+        elif rows.trunc[last]:
+            boot = v_zero
+        else:
+            boot = float(v_now[rows.game[last]])
+        running = 0.0
+        for k in range(len(chain) - 1, -1, -1):
+            i = chain[k]
+            nxt = boot if k == len(chain) - 1 else float(v[chain[k + 1]])
+            delta = rows.rew[i] + g * nxt * (0.0 if rows.term[i] else 1.0) - v[i]
+            running = delta + (g * lam * running if k < len(chain) - 1 else 0.0)
+            expect[i] = running + v[i]
+        if game == "scum":
+            assert (rows.rew[chain[:-1]] == 0).all()  # Scum pays at the end of the game only
+    assert not np.isnan(expect).any()
+    assert np.allclose(batch["value_targets"], expect, atol=1e-5)

@@ -163,6 +163,7 @@ def env_config(run: RLlibRun) -> dict[str, Any]:
         "pfsp": c.pfsp_weighting,
         "league_size": c.league_size,
         "model_config": c.model_config(),
+        "tick": c.tick_sampler,
     }
 
 

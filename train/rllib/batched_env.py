@@ -50,7 +50,7 @@ SELF = -1
 
 ENV_KEYS = (
     "game", "options", "seed", "learner_seat", "league_prob", "baselines", "pfsp",
-    "league_size", "model_config", "num_envs",
+    "league_size", "model_config", "num_envs", "tick",
 )  # fmt: skip
 
 
@@ -173,6 +173,7 @@ class BatchedRLlibEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         else:
             self.learner = np.full(n, seat, dtype=np.int64)
         self.league_prob = float(env_config.get("league_prob", 0.5))
+        self.tick_sampler = bool(env_config.get("tick", True))
         self.model_config = dict(env_config.get("model_config") or {})
         names = list(env_config.get("baselines", ("heuristic", "random")))
         self.league = League(
@@ -257,6 +258,49 @@ class BatchedRLlibEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         """
         reward, done, truncated = self._step(actions, np.zeros(self.num_envs, dtype=bool))
         return self._out(np.zeros(self.num_envs, dtype=bool)), reward, done & ~truncated, truncated
+
+    def learner_ready(self) -> np.ndarray:
+        """``[N]`` bools: the learner is to act in the game (see :meth:`tick`)."""
+        return np.asarray(self.engine.to_act()) == self.learner
+
+    def current_obs(self) -> dict[str, np.ndarray]:
+        """Every game's observation of the player to act now (a copy)."""
+        return self._out(np.zeros(self.num_envs, dtype=bool))
+
+    def tick(self, actions: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """One engine step of every game, without waiting for the learner's turn.
+
+        Where the learner is to act (:meth:`learner_ready`) it plays
+        ``actions`` (``[N]``, read at those games only); everywhere else the
+        game's league member (or the newest snapshot) moves. ``None``: only the
+        opponents move, the learner's games wait. Returns the learner's
+        reward ``[N]`` of this step, done and truncated ``[N]``; ended games
+        restart at once (the engine's autoreset) and draw new opponents. For
+        the tick sampler (:mod:`~cardsuite.train.rllib.tick_rollout`); do not
+        mix with :meth:`step` inside one episode.
+        """
+        if self._obs is None:
+            raise ConfigError("call reset() before tick()")
+        n = self.num_envs
+        waiting = ~self.learner_ready()
+        acts = np.zeros(n, dtype=np.int64)
+        if actions is not None:
+            acts[~waiting] = np.asarray(actions, dtype=np.int64).reshape(-1)[~waiting]
+        rows = np.flatnonzero(waiting)
+        if rows.size:
+            ids = self._opp[rows]
+            ids = np.where(ids == SELF, self._newest(), ids)
+            acts[rows] = self.league.act(ids, self._obs[rows], self._mask[rows])
+        res = self.engine.step(acts, active=None if actions is not None else waiting)
+        r = np.asarray(res.rewards, dtype=np.float32)
+        self._returns += r
+        done = np.asarray(res.done, dtype=bool)
+        tr = getattr(res, "truncated", None)
+        truncated = np.zeros(n, dtype=bool) if tr is None else np.asarray(tr, dtype=bool) & done
+        self._obs, self._mask = res.obs, res.mask
+        if done.any():
+            self._finish(np.flatnonzero(done))
+        return r[self._rows, self.learner], done, truncated
 
     def terminal_obs(self) -> dict[str, np.ndarray]:
         """The observation of a finished game: all zeros, all-zero mask."""

@@ -41,6 +41,7 @@ from ray.rllib.utils.metrics import SAMPLE_TIMER
 
 from cardsuite.train.rllib.array_batch import Rollout, train_arrays
 from cardsuite.train.rllib.config import ILLEGAL_ACTIONS
+from cardsuite.train.rllib.tick_rollout import Episodes, tick_rollout
 
 OBS, MASK = "observation", "action_mask"
 
@@ -57,6 +58,7 @@ class BatchedEnvRunner(SingleAgentEnvRunner):  # type: ignore[misc]
         self._b_ret = np.zeros(0, dtype=np.float64)  # running episode return
         self._b_len = np.zeros(0, dtype=np.int64)  # running episode length
         self._b_start = np.zeros(0, dtype=np.float64)  # episode start time
+        self._tick_eps: Episodes | None = None  # the tick sampler's running episodes
 
     def _vec(self) -> Any:
         """The runner's vector env (RLlib's wrapper around the batched env)."""
@@ -91,24 +93,53 @@ class BatchedEnvRunner(SingleAgentEnvRunner):  # type: ignore[misc]
         return episodes
 
     def sample_arrays(self, num_timesteps: int | None = None) -> dict[str, Any]:
-        """Sample ``num_timesteps`` steps (whole vector steps) as a flat PPO train batch.
+        """Sample ``num_timesteps`` learner decisions as a flat PPO train batch.
 
         ``None``: RLlib's share of this runner (rollout fragment length x
-        games). GAE runs here, on the values of this runner's module (the
-        weights the learner synced before the rollout): see
-        :mod:`~cardsuite.train.rllib.array_batch`. Episode metrics, sampling
-        counters and the sample timer are logged as :meth:`sample` logs them.
+        games). With ``tick_sampler`` (the env config's ``tick``, default)
+        every engine step moves every game
+        (:mod:`~cardsuite.train.rllib.tick_rollout`); otherwise one decision
+        per game and vector step (:meth:`_rollout`,
+        :func:`~cardsuite.train.rllib.array_batch.train_arrays`). GAE runs
+        here, on the values of this runner's module (the weights the learner
+        synced before the rollout). Episode metrics, sampling counters and
+        the sample timer are logged as :meth:`sample` logs them.
         """
         c: Any = self.config
         if num_timesteps is None:
             num_timesteps = c.get_rollout_fragment_length(self.worker_index) * self.num_envs
+        env: Any = self._vec().unwrapped
         with self.metrics.log_time(SAMPLE_TIMER):
-            r = self._rollout(int(num_timesteps), explore=True)
-            done_count = self._track(r[5], r[6] | r[7])
-            env: Any = self._vec().unwrapped
-            batch = train_arrays(r, self._values, env.terminal_obs(), c.gamma, c.lambda_)
-        self._count(r[3].size, done_count)
+            if not env.tick_sampler:
+                r = self._rollout(int(num_timesteps), explore=True)
+                done_count = self._track(r[5], r[6] | r[7])
+                batch = train_arrays(r, self._values, env.terminal_obs(), c.gamma, c.lambda_)
+            else:
+                if self._tick_eps is None:
+                    env.reset(seed=self._seed)
+                    self._seed = None if self._seed is None else self._seed + 1
+                    self._tick_eps = Episodes.new(self.num_envs, time.time())
+                    self._b_obs = None  # the vector-step loop restarts its games
+                eps = self._tick_eps
+                batch = tick_rollout(env, self._act, self._values, int(num_timesteps), eps,
+                                     c.gamma, c.lambda_, time.time)  # fmt: skip
+                done_count = len(eps.ended)
+                self._log_ended(eps.ended)
+                eps.ended.clear()
+        self._count(len(batch["actions"]), done_count)
         return batch
+
+    def _act(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Sampled actions, their log-probs and the logits of ``obs`` rows (exploration)."""
+        module: Any = self.module
+        batch = {Columns.OBS: {OBS: torch.from_numpy(obs).to(self._device),
+                               MASK: torch.from_numpy(mask).to(self._device)}}  # fmt: skip
+        with torch.no_grad():
+            inputs = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS]
+            dist = module.get_exploration_action_dist_cls().from_logits(inputs)
+            a = dist.sample()
+            lp = dist.logp(a)
+        return a.cpu().numpy(), lp.cpu().numpy(), inputs.cpu().numpy()
 
     def _values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The module's state values of ``obs`` rows (no gradient)."""
@@ -166,6 +197,7 @@ class BatchedEnvRunner(SingleAgentEnvRunner):  # type: ignore[misc]
         env: Any = self._vec().unwrapped
         n = self.num_envs
         if self._b_obs is None or force_reset:
+            self._tick_eps = None  # the tick sampler restarts its games
             self._b_obs, _ = env.reset(seed=self._seed)
             self._seed = None if self._seed is None else self._seed + 1
             self._b_ids = [uuid.uuid4().hex for _ in range(n)]

@@ -52,6 +52,12 @@ class RLlibTrainConfig(ConfigBase):
         "runner (BatchedPPO, LearnerGroup.update(batch=...)); false: episodes through RLlib's "
         "learner connector pipeline",
     )
+    tick_sampler: bool = doc_field(
+        True,
+        "batched, with array_batches: every engine step moves every game and the games where "
+        "the learner is to act go through the module together (no waiting for the slowest "
+        "game); false: one learner decision per game per vector step",
+    )
     learner_seat: int | None = doc_field(
         None, "batched: the learning seat of every game (null: seats rotate over games)"
     )
