@@ -172,3 +172,13 @@ def test_tick_sampler_links_each_games_decisions_and_its_gae_is_by_the_book(
             assert (rows.rew[chain[:-1]] == 0).all()  # Scum pays at the end of the game only
     assert not np.isnan(expect).any()
     assert np.allclose(batch["value_targets"], expect, atol=1e-5)
+
+
+def test_whole_minibatches_drops_the_partial_last_one() -> None:
+    """10 rows with minibatches of 4 keep 8 (RLlib would wrap a third minibatch around)."""
+    from cardsuite.train.rllib.array_batch import whole_minibatches
+
+    batch = {"obs": {"o": np.arange(10)}, "actions": np.arange(10)}
+    cut = whole_minibatches(batch, 4)
+    assert cut["actions"].tolist() == list(range(8)) and len(cut["obs"]["o"]) == 8
+    assert whole_minibatches(batch, 16) is batch and whole_minibatches(batch, 5) is batch

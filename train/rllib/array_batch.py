@@ -117,6 +117,23 @@ def concat(batches: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def whole_minibatches(batch: dict[str, Any], minibatch_size: int) -> dict[str, Any]:
+    """The first whole multiple of ``minibatch_size`` rows (all of them if fewer than one).
+
+    RLlib's minibatch iterator covers an epoch with ``ceil(rows / size)``
+    minibatches, the last one wrapping around to the first rows: a batch a
+    few rows over the train batch size (runners sample whole engine steps)
+    would pay for a nearly empty extra minibatch. The rows dropped are the
+    last runner's last ones, fewer than one minibatch.
+    """
+    rows = length(batch)
+    keep = rows - rows % minibatch_size
+    if keep in (0, rows):
+        return batch
+    return {k: ({kk: vv[:keep] for kk, vv in v.items()} if isinstance(v, dict) else v[:keep])
+            for k, v in batch.items()}  # fmt: skip
+
+
 def length(batch: dict[str, Any]) -> int:
     """Rows of a train batch."""
     return len(batch["actions"])

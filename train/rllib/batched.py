@@ -164,6 +164,7 @@ def env_config(run: RLlibRun) -> dict[str, Any]:
         "league_size": c.league_size,
         "model_config": c.model_config(),
         "tick": c.tick_sampler,
+        "overlap": c.overlap_sampling,
     }
 
 
@@ -206,6 +207,11 @@ def build_batched_config(run: RLlibRun) -> Any:
             sample_timeout_s=c.sample_timeout_s,
             gym_env_vectorize_mode="vector_entry_point",
             env_runner_cls=BatchedEnvRunner if c.array_runner else None,
+            # The array runners run no connectors: no state to merge or
+            # broadcast after each iteration (RLlib's blocking get_state round
+            # trip, which would also wait for an overlapped sampling round).
+            merge_env_runner_states=not arrays,
+            broadcast_env_runner_states=not arrays,
         )
         .learners(num_learners=c.num_learners, num_gpus_per_learner=c.num_gpus_per_learner)
         .training(

@@ -50,7 +50,7 @@ SELF = -1
 
 ENV_KEYS = (
     "game", "options", "seed", "learner_seat", "league_prob", "baselines", "pfsp",
-    "league_size", "model_config", "num_envs", "tick",
+    "league_size", "model_config", "num_envs", "tick", "overlap",
 )  # fmt: skip
 
 

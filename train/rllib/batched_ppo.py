@@ -36,7 +36,10 @@ from ray.rllib.utils.metrics import (
     TIMERS,
 )
 
-from cardsuite.train.rllib.array_batch import concat, length
+from cardsuite.train.rllib.array_batch import concat, length, whole_minibatches
+
+ROUND = "cardsuite_sample_round"
+"""Tag of the overlapped sampling requests."""
 
 
 def _sample(runner: Any) -> tuple[dict[str, Any], Any]:
@@ -74,6 +77,27 @@ def sample_arrays(
 class BatchedPPO(PPO):  # type: ignore[misc]
     """PPO over array train batches from :class:`BatchedEnvRunner` (module doc)."""
 
+    _in_flight = False
+
+    def _overlapped(self, runners: Any, timeout_s: float) -> tuple[list[Any], list[Any]]:
+        """The round of samples launched last iteration; the next round starts at once.
+
+        The runners sample round ``k + 1`` with the weights they hold while
+        the learner updates on round ``k``; the weights the update produces
+        reach each runner after its round (an actor runs one call at a time),
+        so every batch is one update behind the learner. PPO's ratio and
+        clipping are taken against the logged behaviour log-probs, so the
+        update stays correct off by one policy. One round is each healthy
+        runner's share of the train batch (a failed runner's share is missing
+        from that iteration; RLlib restarts it).
+        """
+        if not self._in_flight:
+            runners.foreach_env_runner_async(_sample, tag=ROUND)
+        ready = runners.fetch_ready_async_reqs(tags=ROUND, timeout_seconds=timeout_s)
+        self._in_flight = runners.foreach_env_runner_async(_sample, tag=ROUND) > 0
+        out = [result for _, result in ready]
+        return [b for b, _ in out], [m for _, m in out]
+
     def training_step(self) -> None:
         """Sample arrays, update the learner from one batch, sync the weights."""
         c: Any = self.config
@@ -82,13 +106,18 @@ class BatchedPPO(PPO):  # type: ignore[misc]
         learners: Any = self.learner_group
         t0 = time.perf_counter()
         with metrics.log_time((TIMERS, ENV_RUNNER_SAMPLING_TIMER)):
-            batches, stats = sample_arrays(runners, c.total_train_batch_size, c.sample_timeout_s)
+            if c.env_config.get("overlap") and runners.num_remote_workers() > 0:
+                batches, stats = self._overlapped(runners, c.sample_timeout_s)
+            else:
+                batches, stats = sample_arrays(
+                    runners, c.total_train_batch_size, c.sample_timeout_s
+                )
             if not batches:
                 return
             metrics.aggregate(stats, key=ENV_RUNNER_RESULTS)
         t1 = time.perf_counter()
         with metrics.log_time((TIMERS, LEARNER_UPDATE_TIMER)):
-            data = concat(batches)
+            data = whole_minibatches(concat(batches), c.minibatch_size)
             rows = length(data)
             batch = MultiAgentBatch({DEFAULT_MODULE_ID: SampleBatch(data)}, env_steps=rows)
             trained = metrics.peek(

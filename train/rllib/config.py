@@ -58,6 +58,11 @@ class RLlibTrainConfig(ConfigBase):
         "the learner is to act go through the module together (no waiting for the slowest "
         "game); false: one learner decision per game per vector step",
     )
+    overlap_sampling: bool = doc_field(
+        False,
+        "batched, with array_batches and remote runners: the runners sample the next batch "
+        "while the learner updates on this one (each batch one update behind the learner)",
+    )
     learner_seat: int | None = doc_field(
         None, "batched: the learning seat of every game (null: seats rotate over games)"
     )
