@@ -235,6 +235,8 @@ class DMCTrainer:
     def train(self) -> dict[str, Any]:
         """Run to ``total_steps`` (or the time budget); the final evaluation rows."""
         args = self.args
+        if args.eval_first:
+            self.evaluate()
         self.t0 = time.perf_counter()
         budget = args.budget_minutes * 60 or float("inf")
         due = args.eval_every

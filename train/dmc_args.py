@@ -50,6 +50,7 @@ class DMCArgs:
     bc_margin: float = 0.05  # warm start: Q of the heuristic's move must beat others by this
     bc_margin_coef: float = 1.0  # warm start: weight of the margin loss beside the return regression
     eval_every: int = 1_000_000  # learner decisions between duplicate evaluations (0: final only)
+    eval_first: bool = False  # also evaluate before training (the warm start alone)
     eval_deals: int = 400  # duplicate deals per evaluation against each baseline
     eval_seed: int = 1_000_003  # deal seed of the evaluations (never a training seed)
     eval_against: str = "heuristic,random"  # evaluation opponents: comma list of heuristic, random

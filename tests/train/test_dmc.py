@@ -92,11 +92,12 @@ def _tiny(run: Path, **changes: Any) -> DMCArgs:
 def test_tiny_run_writes_an_agent_the_arena_plays(tmp_path: Path) -> None:
     from cardsuite.agents.arena import run_tournament
 
-    result = train(_tiny(tmp_path / "run"))
+    result = train(_tiny(tmp_path / "run", eval_first=True))
     assert result["step"] >= 1500
     assert {r["against"] for r in result["eval"]} == {"heuristic", "random"}
-    for name in ("progress.csv", "eval.csv"):
-        assert (tmp_path / "run" / name).read_text().count("\n") >= 2
+    assert (tmp_path / "run" / "progress.csv").read_text().count("\n") >= 2
+    evals = (tmp_path / "run" / "eval.csv").read_text().splitlines()
+    assert len(evals) == 5 and evals[1].startswith("0,")  # before training, then final
     _arrays, meta = load_agent_numpy(tmp_path / "run" / "agent")
     assert meta.trainer == TRAINER and meta.network.actor == ("actor.0", "actor.2")
     res = run_tournament("scum", [f"ppo:{tmp_path / 'run' / 'agent'}", "heuristic"], games=2,
