@@ -119,6 +119,7 @@ class BatchedPPO(PPO):  # type: ignore[misc]
         with metrics.log_time((TIMERS, LEARNER_UPDATE_TIMER)):
             data = whole_minibatches(concat(batches), c.minibatch_size)
             rows = length(data)
+            self.trained_rows = rows
             batch = MultiAgentBatch({DEFAULT_MODULE_ID: SampleBatch(data)}, env_steps=rows)
             trained = metrics.peek(
                 (LEARNER_RESULTS, ALL_MODULES, NUM_MODULE_STEPS_TRAINED_LIFETIME), default=0
