@@ -188,7 +188,7 @@ def table(rows: list[dict[str, Any]]) -> str:
         for key in ("sample_steps_per_s", "train_steps_per_s"):
             ratio = two[key] / one[key]
             out.append(f"\n{key}: 2 runners / 1 runner = {ratio:.2f}x "
-                       f"(+{(ratio - 1) * 100:.0f}% for the added runner)")  # fmt: skip
+                       f"({(ratio - 1) * 100:+.0f}% for the added runner)")  # fmt: skip
     per_game = by.get("rllib_per_game x1")
     if one and per_game:
         ratio = one["sample_steps_per_s"] / per_game["sample_steps_per_s"]
