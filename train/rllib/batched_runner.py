@@ -23,6 +23,13 @@ the same id, as RLlib's own runner does. The env-to-module and module-to-env
 connector pipelines are not run (the suite's module needs none); per-episode
 callbacks are not called. ``sample(num_episodes=...)`` (evaluation) falls
 back to RLlib's own loop.
+
+:meth:`BatchedEnvRunner.sample_arrays` is what
+:class:`~cardsuite.train.rllib.batched_ppo.BatchedPPO` calls instead: no
+episode objects at all, the runner's share of the train batch as flat
+arrays with GAE already done, sampled by the tick sampler
+(:mod:`~cardsuite.train.rllib.tick_rollout`) or by the vector-step loop
+above (:func:`~cardsuite.train.rllib.array_batch.train_arrays`).
 """
 
 from __future__ import annotations
