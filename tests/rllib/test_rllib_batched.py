@@ -313,3 +313,19 @@ def test_array_runner_plays_exactly_like_rllibs_own_loop() -> None:
     b = finished(rllib.sample(num_timesteps=8 * 60, explore=False))
     assert len(a) >= 16 and a.keys() == b.keys()
     assert a == b
+
+
+def test_overlapped_sampling_trains_from_the_previous_round(ray_local: Any) -> None:
+    """overlap_sampling: every iteration trains on a round sampled beside the previous update."""
+    run = load_run(None, game="scum", options={"num_players": 4}, iterations=3,
+                   overlap_sampling=True, **{**TINY, "league_every": 0})  # fmt: skip
+    algo, _ = build_batched(run)
+    try:
+        for _ in range(3):
+            result = algo.train()
+            assert algo.trained_rows == 512  # whole minibatches of the runner's round
+            assert set(algo.phase_seconds) == {"sample", "learn", "sync"}
+        assert algo._in_flight  # the next round is already sampling
+        assert result["env_runners"]["num_env_steps_sampled_lifetime"] >= 3 * 512
+    finally:
+        algo.stop()
