@@ -107,60 +107,73 @@ def _greedy_free(rng: np.random.Generator) -> Any:
     return act
 
 
+@pytest.mark.parametrize("all_seats", [False, True])
 @pytest.mark.parametrize(("game", "options", "baselines"), CASES)
-def test_tick_sampler_links_each_games_decisions_and_its_gae_is_by_the_book(
-    game: str, options: dict[str, Any], baselines: str
+def test_tick_sampler_links_each_seats_decisions_and_its_gae_is_by_the_book(
+    game: str, options: dict[str, Any], baselines: str, all_seats: bool
 ) -> None:
-    """Every decision is legal and linked to its game's next one; GAE equals a scalar oracle.
+    """Every decision is legal and linked to its seat's next one; GAE equals a scalar oracle.
 
-    The oracle follows each game's chain of decisions and runs the textbook
-    recursion (terminated: no bootstrap; truncated: the all-zero terminal
-    observation's value; open at the end: the value of the game's current
-    observation, where the learner is to act again).
+    The oracle follows each (game, seat) chain of decisions and runs the
+    textbook recursion (terminated: no bootstrap; truncated: the all-zero
+    terminal observation's value; open at the end with the seat to act: the
+    value of the game's current observation). With ``all_seats`` the other
+    seats of a self-play game are not to act at the end: their last decision
+    is handed on to the next rollout and the chain before it bootstraps from
+    its value.
     """
     from cardsuite.train.rllib.batched_env import BatchedRLlibEnv
     from cardsuite.train.rllib.tick_rollout import Episodes, collect, train_batch
 
     env = BatchedRLlibEnv({"game": game, "options": options, "num_envs": 16,
-                           "baselines": baselines.split(",")})  # fmt: skip
+                           "baselines": baselines.split(","), "all_seats": all_seats})  # fmt: skip
     env.reset(seed=5)
+    p = env.engine.num_players
     rng = np.random.default_rng(0)
     w = rng.normal(size=env.engine.obs_dim).astype(np.float32)
 
     def value(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return np.tanh(obs @ w * 0.1).astype(np.float32) + 0.01 * mask.sum(axis=1)
 
-    eps = Episodes.new(16, 0.0)
-    collect(env, _greedy_free(rng), 16 * 6, eps, lambda: 0.0)  # games already under way
+    eps = Episodes.new(16, 0.0, p)
+    warm = collect(env, _greedy_free(rng), 16 * 6, eps, lambda: 0.0)  # games under way
+    train_batch(warm, env, value, 0.5, 0.5, eps)
+    handed = 0 if eps.pending is None else eps.pending.count
+    assert (handed > 0) == all_seats  # other seats of self-play games wait for their turn
     rows = collect(env, _greedy_free(rng), 16 * 20, eps, lambda: 0.0)
-    assert env.learner_ready().all()  # the next rollout starts at the learner's turn
+    assert env.learner_ready().all()  # the next rollout starts at a learning seat's turn
     g, lam = 0.9, 0.8
-    batch = train_batch(rows, env, value, g, lam)
+    batch = train_batch(rows, env, value, g, lam, eps)
     c = rows.count
-    assert c >= 16 * 20 and len(batch["actions"]) == c
     assert (rows.mask[np.arange(c), rows.act[:c]] == 1).all()  # legal actions only
     ended = rows.term[:c].sum() if game == "scum" else rows.trunc[:c].sum()
     assert ended > 0 and len(eps.ended) > 0
     v = value(rows.obs[:c], rows.mask[:c])
     now = env.current_obs()
     v_now = value(now["observation"], now["action_mask"])
+    to_act = np.asarray(env.engine.to_act())
     zero = env.terminal_obs()
     v_zero = float(value(zero["observation"][None], zero["action_mask"][None])[0])
     expect = np.full(c, np.nan)
+    pending = np.zeros(c, dtype=bool)
     heads = np.setdiff1d(np.arange(c), rows.next[:c][rows.next[:c] >= 0])
     for head in heads:
         chain = [int(head)]
         while rows.next[chain[-1]] >= 0:
             chain.append(int(rows.next[chain[-1]]))
-        assert len({int(rows.game[i]) for i in chain}) == 1  # one game per chain
+        assert len({int(rows.slot[i]) for i in chain}) == 1  # one game and seat per chain
         assert chain == sorted(chain)  # in time order
         last = chain[-1]
+        game_of, seat = divmod(int(rows.slot[last]), p)
         if rows.term[last]:
             boot = 0.0
         elif rows.trunc[last]:
             boot = v_zero
-        else:
-            boot = float(v_now[rows.game[last]])
+        elif seat == to_act[game_of]:
+            boot = float(v_now[game_of])
+        else:  # handed on: the chain before it bootstraps from its value
+            pending[last] = True
+            chain, boot = chain[:-1], float(v[last])
         running = 0.0
         for k in range(len(chain) - 1, -1, -1):
             i = chain[k]
@@ -168,10 +181,13 @@ def test_tick_sampler_links_each_games_decisions_and_its_gae_is_by_the_book(
             delta = rows.rew[i] + g * nxt * (0.0 if rows.term[i] else 1.0) - v[i]
             running = delta + (g * lam * running if k < len(chain) - 1 else 0.0)
             expect[i] = running + v[i]
-        if game == "scum":
+        if game == "scum" and not pending[last]:
             assert (rows.rew[chain[:-1]] == 0).all()  # Scum pays at the end of the game only
-    assert not np.isnan(expect).any()
-    assert np.allclose(batch["value_targets"], expect, atol=1e-5)
+    keep = ~pending
+    assert pending.sum() == (0 if eps.pending is None else eps.pending.count)
+    assert not np.isnan(expect[keep]).any()
+    assert len(batch["actions"]) == keep.sum() >= 16 * 20 - pending.sum()
+    assert np.allclose(batch["value_targets"], expect[keep], atol=1e-5)
 
 
 def test_whole_minibatches_drops_the_partial_last_one() -> None:

@@ -165,6 +165,7 @@ def env_config(run: RLlibRun) -> dict[str, Any]:
         "model_config": c.model_config(),
         "tick": c.tick_sampler,
         "overlap": c.overlap_sampling,
+        "all_seats": c.self_play_all_seats,
     }
 
 

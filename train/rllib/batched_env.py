@@ -50,7 +50,7 @@ SELF = -1
 
 ENV_KEYS = (
     "game", "options", "seed", "learner_seat", "league_prob", "baselines", "pfsp",
-    "league_size", "model_config", "num_envs", "tick", "overlap",
+    "league_size", "model_config", "num_envs", "tick", "overlap", "all_seats",
 )  # fmt: skip
 
 
@@ -174,6 +174,7 @@ class BatchedRLlibEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
             self.learner = np.full(n, seat, dtype=np.int64)
         self.league_prob = float(env_config.get("league_prob", 0.5))
         self.tick_sampler = bool(env_config.get("tick", True))
+        self.all_seats = bool(env_config.get("all_seats", False))
         self.model_config = dict(env_config.get("model_config") or {})
         names = list(env_config.get("baselines", ("heuristic", "random")))
         self.league = League(
@@ -260,8 +261,23 @@ class BatchedRLlibEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         return self._out(np.zeros(self.num_envs, dtype=bool)), reward, done & ~truncated, truncated
 
     def learner_ready(self) -> np.ndarray:
-        """``[N]`` bools: the learner is to act in the game (see :meth:`tick`)."""
-        return np.asarray(self.engine.to_act()) == self.learner
+        """``[N]`` bools: a learning seat is to act in the game (see :meth:`tick`).
+
+        The learning seat of a game is ``learner[g]``; with ``all_seats``
+        every seat of a self-play game learns (no snapshot plays there).
+        """
+        ready = np.asarray(self.engine.to_act()) == self.learner
+        if self.all_seats:
+            ready |= self._opp == SELF
+        return ready
+
+    def learning_seats(self) -> np.ndarray:
+        """``[N, P]`` bools: the seats whose decisions are trained on (see :meth:`learner_ready`)."""
+        p = self.engine.num_players
+        seats = np.arange(p)[None, :] == self.learner[:, None]
+        if self.all_seats:
+            seats = seats | (self._opp == SELF)[:, None]
+        return seats
 
     def current_obs(self) -> dict[str, np.ndarray]:
         """Every game's observation of the player to act now (a copy)."""
@@ -273,8 +289,8 @@ class BatchedRLlibEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         Where the learner is to act (:meth:`learner_ready`) it plays
         ``actions`` (``[N]``, read at those games only); everywhere else the
         game's league member (or the newest snapshot) moves. ``None``: only the
-        opponents move, the learner's games wait. Returns the learner's
-        reward ``[N]`` of this step, done and truncated ``[N]``; ended games
+        opponents move, the learner's games wait. Returns every seat's
+        reward ``[N, P]`` of this step, done and truncated ``[N]``; ended games
         restart at once (the engine's autoreset) and draw new opponents. For
         the tick sampler (:mod:`~cardsuite.train.rllib.tick_rollout`); do not
         mix with :meth:`step` inside one episode.
@@ -300,7 +316,7 @@ class BatchedRLlibEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         self._obs, self._mask = res.obs, res.mask
         if done.any():
             self._finish(np.flatnonzero(done))
-        return r[self._rows, self.learner], done, truncated
+        return r, done, truncated
 
     def terminal_obs(self) -> dict[str, np.ndarray]:
         """The observation of a finished game: all zeros, all-zero mask."""

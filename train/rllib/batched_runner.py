@@ -125,14 +125,18 @@ class BatchedEnvRunner(SingleAgentEnvRunner):  # type: ignore[misc]
                 if self._tick_eps is None:
                     env.reset(seed=self._seed)
                     self._seed = None if self._seed is None else self._seed + 1
-                    self._tick_eps = Episodes.new(self.num_envs, time.time())
+                    self._tick_eps = Episodes.new(
+                        self.num_envs, time.time(), env.engine.num_players
+                    )
                     self._b_obs = None  # the vector-step loop restarts its games
                 eps = self._tick_eps
-                batch = tick_rollout(env, self._act, self._values, int(num_timesteps), eps,
-                                     c.gamma, c.lambda_, time.time)  # fmt: skip
+                batch, sampled = tick_rollout(env, self._act, self._values, int(num_timesteps),
+                                              eps, c.gamma, c.lambda_, time.time)  # fmt: skip
                 done_count = len(eps.ended)
                 self._log_ended(eps.ended)
                 eps.ended.clear()
+                self._count(sampled, done_count)
+                return batch
         self._count(len(batch["actions"]), done_count)
         return batch
 

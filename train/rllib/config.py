@@ -58,6 +58,11 @@ class RLlibTrainConfig(ConfigBase):
         "the learner is to act go through the module together (no waiting for the slowest "
         "game); false: one learner decision per game per vector step",
     )
+    self_play_all_seats: bool = doc_field(
+        False,
+        "batched, with tick_sampler: every seat of a self-play game learns (the current policy "
+        "plays them all) instead of one seat against the newest snapshot",
+    )
     overlap_sampling: bool = doc_field(
         False,
         "batched, with array_batches and remote runners: the runners sample the next batch "
