@@ -21,7 +21,8 @@ comparison with one runner: ``vector steps`` (array batches, one decision
 per game per vector step), ``episodes`` (the array runner's
 ``SingleAgentEpisode`` chunks through RLlib's PPO and learner connector),
 ``rllib loop`` (RLlib's own ``SingleAgentEnvRunner`` loop over the same
-env), ``x2 overlap`` (``overlap_sampling``), ``rllib_per_game x1`` (the AEC
+env), ``x2 overlap`` (``overlap_sampling``), ``x2 all seats``
+(``self_play_all_seats``), ``rllib_per_game x1`` (the AEC
 env through RLlib's PettingZoo wrapper, 4 envs per runner), and
 ``batched_ppo`` (:mod:`cardsuite.train.ppo`, ``cardsuite ppo``, the
 single-machine trainer, via ``benchmarks.train_bench``). Every RLlib path
@@ -57,6 +58,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     " (episodes)": {"array_batches": False},
     " (rllib loop)": {"array_runner": False},
     " overlap": {"overlap_sampling": True},
+    " all seats": {"self_play_all_seats": True},
 }
 """Path-name suffix -> overrides of the batched preset."""
 
@@ -196,7 +198,7 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-PATHS = ("x1", "x2", "vector", "episodes", "loop", "overlap", "per_game", "ppo")
+PATHS = ("x1", "x2", "vector", "episodes", "loop", "overlap", "allseats", "per_game", "ppo")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -221,7 +223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             ("vector", "batched", 1, a.envs, " (vector steps)"),
             ("episodes", "batched", 1, a.envs, " (episodes)"),
             ("loop", "batched", 1, a.envs, " (rllib loop)"),
-            ("overlap", "batched", 2, a.envs, " overlap"), ("per_game", "per_game", 1, 4, "")]  # fmt: skip
+            ("overlap", "batched", 2, a.envs, " overlap"),
+            ("allseats", "batched", 2, a.envs, " all seats"), ("per_game", "per_game", 1, 4, "")]  # fmt: skip
     rows: list[dict[str, Any]] = []
     for key, sampler, runners, envs, variant in plan:
         if key not in skip:
