@@ -81,3 +81,42 @@ class PretrainedAgent:
         agent = PPOAgent.load(agent_dir(key), game, seed)
         agent.name = f"pretrained:{key}"
         return agent
+
+
+def ship(source: str | Path, name: str, *, half: bool = False, root: Path = ROOT) -> Path:
+    """Copy the actor of the trained agent ``source`` into the package as ``pretrained:name``.
+
+    Only the actor's layers are kept (the critic is not needed to play);
+    ``half`` stores them as float16 (the numpy forward pass computes in
+    float32), which keeps a Scandal network (864 inputs, 338 actions) at a
+    few hundred KB. The metadata (game, options, network, training config)
+    is the source's. The target must not exist yet.
+    """
+    import numpy as np
+
+    from cardsuite.train.safe_io import load_agent_numpy, save_agent
+
+    arrays, meta = load_agent_numpy(source)
+    keep = {f"{p}.{k}" for p in meta.network.actor for k in ("weight", "bias")}
+    dtype = np.float16 if half else np.float32
+    actor = {k: np.ascontiguousarray(v, dtype=dtype) for k, v in arrays.items() if k in keep}
+    return save_agent(root / name, actor, meta)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m cardsuite.train.pretrained RUN/agent NAME [--half]``: :func:`ship`."""
+    import argparse
+
+    p = argparse.ArgumentParser(description=ship.__doc__.split("\n\n")[0] if ship.__doc__ else "")
+    p.add_argument("source", help="a trained agent directory (RUN/agent)")
+    p.add_argument("name", help="the pretrained name (a key of CATALOGUE)")
+    p.add_argument("--half", action="store_true", help="store the weights as float16")
+    a = p.parse_args(argv)
+    if a.name not in CATALOGUE:
+        raise SystemExit(f"add {a.name!r} to CATALOGUE (game and doc line) first")
+    print(ship(a.source, a.name, half=a.half))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

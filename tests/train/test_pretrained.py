@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from cardsuite.agents.arena import run_tournament
 from cardsuite.agents.registry import make_agent
-from cardsuite.errors import ConfigError
+from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.train.pretrained import CATALOGUE, ROOT, PretrainedAgent, agent_dir
 from cardsuite.train.safe_io import load_agent_numpy
 
@@ -54,3 +55,29 @@ def test_loading_and_playing_needs_no_torch() -> None:
         "assert 'torch' not in sys.modules, 'torch was imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=300)
+
+
+def test_ship_keeps_only_the_actor_and_plays_like_the_source(tmp_path: Path) -> None:
+    """``ship`` (how shipped agents are made) drops the critic; float16 keeps the logits."""
+    import numpy as np
+
+    from cardsuite.train.ppo import train
+    from cardsuite.train.ppo_args import Args
+    from cardsuite.train.pretrained import ship
+    from cardsuite.train.safe_io import actor_logits
+
+    run = tmp_path / "run"
+    train(Args(num_games=16, rollout_steps=8, total_steps=200, hidden=16, layers=1,
+               eval_deals=4, eval_every=0, snapshot_every=0, checkpoint_every=0,
+               tensorboard=False, quiet=True, threads=1, run_dir=str(run)))  # fmt: skip
+    src, meta = load_agent_numpy(run / "agent")
+    out = ship(run / "agent", "tiny", half=True, root=tmp_path / "shipped")
+    arrays, shipped = load_agent_numpy(out)
+    assert set(arrays) == {k for k in src if k.startswith("actor.")}
+    assert all(v.dtype == np.float16 for v in arrays.values())
+    assert shipped.game == meta.game and shipped.options == meta.options
+    obs = np.random.default_rng(0).uniform(-1, 1, (64, meta.obs_size)).astype(np.float32)
+    np.testing.assert_allclose(actor_logits(arrays, shipped.network, obs),
+                               actor_logits(src, meta.network, obs), atol=2e-2)  # fmt: skip
+    with pytest.raises(CheckpointError, match="already exists"):
+        ship(run / "agent", "tiny", root=tmp_path / "shipped")
