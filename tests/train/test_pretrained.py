@@ -38,7 +38,8 @@ def test_available_matches_the_table() -> None:
     assert PretrainedAgent.available("scum", {"num_players": 6}) == [
         n for n in CATALOGUE if n == "scum6"
     ]
-    assert PretrainedAgent.available("scandal", {"num_players": 2}) == []
+    assert PretrainedAgent.available("scandal", {"num_players": 2}) == ["scandal2"]
+    assert PretrainedAgent.available("scandal", {"num_players": 3}) == []
 
 
 def test_unknown_names_are_refused() -> None:
@@ -81,3 +82,10 @@ def test_ship_keeps_only_the_actor_and_plays_like_the_source(tmp_path: Path) -> 
                                actor_logits(src, meta.network, obs), atol=2e-2)  # fmt: skip
     with pytest.raises(CheckpointError, match="already exists"):
         ship(run / "agent", "tiny", root=tmp_path / "shipped")
+
+
+def test_pretrained_scandal2_plays_legally_and_beats_random() -> None:
+    res = run_tournament("scandal", ["pretrained:scandal2", "random"], games=6, duplicate=True,
+                         seed=3, players=2)  # fmt: skip
+    assert res.agents[0].illegal_actions == 0
+    assert res.head_to_head[0][1] >= 0.5
