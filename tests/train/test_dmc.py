@@ -146,3 +146,10 @@ def test_cli_names_the_bad_field(tmp_path: Path, capsys: pytest.CaptureFixture[s
     cfg.write_text("replay_ratio: -1\n")
     assert main(["--config", str(cfg), "--run-dir", str(tmp_path / "run")]) == 2
     assert "replay_ratio" in capsys.readouterr().err
+
+
+def test_the_scum4_preset_loads_with_command_line_overrides() -> None:
+    from cardsuite.train.dmc_args import load_args
+
+    args = load_args("configs/train/dmc_scum4.yaml", seed=3, run_dir="somewhere")
+    assert args.seed == 3 and args.run_dir == "somewhere" and args.bc_steps > 0
