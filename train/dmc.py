@@ -30,8 +30,8 @@ of ``eval_seed``), written to ``RUN/eval.csv``; training statistics to
 (``trainer: cardsuite-dmc``; its Q layers are the ``network.actor``), so the
 arena plays it as ``ppo:RUN/agent`` (argmax of the legal Q-values).
 
-Run: ``python -m cardsuite.train.dmc --config configs/train/dmc_scum4.yaml
---seed 0 --run-dir RUN``.
+Run: ``cardsuite dmc --config configs/train/dmc_scum4.yaml --seed 0 --run-dir
+RUN`` (or ``python -m cardsuite.train.dmc`` with the same flags).
 """
 
 from __future__ import annotations
@@ -291,28 +291,52 @@ def train(args: DMCArgs) -> dict[str, Any]:
     return DMCTrainer(args).train()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m cardsuite.train.dmc --config PRESET [--seed N] [--run-dir RUN]``."""
-    parser = argparse.ArgumentParser(prog="python -m cardsuite.train.dmc",
-                                     description=__doc__.split("\n\n")[0])  # fmt: skip
+def _add_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", help="YAML preset of DMCArgs fields (train/dmc_args.py)")
     parser.add_argument("--seed", type=int, default=None, help="overrides the preset's seed")
     parser.add_argument("--run-dir", default=None, help="output folder")
     parser.add_argument("--total-steps", type=int, default=None, help="learner decisions")
-    parser.add_argument("--budget-minutes", type=float, default=None, help="time limit")
-    ns = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    try:
-        args = load_args(ns.config, seed=ns.seed, run_dir=ns.run_dir, total_steps=ns.total_steps,
-                         budget_minutes=ns.budget_minutes)  # fmt: skip
-        result = train(args)
-    except CardsuiteError as err:
-        print(f"cardsuite dmc: error: {err}", file=sys.stderr)
-        return 2
+    parser.add_argument("--budget-minutes", type=float, default=None,
+                        help="time limit (0: none, only --total-steps)")  # fmt: skip
+
+
+def _run(ns: argparse.Namespace) -> int:
+    """Train from parsed flags; print the final evaluation (CardsuiteError propagates)."""
+    args = load_args(ns.config, seed=ns.seed, run_dir=ns.run_dir, total_steps=ns.total_steps,
+                     budget_minutes=ns.budget_minutes)  # fmt: skip
+    result = train(args)
     for row in result["eval"]:
         print(f"vs {row['against']}: beats {100 * row['beats']:.1f}% ± "
               f"{100 * row['beats_ci']:.1f} of {row['deals']:.0f} duplicate deals, "
               f"margin {row['margin']:+.3f} ± {row['margin_ci']:.3f}")  # fmt: skip
     return 0
+
+
+def add_command(sub: Any) -> tuple[str, Any]:
+    """The ``cardsuite dmc`` subcommand (``cardsuite.commands`` entry point)."""
+    parser = sub.add_parser("dmc", help="Deep Monte-Carlo (DouZero-style) on the batched engines",
+                            description=__doc__.split("\n\n")[0])  # fmt: skip
+    _add_flags(parser)
+
+    def run(ns: argparse.Namespace, extra: list[str]) -> int:
+        if extra:
+            raise CardsuiteError(f"unknown arguments: {' '.join(extra)}")
+        return _run(ns)
+
+    return "dmc", run
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m cardsuite.train.dmc --config PRESET [--seed N] [--run-dir RUN]``."""
+    parser = argparse.ArgumentParser(prog="python -m cardsuite.train.dmc",
+                                     description=__doc__.split("\n\n")[0])  # fmt: skip
+    _add_flags(parser)
+    ns = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        return _run(ns)
+    except CardsuiteError as err:
+        print(f"cardsuite dmc: error: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
