@@ -28,8 +28,10 @@ ROOT = Path(__file__).resolve().parent / "pretrained"
 CATALOGUE: dict[str, tuple[str, str]] = {
     "scum4": (
         "scum",
-        "Scum, 4 players, default rules; batched PPO warm-started on the heuristic: "
-        "cardsuite ppo --config configs/train/ppo_scum4.yaml --seed 0",
+        "Scum, 4 players, default rules; Deep Monte-Carlo warm-started on the heuristic, "
+        "12.76M decisions (the preset's 7-minute budget on this run; float16 Q-network): "
+        "cardsuite dmc --config configs/train/dmc_scum4.yaml --seed 1 --budget-minutes 0 "
+        "--total-steps 12760309",
     ),
     "scum6": (
         "scum",
