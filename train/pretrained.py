@@ -38,6 +38,12 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Scum, 6 players, default rules; batched PPO warm-started on the heuristic: "
         "cardsuite ppo --config configs/train/ppo_scum6.yaml --seed 0",
     ),
+    "party8": (
+        "scum_party",
+        "Scum Party, 8 players (one table, tournaments of 5 hands); batched PPO warm-started "
+        "on the heuristic, 3M decisions (weaker than the heuristic: 40.9% of duplicate deals): "
+        "cardsuite ppo --config configs/train/ppo_party8.yaml --seed 0 --total-steps 3000000",
+    ),
     "scandal2": (
         "scandal",
         "Scandal, 2 players, default rules; batched PPO warm-started on the heuristic, "

@@ -41,6 +41,8 @@ def test_available_matches_the_table() -> None:
     ]
     assert PretrainedAgent.available("scandal", {"num_players": 2}) == ["scandal2"]
     assert PretrainedAgent.available("scandal", {"num_players": 3}) == []
+    assert PretrainedAgent.available("scum_party", {"num_players": 8}) == ["party8"]
+    assert PretrainedAgent.available("scum_party", {"num_players": 9}) == []
 
 
 def test_unknown_names_are_refused() -> None:
