@@ -56,6 +56,7 @@ from cardsuite.train.dmc_core import MCReturns, QNet, Replay, epsilon_greedy, q_
 from cardsuite.train.duplicate import GreedyActor, duplicate_match
 from cardsuite.train.opponents import obs_scale
 from cardsuite.train.ppo_games import train_game
+from cardsuite.train.rundir import check_new_run_dir
 from cardsuite.train.safe_io import AgentMeta, NetworkSpec, save_agent
 
 TRAINER = "cardsuite-dmc"
@@ -100,6 +101,7 @@ class DMCTrainer:
         self.step, self.iteration, self.credit = 0, 0, 0.0
         self.t0 = time.perf_counter()
         self.dir = args.out_dir()
+        check_new_run_dir(self.dir, "--run-dir")  # a run never overwrites another
         self.dir.mkdir(parents=True, exist_ok=True)
         self.history: list[dict[str, Any]] = []
         if args.bc_steps:

@@ -53,6 +53,7 @@ from cardsuite.train.ppo_args import Args, add_arguments, args_from_namespace
 from cardsuite.train.ppo_games import train_game
 from cardsuite.train.ppo_log import RunLog
 from cardsuite.train.rollout import SeatRollout, to_torch
+from cardsuite.train.rundir import check_new_run_dir
 
 
 def ppo_update(
@@ -117,6 +118,8 @@ class Trainer:
         frozen agent this way).
         """
         self.args = args
+        if not args.resume:  # a run never overwrites another
+            check_new_run_dir(args.out_dir(), "--run-dir")
         random.seed(args.seed)
         np.random.seed(args.seed)
         torch.manual_seed(args.seed)

@@ -157,3 +157,18 @@ def test_unknown_game_names_the_field() -> None:
         Args(game="bridge")
     with pytest.raises(ConfigError, match="num_players"):
         train_game("scandal").config(2, {"num_players": 3})
+
+
+def test_a_run_never_overwrites_another(tmp_path: Path) -> None:
+    """Both batched trainers refuse a run folder that already holds files (unless resuming)."""
+    from cardsuite.train.dmc import DMCTrainer
+    from cardsuite.train.dmc_args import DMCArgs
+
+    taken = tmp_path / "taken"
+    taken.mkdir()
+    (taken / "notes.txt").write_text("mine")
+    with pytest.raises(ConfigError, match="already holds files"):
+        Trainer(_tiny(taken, "scum", 4))
+    with pytest.raises(ConfigError, match="already holds files"):
+        DMCTrainer(DMCArgs(run_dir=str(taken)))
+    assert (taken / "notes.txt").read_text() == "mine" and len(list(taken.iterdir())) == 1
