@@ -47,10 +47,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "scandal2": (
         "scandal",
         "Scandal, 2 players, default rules; batched PPO warm-started on the heuristic, "
-        "3M decisions then resumed to the preset's 8M (float16 actor): "
-        "cardsuite ppo --config configs/train/ppo_scandal2.yaml --seed 0 --total-steps 3000000 "
-        "--run-dir R && cardsuite ppo --config configs/train/ppo_scandal2.yaml --seed 0 "
-        "--run-dir R --resume true",
+        "8M decisions (float16 actor): "
+        "cardsuite ppo --config configs/train/ppo_scandal2.yaml --seed 1",
     ),
 }
 
