@@ -35,8 +35,10 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "scum6": (
         "scum",
-        "Scum, 6 players, default rules; batched PPO warm-started on the heuristic: "
-        "cardsuite ppo --config configs/train/ppo_scum6.yaml --seed 0",
+        "Scum, 6 players, default rules; Deep Monte-Carlo warm-started on the heuristic, "
+        "3.15M decisions (the preset's 7-minute budget on a busy machine; float16 Q-network): "
+        "cardsuite dmc --config configs/train/dmc_scum6.yaml --seed 0 --budget-minutes 0 "
+        "--total-steps 3150413",
     ),
     "party8": (
         "scum_party",
