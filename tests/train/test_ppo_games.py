@@ -37,16 +37,22 @@ def _tiny(run_dir: Path, game: str, players: int, **changes: object) -> Args:
 
 
 class Recorder:
-    """A per-game batch policy that records what the trainer hands it (then plays random)."""
+    """A per-game batch policy that checks what the trainer hands it against the engine, then plays random."""
 
     per_game = True
 
     def __init__(self) -> None:
-        self.calls: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.trainer: Any = None
+        self.rows = 0
         self.random = RandomPolicy(3)
 
     def __call__(self, obs: Any, mask: Any, games: Any = None, players: Any = None) -> Any:
-        self.calls.append((np.asarray(obs).copy(), np.asarray(games), np.asarray(players)))
+        tr = self.trainer
+        games, players = np.asarray(games), np.asarray(players)
+        assert np.array_equal(players, np.asarray(tr.to_act)[games])  # the acting player ids
+        assert np.array_equal(np.asarray(obs), np.asarray(tr.obs)[games])  # of those games
+        assert not (tr.selfplay[games] | (players == tr.learner_seat[games])).any()
+        self.rows += len(games)
         return self.random(obs, mask)
 
 
@@ -54,28 +60,13 @@ class Recorder:
 def test_per_game_opponents_get_the_rows_games_and_players(
     tmp_path: Path, game: str, players: int
 ) -> None:
-    """League rows reach a per-game policy with their game index and acting player id."""
+    """In the trainer's rollout, league rows reach a per-game policy with their game and player."""
     rec = Recorder()
-    tr = Trainer(_tiny(tmp_path, game, players, self_play=0.0, snapshot_every=0),
+    tr = Trainer(_tiny(tmp_path, game, players, self_play=0.25, snapshot_every=0),
                  opponents={"rec": rec})  # fmt: skip
-    for _ in range(6):
-        to_act = np.asarray(tr.to_act).copy()
-        obs = np.asarray(tr.obs).copy()
-        before = len(rec.calls)
-        learner = to_act == tr.learner_seat
-        actions = np.zeros(tr.args.num_games, dtype=np.int64)
-        other = np.flatnonzero(~learner)
-        actions[other] = tr.league.act(tr.opp[other], obs[other], np.asarray(tr.mask)[other],
-                                       other, to_act[other])  # fmt: skip
-        if other.size:
-            _obs, games, who = rec.calls[before]
-            assert games.tolist() == other.tolist()
-            assert who.tolist() == to_act[other].tolist()
-        mine = np.flatnonzero(learner)
-        actions[mine] = RandomPolicy(1)(obs[mine], np.asarray(tr.mask)[mine])
-        res = tr.eng.step(actions)
-        tr.obs, tr.mask, tr.to_act = res.obs, res.mask, res.to_act
-    assert rec.calls, "no league row was played"
+    rec.trainer = tr
+    tr.rollout()
+    assert rec.rows > 0, "no league row was played"
 
 
 @pytest.mark.parametrize(("game", "players"), GAMES)
