@@ -12,8 +12,25 @@ from cardsuite.train.config import TrainConfig, load_config, parse_overrides
 PRESETS = sorted(
     p
     for p in Path(__file__).parents[2].joinpath("configs", "train").glob("*.yaml")
-    if not p.name.startswith(("rllib", "ppo_"))  # the RLlib and batched-PPO trainers' own
+    if not p.name.startswith(("rllib", "ppo_", "dmc_"))  # the RLlib, PPO and DMC trainers' own
 )
+BATCHED_PRESETS = sorted(
+    p
+    for p in Path(__file__).parents[2].joinpath("configs", "train").glob("*.yaml")
+    if p.name.startswith(("ppo_", "dmc_"))
+)
+
+
+@pytest.mark.parametrize("path", BATCHED_PRESETS, ids=lambda p: p.stem)
+def test_every_batched_preset_loads_for_its_trainer(path: Path) -> None:
+    """`cardsuite ppo` and `cardsuite dmc` presets: every field known, the game one they train."""
+    from cardsuite.train.dmc_args import load_args
+    from cardsuite.train.ppo_args import Args, load_preset
+
+    args = load_args(str(path)) if path.name.startswith("dmc_") else Args.from_dict(
+        load_preset(path)
+    )  # fmt: skip
+    assert args.game in ("scum", "scum_party", "scandal") and args.total_steps > 0
 
 
 @pytest.mark.parametrize("path", PRESETS, ids=lambda p: p.stem)
