@@ -9,16 +9,16 @@ field.
 
 from __future__ import annotations
 
-from dataclasses import MISSING, asdict, dataclass, field, fields
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
 from cardsuite.config import read_yaml_mapping
 from cardsuite.errors import ConfigError
+from cardsuite.train.ppo_args import RunFields
 
 
 @dataclass
-class DMCArgs:
+class DMCArgs(RunFields):
     """Settings of one Deep Monte-Carlo run (:mod:`cardsuite.train.dmc`)."""
 
     # fmt: off
@@ -90,44 +90,6 @@ class DMCArgs:
         from cardsuite.train.ppo_games import train_game
 
         train_game(self.game)
-
-    def names(self, name: str) -> list[str]:
-        """The comma list of field ``name`` as names."""
-        return [s.strip() for s in str(getattr(self, name)).split(",") if s.strip()]
-
-    def out_dir(self) -> Path:
-        """The run folder."""
-        return Path(self.run_dir or f"runs/{self.exp_name}-seed{self.seed}")
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly copy."""
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, doc: dict[str, Any]) -> DMCArgs:
-        """Args from a mapping; ConfigError for unknown fields or wrong types."""
-        known = {f.name: f for f in fields(cls)}
-        values: dict[str, Any] = {}
-        for key, value in doc.items():
-            if key not in known:
-                raise ConfigError(f"unknown field {key!r}; fields: {', '.join(known)}")
-            default = _default(known[key])
-            if (
-                isinstance(default, float)
-                and isinstance(value, int)
-                and not isinstance(value, bool)
-            ):
-                value = float(value)
-            if type(value) is not type(default):
-                raise ConfigError(
-                    f"field {key!r} must be a {type(default).__name__}, got {value!r}"
-                )
-            values[key] = value
-        return cls(**values)
-
-
-def _default(f: Any) -> Any:
-    return f.default_factory() if f.default is MISSING else f.default
 
 
 def _int(args: DMCArgs, name: str, low: int) -> None:

@@ -15,7 +15,7 @@ import inspect
 import re
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import yaml
 
@@ -23,8 +23,54 @@ from cardsuite.config import read_yaml_mapping
 from cardsuite.errors import ConfigError
 
 
+class RunFields:
+    """What the batched trainers' settings share: comma lists, the run folder, dict round trip.
+
+    A dataclass with ``exp_name``, ``seed`` and ``run_dir`` fields inherits it
+    (:class:`Args` here, :class:`~cardsuite.train.dmc_args.DMCArgs`).
+    """
+
+    exp_name: str
+    seed: int
+    run_dir: str
+
+    def names(self, name: str) -> list[str]:
+        """The comma list of field ``name`` as names."""
+        return [s.strip() for s in str(getattr(self, name)).split(",") if s.strip()]
+
+    def out_dir(self) -> Path:
+        """The run folder."""
+        return Path(self.run_dir or f"runs/{self.exp_name}-seed{self.seed}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-friendly copy."""
+        return asdict(self)  # type: ignore[call-overload]
+
+    @classmethod
+    def from_dict(cls, doc: dict[str, Any]) -> Self:
+        """Args from a mapping; ConfigError for unknown fields or wrong types."""
+        known = {f.name: f for f in fields(cls)}  # type: ignore[arg-type]
+        values: dict[str, Any] = {}
+        for key, value in doc.items():
+            if key not in known:
+                raise ConfigError(f"unknown field {key!r}; fields: {', '.join(known)}")
+            default = _default(known[key])
+            if (
+                isinstance(default, float)
+                and isinstance(value, int)
+                and not isinstance(value, bool)
+            ):
+                value = float(value)
+            if type(value) is not type(default):
+                raise ConfigError(
+                    f"field {key!r} must be a {type(default).__name__}, got {value!r}"
+                )
+            values[key] = value
+        return cls(**values)
+
+
 @dataclass
-class Args:
+class Args(RunFields):
     """Settings of one batched PPO run (cleanrl's ``Args``)."""
 
     # fmt: off
@@ -115,40 +161,6 @@ class Args:
         from cardsuite.train.ppo_games import train_game
 
         train_game(self.game)
-
-    def names(self, name: str) -> list[str]:
-        """The comma list of field ``name`` as names."""
-        return [s.strip() for s in str(getattr(self, name)).split(",") if s.strip()]
-
-    def out_dir(self) -> Path:
-        """The run folder."""
-        return Path(self.run_dir or f"runs/{self.exp_name}-seed{self.seed}")
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly copy."""
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, doc: dict[str, Any]) -> Args:
-        """Args from a mapping; ConfigError for unknown fields or wrong types."""
-        known = {f.name: f for f in fields(cls)}
-        values: dict[str, Any] = {}
-        for key, value in doc.items():
-            if key not in known:
-                raise ConfigError(f"unknown field {key!r}; fields: {', '.join(known)}")
-            default = _default(known[key])
-            if (
-                isinstance(default, float)
-                and isinstance(value, int)
-                and not isinstance(value, bool)
-            ):
-                value = float(value)
-            if type(value) is not type(default):
-                raise ConfigError(
-                    f"field {key!r} must be a {type(default).__name__}, got {value!r}"
-                )
-            values[key] = value
-        return cls(**values)
 
 
 def _default(f: Any) -> Any:
