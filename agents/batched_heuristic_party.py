@@ -25,6 +25,7 @@ import numpy as np
 
 from cardsuite.agents.batched_heuristic_scum import BatchedScumHeuristic
 from cardsuite.agents.heuristic_scum import ScumParams
+from cardsuite.batched.policies import numpy_call
 from cardsuite.errors import ConfigError
 from cardsuite.obsspec import ObsSpec
 from scum_env.party.config import PartyConfig
@@ -82,12 +83,7 @@ class BatchedPartyHeuristic:
     # ------------------------------------------------------------------ entry
     def __call__(self, obs: Any, mask: Any) -> Any:
         """The heuristic's action for every row."""
-        if hasattr(mask, "detach"):  # torch in, torch out
-            import torch
-
-            out = self.choose(obs.detach().cpu().numpy(), mask.detach().cpu().numpy())
-            return torch.as_tensor(out, device=mask.device)
-        return self.choose(np.asarray(obs), np.asarray(mask))
+        return numpy_call(self.choose, obs, mask)  # torch in, torch out
 
     def choose(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Actions ``[M]`` for numpy observations and masks."""

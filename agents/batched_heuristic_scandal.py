@@ -33,6 +33,7 @@ import numpy as np
 
 from cardsuite.agents.heuristic import check_params
 from cardsuite.agents.heuristic_scandal import RepeatMemory, ScandalPolicy, ScandalView
+from cardsuite.batched.policies import numpy_call
 from cardsuite.errors import ConfigError, UsageError
 from cardsuite.obsspec import ObsSpec
 from scandal_env.config import ScandalConfig
@@ -111,17 +112,7 @@ class BatchedScandalHeuristic:
     # ------------------------------------------------------------------ entry
     def __call__(self, obs: Any, mask: Any, games: Any = None, players: Any = None) -> Any:
         """The heuristic's action for every row (see the class doc for ``games``/``players``)."""
-        if hasattr(mask, "detach"):  # torch in, torch out
-            import torch
-
-            out = self.choose(
-                obs.detach().cpu().numpy(),
-                mask.detach().cpu().numpy(),
-                _host(games),
-                _host(players),
-            )
-            return torch.as_tensor(out, device=mask.device)
-        return self.choose(np.asarray(obs), np.asarray(mask), _host(games), _host(players))
+        return numpy_call(self.choose, obs, mask, _host(games), _host(players))
 
     def reset_games(self, games: Any) -> None:
         """Forget the repeat memories of ``games`` (game indices), every player's."""

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.heuristic_scum import ScumParams, ScumPolicy, view_from_obs
+from cardsuite.batched.policies import numpy_call
 from cardsuite.obsspec import ObsSpec
 from scum_env.encoding import observation_spec
 from scum_env.rules import Rules
@@ -81,12 +82,7 @@ class BatchedScumHeuristic:
     # ------------------------------------------------------------------ entry
     def __call__(self, obs: Any, mask: Any) -> Any:
         """The heuristic's action for every row."""
-        if hasattr(mask, "detach"):  # torch in, torch out
-            import torch
-
-            out = self.choose(obs.detach().cpu().numpy(), mask.detach().cpu().numpy())
-            return torch.as_tensor(out, device=mask.device)
-        return self.choose(np.asarray(obs), np.asarray(mask))
+        return numpy_call(self.choose, obs, mask)  # torch in, torch out
 
     def choose(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Actions ``[M]`` for numpy observations and masks."""

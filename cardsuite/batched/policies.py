@@ -40,6 +40,20 @@ def call_policy(policy: Any, obs: Any, mask: Any, games: Any, players: Any) -> A
     return policy(obs, mask)
 
 
+def numpy_call(choose: Callable[..., Any], obs: Any, mask: Any, *args: Any) -> Any:
+    """``choose(obs, mask, *args)`` on numpy copies of torch inputs; torch in, torch out.
+
+    For batch policies written in numpy: torch tensors (any device) are
+    brought to the host, and the actions go back to the mask's device.
+    """
+    if is_torch(mask):
+        import torch
+
+        out = choose(obs.detach().cpu().numpy(), mask.detach().cpu().numpy(), *args)
+        return torch.as_tensor(out, device=mask.device)
+    return choose(np.asarray(obs), np.asarray(mask), *args)
+
+
 def is_torch(x: Any) -> bool:
     """Whether ``x`` is a torch tensor (without importing torch)."""
     return hasattr(x, "device") and hasattr(x, "dtype") and not isinstance(x, np.ndarray)
