@@ -232,6 +232,7 @@ def run_tournament(
     *,
     games: int,
     players: int | None = None,
+    num_players: int | None = None,
     options: dict[str, Any] | None = None,
     duplicate: bool = False,
     seed: int = 0,
@@ -252,6 +253,7 @@ def run_tournament(
         games: games to play; with ``duplicate``, deals (each played in all
             its p rotations).
         players: seats at the table (default: ``options`` or the game default).
+        num_players: the same as ``players`` (the config field's name).
         options: game config options (``env(**options)``).
         duplicate: play every deal once per rotation of the agents over the seats.
         seed: master seed (non-negative); results depend only on it.
@@ -268,6 +270,10 @@ def run_tournament(
     """
     spec = get_game(game)
     opts = dict(options or {})
+    if num_players is not None:
+        if players is not None and players != num_players:
+            raise ConfigError(f"players={players} contradicts num_players={num_players}")
+        players = num_players
     if players is not None:
         if opts.get(spec.players_key, players) != players:
             raise ConfigError(

@@ -1,7 +1,24 @@
-"""cardsuite: the core that every game of the suite shares.
+"""cardsuite: reinforcement-learning environments for Scum, Scum Party and Scandal.
+
+The four calls of a first session (`cardsuite.api`):
+
+* `cardsuite.make(game, **options)`: the game's PettingZoo AEC env;
+* `cardsuite.make_vec(game, num_envs, backend="numpy")`: many games as arrays
+  (the batched engine), or a Gymnasium vector env of one seat (``learner=0``);
+* `cardsuite.load_agent(spec, game)`: any agent spec (``"heuristic"``,
+  ``"pretrained:scum4"``, ``"ppo:RUN/agent"``...), ready to ``act``;
+* `cardsuite.tournament(game, agents, games=...)`: a tournament's results.
+
+Importing ``cardsuite`` registers the Gymnasium ids ``cardsuite/ScumSingle-v0``,
+``cardsuite/ScumPartySingle-v0`` and ``cardsuite/ScandalSingle-v0`` (one
+learning seat, the others played inside), and stays light: games, agents and
+training load when first used.
+
+The core that every game of the suite shares.
 
 Like Pgx's ``core.py``, this package holds nothing game-specific, and every
-other package imports it while it imports none of them:
+other package imports it while it imports none of them (only the functions of
+`cardsuite.api` reach the games, agents and training, when called):
 
 * :mod:`cardsuite.errors`: the named errors every entry point raises;
 * :mod:`cardsuite.config`: :class:`ConfigBase`, frozen configs loaded from YAML;
@@ -17,6 +34,7 @@ The games are the packages ``scum_env`` and ``scandal_env``.
 
 from importlib.metadata import PackageNotFoundError, version
 
+from cardsuite.api import load_agent, make, make_vec, register_gymnasium, tournament
 from cardsuite.config import ConfigBase
 from cardsuite.errors import (
     CardsuiteError,
@@ -34,6 +52,8 @@ try:
 except PackageNotFoundError:  # running from a checkout that is not installed
     __version__ = "0+unknown"
 
+register_gymnasium()
+
 __all__ = [
     "CardsuiteError",
     "CheckpointError",
@@ -46,4 +66,8 @@ __all__ = [
     "PresetError",
     "StateError",
     "__version__",
+    "load_agent",
+    "make",
+    "make_vec",
+    "tournament",
 ]

@@ -28,6 +28,7 @@ class Game:
     config: str  # "module:Class" of the config dataclass
     players_key: str = "num_players"
     default_players: int = 4
+    batched: str | None = None  # "module:Class" of the batched engine, if the game has one
 
     def config_class(self) -> type[ConfigBase]:
         """The game's config dataclass."""
@@ -43,6 +44,13 @@ class Game:
         module = self.env_module()
         factory = module.raw_env if raw else module.env
         return factory(render_mode=render_mode, **options)
+
+    def batched_class(self) -> Any:
+        """The game's batched engine class; ConfigError if the game has none."""
+        if self.batched is None:
+            raise ConfigError(f"game {self.name!r} has no batched engine")
+        mod, cls = self.batched.split(":")
+        return getattr(importlib.import_module(mod), cls)
 
 
 #: The entry-point group through which game packages register their games;

@@ -5,8 +5,8 @@ Each is a safe agent directory (``weights.safetensors`` + ``agent.json``,
 installed as package data, and plays exactly like ``ppo:PATH`` on that
 directory (:class:`~cardsuite.train.policy.PPOAgent`: the most likely legal
 action of the actor, a numpy forward pass). Loading reads safetensors with
-numpy only: **torch is not needed** to play a pretrained agent (the
-``safetensors`` package is, from the ``train`` extra).
+numpy only: **torch is not needed** to play a pretrained agent, and
+``safetensors`` is a core dependency, so ``pip install cardsuite`` plays them.
 
 :data:`CATALOGUE` lists every shipped agent with the one command that
 reproduces it and its measured strength (``docs/results.md``).
@@ -59,7 +59,6 @@ PRETRAINED = AgentKind(
     "cardsuite.train.pretrained:PretrainedAgent",
     f"a reference agent shipped with the package: pretrained:NAME ({', '.join(CATALOGUE)})",
     argument="name",
-    extra="train",
 )
 
 

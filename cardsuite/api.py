@@ -1,0 +1,267 @@
+"""The top-level API: ``cardsuite.make``, ``make_vec``, ``load_agent``, ``tournament``.
+
+Four calls cover a newcomer's first hour, and each names a game by its
+registry name (``"scum"``, ``"scum_party"``, ``"scandal"``) and takes the
+game's rule options as keyword arguments (the fields of its config, e.g.
+``num_players=5, carousel=True``):
+
+```python
+import cardsuite
+
+env = cardsuite.make("scum", num_players=5)            # the PettingZoo AEC env
+engine = cardsuite.make_vec("scum", 1024)              # 1024 games as arrays
+agent = cardsuite.load_agent("pretrained:scum4", "scum")  # ready to act
+result = cardsuite.tournament("scum", ["heuristic", "random"], games=20)
+```
+
+Importing ``cardsuite`` also registers one Gymnasium id per game for the
+single-seat view of a table (the other seats play inside the env), for
+Stable-Baselines3 and other single-agent libraries:
+``gymnasium.make("cardsuite/ScumSingle-v0")``,
+``"cardsuite/ScumPartySingle-v0"``, ``"cardsuite/ScandalSingle-v0"``.
+
+This module is the one place of the core that reaches up into the agents
+and training layers, and only inside its functions, when called: importing
+``cardsuite`` never imports them, nor torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+from cardsuite.errors import ConfigError
+from cardsuite.games import ENTRY_POINT_GROUP, get_game
+
+__all__ = ["gymnasium_ids", "load_agent", "make", "make_vec", "single_seat_env", "tournament"]
+
+
+def make(game: str, *, raw: bool = False, render_mode: str | None = None, **options: Any) -> Any:
+    """The game's PettingZoo AEC env.
+
+    Args:
+        game: the game's registry name (``"scum"``, ``"scum_party"``, ``"scandal"``).
+        raw: return ``raw_env`` (an illegal action raises `IllegalActionError`)
+            instead of ``env`` (an illegal action is penalized and ends the episode).
+        render_mode: ``"ansi"``, ``"human"`` or ``"rgb_array"``.
+        **options: the game's rule options (fields of its config), e.g.
+            ``num_players=5``.
+
+    Returns:
+        The env; call ``reset(seed=...)`` before playing.
+
+    Raises:
+        ConfigError: an unknown game, an unknown option or a bad value (named).
+    """
+    return get_game(game).make(raw=raw, render_mode=render_mode, **options)
+
+
+def make_vec(
+    game: str,
+    num_envs: int,
+    backend: str = "numpy",
+    *,
+    device: str | None = None,
+    learner: int | None = None,
+    opponents: Any = None,
+    seed: int = 0,
+    **options: Any,
+) -> Any:
+    """``num_envs`` games of ``game`` as arrays: the batched engine, or a vector env.
+
+    Without ``learner`` this is the game's batched engine
+    (`BatchedScum`, `BatchedParty` or `BatchedScandal`): ``reset(seed)`` and
+    ``step(actions)`` move every game at once, for every seat (see
+    ``docs/batched.md``). With ``learner`` it is a Gymnasium ``VectorEnv``
+    of that one seat ([BatchedVectorEnv][cardsuite.batched.vector_env.BatchedVectorEnv]),
+    the other seats played inside the batch by ``opponents``.
+
+    Args:
+        game: the game's registry name.
+        num_envs: how many games (a positive integer).
+        backend: ``"numpy"`` (CPU) or ``"torch"`` (CPU or GPU, needs torch).
+        device: the torch device (``"cuda"``); only with ``backend="torch"``.
+        learner: the player id of the learning seat, to get a vector env.
+        opponents: the batch policy (or one per player id) of the other seats
+            of the vector env; default uniform random.
+        seed: the vector env's default reset seed.
+        **options: the game's rule options, as for [make][cardsuite.api.make].
+
+    Raises:
+        ConfigError: an unknown game, backend, option or value, or a bad
+            ``num_envs`` or ``learner``.
+    """
+    cls = get_game(game).batched_class()
+    if backend not in ("numpy", "torch"):
+        raise ConfigError(f"backend must be 'numpy' or 'torch', got {backend!r}")
+    engine = cls(num_envs, backend=backend, device=device, **options)
+    if learner is None:
+        if opponents is not None:
+            raise ConfigError("opponents play the other seats of a vector env: give learner too")
+        return engine
+    from cardsuite.batched.vector_env import BatchedVectorEnv
+
+    return BatchedVectorEnv(engine, learner=learner, opponents=opponents, seed=seed)
+
+
+def load_agent(
+    spec: str,
+    game: str,
+    *,
+    seat: int | str = 0,
+    seed: int | None = None,
+    **options: Any,
+) -> Any:
+    """Build any agent spec for ``game`` and seat it at a table, ready to ``act``.
+
+    The spec is what the command line takes: ``"heuristic"``,
+    ``"ismcts:budget=200"``, ``"pretrained:scum4"``, ``"ppo:RUN/agent"``,
+    ``"my_agent.py:MyAgent"`` (see ``docs/agents.md``).
+
+    Args:
+        spec: the agent spec.
+        game: the game's registry name.
+        seat: the seat the agent is told it sits at (a player index or name).
+        seed: seeds the agent's own choices.
+        **options: the game's rule options of the table (e.g. ``num_players=6``).
+
+    Returns:
+        The agent: call ``agent.act(observation, action_mask, info)`` with the
+        observation and mask the env gives its seat, and ``info={"agent": name}``.
+
+    Raises:
+        ConfigError: an unknown kind, parameter, seat or option.
+        CheckpointError: a ``ppo:`` path that does not exist or cannot be loaded.
+    """
+    from cardsuite.agents.base import table_info
+    from cardsuite.agents.registry import make_agent
+
+    env = make(game, **options)
+    agents = list(env.possible_agents)
+    name = agents[seat] if isinstance(seat, int) and 0 <= seat < len(agents) else seat
+    if name not in agents:
+        raise ConfigError(f"seat {seat!r} is not at this table; seats: {', '.join(agents)}")
+    agent = make_agent(spec, get_game(game).name, seed=seed)
+    agent.reset(table_info(env, get_game(game).name, str(name)), seed=seed)
+    return agent
+
+
+def tournament(
+    game: str,
+    agents: Sequence[Any],
+    *,
+    games: int = 100,
+    duplicate: bool = False,
+    seed: int = 0,
+    workers: int = 1,
+    progress: bool = False,
+    record: str | Path | None = None,
+    reset_options: Mapping[str, Any] | None = None,
+    **options: Any,
+) -> Any:
+    """Play a tournament of ``agents`` at ``game`` and return its results.
+
+    Args:
+        game: the game's registry name.
+        agents: at least two agent specs or agent objects (the same twice is allowed).
+        games: games to play (with ``duplicate``: deals, each played in every
+            rotation of the agents over the seats).
+        duplicate: duplicate deals (much tighter comparisons).
+        seed: the master seed; the results depend only on it.
+        workers: worker processes (the results do not depend on it).
+        progress: show a progress bar.
+        record: write every game as a JSON line to this new file.
+        reset_options: deal presets passed to every ``env.reset(options=...)``.
+        **options: the game's rule options, e.g. ``num_players=4``.
+
+    Returns:
+        The [TournamentResult][cardsuite.agents.results.TournamentResult]:
+        per-agent win shares, mean rewards and ranks with intervals, ratings.
+
+    Raises:
+        ConfigError: a bad spec, option or count (named).
+    """
+    from cardsuite.agents.arena import run_tournament
+
+    return run_tournament(
+        game,
+        list(agents),
+        games=games,
+        options=options,
+        duplicate=duplicate,
+        seed=seed,
+        workers=workers,
+        record=record,
+        progress=progress,
+        reset_options=dict(reset_options) if reset_options is not None else None,
+    )
+
+
+def single_seat_env(
+    game: str,
+    *,
+    opponents: str | Mapping[str, float] = "random",
+    learner_seat: int | None = None,
+    render_mode: str | None = None,
+    **options: Any,
+) -> Any:
+    """One seat of ``game`` as a ``gymnasium.Env``; the other seats play inside.
+
+    The entry point of the ``cardsuite/<Game>Single-v0`` Gymnasium ids
+    ([SelfPlayEnv][cardsuite.train.wrappers.SelfPlayEnv], no torch needed):
+    observations are scaled into [-1, 1], ``action_masks()`` gives the legal
+    actions (what sb3-contrib's ``MaskablePPO`` calls), and a step's reward is
+    the seat's own reward since its previous decision.
+
+    Args:
+        game: the game's registry name.
+        opponents: ``"random"``, ``"heuristic"``, or draw probabilities such as
+            ``{"random": 0.5, "heuristic": 0.5}`` (one drawn per seat and episode).
+        learner_seat: a fixed seat, or ``None`` to rotate over the seats.
+        render_mode: ``"ansi"`` for a text table.
+        **options: the game's rule options.
+
+    Raises:
+        ConfigError: an unknown game, option, opponent kind or seat.
+    """
+    from cardsuite.train.wrappers import OpponentPool, SelfPlayEnv  # wherever the pool lives
+
+    name = get_game(game).name
+    probs = {opponents: 1.0} if isinstance(opponents, str) else dict(opponents)
+    unknown = sorted(set(probs) - {"random", "heuristic"})
+    if unknown:
+        raise ConfigError(
+            f"opponents: unknown kind {unknown[0]!r}; use 'random', 'heuristic' or "
+            "a mapping of their probabilities"
+        )
+    full = {"random": 0.0, "heuristic": 0.0, "snapshot": 0.0} | probs
+    pool = OpponentPool(name, full, 1)
+    return SelfPlayEnv(name, options, pool=pool, learner_seat=learner_seat, render_mode=render_mode)
+
+
+def _gym_name(game: str) -> str:
+    """``scum_party`` -> ``cardsuite/ScumPartySingle-v0``."""
+    return "cardsuite/" + "".join(w.capitalize() for w in game.split("_")) + "Single-v0"
+
+
+def gymnasium_ids() -> dict[str, str]:
+    """The registered Gymnasium id of each installed game's single-seat env."""
+    names = sorted({ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)})
+    return {name: _gym_name(name) for name in names}
+
+
+def register_gymnasium() -> None:
+    """Register every game's single-seat env with Gymnasium (done by ``import cardsuite``).
+
+    Reads only the entry points' names: no game package is imported until
+    ``gymnasium.make`` builds an env.
+    """
+    import gymnasium
+
+    for game, env_id in gymnasium_ids().items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(
+                env_id, entry_point="cardsuite.api:single_seat_env", kwargs={"game": game}
+            )
