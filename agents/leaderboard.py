@@ -1,18 +1,25 @@
 """``cardsuite leaderboard GAME --players N``: a duplicate round-robin of every registered agent.
 
 Every pair of agents plays ``--deals`` duplicate deals
-(:func:`~cardsuite.agents.arena.run_tournament` with ``duplicate=True``: each
-deal once per rotation of the pair over the seats). On every deal the agent
-with the higher mean reward over its seats wins the comparison (equal: a
-draw). Ratings: openskill's Plackett-Luce model updated with every deal
-comparison of every pair (``mu``, ``sigma``; ranked by the ordinal ``mu - 3
-sigma``), beside the head-to-head table (share of deals the row agent beat
-the column agent, ties half).
+(`cardsuite.agents.arena.run_tournament` with ``duplicate=True``: each deal
+once per rotation of the pair over the seats). On every deal the agent with
+the higher mean return over its seats wins the comparison (equal: a tie).
+
+Ratings do not depend on the order of the games: one Bradley-Terry
+maximum-likelihood fit to every deal of every pair at once
+(`cardsuite.agents.ratings`), on the Elo scale with ``random`` = 0, with 95%
+intervals by bootstrap over deals. Beside them, the head-to-head table (share
+of deals the row agent beat the column agent, ties half), each share with its
+95% bootstrap interval in the JSON output.
 
 Agents: ``random``, ``greedy``, ``heuristic``, ``ismcts`` (at ``--ismcts``
-parameters) and every shipped reference agent of a ``name`` kind whose
-loader offers ``available(game, options)`` (``pretrained:scum4`` ...), or
-the ``--agents`` given. Writes ``--out`` (markdown) and a PNG beside it.
+parameters) and every shipped reference agent of a ``name`` kind whose loader
+offers ``available(game, options)`` (``pretrained:scum4`` ...), or the
+``--agents`` given. Rule options follow as ``--key value`` (after an optional
+``--config`` preset), as in every command. Nothing is written unless asked:
+``--out FILE.md`` (this game's section replaced or added, a PNG of the
+ratings in ``img/`` beside it), ``--json FILE`` (every deal outcome, the
+ratings, the head-to-head), ``--plot FILE.png``.
 """
 
 from __future__ import annotations
@@ -20,42 +27,93 @@ from __future__ import annotations
 import argparse
 import importlib
 import itertools
-import math
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-
+from cardsuite.agents.ratings import PairDeals, Ratings, mean_interval, rate
 from cardsuite.agents.registry import KINDS
+
 from cardsuite.errors import ConfigError
+
+#: Bootstrap resamples behind the published intervals.
+RESAMPLES = 1000
 
 
 @dataclass
 class Board:
-    """A finished leaderboard: agents ranked, ratings and the head-to-head table."""
+    """A finished leaderboard: agents, every deal outcome, ratings and the head-to-head table.
+
+    Attributes:
+        game, players, deals, seed, options: how it was played.
+        agents: agent specs.
+        pairs: the deal outcomes of every pair (``a < b``; 1 = ``a`` won).
+        ratings: the order-free Elo ratings with bootstrap intervals.
+        head_to_head: ``h[a][b]``, share of deals ``a`` beat ``b`` (ties half).
+        h2h_interval: ``(low, high)`` 95% bootstrap interval of each share.
+    """
 
     game: str
     players: int
     deals: int
     seed: int
     agents: list[str]
-    mu: list[float]
-    sigma: list[float]
+    pairs: list[PairDeals]
+    ratings: Ratings
     head_to_head: list[list[float | None]]
-
-    def ordinal(self, i: int) -> float:
-        """``mu - 3 sigma`` of agent ``i``."""
-        return self.mu[i] - 3 * self.sigma[i]
+    h2h_interval: list[list[tuple[float, float] | None]]
+    options: dict[str, Any] = field(default_factory=dict)
 
     def order(self) -> list[int]:
-        """Agent indices, best ordinal first."""
-        return sorted(range(len(self.agents)), key=lambda i: -self.ordinal(i))
+        """Agent indices, best rating first."""
+        return self.ratings.order()
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready board: settings, ratings, head-to-head and every deal outcome."""
+        r = self.ratings
+        return {
+            "game": self.game,
+            "players": self.players,
+            "options": self.options,
+            "deals_per_pair": self.deals,
+            "seed": self.seed,
+            "agents": self.agents,
+            "rating_scale": f"Elo (400 points = 10:1 odds of winning a deal), {r.anchor} = 0",
+            "ratings": {
+                a: {"rating": r.rating[i], "low": r.low[i], "high": r.high[i]}
+                for i, a in enumerate(self.agents)
+            },
+            "bootstrap_resamples": r.resamples,
+            "head_to_head": {
+                self.agents[i]: {
+                    self.agents[j]: {"share": v, "low": lo_hi[0], "high": lo_hi[1]}
+                    for j, (v, lo_hi) in enumerate(zip(row, self.h2h_interval[i], strict=True))
+                    if v is not None and lo_hi is not None
+                }
+                for i, row in enumerate(self.head_to_head)
+            },
+            "pairs": [
+                {
+                    "a": self.agents[p.a],
+                    "b": self.agents[p.b],
+                    "outcomes": [float(x) for x in p.outcomes],
+                }
+                for p in self.pairs
+            ],
+        }
 
 
 def default_agents(game: str, options: dict[str, Any], ismcts: str) -> list[str]:
     """The baselines plus every shipped agent that fits ``game`` and ``options``."""
     specs = ["random", "greedy", "heuristic", f"ismcts:{ismcts}" if ismcts else "ismcts"]
+    return specs + shipped_agents(game, options)
+
+
+def shipped_agents(game: str, options: dict[str, Any]) -> list[str]:
+    """Every shipped reference agent (a ``name`` kind) that fits ``game`` and ``options``."""
+    specs: list[str] = []
     for kind in KINDS.values():
         if kind.argument != "name":
             continue
@@ -85,61 +143,129 @@ def deal_outcomes(result: Any) -> np.ndarray:
 
 
 def run_leaderboard(
-    game: str, players: int, agents: list[str], *, deals: int, seed: int = 0,
-    options: dict[str, Any] | None = None, workers: int = 1,
-) -> Board:  # fmt: skip
-    """Play the round-robin and rate it (module doc)."""
-    from openskill.models import PlackettLuce
+    game: str,
+    players: int,
+    agents: list[str],
+    *,
+    deals: int,
+    seed: int = 0,
+    options: dict[str, Any] | None = None,
+    workers: int = 1,
+    progress: bool = False,
+    resamples: int = RESAMPLES,
+) -> Board:
+    """Play the round-robin and rate it (module doc).
 
+    Args:
+        game: registry name.
+        players: seats at the table.
+        agents: at least 2 agent specs.
+        deals: duplicate deals per pair.
+        seed: master seed of the deals (every pair plays the same deals).
+        options: rule options.
+        workers: worker processes per tournament.
+        progress: tqdm bars (one over the pairs, one per pair's games).
+        resamples: bootstrap resamples of the intervals.
+
+    Raises:
+        ConfigError: fewer than 2 agents, or anything `run_tournament` refuses.
+    """
     from cardsuite.agents.arena import run_tournament
 
     if len(agents) < 2:
         raise ConfigError("a leaderboard needs at least 2 agents")
-    model = PlackettLuce()
-    ratings = [model.rating(name=a) for a in agents]
     k = len(agents)
+    combos = list(itertools.combinations(range(k), 2))
+    pairs: list[PairDeals] = []
     h2h: list[list[float | None]] = [[None] * k for _ in range(k)]
-    for i, j in itertools.combinations(range(k), 2):
-        res = run_tournament(game, [agents[i], agents[j]], games=deals, players=players,
-                             options=dict(options or {}), duplicate=True, seed=seed,
-                             workers=workers)  # fmt: skip
-        won = deal_outcomes(res)
-        h2h[i][j], h2h[j][i] = float(won.mean()), float(1 - won.mean())
-        for w in won.tolist():
-            ranks = [0.0, 0.0] if w == 0.5 else ([0.0, 1.0] if w == 1 else [1.0, 0.0])
-            (a,), (b,) = model.rate([[ratings[i]], [ratings[j]]], ranks=ranks)
-            ratings[i], ratings[j] = a, b
-    return Board(game, players, deals, seed, list(agents), [r.mu for r in ratings],
-                 [r.sigma for r in ratings], h2h)  # fmt: skip
+    ci: list[list[tuple[float, float] | None]] = [[None] * k for _ in range(k)]
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(combos), desc=f"{game} leaderboard", unit="pair")
+    try:
+        for i, j in combos:
+            if bar is not None:
+                bar.set_postfix_str(f"{agents[i]} vs {agents[j]}")
+            res = run_tournament(
+                game,
+                [agents[i], agents[j]],
+                games=deals,
+                players=players,
+                options=dict(options or {}),
+                duplicate=True,
+                seed=seed,
+                workers=workers,
+                progress=progress,
+            )
+            won = deal_outcomes(res)
+            pairs.append(PairDeals(i, j, won))
+            share, low, high = mean_interval(won, resamples=resamples, seed=seed)
+            h2h[i][j], h2h[j][i] = share, 1.0 - share
+            ci[i][j], ci[j][i] = (low, high), (1.0 - high, 1.0 - low)
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    ratings = rate(agents, pairs, resamples=resamples, seed=seed)
+    return Board(
+        game, players, deals, seed, list(agents), pairs, ratings, h2h, ci, dict(options or {})
+    )
 
 
 def to_markdown(board: Board, command: str) -> str:
     """The leaderboard as a markdown section (ratings, then head-to-head)."""
     order = board.order()
-    lines = [f"### {board.game}, {board.players} players", "",
-             f"{board.deals} duplicate deals per pair, seed {board.seed}: `{command}`", "",
-             "| rank | agent | ordinal (mu - 3 sigma) | mu | sigma | beats the others (mean) |",
-             "|---|---|---|---|---|---|"]  # fmt: skip
+    r = board.ratings
+    lines = [
+        f"### {board.game}, {board.players} players",
+        "",
+        f"{board.deals} duplicate deals per pair, seed {board.seed}: `{command}`",
+        "",
+        f"Rating: Elo scale (400 points = 10:1 odds of winning a deal), `{r.anchor}` = 0; "
+        f"Bradley-Terry fit to all deals at once, 95% interval by bootstrap over deals "
+        f"({r.resamples} resamples).",
+        "",
+        "| rank | agent | rating | 95% interval | beats the others (mean) |",
+        "|---|---|---|---|---|",
+    ]
     for rank, i in enumerate(order, 1):
         beats = [v for v in board.head_to_head[i] if v is not None]
-        lines.append(f"| {rank} | `{board.agents[i]}` | {board.ordinal(i):.2f} | {board.mu[i]:.2f} "
-                     f"| {board.sigma[i]:.2f} | {100 * float(np.mean(beats)):.1f}% |")  # fmt: skip
-    half = 1.96 * math.sqrt(0.25 / board.deals)
-    lines += ["", f"Head-to-head: share of deals the row agent beat the column agent "
-              f"(ties half; 95% interval at most ±{100 * half:.1f} points).", "",
-              "| | " + " | ".join(f"`{board.agents[j]}`" for j in order) + " |",
-              "|---|" + "---|" * len(order)]  # fmt: skip
+        lines.append(
+            f"| {rank} | `{board.agents[i]}` | {r.rating[i]:.0f} "
+            f"| {r.low[i]:.0f} to {r.high[i]:.0f} "
+            f"| {100 * float(np.mean(beats)):.1f}% |"
+        )
+    widths = [
+        (hi - lo) / 2 for row in board.h2h_interval for lo_hi in row if lo_hi for lo, hi in [lo_hi]
+    ]
+    widest = 100 * max(widths, default=0.0)
+    lines += [
+        "",
+        f"Head-to-head: share of deals the row agent beat the column agent "
+        f"(ties half; 95% bootstrap intervals at most ±{widest:.1f} points).",
+        "",
+        "| | " + " | ".join(f"`{board.agents[j]}`" for j in order) + " |",
+        "|---|" + "---|" * len(order),
+    ]
     for i in order:
-        cells = ["—" if board.head_to_head[i][j] is None else
-                 f"{100 * float(board.head_to_head[i][j] or 0):.0f}%" for j in order]  # fmt: skip
+        cells = [
+            "—"
+            if board.head_to_head[i][j] is None
+            else f"{100 * float(board.head_to_head[i][j] or 0):.0f}%"
+            for j in order
+        ]
         lines.append(f"| `{board.agents[i]}` | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
 HEADER = (
     "# Leaderboard\n\nGenerated by `cardsuite leaderboard` (`agents/leaderboard.py`): a duplicate\n"
-    "round-robin of every registered agent, rated with openskill (Plackett-Luce) from\n"
-    "every deal comparison. Regenerate a section with the command under its heading.\n"
+    "round-robin of every registered agent, rated by one Bradley-Terry maximum-likelihood\n"
+    "fit to every deal at once (Elo scale, random = 0; the order of the games does not\n"
+    "matter). Regenerate a section with the command under its heading.\n"
 )
 
 
@@ -163,32 +289,48 @@ def merge_section(old: str, section: str) -> str:
 
 
 def plot(board: Board, out_png: Path) -> Path:
-    """Ratings with ``mu ± 3 sigma`` bars, best first."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    """Ratings with their 95% bootstrap intervals, best first (the caller's backend is kept)."""
+    from matplotlib.figure import Figure
 
     order = board.order()
-    fig, ax = plt.subplots(figsize=(7, 0.5 * len(order) + 1.2))
+    r = board.ratings
+    fig = Figure(figsize=(7, 0.5 * len(order) + 1.2))
+    ax = fig.subplots()
     y = np.arange(len(order))[::-1]
-    ax.errorbar([board.mu[i] for i in order], y, xerr=[3 * board.sigma[i] for i in order],
-                fmt="o", capsize=3)  # fmt: skip
+    x = np.array([r.rating[i] for i in order])
+    err = np.array(
+        [[r.rating[i] - r.low[i] for i in order], [r.high[i] - r.rating[i] for i in order]]
+    )
+    ax.errorbar(x, y, xerr=np.maximum(err, 0.0), fmt="o", capsize=3)
     ax.set_yticks(y, [board.agents[i] for i in order])
-    ax.set_xlabel("openskill mu (bars: ± 3 sigma)")
+    ax.set_xlabel(f"Elo rating, {r.anchor} = 0 (bars: 95% bootstrap interval)")
     ax.set_title(f"{board.game}, {board.players} players: {board.deals} duplicate deals per pair")
     ax.grid(alpha=0.3)
     fig.tight_layout()
     out_png.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out_png, dpi=100)
-    plt.close(fig)
     return out_png
+
+
+def rule_options(game: Any, config: str | None, extra: list[str]) -> dict[str, Any]:
+    """Rule options from a ``--config`` preset (file or shipped name), then ``--key value`` flags."""
+    from cardsuite.config import read_yaml_mapping
+    from cardsuite.games import parse_options
+
+    base: dict[str, Any] = {}
+    if config:
+        base = read_yaml_mapping(config)
+        game.config_class().from_dict(base, source=str(config))  # unknown keys named
+    return {**base, **parse_options(game, extra)}
 
 
 def add_command(sub: Any) -> tuple[str, Any]:
     """The ``cardsuite leaderboard`` subcommand (``cardsuite.commands`` entry point)."""
-    p = sub.add_parser("leaderboard", help="duplicate round-robin of every agent, rated by openskill",
-                       description=__doc__.split("\n\n")[0])  # fmt: skip
+    p = sub.add_parser(
+        "leaderboard",
+        help="duplicate round-robin of every agent, order-free ratings",
+        description=__doc__.split("\n\n")[0] + " Rule options follow as --key value.",
+    )
     p.add_argument("game", help="scum, scum_party or scandal")
     p.add_argument("--players", type=int, required=True, help="seats at the table")
     p.add_argument("--deals", type=int, default=100, help="duplicate deals per pair")
@@ -197,44 +339,97 @@ def add_command(sub: Any) -> tuple[str, Any]:
     p.add_argument("--ismcts", default="", help="ISMCTS parameters, e.g. budget=100")
     p.add_argument("--workers", type=int, default=1, help="worker processes")
     p.add_argument(
-        "--out",
-        default="leaderboard.md",
-        help="markdown file; this game's section is replaced or added, other sections kept",
+        "--config",
+        default=None,
+        help="rule preset: a YAML file or a shipped name (scum/six_players)",
     )
     p.add_argument(
-        "--plot", help="PNG of the ratings (default: img/leaderboard_GAME_N.png beside --out)"
+        "--out",
+        default=None,
+        help="markdown file: this game's section replaced or added, other sections kept "
+        "(and a PNG in img/ beside it); default: print only",
     )
+    p.add_argument(
+        "--plot",
+        default=None,
+        help="PNG of the ratings (default with --out: img/leaderboard_GAME_N.png beside it)",
+    )
+    p.add_argument(
+        "--json", default=None, help="a new JSON file: ratings, head-to-head, every deal outcome"
+    )
+    p.add_argument(
+        "--resamples", type=int, default=RESAMPLES, help="bootstrap resamples of the intervals"
+    )
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
     def run(ns: argparse.Namespace, extra: list[str]) -> int:
+        from cardsuite.agents.records import check_new_file
+
         from cardsuite.games import get_game
 
-        if extra:
-            raise ConfigError(f"unknown arguments: {' '.join(extra)}")
         spec = get_game(ns.game)
-        options = {spec.players_key: ns.players}
+        options = rule_options(spec, ns.config, extra)
+        if options.get(spec.players_key, ns.players) != ns.players:
+            raise ConfigError(
+                f"--players {ns.players} contradicts {spec.players_key}="
+                f"{options[spec.players_key]} of the rule options"
+            )
+        options[spec.players_key] = ns.players
+        if ns.resamples < 0:
+            raise ConfigError(f"--resamples must be at least 0, got {ns.resamples}")
+        if ns.json:
+            check_new_file(ns.json, "--json file")  # before any game is played
         agents = ns.agents or default_agents(spec.name, options, ns.ismcts)
-        board = run_leaderboard(spec.name, ns.players, agents, deals=ns.deals, seed=ns.seed,
-                                options=options, workers=ns.workers)  # fmt: skip
-        command = (f"cardsuite leaderboard {ns.game} --players {ns.players} --deals {ns.deals} "
-                   f"--seed {ns.seed}" + (f" --ismcts {ns.ismcts}" if ns.ismcts else ""))  # fmt: skip
-        out = Path(ns.out)
-        png = (
-            Path(ns.plot)
-            if ns.plot
-            else (out.parent / "img" / f"leaderboard_{spec.name}_{ns.players}.png")
+        board = run_leaderboard(
+            spec.name,
+            ns.players,
+            agents,
+            deals=ns.deals,
+            seed=ns.seed,
+            options=options,
+            workers=ns.workers,
+            progress=not ns.no_progress,
+            resamples=ns.resamples,
         )
-        plot(board, png)
+        flags = "".join(
+            f" --{k} {json.dumps(v) if not isinstance(v, str) else v}"
+            for k, v in options.items()
+            if k != spec.players_key
+        )
+        command = (
+            f"cardsuite leaderboard {spec.name} --players {ns.players} --deals {ns.deals} "
+            f"--seed {ns.seed}"
+            + (f" --ismcts {ns.ismcts}" if ns.ismcts else "")
+            + (" --agents " + " ".join(ns.agents) if ns.agents else "")
+            + flags
+        )
         text = to_markdown(board, command)
-        try:
-            rel = png.resolve().relative_to(out.parent.resolve())
-            text += f"\n![{spec.name}, {ns.players} players]({rel.as_posix()})\n"
-        except ValueError:
-            pass
-        out.parent.mkdir(parents=True, exist_ok=True)
-        old = out.read_text(encoding="utf-8") if out.exists() else ""
-        out.write_text(merge_section(old, text), encoding="utf-8")
+        written: list[Path] = []
+        png = Path(ns.plot) if ns.plot else None
+        if png is None and ns.out:
+            png = Path(ns.out).parent / "img" / f"leaderboard_{spec.name}_{ns.players}.png"
+        if png is not None:
+            written.append(plot(board, png))
+        if ns.out:
+            out = Path(ns.out)
+            section = text
+            if png is not None:
+                try:
+                    rel = png.resolve().relative_to(out.parent.resolve())
+                    section += f"\n![{spec.name}, {ns.players} players]({rel.as_posix()})\n"
+                except ValueError:
+                    pass
+            out.parent.mkdir(parents=True, exist_ok=True)
+            old = out.read_text(encoding="utf-8") if out.exists() else ""
+            out.write_text(merge_section(old, section), encoding="utf-8")
+            written.append(out)
+        if ns.json:
+            data = dict(board.to_dict(), command=command)
+            Path(ns.json).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+            written.append(Path(ns.json))
         print(text)
-        print(f"wrote {out} and {png}")
+        if written:
+            print("wrote " + ", ".join(str(w) for w in written))
         return 0
 
     return "leaderboard", run

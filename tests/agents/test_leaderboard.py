@@ -1,7 +1,10 @@
-"""The leaderboard: duplicate round-robin, per-deal outcomes, openskill ratings, outputs."""
+"""The leaderboard: duplicate round-robin, per-deal outcomes, order-free ratings, outputs."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,17 +28,34 @@ def test_identical_agents_draw_every_deal() -> None:
 
 
 def test_round_robin_ranks_the_heuristic_above_random(tmp_path: Path) -> None:
-    board = run_leaderboard("scum", 4, ["random", "heuristic", "greedy"], deals=8, seed=1)
+    board = run_leaderboard(
+        "scum", 4, ["random", "heuristic", "greedy"], deals=8, seed=1, resamples=50
+    )
     h2h = board.head_to_head
     assert h2h[1][0] is not None and h2h[0][1] is not None
     assert h2h[1][0] + h2h[0][1] == pytest.approx(1.0)
     assert board.agents[board.order()[0]] == "heuristic"
-    assert board.mu[1] > board.mu[0]
+    r = board.ratings
+    assert r.anchor == "random" and r.rating[0] == 0.0
+    assert r.rating[1] > r.rating[0]
+    assert all(lo <= x <= hi for lo, x, hi in zip(r.low, r.rating, r.high, strict=True))
+    lo, hi = board.h2h_interval[1][0] or (np.nan, np.nan)
+    assert lo <= h2h[1][0] <= hi
     text = to_markdown(board, "cardsuite leaderboard scum --players 4 --deals 8")
     assert "| 1 | `heuristic` |" in text and text.count("\n|") >= 8
     png = plot(board, tmp_path / "lb.png")
     assert png.stat().st_size > 1000
-    assert np.isfinite(board.sigma).all()
+    data = json.loads(json.dumps(board.to_dict()))
+    assert len(data["pairs"]) == 3 and len(data["pairs"][0]["outcomes"]) == 8
+
+
+def test_plot_leaves_the_callers_matplotlib_backend_alone(tmp_path: Path) -> None:
+    import matplotlib
+
+    board = run_leaderboard("scum", 4, ["random", "greedy"], deals=2, seed=0, resamples=0)
+    before = matplotlib.get_backend()
+    plot(board, tmp_path / "lb.png")
+    assert matplotlib.get_backend() == before
 
 
 def test_needs_two_agents() -> None:
@@ -53,3 +73,38 @@ def test_sections_are_replaced_or_appended() -> None:
     doc2 = merge_section(doc, "### scum, 4 players\n\nnew 4p\n")
     assert "old 4p" not in doc2 and "new 4p" in doc2 and "6p" in doc2
     assert doc2.index("new 4p") < doc2.index("6p")
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "cardsuite.cli", "leaderboard", *args],
+        cwd=cwd, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+
+
+def test_cli_writes_nothing_without_out_and_takes_rule_options(tmp_path: Path) -> None:
+    """Issue 23 item 5: progress on stderr, rule options as --key value, no file by default."""
+    res = _cli("scum", "--players", "4", "--deals", "2", "--agents", "random", "greedy",
+               "--resamples", "0", "--carousel", "true", cwd=tmp_path)  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert "| 1 |" in res.stdout and "--carousel true" in res.stdout
+    assert "leaderboard" in res.stderr  # the tqdm bar
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_writes_where_asked(tmp_path: Path) -> None:
+    out = tmp_path / "docs" / "lb.md"
+    res = _cli("scum", "--players", "4", "--deals", "2", "--agents", "random", "greedy",
+               "--resamples", "0", "--out", str(out), "--json", str(tmp_path / "lb.json"),
+               "--no-progress", cwd=tmp_path)  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert out.is_file() and (tmp_path / "docs" / "img" / "leaderboard_scum_4.png").is_file()
+    assert json.loads((tmp_path / "lb.json").read_text())["deals_per_pair"] == 2
+    again = _cli("scum", "--players", "4", "--deals", "1", "--agents", "random", "greedy",
+                 "--json", str(tmp_path / "lb.json"), "--no-progress", cwd=tmp_path)  # fmt: skip
+    assert again.returncode != 0 and "already exists" in again.stderr
+
+
+def test_cli_names_a_bad_rule_option(tmp_path: Path) -> None:
+    res = _cli("scum", "--players", "4", "--deals", "1", "--carousle", "true", cwd=tmp_path)
+    assert res.returncode != 0 and "carousle" in res.stderr and "Traceback" not in res.stderr

@@ -1,0 +1,94 @@
+"""Order-free ratings (agents/ratings.py): Bradley-Terry maximum likelihood, bootstrap intervals."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cardsuite.agents.ratings import (
+    ELO_PER_UNIT,
+    PairDeals,
+    deals_for_half_width,
+    fit_strengths,
+    rate,
+    win_matrix,
+)
+from cardsuite.errors import ConfigError
+
+
+def _simulated(true: np.ndarray, deals: int, seed: int) -> list[PairDeals]:
+    """Every pair plays ``deals``; ``a`` wins with the Bradley-Terry probability (some ties)."""
+    rng = np.random.default_rng(seed)
+    pairs = []
+    for a in range(len(true)):
+        for b in range(a + 1, len(true)):
+            p = 1.0 / (1.0 + math.exp(true[b] - true[a]))
+            out = (rng.random(deals) < p).astype(float)
+            out[rng.random(deals) < 0.1] = 0.5
+            pairs.append(PairDeals(a, b, out))
+    return pairs
+
+
+def test_simulated_players_are_recovered_in_order() -> None:
+    true = np.array([0.0, 1.2, -0.6, 2.4, 0.6])
+    names = ["random", "b", "c", "d", "e"]
+    r = rate(names, _simulated(true, 600, seed=1), resamples=0)
+    assert r.order() == list(np.argsort(-true))
+    fitted = np.array(r.rating) / ELO_PER_UNIT
+    # ties (10%) pull strengths toward each other; the order and rough size hold
+    assert np.allclose(fitted, true * 0.9, atol=0.3)
+
+
+def test_intervals_cover_the_truth_and_the_point() -> None:
+    true = np.array([0.0, 1.0, 2.0])
+    r = rate(["random", "b", "c"], _simulated(true, 300, seed=2), resamples=200, seed=0)
+    for i in range(3):
+        assert r.low[i] <= r.rating[i] <= r.high[i]
+    assert r.low[0] == r.high[0] == 0.0  # the anchor
+    assert r.high[1] < r.low[2]  # 1 unit = 174 Elo apart, clearly separated at 300 deals
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_shuffling_the_results_gives_identical_ratings(seed: int) -> None:
+    """The fit sees only the win matrix: any order of pairs and of deals, the same ratings."""
+    names = ["random", "b", "c", "d"]
+    pairs = _simulated(np.array([0.0, 0.5, 1.5, -1.0]), 40, seed=7)
+    rng = np.random.default_rng(seed)
+    shuffled = [PairDeals(p.a, p.b, rng.permutation(p.outcomes)) for p in pairs]
+    shuffled = [shuffled[i] for i in rng.permutation(len(shuffled))]
+    flipped = [PairDeals(p.b, p.a, 1.0 - p.outcomes) if rng.random() < 0.5 else p for p in shuffled]
+    assert rate(names, flipped, resamples=0).rating == rate(names, pairs, resamples=0).rating
+
+
+def test_an_agent_that_wins_every_deal_gets_a_finite_rating() -> None:
+    pairs = [PairDeals(0, 1, np.zeros(50)), PairDeals(1, 2, np.full(50, 0.5))]
+    r = rate(["random", "heuristic", "greedy"], pairs, resamples=0)
+    assert all(math.isfinite(x) for x in r.rating)
+    assert r.rating[1] > 500 and r.rating[1] == pytest.approx(r.rating[2])
+
+
+def test_fixed_references_rate_only_the_newcomer() -> None:
+    """A newcomer that beats a 200-rated reference 3:1 is rated about 200 + 191."""
+    wins = win_matrix(2, [PairDeals(0, 1, np.r_[np.ones(3000), np.zeros(1000)])])
+    theta = fit_strengths(wins, fixed={1: 200 / ELO_PER_UNIT})
+    assert theta[0] * ELO_PER_UNIT == pytest.approx(200 + ELO_PER_UNIT * math.log(3), abs=1.0)
+
+
+def test_separate_groups_and_unknown_anchor_are_named_errors() -> None:
+    pairs = [PairDeals(0, 1, np.ones(5)), PairDeals(2, 3, np.ones(5))]
+    with pytest.raises(ConfigError, match="separate groups"):
+        rate(["a", "b", "c", "d"], pairs, resamples=0)
+    with pytest.raises(ConfigError, match="played no deal"):
+        rate(["a", "b", "c"], pairs[:1], resamples=0)
+    with pytest.raises(ConfigError, match="anchor"):
+        rate(["a", "b"], pairs[:1], anchor="zzz", resamples=0)
+
+
+def test_deals_for_five_points() -> None:
+    assert deals_for_half_width(0.05) == 385  # (1.96 / 0.1)^2 = 384.1
+    assert deals_for_half_width(0.10) == 97
