@@ -407,10 +407,22 @@ class ISMCTSAgent:
         return root
 
     def _iterate(self, game: SearchGame[S], root: Node, state: S, rng: np.random.Generator) -> None:
+        path = self.descend(game, root, state, rng)
+        self.backup(path, self.rollout_values(game, state, rng))
+
+    def descend(
+        self, game: SearchGame[S], root: Node, state: S, rng: np.random.Generator
+    ) -> list[Node]:
+        """Selection and expansion from ``root`` in ``state`` (changed in place); the path.
+
+        Every node on the path has its ``visits`` raised at once (the reward is
+        added by :meth:`backup`), so a search that descends several times
+        before backing up (``ismcts_batched``) sees those visits as losses.
+        """
         path = [root]
         node = root
+        root.visits += 1
         c = self.c
-        # selection and expansion
         while not game.terminal(state):
             legal = game.legal(state)
             player = game.to_act(state)
@@ -434,6 +446,7 @@ class ISMCTSAgent:
                 a = self._expansion(game, state, untried, rng)
                 child = Node(player)
                 child.avail = 1
+                child.visits = 1
                 children[a] = child
                 game.apply(state, a)
                 path.append(child)
@@ -441,8 +454,12 @@ class ISMCTSAgent:
             assert best_child is not None
             game.apply(state, best_action)
             node = best_child
+            node.visits += 1
             path.append(node)
-        # rollout
+        return path
+
+    def rollout_values(self, game: SearchGame[S], state: S, rng: np.random.Generator) -> np.ndarray:
+        """Roll ``state`` out (in place) to the end or the cutoff; per-player rewards in [0, 1]."""
         steps = 0
         while not game.terminal(state) and (self.cutoff == 0 or steps < self.cutoff):
             if self.rollout == "heuristic":
@@ -452,9 +469,12 @@ class ISMCTSAgent:
                 a = int(legal[rng.integers(legal.size)])
             game.apply(state, a)
             steps += 1
-        values = game.values(state)
+        return game.values(state)
+
+    @staticmethod
+    def backup(path: list[Node], values: np.ndarray) -> None:
+        """Add each mover's reward along ``path`` (visits were counted by :meth:`descend`)."""
         for n in path:
-            n.visits += 1
             if n.player >= 0:
                 n.total += float(values[n.player])
 
