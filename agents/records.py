@@ -27,25 +27,29 @@ recorded agent is the one to act; a departure is a StateError naming the move.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from cardsuite.aec import CardGameEnv
 from cardsuite.agents.record_schema import (
+    MAX_FILE_BYTES,
     check_mapping_keys,
     check_readable_file,
+    check_record,
     iter_records,
     loads_strict,
 )
+
+from cardsuite.aec import CardGameEnv
 from cardsuite.errors import CardsuiteError, ConfigError, IllegalActionError, StateError
 from cardsuite.games import get_game
 
@@ -164,6 +168,68 @@ def write_records(path: str | Path, records: list[dict[str, Any]]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+class RecordAppender:
+    """Appends finished games to a record file (``cardsuite play/serve --record FILE``).
+
+    A new file is created. An existing file is appended to only if it is
+    already a record file (every line reads as a record): games are added
+    after the ones it holds, nothing is rewritten. Any other existing file
+    (a deck, a config, a half-written line) is refused before any game is
+    played, so ``--record`` never damages a file that is not a record file.
+    Each game is one line written with a single ``write`` under an exclusive
+    ``flock`` and flushed to disk, so two servers recording to one file do
+    not interleave lines.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        """Check ``path`` (ConfigError/StateError naming the problem); count its games."""
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        if self.path.exists() or self.path.is_symlink():
+            check_readable_file(self.path, "record file", MAX_FILE_BYTES)
+            try:
+                self.count = sum(1 for _ in iter_records(self.path))
+            except StateError as err:
+                raise ConfigError(
+                    f"--record {str(self.path)!r} exists and is not a record file ({err}); "
+                    "choose a new name (a file is appended to only if it holds records)"
+                ) from None
+            if not _ends_with_newline(self.path):
+                raise ConfigError(
+                    f"--record {str(self.path)!r} does not end with a complete line; "
+                    "choose a new name"
+                )
+        else:
+            check_new_file(self.path, "record file")
+            self.count = 0
+
+    def append(self, record: dict[str, Any]) -> int:
+        """Append one game (checked like a record read back); its index in the file."""
+        check_record(record, f"game {self.count} for {self.path}")
+        line = json.dumps(record, separators=(",", ":"), allow_nan=False) + "\n"
+        with self._lock, self.path.open("a", encoding="utf-8") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                fh.write(line)
+                fh.flush()
+                os.fsync(fh.fileno())
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+            index = self.count
+            self.count += 1
+        return index
+
+
+def _ends_with_newline(path: Path) -> bool:
+    """Whether a file is empty or ends with a complete line."""
+    with path.open("rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        if fh.tell() == 0:
+            return True
+        fh.seek(-1, os.SEEK_END)
+        return fh.read(1) == b"\n"
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:

@@ -1,10 +1,21 @@
 """The games a running ``cardsuite serve`` holds: play, watch and replay sessions.
 
-All state lives in this process (a :class:`Store` in the app); nothing is
-written to disk. Each session has a lock, so two requests for one game never
-interleave. Sessions idle for :data:`IDLE_SECONDS` are dropped, at most
-:data:`MAX_SESSIONS` are kept, and a page's request for a dropped or closed
-session gets a clear "start a new game" message.
+All state lives in this process (a [Store][cardsuite.agents.web.sessions.Store]
+in the app); nothing is written to disk unless the server was started with
+``--record FILE``, which appends each finished play or watch game to FILE.
+Each session has a lock, so two requests for one game never interleave (the
+second is told the game is busy, never queued behind it). Sessions idle for
+``IDLE_SECONDS`` are dropped, at most ``MAX_SESSIONS`` are kept, and a page's
+request for a dropped or closed session gets a clear "start a new game"
+message.
+
+Every agent move runs under the session's
+[MoveClock][cardsuite.agents.web.limits.MoveClock]: a move past the limit
+stops the game (MoveTooLong) and the game answers every later request with
+that reason. The log a seat's page receives is built for that seat
+([cardsuite.agents.move_log][]): a private J5 give-back is named only to the
+giver and the receiver. Watch and replay pages show the whole table to a
+spectator, every move included.
 """
 
 from __future__ import annotations
@@ -12,32 +23,59 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 import numpy as np
-
 from cardsuite.agents.arena import derive_seed
 from cardsuite.agents.base import Agent, table_info
-from cardsuite.agents.records import apply_moves, make_env
+from cardsuite.agents.move_log import Move, step
+from cardsuite.agents.records import (
+    apply_moves,
+    engine_state,
+    jsonable,
+    make_env,
+    record_options,
+)
 from cardsuite.agents.registry import make_agent, parse_spec
 from cardsuite.agents.views import round_note, table_marker
+from cardsuite.agents.web.limits import MoveClock, MoveTooLong
 from cardsuite.agents.web.models import seat_model, table_model
-from cardsuite.errors import CardsuiteError, ConfigError
+
+from cardsuite.errors import CardsuiteError, ConfigError, StateError
 from cardsuite.games import get_game
 
 MAX_SESSIONS = 64
 IDLE_SECONDS = 3600.0
 LOG_SHOWN = 300  # log entries sent with a view (the newest)
 MAX_AGENT_MOVES = 100_000  # agent moves between two human moves, at most
+MAX_SEED = 2**63 - 1
+HUMAN = "human"  # the seat spec of a person's seat in a record
+
+#: Called with each finished game's record (``cardsuite serve --record``).
+Recorder = Callable[[dict[str, Any]], None]
 
 
 class SessionGone(CardsuiteError):
     """A page asked for a game this server no longer holds."""
 
 
+class SessionBusy(CardsuiteError):
+    """A request for a game that is still working on an earlier request (HTTP 409)."""
+
+
+class SessionStopped(CardsuiteError):
+    """A request for a game the server stopped (an agent's move ran too long; HTTP 409)."""
+
+
 class BadMove(CardsuiteError):
     """A move the page sent is not one of the legal moves."""
+
+
+def random_seed() -> int:
+    """A fresh deal seed for a game whose seed the person did not set."""
+    return secrets.randbelow(2**31)
 
 
 class PartyTracker:
@@ -61,37 +99,42 @@ class PartyTracker:
 
 
 class Session:
-    """One game in the server: an env, the move log, a lock."""
+    """One game in the server: an env, the move log, a lock, a move clock."""
 
     mode = "session"
 
-    def __init__(self, game: str) -> None:
-        """A fresh session id and its lock."""
+    def __init__(self, game: str, clock: MoveClock | None = None) -> None:
+        """A fresh session id, its lock and its move clock."""
         self.id = secrets.token_urlsafe(12)
         self.game = game
         self.lock = threading.Lock()
         self.touched = time.monotonic()
-        self.log: list[dict[str, Any]] = []
+        self.moves: list[Move] = []
         self.tracker = PartyTracker()
+        self.clock = clock or MoveClock(float("inf"))
+        self.stopped: str | None = None
+        self.seed: int | None = None
 
     def view(self) -> dict[str, Any]:
         """The JSON the page draws."""
         raise NotImplementedError
 
-    def _log_move(self, env: Any, agent: str, action: int, who: str) -> None:
-        """Apply ``action`` and log it (with a note when it ends a round or hand)."""
-        base = env.unwrapped
-        text = base.describe_action(action)
-        before = table_marker(env)
-        env.step(action)
-        self.tracker.update(env)
-        entry = {"n": len(self.log) + 1, "who": who, "text": text}
-        note = round_note(env, before)
-        if note:
-            entry["note"] = note
-        self.log.append(entry)
+    def held(self) -> _Held:
+        """The session's lock, taken without waiting: SessionBusy/SessionStopped otherwise."""
+        if not self.lock.acquire(blocking=False):
+            raise SessionBusy(
+                "this game is still working on an earlier request; wait for it and try again"
+            )
+        if self.stopped is not None:
+            self.lock.release()
+            raise SessionStopped(f"this game was stopped: {self.stopped}")
+        return _Held(self.lock)
 
-    def _header(self, env: Any) -> dict[str, Any]:
+    def log_view(self, seat: str | None) -> list[dict[str, Any]]:
+        """The newest log entries as ``seat`` may read them (None: a spectator)."""
+        return [m.entry(seat) for m in self.moves[-LOG_SHOWN:]]
+
+    def _header(self, env: Any, seat: str | None = None) -> dict[str, Any]:
         over = _over(env)
         result = None
         if over:
@@ -110,51 +153,139 @@ class Session:
             "id": self.id,
             "mode": self.mode,
             "game": self.game,
+            "seed": self.seed,
             "over": over,
-            "result": _jsonable(result),
-            "log": self.log[-LOG_SHOWN:],
-            "log_total": len(self.log),
+            "result": jsonable(result),
+            "log": self.log_view(seat),
+            "log_total": len(self.moves),
         }
+
+
+class _Held:
+    """A lock already acquired, released by ``with``."""
+
+    def __init__(self, lock: threading.Lock) -> None:
+        self.lock = lock
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        self.lock.release()
 
 
 def _over(env: Any) -> bool:
     return not env.agents or all(env.terminations[a] or env.truncations[a] for a in env.agents)
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
+class LiveGame(Session):
+    """A game being played (play or watch): agents under the move clock, and its record."""
+
+    def _start(
+        self,
+        game: str,
+        env: Any,
+        specs: Mapping[int, str],
+        seed: int,
+        options: Mapping[str, Any],
+        reset_options: Mapping[str, Any] | None,
+        recorder: Recorder | None,
+    ) -> None:
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+            raise ConfigError(f"seed must be an integer 0..{MAX_SEED}, got {str(seed)[:40]}")
+        self.env = env
+        self.seed = seed
+        self.options = dict(options)
+        self.reset_options = None if reset_options is None else dict(reset_options)
+        self.recorder = recorder
+        self.recorded = False
+        env.reset(seed=seed, options=self.reset_options)
+        self.initial = engine_state(env) if recorder is not None else None
+        self.returns = dict.fromkeys(env.possible_agents, 0.0)
+        self.tracker.update(env)
+        self.players = self._build_agents(game, specs, seed)
+
+    def _build_agents(
+        self, game: str, specs: Mapping[int, str], seed: int
+    ) -> dict[str, tuple[Agent, dict[str, Any]]]:
+        """Agents by seat (reset for the episode) with the info each ``act`` gets."""
+        env = self.env
+        base = env.unwrapped
+        players: dict[str, tuple[Agent, dict[str, Any]]] = {}
+        for seat, text in specs.items():
+            name = env.possible_agents[seat]
+            agent = make_agent(text, game, seed=derive_seed(seed, 2, seat))
+            agent.reset(table_info(env, game, name), seed=derive_seed(seed, 3, seat))
+            info: dict[str, Any] = {"agent": name}
+            if hasattr(base, "determinize"):
+                info["determinize"] = self.clock.wrap(partial(base.determinize, name))
+            players[name] = (agent, info)
+        return players
+
+    def _agent_move(self, name: str, label: str) -> None:
+        """The agent ``name`` moves under the clock; a move past the limit stops the game."""
+        agent, info = self.players[name]
+        obs = self.env.observe(name)
+        self.clock.start(label)
+        try:
+            action = int(agent.act(obs["observation"], obs["action_mask"], info))
+            self.clock.check()  # an agent that does not ask for determinizations
+        except MoveTooLong as err:
+            self.stopped = str(err)
+            raise
+        finally:
+            self.clock.stop()
+        self._apply(name, action)
+
+    def _apply(self, name: str, action: int) -> None:
+        env = self.env
+        self.moves.append(step(env, name, action, len(self.moves) + 1))
+        for a, r in env.rewards.items():
+            self.returns[a] += r
+        self.tracker.update(env)
+        if _over(env) and not self.recorded and self.recorder is not None:
+            self.recorded = True
+            self.recorder(self.record())
+
+    def record(self) -> dict[str, Any]:
+        """The game as a record (``agents.records`` format); the person's seat is ``"human"``."""
+        env = self.env
+        stored, deck = record_options(self.options)
+        record: dict[str, Any] = {
+            "game": self.game,
+            "options": stored,
+            "reset_options": jsonable(self.reset_options),
+            "seed": self.seed,
+            "seats": dict(self.record_seats),
+            "initial_state": self.initial,
+            "actions": [[m.agent, m.action, m.text] for m in self.moves],
+            "rewards": dict(self.returns),
+            "infos": jsonable({a: dict(env.infos.get(a, {})) for a in env.possible_agents}),
+            "final_state": engine_state(env),
+        }
+        if deck is not None:
+            record["deck"] = deck
+        return record
+
+    @property
+    def record_seats(self) -> dict[str, str]:
+        """The seat specs a record stores."""
+        raise NotImplementedError
 
 
-def _build_agents(
-    game: str, env: Any, specs: Mapping[int, str], seed: int
-) -> dict[str, tuple[Agent, dict[str, Any]]]:
-    """Agents by seat (reset for the episode) with the info each ``act`` gets."""
-    base = env.unwrapped
-    players: dict[str, tuple[Agent, dict[str, Any]]] = {}
-    for seat, text in specs.items():
-        name = env.possible_agents[seat]
-        agent = make_agent(text, game, seed=derive_seed(seed, 2, seat))
-        agent.reset(table_info(env, game, name), seed=derive_seed(seed, 3, seat))
-        info: dict[str, Any] = {"agent": name}
-        if hasattr(base, "determinize"):
-            info["determinize"] = lambda rng, a=name: base.determinize(a, rng)
-        players[name] = (agent, info)
-    return players
-
-
-def _check_specs(agents: list[str], allowed: frozenset[str] = frozenset()) -> None:
+def check_specs(
+    agents: list[str],
+    allowed: frozenset[str] = frozenset(),
+    limits: Any = None,
+) -> None:
     """ConfigError for a spec the page may not choose.
 
-    The page offers the installed agent kinds with parameters. A spec that
-    names a file or module (``module:Class``, ``file.py:Class``) or a
-    checkpoint path (``ppo:PATH``) runs or reads what a request names, so it
-    is accepted only when the person listed it with ``cardsuite serve --agents``.
+    The page offers the installed agent kinds with parameters, each
+    parameter within ``limits.caps`` (``ismcts:budget`` at most 2000 by
+    default). A spec that names a file or module (``module:Class``,
+    ``file.py:Class``) or a checkpoint path (``ppo:PATH``) runs or reads what
+    a request names, so it is accepted only when the person listed it with
+    ``cardsuite serve --agents`` (and is then theirs: not capped).
     """
     from cardsuite.agents.registry import KINDS
 
@@ -162,18 +293,20 @@ def _check_specs(agents: list[str], allowed: frozenset[str] = frozenset()) -> No
         raise ConfigError("choose at least one agent")
     for text in agents:
         if not isinstance(text, str):
-            raise ConfigError(f"agent {text!r} is not a spec string")
+            raise ConfigError(f"agent {str(text)[:40]!r} is not a spec string")
         if text.strip() in allowed:
             continue
         parsed = parse_spec(text)
         if parsed.kind == "class" or KINDS[parsed.kind].argument == "path":
             raise ConfigError(
-                f"agent {text!r}: the page offers the installed agent kinds only; "
+                f"agent {text[:80]!r}: the page offers the installed agent kinds only; "
                 "start the server with cardsuite serve --agents SPEC to offer this one"
             )
+        if limits is not None:
+            limits.check_spec_params(text, parsed.params)
 
 
-class PlaySession(Session):
+class PlaySession(LiveGame):
     """A person plays one seat against agents; the page sees only that seat's view."""
 
     mode = "play"
@@ -188,24 +321,30 @@ class PlaySession(Session):
         options: dict[str, Any] | None = None,
         reset_options: dict[str, Any] | None = None,
         allowed: frozenset[str] = frozenset(),
+        clock: MoveClock | None = None,
+        limits: Any = None,
+        recorder: Recorder | None = None,
     ) -> None:
         """Deal with ``seed``; the agents fill the other seats in turn, then move until the person's turn."""
         spec = get_game(game)
-        super().__init__(spec.name)
-        _check_specs(agents, allowed)
-        self.env = spec.make(raw=True, **(options or {}))
-        n = len(self.env.possible_agents)
+        super().__init__(spec.name, clock)
+        check_specs(agents, allowed, limits)
+        env = spec.make(raw=True, **(options or {}))
+        n = len(env.possible_agents)
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-            raise ConfigError(f"seat must be 0..{n - 1}, got {seat!r}")
-        self.human = self.env.possible_agents[seat]
+            raise ConfigError(f"seat must be 0..{n - 1}, got {str(seat)[:40]}")
+        self.human = env.possible_agents[seat]
         others = [s for s in range(n) if s != seat]
         self.specs = {s: agents[i % len(agents)] for i, s in enumerate(others)}
-        self.env.reset(seed=seed, options=reset_options)
-        self.tracker.update(self.env)
-        self.players = _build_agents(spec.name, self.env, self.specs, seed)
+        self._start(spec.name, env, self.specs, seed, options or {}, reset_options, recorder)
         self.seats = {self.env.possible_agents[s]: t for s, t in self.specs.items()}
         self.seats[self.human] = "you"
         self._run_agents()
+
+    @property
+    def record_seats(self) -> dict[str, str]:
+        """Agents by their specs, the person's seat as ``"human"``."""
+        return {a: (HUMAN if a == self.human else t) for a, t in self.seats.items()}
 
     def _run_agents(self) -> None:
         env = self.env
@@ -213,10 +352,7 @@ class PlaySession(Session):
             if _over(env) or env.agent_selection == self.human:
                 return
             name = env.agent_selection
-            agent, info = self.players[name]
-            obs = env.observe(name)
-            action = int(agent.act(obs["observation"], obs["action_mask"], info))
-            self._log_move(env, name, action, name)
+            self._agent_move(name, f"{name} ({self.seats[name]})")
         raise ConfigError(f"the agents made {MAX_AGENT_MOVES} moves without the person's turn")
 
     def legal_moves(self) -> list[dict[str, Any]]:
@@ -229,13 +365,13 @@ class PlaySession(Session):
         return [{"id": int(a), "text": describe(int(a))} for a in np.flatnonzero(mask)]
 
     def move(self, action: Any) -> None:
-        """Apply the person's move (BadMove unless it is one of :meth:`legal_moves`), then the agents'."""
+        """Apply the person's move (BadMove unless it is one of `legal_moves`), then the agents'."""
         if _over(self.env):
             raise BadMove("the game is over; start a new one")
         if self.env.agent_selection != self.human:
             raise BadMove("it is not your turn")
         if isinstance(action, bool) or not isinstance(action, int):
-            raise BadMove(f"a move is an action id (an integer), got {action!r}")
+            raise BadMove(f"a move is an action id (an integer), got {str(action)[:40]}")
         legal = {m["id"]: m["text"] for m in self.legal_moves()}
         if action not in legal:
             why = (
@@ -244,12 +380,12 @@ class PlaySession(Session):
                 else "no such action"
             )
             raise BadMove(f"move {action} is not legal now: {why}")
-        self._log_move(self.env, self.human, action, self.human)
+        self._apply(self.human, action)
         self._run_agents()
 
     def view(self) -> dict[str, Any]:
-        """The person's view: the table without others' hands, their moves, the log."""
-        data = self._header(self.env)
+        """The person's view: the table without others' hands, their moves, their own log."""
+        data = self._header(self.env, self.human)
         data.update(
             you=self.human,
             seats=self.seats,
@@ -260,7 +396,7 @@ class PlaySession(Session):
         return data
 
 
-class WatchSession(Session):
+class WatchSession(LiveGame):
     """Agents play each other; the page sees the whole table and asks for moves at its speed."""
 
     mode = "watch"
@@ -273,36 +409,38 @@ class WatchSession(Session):
         seed: int = 0,
         options: dict[str, Any] | None = None,
         allowed: frozenset[str] = frozenset(),
+        clock: MoveClock | None = None,
+        limits: Any = None,
+        recorder: Recorder | None = None,
     ) -> None:
         """Deal with ``seed``; ``agents`` fill the seats in turn."""
         spec = get_game(game)
-        super().__init__(spec.name)
-        _check_specs(agents, allowed)
-        self.env = spec.make(raw=True, **(options or {}))
-        n = len(self.env.possible_agents)
+        super().__init__(spec.name, clock)
+        check_specs(agents, allowed, limits)
+        env = spec.make(raw=True, **(options or {}))
+        n = len(env.possible_agents)
         specs = {s: agents[s % len(agents)] for s in range(n)}
-        self.env.reset(seed=seed)
-        self.tracker.update(self.env)
-        self.players = _build_agents(spec.name, self.env, specs, seed)
+        self._start(spec.name, env, specs, seed, options or {}, None, recorder)
         self.seats = {self.env.possible_agents[s]: t for s, t in specs.items()}
+
+    @property
+    def record_seats(self) -> dict[str, str]:
+        """Every seat's agent spec."""
+        return dict(self.seats)
 
     def advance(self, moves: int) -> None:
         """Play up to ``moves`` moves (1..1000)."""
         if isinstance(moves, bool) or not isinstance(moves, int) or not 1 <= moves <= 1000:
-            raise ConfigError(f"moves must be 1..1000, got {moves!r}")
+            raise ConfigError(f"moves must be 1..1000, got {str(moves)[:40]}")
         env = self.env
         for _ in range(moves):
             if _over(env):
                 return
             name = env.agent_selection
-            agent, info = self.players[name]
-            obs = env.observe(name)
-            self._log_move(
-                env, name, int(agent.act(obs["observation"], obs["action_mask"], info)), name
-            )
+            self._agent_move(name, f"{name} ({self.seats[name]})")
 
     def view(self) -> dict[str, Any]:
-        """The whole table and the log."""
+        """The whole table and the whole log (a spectator of agents sees everything)."""
         data = self._header(self.env)
         data.update(
             seats=self.seats,
@@ -313,7 +451,7 @@ class WatchSession(Session):
 
 
 class ReplaySession(Session):
-    """A recorded game, move by move, forward and back (replayed by :mod:`agents.records`)."""
+    """A recorded game, move by move, forward and back (replayed by `agents.records`)."""
 
     mode = "replay"
 
@@ -322,38 +460,58 @@ class ReplaySession(Session):
         super().__init__(str(record["game"]))
         self.record = record
         self.source = source
+        self.seed = int(record["seed"])
         self.total = len(record["actions"])
         self.seats = {str(k): str(v) for k, v in record["seats"].items()}
+        self.failure: tuple[int, str] | None = None  # the first move that does not replay
         self._restart()
 
     def _restart(self) -> None:
         self.env = make_env(self.record)
         self.tracker = PartyTracker()
         self.tracker.update(self.env)
-        self.log = []
+        self.moves = []
         self.step = 0
         self._moves = apply_moves(self.env, self.record)
         self._before = table_marker(self.env)
 
     def goto(self, step: int) -> None:
-        """Show the table after ``step`` recorded moves (0 = the deal)."""
+        """Show the table after ``step`` recorded moves (0 = the deal).
+
+        A record that does not replay past some move answers every ``goto``
+        beyond it with the same StateError, and stays at the last good move.
+        """
         if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= self.total:
-            raise ConfigError(f"step must be 0..{self.total}, got {step!r}")
+            raise ConfigError(f"step must be 0..{self.total}, got {str(step)[:40]}")
+        if self.failure is not None and step >= self.failure[0]:
+            raise StateError(self.failure[1])
         if step < self.step:
             self._restart()
-        while self.step < step:
-            move = next(self._moves)
-            self.tracker.update(self.env)
-            entry = {"n": move.number, "who": move.agent, "text": move.description}
-            note = round_note(self.env, self._before)
-            if note:
-                entry["note"] = note
-            self._before = table_marker(self.env)
-            self.log.append(entry)
-            self.step += 1
-        if self.step == self.total:
-            for _ in self._moves:  # the reader's end-of-game checks (rewards)
-                pass
+        try:
+            while self.step < step:
+                move = next(self._moves)
+                self.tracker.update(self.env)
+                entry = Move(
+                    move.number, move.agent, move.action, move.description, move.description,
+                    note=round_note(self.env, self._before),
+                )  # fmt: skip
+                self._before = table_marker(self.env)
+                self.moves.append(entry)
+                self.step += 1
+            if self.step == self.total:
+                for _ in self._moves:  # the reader's end-of-game checks (rewards)
+                    pass
+        except StateError as err:
+            self.failure = (self.step + 1, str(err))
+            good = self.step
+            self._restart()  # the env may be half-stepped: replay to the last good move
+            for _ in range(good):
+                next(self._moves)
+                self.tracker.update(self.env)
+                self.step += 1
+            raise
+        except StopIteration:  # never expected: the generator ended early
+            raise StateError(f"record replay: no move {self.step + 1} to replay") from None
 
     def view(self) -> dict[str, Any]:
         """The whole table after the current step, and the log so far."""
