@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Literal, Self, Union, get_args, get_origin
 
 from cardsuite.errors import ConfigError
-from cardsuite.safe_yaml import load_yaml_text, read_yaml_file
+from cardsuite.safe_yaml import brief, load_yaml_text, read_yaml_file
 
 __all__ = [
     "ConfigBase",
@@ -77,11 +77,11 @@ class ConfigBase:
         names = cls.field_names()
         for key in data:
             if key not in names:
-                hint = difflib.get_close_matches(str(key), names, n=1)
+                hint = difflib.get_close_matches(str(key)[:100], names, n=1)
                 where = f" in {source}" if source else ""
                 suggestion = f" (did you mean {hint[0]!r}?)" if hint else ""
                 raise ConfigError(
-                    f"unknown config key {key!r} for {cls.__name__}{where}{suggestion}; "
+                    f"unknown config key {brief(key)} for {cls.__name__}{where}{suggestion}; "
                     f"valid keys: {', '.join(names)}"
                 )
         try:
@@ -120,7 +120,9 @@ class ConfigBase:
         return f"{type(self).__name__}.{name}"
 
     def _fail(self, name: str, message: str) -> typing.NoReturn:
-        """Raise a ConfigError naming field ``name``."""
+        """Raise a ConfigError naming field ``name`` (``message`` cut to 200 characters)."""
+        if len(message) > 200:
+            message = message[:197] + "..."
         raise ConfigError(f"{self._where(name)}: {message}")
 
 
@@ -128,7 +130,7 @@ def shipped_configs() -> list[str]:
     """The names of the presets shipped in the package (``scum/six_players``, ...)."""
     from importlib.resources import files
 
-    root = files("cardsuite") / "configs"
+    root = files("cardsuite.configs")
     names = []
     for folder in root.iterdir() if root.is_dir() else []:
         if folder.is_dir():
@@ -157,7 +159,7 @@ def resolve_config(path: str | Path) -> Path:
     name = str(path).removesuffix(".yaml")
     name = name.removeprefix("configs/")
     if name in shipped_configs():
-        with as_file(files("cardsuite") / "configs" / f"{name}.yaml") as found:
+        with as_file(files("cardsuite.configs") / f"{name}.yaml") as found:
             return Path(found)
     return given  # reading it then fails with a ConfigError naming the file
 
@@ -200,7 +202,7 @@ def _check_type(where: str, value: Any, tp: Any) -> Any:
         allowed = get_args(tp)
         if value in allowed and type(value) is type(allowed[allowed.index(value)]):
             return value
-        raise ConfigError(f"{where}: {value!r} is not one of {', '.join(map(repr, allowed))}")
+        raise ConfigError(f"{where}: {brief(value)} is not one of {', '.join(map(repr, allowed))}")
     if origin in (Union, types.UnionType):
         errors = []
         for arg in get_args(tp):
@@ -209,13 +211,14 @@ def _check_type(where: str, value: Any, tp: Any) -> Any:
             except ConfigError as err:
                 errors.append(str(err))
         raise ConfigError(
-            f"{where}: expected {_type_name(tp)}, got {type(value).__name__} {value!r}"
+            f"{where}: expected {_type_name(tp)}, got {type(value).__name__} {brief(value)}"
         )
     if origin is dict:
         if isinstance(value, Mapping) and all(isinstance(k, str) for k in value):
             return dict(value)  # a copy: the frozen config owns it
         raise ConfigError(
-            f"{where}: expected a mapping of names to values, got {type(value).__name__} {value!r}"
+            f"{where}: expected a mapping of names to values, "
+            f"got {type(value).__name__} {brief(value)}"
         )
     if tp is type(None):
         if value is None:
@@ -229,11 +232,13 @@ def _check_type(where: str, value: Any, tp: Any) -> Any:
     elif tp is float:
         if isinstance(value, int | float) and not isinstance(value, bool):
             if not math.isfinite(value):
-                raise ConfigError(f"{where}: must be a finite number, got {value!r}")
+                raise ConfigError(f"{where}: must be a finite number, got {brief(value)}")
             return float(value)
     elif tp is str:
         if isinstance(value, str):
             return value
     else:
         raise TypeError(f"{where}: unsupported config annotation {tp!r}")
-    raise ConfigError(f"{where}: expected {_type_name(tp)}, got {type(value).__name__} {value!r}")
+    raise ConfigError(
+        f"{where}: expected {_type_name(tp)}, got {type(value).__name__} {brief(value)}"
+    )

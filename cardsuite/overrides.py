@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from cardsuite.errors import ConfigError
+from cardsuite.safe_yaml import YamlLimitError, brief, load_yaml_text
 
 __all__ = ["merge_overrides", "parse_assignments", "parse_flags", "read_value"]
 
@@ -35,16 +36,29 @@ _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
 
 
 def read_value(raw: str, source: str = "override") -> Any:
-    """The YAML value of ``raw`` (``"5"`` -> 5, ``".nan"`` -> nan), else ``raw`` itself."""
-    from cardsuite.safe_yaml import load_yaml_text
+    """The YAML value of ``raw`` (``"5"`` -> 5, ``".nan"`` -> nan), else ``raw`` itself.
 
+    Text that is not YAML is kept as the string; text beyond the loader's
+    limits (an alias bomb, nesting too deep) is refused.
+
+    Raises:
+        YamlLimitError: ``raw`` nests deeper than the YAML loader allows or
+            its aliases expand too far; the message names ``source``.
+    """
     try:
         value = load_yaml_text(raw, source)
+    except YamlLimitError:
+        raise
     except ConfigError:
         return raw
     if isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
         return float(value)  # YAML 1.1 reads 1e-3 (no dot) as a string
     return value
+
+
+def _shown(key: str) -> str:
+    """A key as messages show it: cut to a few dozen characters."""
+    return key if len(key) <= 40 else key[:37] + "..."
 
 
 def _key(raw: str) -> str:
@@ -54,10 +68,10 @@ def _key(raw: str) -> str:
 def _check_key(key: str, fields: Sequence[str] | None, what: str, prefix: str) -> None:
     if fields is None or key in fields:
         return
-    hint = difflib.get_close_matches(key, list(fields), n=1)
+    hint = difflib.get_close_matches(key[:100], list(fields), n=1)
     suggestion = f" (did you mean {prefix}{hint[0]}?)" if hint else ""
     raise ConfigError(
-        f"unknown option {prefix}{key} for {what}{suggestion}; options: "
+        f"unknown option {prefix}{_shown(key)} for {what}{suggestion}; options: "
         + ", ".join(f"{prefix}{f}" for f in fields)
     )
 
@@ -82,20 +96,20 @@ def parse_flags(
     while i < len(items):
         token = items[i]
         if not token.startswith("--") or len(token) < 3:
-            raise ConfigError(f"expected an option like --key value, got {token!r}")
+            raise ConfigError(f"expected an option like --key value, got {brief(token)}")
         name, eq, raw = token[2:].partition("=")
         key = _key(name)  # only the key: a value keeps its dashes
         _check_key(key, fields, what, "--")
         if key in out:
-            raise ConfigError(f"option --{key} given twice")
+            raise ConfigError(f"option --{_shown(key)} given twice")
         if eq:
             i += 1
         elif i + 1 < len(items):
             raw = items[i + 1]
             i += 2
         else:
-            raise ConfigError(f"option --{key} needs a value")
-        out[key] = read_value(raw, f"--{key}")
+            raise ConfigError(f"option --{_shown(key)} needs a value")
+        out[key] = read_value(raw, f"--{_shown(key)}")
     return out
 
 
@@ -121,16 +135,16 @@ def parse_assignments(
         name, sep, raw = str(item).partition("=")
         key = _key(name)
         if not sep or not key:
-            raise ConfigError(f"{flag} expects key=value, got {item!r}")
+            raise ConfigError(f"{flag} expects key=value, got {brief(item)}")
         if key.startswith(f"{NESTED}."):
-            nested[key.split(".", 1)[1]] = read_value(raw, f"{flag} {key}")
+            nested[key.split(".", 1)[1]] = read_value(raw, f"{flag} {_shown(key)}")
             continue
         _check_key(key, fields, what, "")
-        out[key] = read_value(raw, f"{flag} {key}")
+        out[key] = read_value(raw, f"{flag} {_shown(key)}")
     if nested:
         base = out.get(NESTED) or {}
         if not isinstance(base, Mapping):
-            raise ConfigError(f"{flag} {NESTED}=... expects a mapping, got {base!r}")
+            raise ConfigError(f"{flag} {NESTED}=... expects a mapping, got {brief(base)}")
         out[NESTED] = {**base, **nested}
     return out
 
@@ -150,7 +164,7 @@ def merge_overrides(
             current = data.get(NESTED) or {}
             if not isinstance(current, Mapping):
                 where = f"{source}: " if source else ""
-                raise ConfigError(f"{where}{NESTED} must be a mapping, got {current!r}")
+                raise ConfigError(f"{where}{NESTED} must be a mapping, got {brief(current)}")
             data[NESTED] = {**current, **value}
         else:
             data[key] = value

@@ -3,15 +3,26 @@
 Every YAML file cardsuite reads (game, training and RLlib configs, deck
 files, presets) goes through :func:`load_yaml_text` or :func:`read_yaml_file`:
 
-* :class:`StrictLoader` is a :class:`yaml.SafeLoader` (plain data only, no
-  Python objects); it also refuses a key given twice in one mapping (plain
-  ``yaml.safe_load`` keeps the last one silently) and nesting deeper than
-  :data:`MAX_DEPTH` (no ``RecursionError``);
+* `StrictLoader` is a `yaml.SafeLoader` (plain data only, no Python
+  objects); it also refuses a key given twice in one mapping (plain
+  ``yaml.safe_load`` keeps the last one silently), nesting deeper than
+  `MAX_DEPTH` (no ``RecursionError``), an alias inside its own anchor (a
+  self-containing value) and aliases that would expand to more than
+  `MAX_ALIAS_NODES` nodes (the "billion laughs": 269 bytes of eight nested
+  alias levels stand for about a billion items);
 * the text must be UTF-8 and a file at most :data:`MAX_YAML_BYTES`, a regular
   file (never a device or FIFO).
 
-Every problem is a :class:`~cardsuite.errors.ConfigError` whose one-line
-message names the file, and the key or line where it can.
+Every problem is a `ConfigError` whose one-line message names the file, and
+the key or line where it can; a limit (depth, aliases) is the subclass
+`YamlLimitError`. A message never echoes more than a few dozen characters of
+the input: values go through `brief`.
+
+Anchors and aliases stay allowed (a config may share a block with ``&name`` /
+``*name`` or merge one with ``<<: *name``): a real config expands to a few
+hundred nodes, so the alias limit only refuses bombs. The sizes are measured
+while the document is composed, before any Python value is built, so a bomb
+costs microseconds and no memory.
 """
 
 from __future__ import annotations
@@ -27,30 +38,112 @@ from cardsuite.errors import ConfigError
 
 MAX_YAML_BYTES = 1 << 20  # configs, decks and presets are a few kB
 MAX_DEPTH = 64
+MAX_ALIAS_NODES = 10_000  # nodes that all aliases of one document may expand to
+BRIEF_CHARS = 60  # the most characters of a value an error message echoes
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
+class YamlLimitError(ConfigError):
+    """YAML text beyond a limit: nesting too deep, or aliases expanding too far."""
+
+
+def brief(value: Any, limit: int = BRIEF_CHARS) -> str:
+    """``repr(value)`` cut to at most ``limit`` characters, for error messages.
+
+    A message must never echo unbounded input (a 1 MB ``--key`` value, a
+    value built from aliases): every value an error path shows goes through
+    this. The repr of a container is built piece by piece (``reprlib``), so a
+    huge or self-containing value costs no more than its first pieces.
+
+    Example:
+        >>> brief("x" * 1000, limit=12)
+        "'xxx...xxxx'"
+        >>> brief(list(range(1000)))
+        '[0, 1, 2, 3, 4, 5, 6, 7, ...]'
+    """
+    import reprlib
+
+    short = reprlib.Repr()
+    short.maxlevel = 3
+    short.maxlist = short.maxdict = short.maxtuple = short.maxset = 8
+    short.maxstring = short.maxother = short.maxlong = limit
+    try:
+        text = short.repr(value)
+    except ValueError:  # an int past Python's 4300-digit str limit
+        text = f"<{type(value).__name__} of {value.bit_length()} bits>"
+    return text if len(text) <= limit else text[: max(limit - 3, 1)] + "..."
+
+
 class _StrictProblem(yaml.YAMLError):
-    """A duplicate key or too-deep nesting, with a message ready for the user."""
+    """A duplicate key, with a message ready for the user."""
+
+
+class _LimitProblem(_StrictProblem):
+    """Too-deep nesting or too many alias expansions."""
 
 
 class StrictLoader(yaml.SafeLoader):
-    """A SafeLoader that refuses duplicate mapping keys and deep nesting."""
+    """A SafeLoader that refuses duplicate keys, deep nesting and alias bombs.
+
+    While composing, every finished node records its expanded size (nodes,
+    counting through aliases) and depth; an alias adds its target's size to
+    the document's alias total, which may not pass `MAX_ALIAS_NODES`, and its
+    target's depth to the current depth, which may not pass `MAX_DEPTH`. An
+    alias to a node that is not finished yet (``&a [*a]``) is refused too.
+    """
 
     _depth = 0
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self._measure: dict[int, tuple[int, int]] = {}  # id(node) -> (size, depth)
+        self._alias_nodes = 0
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         self._depth += 1
         try:
+            line = self.peek_event().start_mark.line + 1  # type: ignore[no-untyped-call]
             if self._depth > MAX_DEPTH:
-                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-                raise _StrictProblem(
-                    f"nested deeper than {MAX_DEPTH} levels (line {mark.line + 1})"
-                )
-            return super().compose_node(parent, index)
+                raise _LimitProblem(f"nested deeper than {MAX_DEPTH} levels (line {line})")
+            if self.check_event(yaml.AliasEvent):
+                return self._alias(parent, index, line)
+            node = super().compose_node(parent, index)
+            self._measure[id(node)] = self._size_and_depth(node)
+            return node
         finally:
             self._depth -= 1
+
+    def _alias(self, parent: Any, index: Any, line: int) -> Any:
+        node = super().compose_node(parent, index)  # undefined alias: ComposerError
+        measured = self._measure.get(id(node))
+        if measured is None:
+            raise _LimitProblem(f"alias on line {line} refers to its own anchor")
+        size, depth = measured
+        self._alias_nodes += size
+        if self._alias_nodes > MAX_ALIAS_NODES:
+            raise _LimitProblem(
+                f"aliases expand to more than {MAX_ALIAS_NODES} nodes (line {line}); "
+                "a config never needs that many"
+            )
+        if self._depth - 1 + depth > MAX_DEPTH:
+            raise _LimitProblem(f"nested deeper than {MAX_DEPTH} levels (alias on line {line})")
+        return node
+
+    def _size_and_depth(self, node: Any) -> tuple[int, int]:
+        """Expanded size and depth of a node whose children are all measured."""
+        if isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        else:
+            return 1, 1
+        size, depth = 1, 1
+        for child in children:
+            child_size, child_depth = self._measure.get(id(child), (1, 1))
+            size += child_size
+            depth = max(depth, child_depth + 1)
+        return size, depth
 
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
         if isinstance(node, yaml.MappingNode):
@@ -65,13 +158,21 @@ class StrictLoader(yaml.SafeLoader):
                     continue  # an unhashable key: SafeLoader reports it
                 line = key_node.start_mark.line + 1
                 if seen is not None:
-                    raise _StrictProblem(f"duplicate key {key!r} (lines {seen} and {line})")
+                    raise _StrictProblem(f"duplicate key {brief(key)} (lines {seen} and {line})")
                 first_line[key] = line
         return super().construct_mapping(node, deep=deep)
 
 
 def load_yaml_text(text: str | bytes, source: str) -> Any:
-    """Parse YAML text with :class:`StrictLoader`; ConfigError naming ``source`` if it is bad."""
+    """Parse YAML text with `StrictLoader`; a ConfigError naming ``source`` if it is bad.
+
+    Raises:
+        YamlLimitError: nesting deeper than `MAX_DEPTH`, or aliases beyond
+            `MAX_ALIAS_NODES`.
+        ConfigError: not UTF-8, not YAML, a key given twice, a value that
+            cannot be built (an int past Python's 4300-digit limit, a date
+            with month 13).
+    """
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -79,16 +180,20 @@ def load_yaml_text(text: str | bytes, source: str) -> Any:
             raise ConfigError(f"{source}: not valid UTF-8 (byte {err.start})") from None
     try:
         return yaml.load(text, Loader=StrictLoader)
+    except _LimitProblem as err:
+        raise YamlLimitError(f"{source}: {err}") from None
     except _StrictProblem as err:
         raise ConfigError(f"{source}: {err}") from None
     except yaml.YAMLError as err:
         raise ConfigError(f"{source} is not valid YAML: {_one_line(err)}") from None
     except RecursionError:
-        raise ConfigError(f"{source}: nested deeper than {MAX_DEPTH} levels") from None
+        raise YamlLimitError(f"{source}: nested deeper than {MAX_DEPTH} levels") from None
+    except (ValueError, OverflowError) as err:  # an int of 5000 digits, a 13th month
+        raise ConfigError(f"{source}: a value cannot be read ({brief(str(err), 120)})") from None
 
 
 def read_yaml_file(path: str | Path, what: str = "config file") -> Any:
-    """The YAML data of a regular file of at most :data:`MAX_YAML_BYTES`; ConfigError otherwise."""
+    """The YAML data of a regular file of at most `MAX_YAML_BYTES`; ConfigError otherwise."""
     source = Path(path)
     try:
         info = os.stat(source)
@@ -104,6 +209,11 @@ def read_yaml_file(path: str | Path, what: str = "config file") -> Any:
     return load_yaml_text(raw, f"{what} {source}")
 
 
-def _one_line(err: yaml.YAMLError) -> str:
-    """A YAML error on one line (PyYAML's messages span several)."""
-    return " ".join(str(err).split())
+def _one_line(err: yaml.YAMLError, limit: int = 300) -> str:
+    """A YAML error on one line (PyYAML's messages span several), at most ``limit`` chars.
+
+    PyYAML quotes the offending line of the input (a snippet with a caret);
+    a single line of a config can be a megabyte long, hence the cut.
+    """
+    text = " ".join(str(err).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
