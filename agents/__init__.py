@@ -1,11 +1,11 @@
 """Agents and the arena: the agent protocol, the baselines, tournaments, records.
 
 Imported as :mod:`cardsuite.agents` (the folder is ``agents/`` in the
-repository). The old top-level name ``agents`` still works from a checkout for
-one release, with a DeprecationWarning.
+repository; setuptools' `package-dir` maps it). The pre-0.2 top-level name
+``agents`` was retired in 0.3: importing it from a checkout raises ImportError.
 """
 
-if __name__ == "agents":  # imported under its pre-0.2 top-level name
-    from cardsuite._compat import redirect
-
-    redirect("agents", "cardsuite.agents")
+if __name__ == "agents":  # imported from a checkout under its pre-0.2 top-level name
+    raise ImportError(
+        "the top-level package 'agents' was retired in cardsuite 0.3; import 'cardsuite.agents' instead"
+    )

@@ -9,11 +9,11 @@ repository, so a user's own ``train.py`` cannot shadow it). Modules:
 :mod:`~cardsuite.train.checkpoint`, :mod:`~cardsuite.train.policy` (a trained
 agent for the arena), :mod:`~cardsuite.train.evaluate` and
 :mod:`~cardsuite.train.cli`. Only the trainer, checkpoint and policy modules
-import torch, and only when used. The old top-level name ``train`` still works
-from a checkout for one release, with a DeprecationWarning.
+import torch, and only when used. The pre-0.2 top-level name ``train`` was
+retired in 0.3: importing it from a checkout raises ImportError.
 """
 
-if __name__ == "train":  # imported under its pre-0.2 top-level name
-    from cardsuite._compat import redirect
-
-    redirect("train", "cardsuite.train")
+if __name__ == "train":  # imported from a checkout under its pre-0.2 top-level name
+    raise ImportError(
+        "the top-level package 'train' was retired in cardsuite 0.3; import 'cardsuite.train' instead"
+    )

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-LINKS = {"agents", "train", "configs"}  # cardsuite/<link> -> ../<link>
 
 #: layer -> (its source files, module prefixes it must never import)
 FORBIDDEN = {
@@ -31,18 +30,11 @@ ALLOWED = {
     ("cardsuite/api.py", "cardsuite.agents"),
     ("cardsuite/api.py", "cardsuite.train"),
 }
-OLD_NAMES = ("scum_env.suite", "agents", "train")
-SHIMS = {"agents/__init__.py", "agents/cli.py", "agents/games.py", "train/__init__.py"}
+OLD_NAMES = ("scum_env.suite", "agents", "train")  # retired in 0.3
 
 
 def _sources(folder: str) -> list[Path]:
-    files = []
-    for path in sorted((ROOT / folder).rglob("*.py")):
-        rel = path.relative_to(ROOT)
-        if folder == "cardsuite" and len(rel.parts) > 1 and rel.parts[1] in LINKS:
-            continue
-        files.append(path)
-    return files
+    return sorted((ROOT / folder).rglob("*.py"))
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
@@ -88,11 +80,11 @@ def test_nothing_uses_the_deprecated_import_paths() -> None:
     ):
         for path in _sources(folder):
             rel = path.relative_to(ROOT).as_posix()
-            if rel in SHIMS or rel.startswith("scum_env/suite/") or rel.startswith("tests/core/"):
+            if rel.startswith("tests/core/"):
                 continue
             bad += [
                 f"{rel}:{line} imports {name}"
                 for line, name in _imports(path)
                 if any(_matches(name, old) for old in OLD_NAMES)
             ]
-    assert bad == [], "use cardsuite.* instead of the 0.1 paths:\n" + "\n".join(bad)
+    assert bad == [], "use cardsuite.* instead of the retired 0.1 paths:\n" + "\n".join(bad)

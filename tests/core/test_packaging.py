@@ -1,14 +1,15 @@
-"""Packaging (issue 13): the installed API cannot be shadowed, presets ship, old paths warn."""
+"""Packaging (issues 13, 20): the API cannot be shadowed, presets ship, no links, old paths retired."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 import textwrap
-import warnings
+import tomllib
 import zipfile
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -80,36 +81,75 @@ def test_registries_are_entry_points() -> None:
     assert {"ppo", "rllib"} <= names("cardsuite.agents")
 
 
-def test_old_import_paths_warn_and_give_the_same_modules() -> None:
-    import cardsuite.agents.registry
-    import cardsuite.errors
-
-    code = textwrap.dedent(
-        """
-        import warnings
-        warnings.simplefilter("error", DeprecationWarning)
-        for name in ("scum_env.suite.errors", "agents.registry", "train.config", "agents.cli"):
-            try:
-                __import__(name)
-            except DeprecationWarning as w:
-                print(name, "warns")
-        """
-    )
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [("agents", "cardsuite.agents"), ("train", "cardsuite.train"), ("scum_env.suite", None)],
+)
+def test_the_pre_0_2_import_paths_are_retired(old: str, new: str | None) -> None:
+    # From a checkout the folders agents/ and train/ are importable by their
+    # bare names; they refuse, naming the new package, instead of loading a
+    # second copy of every module.
+    code = f"import {old}"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
-    assert done.stdout.split("\n")[:4] == [
-        "scum_env.suite.errors warns",
-        "agents.registry warns",
-        "train.config warns",
-        "agents.cli warns",
-    ], done.stderr
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        from scum_env.suite.errors import ConfigError as OldConfigError
+    assert done.returncode == 1
+    if new is None:
+        assert f"No module named '{old}'" in done.stderr
+    else:
+        assert f"'{old}' was retired in cardsuite 0.3; import '{new}' instead" in done.stderr
 
-        from agents import registry as old_registry  # type: ignore[import-not-found]
 
-    assert old_registry is cardsuite.agents.registry
-    assert OldConfigError is cardsuite.errors.ConfigError
+def test_no_symlink_is_tracked() -> None:
+    # Links do not survive every checkout (Windows, some archive tools): the
+    # packages are mapped by setuptools' package-dir instead (mode 120000 = link).
+    listed = subprocess.run(
+        ["git", "ls-files", "-s"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    links = [line.split("\t")[-1] for line in listed.splitlines() if line.startswith("120000")]
+    assert links == []
+
+
+def _pyproject() -> dict[str, Any]:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def test_every_package_folder_is_listed_and_mapped() -> None:
+    # setuptools installs exactly the listed packages: a new package folder
+    # that is not listed would be missing from the wheel (editable installs
+    # would still find it, so only this test tells).
+    tool = _pyproject()["tool"]["setuptools"]
+    package_dir: dict[str, str] = tool["package-dir"]
+    assert package_dir == {
+        "": ".",
+        "cardsuite.agents": "agents",
+        "cardsuite.train": "train",
+        "cardsuite.configs": "configs",
+    }
+    expected = set()
+    for top, name in [
+        ("cardsuite", "cardsuite"),
+        ("scum_env", "scum_env"),
+        ("scandal_env", "scandal_env"),
+        ("agents", "cardsuite.agents"),
+        ("train", "cardsuite.train"),
+        ("configs", "cardsuite.configs"),
+    ]:
+        for init in (ROOT / top).rglob("__init__.py"):
+            rel = init.parent.relative_to(ROOT / top).parts
+            expected.add(".".join((name, *rel)))
+    assert set(tool["packages"]) == expected
+
+
+def test_installed_packages_come_from_the_top_level_folders() -> None:
+    import cardsuite.agents
+    import cardsuite.configs
+    import cardsuite.train
+
+    for module, folder in [
+        (cardsuite.agents, "agents"),
+        (cardsuite.train, "train"),
+        (cardsuite.configs, "configs"),
+    ]:
+        assert Path(module.__file__ or "").resolve().parent == (ROOT / folder).resolve()
 
 
 @pytest.mark.slow
@@ -133,3 +173,8 @@ def test_the_wheel_ships_presets_and_types_and_no_top_level_agents_or_train(
     assert "cardsuite/configs/scum/six_players.yaml" in names
     assert "cardsuite/agents/registry.py" in names
     assert "cardsuite/train/config.py" in names
+    assert "cardsuite/agents/web/static/index.html" in names
+    assert "cardsuite/train/pretrained/scum4/weights.safetensors" in names
+    assert "cardsuite/train/pretrained/scum4/agent.json" in names
+    assert "cardsuite/configs/train/scum_quick.yaml" in names
+    assert "scandal_env/data/deck.json" in names
