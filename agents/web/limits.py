@@ -205,6 +205,7 @@ class GameWorkers:
                 thread.start()
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
+        future.add_done_callback(_retrieve)  # an answer nobody waits for any more is dropped
         self._jobs.put((fn, future, loop))
         try:
             return await asyncio.wait_for(asyncio.shield(future), timeout)
@@ -239,9 +240,16 @@ class GameWorkers:
                 return
 
 
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
 def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
     if future.done():
         return
+    if isinstance(error, StopIteration):  # asyncio refuses to carry it
+        error = RuntimeError(f"StopIteration: {error}")
     if error is not None:
         future.set_exception(error)
     else:

@@ -197,6 +197,8 @@ function draw(view) {
   const model = view.model;
   $("game-area").className = model.game;
   $("title").textContent = model.title;
+  $("seed-used").textContent = view.seed === null || view.seed === undefined ? ""
+    : `seed ${view.seed} (type it in Seed to deal this game again)`;
   drawSeats(model);
   drawPiles(model);
   drawResult(view);
@@ -279,7 +281,7 @@ async function start(event) {
       const players = $("players").value;
       if (players) options[state.info.games[game].players_key] = Number(players);
       body = { game, agents: $("agents").value.split(/[\s,]+/).filter(Boolean),
-               seed: Number($("seed").value), options };
+               seed: $("seed").value === "" ? null : Number($("seed").value), options };
       if (mode === "play") body.seat = Number($("seat").value);
       path = `/api/${mode}`;
     }
