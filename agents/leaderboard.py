@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from cardsuite.agents.ratings import PairDeals, Ratings, mean_interval, rate
 from cardsuite.agents.registry import KINDS
-
 from cardsuite.errors import ConfigError
 
 #: Bootstrap resamples behind the published intervals.
@@ -364,7 +364,6 @@ def add_command(sub: Any) -> tuple[str, Any]:
 
     def run(ns: argparse.Namespace, extra: list[str]) -> int:
         from cardsuite.agents.records import check_new_file
-
         from cardsuite.games import get_game
 
         spec = get_game(ns.game)
