@@ -158,3 +158,13 @@ def test_the_command_never_goes_through_a_shell(tmp_path: Path) -> None:
     assert isinstance(agent, ExecAgent) and agent.argv[3:] == [";", "touch", str(marker)]
     run_tournament("scandal", [_bot(tmp_path, "none", 10**6), "random"], games=1, players=2)
     assert not marker.exists()
+
+
+def test_the_web_page_cannot_name_an_exec_agent_that_serve_did_not_list() -> None:
+    """A request naming ``exec:...`` would run a command: only ``serve --agents`` may offer one."""
+    from cardsuite.agents.web.sessions import check_specs
+
+    with pytest.raises(ConfigError, match="serve --agents"):
+        check_specs(["exec:touch /tmp/cardsuite-pwned"])
+    listed = f"exec:{PY} {ROOT / 'examples/bots/random_bot.py'}"
+    check_specs([listed], allowed=frozenset([listed]))
