@@ -1,0 +1,145 @@
+"""cardsuite benchmark: fixed deal sets (hashes recomputed), the reference pool, the report."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cardsuite.agents import benchmark as bm
+from cardsuite.agents.ratings import deals_for_half_width
+from cardsuite.errors import ConfigError
+
+SETS = [("scum", 4), ("scum", 6), ("scum_party", 8), ("scandal", 2), ("scandal", 4)]
+
+
+@pytest.mark.parametrize(("game", "players"), SETS)
+def test_the_engine_still_deals_every_shipped_deal_set(game: str, players: int) -> None:
+    """An engine change that changes a deal (or its seeding) fails here: bump the protocol."""
+    ds = bm.load_deal_set(game, players)
+    assert (ds.game, ds.players, ds.deals) == (game, players, 400)
+    assert ds.options[{"scum_party": "num_players"}.get(game, "num_players")] == players
+    assert bm.deal_set_hash(ds.game, ds.options, ds.seed, ds.deals) == ds.sha256
+    assert bm.deal_set_hash(ds.game, ds.options, ds.seed, bm.QUICK_DEALS) == ds.quick_sha256
+
+
+def test_the_hash_sees_a_changed_deal() -> None:
+    ds = bm.load_deal_set("scum", 4)
+    assert bm.deal_set_hash(ds.game, ds.options, ds.seed + 1, 3) != bm.deal_set_hash(
+        ds.game, ds.options, ds.seed, 3
+    )
+
+
+def test_the_default_size_gives_five_point_intervals() -> None:
+    assert all(bm.load_deal_set(g, n).deals >= deals_for_half_width(0.05) for g, n in SETS)
+
+
+def test_unknown_size_names_the_deal_sets() -> None:
+    with pytest.raises(ConfigError, match="scum_4p"):
+        bm.load_deal_set("scum", 5)
+
+
+def test_pool_has_the_baselines_ismcts_and_the_shipped_agent() -> None:
+    ds = bm.load_deal_set("scum", 4)
+    assert bm.reference_pool(ds) == [
+        "random", "greedy", "heuristic", "ismcts:budget=100", "pretrained:scum4"
+    ]  # fmt: skip
+    assert bm.reference_pool(ds, quick=True)[3] == bm.QUICK_ISMCTS
+
+
+def test_agent_hash_covers_spec_code_and_weights() -> None:
+    a = bm.agent_hash("ismcts:budget=10", "scum")
+    assert a == bm.agent_hash("ismcts:budget=10", "scum")
+    assert a != bm.agent_hash("ismcts:budget=11", "scum")
+    assert "cardsuite.agents.heuristic_scum" in bm._code_modules("cardsuite.agents.ismcts")
+
+
+def _small(monkeypatch: pytest.MonkeyPatch, ratings: dict[str, float] | None = None) -> None:
+    """A two-reference pool, so a report takes a second."""
+    monkeypatch.setattr(
+        bm, "reference_pool", lambda ds, quick=False, ismcts=None: ["random", "heuristic"]
+    )
+    if ratings is not None:
+        real = bm.load_deal_set
+        monkeypatch.setattr(
+            bm, "load_deal_set",
+            lambda g, n: dataclasses.replace(real(g, n), reference_ratings=ratings, calibration="test"),
+        )  # fmt: skip
+
+
+def test_report_without_calibration_names_why_there_is_no_rating(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _small(monkeypatch)
+    report = bm.run_benchmark("greedy", "scum", 4, deals=6, resamples=100)
+    assert not report["citable"] and report["deal_set"]["deals"] == 6
+    assert [r["reference"] for r in report["versus"]] == ["random", "heuristic"]
+    for row in report["versus"]:
+        assert row["deals_won_low"] <= row["deals_won"] <= row["deals_won_high"]
+        assert row["mean_points_low"] <= row["mean_points"] <= row["mean_points_high"]
+        assert len(row["outcomes"]) == 6 and len(row["reference_sha256"]) == 64
+    assert report["versus"][0]["deals_won"] == 1.0  # greedy beats random on every deal
+    assert report["rating"]["elo"] is None and "--calibrate" in report["rating"]["basis"]
+    card = bm.to_markdown(report, "cmd")
+    assert "not citable" in card and "| `heuristic` |" in card
+    json.dumps(report, allow_nan=False)
+
+
+def test_rating_against_calibrated_references(monkeypatch: pytest.MonkeyPatch) -> None:
+    _small(monkeypatch, {"random": 0.0, "heuristic": 600.0})
+    report = bm.run_benchmark("heuristic", "scum", 4, deals=4, resamples=100)
+    r = report["rating"]
+    # the heuristic draws itself on every deal (same seats, same cards): about 600
+    assert report["versus"][1]["outcomes"] == [0.5] * 4
+    assert 400 < r["elo"] < 800 and r["low"] <= r["elo"] <= r["high"]
+    assert "calibrated" in r["basis"]
+
+
+def test_quick_cards_say_quick(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import argparse
+
+    _small(monkeypatch)
+    monkeypatch.setattr(bm, "QUICK_DEALS", 2)
+    sub = argparse.ArgumentParser().add_subparsers()
+    _, run = bm.add_command(sub)
+    ns = argparse.Namespace(spec="greedy", game="scum", players=4, quick=True, ismcts=None,
+                            workers=1, out=None, resamples=50, no_progress=True, calibrate=False)  # fmt: skip
+    assert run(ns, []) == 0
+    out, err = capsys.readouterr()
+    assert "QUICK RUN: not citable" in out and "QUICK" in err
+
+
+def test_out_is_written_once_and_never_overwritten(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import argparse
+
+    _small(monkeypatch)
+    sub = argparse.ArgumentParser().add_subparsers()
+    _, run = bm.add_command(sub)
+    out = tmp_path / "bench"
+    ns = argparse.Namespace(spec="greedy", game="scum", players=4, quick=True, ismcts=None,
+                            workers=1, out=str(out), resamples=50, no_progress=True, calibrate=False)  # fmt: skip
+    monkeypatch.setattr(bm, "QUICK_DEALS", 2)
+    assert run(ns, []) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["benchmark.json", "benchmark.md"]
+    assert json.loads((out / "benchmark.json").read_text())["quick"] is True
+    with pytest.raises(ConfigError, match="already holds"):
+        run(ns, [])
+    with pytest.raises(ConfigError, match="fixed by its deal set"):
+        run(ns, ["--carousel", "true"])
+
+
+def test_calibrate_rates_the_pool_on_the_deal_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    _small(monkeypatch)
+    monkeypatch.setattr(bm, "QUICK_DEALS", 3)
+    result = bm.calibrate("scum", 4, quick=True, resamples=0)
+    ratings = result["quick_reference_ratings"]
+    assert ratings["random"] == 0.0 and ratings["heuristic"] > 0
+    assert result["leaderboard"]["deals_per_pair"] == 3
+    assert np.isfinite(list(ratings.values())).all()
