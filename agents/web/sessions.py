@@ -28,6 +28,7 @@ from functools import partial
 from typing import Any
 
 import numpy as np
+
 from cardsuite.agents.arena import derive_seed
 from cardsuite.agents.base import Agent, table_info
 from cardsuite.agents.move_log import Move, step
@@ -42,7 +43,6 @@ from cardsuite.agents.registry import make_agent, parse_spec
 from cardsuite.agents.views import round_note, table_marker
 from cardsuite.agents.web.limits import MoveClock, MoveTooLong
 from cardsuite.agents.web.models import seat_model, table_model
-
 from cardsuite.errors import CardsuiteError, ConfigError, StateError
 from cardsuite.games import get_game
 
@@ -297,7 +297,7 @@ def check_specs(
         if text.strip() in allowed:
             continue
         parsed = parse_spec(text)
-        if parsed.kind == "class" or KINDS[parsed.kind].argument == "path":
+        if parsed.kind in ("class", "exec") or KINDS[parsed.kind].argument == "path":
             raise ConfigError(
                 f"agent {text[:80]!r}: the page offers the installed agent kinds only; "
                 "start the server with cardsuite serve --agents SPEC to offer this one"
