@@ -77,7 +77,9 @@ class Stats:
         return response.json()
 
 
-async def play_one(client: httpx.AsyncClient, stats: Stats, rng: random.Random) -> None:
+async def play_one(
+    client: httpx.AsyncClient, stats: Stats, rng: random.Random, stop: float
+) -> None:
     """One game: play a seat to the end (legal moves chosen at random)."""
     game, options = rng.choice(GAMES)
     view = await stats.call(
@@ -86,7 +88,7 @@ async def play_one(client: httpx.AsyncClient, stats: Stats, rng: random.Random) 
         "/api/play",
         {"game": game, "agents": rng.choice(AGENTS), "options": options, "seat": 0},
     )
-    while view is not None and not view["over"]:
+    while view is not None and not view["over"] and time.monotonic() < stop:
         if rng.random() < 0.1:
             await stats.call(client, "GET", f"/api/session/{view['id']}")
         action = rng.choice(view["moves"])["id"]
@@ -94,11 +96,13 @@ async def play_one(client: httpx.AsyncClient, stats: Stats, rng: random.Random) 
             client, "POST", f"/api/session/{view['id']}/move", {"action": action}
         )
     if view is not None:
-        stats.games += 1
+        stats.games += bool(view["over"])
         await stats.call(client, "DELETE", f"/api/session/{view['id']}")
 
 
-async def watch_one(client: httpx.AsyncClient, stats: Stats, rng: random.Random) -> None:
+async def watch_one(
+    client: httpx.AsyncClient, stats: Stats, rng: random.Random, stop: float
+) -> None:
     """One game: watch agents to the end, five moves a request."""
     game, options = rng.choice(GAMES)
     view = await stats.call(
@@ -107,10 +111,10 @@ async def watch_one(client: httpx.AsyncClient, stats: Stats, rng: random.Random)
         "/api/watch",
         {"game": game, "agents": rng.choice(AGENTS), "options": options},
     )
-    while view is not None and not view["over"]:
+    while view is not None and not view["over"] and time.monotonic() < stop:
         view = await stats.call(client, "POST", f"/api/session/{view['id']}/advance", {"moves": 5})
     if view is not None:
-        stats.games += 1
+        stats.games += bool(view["over"])
         await stats.call(client, "DELETE", f"/api/session/{view['id']}")
 
 
@@ -121,9 +125,9 @@ async def client_loop(url: str, index: int, stop: float, stats: Stats, warm: asy
         first = True
         while time.monotonic() < stop:
             if (index + stats.games) % 2:
-                await play_one(client, stats, rng)
+                await play_one(client, stats, rng, stop)
             else:
-                await watch_one(client, stats, rng)
+                await watch_one(client, stats, rng, stop)
             if first:
                 first = False
                 warm.set()

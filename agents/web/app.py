@@ -41,6 +41,15 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from cardsuite import safe_json
 from cardsuite.agents.record_schema import check_record, loads_strict
 from cardsuite.agents.records import RecordAppender, read_records
 from cardsuite.agents.registry import available_agents, parse_spec
@@ -66,15 +75,6 @@ from cardsuite.agents.web.sessions import (
     WatchSession,
     random_seed,
 )
-from starlette.applications import Starlette
-from starlette.exceptions import HTTPException
-from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
-
-from cardsuite import safe_json
 from cardsuite.errors import CardsuiteError, ConfigError
 from cardsuite.games import games, get_game, parse_options
 
@@ -303,7 +303,7 @@ def create_app(
     source = str(record) if record is not None else None
     appender = RecordAppender(record_to) if record_to is not None else None
     if appender is not None and record is None:
-        recorded = read_records(appender.path)
+        recorded = read_records(appender.path) if appender.count else []
         source = str(appender.path)
 
     def keep(game: dict[str, Any]) -> None:

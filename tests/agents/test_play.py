@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import io
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -186,3 +187,86 @@ def test_party_view_shows_table_and_tournament() -> None:
     assert "Tournament: your total 0 after 0 of 5 hands; 0 players ahead of you" in view
     assert "You lead: play any set of equal cards." in view
     assert view.count(" cards  total   0") == 8  # the eight players of this table only
+
+
+def last_move(prompt: str) -> str:
+    """A person who always plays the last legal move (the prompt says how many there are)."""
+    return prompt.split("-")[1].split(",")[0]
+
+
+def test_the_terminal_log_hides_other_players_give_backs(tmp_path: Path) -> None:
+    """Issue 25 item 4: seed 0, seat 0, episode=game target_score=12, the last legal move."""
+    from cardsuite.agents.move_log import step
+    from cardsuite.agents.records import make_env, read_records
+
+    shown: list[str] = []
+    path = tmp_path / "games.jsonl"
+    options = {"episode": "game", "target_score": 12}
+    done = play_games(
+        "scum", ["heuristic"], seed=0, options=options, input_fn=last_move,
+        print_fn=shown.append, record=path,
+    )  # fmt: skip
+    assert done == 1
+    printed = [line.split(": ", 1)[1] for line in shown if line.startswith("> ")]
+    (record,) = read_records(path)
+    env = make_env(record)
+    expected = [
+        step(env, agent, action, n).line("player_0")
+        for n, (agent, action, _text) in enumerate(record["actions"], start=1)
+    ]
+    assert printed == expected
+    hidden = [line for line in printed if line.startswith("give back a card (to player_")]
+    assert hidden and not any("(to player_0)" in line for line in hidden)
+
+
+def test_the_seed_is_random_unless_set_and_printed() -> None:
+    first: list[str] = []
+    play_games("scum", ["random"], input_fn=scripted([], then=None), print_fn=first.append)
+    seed_line = first[1]
+    assert seed_line.startswith("seed ") and "--seed" in seed_line
+    seed = int(seed_line.split()[1])
+    again: list[str] = []
+    play_games(
+        "scum", ["random"], seed=seed, input_fn=scripted([], then=None), print_fn=again.append
+    )
+    assert again == first  # the same deal, shown the same way
+    other: list[str] = []
+    for _ in range(3):
+        other.clear()
+        play_games("scum", ["random"], input_fn=scripted([], then=None), print_fn=other.append)
+        if other[1] != seed_line:
+            break
+    assert other[1] != seed_line  # three clashes in 2**31 seeds: never
+
+
+def test_play_record_appends_games_that_replay_to_the_same_end(tmp_path: Path) -> None:
+    from cardsuite.agents.records import read_records, replay_record, same_state
+    from cardsuite.agents.replay import show_record
+
+    path = tmp_path / "mine.jsonl"
+    shown: list[str] = []
+    done = play_games(
+        "scum", ["heuristic", "random"], seat=1, seed=11, games=2, input_fn=scripted([]),
+        print_fn=shown.append, record=path,
+    )  # fmt: skip
+    assert done == 2
+    records = read_records(path)
+    assert [r["seed"] for r in records] == [11, 12]
+    assert records[1]["reset_options"] is not None  # game 2 continues game 1 (series 2, trades)
+    for record in records:
+        assert record["seats"]["player_1"] == "human"
+        assert record["seats"]["player_0"] == "heuristic"
+        env = replay_record(record)
+        assert same_state(env, record["final_state"], None)
+    replayed: list[str] = []
+    show_record(records[1], replayed.append)
+    assert "player_1 = human" in replayed[1]
+    assert "(recorded as game 1 of" in "\n".join(shown)
+    more: list[str] = []
+    play_games("scum", ["random"], seed=2, input_fn=scripted([]), print_fn=more.append, record=path)
+    assert len(read_records(path)) == 3  # appended, nothing rewritten
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a record\n")
+    with pytest.raises(ConfigError, match="not a record file"):
+        play_games("scum", ["random"], seed=2, input_fn=scripted([]), record=notes)
+    assert notes.read_text() == "not a record\n"
