@@ -33,7 +33,7 @@ Conventions shared by every env of the suite:
 from __future__ import annotations
 
 import copy
-import warnings
+import difflib
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -46,8 +46,13 @@ from cardsuite.engine import Encoder
 from cardsuite.env_checks import action_index, check_agent, check_seed
 from cardsuite.errors import CardsuiteError, IllegalActionError, PresetError, UsageError
 from cardsuite.obsspec import ObsSpec
+from cardsuite.safe_yaml import brief
 
 ObsDict = dict[str, np.ndarray]
+#: Reset option keys accepted and ignored: ``pettingzoo.test.api_test`` probes
+#: ``reset(seed=0, options={"options": 1})``. Any other unknown key is refused.
+_PROBE_KEYS = frozenset({"options"})
+
 StateT = TypeVar("StateT")
 
 
@@ -65,7 +70,7 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
     game: StateT | None
 
     #: The keys ``reset(options=...)`` understands, declared once per game;
-    #: the base checks them (an unknown key is ignored with a warning).
+    #: the base checks them (an unknown key is a PresetError naming it).
     reset_options: ClassVar[tuple[str, ...]] = ()
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -154,12 +159,10 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
         raise NotImplementedError
 
     def _render_rgb(self) -> np.ndarray:
-        """The picture of ``render_mode="rgb_array"``: ``<game package>.render_rgb.render_rgb``."""
-        import importlib
+        """The picture of ``render_mode="rgb_array"``: the ``rgb`` part of the game's record."""
+        from cardsuite.games import game_of_env
 
-        package = type(self).__module__.rpartition(".")[0]
-        module = importlib.import_module(f"{package}.render_rgb")
-        return np.asarray(module.render_rgb(self))
+        return np.asarray(game_of_env(self).part("rgb").render_rgb(self))
 
     # ------------------------------------------------------------ PettingZoo
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -192,7 +195,17 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
         self.agent_selection = self.possible_agents[self._current_seat()]
 
     def _check_reset_options(self, options: Any) -> dict[str, Any] | None:
-        """``options`` as a dict of known keys; PresetError if it is not a mapping."""
+        """``options`` as a dict of known keys.
+
+        Raises:
+            PresetError: ``options`` is not a mapping, or holds a key the game
+                does not know (named, with the closest known key), like an
+                unknown constructor option. A typo (``hand`` for ``hands``)
+                would otherwise deal a random game silently. The one key
+                ``"options"`` is ignored: PettingZoo's ``api_test`` sends
+                ``reset(seed=0, options={"options": 1})`` to check that
+                ``reset`` takes the keyword, and every env must pass it.
+        """
         if options is None:
             return None
         if not isinstance(options, Mapping):
@@ -201,11 +214,12 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
                 f"got {type(options).__name__}"
             )
         for key in options:
-            if key not in self.reset_options:
-                warnings.warn(
-                    f"{self.metadata['name']}.reset: unknown option {key!r} ignored; "
-                    f"known options: {', '.join(self.reset_options)}",
-                    stacklevel=3,
+            if key not in self.reset_options and key not in _PROBE_KEYS:
+                hint = difflib.get_close_matches(str(key)[:100], self.reset_options, n=1)
+                suggestion = f" (did you mean {hint[0]!r}?)" if hint else ""
+                raise PresetError(
+                    f"{self.metadata['name']}.reset: unknown option {brief(key)}{suggestion}; "
+                    f"known options: {', '.join(self.reset_options)}"
                 )
         return dict(options)
 
@@ -322,8 +336,8 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
     def render(self) -> str | np.ndarray | None:
         """The table: text returned (``"ansi"``) or printed (``"human"``), or a picture.
 
-        ``"rgb_array"`` returns ``uint8[H, W, 3]`` drawn by the game package's
-        ``render_rgb`` module (``render_rgb(env)``), for Gymnasium's video tools.
+        ``"rgb_array"`` returns ``uint8[H, W, 3]`` drawn by the ``rgb`` part of
+        the game's record (``render_rgb(env)``), for Gymnasium's video tools.
         """
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")

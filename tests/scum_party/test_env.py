@@ -148,7 +148,7 @@ def test_preset_options_and_errors() -> None:
         env.reset(options={"hands": [["2"]]})
     with pytest.raises(PresetError, match="unknown card 'X9'"):
         env.reset(options={"hands": [["X9"], ["3"], ["4"], ["5"], ["6"]]})
-    with pytest.warns(UserWarning, match="unknown option 'roles'"):
+    with pytest.raises(PresetError, match="unknown option 'roles'"):
         env.reset(options={"roles": [0, 1, 2, 3, 4]})
 
 
