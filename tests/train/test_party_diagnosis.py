@@ -1,0 +1,86 @@
+"""The Scum Party imitation-paradox diagnosis (``benchmarks/party_paradox.py``).
+
+Its claims rest on the null measurement: the heuristic, wrapped as a learned
+agent that reads only the scaled observation and the mask, scores exactly
+one half of the duplicate deals against the heuristic in the trainer's
+evaluator, in the one-seat layout and in the arena; and on its decision
+kinds partitioning the real choices.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchmarks import party_paradox as pp
+
+duplicate_match = pp.evaluation().duplicate_match
+obs_scale = pp.scaling()[0]
+
+
+@pytest.fixture(scope="module")
+def party8() -> tuple:
+    return pp.party(8, num_hands=1)  # one hand per tournament keeps the tests fast
+
+
+def test_heuristic_wrapped_as_a_learned_actor_ties_every_deal(party8: tuple) -> None:
+    _spec, cfg, eng, heur = party8
+    wrapped = pp.HeuristicAsLearned(heur, obs_scale(eng.obs_spec))
+    res = duplicate_match(wrapped, heur, deals=6, seed=1_000_003, game="scum_party", **cfg)
+    assert res.beats == 0.5
+    assert res.margin == 0.0
+    assert res.mean_a == res.mean_b == 1.0  # a hand's 8 points shared by 8 seats (P8)
+
+
+def test_one_seat_layout_null_is_one_half_with_every_deal_tied(party8: tuple) -> None:
+    _spec, cfg, eng, heur = party8
+    wrapped = pp.HeuristicAsLearned(heur, obs_scale(eng.obs_spec))
+    out = pp.one_seat_match(wrapped, heur, deals=3, seed=2_000_003, cfg=cfg)
+    assert out["beats"] == 0.5
+    assert out["ties"] == 1.0
+
+
+def test_mixed_policy_of_the_heuristic_with_itself_never_differs(party8: tuple) -> None:
+    _spec, cfg, eng, heur = party8
+    mix = pp.Mixed(eng.obs_spec, heur, heur, base="agent", swap=("lead",))
+    res = duplicate_match(mix, heur, deals=4, seed=1_000_003, game="scum_party", **cfg)
+    assert res.beats == 0.5
+    assert mix.seen["real"] > 0
+    assert all(v == 0.0 for v in mix.disagreement().values())
+
+
+def test_noisy_heuristic_deviates_only_on_real_choices(party8: tuple) -> None:
+    _spec, _cfg, eng, heur = party8
+    obs, mask, _ = eng.reset(7)
+    obs, mask = np.repeat(obs, 50, axis=0), np.repeat(mask, 50, axis=0)
+    noisy = pp.Noisy(heur, 1.0, seed=3)
+    got, want = noisy(obs, mask), np.asarray(heur(obs, mask))
+    real = mask.sum(axis=1) > 1
+    assert (got[~real] == want[~real]).all()
+    assert (got[real] != want[real]).all()  # eps = 1: every real choice deviates
+    assert mask[np.arange(len(got)), got].all()
+
+
+def test_decision_kinds_partition_the_real_choices(party8: tuple) -> None:
+    spec, cfg, _eng, heur = party8
+    eng = spec.make_engine(4, cfg)
+    obs, mask, _ = eng.reset(11)
+    seen_obs, seen_mask = [], []
+    for _ in range(300):  # more than a hand of every game
+        seen_obs.append(obs.copy())  # the engine reuses its buffers
+        seen_mask.append(mask.copy())
+        res = eng.step(np.asarray(heur(obs, mask)))
+        obs, mask = res.obs, res.mask
+    kinds = pp.kinds_of(eng.obs_spec, np.concatenate(seen_obs), np.concatenate(seen_mask))
+    parts = np.stack([kinds[k] for k in pp.KINDS])
+    assert (parts.sum(axis=0) == kinds["real"]).all()  # each real choice in exactly one kind
+    assert (kinds["real"] ^ kinds["forced"]).all()
+    assert all(kinds[k].any() for k in pp.KINDS)
+
+
+def test_heuristic_inside_ppo_agent_ties_in_the_arena() -> None:
+    from cardsuite.agents.arena import run_tournament
+
+    res = run_tournament("scum_party", [pp.heuristic_as_ppo_agent(), "heuristic"], games=2,
+                         players=8, duplicate=True, seed=0)  # fmt: skip
+    assert res.head_to_head[0][1] == 0.5
