@@ -115,9 +115,9 @@ class Limits:
         """ConfigError naming the first parameter of ``text`` above its cap."""
         for name, cap in self.caps.items():
             value = params.get(name)
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, int | float) or value > cap:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                continue  # not a number: the agent's own check names it
+            if value > cap:
                 raise ConfigError(
                     f"agent {text[:80]!r}: {name}={str(value)[:40]} is above this server's cap "
                     f"of {cap} (cardsuite serve --max-{name.replace('_', '-')} sets it)"
