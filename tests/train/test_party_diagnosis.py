@@ -84,3 +84,25 @@ def test_heuristic_inside_ppo_agent_ties_in_the_arena() -> None:
     res = run_tournament("scum_party", [pp.heuristic_as_ppo_agent(), "heuristic"], games=2,
                          players=8, duplicate=True, seed=0)  # fmt: skip
     assert res.head_to_head[0][1] == 0.5
+
+
+def test_warm_start_reports_its_agreement_on_real_choices_apart() -> None:
+    import torch
+
+    from cardsuite.train.actor_critic import ActorCritic
+    from cardsuite.train.imitation import heuristic_dataset, imitate
+
+    _spec, cfg, eng, _heur = pp.party(8, num_hands=1)
+    data = heuristic_dataset(4, 300, 0.1, 0, cfg, "scum_party")
+    torch.manual_seed(0)
+    net = ActorCritic(eng.obs_spec.size, data["mask"].shape[1], hidden=16, layers=1)
+    scale = torch.from_numpy(obs_scale(eng.obs_spec))
+    stats = imitate(net, data, scale, epochs=1, seed=0)
+    with torch.no_grad():
+        logits = net.logits(torch.from_numpy(data["obs"]) * scale, torch.from_numpy(data["mask"]))
+    hit = logits.argmax(-1).numpy() == data["label"]
+    real = data["mask"].sum(axis=1) > 1
+    assert (~real).any() and hit[~real].all()  # a forced row cannot be missed
+    assert stats["bc_accuracy_real"] == pytest.approx(hit[real].mean())
+    assert stats["bc_accuracy"] == pytest.approx(hit.mean())
+    assert stats["bc_accuracy_real"] < stats["bc_accuracy"]
