@@ -225,8 +225,12 @@ def to_markdown(board: Board, command: str) -> str:
         f"{board.deals} duplicate deals per pair, seed {board.seed}: `{command}`",
         "",
         f"Rating: Elo scale (400 points = 10:1 odds of winning a deal), `{r.anchor}` = 0; "
-        f"Bradley-Terry fit to all deals at once, 95% interval by bootstrap over deals "
-        f"({r.resamples} resamples).",
+        "Bradley-Terry fit to all deals at once, "
+        + (
+            f"95% interval by bootstrap over deals ({r.resamples} resamples)."
+            if r.resamples
+            else "no intervals (--resamples 0)."
+        ),
         "",
         "| rank | agent | rating | 95% interval | beats the others (mean) |",
         "|---|---|---|---|---|",
@@ -242,10 +246,10 @@ def to_markdown(board: Board, command: str) -> str:
         (hi - lo) / 2 for row in board.h2h_interval for lo_hi in row if lo_hi for lo, hi in [lo_hi]
     ]
     widest = 100 * max(widths, default=0.0)
+    bound = f"; 95% bootstrap intervals at most ±{widest:.1f} points" if r.resamples else ""
     lines += [
         "",
-        f"Head-to-head: share of deals the row agent beat the column agent "
-        f"(ties half; 95% bootstrap intervals at most ±{widest:.1f} points).",
+        f"Head-to-head: share of deals the row agent beat the column agent (ties half{bound}).",
         "",
         "| | " + " | ".join(f"`{board.agents[j]}`" for j in order) + " |",
         "|---|" + "---|" * len(order),

@@ -260,13 +260,14 @@ def mean_interval(
 ) -> tuple[float, float, float]:
     """Mean of ``values`` and its 95% percentile bootstrap interval (`scipy.stats.bootstrap`).
 
-    A single value, or values all equal, give the degenerate interval (the mean itself).
+    A single value, values all equal, or ``resamples=0`` give the degenerate
+    interval (the mean itself).
     """
     from scipy.stats import bootstrap
 
     x = np.asarray(values, dtype=np.float64)
     mean = float(x.mean())
-    if x.size < 2 or np.all(x == x[0]):
+    if x.size < 2 or np.all(x == x[0]) or resamples <= 0:
         return mean, mean, mean
     res = bootstrap(
         (x,),
