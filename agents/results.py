@@ -1,7 +1,16 @@
-"""The result of a tournament: per-agent statistics, head-to-head, ratings; table, files, plot."""
+"""The result of a tournament: per-agent statistics, head-to-head, ratings; table, files, plot.
+
+In a notebook::
+
+    result = cardsuite.tournament("scum", ["heuristic", "random"], games=50)
+    print(result.table())      # the printable table
+    frame = result.to_pandas() # a DataFrame (a list of record dicts without pandas)
+    fig = result.plot()        # a matplotlib Figure; the backend is left alone
+"""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import math
@@ -12,8 +21,16 @@ from typing import Any
 
 import numpy as np
 
-from cardsuite.agents.stats import GameResult, head_to_head, mean_ci, rate_games, unit_values
+from cardsuite.agents.stats import (
+    GameResult,
+    head_to_head,
+    mean_ci,
+    rate_games,
+    share_interval,
+    unit_values,
+)
 from cardsuite.errors import ConfigError
+from cardsuite.safe_yaml import brief
 
 
 @dataclass
@@ -27,6 +44,8 @@ class AgentStats:
     mean_rank: float
     rank_ci: float | None
     win_rate: float
+    win_low: float
+    win_high: float
     games: int
     seat_games: int
     illegal_actions: int
@@ -78,12 +97,14 @@ class TournamentResult:
         k = len(names)
         scores = unit_values(results, k, "rewards")
         ranks = unit_values(results, k, "ranks")
+        wins = unit_values(results, k, "wins")
         ratings = rate_games(results, k)
         stats = []
         for a in range(k):
             seat_ranks = [r for g in results for s, r in zip(g.seating, g.ranks) if s == a]
             mean_score, score_ci = mean_ci(scores[a])
             mean_rank, rank_ci = mean_ci(ranks[a])
+            win_rate, win_low, win_high = share_interval(wins[a])
             illegal = sum(
                 1 for g in results if g.illegal_seat >= 0 and g.seating[g.illegal_seat] == a
             )
@@ -96,7 +117,9 @@ class TournamentResult:
                     score_ci=score_ci,
                     mean_rank=mean_rank,
                     rank_ci=rank_ci,
-                    win_rate=float(np.mean(np.asarray(seat_ranks) == 1)),
+                    win_rate=win_rate,
+                    win_low=win_low,
+                    win_high=win_high,
                     games=len(results),
                     seat_games=len(seat_ranks),
                     illegal_actions=illegal,
@@ -132,9 +155,12 @@ class TournamentResult:
         * ``"agents"``: agent names in spec order (repeats as ``spec#1``, ``spec#2``);
         * ``"specs"``: ``{name: spec}``;
         * ``"per_agent"``: ``{name: {...}}`` with ``"mean_score"`` (mean episode
-          reward), ``"score_ci"`` (95% half-width, None below 2 units),
-          ``"mean_rank"`` (1 = best), ``"rank_ci"``, ``"win_rate"`` (fraction of
-          the agent's seat results at rank 1), ``"games"`` (games it played),
+          reward), ``"score_ci"`` (95% Student t half-width, None below
+          2 units), ``"mean_rank"`` (1 = best), ``"rank_ci"``, ``"win_rate"``
+          (mean over units of the fraction of the agent's seats at rank 1),
+          ``"win_low"`` and ``"win_high"`` (its 95% interval: Wilson, or t
+          where a unit holds a fraction; see
+          `cardsuite.agents.stats.share_interval`), ``"games"`` (games it played),
           ``"seat_games"`` (seat results), ``"illegal_actions"`` (games it
           ended with an illegal action), ``"mu"``, ``"sigma"``, ``"ordinal"``
           (openskill Plackett-Luce; ordinal = mu - 3 sigma);
@@ -158,6 +184,8 @@ class TournamentResult:
                     "mean_rank": a.mean_rank,
                     "rank_ci": a.rank_ci,
                     "win_rate": a.win_rate,
+                    "win_low": a.win_low,
+                    "win_high": a.win_high,
                     "games": a.games,
                     "seat_games": a.seat_games,
                     "illegal_actions": a.illegal_actions,
@@ -178,8 +206,44 @@ class TournamentResult:
             "duplicate": self.duplicate,
         }
 
+    def table(self) -> str:
+        """The printable table: per-agent statistics, then the head-to-head matrix.
+
+        Means carry their 95% Student t half-width (``n/a`` below two units),
+        the win share its 95% interval in points (Wilson, or t where a unit
+        holds a fraction).
+        """
+        return self.format_table()
+
+    def records(self) -> list[dict[str, Any]]:
+        """One plain dict per agent: ``agent``, ``spec`` and every per-agent statistic.
+
+        The same columns as ``results.csv`` (the keys of ``to_dict()["per_agent"]``),
+        with the standard library only.
+        """
+        per_agent = self.to_dict()["per_agent"]
+        return [{"agent": a.name, "spec": a.spec, **per_agent[a.name]} for a in self.agents]
+
+    def to_pandas(self) -> Any:
+        """The per-agent statistics as a pandas DataFrame, one row per agent.
+
+        pandas is not a dependency of cardsuite: without it this returns
+        `records()`, the same rows as a plain list of dicts (which
+        ``pandas.DataFrame(...)`` accepts as it is).
+
+        Returns:
+            A ``pandas.DataFrame`` indexed by agent name when pandas is
+            installed, else a ``list[dict]``.
+        """
+        rows = self.records()
+        try:
+            import pandas as pd
+        except ImportError:
+            return rows
+        return pd.DataFrame.from_records(rows, index="agent")
+
     def format_table(self) -> str:
-        """The results as a text table, then the head-to-head matrix."""
+        """The results as a text table, then the head-to-head matrix (see `table`)."""
         mode = (
             f"duplicate, {self.deals} deals x {self.rotations} rotations"
             if self.duplicate
@@ -192,13 +256,14 @@ class TournamentResult:
         width = max(12, *(len(n) for n in self.names))
         lines.append(
             f"{'agent':<{width}} {'mean score':>11} {'± 95% CI':>9} {'mean rank':>10} "
-            f"{'± 95% CI':>9} {'win %':>6} {'mu':>7} {'sigma':>6} {'ordinal':>8}"
+            f"{'± 95% CI':>9} {'win %':>6} {'95% CI':>11} {'mu':>7} {'sigma':>6} {'ordinal':>8}"
         )
         for a in self.agents:
+            win_ci = f"{100 * a.win_low:.1f}-{100 * a.win_high:.1f}"
             lines.append(
                 f"{a.name:<{width}} {a.mean_score:>11.3f} {_ci(a.score_ci):>9} "
                 f"{a.mean_rank:>10.3f} {_ci(a.rank_ci):>9} {100 * a.win_rate:>5.1f}% "
-                f"{a.mu:>7.2f} {a.sigma:>6.2f} {a.ordinal:>8.2f}"
+                f"{win_ci:>11} {a.mu:>7.2f} {a.sigma:>6.2f} {a.ordinal:>8.2f}"
             )
         unit = "deals" if self.duplicate else "games"
         lines += ["", f"head-to-head: fraction of {unit} the row agent's score beat the column's"]
@@ -224,37 +289,62 @@ class TournamentResult:
         """
         out = check_results_dir(out_dir)
         paths = [out / n for n in RESULT_FILES]
-        paths[0].write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+        created = _make_dirs(out)
+        written: list[Path] = []
+        try:
+            self._write_files(paths, written)
+        except BaseException:
+            _remove_created(written, created)  # no partial results, no empty folder
+            raise
+        return paths
+
+    def _write_files(self, paths: Sequence[Path], written: list[Path]) -> None:
+        """Write the four result files, each new (mode "x"), noting each in ``written``."""
+        with paths[0].open("x", encoding="utf-8") as fh:
+            written.append(paths[0])
+            fh.write(json.dumps(self.to_dict(), indent=2) + "\n")
         per_agent = self.to_dict()["per_agent"]
         columns = list(next(iter(per_agent.values())))
-        with paths[1].open("w", newline="", encoding="utf-8") as fh:
+        with paths[1].open("x", newline="", encoding="utf-8") as fh:
+            written.append(paths[1])
             writer = csv.writer(fh)
             writer.writerow(["agent", "spec", *columns])
             for a in self.agents:
                 writer.writerow([a.name, a.spec, *(_cell(per_agent[a.name][c]) for c in columns)])
-        with paths[2].open("w", newline="", encoding="utf-8") as fh:
+        with paths[2].open("x", newline="", encoding="utf-8") as fh:
+            written.append(paths[2])
             writer = csv.writer(fh)
             writer.writerow(["agent", *self.names])
             for name, row in zip(self.names, self.head_to_head, strict=True):
                 writer.writerow([name, *(_cell(v) for v in row)])
-        self.plot(paths[3])
-        return paths
+        with paths[3].open("xb") as fh:
+            written.append(paths[3])
+            self.plot().savefig(fh, format="png", dpi=100)
 
-    def plot(self, path: str | Path) -> None:
-        """Mean score with 95% CI bars, and the head-to-head heatmap, as a PNG."""
-        import matplotlib
+    def plot(self, path: str | Path | None = None) -> Any:
+        """Mean score with 95% CI bars beside the head-to-head heatmap.
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        Built on a bare `matplotlib.figure.Figure` (not pyplot): no backend is
+        selected or switched, no global figure is left open, so a notebook's
+        inline backend keeps working; a notebook shows the returned Figure.
+
+        Args:
+            path: also save the figure there as a PNG (100 dpi).
+
+        Returns:
+            The ``matplotlib.figure.Figure``.
+        """
+        from matplotlib.figure import Figure
 
         names = self.names
         k = len(names)
-        fig, (left, right) = plt.subplots(1, 2, figsize=(6 + 1.2 * k, 4 + 0.2 * k))
+        fig = Figure(figsize=(6 + 1.2 * k, 4 + 0.2 * k))
+        left, right = fig.subplots(1, 2)
         means = [a.mean_score for a in self.agents]
         errors = [0.0 if a.score_ci is None else a.score_ci for a in self.agents]
         left.bar(range(k), means, yerr=errors, capsize=4, color="tab:blue")
         left.set_xticks(range(k), names, rotation=30, ha="right")
-        left.set_ylabel("mean score (95% CI)")
+        left.set_ylabel("mean score (95% t interval)")
         left.set_title(f"{self.game}: {len(self.results)} games")
         matrix = np.array(
             [[math.nan if v is None else v for v in row] for row in self.head_to_head]
@@ -269,8 +359,9 @@ class TournamentResult:
                     right.text(j, i, f"{matrix[i, j]:.2f}", ha="center", va="center", fontsize=8)
         fig.colorbar(image, ax=right, fraction=0.046)
         fig.tight_layout()
-        fig.savefig(path, dpi=100)
-        plt.close(fig)
+        if path is not None:
+            fig.savefig(path, dpi=100, format="png")
+        return fig
 
 
 def _ci(value: float | None) -> str:
@@ -285,26 +376,65 @@ RESULT_FILES = ("results.json", "results.csv", "head_to_head.csv", "results.png"
 
 
 def check_results_dir(out_dir: str | Path) -> Path:
-    """The results folder, created if needed; ConfigError before any work if it cannot be used.
+    """The results folder, checked before any work; nothing is created.
 
-    The folder must not be a file, must be writable (probed with a temporary
-    file), and must not already hold results: a run is never overwritten.
+    The folder must not be a file and must not already hold results (a run is
+    never overwritten). If it exists it must be writable; if not, its nearest
+    existing parent must be a writable folder (both probed with a temporary
+    file that is removed at once). The folder itself is created only when the
+    results are written (`TournamentResult.write`), so a run that fails
+    leaves no empty folder behind.
+
+    Raises:
+        ConfigError: the folder cannot be used; the message names it.
     """
     import tempfile
 
     out = Path(out_dir)
+    shown = brief(str(out))
     if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {str(out)!r} is a file; give a folder for the results")
+        raise ConfigError(f"--out {shown} is a file; give a folder for the results")
     taken = [n for n in RESULT_FILES if (out / n).exists()]
     if taken:
         raise ConfigError(
-            f"--out {str(out)!r} already holds {', '.join(taken)}; choose a new folder "
+            f"--out {shown} already holds {', '.join(taken)}; choose a new folder "
             "(results are never overwritten)"
         )
+    existing = out
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ConfigError(f"--out {shown}: {brief(str(existing))} is a file, not a folder")
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=out, prefix=".probe-"):
+        with tempfile.NamedTemporaryFile(dir=existing, prefix=".probe-"):
             pass
     except OSError as err:
-        raise ConfigError(f"cannot write results to {str(out)!r}: {err.strerror or err}") from None
+        raise ConfigError(f"cannot write results to {shown}: {err.strerror or err}") from None
     return out
+
+
+def _make_dirs(out: Path) -> list[Path]:
+    """Create ``out`` and its missing parents; the folders created, outermost first."""
+    missing = []
+    probe = out
+    while not probe.exists() and probe.parent != probe:
+        missing.append(probe)
+        probe = probe.parent
+    created = []
+    try:
+        for folder in reversed(missing):
+            folder.mkdir()
+            created.append(folder)
+    except OSError as err:
+        _remove_created([], created)
+        raise ConfigError(f"cannot write results to {brief(str(out))}: {err.strerror}") from None
+    return created
+
+
+def _remove_created(files: Sequence[Path], folders: Sequence[Path]) -> None:
+    """Remove ``files`` and then the (now empty) ``folders``, innermost first."""
+    for path in files:
+        path.unlink(missing_ok=True)
+    for folder in reversed(folders):
+        with contextlib.suppress(OSError):  # not empty: something else is there; keep it
+            folder.rmdir()

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite.agents.stats import mean_ci
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game, parse_options
 
@@ -133,7 +134,8 @@ def format_report(name: str, env: Any, stats: dict[str, Any]) -> str:
     lines.append(header)
     for agent in env.possible_agents:
         r = np.asarray(stats["rewards"].get(agent, []), dtype=float)
-        ci = 1.96 * r.std(ddof=1) / np.sqrt(len(r)) if len(r) > 1 else float("nan")
+        half = mean_ci(r)[1]  # Student t (scipy.stats.t)
+        ci = float("nan") if half is None else half
         row = f"{agent:<10} {r.mean():>12.3f} {ci:>9.3f}"
         if stats["finish"]:
             f = np.asarray(stats["finish"].get(agent, []))

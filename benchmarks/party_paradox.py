@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from collections.abc import Callable
@@ -278,16 +277,23 @@ def one_seat_match(
 
 
 def summary(won: np.ndarray, diff: np.ndarray) -> dict[str, float]:
-    """Share of deals won (ties half) and mean margin, each with a 95% half-width."""
+    """Share of deals won (ties half) and mean margin, each with a 95% half-width.
+
+    The share's interval is `share_interval`'s (Wilson, or Student t with ties)
+    and ``beats_ci`` its wider side; the margin's is Student t (`mean_ci`).
+    """
+    from cardsuite.agents.stats import mean_ci, share_interval
+
     n = len(won)
-    beats = float(won.mean())
+    beats, low, high = share_interval(won)
+    margin, margin_half = mean_ci(diff)
     return {
         "deals": n,
         "beats": beats,
-        "beats_ci": 1.96 * math.sqrt(beats * (1 - beats) / n),
+        "beats_ci": max(beats - low, high - beats),
         "ties": float((diff == 0).mean()),
-        "margin": float(diff.mean()),
-        "margin_ci": float(1.96 * diff.std(ddof=1) / math.sqrt(n)) if n > 1 else 0.0,
+        "margin": margin,
+        "margin_ci": 0.0 if margin_half is None else margin_half,
     }
 
 
@@ -343,6 +349,8 @@ def counterfactuals(
     runs += [(f"fix {k}", "agent", (k,)) for k in KINDS]
     runs += [(f"only {k}", "heuristic", (k,)) for k in KINDS]
     for label, base, swap in runs:
+        if args.runs and label.replace(" ", "_") not in args.runs:
+            continue
         for seed in args.eval_seeds:
             mix = Mixed(eng.obs_spec, agent, heur, base=base, swap=swap)
             res = duel(mix, heur, deals=args.deals, seed=seed, cfg=cfg)
@@ -425,6 +433,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hidden", type=int, default=128)
     ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--agent", default="pretrained:party8")
+    ap.add_argument(
+        "--runs",
+        nargs="*",
+        default=[],
+        help="only these counterfactuals "
+        "(as_is, fix_lead, fix_follow, fix_last_cards, only_lead, ...); default all",
+    )
     ap.add_argument(
         "--net",
         default="",

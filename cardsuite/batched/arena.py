@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.stats import t
 
 from cardsuite.batched.policies import BatchPolicy, fill_actions, seat_groups
 from cardsuite.errors import ConfigError
@@ -28,7 +29,7 @@ class ArenaResult:
 
     Attributes:
         mean: mean episode return of each player id.
-        ci95: 95% confidence half-width of each mean.
+        ci95: 95% confidence half-width of each mean (Student t, `scipy.stats.t`).
         episodes: episodes played.
         steps: agent decisions played in all.
     """
@@ -95,5 +96,5 @@ def run_arena(
         obs, mask, to_act = res.obs, res.mask, res.to_act
     mean = total / episodes
     var = np.maximum(total_sq / episodes - mean**2, 0.0) * episodes / max(episodes - 1, 1)
-    ci = 1.96 * np.sqrt(var / episodes)
+    ci = float(t.ppf(0.975, max(episodes - 1, 1))) * np.sqrt(var / episodes)  # Student t
     return ArenaResult(mean=mean, ci95=ci, episodes=episodes, steps=steps)

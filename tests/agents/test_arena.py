@@ -92,10 +92,10 @@ def test_seat_ranks_use_finish_positions_else_rewards() -> None:
     assert seat_ranks([0.5, -0.2, 0.5], [{}, {}, {}], "hand") == [1, 3, 1]
 
 
-def test_mean_ci_is_the_normal_approximation() -> None:
+def test_mean_ci_is_the_student_t_interval() -> None:
     mean, half = mean_ci([1.0, 2.0, 3.0, 4.0])
     assert mean == 2.5
-    assert half == pytest.approx(1.959963984540054 * np.std([1, 2, 3, 4], ddof=1) / 2)
+    assert half == pytest.approx(3.182446305 * np.std([1, 2, 3, 4], ddof=1) / 2)  # t(0.975, 3)
     assert mean_ci([7.0]) == (7.0, None)
 
 
