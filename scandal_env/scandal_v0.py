@@ -38,8 +38,8 @@ raw_env, env = env_factories(ScandalEnv)
 _DOC = """Scandal — PettingZoo AEC environment ``scandal_env.scandal_v0``
 ===============================================================
 
-The rummy-like melding game of political scandals (``rules/scandal.txt``),
-with the project's rulings S1–S9 (``docs/scandal.md``).
+The rummy-like melding game of political scandals, with the project's
+rulings S1–S9, each stated on the Scandal page (``docs/scandal.md``).
 
 .. code-block:: python
 

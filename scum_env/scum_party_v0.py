@@ -39,8 +39,8 @@ raw_env, env = env_factories(PartyEnv)
 _DOC = """Scum Party — PettingZoo AEC environment ``scum_env.scum_party_v0``
 =====================================================================
 
-Scum Party as printed in ``rules/scum-party.txt``, with the project's rulings
-P1–P8 (``docs/scum_party.md``): 5 to 50 players, one table up to 15 players,
+Scum Party as printed in its rule book, with the project's rulings P1–P8,
+each stated on the Scum Party page (``docs/scum_party.md``): 5 to 50 players, one table up to 15 players,
 several ranked tables above, a ladder between tables after every hand and a
 tournament score. One env holds every player of every table.
 

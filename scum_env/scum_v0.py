@@ -38,8 +38,8 @@ raw_env, env = env_factories(ScumEnv)
 _DOC = """Scum (4J rules) — PettingZoo AEC environment ``scum_env.scum_v0``
 =====================================================================
 
-Scum as printed in the 4J rule book (``rules/scum-4j.txt``), every rule and
-variant, with the project's rulings J1–J9 (``docs/scum.md``).
+Scum as printed in the 4J rule book, every rule and variant, with the
+project's rulings J1–J9, each stated on the Scum page (``docs/scum.md``).
 
 .. code-block:: python
 
