@@ -168,3 +168,18 @@ def test_the_web_page_cannot_name_an_exec_agent_that_serve_did_not_list() -> Non
         check_specs(["exec:touch /tmp/cardsuite-pwned"])
     listed = f"exec:{PY} {ROOT / 'examples/bots/random_bot.py'}"
     check_specs([listed], allowed=frozenset([listed]))
+
+
+def test_a_served_table_seats_exec_agents_the_server_listed() -> None:
+    """``cardsuite serve --agents exec:...`` builds them through the same registry."""
+    sessions = pytest.importorskip("cardsuite.agents.web.sessions")
+    spec = f"exec:{PY} {ROOT / 'examples/bots/random_bot.py'}"
+    table = sessions.PlaySession(
+        "scum", agents=[spec], seat=0, seed=3, options={"num_players": 4}, allowed=frozenset([spec])
+    )
+    assert table.record_seats == {"player_0": "human", **{f"player_{i}": spec for i in (1, 2, 3)}}
+    del table
+    import gc
+
+    gc.collect()
+    assert _children() == []
