@@ -143,3 +143,14 @@ def test_calibrate_rates_the_pool_on_the_deal_set(monkeypatch: pytest.MonkeyPatc
     assert ratings["random"] == 0.0 and ratings["heuristic"] > 0
     assert result["leaderboard"]["deals_per_pair"] == 3
     assert np.isfinite(list(ratings.values())).all()
+
+
+def test_an_exec_agent_takes_the_benchmark(monkeypatch: pytest.MonkeyPatch) -> None:
+    import shlex
+    import sys
+
+    _small(monkeypatch)
+    bot = Path(__file__).resolve().parents[2] / "examples" / "bots" / "random_bot.py"
+    spec = f"exec:{shlex.quote(sys.executable)} {shlex.quote(str(bot))}"
+    report = bm.run_benchmark(spec, "scum", 4, deals=3, resamples=50)
+    assert report["agent"] == spec and all(r["illegal_games"] == 0 for r in report["versus"])
