@@ -50,8 +50,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cardsuite import safe_json
-from cardsuite.agents.record_schema import check_record, loads_strict
-from cardsuite.agents.records import RecordAppender, read_records
+from cardsuite.agents.record_schema import check_record, iter_records, loads_strict
+from cardsuite.agents.records import RecordAppender, select_record
 from cardsuite.agents.registry import available_agents, parse_spec
 from cardsuite.agents.web.limits import (
     GameWorkers,
@@ -85,6 +85,7 @@ MAX_OPTIONS = 32  # keys in a request's options
 MAX_OPTION_CHARS = 200  # one option value, as text
 MAX_AGENTS = 64  # specs in a request
 MAX_SPEC_CHARS = 200
+MAX_OFFERED = 500  # recorded games listed by /api/info (the newest)
 _OPTION_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
 
 #: The fields each endpoint reads; any other is refused, naming it.
@@ -299,18 +300,19 @@ def create_app(
     allowed = frozenset(a.strip() for a in agents or [])
     for text in allowed:
         parse_spec(text)
-    recorded: list[dict[str, Any]] = read_records(record) if record is not None else []
-    source = str(record) if record is not None else None
     appender = RecordAppender(record_to) if record_to is not None else None
-    if appender is not None and record is None:
-        recorded = read_records(appender.path) if appender.count else []
-        source = str(appender.path)
+    offered = Path(record) if record is not None else appender.path if appender else None
+    source = str(offered) if offered is not None else None
+    # Summaries only: a record file may grow over a term; a game is read when replayed.
+    recorded: list[dict[str, Any]] = []
+    if offered is not None and (record is not None or (appender and appender.count)):
+        recorded = [_summary(i, r) for i, r in enumerate(iter_records(offered))]
 
     def keep(game: dict[str, Any]) -> None:
         assert appender is not None
-        appender.append(game)
+        index = appender.append(game)
         if source == str(appender.path):
-            recorded.append(check_record(game, f"{source}, game {len(recorded)}"))
+            recorded.append(_summary(index, game))
 
     recorder = keep if appender is not None else None
 
@@ -332,10 +334,7 @@ def create_app(
                 "agent_help": available_agents(),
                 "record": source,
                 "recording": appender is not None,
-                "recorded": [
-                    {"index": i, "game": r["game"], "seats": r["seats"], "moves": len(r["actions"])}
-                    for i, r in enumerate(recorded[-500:], start=max(0, len(recorded) - 500))
-                ],
+                "recorded": recorded[-MAX_OFFERED:],
                 "limits": {
                     "move_seconds": limits.move_seconds,
                     "caps": dict(limits.caps),
@@ -406,16 +405,16 @@ def create_app(
                 ]
                 where = "the uploaded file"
             else:
-                records, where = list(recorded), source or "no --record file"
-            if not records:
+                records, where = [], source or "no --record file"
+            count = len(records) if isinstance(text, str) else len(recorded)
+            if not count:
                 raise ConfigError(
                     f"{where} holds no games (start with cardsuite serve --record FILE)"
                 )
-            if not 0 <= index < len(records):
-                raise ConfigError(
-                    f"game {index} is out of range; {where} holds 0..{len(records) - 1}"
-                )
-            session = ReplaySession(records[index], f"{where}, game {index}")
+            if not 0 <= index < count:
+                raise ConfigError(f"game {index} is out of range; {where} holds 0..{count - 1}")
+            chosen = records[index] if records else select_record(str(offered), index)
+            session = ReplaySession(chosen, f"{where}, game {index}")
             store.add(session)
             return session.view()
 
@@ -527,6 +526,16 @@ _STATUS: tuple[tuple[type[Exception], int], ...] = (
     (MoveTooLong, 503),
     (ServerStopping, 503),
 )
+
+
+def _summary(index: int, record: dict[str, Any]) -> dict[str, Any]:
+    """What the page lists of a recorded game."""
+    return {
+        "index": index,
+        "game": record["game"],
+        "seats": record["seats"],
+        "moves": len(record["actions"]),
+    }
 
 
 def _default_players(game: Any) -> int:
