@@ -195,9 +195,11 @@ class ExecAgent:
             "seed": seed,
         }
         try:
+            limit = self.timeout
             if self._proc is None:
                 self._start()
-            answer = self._ask(message, max(self.timeout, DEFAULT_TIMEOUT))
+                limit = max(self.timeout, DEFAULT_TIMEOUT)  # start-up time
+            answer = self._ask(message, limit)
             if answer != {}:
                 raise AgentProtocolError(
                     f"{self.name}: answered reset with {_brief(answer)}, not {{}}"

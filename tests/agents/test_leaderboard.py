@@ -108,3 +108,16 @@ def test_cli_writes_where_asked(tmp_path: Path) -> None:
 def test_cli_names_a_bad_rule_option(tmp_path: Path) -> None:
     res = _cli("scum", "--players", "4", "--deals", "1", "--carousle", "true", cwd=tmp_path)
     assert res.returncode != 0 and "carousle" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_rule_options_take_a_preset_then_flags() -> None:
+    from cardsuite.agents.leaderboard import rule_options
+    from cardsuite.games import get_game
+
+    scum = get_game("scum")
+    assert rule_options(scum, "scum/six_players", ["--carousel", "true"]) == {
+        "num_players": 6,
+        "carousel": True,
+    }
+    with pytest.raises(ConfigError, match="carousle"):
+        rule_options(scum, None, ["--carousle", "true"])
