@@ -44,10 +44,10 @@ def bench_batched_ppo(
 ) -> dict[str, Any]:  # fmt: skip
     """Whole PPO iterations of :class:`cardsuite.train.ppo.Trainer` for about ``seconds``."""
     from cardsuite.train.ppo import Trainer, ppo_update
-    from cardsuite.train.ppo_args import Args
+    from cardsuite.train.ppo_config import PPOConfig
 
     with tempfile.TemporaryDirectory() as d:
-        args = Args(game=game, num_players=players, num_games=games, rollout_steps=rollout, device=device, threads=threads,
+        args = PPOConfig(game=game, num_players=players, num_games=games, rollout_steps=rollout, device=device, threads=threads,
                     self_play=self_play, snapshot_every=0, eval_every=0, checkpoint_every=0,
                     tensorboard=False, quiet=True, run_dir=d, total_steps=10**12)  # fmt: skip
         tr = Trainer(args)

@@ -14,6 +14,7 @@ with status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -63,7 +64,17 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit status."""
     parser, commands = build_parser()
-    args, extra = parser.parse_known_args(list(sys.argv[1:] if argv is None else argv))
+    tokens = list(sys.argv[1:] if argv is None else argv)
+    if tokens and not tokens[0].startswith("-") and tokens[0] not in commands:
+        hint = difflib.get_close_matches(tokens[0], commands, n=1)
+        print(
+            f"cardsuite: error: unknown command {tokens[0]!r}"
+            + (f" (did you mean {hint[0]!r}?)" if hint else "")
+            + f"; commands: {', '.join(sorted(commands))}",
+            file=sys.stderr,
+        )
+        return 2
+    args, extra = parser.parse_known_args(tokens)
     try:
         return commands[args.command](args, extra)
     except CardsuiteError as err:

@@ -33,9 +33,30 @@ __all__ = [
 ]
 
 
-def doc_field(default: Any, doc: str) -> Any:
-    """A dataclass field with a default and a documentation line."""
-    return dataclasses.field(default=default, metadata={"doc": doc})
+def doc_field(
+    default: Any, doc: str, *, gt: float | None = None, ge: float | None = None,
+    le: float | None = None,
+) -> Any:  # fmt: skip
+    """A dataclass field with a default, a documentation line and an optional range.
+
+    ``gt`` / ``ge`` / ``le`` bound a number (checked by `ConfigBase` for every
+    config that declares the field, with a ConfigError naming it).
+    """
+    bounds = {k: v for k, v in (("gt", gt), ("ge", ge), ("le", le)) if v is not None}
+    meta = {"doc": doc, **({"bounds": bounds} if bounds else {})}
+    return dataclasses.field(default=default, metadata=meta)
+
+
+def _check_bounds(where: str, value: Any, bounds: Mapping[str, float]) -> None:
+    """A number outside the field's declared range is a ConfigError naming the field."""
+    if value is None or isinstance(value, bool):
+        return
+    if "gt" in bounds and not value > bounds["gt"]:
+        raise ConfigError(f"{where}: must be > {bounds['gt']:g}, got {value!r}")
+    if "ge" in bounds and not value >= bounds["ge"]:
+        raise ConfigError(f"{where}: must be >= {bounds['ge']:g}, got {value!r}")
+    if "le" in bounds and not value <= bounds["le"]:
+        raise ConfigError(f"{where}: must be <= {bounds['le']:g}, got {value!r}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,6 +71,8 @@ class ConfigBase:
             checked = _check_type(self._where(f.name), value, hints[f.name])
             if checked is not value:
                 object.__setattr__(self, f.name, checked)
+            if "bounds" in f.metadata:
+                _check_bounds(self._where(f.name), checked, f.metadata["bounds"])
         self.validate()
 
     def validate(self) -> None:
@@ -113,7 +136,12 @@ class ConfigBase:
         for f in dataclasses.fields(cls):
             kind = _type_name(hints[f.name]).replace("|", "\\|")  # a pipe would split the cell
             default = f.default if f.default_factory is dataclasses.MISSING else f.default_factory()
-            rows.append(f"| `{f.name}` | `{kind}` | `{default!r}` | {f.metadata.get('doc', '')} |")
+            doc = f.metadata.get("doc", "")
+            bounds = f.metadata.get("bounds", {})
+            if bounds:
+                signs = {"gt": ">", "ge": ">=", "le": "<="}
+                doc += " (" + ", ".join(f"{signs[k]} {v:g}" for k, v in bounds.items()) + ")"
+            rows.append(f"| `{f.name}` | `{kind}` | `{default!r}` | {doc} |")
         return "\n".join(rows)
 
     def _where(self, name: str) -> str:

@@ -16,7 +16,10 @@ repository root). After changing an option, an observation piece or an action::
     python -m cardsuite.docs --write     # rewrite every generated table
     python -m cardsuite.docs --check     # exit 1 and name each stale table
 
-The drift tests call :func:`stale_tables` and name this command when they fail.
+Other layers add tables through the ``cardsuite.doc_tables`` entry points
+(`TABLES_GROUP`): the training configs' reference tables in
+``docs/training.md`` and ``docs/rllib.md``. The drift tests call
+:func:`stale_tables` and name this command when they fail.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +39,11 @@ from cardsuite.obsspec import ObsSpec
 
 #: The command that regenerates the tables, named by every drift failure.
 WRITE_COMMAND = "python -m cardsuite.docs --write"
+
+#: Entry-point group of the other generated tables: each entry point names a
+#: function returning ``(page, marker, generate)`` triples (the training layer's
+#: config tables), so this core module names no layer above it.
+TABLES_GROUP = "cardsuite.doc_tables"
 
 
 def doc_page(
@@ -85,6 +94,8 @@ def blocks(root: Path) -> list[Block]:
             continue
         for name, generate in tables.items():
             found.append(Block(root / page, name, generate))
+    for ep in sorted(entry_points(group=TABLES_GROUP), key=lambda e: e.name):
+        found += [Block(root / page, name, generate) for page, name, generate in ep.load()()]
     return found
 
 

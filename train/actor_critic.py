@@ -22,7 +22,8 @@ import torch
 from torch import nn
 
 from cardsuite.errors import CheckpointError, ConfigError
-from cardsuite.train.safe_io import AgentMeta, NetworkSpec, load_agent_numpy, save_agent
+from cardsuite.train.core.netspec import NetworkSpec, actor_prefixes
+from cardsuite.train.safe_io import AgentMeta, load_agent_numpy, save_agent
 
 TRAINER = "cardsuite-ppo"
 MASKED = -1e8  # logit of an illegal action: exp() underflows to exactly 0
@@ -61,9 +62,11 @@ class ActorCritic(nn.Module):
         self.actor = _mlp([*sizes, num_actions], activation, 0.01)
         self.critic = _mlp([*sizes, 1], activation, 1.0)
 
-    def actor_prefixes(self) -> tuple[str, ...]:
-        """State-dict prefixes of the actor's linear layers, input first."""
-        return tuple(f"actor.{i}" for i, m in enumerate(self.actor) if isinstance(m, nn.Linear))
+    def prefixes(self) -> tuple[str, ...]:
+        """State-dict prefixes of the actor's linear layers, input first (``network.actor``)."""
+        return actor_prefixes(
+            {k: v for k, v in self.state_dict().items() if k.startswith("actor.")}
+        )
 
     def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Masked action logits ``[B, A]`` (``mask`` bool ``[B, A]``)."""
@@ -105,7 +108,7 @@ def agent_meta(
         options=dict(options),
         obs_size=net.obs_size,
         num_actions=net.num_actions,
-        network=NetworkSpec(activation=net.activation, actor=net.actor_prefixes()),
+        network=NetworkSpec(activation=net.activation, actor=net.prefixes()),
         step=int(step),
         trainer=TRAINER,
         config=dict(config),

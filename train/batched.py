@@ -4,7 +4,7 @@ With ``vec_env: batched`` (Scum only) the trainer learns from
 ``n_envs`` games held in one :class:`~scum_env.batched.engine.BatchedScum`
 instead of ``n_envs`` per-game envs in worker processes. The observation and
 action layouts are those of ``scum_v0``, scaled by
-:func:`~train.opponents.obs_scale` exactly as :class:`~train.wrappers.SelfPlayEnv`
+:func:`~cardsuite.train.core.netspec.obs_scale` exactly as :class:`~train.wrappers.SelfPlayEnv`
 does, so a policy trained either way is the same ``ppo:PATH`` agent.
 
 The learner plays player ``learner_seat`` (``null``: player 0) in every game;
@@ -28,28 +28,10 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
 from cardsuite.errors import ConfigError
-from cardsuite.train.opponents import OpponentPool, Snapshot, masked_logits, obs_scale
+from cardsuite.train.core.league import OpponentPool, SnapshotPolicy
+from cardsuite.train.core.netspec import Snapshot, obs_scale
 from scum_env.batched.policies import LowestFirstPolicy, RandomPolicy
 from scum_env.batched.vector_env import ScumVectorEnv, sb3_vec_env
-
-
-class SnapshotBatchPolicy:
-    """A frozen snapshot playing a batch of rows (sampling its masked policy)."""
-
-    def __init__(self, snapshot: Snapshot, scale: np.ndarray, seed: int) -> None:
-        """Play ``snapshot`` on observations scaled by ``scale``."""
-        self.snapshot = snapshot
-        self.scale = scale
-        self.rng = np.random.default_rng(seed)
-
-    def __call__(self, obs: Any, mask: Any) -> np.ndarray:
-        """One sampled legal action per row."""
-        logits = masked_logits(self.snapshot.logits(np.asarray(obs) * self.scale), mask)
-        z = logits - logits.max(axis=1, keepdims=True)
-        p = np.exp(z)
-        p /= p.sum(axis=1, keepdims=True)
-        u = self.rng.random(len(p))[:, None]
-        return np.asarray((p.cumsum(axis=1) < u).sum(axis=1).clip(0, p.shape[1] - 1))
 
 
 class BatchedSelfPlayEnv(ScumVectorEnv):
@@ -85,7 +67,7 @@ class BatchedSelfPlayEnv(ScumVectorEnv):
             kind, snap = self.pool.draw_kind(self._draws)
             if snap is not None:
                 seed = int(self._draws.integers(2**31))
-                policies.append(SnapshotBatchPolicy(snap, self.scale, seed))
+                policies.append(SnapshotPolicy(snap, self.scale, seed))
             else:
                 policies.append(self._base[kind])
         self.opponents = policies

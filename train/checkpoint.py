@@ -17,20 +17,16 @@ not listed, or of another kind (a ``.pt``, a ``model.zip``), is refused. The
 checksums catch corruption; safety against a crafted file comes from the
 format, so recomputing them gains an attacker nothing.
 
-A run directory keeps its latest checkpoint in ``checkpoint/``. A new one is
-written to a temporary directory first, then swapped in by two renames (the
-previous one survives as ``checkpoint.prev`` until the swap is complete), so
-Ctrl-C or a crash during a save never leaves the run without a good
-checkpoint. Every problem found when loading is a
+A run directory keeps its latest checkpoint in ``checkpoint/``, written by
+the training core's one atomic writer
+(`cardsuite.train.core.checkpoint.write_checkpoint`), so Ctrl-C or a crash
+during a save never leaves the run without a good checkpoint. Every problem found when loading is a
 :class:`~cardsuite.errors.CheckpointError` naming the file or field.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,7 +34,16 @@ from typing import Any
 
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.train.config import TrainConfig
-from cardsuite.train.opponents import Snapshot
+from cardsuite.train.core.checkpoint import (
+    CHECKPOINT_DIR,
+    PREVIOUS_DIR,
+    SB3_ZIP_REFUSAL,
+    check_files,
+    find_checkpoint,
+    read_state_doc,
+    write_checkpoint,
+)
+from cardsuite.train.core.netspec import Snapshot
 from cardsuite.train.runtime_state import (
     capture_rng,
     check_rng,
@@ -53,11 +58,8 @@ from cardsuite.train.safe_io import (
     load_agent,
     load_tensors,
     load_tensors_numpy,
-    read_json_file,
     save_agent,
     save_tensors,
-    sha256_file,
-    write_json_atomic,
 )
 
 __all__ = [
@@ -79,22 +81,10 @@ __all__ = [
 ]
 
 FORMAT_VERSION = 2
-CHECKPOINT_DIR = "checkpoint"
-PREVIOUS_DIR = "checkpoint.prev"
 AGENT_DIR = "agent"
 OPTIMIZER_FILE = "optimizer.safetensors"
-MAX_STATE_BYTES = 64 << 20
 SCHEDULES = ("snapshot", "eval", "checkpoint")
 _POOL_FILE = re.compile(r"pool/snapshot_\d{2}_\d{1,15}\.safetensors")
-_SHA = re.compile(r"[0-9a-f]{64}")
-
-# What a foreign or old (format 1) SB3 zip gets told.
-SB3_ZIP_REFUSAL = (
-    "is a stable-baselines3 zip: its 'data' entry may hold pickled ':serialized:' values "
-    "that run arbitrary code when loaded, so cardsuite never loads it. If you trust the "
-    "file, convert it once with `cardsuite export MODEL.zip --out DIR --game GAME "
-    "--trust-pickle-this-file-can-run-code` and use ppo:DIR"
-)
 
 
 @dataclass
@@ -142,22 +132,12 @@ class Checkpoint:
 
 
 # --------------------------------------------------------------------- files
-def find_checkpoint(path: str | Path) -> Path:
-    """The checkpoint directory at ``path`` (itself or a run's latest)."""
-    p = Path(path)
-    if p.is_file() and p.suffix == ".zip":
-        raise CheckpointError(f"{str(p)!r} {SB3_ZIP_REFUSAL}")
-    if (p / "state.json").is_file():
-        return p
-    for name in (CHECKPOINT_DIR, PREVIOUS_DIR):
-        if (p / name / "state.json").is_file():
-            return p / name
-    if not p.exists():
-        raise CheckpointError(f"checkpoint {str(p)!r} does not exist")
-    raise CheckpointError(
-        f"{str(p)!r} is neither a checkpoint (agent/ + state.json) nor a run "
-        f"directory with a {CHECKPOINT_DIR}/ inside"
-    )
+def _allowed(name: str) -> bool:
+    return name in (OPTIMIZER_FILE, f"{AGENT_DIR}/weights.safetensors",
+                    f"{AGENT_DIR}/{META_FILE}") or bool(_POOL_FILE.fullmatch(name))  # fmt: skip
+
+
+ALLOWED_KINDS = "agent/, optimizer.safetensors and pool/*.safetensors"
 
 
 def save_checkpoint(
@@ -167,7 +147,7 @@ def save_checkpoint(
     optimizer_state: Mapping[str, Any],
     state: TrainState,
 ) -> Path:
-    """Write a checkpoint into ``run_dir/checkpoint`` (atomically, see the module doc).
+    """Write a checkpoint into ``run_dir/checkpoint`` (the core's atomic writer).
 
     Args:
         run_dir: the run directory.
@@ -176,13 +156,8 @@ def save_checkpoint(
         optimizer_state: the torch optimizer's ``state_dict()``.
         state: the rest of the run's state.
     """
-    run = Path(run_dir)
-    try:
-        run.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".checkpoint-", dir=run))
-    except OSError as err:
-        raise CheckpointError(f"cannot write a checkpoint in {str(run)!r}: {err}") from None
-    try:
+
+    def fill(tmp: Path) -> dict[str, Any]:
         save_agent(tmp / AGENT_DIR, weights, meta)
         opt_tensors, opt_groups = flatten_optimizer(optimizer_state)
         save_tensors(tmp / OPTIMIZER_FILE, opt_tensors)
@@ -192,12 +167,7 @@ def save_checkpoint(
             name = f"pool/snapshot_{i:02d}_{snap.step}.safetensors"
             save_tensors(tmp / name, dict(snap.params))
             pool_meta.append({"file": name, "step": snap.step, "activation": snap.activation})
-        files = {
-            p.relative_to(tmp).as_posix(): sha256_file(p)
-            for p in sorted(tmp.rglob("*"))
-            if p.is_file()
-        }
-        doc = {
+        return {
             "format": FORMAT_VERSION,
             "step": state.step,
             "config": state.config.to_dict(),
@@ -211,25 +181,9 @@ def save_checkpoint(
             "rng": state.rng,
             "schedule": state.schedule,
             "history": state.history,
-            "files": files,
         }
-        write_json_atomic(tmp / "state.json", doc)
-        final, prev = run / CHECKPOINT_DIR, run / PREVIOUS_DIR
-        if prev.exists() and not final.exists():
-            os.replace(prev, final)  # an earlier save stopped between its two renames
-        if prev.exists():
-            shutil.rmtree(prev)
-        if final.exists():
-            os.replace(final, prev)
-        os.replace(tmp, final)
-        if prev.exists():
-            shutil.rmtree(prev)
-        return final
-    except OSError as err:  # the previous checkpoint is kept (see the module doc)
-        raise CheckpointError(f"cannot write a checkpoint in {str(run)!r}: {err}") from None
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
+
+    return write_checkpoint(run_dir, fill)
 
 
 def _field(name: str, message: str) -> CheckpointError:
@@ -243,48 +197,8 @@ def _int(doc: Mapping[str, Any], name: str, low: int = 0) -> int:
     return value
 
 
-def _check_files(ckpt: Path, files: Any) -> None:
-    """``files`` maps every file of the checkpoint (and nothing else) to its SHA-256."""
-    if not isinstance(files, dict):
-        raise _field("files", f"must map file names to SHA-256 sums, got {type(files).__name__}")
-    on_disk = {
-        p.relative_to(ckpt).as_posix()
-        for p in ckpt.rglob("*")
-        if not p.is_dir() and p.name != "state.json"
-    }
-    for name, digest in files.items():
-        if not isinstance(digest, str) or not _SHA.fullmatch(digest):
-            raise _field(f"files.{name}", "must be a SHA-256 sum (64 hex digits)")
-        if not (
-            name in (OPTIMIZER_FILE, f"{AGENT_DIR}/weights.safetensors", f"{AGENT_DIR}/{META_FILE}")
-            or _POOL_FILE.fullmatch(name)
-        ):
-            raise _field(
-                f"files.{name}",
-                "names a file a checkpoint does not hold (only agent/, optimizer.safetensors "
-                "and pool/*.safetensors; never a pickle such as .pt or .zip)",
-            )
-        if name not in on_disk:
-            raise CheckpointError(f"checkpoint {str(ckpt)!r}: file {name} is missing")
-    unlisted = sorted(on_disk - set(files))
-    if unlisted:
-        raise _field("files", f"does not list {', '.join(unlisted)} (a file that is not ours)")
-    for name, digest in files.items():
-        file = ckpt / name
-        if file.is_symlink() or not file.is_file():
-            raise CheckpointError(f"checkpoint {str(ckpt)!r}: file {name} is not a regular file")
-        if sha256_file(file) != digest:
-            raise CheckpointError(
-                f"checkpoint {str(ckpt)!r}: file {name} does not match its checksum (corrupt)"
-            )
-
-
-def _read_doc(ckpt: Path) -> dict[str, Any]:
-    doc = read_json_file(
-        ckpt / "state.json", f"checkpoint {str(ckpt)!r}: state.json", MAX_STATE_BYTES
-    )
-    if not isinstance(doc, dict):
-        raise CheckpointError(f"checkpoint {str(ckpt)!r}: state.json does not hold an object")
+def _read_doc(path: str | Path) -> tuple[Path, dict[str, Any]]:
+    ckpt, doc = read_state_doc(path)
     if doc.get("format") == 1 or (ckpt / "model.zip").exists():
         raise CheckpointError(f"checkpoint {str(ckpt)!r}: its model.zip {SB3_ZIP_REFUSAL}")
     if doc.get("format") != FORMAT_VERSION:
@@ -296,13 +210,12 @@ def _read_doc(ckpt: Path) -> dict[str, Any]:
     missing = [k for k in required if k not in doc]
     if missing:
         raise CheckpointError(f"checkpoint {str(ckpt)!r}: state.json lacks {', '.join(missing)}")
-    return doc
+    return ckpt, doc
 
 
 def read_config(path: str | Path) -> TrainConfig:
     """The config a checkpoint was trained with (state.json only; no weights read)."""
-    ckpt = find_checkpoint(path)
-    doc = _read_doc(ckpt)
+    ckpt, doc = _read_doc(path)
     return _config(ckpt, doc)
 
 
@@ -331,9 +244,8 @@ def read_state(path: str | Path) -> tuple[Path, TrainState]:
 
 def _read_state(path: str | Path) -> tuple[Path, dict[str, Any], TrainState]:
     """The checkpoint directory, its ``state.json`` document and the validated state."""
-    ckpt = find_checkpoint(path)
-    doc = _read_doc(ckpt)
-    _check_files(ckpt, doc["files"])
+    ckpt, doc = _read_doc(path)
+    check_files(ckpt, doc["files"], _allowed, ALLOWED_KINDS)
     config = _config(ckpt, doc)
     step = _int(doc, "step")
     schedule = doc["schedule"]

@@ -2,13 +2,14 @@
 
 ::
 
-    cardsuite train --config configs/train/scum_quick.yaml --out runs/scum_quick
-    cardsuite train --config configs/train/scum_quick.yaml --set total_steps=20000 \\
-        --set options.num_players=5
-    cardsuite train --resume runs/scum_quick --set total_steps=400000
+    cardsuite train --config scum_quick --run-dir runs/scum_quick
+    cardsuite train --config scum_quick --total-steps 20000 --players 5 --device cuda
+    cardsuite train --resume runs/scum_quick --total-steps 400000
 
-Every field of :class:`~cardsuite.train.config.TrainConfig` can be overridden with
-``--set key=value`` (YAML values; ``options.NAME=value`` sets one rule option).
+The flags are the training commands' shared grammar
+(`cardsuite.train.core.cli`); every field of `TrainConfig` can also be
+overridden with ``--set key=value`` (YAML values; ``options.NAME=value`` sets
+one rule option).
 With ``--resume`` and no ``--config`` the checkpoint's own config is used.
 ``--backend rllib`` hands the config to :mod:`cardsuite.train.rllib.trainer`.
 
@@ -25,33 +26,29 @@ from typing import Any
 
 from cardsuite.errors import ConfigError
 from cardsuite.train.config import TrainConfig, check_baselines, load_config, parse_overrides
+from cardsuite.train.core.cli import (
+    add_run_flags,
+    common_values,
+    reject_unknown,
+    resolve_preset,
+    run_dir,
+)
 
 
 def add_command(subparsers: Any) -> tuple[str, Any]:
     """Register ``train`` on the cardsuite CLI; return its name and runner."""
     parser = subparsers.add_parser(
         "train",
-        help="train an agent by self-play (MaskablePPO)",
+        allow_abbrev=False,
+        help="train an agent by self-play (MaskablePPO, or RLlib with --backend rllib)",
         description=(
             "Train MaskablePPO by self-play against a pool of random, heuristic and "
             "frozen copies of itself; evaluates against baselines and checkpoints "
             "on a schedule and on Ctrl-C."
         ),
-        epilog="Fields: " + ", ".join(TrainConfig.field_names()),
+        epilog="Fields for --set: " + ", ".join(TrainConfig.field_names()),
     )
-    parser.add_argument("--config", help="a YAML config (configs/train/*.yaml)")
-    parser.add_argument(
-        "--out", help="run directory (default: runs/<config name>, or the resumed run)"
-    )
-    parser.add_argument("--resume", metavar="DIR", help="continue from this run or checkpoint")
-    parser.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a config field (repeatable), e.g. --set total_steps=20000",
-    )
+    add_run_flags(parser)
     parser.add_argument(
         "--backend",
         choices=("sb3", "rllib"),
@@ -64,20 +61,36 @@ def add_command(subparsers: Any) -> tuple[str, Any]:
         metavar="HOST:PORT",
         help="rllib backend: an existing Ray cluster (ray start --head); default a local Ray",
     )
+    parser.set_defaults(train_parser=parser)
     return "train", run
 
 
-def resolve_config(args: argparse.Namespace) -> TrainConfig:
-    """The config of ``--config`` (or of the resumed checkpoint) with ``--set`` applied."""
+def shared_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """``--set`` values with the shared flags mapped onto TrainConfig's fields."""
     overrides = parse_overrides(list(args.overrides))
+    shared = common_values(args)
+    players = shared.pop("num_players", None)
+    if players is not None:
+        overrides["options"] = {**overrides.get("options", {}), "num_players": players}
+    return {**overrides, **shared}
+
+
+def resolve_config(args: argparse.Namespace) -> TrainConfig:
+    """The config of ``--config`` (or of the resumed checkpoint) with the flags applied."""
+    overrides = shared_overrides(args)
     if args.config is None and args.resume is not None:
         from cardsuite.train.checkpoint import read_config  # validated JSON, never a pickle
 
         saved = read_config(args.resume).to_dict()
         options = {**saved.get("options", {}), **overrides.pop("options", {})}
         return TrainConfig.from_dict({**saved, **overrides, "options": options})
-    return load_config(args.config, overrides)
+    return load_config(resolve_preset(args.config), overrides)
 
+
+#: The shared flags handed on to the RLlib backend as tokens (flag -> Namespace name).
+COMMON_FLAGS = {"--seed": "seed", "--players": "players", "--device": "device",
+                "--total-steps": "total_steps", "--budget-minutes": "budget_minutes",
+                "--tensorboard": "tensorboard"}  # fmt: skip
 
 TRAIN_EXTRA_MODULES = ("torch", "stable_baselines3", "sb3_contrib", "safetensors", "tensorboard")
 
@@ -96,43 +109,21 @@ def require_train_extra(command: str, module: str) -> Any:
         raise
 
 
-def default_out(args: argparse.Namespace) -> Path:
-    """``--out``, else the resumed run's directory, else ``runs/<config stem>``."""
-    if args.out:
-        return Path(args.out)
-    if args.resume:
-        from cardsuite.train.checkpoint import find_checkpoint
-        from cardsuite.train.rundir import home_of
-
-        home = home_of(find_checkpoint(args.resume))
-        if home is None:
-            raise ConfigError(
-                f"--resume {args.resume} is a checkpoint outside a run directory; "
-                "give --out NEW_DIR for the continued run"
-            )
-        return home
-    return Path("runs") / (Path(args.config).stem if args.config else "default")
-
-
 def run(args: argparse.Namespace, extra: list[str]) -> int:
     """Run ``cardsuite train``; returns the exit status."""
     if args.backend == "rllib":
         return _run_rllib(args, extra)
     if args.address is not None:
         raise ConfigError("--address is for --backend rllib (a Ray cluster)")
-    if extra:
-        raise ConfigError(
-            f"unexpected arguments {' '.join(extra)}; override fields with --set key=value"
-        )
+    reject_unknown(args.train_parser, extra)
     if args.config is None and args.resume is None:
         raise ConfigError("give --config FILE (configs/train/*.yaml) or --resume DIR")
     config = resolve_config(args)
-    out = default_out(args)
-    from cardsuite.train.checkpoint import find_checkpoint
-    from cardsuite.train.rundir import check_run_dir
+    from cardsuite.train.core.rundir import plan_run
 
-    check_baselines(config)  # every check before any work; the last one makes --out
-    check_run_dir(out, find_checkpoint(args.resume) if args.resume else None)
+    check_baselines(config)  # every check before any work; the last one makes the run folder
+    default = Path("runs") / (Path(args.config).stem if args.config else "default")
+    out = plan_run(run_dir(args), args.resume, default).run_dir
     train = require_train_extra("cardsuite train", "cardsuite.train.trainer").train
 
     result = train(config, out, resume=args.resume)
@@ -177,8 +168,13 @@ def _run_rllib(args: argparse.Namespace, extra: list[str]) -> int:
     tokens = ["--config", args.config] if args.config else []
     if args.resume:
         tokens += ["--resume", args.resume]
-    if args.out:
-        tokens += ["--checkpoint-dir", args.out]
+    if run_dir(args):
+        tokens += ["--checkpoint-dir", run_dir(args)]
+    for flag, name in COMMON_FLAGS.items():
+        value = getattr(args, name, None)
+        if value is not None:
+            tokens += [flag] if value is True else [f"--no-{flag[2:]}"] if value is False else [
+                flag, str(value)]  # fmt: skip
     if args.address:
         tokens += ["--address", args.address]
     for item in args.overrides:

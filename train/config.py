@@ -23,6 +23,7 @@ from cardsuite.config import ConfigBase, doc_field, read_yaml_mapping
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
 from cardsuite.overrides import merge_overrides, parse_assignments
+from cardsuite.train.core.settings import DEVICE, learning_rate_field
 
 # Fields that may change when a run is resumed: they do not alter what was
 # learned so far, only how long and how visibly the run goes on. Changing any
@@ -38,6 +39,9 @@ RESUME_MUTABLE = frozenset(
         "checkpoint_every",
         "progress",
         "vec_env",
+        "device",
+        "budget_minutes",
+        "tensorboard",
     }
 )
 
@@ -66,7 +70,7 @@ class TrainConfig(ConfigBase):
         "batched engine, in this process (see `train/batched.py`)",
     )
     torch_threads: int = doc_field(1, "torch CPU threads of the learner (1 is fastest on 2 cores)")
-    learning_rate: float = doc_field(3e-4, "Adam learning rate (constant)")
+    learning_rate: float = learning_rate_field(3e-4)
     n_steps: int = doc_field(512, "decisions per env per rollout; a rollout is n_steps * n_envs")
     batch_size: int = doc_field(256, "minibatch size of each gradient step")
     n_epochs: int = doc_field(4, "passes over each rollout")
@@ -101,6 +105,11 @@ class TrainConfig(ConfigBase):
         50_000, "steps between checkpoints (0: only at the end and on Ctrl-C)"
     )
     progress: bool = doc_field(True, "show a progress bar")
+    device: str = doc_field("cpu", "torch device of the learner: cpu or cuda (cuda:N)")
+    budget_minutes: float = doc_field(
+        0.0, "also stop after this many minutes of training, then report (0: no limit)", ge=0.0
+    )
+    tensorboard: bool = doc_field(True, "write TensorBoard events to RUN/tb")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None) -> TrainConfig:
@@ -158,7 +167,9 @@ class TrainConfig(ConfigBase):
                 f"{self.n_steps * self.n_envs})",
             )
         # ConfigBase has refused NaN and infinity already; the checks are NaN-safe anyway.
-        for name in ("learning_rate", "clip_range", "max_grad_norm"):
+        if not DEVICE.fullmatch(self.device):
+            self._fail("device", f"must be cpu or cuda (cuda:N), got {self.device!r}")
+        for name in ("clip_range", "max_grad_norm"):
             if not getattr(self, name) > 0:
                 self._fail(name, f"must be positive, got {getattr(self, name)}")
         for name in ("gamma", "gae_lambda"):

@@ -23,22 +23,30 @@ Optional warm start (``bc_steps``): fit ``Q(s, heuristic move)`` to the
 heuristic games' returns with a large-margin term making the heuristic's
 move the argmax (:func:`~cardsuite.train.dmc_core.fit_heuristic`).
 
-Evaluation: duplicate deals of the greedy Q-policy against each of
-``eval_against`` (:func:`cardsuite.train.duplicate.duplicate_match`, deals
-of ``eval_seed``), written to ``RUN/eval.csv``; training statistics to
-``RUN/progress.csv``. The agent is saved in the safe format as ``RUN/agent``
-(``trainer: cardsuite-dmc``; its Q layers are the ``network.actor``), so the
-arena plays it as ``ppo:RUN/agent`` (argmax of the legal Q-values).
+It stands on the training core (`cardsuite.train.core`): the opponents are
+a `League` (the game's baselines and, with ``snapshot_every``, greedy frozen
+copies of the Q-network, drawn by ``pfsp``); evaluation is the duplicate
+evaluator (deals of ``eval_seed`` against each of ``eval_against``, greedy
+Q-policy), logged to ``RUN/eval.csv``; training statistics go to
+``RUN/progress.csv`` and TensorBoard (``RUN/tb``). Checkpoints
+(``RUN/checkpoint``, every ``checkpoint_every`` steps and at the end) hold
+everything a run needs to go on exactly: the Q-network, Adam, the replay,
+the decisions still waiting for their episode's end, the running returns,
+the games in flight, the league and every generator; ``--resume RUN``
+continues it, and the result is the same as a run that never stopped. The
+agent is saved in the safe format as ``RUN/agent`` (``trainer:
+cardsuite-dmc``; its Q layers are the ``network.actor``), so the arena plays
+it as ``ppo:RUN/agent`` (argmax of the legal Q-values).
 
-Run: ``cardsuite dmc --config configs/train/dmc_scum4.yaml --seed 0 --run-dir
-RUN`` (or ``python -m cardsuite.train.dmc`` with the same flags).
+Run: ``cardsuite dmc --config dmc_scum4 --seed 0 --run-dir RUN [--device cuda]``
+(or ``python -m cardsuite.train.dmc`` with the same flags).
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import random
+import re
 import shutil
 import sys
 import time
@@ -49,72 +57,126 @@ from typing import Any
 import numpy as np
 import torch
 
-from cardsuite.batched.policies import call_policy
-from cardsuite.errors import CardsuiteError
-from cardsuite.train.dmc_args import DMCArgs, load_args
+from cardsuite.errors import CardsuiteError, CheckpointError
+from cardsuite.train.core.checkpoint import (
+    engine_state,
+    read_checkpoint,
+    restore_engine_state,
+    write_checkpoint,
+)
+from cardsuite.train.core.cli import (
+    add_field_flags,
+    add_run_flags,
+    config_from_args,
+    reject_unknown,
+)
+from cardsuite.train.core.evaluate import evaluate_against
+from cardsuite.train.core.league import League
+from cardsuite.train.core.log import RunLog, print_eval
+from cardsuite.train.core.netspec import NetworkSpec, Snapshot, obs_scale
+from cardsuite.train.core.rundir import plan_run, start_logs
+from cardsuite.train.dmc_config import DMCConfig
 from cardsuite.train.dmc_core import MCReturns, QNet, Replay, epsilon_greedy, q_loss
-from cardsuite.train.duplicate import GreedyActor, duplicate_match
-from cardsuite.train.opponents import obs_scale
+from cardsuite.train.ppo_checkpoint import (
+    check_must_match,
+    finite,
+    gen_state,
+    python_state,
+    set_gen,
+    set_python_state,
+)
 from cardsuite.train.ppo_games import train_game
-from cardsuite.train.rundir import check_new_run_dir
-from cardsuite.train.safe_io import AgentMeta, NetworkSpec, save_agent
+from cardsuite.train.runtime_state import (
+    capture_rng,
+    flatten_optimizer,
+    restore_optimizer,
+    restore_rng,
+)
+from cardsuite.train.safe_io import (
+    AgentMeta,
+    load_agent,
+    load_tensors,
+    load_tensors_numpy,
+    save_agent,
+    save_tensors,
+)
 
 TRAINER = "cardsuite-dmc"
+STATE_VERSION = 1
 PROGRESS_FIELDS = ("step", "iteration", "sps", "seconds", "rollout_s", "update_s", "loss",
                    "mean_q", "mean_return", "buffer", "pending", "league_games", "league_score")  # fmt: skip
-EVAL_FIELDS = ("step", "seconds", "against", "deals", "beats", "beats_ci", "mean_a", "mean_b",
-               "margin", "margin_ci")  # fmt: skip
+MUST_MATCH = ("game", "num_players", "options", "hidden", "layers", "activation", "num_games",
+              "buffer_size")  # fmt: skip
+PENDING = ("obs", "action", "episode", "seat", "start")
+_FILES = re.compile(
+    r"agent/(weights\.safetensors|agent\.json)|(optimizer|replay|pending|returns|run)\.safetensors"
+    r"|league/snapshot@\d{1,15}\.safetensors"
+)
 
 
 class DMCTrainer:
-    """State of one DMC run: engine, Q-network, optimiser, pending decisions, replay."""
+    """State of one DMC run: engine, Q-network, optimiser, league, pending decisions, replay."""
 
-    def __init__(self, args: DMCArgs) -> None:
-        """Seed everything, build the run, and warm start if asked."""
+    def __init__(self, args: DMCConfig) -> None:
+        """Seed everything and build the run: fresh (warm started if asked) or resumed."""
         self.args = args
+        # the one resume rule; a run never overwrites another
+        self.plan = plan_run(args.run_dir or None, args.resume or None, args.out_dir())
+        self.dir = self.plan.run_dir
         random.seed(args.seed)
         np.random.seed(args.seed)
         torch.manual_seed(args.seed)
         if args.threads:
             torch.set_num_threads(args.threads)
+        self.dev = torch.device(args.device)
         self.game = train_game(args.game)
         self.config: dict[str, Any] = self.game.config(args.num_players, args.options)
         self.eng = self.game.make_engine(args.num_games, self.config)
         spec = self.eng.obs_spec
         self.scale = torch.as_tensor(obs_scale(spec))
-        self.net = QNet(spec.size, self.eng.num_actions, args.hidden, args.layers, args.activation)
+        self.net = QNet(spec.size, self.eng.num_actions, args.hidden, args.layers,
+                        args.activation).to(self.dev)  # fmt: skip
         self.opt = torch.optim.Adam(self.net.parameters(), lr=args.learning_rate)
         self.gen = torch.Generator()
         self.gen.manual_seed(args.seed)
         self.rng = np.random.default_rng(args.seed)
         n, p = args.num_games, self.eng.num_players
-        self.baselines = self.game.baselines(args.names("baselines"), self.eng, args.seed)
+        baselines = self.game.baselines(args.names("baselines"), self.eng, args.seed)
+        self.league = League(baselines, max_snapshots=args.max_snapshots, weighting=args.pfsp,
+                             seed=args.seed, scale=self.scale, greedy=True)  # fmt: skip
         self.eval_opponents = self.game.baselines(args.names("eval_against"), self.eng, args.seed)
         self.selfplay = np.zeros(n, dtype=bool)
         self.selfplay[: round(args.self_play * n)] = True
         self.learner_seat = np.where(self.selfplay, -1, self.rng.integers(p, size=n))
-        self.opp = self.rng.integers(max(1, len(self.baselines)), size=n)
+        self.opp = np.full(n, -1, dtype=np.int64)
+        if self.league.members:
+            self.opp[~self.selfplay] = self.league.draw(int((~self.selfplay).sum()))
         self.mc = MCReturns(n, p)
         self.replay = Replay(args.buffer_size, spec.size, args.seed + 7)
-        self.pending: dict[str, list[np.ndarray]] = {k: [] for k in ("obs", "action", "episode",
-                                                                     "seat", "start")}  # fmt: skip
+        self.pending: dict[str, list[np.ndarray]] = {k: [] for k in PENDING}
         self.step, self.iteration, self.credit = 0, 0, 0.0
-        self.t0 = time.perf_counter()
-        self.dir = args.out_dir()
-        check_new_run_dir(self.dir, "--run-dir")  # a run never overwrites another
-        self.dir.mkdir(parents=True, exist_ok=True)
+        self.due = {"snapshot": args.snapshot_every, "eval": args.eval_every,
+                    "checkpoint": args.checkpoint_every}  # fmt: skip
         self.history: list[dict[str, Any]] = []
-        if args.bc_steps:
-            self.warm_start()
+        self.t0 = time.perf_counter()
+        purge = None
         self.obs, self.mask, self.to_act = self.eng.reset(args.seed)
+        if self.plan.checkpoint is not None:
+            self.load(self.plan.checkpoint)
+            start_logs(self.dir, self.plan.checkpoint, self.step, self.plan.in_place)
+            purge = self.step + 1
+        self.log = RunLog(self.dir, PROGRESS_FIELDS, tensorboard=args.tensorboard,
+                          quiet=args.quiet, purge_step=purge,
+                          headline=("loss", "mean_q", "league_score"))  # fmt: skip
+        if self.plan.checkpoint is None and args.bc_steps:
+            self.warm_start()
 
     def note(self, text: str) -> None:
         """A log line (not in quiet mode)."""
-        if not self.args.quiet:
-            print(text, flush=True)
+        self.log.note(text)
 
     def warm_start(self) -> None:
-        """Fit the Q-network on heuristic games (:func:`~cardsuite.train.dmc_core.fit_heuristic`)."""
+        """Fit the Q-network on heuristic games (`cardsuite.train.dmc_core.fit_heuristic`)."""
         from cardsuite.train.dmc_core import fit_heuristic
         from cardsuite.train.imitation import heuristic_dataset
 
@@ -122,8 +184,8 @@ class DMCTrainer:
         t0 = time.perf_counter()
         data = heuristic_dataset(a.bc_games, a.bc_steps, a.bc_explore, a.seed, self.config,
                                  self.game.name)  # fmt: skip
-        stats = fit_heuristic(self.net, data, self.scale, epochs=a.bc_epochs, lr=1e-3,
-                              margin=a.bc_margin, margin_coef=a.bc_margin_coef,
+        stats = fit_heuristic(self.net, data, self.scale.to(self.dev), epochs=a.bc_epochs,
+                              lr=1e-3, margin=a.bc_margin, margin_coef=a.bc_margin_coef,
                               batch=a.batch_size, seed=a.seed)  # fmt: skip
         stats["bc_seconds"] = time.perf_counter() - t0
         self.note("warm start: " + ", ".join(f"{k} {v:.4g}" for k, v in stats.items()))
@@ -143,18 +205,18 @@ class DMCTrainer:
                 obs = torch.from_numpy(self.obs[rows]) * self.scale
                 mask = torch.from_numpy(self.mask[rows]).bool()
                 with torch.no_grad():
-                    a = epsilon_greedy(self.net(obs), mask, self.args.epsilon, self.gen).numpy()
+                    q = self.net(obs.to(self.dev)).cpu()
+                a = epsilon_greedy(q, mask, self.args.epsilon, self.gen).numpy()
                 actions[rows] = a
                 episode, start = self.mc.decide(rows, to_act[rows])
                 for key, v in (("obs", obs.numpy()), ("action", a), ("episode", episode),
                                ("seat", to_act[rows]), ("start", start)):  # fmt: skip
                     self.pending[key].append(v)
                 self.step += int(rows.size)
-            for k, policy in enumerate(self.baselines.values()):
-                idx = np.flatnonzero(~learner & (self.opp == k))
-                if idx.size:
-                    actions[idx] = np.asarray(call_policy(policy, self.obs[idx], self.mask[idx],
-                                                          idx, to_act[idx]))  # fmt: skip
+            other = np.flatnonzero(~learner)
+            if other.size:
+                actions[other] = self.league.act(self.opp[other], self.obs[other],
+                                                 self.mask[other], other, to_act[other])  # fmt: skip
             res = self.eng.step(actions)
             rewards, done = np.asarray(res.rewards), np.asarray(res.done).astype(bool)
             self.mc.add(rewards, done)
@@ -167,16 +229,19 @@ class DMCTrainer:
                 **self._resolve()}  # fmt: skip
 
     def _new_episodes(self, done: np.ndarray, rewards: np.ndarray) -> np.ndarray:
-        """Score finished baseline games (1 win, 0.5 tie); draw a new seat and baseline."""
+        """Score finished league games (1 win, 0.5 tie) for PFSP; draw a new seat and member."""
         fin = np.flatnonzero(done & ~self.selfplay)
         if fin.size == 0:
             return np.zeros(0)
         p = self.eng.num_players
         mine = rewards[fin, self.learner_seat[fin]]
         others = (rewards[fin].sum(axis=1) - mine) / (p - 1)
+        outcome = np.asarray((mine > others) + 0.5 * (mine == others), dtype=np.float64)
+        self.league.record(self.opp[fin], outcome)
         self.learner_seat[fin] = self.rng.integers(p, size=fin.size)
-        self.opp[fin] = self.rng.integers(max(1, len(self.baselines)), size=fin.size)
-        return np.asarray((mine > others) + 0.5 * (mine == others), dtype=np.float64)
+        self.opp[fin] = self.league.draw(fin.size)
+        self.league.prune(self.opp)
+        return outcome
 
     def _resolve(self) -> dict[str, float]:
         """Pending decisions whose episode ended go to the replay with their MC return."""
@@ -200,7 +265,7 @@ class DMCTrainer:
         losses, qs = [], []
         while self.credit >= 1.0 and self.replay.size:
             self.credit -= 1.0
-            obs, action, ret = self.replay.sample(self.args.batch_size)
+            obs, action, ret = (t.to(self.dev) for t in self.replay.sample(self.args.batch_size))
             loss = q_loss(self.net, obs, action, ret)
             self.opt.zero_grad(set_to_none=True)
             loss.backward()
@@ -210,38 +275,33 @@ class DMCTrainer:
             losses.append(float(loss.detach()))
         if self.replay.size:
             with torch.no_grad():
-                o, a, _r = self.replay.sample(min(256, self.replay.size))
+                o, a, _r = (t.to(self.dev) for t in self.replay.sample(min(256, self.replay.size)))
                 qs.append(float(self.net(o).gather(1, a[:, None]).mean()))
         return {"loss": float(np.mean(losses)) if losses else float("nan"),
                 "mean_q": qs[0] if qs else float("nan"), "buffer": float(self.replay.size)}  # fmt: skip
 
     # ------------------------------------------------------------------ loop
+    def snapshot(self) -> Snapshot:
+        """The Q-network frozen (numpy), as the league and the evaluator play it."""
+        return Snapshot.of(self.net.actor, self.step, self.args.activation)
+
     def evaluate(self) -> list[dict[str, Any]]:
         """Duplicate deals (``eval_seed``) of the greedy Q-policy against each eval baseline."""
-        me = GreedyActor(self.net.actor, self.scale)
-        rows: list[dict[str, Any]] = []
-        for name, policy in self.eval_opponents.items():
-            res = duplicate_match(me, policy, deals=self.args.eval_deals,
-                                  seed=self.args.eval_seed, game=self.game.name,
-                                  **self.config)  # fmt: skip
-            rows.append({"step": self.step, "seconds": time.perf_counter() - self.t0,
-                         "against": name, **res.to_dict()})  # fmt: skip
-        for row in rows:
-            _append(self.dir / "eval.csv", EVAL_FIELDS, row)
-            self.note(f"eval step {self.step:,}: beats {row['against']} on "
-                      f"{100 * row['beats']:.1f}% ± {100 * row['beats_ci']:.1f} of "
-                      f"{int(row['deals'])} duplicate deals")  # fmt: skip
+        rows = [r.to_dict() for r in evaluate_against(
+            self.snapshot(), self.scale, self.eval_opponents, deals=self.args.eval_deals,
+            seed=self.args.eval_seed, game=self.game.name, config=self.config, step=self.step)]  # fmt: skip
+        self.log.evals(rows)
         self.history.extend(rows)
         return rows
 
     def train(self) -> dict[str, Any]:
         """Run to ``total_steps`` (or the time budget); the final evaluation rows."""
         args = self.args
-        if args.eval_first:
+        if args.eval_first and self.plan.checkpoint is None:
             self.evaluate()
         self.t0 = time.perf_counter()
+        start_step = self.step
         budget = args.budget_minutes * 60 or float("inf")
-        due = args.eval_every
         while self.step < args.total_steps and time.perf_counter() - self.t0 < budget:
             t_roll = time.perf_counter()
             stats = self.rollout()
@@ -249,93 +309,157 @@ class DMCTrainer:
             stats.update(self.update())
             now = time.perf_counter()
             self.iteration += 1
-            row = {"step": self.step, "iteration": self.iteration, "seconds": now - self.t0,
-                   "sps": self.step / max(now - self.t0, 1e-9), "rollout_s": t_upd - t_roll,
-                   "update_s": now - t_upd, **stats}  # fmt: skip
-            _append(self.dir / "progress.csv", PROGRESS_FIELDS, row)
-            if self.iteration % 20 == 0:
-                self.note(f"step {self.step:>10,}  {row['sps']:>8,.0f} steps/s  loss "
-                          f"{row['loss']:.4f}  mean Q {row['mean_q']:+.3f}  league "
-                          f"{row['league_score']:.3f}")  # fmt: skip
-            if args.eval_every and self.step >= due and self.step < args.total_steps:
-                self.evaluate()
-                due += args.eval_every
+            self.log.progress({"step": self.step, "iteration": self.iteration,
+                               "seconds": now - self.t0, "rollout_s": t_upd - t_roll,
+                               "sps": (self.step - start_step) / max(now - self.t0, 1e-9),
+                               "update_s": now - t_upd, **stats})  # fmt: skip
+            self._periodic()
         rows = self.evaluate()
+        self.save()
         self.save_agent()
+        self.log.close()
         return {"step": self.step, "eval": rows}
+
+    def _periodic(self) -> None:
+        args = self.args
+        if args.snapshot_every and self.step >= self.due["snapshot"]:
+            self.league.add_snapshot(self.snapshot())
+            self.due["snapshot"] += args.snapshot_every
+        if args.eval_every and self.step >= self.due["eval"] and self.step < args.total_steps:
+            self.evaluate()
+            self.due["eval"] += args.eval_every
+        if args.checkpoint_every and self.step >= self.due["checkpoint"]:
+            self.save()
+            self.due["checkpoint"] += args.checkpoint_every
+
+    # ------------------------------------------------------------ checkpoints
+    def agent_meta(self) -> AgentMeta:
+        """The safe-format metadata of the Q-network at this step."""
+        return AgentMeta(
+            game=self.game.name, options=dict(self.config), obs_size=self.net.obs_size,
+            num_actions=self.net.num_actions, step=self.step, trainer=TRAINER,
+            network=NetworkSpec(activation=self.net.activation, actor=self.net.prefixes()),
+            config=self.args.to_dict(),
+        )  # fmt: skip
+
+    def save(self) -> Path:
+        """Write ``RUN/checkpoint`` (the core's atomic writer): everything to go on exactly."""
+
+        def fill(tmp: Path) -> dict[str, Any]:
+            save_agent(tmp / "agent", self.net.state_dict(), self.agent_meta())
+            tensors, groups = flatten_optimizer(self.opt.state_dict())
+            save_tensors(tmp / "optimizer.safetensors", tensors)
+            r = self.replay
+            save_tensors(tmp / "replay.safetensors", {"obs": r.obs, "action": r.action,
+                                                       "ret": r.ret})  # fmt: skip
+            pending = {k: np.concatenate(v) for k, v in self.pending.items() if v}
+            if pending and len(pending["obs"]):
+                save_tensors(tmp / "pending.safetensors", pending)
+            save_tensors(tmp / "returns.safetensors", {"cum": self.mc.cum,
+                         "episode": self.mc.episode, "final": self.mc.final,
+                         "ended": self.mc.ended})  # fmt: skip
+            games = engine_state(self.eng)
+            if games is None:
+                raise CheckpointError(f"{self.game.name}: its engine cannot be checkpointed")
+            save_tensors(tmp / "run.safetensors", {
+                "learner_seat": self.learner_seat, "opp": self.opp, "obs": self.obs,
+                "mask": self.mask, "to_act": np.asarray(self.to_act), **games})  # fmt: skip
+            (tmp / "league").mkdir()
+            for snap in self.league.snapshots():
+                save_tensors(tmp / "league" / f"snapshot@{snap.step}.safetensors",
+                             dict(snap.params))  # fmt: skip
+            return {
+                "version": STATE_VERSION, "step": self.step, "iteration": self.iteration,
+                "credit": self.credit, "due": self.due, "config": self.args.to_dict(),
+                "optimizer": groups, "league": self.league.state(),
+                "replay": {"size": r.size, "head": r.head, "gen": gen_state(r.gen)},
+                "next_episode": self.mc.next_id,
+                "rng": {"numpy": self.rng.bit_generator.state, "torch": gen_state(self.gen),
+                        "python": python_state(), "global": capture_rng()},
+                "history": finite(self.history),
+            }  # fmt: skip
+
+        return write_checkpoint(self.dir, fill)
+
+    def load(self, path: Path) -> None:
+        """Restore the run from the checkpoint at ``path`` (CheckpointError naming what is wrong)."""
+        ckpt, state = read_checkpoint(path, lambda n: bool(_FILES.fullmatch(n)),
+                                      "agent/, league/ and the run's .safetensors")  # fmt: skip
+        if state.get("version") != STATE_VERSION or "replay" not in state:
+            raise CheckpointError(f"checkpoint {str(ckpt)!r}: not a Deep Monte-Carlo checkpoint")
+        try:
+            check_must_match(state["config"], self.args, MUST_MATCH)
+            weights, _meta = load_agent(ckpt / "agent")
+            self.net.load_state_dict(weights)
+            restore_optimizer(self.opt, load_tensors(ckpt / "optimizer.safetensors"),
+                              state["optimizer"])  # fmt: skip
+            replay = load_tensors(ckpt / "replay.safetensors")
+            r = self.replay
+            r.obs[...], r.action[...], r.ret[...] = replay["obs"], replay["action"], replay["ret"]
+            r.size, r.head = int(state["replay"]["size"]), int(state["replay"]["head"])
+            set_gen(r.gen, state["replay"]["gen"])
+            self.pending = {k: [] for k in PENDING}
+            if (ckpt / "pending.safetensors").exists():
+                pend = load_tensors(ckpt / "pending.safetensors")
+                self.pending = {k: [pend[k].numpy()] for k in PENDING}
+            ret = {k: v.numpy() for k, v in load_tensors(ckpt / "returns.safetensors").items()}
+            self.mc.cum, self.mc.episode = ret["cum"], ret["episode"]
+            self.mc.final, self.mc.ended = ret["final"], ret["ended"]
+            self.mc.next_id = int(state["next_episode"])
+            run = {k: v.numpy() for k, v in load_tensors(ckpt / "run.safetensors").items()}
+            self.learner_seat[:], self.opp[:] = run.pop("learner_seat"), run.pop("opp")
+            self.obs, self.mask, self.to_act = run.pop("obs"), run.pop("mask"), run.pop("to_act")
+            restore_engine_state(self.eng, run)
+            self.league.restore(state["league"], lambda name: load_tensors_numpy(
+                ckpt / "league" / f"{name}.safetensors"), self.args.activation)  # fmt: skip
+            self.step, self.iteration = int(state["step"]), int(state["iteration"])
+            self.credit = float(state["credit"])
+            self.due = {k: int(v) for k, v in state["due"].items()}
+            rng = state["rng"]
+            self.rng.bit_generator.state = rng["numpy"]
+            set_gen(self.gen, rng["torch"])
+            set_python_state(rng["python"])
+            restore_rng(rng["global"])
+            self.history = list(state.get("history", []))
+        except (KeyError, TypeError, ValueError, RuntimeError) as err:
+            raise CheckpointError(f"checkpoint {str(ckpt)!r}: cannot resume: {err}") from None
 
     def save_agent(self) -> Path:
         """Write the Q-network as ``RUN/agent`` (safe format, playable as ``ppo:RUN/agent``)."""
         out = self.dir / "agent"
         if out.exists():
             shutil.rmtree(out)
-        meta = AgentMeta(
-            game=self.game.name, options=dict(self.config), obs_size=self.net.obs_size,
-            num_actions=self.net.num_actions, step=self.step, trainer=TRAINER,
-            network=NetworkSpec(activation=self.net.activation, actor=self.net.prefixes()),
-            config=self.args.to_dict(),
-        )  # fmt: skip
-        return save_agent(out, self.net.state_dict(), meta)
+        return save_agent(out, self.net.state_dict(), self.agent_meta())
 
 
-def _append(path: Path, header: tuple[str, ...], row: dict[str, Any]) -> None:
-    new = not path.exists()
-    with open(path, "a", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=header, extrasaction="ignore")
-        if new:
-            w.writeheader()
-        w.writerow({k: f"{v:.6g}" if isinstance(v, float) else v for k, v in
-                    ((k, row.get(k)) for k in header)})  # fmt: skip
-
-
-def train(args: DMCArgs) -> dict[str, Any]:
+def train(args: DMCConfig) -> dict[str, Any]:
     """Train one run with ``args``; the final step and evaluation rows."""
     return DMCTrainer(args).train()
 
 
-def _add_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", help="YAML preset of DMCArgs fields (train/dmc_args.py)")
-    parser.add_argument("--seed", type=int, default=None, help="overrides the preset's seed")
-    parser.add_argument("--run-dir", default=None, help="output folder")
-    parser.add_argument("--total-steps", type=int, default=None, help="learner decisions")
-    parser.add_argument("--budget-minutes", type=float, default=None,
-                        help="time limit (0: none, only --total-steps)")  # fmt: skip
-
-
-def _run(ns: argparse.Namespace) -> int:
-    """Train from parsed flags; print the final evaluation (CardsuiteError propagates)."""
-    args = load_args(ns.config, seed=ns.seed, run_dir=ns.run_dir, total_steps=ns.total_steps,
-                     budget_minutes=ns.budget_minutes)  # fmt: skip
-    result = train(args)
-    for row in result["eval"]:
-        print(f"vs {row['against']}: beats {100 * row['beats']:.1f}% ± "
-              f"{100 * row['beats_ci']:.1f} of {row['deals']:.0f} duplicate deals, "
-              f"margin {row['margin']:+.3f} ± {row['margin_ci']:.3f}")  # fmt: skip
-    return 0
-
-
 def add_command(sub: Any) -> tuple[str, Any]:
     """The ``cardsuite dmc`` subcommand (``cardsuite.commands`` entry point)."""
-    parser = sub.add_parser("dmc", help="Deep Monte-Carlo (DouZero-style) on the batched engines",
+    parser = sub.add_parser("dmc", help="Deep Monte-Carlo (DouZero-style) on the batched engines", allow_abbrev=False,
                             description=__doc__.split("\n\n")[0])  # fmt: skip
-    _add_flags(parser)
+    add_run_flags(parser)
+    add_field_flags(parser, DMCConfig)
 
     def run(ns: argparse.Namespace, extra: list[str]) -> int:
-        if extra:
-            raise CardsuiteError(f"unknown arguments: {' '.join(extra)}")
-        return _run(ns)
+        reject_unknown(parser, extra)
+        print_eval(train(config_from_args(DMCConfig, ns))["eval"])
+        return 0
 
     return "dmc", run
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m cardsuite.train.dmc --config PRESET [--seed N] [--run-dir RUN]``."""
-    parser = argparse.ArgumentParser(prog="python -m cardsuite.train.dmc",
-                                     description=__doc__.split("\n\n")[0])  # fmt: skip
-    _add_flags(parser)
-    ns = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    """``python -m cardsuite.train.dmc [flags]`` (the flags of ``cardsuite dmc``)."""
+    parser = argparse.ArgumentParser(prog="cardsuite dmc", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command")
+    _name, run = add_command(sub)
+    ns, extra = parser.parse_known_args(["dmc", *(sys.argv[1:] if argv is None else argv)])
     try:
-        return _run(ns)
+        return int(run(ns, extra))
     except CardsuiteError as err:
         print(f"cardsuite dmc: error: {err}", file=sys.stderr)
         return 2

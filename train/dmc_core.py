@@ -23,6 +23,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from cardsuite.train.core.netspec import actor_prefixes
+
 MASKED = -1e8
 
 
@@ -49,8 +51,10 @@ class QNet(nn.Module):
         return self.actor(obs)
 
     def prefixes(self) -> tuple[str, ...]:
-        """State-dict prefixes of the linear layers, input first (``network.actor``)."""
-        return tuple(f"actor.{i}" for i, m in enumerate(self.actor) if isinstance(m, nn.Linear))
+        """State-dict prefixes of the actor's linear layers, input first (``network.actor``)."""
+        return actor_prefixes(
+            {k: v for k, v in self.state_dict().items() if k.startswith("actor.")}
+        )
 
 
 def masked_argmax(q: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -1,79 +1,27 @@
-"""Evaluation of a checkpoint against baselines through the arena, and curves.
+"""The MaskablePPO report: evaluation of a checkpoint, the CSV log, the table and the curves.
 
-Each evaluation is one duplicate tournament per baseline,
-``run_tournament(game, ["ppo:<checkpoint>", baseline], duplicate=True)``:
-every deal is played in every rotation of the two agents over the seats, so
-the luck of the cards cancels. For each baseline the report gives
+The evaluation is the core's duplicate evaluator
+(`cardsuite.train.core.evaluate.evaluate_specs`): the checkpoint plays as
+``ppo:<checkpoint>`` against each baseline spec, every deal in every seat
+rotation, so the luck of the cards cancels. For each baseline a row
+(`cardsuite.train.core.evaluate.EvalRow`) gives ``beats`` (the share of deals
+where the learner's mean reward beat the baseline's, ties one half, with a 95%
+interval), both mean rewards and their margin.
 
-* ``beats``: the fraction of deals (duplicate comparisons) where the learner's
-  mean score beat the baseline's, ties counting one half (the arena's
-  head-to-head), with a 95% normal-approximation interval;
-* ``win``: the fraction of the learner's seat results that finished first
-  (a Wilson 95% interval);
-* ``score``: the learner's and the baseline's mean episode reward, with the
-  arena's 95% half-widths.
-
-:func:`plot_curves` draws a run's learning curve (mean episode reward of the
+`plot_curves` draws a run's learning curve (mean episode reward of the
 learner during training, and ``beats`` per baseline at each evaluation).
 """
 
 from __future__ import annotations
 
 import csv
-import math
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from cardsuite.train.config import TrainConfig
+from cardsuite.train.core.evaluate import EvalRow, evaluate_specs
+from cardsuite.train.core.log import EVAL_FIELDS
 
-EVAL_FIELDS = (
-    "step",
-    "baseline",
-    "deals",
-    "beats",
-    "beats_ci",
-    "win_rate",
-    "win_lo",
-    "win_hi",
-    "mean_score",
-    "score_ci",
-    "baseline_score",
-    "baseline_score_ci",
-)
-
-
-@dataclass(frozen=True)
-class EvalRow:
-    """The learner against one baseline at one step (see the module doc)."""
-
-    step: int
-    baseline: str
-    deals: int
-    beats: float
-    beats_ci: float
-    win_rate: float
-    win_lo: float
-    win_hi: float
-    mean_score: float
-    score_ci: float
-    baseline_score: float
-    baseline_score_ci: float
-
-    def to_dict(self) -> dict[str, Any]:
-        """The row as a plain dict (a CSV row, a JSON entry)."""
-        return asdict(self)
-
-
-def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """Wilson score interval of a proportion (``(0, 1)`` when ``n`` is 0)."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+__all__ = ["EvalRow", "append_csv", "evaluate", "format_report", "plot_curves", "read_csv"]
 
 
 def evaluate(
@@ -85,52 +33,20 @@ def evaluate(
     seed: int = 0,
     baselines: list[str] | None = None,
 ) -> list[EvalRow]:
-    """Duplicate tournaments of the checkpoint at ``model_path`` against each baseline.
+    """Duplicate deals of the checkpoint at ``model_path`` against each baseline.
 
     Args:
-        model_path: a checkpoint directory, run directory or ``model.zip``.
+        model_path: a checkpoint directory, run directory or agent directory.
         config: the run's config (game, rule options, baselines).
         step: the training step the checkpoint was taken at (recorded in the rows).
         games: deals per baseline (each played in every seat rotation).
-        seed: the tournaments' master seed.
+        seed: the deals' seed.
         baselines: agent specs; default: the config's ``eval_baselines``.
     """
-    from cardsuite.agents.arena import run_tournament
-
-    rows = []
-    for baseline in baselines or config.baselines():
-        result = run_tournament(
-            config.game,
-            [f"ppo:{model_path}", baseline],
-            games=games,
-            options=dict(config.options),
-            duplicate=True,
-            seed=seed,
-        ).to_dict()
-        me, other = result["agents"]
-        mine, theirs = result["per_agent"][me], result["per_agent"][other]
-        beats = float(result["head_to_head"][me][other])
-        deals = int(result["deals"])
-        beats_ci = 1.96 * math.sqrt(max(beats * (1 - beats), 0.0) / max(deals, 1))
-        seat_games = int(mine["seat_games"])
-        lo, hi = wilson(mine["win_rate"] * seat_games, seat_games)
-        rows.append(
-            EvalRow(
-                step=step,
-                baseline=baseline,
-                deals=deals,
-                beats=beats,
-                beats_ci=beats_ci,
-                win_rate=float(mine["win_rate"]),
-                win_lo=lo,
-                win_hi=hi,
-                mean_score=float(mine["mean_score"]),
-                score_ci=float(mine["score_ci"] or 0.0),
-                baseline_score=float(theirs["mean_score"]),
-                baseline_score_ci=float(theirs["score_ci"] or 0.0),
-            )
-        )
-    return rows
+    return evaluate_specs(
+        f"ppo:{model_path}", baselines or config.baselines(), game=config.game,
+        config=dict(config.game_config().to_dict()), deals=games, seed=seed, step=step,
+    )  # fmt: skip
 
 
 def append_csv(path: str | Path, rows: list[EvalRow]) -> None:
@@ -147,26 +63,25 @@ def append_csv(path: str | Path, rows: list[EvalRow]) -> None:
 
 def format_report(rows: list[EvalRow], *, markdown: bool = False) -> str:
     """The final report: one line per baseline, with 95% intervals."""
-    header = (
-        "| vs | deals | beats baseline (duplicate) | learner win rate | learner mean score "
-        "| baseline mean score |"
-    )
+    header = "| vs | deals | beats baseline (duplicate) | margin | learner score | baseline score |"
     lines = [header, "|---|---|---|---|---|---|"] if markdown else []
     if not markdown:
         lines.append(
-            f"{'vs':<14} {'deals':>5}  {'beats (dup.)':>15}  {'win rate [95% CI]':>20}  "
-            f"{'score':>14}  {'baseline score':>14}"
+            f"{'vs':<14} {'deals':>5}  {'beats (dup.)':>15}  {'margin':>16}  "
+            f"{'score':>8}  {'baseline score':>14}"
         )
     for r in rows:
         beats = f"{100 * r.beats:.1f}% ± {100 * r.beats_ci:.1f}"
-        win = f"{100 * r.win_rate:.1f}% [{100 * r.win_lo:.1f}, {100 * r.win_hi:.1f}]"
-        score = f"{r.mean_score:+.3f} ± {r.score_ci:.3f}"
-        base = f"{r.baseline_score:+.3f} ± {r.baseline_score_ci:.3f}"
+        margin = f"{r.margin:+.3f} ± {r.margin_ci:.3f}"
         if markdown:
-            lines.append(f"| {r.baseline} | {r.deals} | {beats} | {win} | {score} | {base} |")
+            lines.append(
+                f"| {r.against} | {r.deals} | {beats} | {margin} | {r.mean_a:+.3f} "
+                f"| {r.mean_b:+.3f} |"
+            )
         else:
             lines.append(
-                f"{r.baseline:<14} {r.deals:>5}  {beats:>15}  {win:>20}  {score:>14}  {base:>14}"
+                f"{r.against:<14} {r.deals:>5}  {beats:>15}  {margin:>16}  {r.mean_a:>+8.3f}  "
+                f"{r.mean_b:>+14.3f}"
             )
     return "\n".join(lines)
 
@@ -203,8 +118,8 @@ def plot_curves(run_dir: str | Path, out_png: str | Path, title: str | None = No
     ax1.set_xlabel("learner steps")
     ax1.set_ylabel("mean episode reward (training, vs pool)")
     ax1.grid(alpha=0.3)
-    for baseline in sorted({r["baseline"] for r in evals}):
-        rows = [r for r in evals if r["baseline"] == baseline]
+    for baseline in sorted({r["against"] for r in evals}):
+        rows = [r for r in evals if r["against"] == baseline]
         x = [int(r["step"]) for r in rows]
         y = [float(r["beats"]) for r in rows]
         err = [float(r["beats_ci"]) for r in rows]

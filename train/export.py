@@ -62,7 +62,9 @@ def _source(path: Path) -> tuple[Path, dict[str, Any] | None]:
     """The zip and the old checkpoint's config (if any) behind ``path``."""
     if path.is_file():
         return path, None
-    for ckpt in (path, path / "checkpoint", path / "checkpoint.prev"):
+    from cardsuite.train.core.checkpoint import CHECKPOINT_DIR, PREVIOUS_DIR
+
+    for ckpt in (path, path / CHECKPOINT_DIR, path / PREVIOUS_DIR):
         if (ckpt / "model.zip").is_file():
             config = None
             if (ckpt / "state.json").is_file():

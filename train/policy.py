@@ -15,8 +15,8 @@ pickled ``:serialized:`` values that run code on load. ``cardsuite export``
 converts a zip you trust, with an explicit opt-in flag
 (:mod:`cardsuite.train.export`).
 
-:func:`snapshot_of` freezes a MaskablePPO policy into a numpy
-:class:`~cardsuite.train.opponents.Snapshot` for the opponent pool, and
+`snapshot_of` freezes a MaskablePPO policy into a numpy
+`cardsuite.train.core.netspec.Snapshot` for the opponent pool, and
 :func:`agent_meta` describes one for :func:`~cardsuite.train.safe_io.save_agent`.
 """
 
@@ -31,14 +31,16 @@ import numpy as np
 from cardsuite.agents.base import TableInfo
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.games import get_game
-from cardsuite.train.opponents import Snapshot, masked_logits, obs_scale
-from cardsuite.train.safe_io import (
-    AgentMeta,
+from cardsuite.train.core.checkpoint import SB3_ZIP_REFUSAL, find_checkpoint
+from cardsuite.train.core.netspec import (
     NetworkSpec,
+    Snapshot,
     actor_logits,
-    is_agent_dir,
-    load_agent_numpy,
+    actor_prefixes,
+    obs_scale,
+    pick,
 )
+from cardsuite.train.safe_io import AgentMeta, is_agent_dir, load_agent_numpy
 
 SB3_TRAINER = "sb3-maskable-ppo"
 
@@ -50,8 +52,6 @@ def resolve_agent_dir(path: str | Path) -> Path:
         CheckpointError: nothing there, an SB3 ``model.zip`` (refused, see the
             module doc), or no agent inside.
     """
-    from cardsuite.train.checkpoint import AGENT_DIR, SB3_ZIP_REFUSAL, find_checkpoint
-
     p = Path(path)
     if p.is_file():
         with open(p, "rb") as fh:
@@ -67,9 +67,9 @@ def resolve_agent_dir(path: str | Path) -> Path:
     ckpt = find_checkpoint(p)
     if (ckpt / "model.zip").exists():
         raise CheckpointError(f"checkpoint {str(ckpt)!r}: its model.zip {SB3_ZIP_REFUSAL}")
-    if not is_agent_dir(ckpt / AGENT_DIR):
-        raise CheckpointError(f"checkpoint {str(ckpt)!r} has no {AGENT_DIR}/ (agent.json)")
-    return ckpt / AGENT_DIR
+    if not is_agent_dir(ckpt / "agent"):
+        raise CheckpointError(f"checkpoint {str(ckpt)!r} has no agent/ (agent.json)")
+    return ckpt / "agent"
 
 
 class PPOAgent:
@@ -134,6 +134,12 @@ class PPOAgent:
                 )
         return cls(arrays, meta, deterministic=deterministic, seed=seed)
 
+    @property
+    def snapshot(self) -> Snapshot:
+        """The actor as a frozen `Snapshot` (for batch play and evaluation)."""
+        network = self.meta.network
+        return Snapshot(self.meta.step, self._arrays, network.activation, network.actor)
+
     def logits(self, scaled_obs: np.ndarray) -> np.ndarray:
         """The actor's logits of a scaled observation (or a batch)."""
         return actor_logits(self._arrays, self.meta.network, scaled_obs)
@@ -162,11 +168,8 @@ class PPOAgent:
         """The policy's action among the legal ones (the mode, or a sample)."""
         if self._scale is None:
             raise CheckpointError(f"{self.name}: call reset(table) before act()")
-        logits = masked_logits(self.logits(observation * self._scale), action_mask)
-        if self.deterministic:
-            return int(np.argmax(logits))
-        p = np.exp(logits - logits.max())
-        return int(self._rng.choice(len(p), p=p / p.sum()))
+        logits = self.logits(observation * self._scale)
+        return int(pick(logits, action_mask, self.deterministic, self._rng))
 
 
 # ------------------------------------------------------ MaskablePPO policies
@@ -181,18 +184,6 @@ def policy_activation(policy: Any) -> str:
     raise CheckpointError(
         f"unsupported activation {policy.activation_fn.__name__}; trained policies use Tanh or ReLU"
     )
-
-
-def actor_prefixes(state_dict: Mapping[str, Any]) -> tuple[str, ...]:
-    """The actor's linear layers of an SB3 MLP policy, input first."""
-    hidden = sorted(
-        {
-            int(name.split(".")[2])
-            for name in state_dict
-            if name.startswith("mlp_extractor.policy_net.") and name.endswith(".weight")
-        }
-    )
-    return (*(f"mlp_extractor.policy_net.{i}" for i in hidden), "action_net")
 
 
 def agent_meta(
@@ -213,10 +204,10 @@ def agent_meta(
 
 
 def snapshot_of(policy: Any, step: int, activation: str) -> Snapshot:
-    """A numpy :class:`Snapshot` of a MaskablePPO policy's actor network."""
+    """A numpy `Snapshot` of a MaskablePPO policy's actor network."""
     params = {
         name: tensor.detach().cpu().numpy().astype(np.float32, copy=True)
         for name, tensor in policy.state_dict().items()
         if name.startswith("mlp_extractor.policy_net.") or name.startswith("action_net.")
     }
-    return Snapshot(step=step, params=params, activation=activation)
+    return Snapshot(step, params, activation, actor_prefixes(params))

@@ -12,7 +12,7 @@ Per iteration:
    player to act is the learner (every seat of a *self-play* game; one seat
    of a *league* game) go through the network in one forward pass; the
    other rows are played by the game's league member (heuristic, random or
-   a frozen snapshot, :mod:`cardsuite.train.league`), one call per member.
+   a frozen snapshot, `cardsuite.train.core.league`), one call per member.
    Nothing loops over games in Python.
 2. **Advantages.** Each learner decision is a transition of its own seat,
    lasting until that seat acts again; rewards are credited per seat and GAE
@@ -22,7 +22,7 @@ Per iteration:
 4. **League, evaluation, logging, checkpoints.** Snapshots join the league
    every ``snapshot_every`` steps and are drawn by PFSP; duplicate deals
    against the baselines are played every ``eval_every`` steps
-   (:mod:`cardsuite.train.duplicate`, deals of ``eval_seed``, never trained
+   (`cardsuite.train.core.evaluate`, deals of ``eval_seed``, never trained
    on); logs go to ``progress.csv``, ``eval.csv`` and TensorBoard.
 
 The trained agent is written in the safe format (``RUN/agent``:
@@ -46,18 +46,28 @@ import torch
 
 from cardsuite.errors import CardsuiteError, CheckpointError
 from cardsuite.train.actor_critic import ActorCritic
-from cardsuite.train.duplicate import GreedyActor, duplicate_match
-from cardsuite.train.league import League
-from cardsuite.train.opponents import obs_scale
-from cardsuite.train.ppo_args import Args, add_arguments, args_from_namespace
+from cardsuite.train.core.cli import (
+    add_field_flags,
+    add_run_flags,
+    config_from_args,
+    reject_unknown,
+)
+from cardsuite.train.core.evaluate import evaluate_against
+from cardsuite.train.core.league import League
+from cardsuite.train.core.log import RunLog, print_eval
+from cardsuite.train.core.netspec import Snapshot, obs_scale
+from cardsuite.train.core.rundir import plan_run, start_logs
+from cardsuite.train.ppo_config import PPOConfig
 from cardsuite.train.ppo_games import train_game
-from cardsuite.train.ppo_log import RunLog
 from cardsuite.train.rollout import SeatRollout, to_torch
-from cardsuite.train.rundir import check_new_run_dir
+
+PROGRESS_FIELDS = ("step", "iteration", "sps", "rollout_s", "update_s", "lr", "league_games",
+                   "league_win", "pg_loss", "v_loss", "entropy", "approx_kl", "clipfrac",
+                   "explained_var")  # fmt: skip
 
 
 def ppo_update(
-    net: ActorCritic, opt: torch.optim.Optimizer, data: dict[str, torch.Tensor], args: Args,
+    net: ActorCritic, opt: torch.optim.Optimizer, data: dict[str, torch.Tensor], args: PPOConfig,
     gen: torch.Generator,
 ) -> dict[str, float]:  # fmt: skip
     """Clipped PPO epochs over ``data`` (flat learner decisions); the loss statistics."""
@@ -110,7 +120,7 @@ def ppo_update(
 class Trainer:
     """State of one run: engine, network, optimiser, league, game assignment."""
 
-    def __init__(self, args: Args, opponents: dict[str, Any] | None = None) -> None:
+    def __init__(self, args: PPOConfig, opponents: dict[str, Any] | None = None) -> None:
         """Seed everything and build the run (resume if asked).
 
         ``opponents`` (name -> batch policy) replaces the ``baselines`` and
@@ -118,8 +128,9 @@ class Trainer:
         frozen agent this way).
         """
         self.args = args
-        if not args.resume:  # a run never overwrites another
-            check_new_run_dir(args.out_dir(), "--run-dir")
+        # the one resume rule; a run never overwrites another
+        self.plan = plan_run(args.run_dir or None, args.resume or None, args.out_dir())
+        self.run_dir = self.plan.run_dir
         random.seed(args.seed)
         np.random.seed(args.seed)
         torch.manual_seed(args.seed)
@@ -146,9 +157,8 @@ class Trainer:
         self.cpu_gen.manual_seed(args.seed + 1)
         self.rng = np.random.default_rng(args.seed)
         fixed = opponents or self.game.baselines(args.names("baselines"), self.eng, args.seed)
-        self.league = League(fixed,
-                             max_snapshots=args.max_snapshots, weighting=args.pfsp,
-                             seed=args.seed)  # fmt: skip
+        self.league = League(fixed, max_snapshots=args.max_snapshots, weighting=args.pfsp,
+                             seed=args.seed, scale=self.scale)  # fmt: skip
         self.eval_opponents = opponents or self.game.baselines(
             args.names("eval_against"), self.eng, args.seed
         )
@@ -164,17 +174,25 @@ class Trainer:
         self.iteration = 0
         self.due = {"snapshot": args.snapshot_every, "eval": args.eval_every,
                     "checkpoint": args.checkpoint_every}  # fmt: skip
-        self.log = RunLog(args.out_dir(), args.tensorboard, args.quiet)
         self.history: list[dict[str, Any]] = []
-        if args.resume:
+        self.games_restored = False
+        self.obs, self.mask, self.to_act = self.eng.reset(args.seed)
+        purge = None
+        if self.plan.checkpoint is not None:
             from cardsuite.train.ppo_checkpoint import load_checkpoint
 
-            load_checkpoint(self)
-        elif args.init:
+            load_checkpoint(self, self.plan.checkpoint)
+            start_logs(self.run_dir, self.plan.checkpoint, self.step, self.plan.in_place)
+            purge = self.step + 1
+        self.log = RunLog(self.run_dir, PROGRESS_FIELDS, tensorboard=args.tensorboard,
+                          quiet=args.quiet, purge_step=purge,
+                          headline=("entropy", "approx_kl", "league_win"))  # fmt: skip
+        if self.plan.checkpoint is None and args.init:
             self.load_init(args.init)
-        elif args.bc_steps:
+        elif self.plan.checkpoint is None and args.bc_steps:
             self.warm_start()
-        self.obs, self.mask, self.to_act = self.eng.reset(args.seed + self.iteration)
+        if self.plan.checkpoint is not None and not self.games_restored:  # fresh deals
+            self.obs, self.mask, self.to_act = self.eng.reset(args.seed + self.iteration)
 
     def load_init(self, path: str) -> None:
         """Start from a saved agent (actor and critic); CheckpointError if it does not fit."""
@@ -272,14 +290,11 @@ class Trainer:
     # ------------------------------------------------------------------ loop
     def evaluate(self) -> list[dict[str, Any]]:
         """Duplicate deals (``eval_seed``) of the greedy learner against each eval baseline."""
-        rows = []
-        me = GreedyActor(self.net.actor, self.scale)
-        for name, policy in self.eval_opponents.items():
-            res = duplicate_match(me, policy, deals=self.args.eval_deals,
-                                  seed=self.args.eval_seed, game=self.game.name,
-                                  **self.config)  # fmt: skip
-            rows.append({"step": self.step, "against": name, **res.to_dict()})
-        return rows
+        snap = Snapshot.of(self.net.actor, self.step, self.args.activation)
+        rows = evaluate_against(snap, self.scale, self.eval_opponents, deals=self.args.eval_deals,
+                                seed=self.args.eval_seed, game=self.game.name,
+                                config=self.config, step=self.step)  # fmt: skip
+        return [r.to_dict() for r in rows]
 
     def train(self) -> dict[str, Any]:
         """Run to ``total_steps``; the final evaluation rows."""
@@ -317,7 +332,7 @@ class Trainer:
     def _periodic(self) -> None:
         args = self.args
         if args.snapshot_every and self.step >= self.due["snapshot"]:
-            self.league.add_snapshot(self.net.actor, self.scale, self.step)
+            self.league.add_snapshot(Snapshot.of(self.net.actor, self.step, self.args.activation))
             self.due["snapshot"] += args.snapshot_every
             self.log.note(f"league: {self.league.describe()}")
         if args.eval_every and self.step >= self.due["eval"] and self.step < args.total_steps:
@@ -332,25 +347,22 @@ class Trainer:
             self.due["checkpoint"] += args.checkpoint_every
 
 
-def train(args: Args) -> dict[str, Any]:
+def train(args: PPOConfig) -> dict[str, Any]:
     """Train one run with ``args``; the final step and evaluation rows."""
     return Trainer(args).train()
 
 
 def add_command(sub: Any) -> tuple[str, Any]:
     """The ``cardsuite ppo`` subcommand (``cardsuite.commands`` entry point)."""
-    parser = sub.add_parser("ppo", help="masked PPO self-play on the batched engines",
+    parser = sub.add_parser("ppo", help="masked PPO self-play on the batched engines", allow_abbrev=False,
                             description=__doc__.split("\n\n")[0])  # fmt: skip
-    add_arguments(parser)
+    add_run_flags(parser)
+    add_field_flags(parser, PPOConfig)
 
     def run(ns: argparse.Namespace, extra: list[str]) -> int:
-        if extra:
-            raise CardsuiteError(f"unknown arguments: {' '.join(extra)}")
-        result = train(args_from_namespace(ns))
-        for row in result["eval"]:
-            print(f"vs {row['against']}: beats {100 * row['beats']:.1f}% ± "
-                  f"{100 * row['beats_ci']:.1f} of {row['deals']:.0f} duplicate deals, "
-                  f"margin {row['margin']:+.3f} ± {row['margin_ci']:.3f}")  # fmt: skip
+        reject_unknown(parser, extra)
+        result = train(config_from_args(PPOConfig, ns))
+        print_eval(result["eval"])
         return 0
 
     return "ppo", run

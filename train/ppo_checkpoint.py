@@ -1,32 +1,31 @@
-"""Checkpoints and resume of the batched PPO trainer, in the safe format only.
+"""Checkpoints and resume of the batched PPO trainer, on the core's writer and reader.
 
 ``RUN/checkpoint/`` holds::
 
     agent/                 the network (actor + critic): safe_io agent directory
     optimizer.safetensors  Adam's moments and step counts by parameter index
     league/<name>.safetensors   each league snapshot's actor weights
-    state.json             step, iteration, schedule, the run's Args, league
-                           statistics, RNG states (numpy, torch, python) and
-                           the evaluation history
+    run.safetensors        the games in flight (the engine's arrays), each
+                           game's learner seat and league member
+    state.json             step, iteration, schedule, the run's config, league
+                           statistics, RNG states (numpy, torch, python), the
+                           evaluation history and the files' checksums
 
-Nothing is pickled: tensors are safetensors and the rest is JSON. A new
-checkpoint is written to a temporary folder and swapped in by renames, so a
-crash never leaves the run without one. Resuming restores the network,
-optimiser, league, schedule and generators; the games in flight are not
-saved, so a resumed run deals fresh games (seeded by the iteration) and is
-not bit-identical to an uninterrupted one. ``RUN/agent`` is the final agent
+Written by `cardsuite.train.core.checkpoint.write_checkpoint` (atomic, the
+checksummed manifest) and read by its `read_checkpoint`. Resuming restores
+the network, optimiser, league, schedule, generators and the games in
+flight, so a resumed run continues where it stopped (engines whose state is
+not all arrays deal fresh games instead). ``RUN/agent`` is the final agent
 (``ppo:RUN/agent``).
 """
 
 from __future__ import annotations
 
 import base64
-import json
 import math
-import os
 import random
+import re
 import shutil
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,42 +33,74 @@ import numpy as np
 import torch
 
 from cardsuite.errors import CheckpointError
-from cardsuite.train.actor_critic import ActorCritic, agent_meta, load_network, save_network
-from cardsuite.train.safe_io import load_tensors, read_json_file, save_tensors
+from cardsuite.train.actor_critic import agent_meta, load_network, save_network
+from cardsuite.train.core.checkpoint import (
+    engine_state,
+    read_checkpoint,
+    restore_engine_state,
+    write_checkpoint,
+)
+from cardsuite.train.safe_io import load_tensors, load_tensors_numpy, save_tensors
 
 if TYPE_CHECKING:
     from cardsuite.train.ppo import Trainer
 
-STATE_VERSION = 1
+STATE_VERSION = 2
 MUST_MATCH = ("game", "num_players", "options", "hidden", "layers", "activation", "num_games")
+_FILES = re.compile(
+    r"agent/(weights\.safetensors|agent\.json)|optimizer\.safetensors|run\.safetensors"
+    r"|league/snapshot@\d{1,15}\.safetensors"
+)
 
 
-def _gen_state(gen: torch.Generator) -> str:
+def gen_state(gen: torch.Generator) -> str:
+    """A torch generator's state as base64 text (JSON)."""
     return base64.b64encode(gen.get_state().numpy().tobytes()).decode("ascii")
 
 
-def _set_gen(gen: torch.Generator, text: str) -> None:
+def set_gen(gen: torch.Generator, text: str) -> None:
+    """Restore a generator from `gen_state`'s text."""
     raw = np.frombuffer(base64.b64decode(text.encode("ascii")), dtype=np.uint8).copy()
     gen.set_state(torch.from_numpy(raw))
 
 
-def _finite(x: Any) -> Any:
+def python_state() -> list[Any]:
+    """Python's global RNG state as JSON values."""
+    py = random.getstate()
+    return [py[0], list(py[1]), py[2]]
+
+
+def set_python_state(state: list[Any]) -> None:
+    """Restore `python_state`."""
+    random.setstate((state[0], tuple(state[1]), state[2]))
+
+
+def finite(x: Any) -> Any:
     """``x`` with every NaN or infinite float (an undefined statistic) as ``None`` (strict JSON)."""
     if isinstance(x, float) and not math.isfinite(x):
         return None
     if isinstance(x, dict):
-        return {k: _finite(v) for k, v in x.items()}
+        return {k: finite(v) for k, v in x.items()}
     if isinstance(x, list | tuple):
-        return [_finite(v) for v in x]
+        return [finite(v) for v in x]
     return x
+
+
+def check_must_match(saved: dict[str, Any], args: Any, keys: tuple[str, ...]) -> None:
+    """The fields a resume may not change (CheckpointError naming the first that differs)."""
+    for key in keys:
+        was = saved.get(key, "scum") if key == "game" else saved[key]  # 0.2.0: Scum only
+        if was != getattr(args, key):
+            raise CheckpointError(
+                f"resume: field {key!r} is {getattr(args, key)!r} but the checkpoint "
+                f"was trained with {was!r}"
+            )
 
 
 def save_checkpoint(tr: Trainer) -> Path:
     """Write ``RUN/checkpoint`` atomically; its path."""
-    run = tr.args.out_dir()
-    run.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".checkpoint-", dir=run))
-    try:
+
+    def fill(tmp: Path) -> dict[str, Any]:
         meta = agent_meta(tr.net, tr.game.name, tr.config, tr.step, tr.args.to_dict())
         save_network(tmp / "agent", tr.net, meta)
         opt_state = tr.opt.state_dict()["state"]
@@ -78,57 +109,33 @@ def save_checkpoint(tr: Trainer) -> Path:
         if tensors:
             save_tensors(tmp / "optimizer.safetensors", tensors)
         (tmp / "league").mkdir()
-        members = []
-        for m in tr.league.members:
-            entry = {"name": m.name, "wins": m.wins, "games": m.games}
-            if m.name.startswith("snapshot@"):
-                save_tensors(tmp / "league" / f"{m.name}.safetensors",
-                             m.policy.actor.state_dict())  # type: ignore[attr-defined]  # fmt: skip
-            members.append(entry)
-        py = random.getstate()
-        state = {
+        for snap in tr.league.snapshots():
+            save_tensors(tmp / "league" / f"snapshot@{snap.step}.safetensors", dict(snap.params))
+        games = engine_state(tr.eng) if tr.xp.name == "numpy" else None
+        run = {"learner_seat": tr.learner_seat, "opp": tr.opp}
+        if games is not None:
+            run.update(obs=tr.obs, mask=tr.mask, to_act=tr.to_act, **games)
+        save_tensors(tmp / "run.safetensors", run)
+        return {
             "version": STATE_VERSION, "step": tr.step, "iteration": tr.iteration,
-            "due": tr.due, "args": tr.args.to_dict(), "league": members,
-            "rng": {"numpy": tr.rng.bit_generator.state, "league": tr.league.rng.bit_generator.state,
-                    "torch": _gen_state(tr.gen), "torch_cpu": _gen_state(tr.cpu_gen),
-                    "python": [py[0], list(py[1]), py[2]]},
-            "history": _finite(tr.history),
+            "due": tr.due, "args": tr.args.to_dict(), "league": tr.league.state(),
+            "games_saved": games is not None,
+            "rng": {"numpy": tr.rng.bit_generator.state, "torch": gen_state(tr.gen),
+                    "torch_cpu": gen_state(tr.cpu_gen), "python": python_state()},
+            "history": finite(tr.history),
         }  # fmt: skip
-        with open(tmp / "state.json", "w", encoding="utf-8") as fh:
-            json.dump(state, fh, indent=1, allow_nan=False)
-            fh.flush()
-            os.fsync(fh.fileno())
-        final, prev = run / "checkpoint", run / "checkpoint.prev"
-        if prev.exists():
-            shutil.rmtree(prev)
-        if final.exists():
-            os.replace(final, prev)
-        os.replace(tmp, final)
-        if prev.exists():
-            shutil.rmtree(prev)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
-    return run / "checkpoint"
+
+    return write_checkpoint(tr.run_dir, fill)
 
 
-def load_checkpoint(tr: Trainer) -> None:
-    """Restore ``tr`` from ``RUN/checkpoint`` (CheckpointError naming what is wrong)."""
-    ckpt = tr.args.out_dir() / "checkpoint"
-    if not ckpt.is_dir():
-        raise CheckpointError(f"resume: no checkpoint at {str(ckpt)!r}")
-    state = read_json_file(ckpt / "state.json", f"checkpoint {str(ckpt)!r}: state.json")
-    if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
+def load_checkpoint(tr: Trainer, path: Path) -> None:
+    """Restore ``tr`` from the checkpoint at ``path`` (CheckpointError naming what is wrong)."""
+    ckpt, state = read_checkpoint(path, lambda n: bool(_FILES.fullmatch(n)), "agent/, "
+                                  "optimizer, run and league/*.safetensors")  # fmt: skip
+    if state.get("version") != STATE_VERSION:
         raise CheckpointError(f"checkpoint {str(ckpt)!r}: unknown state.json version")
     try:
-        saved = state["args"]
-        for key in MUST_MATCH:
-            was = saved.get(key, "scum") if key == "game" else saved[key]  # 0.2.0: Scum only
-            if was != getattr(tr.args, key):
-                raise CheckpointError(
-                    f"resume: field {key!r} is {getattr(tr.args, key)!r} but the checkpoint "
-                    f"was trained with {was!r}"
-                )
+        check_must_match(state["args"], tr.args, MUST_MATCH)
         net, _meta = load_network(ckpt / "agent")
         tr.net.load_state_dict(net.state_dict())
         opt_file = ckpt / "optimizer.safetensors"
@@ -141,39 +148,30 @@ def load_checkpoint(tr: Trainer) -> None:
                 per.setdefault(int(idx), {})[key] = value.to(tr.dev) if key != "step" else value
             sd["state"] = per
             tr.opt.load_state_dict(sd)
-        by_name = {m.name: m for m in tr.league.members}
-        for entry in state["league"]:
-            name = entry["name"]
-            if name.startswith("snapshot@"):
-                actor = ActorCritic(net.obs_size, net.num_actions, tr.args.hidden, tr.args.layers,
-                                    tr.args.activation).actor  # fmt: skip
-                actor.load_state_dict(
-                    load_tensors(ckpt / "league" / f"{Path(name).name}.safetensors")
-                )
-                member = tr.league.add_snapshot(actor.to(tr.dev), tr.scale, int(name.split("@")[1]))
-            elif name in by_name:
-                member = by_name[name]
-            else:
-                continue
-            member.wins, member.games = float(entry["wins"]), float(entry["games"])
+        tr.league.restore(state["league"], lambda name: load_tensors_numpy(
+            ckpt / "league" / f"{Path(name).name}.safetensors"), tr.args.activation)  # fmt: skip
         tr.step, tr.iteration = int(state["step"]), int(state["iteration"])
         tr.due = {k: int(v) for k, v in state["due"].items()}
         rng = state["rng"]
         tr.rng.bit_generator.state = rng["numpy"]
-        tr.league.rng.bit_generator.state = rng["league"]
-        _set_gen(tr.gen, rng["torch"])
-        _set_gen(tr.cpu_gen, rng["torch_cpu"])
-        random.setstate((rng["python"][0], tuple(rng["python"][1]), rng["python"][2]))
+        set_gen(tr.gen, rng["torch"])
+        set_gen(tr.cpu_gen, rng["torch_cpu"])
+        set_python_state(rng["python"])
         tr.history = list(state.get("history", []))
+        run = load_tensors_numpy(ckpt / "run.safetensors")
+        tr.learner_seat[:] = run.pop("learner_seat")
+        tr.opp[:] = run.pop("opp")
+        if state.get("games_saved") and tr.xp.name == "numpy":
+            tr.obs, tr.mask, tr.to_act = run.pop("obs"), run.pop("mask"), run.pop("to_act")
+            restore_engine_state(tr.eng, run)
+            tr.games_restored = True
     except (KeyError, TypeError, ValueError, RuntimeError) as err:
         raise CheckpointError(f"checkpoint {str(ckpt)!r}: cannot resume: {err}") from None
-    if tr.league.members and (~tr.selfplay).any():
-        tr.opp[~tr.selfplay] = tr.league.draw(int((~tr.selfplay).sum()))
 
 
 def save_final_agent(tr: Trainer) -> Path:
     """Write the trained network as ``RUN/agent`` (replacing an older one)."""
-    out = tr.args.out_dir() / "agent"
+    out = tr.run_dir / "agent"
     if out.exists():
         shutil.rmtree(out)
     meta = agent_meta(tr.net, tr.game.name, tr.config, tr.step, tr.args.to_dict())

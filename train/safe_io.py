@@ -23,11 +23,12 @@ API (small on purpose; the trainers and ``ppo:PATH`` agents share it)::
     save_agent(directory, tensors, meta) -> Path         # torch or numpy tensors
     load_agent(directory) -> (dict[str, torch.Tensor], AgentMeta)
     load_agent_numpy(directory) -> (dict[str, np.ndarray], AgentMeta)   # no torch needed
-    actor_logits(arrays, meta.network, scaled_obs) -> logits            # numpy forward pass
+    actor_logits(arrays, meta.network, scaled_obs) -> logits   # numpy forward pass
+                                                  # (from cardsuite.train.core.netspec)
     save_tensors(path, tensors) / load_tensors(path) / load_tensors_numpy(path)
                                                       # (from cardsuite.train.safe_files)
 
-The actor is described by :class:`NetworkSpec`: an MLP whose layers are
+The actor is described by `NetworkSpec` (`cardsuite.train.core.netspec`): an MLP whose layers are
 named by state-dict prefixes (``<prefix>.weight`` of shape ``[out, in]`` and
 ``<prefix>.bias`` of shape ``[out]``), with the hidden activation between
 layers and logits out of the last one. Other tensors (a critic) may sit in
@@ -49,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from cardsuite.errors import CheckpointError
+from cardsuite.train.core.netspec import ACTIVATIONS, NetworkSpec, actor_logits
 from cardsuite.train.safe_files import (
     MAX_META_BYTES,
     MAX_TENSORS,
@@ -94,30 +96,10 @@ WEIGHTS_FILE = "weights.safetensors"
 META_FILE = "agent.json"
 
 MAX_JSON_DEPTH = 32
-ACTIVATIONS = ("tanh", "relu")
 OBS_SCALES = ("obs_spec", "none")
 FLOAT_DTYPES = ("F32", "F64", "F16", "BF16")
 _NAME = TENSOR_NAME
 _SHA = re.compile(r"[0-9a-f]{64}")
-
-
-@dataclass(frozen=True)
-class NetworkSpec:
-    """The actor network of an agent: an MLP named by state-dict prefixes.
-
-    Attributes:
-        kind: ``"mlp"`` (the only kind so far).
-        activation: hidden activation, ``"tanh"`` or ``"relu"``.
-        actor: state-dict prefixes of the actor's linear layers, input first;
-            the last one outputs the action logits.
-        obs_scale: ``"obs_spec"`` (divide each entry by its declared bound,
-            :func:`cardsuite.train.opponents.obs_scale`) or ``"none"``.
-    """
-
-    activation: str
-    actor: tuple[str, ...]
-    obs_scale: str = "obs_spec"
-    kind: str = "mlp"
 
 
 @dataclass(frozen=True)
@@ -280,19 +262,6 @@ def load_agent(
 
     arrays, meta = load_agent_numpy(directory, limit=limit)
     return {k: torch.from_numpy(np.array(v)) for k, v in arrays.items()}, meta
-
-
-def actor_logits(
-    arrays: Mapping[str, np.ndarray], network: NetworkSpec, scaled_obs: np.ndarray
-) -> np.ndarray:
-    """The actor's action logits for a (scaled) observation or a batch, in numpy."""
-    x = np.asarray(scaled_obs, dtype=np.float32)
-    last = len(network.actor) - 1
-    for i, prefix in enumerate(network.actor):
-        x = x @ arrays[f"{prefix}.weight"].T + arrays[f"{prefix}.bias"]
-        if i < last:
-            x = np.tanh(x) if network.activation == "tanh" else np.maximum(x, 0.0)
-    return np.asarray(x)
 
 
 # --------------------------------------------------------------- validation

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,8 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 from cardsuite.errors import CheckpointError
 from cardsuite.train.checkpoint import Checkpoint, restore_optimizer
 from cardsuite.train.config import TrainConfig
-from cardsuite.train.opponents import OpponentPool, Snapshot
+from cardsuite.train.core.league import OpponentPool
+from cardsuite.train.core.netspec import Snapshot
 from cardsuite.train.wrappers import SelfPlayEnv
 
 
@@ -82,7 +84,7 @@ def build_model(config: TrainConfig, venv: VecEnv) -> MaskablePPO:
         max_grad_norm=config.max_grad_norm,
         policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}, "activation_fn": activation},
         seed=config.seed,
-        device="cpu",
+        device=config.device,
         verbose=0,
     )
 
@@ -109,3 +111,26 @@ def restore_model(config: TrainConfig, venv: VecEnv, loaded: Checkpoint) -> Mask
 def derive_seed(*words: int) -> int:
     """A 31-bit seed from integers (for envs restarted on resume)."""
     return int(np.random.SeedSequence(list(words)).generate_state(1)[0] & 0x7FFFFFFF)
+
+
+def tensorboard_logger(folder: Path, purge_step: int | None, enabled: bool = True) -> Any:
+    """An SB3 logger writing TensorBoard events through the core's `summary_writer`
+    (none when ``enabled`` is False).
+
+    With ``purge_step`` (a resume), the event file starts with a marker that
+    makes TensorBoard discard earlier events at or after that step, the ones
+    written between the checkpoint and the kill.
+    """
+    from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
+
+    from cardsuite.train.core.log import summary_writer
+
+    class Purging(TensorBoardOutputFormat):
+        def __init__(self, folder: str) -> None:  # SB3's, with purge_step
+            self.writer = summary_writer(Path(folder), purge_step)
+            self._is_closed = False
+
+    if not enabled:
+        return Logger(folder=None, output_formats=[])
+    folder.mkdir(parents=True, exist_ok=True)
+    return Logger(folder=str(folder), output_formats=[Purging(str(folder))])

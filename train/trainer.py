@@ -24,7 +24,7 @@ states, the schedules and the evaluation history, and continues from its
 step. Episodes that were in progress inside the workers when the checkpoint
 was taken are not part of it: the resumed run starts fresh episodes, seeded
 from the run's seed and step. The logs keep each step once: what was logged
-after the checkpoint is dropped (:mod:`~cardsuite.train.rundir`).
+after the checkpoint is dropped (`cardsuite.train.core.rundir`).
 
 A run directory holds ``config.yaml``, ``checkpoint/``, ``tb/`` (TensorBoard),
 ``curve.csv`` (mean training reward per rollout), ``eval.csv``, and after the
@@ -63,10 +63,10 @@ from cardsuite.train.checkpoint import (
     save_checkpoint,
 )
 from cardsuite.train.config import TrainConfig, check_baselines
+from cardsuite.train.core.netspec import Snapshot
+from cardsuite.train.core.rundir import check_run_dir, start_logs
 from cardsuite.train.evaluate import EvalRow, append_csv, evaluate, format_report, plot_curves
-from cardsuite.train.opponents import Snapshot
 from cardsuite.train.policy import agent_meta, snapshot_of
-from cardsuite.train.rundir import check_run_dir, start_logs, tensorboard_logger
 from cardsuite.train.safe_io import AgentMeta, save_agent
 from cardsuite.train.sb3_setup import (
     build_model,
@@ -74,6 +74,7 @@ from cardsuite.train.sb3_setup import (
     make_env_fn,
     make_vec_env,
     restore_model,
+    tensorboard_logger,
 )
 
 __all__ = [
@@ -117,6 +118,10 @@ class TrainResult:
 
 class StopTraining(Exception):
     """Raised at a rollout boundary to leave ``learn`` after a Ctrl-C."""
+
+
+class BudgetSpent(StopTraining):
+    """``budget_minutes`` have passed: stop at a rollout boundary and report as usual."""
 
 
 # ------------------------------------------------------------------- trainer
@@ -180,7 +185,11 @@ class Trainer:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         with open(self.run_dir / "config.yaml", "w", encoding="utf-8") as fh:
             yaml.safe_dump(config.to_dict(), fh, sort_keys=False)
-        self.model.set_logger(tensorboard_logger(self.run_dir / "tb", purge_step))
+        self.model.set_logger(
+            tensorboard_logger(self.run_dir / "tb", purge_step, config.tensorboard)
+        )
+        budget = config.budget_minutes * 60
+        self.deadline = time.monotonic() + budget if budget else float("inf")
 
     def close(self) -> None:
         """Stop the worker processes (quietly if one has already died)."""
@@ -272,10 +281,9 @@ class Trainer:
             if scratch is not None:
                 shutil.rmtree(scratch, ignore_errors=True)
         for row in rows:
-            name = row.baseline.replace(":", "_")
+            name = row.against.replace(":", "_")
             self.model.logger.record(f"eval/beats_{name}", row.beats)
-            self.model.logger.record(f"eval/win_rate_vs_{name}", row.win_rate)
-            self.model.logger.record(f"eval/mean_score_vs_{name}", row.mean_score)
+            self.model.logger.record(f"eval/margin_vs_{name}", row.margin)
         self.model.logger.dump(self.step)
         append_csv(self.run_dir / "eval.csv", rows)
         self.history.extend(r.to_dict() for r in rows)
@@ -300,6 +308,8 @@ class Trainer:
                         reset_num_timesteps=False,
                         progress_bar=False,
                     )
+                except BudgetSpent:
+                    pass  # the time budget: a finished run (checkpoint, evaluation, report)
                 except StopTraining:
                     interrupted = True
             callback.close_bar()
@@ -397,6 +407,8 @@ class SelfPlayCallback(BaseCallback):
             self.trainer.run_schedules()
         if self.trainer.stop_requested:
             raise StopTraining
+        if time.monotonic() >= self.trainer.deadline:
+            raise BudgetSpent
 
     def _on_step(self) -> bool:
         if self._bar is not None:

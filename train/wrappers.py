@@ -3,7 +3,7 @@
 :class:`SelfPlayEnv` turns any suite AEC env into an ordinary
 ``gymnasium.Env`` for **one** player, the learner. Every other seat is played
 inside the env by an opponent drawn from an
-:class:`~train.opponents.OpponentPool` at each episode start, so a trajectory
+:class:`~cardsuite.train.core.league.OpponentPool` at each episode start, so a trajectory
 holds the learner's decisions only:
 
 * ``reset()`` picks the learner's seat (rotating over episodes unless fixed),
@@ -22,7 +22,7 @@ in turn to the same trajectory, so one seat's reward is credited to another
 seat's action. Here the other seats never produce a transition.
 
 Observations are the env's float32 vector scaled into [-1, 1] by
-:func:`~train.opponents.obs_scale` (the same scaling the trained agent uses in
+:func:`~cardsuite.train.core.netspec.obs_scale` (the same scaling the trained agent uses in
 the arena). No torch is imported: worker processes stay light.
 """
 
@@ -38,7 +38,8 @@ from gymnasium import spaces
 from cardsuite.agents.base import Agent, table_info
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
-from cardsuite.train.opponents import OpponentPool, Snapshot, obs_scale
+from cardsuite.train.core.league import OpponentPool
+from cardsuite.train.core.netspec import Snapshot, obs_scale
 
 
 class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):

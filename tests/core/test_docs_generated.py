@@ -11,8 +11,17 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_every_game_declares_its_generated_tables() -> None:
     pages = {b.page.name for b in blocks(ROOT)}
-    assert pages == {"scum.md", "scum_party.md", "scandal.md"}
-    assert len(blocks(ROOT)) >= 10
+    assert pages == {"scum.md", "scum_party.md", "scandal.md", "training.md", "rllib.md"}
+    assert len(blocks(ROOT)) >= 14
+
+
+def test_the_training_reference_tables_are_generated_from_the_config_classes() -> None:
+    """docs/training.md and docs/rllib.md hold every trainer's config table (issue 20)."""
+    names = {(b.page.name, b.name) for b in blocks(ROOT)}
+    assert {("training.md", "ppo-config"), ("training.md", "dmc-config"),
+            ("training.md", "maskable-ppo-config"), ("rllib.md", "rllib-config")} <= names  # fmt: skip
+    table = next(b for b in blocks(ROOT) if b.name == "ppo-config").generate()
+    assert "| `learning_rate` | `float` | `0.0003` | Adam step size (> 0) |" in table
 
 
 def test_no_generated_table_is_stale() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from cardsuite.errors import ConfigError
 from cardsuite.train.batched import BatchedSelfPlayEnv, make_batched_vec_env
-from cardsuite.train.opponents import Snapshot, obs_scale
+from cardsuite.train.core.netspec import Snapshot, obs_scale
 from cardsuite.train.trainer import train
 from scum_env import scum_v0
 from tests.train.conftest import tiny_config
@@ -58,7 +58,7 @@ def test_snapshot_opponents_play_only_legal_actions() -> None:
     )  # fmt: skip
     snap = _snapshot(env.engine.obs_dim, env.engine.num_actions)
     env.set_snapshots([snap])
-    assert all(p is not None and type(p).__name__ == "SnapshotBatchPolicy" for p in env.opponents)
+    assert all(p is not None and type(p).__name__ == "SnapshotPolicy" for p in env.opponents)
     env.reset(seed=3)
     for _ in range(200):  # the engine raises IllegalActionError on any illegal opponent move
         masks = env.action_masks()

@@ -18,7 +18,7 @@ from cardsuite.train.checkpoint import (
     read_state,
     restore_rng,
 )
-from cardsuite.train.rundir import check_run_dir
+from cardsuite.train.core.rundir import check_run_dir
 from tests.train.conftest import tiny_config
 
 
@@ -95,7 +95,7 @@ def test_interrupt_then_resume_restores_everything_and_continues(tmp_path: Path)
         resumed.close()
     assert not resumed_result.interrupted
     assert resumed_result.step == 512
-    assert [r.baseline for r in resumed_result.report] == ["random"]
+    assert [r.against for r in resumed_result.report] == ["random"]
     assert (run / "report.md").is_file() and (run / "curves.png").is_file()
     _, final = read_state(run)
     assert final.step == 512
@@ -415,7 +415,7 @@ def test_resume_after_a_kill_keeps_each_step_once(tmp_path: Path) -> None:
 def test_resume_into_a_new_directory_branches_with_the_logs_up_to_the_checkpoint(
     trained_run: Path, tmp_path: Path
 ) -> None:
-    from cardsuite.train.rundir import start_logs
+    from cardsuite.train.core.rundir import start_logs
 
     run = tmp_path / "run"
     shutil.copytree(trained_run, run)

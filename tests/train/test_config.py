@@ -24,12 +24,12 @@ BATCHED_PRESETS = sorted(
 @pytest.mark.parametrize("path", BATCHED_PRESETS, ids=lambda p: p.stem)
 def test_every_batched_preset_loads_for_its_trainer(path: Path) -> None:
     """`cardsuite ppo` and `cardsuite dmc` presets: every field known, the game one they train."""
-    from cardsuite.train.dmc_args import load_args
-    from cardsuite.train.ppo_args import Args, load_preset
+    from cardsuite.config import read_yaml_mapping
+    from cardsuite.train.dmc_config import DMCConfig
+    from cardsuite.train.ppo_config import PPOConfig
 
-    args = load_args(str(path)) if path.name.startswith("dmc_") else Args.from_dict(
-        load_preset(path)
-    )  # fmt: skip
+    cls = DMCConfig if path.name.startswith("dmc_") else PPOConfig
+    args = cls.from_dict(read_yaml_mapping(path))
     assert args.game in ("scum", "scum_party", "scandal") and args.total_steps > 0
 
 

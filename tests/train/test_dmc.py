@@ -11,9 +11,9 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cardsuite.errors import ConfigError
+from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.train.dmc import TRAINER, DMCTrainer, main, train
-from cardsuite.train.dmc_args import DMCArgs
+from cardsuite.train.dmc_config import DMCConfig
 from cardsuite.train.dmc_core import (
     MCReturns,
     QNet,
@@ -81,12 +81,12 @@ def test_replay_keeps_the_newest_rows() -> None:
     assert rep.size == 4 and sorted(rep.ret.tolist()) == [1.0, 1.0, 2.0, 2.0]
 
 
-def _tiny(run: Path, **changes: Any) -> DMCArgs:
+def _tiny(run: Path, **changes: Any) -> DMCConfig:
     base: dict[str, Any] = {"total_steps": 1500, "num_games": 16, "rollout_steps": 16,
                             "hidden": 16, "layers": 1, "batch_size": 64, "buffer_size": 2048,
                             "replay_ratio": 2.0, "eval_every": 0, "eval_deals": 4, "quiet": True,
                             "run_dir": str(run)}  # fmt: skip
-    return DMCArgs.from_dict({**base, **changes})
+    return DMCConfig.from_dict({**base, **changes})
 
 
 def test_tiny_run_writes_an_agent_the_arena_plays(tmp_path: Path) -> None:
@@ -138,7 +138,7 @@ def test_qnet_prefixes_name_its_linear_layers() -> None:
 )  # fmt: skip
 def test_bad_config_fields_are_named(doc: dict[str, Any], field: str) -> None:
     with pytest.raises(ConfigError, match=field):
-        DMCArgs.from_dict(doc)
+        DMCConfig.from_dict(doc)
 
 
 def test_cli_names_the_bad_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -149,7 +149,66 @@ def test_cli_names_the_bad_field(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_the_scum4_preset_loads_with_command_line_overrides() -> None:
-    from cardsuite.train.dmc_args import load_args
+    import argparse
 
-    args = load_args("configs/train/dmc_scum4.yaml", seed=3, run_dir="somewhere")
+    from cardsuite.train.core.cli import add_field_flags, add_run_flags, config_from_args
+
+    parser = argparse.ArgumentParser()
+    add_run_flags(parser)
+    add_field_flags(parser, DMCConfig)
+    ns = parser.parse_args(["--config", "dmc_scum4", "--seed", "3", "--run-dir", "somewhere",
+                            "--device", "cpu", "--no-tensorboard", "--epsilon", "0.2"])  # fmt: skip
+    args = config_from_args(DMCConfig, ns)
     assert args.seed == 3 and args.run_dir == "somewhere" and args.bc_steps > 0
+    assert args.tensorboard is False and args.epsilon == 0.2 and args.device == "cpu"
+
+
+def test_a_stopped_and_resumed_run_ends_with_the_weights_of_one_that_never_stopped(
+    tmp_path: Path,
+) -> None:
+    """Checkpoints hold the games in flight, the replay, the pending decisions, the league and
+    every generator: stop at 400 steps and resume to 900 equals one run to 900."""
+    tiny = {"total_steps": 900, "num_games": 8, "rollout_steps": 8, "batch_size": 32,
+            "buffer_size": 256, "eval_deals": 2, "eval_against": "random", "tensorboard": False,
+            "baselines": "heuristic,random", "snapshot_every": 300, "max_snapshots": 1,
+            "pfsp": "hard", "epsilon": 0.2}  # fmt: skip
+    whole = DMCTrainer(_tiny(tmp_path / "whole", **tiny))
+    whole.train()
+    stopped = _tiny(tmp_path / "split", **{**tiny, "total_steps": 400})
+    first = DMCTrainer(stopped)
+    first.train()
+    assert 400 <= first.step < whole.step
+    resumed = DMCTrainer(_tiny(tmp_path / "split", **tiny, resume=str(tmp_path / "split")))
+    assert resumed.step == first.step and resumed.replay.size == first.replay.size
+    assert any(m.name.startswith("snapshot@") for m in resumed.league.members)
+    resumed.train()
+    assert resumed.step == whole.step
+    a, b = whole.net.state_dict(), resumed.net.state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert not torch.equal(a["actor.0.weight"], first.net.state_dict()["actor.0.weight"])
+    steps = [int(line.split(",")[0]) for line in
+             (tmp_path / "split" / "progress.csv").read_text().splitlines()[1:]]  # fmt: skip
+    assert steps == sorted(set(steps))  # each step logged once across the resume
+
+
+def test_resume_refuses_another_network_and_names_the_field(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    train(_tiny(run, total_steps=100, eval_against="random", eval_deals=2))
+    with pytest.raises(CheckpointError, match="'hidden'"):
+        DMCTrainer(_tiny(run, hidden=32, resume=str(run)))
+
+
+def test_cli_resumes_with_the_shared_flags(tmp_path: Path) -> None:
+    """`cardsuite dmc --resume RUN` continues in place; bare boolean flags; a typo is named."""
+    run = tmp_path / "run"
+    flags = ["--num-games", "8", "--rollout-steps", "8", "--hidden", "16", "--layers", "1",
+             "--batch-size", "32", "--buffer-size", "256", "--eval-deals", "2",
+             "--eval-against", "random", "--quiet", "--no-tensorboard"]  # fmt: skip
+    assert main([*flags, "--total-steps", "100", "--run-dir", str(run), "--device", "cpu"]) == 0
+    from cardsuite.train.core.checkpoint import read_state_doc
+
+    step = read_state_doc(run)[1]["step"]
+    assert main([*flags, "--total-steps", str(step + 100), "--resume", str(run)]) == 0
+    meta = load_agent_numpy(run / "agent")[1]
+    assert meta.step >= step + 100
+    assert main([*flags, "--total-step", "5", "--run-dir", str(tmp_path / "x")]) == 2

@@ -9,7 +9,8 @@ import pytest
 import torch
 
 from cardsuite.errors import ConfigError
-from cardsuite.train.league import League, SnapshotPolicy
+from cardsuite.train.core.league import League, SnapshotPolicy
+from cardsuite.train.core.netspec import Snapshot
 
 
 def const(value: int) -> Any:
@@ -63,17 +64,16 @@ def test_act_routes_each_row_to_its_games_member() -> None:
 
 
 def test_snapshots_are_frozen_capped_and_retired_ones_still_play() -> None:
-    actor = torch.nn.Linear(3, 4)
-    scale = torch.ones(3)
-    league = League({"h": const(0)}, max_snapshots=2)
-    first = league.add_snapshot(actor, scale, 10)
-    league.add_snapshot(actor, scale, 20)
+    actor = torch.nn.Sequential(torch.nn.Linear(3, 4))
+    league = League({"h": const(0)}, max_snapshots=2, scale=torch.ones(3))
+    first = league.add_snapshot(Snapshot.of(actor, 10, "tanh"))
+    league.add_snapshot(Snapshot.of(actor, 20, "tanh"))
     with torch.no_grad():
-        actor.weight.add_(1.0)  # the learner moves on; the snapshot must not
+        actor[0].weight.add_(1.0)  # the learner moves on; the snapshot must not
     snap = first.policy
     assert isinstance(snap, SnapshotPolicy)
-    assert not torch.equal(snap.actor.weight, actor.weight)
-    league.add_snapshot(actor, scale, 30)
+    assert not np.array_equal(snap.snapshot.params["0.weight"], actor[0].weight.detach().numpy())
+    league.add_snapshot(Snapshot.of(actor, 30, "tanh"))
     names = [m.name for m in league.members]
     assert names == ["h", "snapshot@20", "snapshot@30"]
     mask = np.zeros((2, 4), dtype=np.int8)
@@ -96,10 +96,10 @@ def test_one_batch_faces_several_opponents() -> None:
     import tempfile
 
     from cardsuite.train.ppo import Trainer
-    from cardsuite.train.ppo_args import Args
+    from cardsuite.train.ppo_config import PPOConfig
 
     with tempfile.TemporaryDirectory() as d:
-        args = Args(
+        args = PPOConfig(
             num_games=64,
             rollout_steps=4,
             self_play=0.25,
@@ -116,3 +116,22 @@ def test_one_batch_faces_several_opponents() -> None:
         stats = tr.rollout()
         assert stats["league_games"] >= 0
         assert tr.buf.valid.any()
+
+
+def test_state_and_restore_round_trip_members_ids_counts_and_draws() -> None:
+    """A checkpointed league (members, retired ones still playing, RNG) draws on identically."""
+    actor = torch.nn.Sequential(torch.nn.Linear(3, 4))
+    league = League({"h": const(0)}, max_snapshots=1, scale=np.ones(3), seed=4)
+    first = league.add_snapshot(Snapshot.of(actor, 10, "relu"))
+    league.add_snapshot(Snapshot.of(actor, 20, "relu"))  # first retires, still referenced
+    league.record(np.array([league.members[0].id] * 3), np.array([1.0, 0.0, 0.5]))
+    saved = league.state()
+    params = {s.step: dict(s.params) for s in league.snapshots()}
+    expected = league.draw(50)
+    other = League({"h": const(0)}, max_snapshots=1, scale=np.ones(3), seed=99)
+    other.restore(saved, lambda name: params[int(name.split("@")[1])], "relu")
+    assert [(m.id, m.name, m.wins, m.games) for m in other.members] == [
+        (m.id, m.name, m.wins, m.games) for m in league.members
+    ]
+    assert other.member(first.id).name == "snapshot@10"
+    assert other.draw(50).tolist() == expected.tolist()

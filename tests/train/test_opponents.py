@@ -8,7 +8,8 @@ import pytest
 from cardsuite.agents.base import table_info
 from cardsuite.errors import CheckpointError
 from cardsuite.games import get_game
-from cardsuite.train.opponents import OpponentPool, Snapshot, SnapshotAgent, obs_scale
+from cardsuite.train.core.league import OpponentPool, SnapshotAgent
+from cardsuite.train.core.netspec import Snapshot, obs_scale
 
 
 def tiny_policy(activation: str = "tanh"):  # type: ignore[no-untyped-def]

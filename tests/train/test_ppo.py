@@ -10,10 +10,11 @@ import torch
 
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.train.actor_critic import TRAINER, load_network
+from cardsuite.train.core.netspec import actor_logits
 from cardsuite.train.ppo import Trainer, train
-from cardsuite.train.ppo_args import Args
+from cardsuite.train.ppo_config import PPOConfig
 from cardsuite.train.rollout import SeatRollout, restore_observation, seat_observation
-from cardsuite.train.safe_io import actor_logits, load_agent_numpy
+from cardsuite.train.safe_io import load_agent_numpy
 from scum_env.batched import BatchedScum
 
 
@@ -68,14 +69,14 @@ def test_seat_observation_is_the_players_view_and_restores_the_engine() -> None:
     assert np.array_equal(to_act2, to_act)
 
 
-def _tiny(run_dir: Path, **changes: object) -> Args:
+def _tiny(run_dir: Path, **changes: object) -> PPOConfig:
     base: dict[str, object] = dict(
         num_games=32, rollout_steps=8, total_steps=600, hidden=16, layers=1, eval_deals=8,
         eval_every=0, snapshot_every=300, checkpoint_every=0, tensorboard=False, quiet=True,
         threads=1, self_play=0.5, baselines="heuristic,random", run_dir=str(run_dir),
     )  # fmt: skip
     base.update(changes)
-    return Args(**base)  # type: ignore[arg-type]
+    return PPOConfig(**base)  # type: ignore[arg-type]
 
 
 def test_a_tiny_run_writes_a_safe_agent_that_numpy_plays(tmp_path: Path) -> None:
@@ -105,16 +106,16 @@ def test_same_seed_same_weights(tmp_path: Path) -> None:
 def test_resume_continues_from_the_checkpoint(tmp_path: Path) -> None:
     run = tmp_path / "run"
     first = train(_tiny(run))
-    tr = Trainer(_tiny(run, total_steps=1200, resume=True))
+    tr = Trainer(_tiny(run, total_steps=1200, resume=str(run)))
     assert tr.step == first["step"]
     assert [m.name for m in tr.league.members][:2] == ["heuristic", "random"]
     assert any(m.name.startswith("snapshot@") for m in tr.league.members)
     second = tr.train()
     assert second["step"] >= 1200 > first["step"]
     with pytest.raises(CheckpointError, match="hidden"):
-        Trainer(_tiny(run, hidden=32, resume=True))
-    with pytest.raises(CheckpointError, match="no checkpoint"):
-        Trainer(_tiny(tmp_path / "empty", resume=True))
+        Trainer(_tiny(run, hidden=32, resume=str(run)))
+    with pytest.raises(CheckpointError, match="does not exist"):
+        Trainer(_tiny(tmp_path / "empty", resume=str(tmp_path / "empty")))
 
 
 @pytest.mark.parametrize(
@@ -124,15 +125,17 @@ def test_resume_continues_from_the_checkpoint(tmp_path: Path) -> None:
 )  # fmt: skip
 def test_bad_args_name_the_field(field: str, value: object, match: str) -> None:
     with pytest.raises(ConfigError, match=match):
-        Args(**{field: value})  # type: ignore[arg-type]
+        PPOConfig(**{field: value})  # type: ignore[arg-type]
 
 
 def test_unknown_and_mistyped_preset_fields() -> None:
-    with pytest.raises(ConfigError, match="unknown field 'num_envs'"):
-        Args.from_dict({"num_envs": 4})
+    with pytest.raises(
+        ConfigError, match=r"unknown config key 'num_envs'.*did you mean 'num_games'"
+    ):
+        PPOConfig.from_dict({"num_envs": 4})
     with pytest.raises(ConfigError, match="total_steps"):
-        Args.from_dict({"total_steps": "many"})
-    assert Args.from_dict({"learning_rate": 1}).learning_rate == 1.0
+        PPOConfig.from_dict({"total_steps": "many"})
+    assert PPOConfig.from_dict({"learning_rate": 1}).learning_rate == 1.0
 
 
 @pytest.mark.slow
@@ -148,8 +151,8 @@ def test_ppo_learns_to_beat_random(tmp_path: Path) -> None:
 def test_imitation_data_is_labelled_by_the_heuristic_and_learnable() -> None:
     from cardsuite.agents.batched_heuristic_scum import BatchedScumHeuristic
     from cardsuite.train.actor_critic import ActorCritic
+    from cardsuite.train.core.netspec import obs_scale
     from cardsuite.train.imitation import heuristic_dataset, imitate
-    from cardsuite.train.opponents import obs_scale
 
     config = {"num_players": 4, "reward": "centered"}
     data = heuristic_dataset(32, 40, 0.2, 0, config)

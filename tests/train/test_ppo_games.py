@@ -17,15 +17,16 @@ import torch
 
 from cardsuite.batched.policies import RandomPolicy
 from cardsuite.errors import CheckpointError, ConfigError
-from cardsuite.train.duplicate import GreedyActor, duplicate_match
+from cardsuite.train.core.evaluate import GreedyPolicy, duplicate_match
+from cardsuite.train.core.netspec import Snapshot
 from cardsuite.train.ppo import Trainer, train
-from cardsuite.train.ppo_args import Args
+from cardsuite.train.ppo_config import PPOConfig
 from cardsuite.train.ppo_games import train_game
 
 GAMES = [("scum_party", 5), ("scum_party", 8), ("scandal", 2), ("scandal", 3)]
 
 
-def _tiny(run_dir: Path, game: str, players: int, **changes: object) -> Args:
+def _tiny(run_dir: Path, game: str, players: int, **changes: object) -> PPOConfig:
     base: dict[str, object] = dict(
         game=game, num_players=players, num_games=16, rollout_steps=8, total_steps=400,
         hidden=16, layers=1, eval_deals=4, eval_every=0, snapshot_every=200,
@@ -33,7 +34,7 @@ def _tiny(run_dir: Path, game: str, players: int, **changes: object) -> Args:
         baselines="heuristic,random", eval_against="heuristic", run_dir=str(run_dir),
     )  # fmt: skip
     base.update(changes)
-    return Args(**base)  # type: ignore[arg-type]
+    return PPOConfig(**base)  # type: ignore[arg-type]
 
 
 class Recorder:
@@ -98,7 +99,7 @@ def test_duplicate_evaluation_is_fair_between_the_two_agents(game: str, players:
     heuristic = tg.heuristic(eng)
     net = torch.nn.Linear(eng.obs_dim, eng.num_actions)
     torch.nn.init.normal_(net.weight, generator=torch.Generator().manual_seed(0))
-    greedy = GreedyActor(net, torch.ones(eng.obs_dim))
+    greedy = GreedyPolicy(Snapshot.of(torch.nn.Sequential(net), 0, "tanh"), np.ones(eng.obs_dim))
     ab = duplicate_match(greedy, heuristic, deals=24, seed=5, game=game, **config)
     ba = duplicate_match(heuristic, greedy, deals=24, seed=5, game=game, **config)
     assert ab.beats + ba.beats == pytest.approx(1.0)
@@ -133,11 +134,11 @@ def test_runs_resume_and_the_agent_plays_in_the_arena(
     train(_tiny(run, game, players, bc_steps=400, bc_games=8, bc_epochs=1, options=short))
     meta = read_meta(run / "agent")
     assert meta.game == game and meta.options["num_players"] == players
-    more = train(_tiny(run, game, players, total_steps=800, resume=True, options=short))
+    more = train(_tiny(run, game, players, total_steps=800, resume=str(run), options=short))
     assert more["step"] >= 800
     with pytest.raises(CheckpointError, match="game"):
         other = "scandal" if game != "scandal" else "scum_party"
-        Trainer(_tiny(run, other, 5 if other == "scum_party" else 2, resume=True))
+        Trainer(_tiny(run, other, 5 if other == "scum_party" else 2, resume=str(run)))
     res = run_tournament(game, [f"ppo:{run / 'agent'}", "heuristic"], games=2, duplicate=True,
                          seed=1, players=players)  # fmt: skip
     assert res.agents[0].illegal_actions == 0
@@ -145,7 +146,7 @@ def test_runs_resume_and_the_agent_plays_in_the_arena(
 
 def test_unknown_game_names_the_field() -> None:
     with pytest.raises(ConfigError, match="field 'game'"):
-        Args(game="bridge")
+        PPOConfig(game="bridge")
     with pytest.raises(ConfigError, match="num_players"):
         train_game("scandal").config(2, {"num_players": 3})
 
@@ -153,7 +154,7 @@ def test_unknown_game_names_the_field() -> None:
 def test_a_run_never_overwrites_another(tmp_path: Path) -> None:
     """Both batched trainers refuse a run folder that already holds files (unless resuming)."""
     from cardsuite.train.dmc import DMCTrainer
-    from cardsuite.train.dmc_args import DMCArgs
+    from cardsuite.train.dmc_config import DMCConfig
 
     taken = tmp_path / "taken"
     taken.mkdir()
@@ -161,5 +162,5 @@ def test_a_run_never_overwrites_another(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="already holds files"):
         Trainer(_tiny(taken, "scum", 4))
     with pytest.raises(ConfigError, match="already holds files"):
-        DMCTrainer(DMCArgs(run_dir=str(taken)))
+        DMCTrainer(DMCConfig(run_dir=str(taken)))
     assert (taken / "notes.txt").read_text() == "mine" and len(list(taken.iterdir())) == 1

@@ -65,13 +65,13 @@ def test_ship_keeps_only_the_actor_and_plays_like_the_source(tmp_path: Path) -> 
     """``ship`` (how shipped agents are made) drops the critic; float16 keeps the logits."""
     import numpy as np
 
+    from cardsuite.train.core.netspec import actor_logits
     from cardsuite.train.ppo import train
-    from cardsuite.train.ppo_args import Args
+    from cardsuite.train.ppo_config import PPOConfig
     from cardsuite.train.pretrained import ship
-    from cardsuite.train.safe_io import actor_logits
 
     run = tmp_path / "run"
-    train(Args(num_games=16, rollout_steps=8, total_steps=200, hidden=16, layers=1,
+    train(PPOConfig(num_games=16, rollout_steps=8, total_steps=200, hidden=16, layers=1,
                eval_deals=4, eval_every=0, snapshot_every=0, checkpoint_every=0,
                tensorboard=False, quiet=True, threads=1, run_dir=str(run)))  # fmt: skip
     src, meta = load_agent_numpy(run / "agent")

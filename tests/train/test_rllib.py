@@ -312,8 +312,9 @@ def test_smoke_scum_train_checkpoint_resume(ray_session: Any, tmp_path: Path) ->
         algo.stop()
     _check_agent(ckpt, "scum", {})
     if trainer._arena_knows_rllib():  # the arena's registry resolves rllib:PATH
-        result = trainer.evaluate(ckpt, load_run(config), episodes=2)
-        assert (ckpt / "eval.json").is_file() and result.to_dict()
+        rows = trainer.evaluate(ckpt, load_run(config), episodes=2)
+        assert (ckpt / "eval.json").is_file()
+        assert [(r.against, r.deals) for r in rows] == [("random", 2)]
     with pytest.raises(CheckpointError, match="trained on scum with options"):
         trainer.restore(load_run(config, options={"num_players": 5}), tmp_path)
 
@@ -380,14 +381,31 @@ def test_cli_namespace_and_tokens_become_overrides(tmp_path: Path) -> None:
         backend="rllib",
     )
     ns = trainer._namespace(cli)
-    assert trainer._overrides(ns) == {
+    assert trainer._overrides(ns, None) == {
         "checkpoint_dir": str(tmp_path),
         "iterations": 3,
         "league_prob": 0.25,
         "options": {"num_players": 5},
     }
     tokens = trainer._namespace(["--num-env-runners", "2", "--address", "auto"])
-    assert tokens.address == "auto" and trainer._overrides(tokens) == {"num_env_runners": 2}
+    assert tokens.address == "auto" and trainer._overrides(tokens, None) == {"num_env_runners": 2}
+    # the training commands' shared grammar maps onto the RLlib config's fields
+    shared = trainer._namespace(["--players", "5", "--device", "cuda", "--no-tensorboard",
+                                 "--budget-minutes", "2", "--seed", "7", "--total-steps", "9000",
+                                 "--run-dir", str(tmp_path)])  # fmt: skip
+    config = REPO / "configs/train/rllib_scum.yaml"
+    batch = load_run(config).config.train_batch_size
+    assert trainer._overrides(shared, config) == {
+        "checkpoint_dir": str(tmp_path),
+        "seed": 7,
+        "budget_minutes": 2.0,
+        "tensorboard": False,
+        "num_gpus_per_learner": 1.0,
+        "options": {"num_players": 5},
+        "iterations": -(-9000 // batch),
+    }
+    with pytest.raises(ConfigError, match="did you mean --total-steps"):
+        trainer._namespace(["--total-step", "5"])
     run = load_run(REPO / "configs/train/rllib_scum.yaml", options={"num_players": 5})
     assert run.options == {"num_players": 5, "reward": "centered"}  # merged into the file's
 

@@ -58,7 +58,7 @@ def test_cli_trains_with_worker_processes_and_reports(
     assert "random" in printed and "beats (dup.)" in printed
     report = json.loads((out / "report.json").read_text())
     assert report["step"] == 512
-    assert [row["baseline"] for row in report["final"]] == ["random"]
+    assert [row["against"] for row in report["final"]] == ["random"]
     assert report["final"][0]["deals"] == 3
     evals = (out / "eval.csv").read_text().splitlines()
     assert len(evals) == 1 + 1 + 1  # header, the evaluation at step 256, the final one
@@ -80,7 +80,11 @@ def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["train", "--resume", str(tmp_path / "missing")]) == 2
     assert "does not exist" in capsys.readouterr().err
     assert main(["train", "--config", "configs/train/scum_quick.yaml", "--total_steps", "5"]) == 2
-    assert "override fields with --set key=value" in capsys.readouterr().err
+    assert (
+        "unknown argument '--total_steps' (did you mean --total-steps?)" in capsys.readouterr().err
+    )
+    assert main(["trian", "--config", "configs/train/scum_quick.yaml"]) == 2
+    assert "unknown command 'trian' (did you mean 'train'?)" in capsys.readouterr().err
 
 
 @pytest.mark.slow

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 
-from cardsuite.train.opponents import OpponentPool
+from cardsuite.train.core.league import OpponentPool
 from cardsuite.train.wrappers import SelfPlayEnv
 
 OPTIONS = {"num_players": 4, "reward": "points"}

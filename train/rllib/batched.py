@@ -6,7 +6,7 @@ of ``num_envs_per_env_runner`` games (``gym_env_vectorize_mode=
 "vector_entry_point"``): RLlib batches the module's forward pass over every
 game of the runner and the engine steps them all with array calls.
 
-The league lives on the runners (one :class:`~cardsuite.train.league.League`
+The league lives on the runners (one :class:`~cardsuite.train.core.league.League`
 per runner, PFSP estimates of its own games) and is refreshed from the
 driver on the league's schedule: every ``league_every`` iterations the
 learner's weights of the ``main`` module are sent to every runner and join
@@ -216,7 +216,7 @@ def build_batched_config(run: RLlibRun) -> Any:
         )
         .learners(num_learners=c.num_learners, num_gpus_per_learner=c.num_gpus_per_learner)
         .training(
-            lr=c.lr,
+            lr=c.learning_rate,
             gamma=c.gamma,
             lambda_=c.gae_lambda,
             clip_param=c.clip_param,

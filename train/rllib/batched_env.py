@@ -5,7 +5,7 @@ RLlib's ``SingleAgentEnvRunner`` accepts an env creator that already returns a
 :class:`BatchedRLlibEnv` is that vector env: ``num_envs`` games of one
 batched engine (:class:`~cardsuite.batched.protocol.BatchedEngine`: Scum,
 Scandal or Scum Party), seen from one learning seat per game. The other seats
-are played inside the batch by a :class:`~cardsuite.train.league.League`
+are played inside the batch by a :class:`~cardsuite.train.core.league.League`
 (the real heuristic, random, and frozen snapshots of the learner drawn by
 PFSP) or, in a share ``1 - league_prob`` of the games, by the newest snapshot
 (self-play). Nothing loops over games in Python: one ``step`` is a handful of
@@ -43,7 +43,8 @@ from gymnasium.vector import AutoresetMode
 
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
-from cardsuite.train.league import League
+from cardsuite.train.core.league import League
+from cardsuite.train.core.netspec import Snapshot
 
 SELF = -1
 """Member id of a self-play game: its opponents are the newest snapshot."""
@@ -209,7 +210,9 @@ class BatchedRLlibEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
     def add_snapshot(self, weights: Mapping[str, Any], step: int) -> None:
         """A frozen copy of the learner (``main`` module weights) joins this runner's league."""
         actor, scale = actor_from_weights(weights, self.model_config)
-        self.league.add_snapshot(actor, scale, step)
+        self.league.scale = scale.numpy()
+        activation = str(self.model_config.get("activation", "relu"))
+        self.league.add_snapshot(Snapshot.of(actor, int(step), activation))
         self.snapshot_steps.append(int(step))
 
     def league_names(self) -> list[str]:

@@ -200,21 +200,22 @@ def restore(algo_run: RLlibRun, path: str | Path) -> tuple[Any, LeagueState]:
 
 
 # ------------------------------------------------------------------ evaluation
-def evaluate(checkpoint: Path, run: RLlibRun, episodes: int) -> Any:
-    """Play ``rllib:<checkpoint>`` against ``eval_opponent`` in the arena; write eval.json."""
-    from cardsuite.agents.arena import run_tournament
+def evaluate(checkpoint: Path, run: RLlibRun, episodes: int, step: int = 0) -> Any:
+    """Duplicate deals of ``rllib:<checkpoint>`` against ``eval_opponent`` (the core's
+    evaluator, `cardsuite.train.core.evaluate.evaluate_specs`); write eval.json."""
+    from cardsuite.games import get_game
+    from cardsuite.train.core.evaluate import evaluate_specs
 
-    result = run_tournament(
-        run.config.game,
-        [f"rllib:{checkpoint}", run.config.eval_opponent],
-        games=episodes,
-        options=run.options,
-        seed=run.config.seed,
-    )
+    game = get_game(run.config.game)
+    config = game.config_class().from_dict(run.options).to_dict()
+    rows = evaluate_specs(
+        f"rllib:{checkpoint}", [run.config.eval_opponent], game=game.name, config=config,
+        deals=episodes, seed=run.config.seed, step=step,
+    )  # fmt: skip
     (checkpoint / "eval.json").write_text(
-        json.dumps(result.to_dict(), indent=2, default=str), encoding="utf-8"
+        json.dumps([r.to_dict() for r in rows], indent=2), encoding="utf-8"
     )
-    return result
+    return rows
 
 
 def _arena_knows_rllib() -> bool:

@@ -25,6 +25,7 @@ from cardsuite.config import ConfigBase, doc_field, read_yaml_mapping
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
 from cardsuite.overrides import merge_overrides, parse_assignments
+from cardsuite.train.core.settings import learning_rate_field
 
 ILLEGAL_ACTIONS = "illegal_actions"
 """RLlib metric (lifetime sum over env runners): episodes ended by an illegal action."""
@@ -77,7 +78,7 @@ class RLlibTrainConfig(ConfigBase):
         "scum_party: heuristic (lowest-first), random; scandal: random)",
     )
     pfsp_weighting: Literal["hard", "variance", "uniform"] = doc_field(
-        "hard", "batched: PFSP weighting of the league draw (cardsuite.train.league)"
+        "hard", "batched: PFSP weighting of the league draw (cardsuite.train.core.league)"
     )
     restart_failed_env_runners: bool = doc_field(
         True, "RLlib fault tolerance: replace an env runner that died instead of failing the run"
@@ -104,7 +105,7 @@ class RLlibTrainConfig(ConfigBase):
     )
     minibatch_size: int = doc_field(256, "PPO minibatch size")
     num_epochs: int = doc_field(4, "PPO epochs over each batch")
-    lr: float = doc_field(3e-4, "Adam learning rate")
+    learning_rate: float = learning_rate_field(3e-4)
     gamma: float = doc_field(0.995, "discount factor")
     gae_lambda: float = doc_field(0.95, "GAE lambda")
     clip_param: float = doc_field(0.2, "PPO clip range")
@@ -127,12 +128,29 @@ class RLlibTrainConfig(ConfigBase):
     eval_every: int = doc_field(
         0, "evaluate against the baselines every this many iterations (0: only at the end)"
     )
-    eval_episodes: int = doc_field(50, "arena episodes per evaluation (0: no evaluation)")
-    eval_opponent: str = doc_field("random", "arena agent spec filling the other seats")
+    eval_episodes: int = doc_field(50, "duplicate deals per evaluation (0: no evaluation)")
+    eval_opponent: str = doc_field("random", "agent spec the evaluation plays against")
     checkpoint_dir: str = doc_field("runs/rllib", "where checkpoints and the run record go")
     checkpoint_every: int = doc_field(10, "save a checkpoint every this many iterations")
+    budget_minutes: float = doc_field(
+        0.0, "also stop (with a checkpoint) after this many minutes (0: no limit)", ge=0.0
+    )
+    tensorboard: bool = doc_field(
+        True, "write per-iteration progress.csv and TensorBoard events to checkpoint_dir"
+    )
     torch_threads: int = doc_field(1, "torch threads per process (1 avoids oversubscription)")
     sample_timeout_s: float = doc_field(600.0, "max seconds an env runner may take to sample")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None) -> RLlibTrainConfig:
+        """Build from a mapping; ``lr`` (the name before 0.4, in older run records) is read
+        as ``learning_rate``, the name every trainer uses."""
+        if isinstance(data, Mapping) and "lr" in data:
+            data = dict(data)
+            if "learning_rate" in data:
+                raise ConfigError("give learning_rate only (lr is its old name)")
+            data["learning_rate"] = data.pop("lr")
+        return super().from_dict(data, source=source)
 
     def validate(self) -> None:
         """Check ranges and that the game exists."""
@@ -164,7 +182,6 @@ class RLlibTrainConfig(ConfigBase):
         for name in (
             "num_cpus_per_env_runner",
             "num_gpus_per_learner",
-            "lr",
             "entropy_coeff",
             "vf_loss_coeff",
         ):

@@ -15,7 +15,7 @@ files (game, rule options, league); ``checkpoint_dir/LATEST`` names the
 newest. ``--resume`` rebuilds the algorithm with the same league from the
 run's config and loads the saved weights from safetensors, never RLlib's
 pickled state (:mod:`~cardsuite.train.rllib.checkpoints`). Evaluation plays the checkpoint
-against ``eval_opponent`` through the arena (``rllib:<checkpoint>``).
+against ``eval_opponent`` by the core's duplicate evaluator (``rllib:<checkpoint>``).
 """
 
 from __future__ import annotations
@@ -100,39 +100,40 @@ class LeagueMapping:
 
 
 # ----------------------------------------------------------------- arguments
+PROGRESS_FIELDS = ("step", "iteration", "sps", "main_return", "illegal_actions")
+
 OVERRIDE_FLAGS = (
     "iterations",
     "num_env_runners",
     "num_envs_per_env_runner",
     "num_learners",
-    "checkpoint_dir",
-    "seed",
 )
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
-    """The options of ``cardsuite train --backend rllib`` (and ``python -m train.rllib.trainer``)."""
+    """The options of ``cardsuite train --backend rllib`` (and ``python -m train.rllib.trainer``).
+
+    The training commands' shared flags (`cardsuite.train.core.cli.add_run_flags`:
+    ``--run-dir`` is the checkpoint directory, ``--total-steps`` sets
+    ``iterations`` to whole batches of ``train_batch_size`` env steps,
+    ``--players`` the player count, ``--device cuda`` one GPU per learner),
+    then RLlib's own.
+    """
+    from cardsuite.train.core.cli import add_run_flags
+
     p = argparse.ArgumentParser(
         prog="cardsuite train --backend rllib",
         description="Self-play PPO on Ray RLlib, on one machine or a Ray cluster.",
+        allow_abbrev=False,
     )
-    p.add_argument("--config", help="run file (configs/train/rllib_*.yaml)")
+    add_run_flags(p)
     p.add_argument("--address", help="Ray cluster to join ('auto', or HOST:PORT of the head)")
     p.add_argument("--num-cpus", type=int, help="CPUs of a local Ray instance (no --address)")
-    p.add_argument("--resume", help="checkpoint (or checkpoint dir with LATEST) to continue from")
     p.add_argument("--iterations", type=int, help="override: training iterations")
     p.add_argument("--num-env-runners", type=int, help="override: env runners")
     p.add_argument("--num-envs-per-env-runner", type=int, help="override: envs per runner")
     p.add_argument("--num-learners", type=int, help="override: learners")
-    p.add_argument("--checkpoint-dir", help="override: checkpoint directory")
-    p.add_argument("--seed", type=int, help="override: seed")
-    p.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a config field (YAML value; options.NAME=value: one rule option), repeatable",
-    )
+    p.add_argument("--checkpoint-dir", help="deprecated: use --run-dir")
     return p
 
 
@@ -147,26 +148,41 @@ def _namespace(args: argparse.Namespace | Sequence[str] | None) -> argparse.Name
             value = getattr(args, key, None)
             if value is not None:
                 setattr(ns, key, value)
-        # ``cardsuite train`` names them --set (dest ``overrides``) and --out.
-        ns.set = [*ns.set, *(getattr(args, "overrides", None) or [])]
-        if getattr(args, "out", None) and ns.checkpoint_dir is None:
-            ns.checkpoint_dir = str(args.out)
         return ns
     if isinstance(args, str):
         raise ConfigError("args must be a list of tokens or an argparse.Namespace, not a string")
-    try:
-        return parser.parse_args(list(args))
-    except SystemExit as exit_:
-        raise ConfigError(f"bad rllib trainer arguments: {' '.join(args)}") from exit_
+    ns, extra = parser.parse_known_args(list(args))
+    if extra:
+        from cardsuite.train.core.cli import reject_unknown
+
+        reject_unknown(parser, extra)
+    return ns
 
 
-def _overrides(ns: argparse.Namespace) -> dict[str, Any]:
+def _overrides(ns: argparse.Namespace, config_path: str | Path | None) -> dict[str, Any]:
+    from cardsuite.train.core.cli import common_values, run_dir
+
     overrides: dict[str, Any] = {}
     for key in OVERRIDE_FLAGS:
         value = getattr(ns, key, None)
         if value is not None:
             overrides[key] = value
-    overrides.update(parse_overrides(list(ns.set or [])))  # the suite's one parser
+    shared = common_values(ns)
+    folder = run_dir(ns) or ns.checkpoint_dir
+    if folder:
+        overrides["checkpoint_dir"] = str(folder)
+    for name in ("seed", "budget_minutes", "tensorboard"):
+        if name in shared:
+            overrides[name] = shared[name]
+    if "device" in shared:
+        overrides["num_gpus_per_learner"] = 0.0 if shared["device"] == "cpu" else 1.0
+    sets = parse_overrides(list(ns.overrides or []))  # the suite's one parser
+    if "num_players" in shared:
+        sets["options"] = {**sets.get("options", {}), "num_players": shared["num_players"]}
+    overrides.update(sets)
+    if "total_steps" in shared:
+        batch = load_run(config_path, **overrides).config.train_batch_size
+        overrides["iterations"] = -(-int(shared["total_steps"]) // batch)
     return overrides
 
 
@@ -224,7 +240,7 @@ def build_config(run: RLlibRun, league: Sequence[str] = ()) -> Any:
         )
         .learners(num_learners=c.num_learners, num_gpus_per_learner=c.num_gpus_per_learner)
         .training(
-            lr=c.lr,
+            lr=c.learning_rate,
             gamma=c.gamma,
             lambda_=c.gae_lambda,
             clip_param=c.clip_param,
@@ -359,6 +375,7 @@ def train(run: RLlibRun, *, resume: str | None = None, log: Any = print) -> Path
     checkpoint: Path | None = None
     illegal: int | None = None
     stop = StopOnSigint(log)
+    runlog: Any = None
     try:
         stop.__enter__()
         log(
@@ -367,6 +384,12 @@ def train(run: RLlibRun, *, resume: str | None = None, log: Any = print) -> Path
             f"{algo.iteration}"
         )
         log(f"env runners per node: {runner_nodes(algo)}")
+        from cardsuite.train.core.log import RunLog
+
+        if c.tensorboard:
+            runlog = RunLog(Path(c.checkpoint_dir), PROGRESS_FIELDS, tensorboard=True, quiet=True)
+        deadline = time.monotonic() + c.budget_minutes * 60 if c.budget_minutes else math.inf
+        sampled = 0
         while algo.iteration < c.iterations:
             start = time.perf_counter()
             result = algo.train()
@@ -387,6 +410,14 @@ def train(run: RLlibRun, *, resume: str | None = None, log: Any = print) -> Path
                 f"  illegal actions {illegal}"
             )
             log(line)
+            sampled += int(steps)
+            if runlog is not None:
+                runlog.progress({"step": sampled, "iteration": it, "sps": steps / seconds,
+                                 "main_return": None if ret is None else float(ret),
+                                 "illegal_actions": illegal})  # fmt: skip
+            spent = time.monotonic() >= deadline
+            if spent:
+                log(f"budget of {c.budget_minutes:g} minutes spent at iteration {it}")
             if c.league_every and it % c.league_every == 0:
                 if batched:
                     from cardsuite.train.rllib.batched import push_snapshot
@@ -396,9 +427,10 @@ def train(run: RLlibRun, *, resume: str | None = None, log: Any = print) -> Path
                 else:
                     log(f"  frozen copy of main -> {add_frozen_copy(algo, run, league)}")
             evaluate_now = c.eval_episodes > 0 and (
-                it == c.iterations or (c.eval_every and it % c.eval_every == 0)
+                it == c.iterations or spent or (c.eval_every and it % c.eval_every == 0)
             )
-            if it % c.checkpoint_every == 0 or it == c.iterations or evaluate_now or stop.requested:
+            last = it == c.iterations or spent
+            if it % c.checkpoint_every == 0 or last or evaluate_now or stop.requested:
                 checkpoint = save(algo, run, league, illegal, driver_league)
                 log(f"  checkpoint {checkpoint}")
             if stop.requested:
@@ -406,15 +438,20 @@ def train(run: RLlibRun, *, resume: str | None = None, log: Any = print) -> Path
                 return save_path(checkpoint)
             if evaluate_now and checkpoint is not None:
                 if _arena_knows_rllib():
-                    res = evaluate(checkpoint, run, c.eval_episodes)
-                    log(res.format_table())
+                    from cardsuite.train.evaluate import format_report
+
+                    log(format_report(evaluate(checkpoint, run, c.eval_episodes, step=it)))
                 else:
                     log("  evaluation skipped: the agent registry has no 'rllib' kind")
+            if spent:
+                break
         if checkpoint is None:
             checkpoint = save(algo, run, league, illegal, driver_league)
         return checkpoint
     finally:
         stop.__exit__()
+        if runlog is not None:
+            runlog.close()
         algo.stop()
 
 
@@ -435,8 +472,10 @@ def run(config_path: str | Path | None, args: argparse.Namespace | Sequence[str]
         CheckpointError: ``--resume`` of a missing or mismatched checkpoint.
     """
     ns = _namespace(args)
-    path = config_path if config_path is not None else ns.config
-    loaded = load_run(path, **_overrides(ns))
+    from cardsuite.train.core.cli import resolve_preset
+
+    path = resolve_preset(str(config_path) if config_path is not None else ns.config)
+    loaded = load_run(path, **_overrides(ns, path))
     try:
         import ray
     except ImportError:

@@ -1,15 +1,18 @@
-"""Run directories: a run is never overwritten, and a resume keeps each step once.
+"""Run folders: a run is never overwritten, and a resume keeps each step once.
 
-Rules, checked before any work starts (:func:`check_run_dir`):
+The one rule of every trainer (`plan_run`), checked before any work starts:
 
-* a **new run** needs ``--out`` to be absent or an empty directory. A file, or
+* ``--resume DIR`` names a run folder (its latest checkpoint) or a checkpoint
+  folder; the continued run writes into that run's folder unless
+  ``--run-dir`` names another one (a *branch*);
+* a **new run** needs ``--run-dir`` to be absent or an empty directory. A file, or
   a directory holding anything (a finished run, a lone ``checkpoint.prev``,
   the ``config.yaml`` and ``tb/`` of a run killed before its first
   checkpoint) is a :class:`~cardsuite.errors.ConfigError`;
 * a **resume** writes into the run directory that holds the checkpoint, or
   into a new (absent or empty) directory, a *branch* that starts with the
   source run's logs up to the checkpoint. Any other directory is refused, so
-  ``--resume run1 --out run2`` can never replace run2's checkpoint.
+  ``--resume run1 --run-dir run2`` can never replace run2's checkpoint.
 
 On resume, what the checkpoint did not cover is dropped
 (:func:`start_logs`): the rows of ``curve.csv`` and ``eval.csv`` after
@@ -24,16 +27,63 @@ from __future__ import annotations
 
 import csv
 import os
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from cardsuite.errors import ConfigError
 
 CHECKPOINT_NAMES = ("checkpoint", "checkpoint.prev")
-LOG_FILES = ("curve.csv", "eval.csv")
+LOG_FILES = ("curve.csv", "eval.csv", "progress.csv")
 
 
-def check_new_run_dir(path: str | Path, flag: str = "--out") -> None:
+@dataclass(frozen=True)
+class RunPlan:
+    """Where a run writes and what it resumes (`plan_run`).
+
+    Attributes:
+        run_dir: the run folder (made, empty, for a new run or a branch).
+        checkpoint: the checkpoint folder resumed from, or None.
+        in_place: True when resuming into the checkpoint's own run folder.
+    """
+
+    run_dir: Path
+    checkpoint: Path | None
+    in_place: bool
+
+
+def plan_run(run_dir: str | Path | None, resume: str | Path | None, default: Path) -> RunPlan:
+    """The one resume rule of every trainer (module doc); checked before any work.
+
+    Args:
+        run_dir: ``--run-dir`` (None: the resumed run's folder, else ``default``).
+        resume: ``--resume DIR`` (a run folder or a checkpoint), or None.
+        default: the run folder of a new run without ``--run-dir``.
+
+    Raises:
+        ConfigError: the folder would overwrite another run, or a bare
+            checkpoint is resumed without ``--run-dir``.
+        CheckpointError: ``resume`` holds no checkpoint.
+    """
+    from cardsuite.train.core.checkpoint import find_checkpoint
+
+    checkpoint = find_checkpoint(resume) if resume else None
+    if run_dir:
+        out = Path(run_dir)
+    elif checkpoint is not None:
+        home = home_of(checkpoint)
+        if home is None:
+            raise ConfigError(
+                f"--resume {resume} is a checkpoint outside a run folder; "
+                "give --run-dir NEW_DIR for the continued run"
+            )
+        out = home
+    else:
+        out = default
+    in_place = check_run_dir(out, checkpoint)
+    return RunPlan(out, checkpoint, in_place)
+
+
+def check_new_run_dir(path: str | Path, flag: str = "--run-dir") -> None:
     """Refuse a run directory that exists and is not an empty directory.
 
     Raises:
@@ -82,10 +132,10 @@ def check_run_dir(run_dir: str | Path, checkpoint: Path | None) -> bool:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise ConfigError(
-            f"--out {str(out)!r}: cannot create the run directory: {err.strerror}"
+            f"--run-dir {str(out)!r}: cannot create the run directory: {err.strerror}"
         ) from None
     if not os.access(out, os.W_OK | os.X_OK):
-        raise ConfigError(f"--out {str(out)!r}: the run directory is not writable")
+        raise ConfigError(f"--run-dir {str(out)!r}: the run directory is not writable")
     return False
 
 
@@ -136,29 +186,10 @@ def _copy_rows(src: Path, dst: Path, step: int) -> None:
 
 
 def truncate_logs(run_dir: Path, step: int) -> None:
-    """Drop the rows of ``curve.csv`` and ``eval.csv`` after ``step`` (atomically)."""
+    """Drop the rows of the CSV logs after ``step`` (atomically)."""
     for name in LOG_FILES:
         path = run_dir / name
         if path.is_file():
             fields, rows = _read_rows(path)
             if fields:
                 _write_rows(path, fields, _kept(rows, step))
-
-
-def tensorboard_logger(folder: Path, purge_step: int | None) -> Any:
-    """An SB3 logger writing TensorBoard events to ``folder``.
-
-    With ``purge_step`` (a resume), the event file starts with a marker that
-    makes TensorBoard discard earlier events at or after that step, the ones
-    written between the checkpoint and the kill.
-    """
-    from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
-    from torch.utils.tensorboard import SummaryWriter
-
-    class Purging(TensorBoardOutputFormat):
-        def __init__(self, folder: str) -> None:  # SB3's, with purge_step
-            self.writer = SummaryWriter(log_dir=folder, purge_step=purge_step)
-            self._is_closed = False
-
-    folder.mkdir(parents=True, exist_ok=True)
-    return Logger(folder=str(folder), output_formats=[Purging(str(folder))])

@@ -1,4 +1,14 @@
-"""Duplicate matches of two batch policies on a batched engine (fast evaluation).
+"""The duplicate evaluator of every trainer.
+
+`duplicate_match` plays two batch policies over the same deals in every seat
+rotation on the game's batched engine; `evaluate_against` runs it for a
+learner (its actor, frozen as a `Snapshot`, played greedily) against each
+evaluation opponent and gives the rows every trainer logs; `spec_policy`
+turns any arena agent spec (``ppo:RUN``, ``rllib:CKPT``, ``ismcts``...) into a
+batch policy, so agents that play through the arena (MaskablePPO, RLlib)
+are judged by the same code (`evaluate_specs`).
+
+How a duplicate match works:
 
 The same measure as the arena's duplicate head-to-head
 (``run_tournament(..., duplicate=True)``, :mod:`cardsuite.agents.arena`):
@@ -23,10 +33,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import torch
 
 from cardsuite.batched.policies import call_policy
 from cardsuite.errors import ConfigError
+from cardsuite.train.core.netspec import Snapshot, obs_scale, pick
 
 BatchPolicy = Callable[[Any, Any], Any]
 
@@ -57,21 +67,64 @@ class DuelResult:
         return {k: float(v) for k, v in self.__dict__.items()}
 
 
-class GreedyActor:
-    """The most likely legal action of an actor network (the evaluated agent's play)."""
+@dataclass(frozen=True)
+class EvalRow:
+    """The learner against one opponent at one step: a `DuelResult` with its context.
 
-    def __init__(self, actor: torch.nn.Module, scale: torch.Tensor) -> None:
-        """Play ``actor`` on observations multiplied by ``scale``."""
-        self.actor, self.scale = actor, scale
+    The row every trainer logs (``eval.csv``, TensorBoard ``eval/beats_*``,
+    ``report.json``).
+    """
 
-    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    step: int
+    against: str
+    deals: int
+    beats: float
+    beats_ci: float
+    mean_a: float
+    mean_b: float
+    margin: float
+    margin_ci: float
+
+    @classmethod
+    def of(cls, step: int, against: str, result: DuelResult) -> EvalRow:
+        """The row of ``result`` (the learner is agent A)."""
+        r = result
+        return cls(step, against, int(r.deals), r.beats, r.beats_ci, r.mean_a, r.mean_b,
+                   r.margin, r.margin_ci)  # fmt: skip
+
+    def to_dict(self) -> dict[str, Any]:
+        """As a plain dict (a CSV row, a JSON entry)."""
+        return dict(self.__dict__)
+
+
+class GreedyPolicy:
+    """The most likely legal action of a frozen actor on each row (the evaluated learner)."""
+
+    def __init__(self, snapshot: Snapshot, scale: Any) -> None:
+        """Play ``snapshot`` on observations multiplied by ``scale`` (numpy or torch)."""
+        self.snapshot = snapshot
+        self.scale = np.asarray(scale.cpu().numpy() if hasattr(scale, "cpu") else scale,
+                                dtype=np.float32)  # fmt: skip
+        self.rng = np.random.default_rng(0)  # unused: greedy play draws nothing
+
+    def __call__(self, obs: Any, mask: Any) -> np.ndarray:
         """One action per row."""
-        dev = self.scale.device
-        with torch.no_grad():
-            o = torch.from_numpy(np.ascontiguousarray(obs)).to(dev) * self.scale
-            m = torch.from_numpy(np.ascontiguousarray(mask)).to(dev).bool()
-            logits = self.actor(o).masked_fill(~m, -1e8)
-            return logits.argmax(dim=-1).cpu().numpy()
+        logits = self.snapshot.logits(np.asarray(obs, dtype=np.float32) * self.scale)
+        return np.asarray(pick(logits, np.asarray(mask), greedy=True, rng=self.rng))
+
+
+def evaluate_against(
+    snapshot: Snapshot, scale: Any, opponents: dict[str, BatchPolicy], *, deals: int,
+    seed: int, game: str, config: dict[str, Any], step: int,
+) -> list[EvalRow]:  # fmt: skip
+    """Duplicate deals of the greedy learner against each opponent; one row each."""
+    me = GreedyPolicy(snapshot, scale)
+    return [
+        EvalRow.of(
+            step, name, duplicate_match(me, policy, deals=deals, seed=seed, game=game, **config)
+        )
+        for name, policy in opponents.items()
+    ]
 
 
 def duplicate_match(
@@ -151,3 +204,57 @@ def _play(
         live &= ~np.asarray(res.done)
         obs, mask, to_act = res.obs, res.mask, res.to_act
     return total
+
+
+# ------------------------------------------------------ agents of the arena
+class RowByRow:
+    """Any arena agent as a batch policy: ``act`` on each row (a fresh table per call)."""
+
+    def __init__(self, agent: Any, table: Any) -> None:
+        """Reset ``agent`` for ``table`` once."""
+        self.agent = agent
+        agent.reset(table, 0)
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """One ``act`` per row."""
+        return np.array([self.agent.act(o, m.astype(bool), {}) for o, m in zip(obs, mask)],
+                        dtype=np.int64)  # fmt: skip
+
+
+def spec_policy(spec: str, config: dict[str, Any], seed: int, game: str = "scum") -> Any:
+    """The batch policy of arena agent ``spec`` at a ``game`` table with engine options ``config``.
+
+    ``heuristic`` and ``random`` are the game's batched baselines; a trained
+    agent (``ppo:``/``pretrained:``) plays its greedy actor on whole batches;
+    any other agent acts row by row.
+    """
+    from cardsuite.agents.base import TableInfo
+    from cardsuite.agents.registry import make_agent
+    from cardsuite.games import get_game
+    from cardsuite.train.ppo_games import train_game
+
+    tg = train_game(game)
+    eng = tg.make_engine(1, config)
+    if spec in ("heuristic", "random"):
+        return tg.baselines([spec], eng, seed)[spec]
+    agent = make_agent(spec, game, seed)
+    env = get_game(game).make(**config)
+    table = TableInfo(game, get_game(game).config_class().from_dict(config), "player_0",
+                      eng.num_actions, eng.obs_spec, env.describe_action)  # fmt: skip
+    if isinstance(getattr(agent, "snapshot", None), Snapshot):
+        agent.reset(table)
+        return GreedyPolicy(agent.snapshot, obs_scale(eng.obs_spec))
+    return RowByRow(agent, table)
+
+
+def evaluate_specs(
+    spec: str, baselines: list[str], *, game: str, config: dict[str, Any], deals: int,
+    seed: int, step: int,
+) -> list[EvalRow]:  # fmt: skip
+    """`duplicate_match` of arena agent ``spec`` against each baseline spec; one row each."""
+    me = spec_policy(spec, config, seed, game)
+    return [
+        EvalRow.of(step, name, duplicate_match(me, spec_policy(name, config, seed + 1, game),
+                                               deals=deals, seed=seed, game=game, **config))
+        for name in baselines
+    ]  # fmt: skip

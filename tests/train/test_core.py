@@ -1,0 +1,103 @@
+"""Every trainer stands on the one training core: no copies of its parts are left beside it.
+
+Identity checks (the class or function a trainer uses is the core's) and a
+scan of the source of ``train/`` (outside ``train/core``) for definitions and
+idioms that belong to the core only.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import cardsuite.train
+from cardsuite.train.core import checkpoint, evaluate, league, log, netspec, rundir
+
+TRAIN = Path(cardsuite.train.__file__).parent
+CORE = TRAIN / "core"
+OUTSIDE = sorted(p for p in TRAIN.rglob("*.py") if CORE not in p.parents)
+
+#: Names only the core may define (class or function), by the core module that owns them.
+CORE_ONLY = {
+    "League": league, "SnapshotPolicy": league, "OpponentPool": league, "SnapshotAgent": league,
+    "Snapshot": netspec, "NetworkSpec": netspec, "actor_logits": netspec, "obs_scale": netspec,
+    "masked_logits": netspec, "actor_prefixes": netspec,
+    "duplicate_match": evaluate, "EvalRow": evaluate, "GreedyPolicy": evaluate,
+    "spec_policy": evaluate, "RowByRow": evaluate,
+    "write_checkpoint": checkpoint, "find_checkpoint": checkpoint, "check_files": checkpoint,
+    "plan_run": rundir, "check_run_dir": rundir, "check_new_run_dir": rundir,
+    "start_logs": rundir, "RunLog": log, "summary_writer": log,
+}  # fmt: skip
+
+
+def _definitions(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        node.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+
+
+def test_the_core_defines_each_part_it_owns() -> None:
+    for name, module in CORE_ONLY.items():
+        assert hasattr(module, name), f"{module.__name__} lacks {name}"
+
+
+@pytest.mark.parametrize("path", OUTSIDE, ids=lambda p: str(p.relative_to(TRAIN)))
+def test_no_trainer_keeps_a_copy_of_a_core_part(path: Path) -> None:
+    copies = _definitions(path) & set(CORE_ONLY)
+    assert not copies, f"{path.name} defines {sorted(copies)}: use cardsuite.train.core"
+    text = path.read_text(encoding="utf-8")
+    assert "np.tanh" not in text, "a numpy forward pass outside core/netspec.py"
+    assert '"checkpoint.prev"' not in text, "a checkpoint swap outside core/checkpoint.py"
+    assert "SummaryWriter(" not in text, "TensorBoard opened outside core/log.py"
+
+
+def test_the_old_modules_are_gone() -> None:
+    for name in ("opponents", "league", "duplicate", "rundir", "ppo_log", "ppo_args", "dmc_args"):
+        assert not (TRAIN / f"{name}.py").exists(), name
+
+
+def test_each_trainer_takes_its_opponents_and_evaluation_from_the_core() -> None:
+    from cardsuite.train import dmc, ppo, sb3_setup, trainer, wrappers
+    from cardsuite.train import evaluate as sb3_report
+    from cardsuite.train.rllib import batched_env
+
+    assert ppo.League is dmc.League is batched_env.League is league.League
+    assert sb3_setup.OpponentPool is wrappers.OpponentPool is league.OpponentPool
+    assert ppo.evaluate_against is dmc.evaluate_against is evaluate.evaluate_against
+    assert sb3_report.evaluate_specs is evaluate.evaluate_specs
+    assert ppo.RunLog is dmc.RunLog is log.RunLog
+    assert ppo.plan_run is dmc.plan_run is rundir.plan_run
+    assert trainer.check_run_dir is rundir.check_run_dir
+    rllib_ckpt = (TRAIN / "rllib" / "checkpoints.py").read_text(encoding="utf-8")
+    assert "from cardsuite.train.core.evaluate import evaluate_specs" in rllib_ckpt
+    assert "run_tournament" not in rllib_ckpt
+
+
+def test_every_checkpoint_goes_through_the_one_writer() -> None:
+    from cardsuite.train import checkpoint as sb3_checkpoint
+    from cardsuite.train import dmc, ppo_checkpoint
+
+    assert sb3_checkpoint.write_checkpoint is ppo_checkpoint.write_checkpoint
+    assert dmc.write_checkpoint is checkpoint.write_checkpoint
+    assert sb3_checkpoint.find_checkpoint is checkpoint.find_checkpoint
+
+
+def test_the_writer_finishes_a_swap_a_crash_left_half_done(tmp_path: Path) -> None:
+    """Only ``checkpoint.prev`` is left (killed between the renames): it is found, then
+    replaced by the next write, which leaves exactly one good checkpoint."""
+    run = tmp_path / "run"
+    first = checkpoint.write_checkpoint(run, lambda d: (d / "a.bin").write_bytes(b"1") and {"n": 1})
+    first.rename(run / checkpoint.PREVIOUS_DIR)
+    assert checkpoint.find_checkpoint(run) == run / checkpoint.PREVIOUS_DIR
+    checkpoint.write_checkpoint(run, lambda d: (d / "a.bin").write_bytes(b"2") and {"n": 2})
+    assert sorted(p.name for p in run.iterdir()) == [checkpoint.CHECKPOINT_DIR]
+    ckpt, doc = checkpoint.read_checkpoint(run, lambda n: n == "a.bin", "a.bin")
+    assert doc["n"] == 2 and (ckpt / "a.bin").read_bytes() == b"2"
+    (ckpt / "a.bin").write_bytes(b"3")
+    with pytest.raises(Exception, match="checksum"):
+        checkpoint.read_checkpoint(run, lambda n: n == "a.bin", "a.bin")

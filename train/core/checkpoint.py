@@ -1,0 +1,215 @@
+"""The one checkpoint writer and reader of every trainer, and the state they share.
+
+A run keeps its latest checkpoint in ``RUN/checkpoint/``: a folder of
+safetensors files and a ``state.json`` whose ``files`` entry maps every
+other file to its SHA-256. `write_checkpoint` builds the new one in a
+temporary folder, then swaps it in by two renames (the previous one survives
+as ``checkpoint.prev`` until the swap is complete); a swap that a crash left
+half done (only ``checkpoint.prev``) is finished by the next write, and
+`find_checkpoint` falls back to ``checkpoint.prev`` meanwhile. So Ctrl-C or
+a crash during a save never leaves a run without a good checkpoint.
+
+`read_checkpoint` reads ``state.json`` (bounded, strict JSON) and checks the
+manifest: every listed file exists, is regular and matches its checksum,
+nothing unlisted lies beside them, and every name is of a kind the trainer
+allows (never a pickle). Nothing is ever unpickled.
+
+Each trainer puts its own fields in ``state.json`` (step, config, league,
+RNG states); `engine_state` / `restore_engine_state` save and restore a
+batched engine's arrays, so a resumed run continues the games in flight.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cardsuite.errors import CheckpointError
+from cardsuite.train.safe_files import read_json_file, sha256_file, write_json_atomic
+
+CHECKPOINT_DIR = "checkpoint"
+PREVIOUS_DIR = "checkpoint.prev"
+STATE_FILE = "state.json"
+MAX_STATE_BYTES = 64 << 20
+_SHA = re.compile(r"[0-9a-f]{64}")
+
+# What a foreign or old (format 1) SB3 zip gets told.
+SB3_ZIP_REFUSAL = (
+    "is a stable-baselines3 zip: its 'data' entry may hold pickled ':serialized:' values "
+    "that run arbitrary code when loaded, so cardsuite never loads it. If you trust the "
+    "file, convert it once with `cardsuite export MODEL.zip --out DIR --game GAME "
+    "--trust-pickle-this-file-can-run-code` and use ppo:DIR"
+)
+
+
+def find_checkpoint(path: str | Path) -> Path:
+    """The checkpoint folder at ``path``: itself, or a run folder's latest.
+
+    Raises:
+        CheckpointError: nothing there, an SB3 zip (refused), or no checkpoint.
+    """
+    p = Path(path)
+    if p.is_file() and p.suffix == ".zip":
+        raise CheckpointError(f"{str(p)!r} {SB3_ZIP_REFUSAL}")
+    if (p / STATE_FILE).is_file():
+        return p
+    for name in (CHECKPOINT_DIR, PREVIOUS_DIR):
+        if (p / name / STATE_FILE).is_file():
+            return p / name
+    if not p.exists():
+        raise CheckpointError(f"checkpoint {str(p)!r} does not exist")
+    raise CheckpointError(
+        f"{str(p)!r} is neither a checkpoint (agent/ + state.json) nor a run "
+        f"directory with a {CHECKPOINT_DIR}/ inside"
+    )
+
+
+def write_checkpoint(run_dir: str | Path, fill: Callable[[Path], dict[str, Any]]) -> Path:
+    """Write ``RUN/checkpoint`` atomically (module doc); its path.
+
+    Args:
+        run_dir: the run folder.
+        fill: writes the checkpoint's files into the folder it is given and
+            returns the ``state.json`` document (JSON values); the ``files``
+            manifest is added here.
+
+    Raises:
+        CheckpointError: the folder cannot be written (the previous
+            checkpoint is kept).
+    """
+    run = Path(run_dir)
+    try:
+        run.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".checkpoint-", dir=run))
+    except OSError as err:
+        raise CheckpointError(f"cannot write a checkpoint in {str(run)!r}: {err}") from None
+    try:
+        doc = fill(tmp)
+        doc["files"] = {
+            p.relative_to(tmp).as_posix(): sha256_file(p)
+            for p in sorted(tmp.rglob("*"))
+            if p.is_file()
+        }
+        write_json_atomic(tmp / STATE_FILE, doc)
+        final, prev = run / CHECKPOINT_DIR, run / PREVIOUS_DIR
+        if prev.exists() and not final.exists():
+            os.replace(prev, final)  # an earlier save stopped between its two renames
+        if prev.exists():
+            shutil.rmtree(prev)
+        if final.exists():
+            os.replace(final, prev)
+        os.replace(tmp, final)
+        if prev.exists():
+            shutil.rmtree(prev)
+        return final
+    except OSError as err:
+        raise CheckpointError(f"cannot write a checkpoint in {str(run)!r}: {err}") from None
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def read_state_doc(path: str | Path) -> tuple[Path, dict[str, Any]]:
+    """The checkpoint folder at ``path`` and its ``state.json`` object (files not checked)."""
+    ckpt = find_checkpoint(path)
+    doc = read_json_file(
+        ckpt / STATE_FILE, f"checkpoint {str(ckpt)!r}: {STATE_FILE}", MAX_STATE_BYTES
+    )
+    if not isinstance(doc, dict):
+        raise CheckpointError(f"checkpoint {str(ckpt)!r}: {STATE_FILE} does not hold an object")
+    return ckpt, doc
+
+
+def check_files(ckpt: Path, files: Any, allowed: Callable[[str], bool], kinds: str) -> None:
+    """``files`` maps every file of ``ckpt`` (and nothing else) to its SHA-256.
+
+    Args:
+        ckpt: the checkpoint folder.
+        files: the ``files`` entry of its ``state.json``.
+        allowed: which relative names the trainer's checkpoints may hold.
+        kinds: those names in words, for the message.
+    """
+
+    def bad(name: str, message: str) -> CheckpointError:
+        return CheckpointError(f"{STATE_FILE}: field {name!r} {message}")
+
+    if not isinstance(files, dict):
+        raise bad("files", f"must map file names to SHA-256 sums, got {type(files).__name__}")
+    on_disk = {
+        p.relative_to(ckpt).as_posix()
+        for p in ckpt.rglob("*")
+        if not p.is_dir() and p.name != STATE_FILE
+    }
+    for name, digest in files.items():
+        if not isinstance(digest, str) or not _SHA.fullmatch(digest):
+            raise bad(f"files.{name}", "must be a SHA-256 sum (64 hex digits)")
+        if not allowed(name):
+            raise bad(
+                f"files.{name}",
+                f"names a file a checkpoint does not hold (only {kinds}; never a pickle "
+                "such as .pt or .zip)",
+            )
+        if name not in on_disk:
+            raise CheckpointError(f"checkpoint {str(ckpt)!r}: file {name} is missing")
+    unlisted = sorted(on_disk - set(files))
+    if unlisted:
+        raise bad("files", f"does not list {', '.join(unlisted)} (a file that is not ours)")
+    for name, digest in files.items():
+        file = ckpt / name
+        if file.is_symlink() or not file.is_file():
+            raise CheckpointError(f"checkpoint {str(ckpt)!r}: file {name} is not a regular file")
+        if sha256_file(file) != digest:
+            raise CheckpointError(
+                f"checkpoint {str(ckpt)!r}: file {name} does not match its checksum (corrupt)"
+            )
+
+
+def read_checkpoint(
+    path: str | Path, allowed: Callable[[str], bool], kinds: str
+) -> tuple[Path, dict[str, Any]]:
+    """`read_state_doc`, then `check_files` on its manifest; the folder and the document."""
+    ckpt, doc = read_state_doc(path)
+    check_files(ckpt, doc.get("files"), allowed, kinds)
+    return ckpt, doc
+
+
+# ------------------------------------------------------------ engine state
+def engine_state(engine: Any) -> dict[str, np.ndarray] | None:
+    """The arrays of a batched engine (and its encoder), to continue its games; None if
+    the engine keeps state outside arrays (then a resumed run deals fresh games)."""
+    out: dict[str, np.ndarray] = {}
+    for owner, obj in (("engine", engine), ("encoder", getattr(engine, "encoder", None))):
+        if obj is None:
+            continue
+        for key, value in vars(obj).items():
+            if isinstance(value, np.ndarray):
+                out[f"{owner}.{key}"] = value
+            elif isinstance(value, list | dict | set) and owner == "engine":
+                return None  # per-game Python objects: not an array engine
+    return out
+
+
+def restore_engine_state(engine: Any, arrays: dict[str, Any]) -> None:
+    """Put back the arrays `engine_state` saved into an engine that has been reset.
+
+    Arrays of the same shape are filled in place (views between them stay
+    intact); one the engine sizes as it goes is replaced. CheckpointError
+    for a name the engine does not have.
+    """
+    for name, value in arrays.items():
+        owner_name, _, key = name.partition(".")
+        owner = engine if owner_name == "engine" else getattr(engine, "encoder", None)
+        old = getattr(owner, key, None) if owner is not None else None
+        if not isinstance(old, np.ndarray):
+            raise CheckpointError(f"checkpoint engine state: {name} does not fit this engine")
+        if old.shape == tuple(value.shape):
+            old[...] = np.asarray(value, dtype=old.dtype)
+        else:
+            setattr(owner, key, np.array(value, dtype=old.dtype))

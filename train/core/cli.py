@@ -1,0 +1,166 @@
+"""The one command-line grammar of the training commands.
+
+``cardsuite train``, ``ppo``, ``dmc`` (and ``train --backend rllib``) accept
+the same flags for the same things (`add_run_flags`): ``--config
+NAME_OR_PATH``, ``--run-dir DIR`` (``--out`` is a deprecated alias),
+``--resume DIR``, ``--seed N``, ``--players N``, ``--device cpu|cuda``,
+``--total-steps N``, ``--budget-minutes M``, ``--tensorboard`` /
+``--no-tensorboard`` and ``--set KEY=VALUE`` (any config field; YAML
+values; ``options.NAME=value`` sets one rule option). The batched trainers
+add one flag per field of their `ConfigBase` class (`add_field_flags`);
+boolean flags work bare (``--anneal-lr`` / ``--no-anneal-lr``). An unknown
+flag is a ConfigError with the closest known one (`reject_unknown`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+import sys
+import typing
+from typing import Any, Literal, TypeVar, get_args, get_origin
+
+from cardsuite.config import ConfigBase, read_yaml_mapping, shipped_configs
+from cardsuite.errors import ConfigError
+from cardsuite.overrides import merge_overrides, parse_assignments
+from cardsuite.safe_yaml import load_yaml_text
+
+C = TypeVar("C", bound=ConfigBase)
+
+#: The shared flags and the config field each sets (``--players``: the player count).
+COMMON = {
+    "seed": "seed",
+    "players": "num_players",
+    "device": "device",
+    "total_steps": "total_steps",
+    "budget_minutes": "budget_minutes",
+    "tensorboard": "tensorboard",
+}
+
+
+def add_run_flags(parser: argparse.ArgumentParser) -> None:
+    """The flags every training command shares (module doc)."""
+    g = parser.add_argument_group("run (every training command)")
+    g.add_argument("--config", metavar="NAME_OR_PATH",
+                   help="a preset by name (ppo_scum4, train/scum_quick) or a YAML file")  # fmt: skip
+    g.add_argument("--run-dir", metavar="DIR",
+                   help="the run folder (never overwritten; default runs/<name>)")  # fmt: skip
+    g.add_argument("--out", dest="out", metavar="DIR", help="deprecated: use --run-dir")
+    g.add_argument("--resume", metavar="DIR", help="continue the run (or checkpoint) in DIR")
+    g.add_argument("--seed", type=int, metavar="N", help="the run's seed")
+    g.add_argument("--players", type=int, metavar="N", help="players at the table")
+    g.add_argument("--device", metavar="cpu|cuda", help="torch device of the learner")
+    g.add_argument("--total-steps", type=int, metavar="N", help="learner decisions to train on")
+    g.add_argument("--budget-minutes", type=float, metavar="M",
+                   help="also stop after M minutes (0: no limit)")  # fmt: skip
+    g.add_argument("--tensorboard", action=argparse.BooleanOptionalAction, default=None,
+                   help="write TensorBoard events to RUN/tb")  # fmt: skip
+    g.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a config field (repeatable), e.g. --set total_steps=20000")  # fmt: skip
+
+
+def run_dir(ns: argparse.Namespace) -> str | None:
+    """``--run-dir``, or the deprecated ``--out`` (with a warning on stderr)."""
+    out = getattr(ns, "out", None)
+    if out and getattr(ns, "run_dir", None):
+        raise ConfigError("give --run-dir only (--out is its deprecated spelling)")
+    if out:
+        print("warning: --out is deprecated; use --run-dir", file=sys.stderr)
+        return str(out)
+    value = getattr(ns, "run_dir", None)
+    return str(value) if value else None
+
+
+def resolve_preset(name: str | None) -> str | None:
+    """``--config NAME_OR_PATH``: a file, a shipped preset (``train/NAME``), or a bare
+    training preset name (``ppo_scum4`` for ``configs/train/ppo_scum4.yaml``)."""
+    if name and f"train/{name.removesuffix('.yaml')}" in shipped_configs():
+        return f"train/{name}"
+    return name
+
+
+def preset(name: str | None) -> dict[str, Any]:
+    """The mapping of ``--config`` (`resolve_preset`); empty without one."""
+    resolved = resolve_preset(name)
+    return read_yaml_mapping(resolved) if resolved else {}
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def add_field_flags(parser: argparse.ArgumentParser, cls: type[ConfigBase]) -> None:
+    """One ``--flag`` per field of ``cls`` that the shared flags do not already set."""
+    hints = typing.get_type_hints(cls)
+    g = parser.add_argument_group(f"{cls.__name__} fields (override the preset)")
+    taken = {*COMMON.values(), "run_dir", "resume"}
+    for f in dataclasses.fields(cls):
+        if f.name in taken:
+            continue
+        tp, doc = hints[f.name], f.metadata.get("doc", "")
+        default = f.default if f.default_factory is dataclasses.MISSING else f.default_factory()
+        help_text = f"{doc} (default {default!r})".replace("%", "%%")
+        if tp is bool:
+            g.add_argument(_flag(f.name), dest=f.name, action=argparse.BooleanOptionalAction,
+                           default=None, help=help_text)  # fmt: skip
+        elif get_origin(tp) is Literal:
+            g.add_argument(_flag(f.name), dest=f.name, choices=get_args(tp), default=None,
+                           help=help_text)  # fmt: skip
+        else:
+            g.add_argument(_flag(f.name), dest=f.name, default=None, metavar=f.name.upper(),
+                           type=_reader(f.name, tp), help=help_text)  # fmt: skip
+
+
+def _reader(name: str, tp: Any) -> Any:
+    def read(raw: str) -> Any:
+        if tp is int:
+            return int(raw.replace("_", ""))
+        if tp is float:
+            return float(raw.replace("_", ""))
+        if get_origin(tp) is dict:
+            value = load_yaml_text(raw, _flag(name))
+            if not isinstance(value, dict):
+                raise ValueError(raw)
+            return value
+        return raw
+
+    read.__name__ = "a number" if tp in (int, float) else "a value"
+    return read
+
+
+def common_values(ns: argparse.Namespace) -> dict[str, Any]:
+    """The field values the shared flags set (only those given)."""
+    out = {}
+    for flag, name in COMMON.items():
+        value = getattr(ns, flag, None)
+        if value is not None:
+            out[name] = value
+    return out
+
+
+def config_from_args(cls: type[C], ns: argparse.Namespace) -> C:
+    """The preset of ``--config`` with the field flags, shared flags and ``--set`` applied."""
+    doc = preset(getattr(ns, "config", None))
+    names = set(cls.field_names())
+    flags = {f: getattr(ns, f) for f in names if getattr(ns, f, None) is not None}
+    flags.update(common_values(ns))
+    rd = run_dir(ns)
+    if rd:
+        flags["run_dir"] = rd
+    if getattr(ns, "resume", None):
+        flags["resume"] = str(ns.resume)
+    sets = parse_assignments(list(getattr(ns, "overrides", []) or []))
+    return cls.from_dict(merge_overrides({**doc, **flags}, sets, getattr(ns, "config", None)),
+                         source=getattr(ns, "config", None))  # fmt: skip
+
+
+def reject_unknown(parser: argparse.ArgumentParser, extra: list[str]) -> None:
+    """A ConfigError for leftover arguments, naming the closest known flag."""
+    if not extra:
+        return
+    known = [s for a in parser._actions for s in a.option_strings]
+    first = next((t for t in extra if t.startswith("-")), extra[0])
+    hint = difflib.get_close_matches(first.split("=")[0], known, n=1)
+    suggestion = f" (did you mean {hint[0]}?)" if hint else ""
+    raise ConfigError(f"unknown argument {first!r}{suggestion}; see --help")

@@ -1,0 +1,423 @@
+"""The opponents of every trainer: fixed baselines and frozen snapshots, drawn by PFSP.
+
+Batched trainers (PPO, Deep Monte-Carlo, RLlib's batched sampler) use
+`League`; the MaskablePPO adapter, whose envs seat one opponent agent per
+seat, uses `OpponentPool` with the same `Snapshot` (a numpy copy of the
+learner's actor, `cardsuite.train.core.netspec`) and `SnapshotAgent`.
+
+Members are batch policies (``policy(obs, mask) -> actions`` over the
+engine's arrays): the fixed baselines (``heuristic``: the real Scum heuristic,
+vectorised, :class:`~cardsuite.agents.batched_heuristic_scum.BatchedScumHeuristic`;
+``random``) and frozen copies of the learner's actor taken during training
+(:meth:`League.add_snapshot`), which sample their masked policy.
+
+Each game of the batch that is not pure self-play is assigned one member
+for its other seats; a game draws a new member whenever its episode ends
+(:meth:`League.draw`), so one batch holds games against many opponents at
+once and :meth:`League.act` plays each member's rows in one call.
+
+Prioritised fictitious self-play (PFSP, AlphaStar): the probability of
+drawing a member grows with how often it beats the learner. Every finished
+game reports the learner's outcome against its member (1 win, 0.5 tie,
+0 loss: the learner's episode reward against the mean of the others',
+:meth:`League.record`); counts decay by ``decay`` per game so the estimates
+follow the learner. Weightings of the member's win rate ``x`` against the
+learner: ``hard`` ``x ** power`` (focus on the members that beat it),
+``variance`` ``x * (1 - x)`` (members of equal strength), ``uniform``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from cardsuite.agents.base import Agent, TableInfo
+from cardsuite.batched.policies import call_policy
+from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.train.core.netspec import Snapshot, obs_scale, pick
+
+WEIGHTINGS = ("hard", "variance", "uniform")
+
+
+@dataclass
+class Member:
+    """One league member.
+
+    Attributes:
+        id: a stable id (games refer to members by id).
+        name: ``"heuristic"``, ``"random"`` or ``"snapshot@STEP"``.
+        policy: the batch policy.
+        wins: decayed count of games the member beat the learner (ties: half).
+        games: decayed count of games played against the learner.
+    """
+
+    id: int
+    name: str
+    policy: Callable[[Any, Any], Any]
+    wins: float = 1.0
+    games: float = 2.0
+    snapshot: Snapshot | None = None
+
+    @property
+    def win_rate(self) -> float:
+        """The member's estimated rate of beating the learner (prior: 1 of 2)."""
+        return self.wins / self.games
+
+
+class SnapshotPolicy:
+    """A frozen snapshot playing a batch (numpy in, numpy out): it samples its masked
+    policy, or with ``greedy`` plays the legal action of highest output (a Q-network)."""
+
+    def __init__(
+        self, snapshot: Snapshot, scale: np.ndarray, seed: int, greedy: bool = False
+    ) -> None:
+        """Play ``snapshot`` on observations multiplied by ``scale``."""
+        self.snapshot = snapshot
+        self.scale = np.asarray(scale, dtype=np.float32)
+        self.rng = np.random.default_rng(seed)
+        self.greedy = greedy
+
+    def __call__(self, obs: Any, mask: Any) -> np.ndarray:
+        """A sampled legal action per row."""
+        o = obs.cpu().numpy() if hasattr(obs, "cpu") else np.asarray(obs)
+        m = mask.cpu().numpy() if hasattr(mask, "cpu") else np.asarray(mask)
+        logits = self.snapshot.logits(o * self.scale)
+        return np.asarray(pick(logits, m, greedy=self.greedy, rng=self.rng), dtype=np.int64)
+
+
+class League:
+    """Baselines plus the newest ``max_snapshots`` snapshots, drawn by PFSP.
+
+    Args:
+        baselines: name -> batch policy of the fixed members.
+        max_snapshots: snapshots kept (the oldest leaves first).
+        weighting: ``"hard"``, ``"variance"`` or ``"uniform"`` (module doc).
+        power: exponent of the ``hard`` weighting.
+        decay: per-game decay of a member's counts (1: never forget).
+        seed: seeds the draws and the snapshots' sampling.
+        scale: the observation scale snapshots play with (numpy or torch;
+            None: observations as they come).
+        greedy: snapshots play their best legal action instead of sampling
+            (Deep Monte-Carlo's Q-networks).
+    """
+
+    def __init__(
+        self,
+        baselines: dict[str, Callable[[Any, Any], Any]],
+        *,
+        max_snapshots: int = 8,
+        weighting: str = "hard",
+        power: float = 2.0,
+        decay: float = 0.999,
+        seed: int = 0,
+        scale: Any = None,
+        greedy: bool = False,
+    ) -> None:
+        """Start with the baselines only."""
+        if weighting not in WEIGHTINGS:
+            raise ConfigError(f"pfsp weighting must be one of {WEIGHTINGS}, got {weighting!r}")
+        if max_snapshots < 0:
+            raise ConfigError(f"max_snapshots must be >= 0, got {max_snapshots}")
+        if not 0.0 < decay <= 1.0:
+            raise ConfigError(f"league decay must be in (0, 1], got {decay}")
+        self.weighting, self.power, self.decay = weighting, power, decay
+        self.max_snapshots = max_snapshots
+        self.rng = np.random.default_rng(seed)
+        self.seed = seed
+        self.greedy = greedy
+        self.scale: Any = (
+            1.0
+            if scale is None
+            else np.asarray(
+                scale.cpu().numpy() if hasattr(scale, "cpu") else scale, dtype=np.float32
+            )
+        )
+        self._next_id = 0
+        self.members: list[Member] = []
+        self.retired: dict[int, Member] = {}
+        for name, policy in baselines.items():
+            self._add(name, policy)
+
+    def _add(
+        self, name: str, policy: Callable[[Any, Any], Any], snapshot: Snapshot | None = None
+    ) -> Member:
+        m = Member(self._next_id, name, policy, snapshot=snapshot)
+        self._next_id += 1
+        self.members.append(m)
+        return m
+
+    def add_snapshot(self, snapshot: Snapshot) -> Member:
+        """Add a frozen snapshot (`Snapshot.of` the learner's actor) as a new member.
+
+        The oldest snapshot beyond ``max_snapshots`` retires (it finishes
+        the games it is playing).
+        """
+        policy = SnapshotPolicy(snapshot, self.scale, self.seed * 7919 + self._next_id,
+                                self.greedy)  # fmt: skip
+        member = self._add(f"snapshot@{snapshot.step}", policy, snapshot)
+        snaps = [m for m in self.members if m.name.startswith("snapshot@")]
+        for old in snaps[: max(0, len(snaps) - self.max_snapshots)]:
+            self.members.remove(old)
+            self.retired[old.id] = old
+        return member
+
+    def probabilities(self) -> np.ndarray:
+        """The PFSP draw probability of each member (in :attr:`members` order)."""
+        x = np.array([m.win_rate for m in self.members], dtype=np.float64)
+        if self.weighting == "hard":
+            w = x**self.power
+        elif self.weighting == "variance":
+            w = x * (1 - x)
+        else:
+            w = np.ones_like(x)
+        w = np.maximum(w, 1e-3)
+        return w / w.sum()
+
+    def draw(self, n: int) -> np.ndarray:
+        """Ids of ``n`` members drawn by PFSP."""
+        if not self.members:
+            raise ConfigError("the league has no members to draw from")
+        ids = np.array([m.id for m in self.members], dtype=np.int64)
+        return ids[self.rng.choice(len(ids), size=n, p=self.probabilities())]
+
+    def prune(self, in_use: np.ndarray) -> None:
+        """Forget retired members no game refers to any more."""
+        used = set(np.unique(in_use).tolist())
+        for mid in [i for i in self.retired if i not in used]:
+            del self.retired[mid]
+
+    def member(self, mid: int) -> Member:
+        """The member with id ``mid`` (active or retired)."""
+        for m in self.members:
+            if m.id == mid:
+                return m
+        if mid in self.retired:
+            return self.retired[mid]
+        raise ConfigError(f"no league member with id {mid}")
+
+    def act(
+        self, ids: np.ndarray, obs: Any, mask: Any, games: np.ndarray | None = None,
+        players: np.ndarray | None = None,
+    ) -> np.ndarray:  # fmt: skip
+        """Actions of rows whose games face members ``ids`` (one call per member).
+
+        ``games`` and ``players`` (the rows' game indices and acting player
+        ids) are handed to per-game policies
+        (:func:`~cardsuite.batched.policies.call_policy`); by default row
+        ``i`` is game ``i``.
+        """
+        out = np.zeros(len(ids), dtype=np.int64)
+        g_all = np.arange(len(ids)) if games is None else np.asarray(games)
+        for mid in np.unique(ids).tolist():
+            rows = np.flatnonzero(ids == mid)
+            who = None if players is None else np.asarray(players)[rows]
+            acts = call_policy(self.member(mid).policy, obs[rows], mask[rows], g_all[rows], who)
+            out[rows] = acts.cpu().numpy() if hasattr(acts, "cpu") else np.asarray(acts)
+        return out
+
+    def record(self, ids: np.ndarray, learner_outcome: np.ndarray) -> None:
+        """Update the members' win estimates from finished games (learner 1 / 0.5 / 0)."""
+        for mid in np.unique(ids).tolist():
+            hit = ids == mid
+            m = self.member(mid)
+            k = int(hit.sum())
+            keep = self.decay**k
+            m.wins = m.wins * keep + float((1.0 - learner_outcome[hit]).sum())
+            m.games = m.games * keep + k
+
+    def describe(self) -> list[dict[str, Any]]:
+        """JSON-friendly state: each member's name, win estimate and draw probability."""
+        probs = self.probabilities()
+        return [
+            {"name": m.name, "win_rate": round(m.win_rate, 4), "prob": round(float(p), 4),
+             "games": round(m.games, 1)}
+            for m, p in zip(self.members, probs)
+        ]  # fmt: skip
+
+    def state(self) -> dict[str, Any]:
+        """JSON state for a checkpoint: members and retired ones still playing, the draw RNG."""
+
+        def entry(m: Member, retired: bool) -> dict[str, Any]:
+            out = {"id": m.id, "name": m.name, "wins": m.wins, "games": m.games,
+                   "retired": retired}  # fmt: skip
+            gen = _generator(m.policy)
+            if gen is not None:
+                out["rng"] = gen.bit_generator.state
+            return out
+
+        return {
+            "members": [entry(m, False) for m in self.members]
+            + [entry(m, True) for m in self.retired.values()],
+            "rng": self.rng.bit_generator.state,
+            "next_id": self._next_id,
+        }
+
+    def snapshots(self) -> list[Snapshot]:
+        """The snapshots of the members and of the retired members still playing."""
+        every = [*self.members, *self.retired.values()]
+        return [m.snapshot for m in every if m.snapshot is not None]
+
+    def restore(
+        self, state: Mapping[str, Any], load: Callable[[str], Mapping[str, np.ndarray]],
+        activation: str,
+    ) -> None:  # fmt: skip
+        """Put back a `state` (a snapshot's weights by ``load(name)``, its hidden ``activation``).
+
+        Members keep their ids and counts; the snapshots' sampling generators
+        restart from their seeds.
+        """
+        fixed = {m.name: m.policy for m in self.members if m.snapshot is None}
+        self.members, self.retired = [], {}
+        for e in state["members"]:
+            name, snap = str(e["name"]), None
+            if name.startswith("snapshot@"):
+                snap = Snapshot(int(name.split("@")[1]), dict(load(name)), activation)
+                policy: Callable[[Any, Any], Any] = SnapshotPolicy(
+                    snap, self.scale, self.seed * 7919 + int(e["id"]), self.greedy
+                )
+            elif name in fixed:
+                policy = fixed[name]
+            else:
+                raise CheckpointError(f"league member {name!r} is not a baseline of this run")
+            m = Member(int(e["id"]), name, policy, float(e["wins"]), float(e["games"]), snap)
+            gen = _generator(policy)
+            if gen is not None and "rng" in e:
+                gen.bit_generator.state = e["rng"]
+            if e.get("retired"):
+                self.retired[m.id] = m
+            else:
+                self.members.append(m)
+        self.rng.bit_generator.state = state["rng"]
+        self._next_id = int(state["next_id"])
+
+
+def _generator(policy: Any) -> np.random.Generator | None:
+    """The numpy generator a member's policy draws from (a snapshot's, a random baseline's)."""
+    for name in ("rng", "_rng"):
+        gen = getattr(policy, name, None)
+        if isinstance(gen, np.random.Generator):
+            return gen
+    return None
+
+
+def snapshot_names(members: Sequence[Member]) -> list[str]:
+    """The names of the snapshot members, oldest first."""
+    return [m.name for m in members if m.name.startswith("snapshot@")]
+
+
+# ------------------------------------------------ per-seat opponents (AEC envs)
+class SnapshotAgent:
+    """An arena agent (`cardsuite.agents.base.Agent`) that plays a `Snapshot`.
+
+    Args:
+        snapshot: the frozen policy.
+        deterministic: play the most likely legal action instead of sampling.
+        seed: seeds the sampling (``reset`` reseeds when given one).
+    """
+
+    def __init__(
+        self, snapshot: Snapshot, *, deterministic: bool = False, seed: int | None = None
+    ) -> None:
+        """Wrap ``snapshot``; the observation scale is set at ``reset``."""
+        self.name = f"snapshot@{snapshot.step}"
+        self.snapshot = snapshot
+        self.deterministic = deterministic
+        self._layers = snapshot.layers()
+        self._rng = np.random.default_rng(seed)
+        self._scale: np.ndarray | None = None
+
+    def reset(self, table: TableInfo, seed: int | None = None) -> None:
+        """Check the table fits the network; reseed when given a seed."""
+        in_size = self._layers[0][0].shape[1]
+        out_size = self._layers[-1][0].shape[0]
+        if table.obs_spec.size != in_size or table.num_actions != out_size:
+            raise CheckpointError(
+                f"{self.name}: the policy expects observations of size {in_size} and "
+                f"{out_size} actions, but this table has {table.obs_spec.size} and "
+                f"{table.num_actions} (different game or rule options)"
+            )
+        self._scale = obs_scale(table.obs_spec)
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
+        """A legal action drawn from (or the mode of) the masked policy."""
+        if self._scale is None:
+            raise ConfigError(f"{self.name}: call reset(table) before act()")
+        logits = self.snapshot.logits(observation * self._scale)
+        return int(pick(logits, action_mask, self.deterministic, self._rng))
+
+
+@dataclass
+class OpponentPool:
+    """Draw probabilities per opponent kind and the kept snapshots.
+
+    Attributes:
+        game: the game's registry name (baselines are built for it).
+        probs: probability of ``"random"``, ``"heuristic"``, ``"snapshot"``.
+        max_snapshots: how many snapshots to keep (the oldest leave first).
+        snapshots: the kept snapshots, oldest first.
+    """
+
+    game: str
+    probs: Mapping[str, float]
+    max_snapshots: int
+    snapshots: list[Snapshot] = field(default_factory=list)
+
+    def add(self, snapshot: Snapshot) -> None:
+        """Keep ``snapshot``, dropping the oldest beyond ``max_snapshots``."""
+        self.snapshots.append(snapshot)
+        del self.snapshots[: max(0, len(self.snapshots) - self.max_snapshots)]
+
+    def set_snapshots(self, snapshots: list[Snapshot]) -> None:
+        """Replace the kept snapshots (the trainer's refresh of a worker's pool)."""
+        self.snapshots = list(snapshots)[-self.max_snapshots :]
+
+    def kinds(self) -> list[str]:
+        """The kinds with positive probability that can be drawn now."""
+        return [
+            kind
+            for kind, p in self.probs.items()
+            if p > 0 and (kind != "snapshot" or self.snapshots)
+        ]
+
+    def draw_kind(self, rng: np.random.Generator) -> tuple[str, Snapshot | None]:
+        """A kind by probability, and for ``"snapshot"`` a snapshot drawn uniformly.
+
+        While the pool has no snapshot yet, the snapshot share goes to the
+        other kinds in proportion (or to ``random`` if they have none).
+        """
+        kinds = self.kinds()
+        if not kinds:
+            kinds = ["random"]
+            weights = np.ones(1)
+        else:
+            weights = np.array([self.probs[k] for k in kinds], dtype=np.float64)
+        kind = kinds[int(rng.choice(len(kinds), p=weights / weights.sum()))]
+        if kind == "snapshot":
+            return kind, self.snapshots[int(rng.integers(len(self.snapshots)))]
+        return kind, None
+
+    def draw(self, rng: np.random.Generator) -> Agent:
+        """An opponent agent drawn as `draw_kind` says."""
+        kind, snap = self.draw_kind(rng)
+        if snap is not None:
+            return SnapshotAgent(snap)
+        return self._baseline(kind)
+
+    def _baseline(self, kind: str) -> Agent:
+        """A fresh baseline (one per seat, so seats never share an agent's state)."""
+        from cardsuite.agents.registry import make_agent
+
+        return make_agent(kind, self.game)
+
+    def describe(self) -> dict[str, Any]:
+        """JSON-friendly metadata: probabilities and the snapshots' steps."""
+        return {
+            "probs": dict(self.probs),
+            "max_snapshots": self.max_snapshots,
+            "snapshot_steps": [s.step for s in self.snapshots],
+        }

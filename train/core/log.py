@@ -1,0 +1,118 @@
+"""Curves, TensorBoard and progress lines of every trainer.
+
+``RUN/progress.csv`` gets one row per iteration (the trainer names its
+columns: steps, steps/s, losses...); ``RUN/eval.csv`` one row per duplicate
+evaluation (`cardsuite.train.core.evaluate`). TensorBoard events go to
+``RUN/tb`` when ``tensorboard`` is on and installed (``tensorboard --logdir
+runs``). On resume the CSV rows after the checkpoint are dropped
+(`cardsuite.train.core.rundir.start_logs`) and the event file starts with a
+``purge_step`` marker (`summary_writer`), so every step shows once.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+EVAL_FIELDS = ("step", "against", "deals", "beats", "beats_ci", "mean_a", "mean_b", "margin",
+               "margin_ci")  # fmt: skip
+
+
+def summary_writer(folder: Path, purge_step: int | None = None) -> Any:
+    """A TensorBoard ``SummaryWriter`` on ``folder`` (None when tensorboard is not installed).
+
+    With ``purge_step`` (a resume), TensorBoard discards the older events at
+    or after that step: the ones written between the checkpoint and a kill.
+    """
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    return SummaryWriter(log_dir=str(folder), purge_step=purge_step)
+
+
+class RunLog:
+    """Appends to ``progress.csv`` / ``eval.csv`` and TensorBoard under ``run_dir``.
+
+    Args:
+        run_dir: the run folder.
+        progress_fields: the columns of ``progress.csv`` (``step`` and
+            ``iteration`` first).
+        tensorboard: write TensorBoard events (if tensorboard is installed).
+        quiet: no log lines on stdout.
+        purge_step: on resume, the checkpoint's step + 1 (`summary_writer`).
+        headline: the keys shown in the progress line besides steps/s.
+    """
+
+    def __init__(
+        self, run_dir: Path, progress_fields: Sequence[str], *, tensorboard: bool, quiet: bool,
+        purge_step: int | None = None, headline: Sequence[str] = (),
+    ) -> None:  # fmt: skip
+        """Create the folder; open TensorBoard if asked and available."""
+        self.dir = run_dir
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.fields = tuple(progress_fields)
+        self.headline = tuple(headline)
+        self.quiet = quiet
+        self.tb: Any = summary_writer(self.dir / "tb", purge_step) if tensorboard else None
+
+    def _append(self, name: str, header: tuple[str, ...], row: dict[str, Any]) -> None:
+        path = self.dir / name
+        new = not path.exists()
+        with open(path, "a", newline="", encoding="utf-8") as fh:
+            w = csv.DictWriter(fh, fieldnames=header, extrasaction="ignore")
+            if new:
+                w.writeheader()
+            w.writerow({k: _fmt(row.get(k)) for k in header})
+
+    def progress(self, row: dict[str, Any]) -> None:
+        """One iteration's statistics."""
+        self._append("progress.csv", self.fields, row)
+        step = int(row["step"])
+        if self.tb is not None:
+            for k, v in row.items():
+                if k not in ("step", "iteration") and isinstance(v, float) and math.isfinite(v):
+                    self.tb.add_scalar(f"train/{k}", v, step)
+        it = int(row["iteration"])
+        if not self.quiet and (it <= 3 or it % 10 == 0):
+            shown = "  ".join(f"{k} {row[k]:.4g}" for k in self.headline if k in row)
+            print(f"step {step:>10,}  {row.get('sps', 0.0):>9,.0f} steps/s  {shown}", flush=True)
+
+    def evals(self, rows: list[dict[str, Any]]) -> None:
+        """Duplicate evaluation rows."""
+        for row in rows:
+            self._append("eval.csv", EVAL_FIELDS, row)
+            if self.tb is not None:
+                self.tb.add_scalar(f"eval/beats_{row['against']}", row["beats"], int(row["step"]))
+            if not self.quiet:
+                print(f"eval step {int(row['step']):,}: beats {row['against']} on "
+                      f"{100 * row['beats']:.1f}% ± {100 * row['beats_ci']:.1f} of "
+                      f"{int(row['deals'])} duplicate deals", flush=True)  # fmt: skip
+
+    def note(self, text: str) -> None:
+        """A free-form log line (not in quiet mode)."""
+        if not self.quiet:
+            print(text, flush=True)
+
+    def close(self) -> None:
+        """Flush TensorBoard."""
+        if self.tb is not None:
+            self.tb.close()
+
+
+def _fmt(v: Any) -> Any:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return v
+
+
+def print_eval(rows: list[dict[str, Any]]) -> None:
+    """A final evaluation on stdout, one line per opponent."""
+    for row in rows:
+        print(f"vs {row['against']}: beats {100 * row['beats']:.1f}% ± "
+              f"{100 * row['beats_ci']:.1f} of {row['deals']:.0f} duplicate deals, "
+              f"margin {row['margin']:+.3f} ± {row['margin_ci']:.3f}")  # fmt: skip

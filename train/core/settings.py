@@ -1,0 +1,138 @@
+"""The settings every batched trainer shares, as one `ConfigBase` class.
+
+`RunConfig` holds what a run of batched PPO (`cardsuite.train.ppo_config.PPOConfig`)
+or Deep Monte-Carlo (`cardsuite.train.dmc_config.DMCConfig`) has in common:
+the game and table, the budget, the network's size, the league, the
+evaluation, the run folder, resume and logging. Each value is checked once,
+by its field (`cardsuite.config.doc_field` bounds, `Literal` choices), and a
+trainer that wants another default re-declares the field with `inherit`,
+which keeps its doc line and bounds. `learning_rate_field` is the one
+definition of the learning rate (> 0) that the MaskablePPO and RLlib configs
+use too. The reference tables in ``docs/training.md`` are generated from these
+classes (``python -m cardsuite.docs --write``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from cardsuite.config import ConfigBase, doc_field
+from cardsuite.errors import ConfigError
+
+DEVICE = re.compile(r"cpu|cuda(:\d+)?|mps")
+BASELINES = ("heuristic", "random")
+
+
+def learning_rate_field(default: float) -> Any:
+    """The learning rate of every trainer: one name, one check (> 0)."""
+    return doc_field(default, "Adam step size", gt=0.0)
+
+
+def inherit(base: type[ConfigBase], name: str, default: Any) -> Any:
+    """Field ``name`` of ``base`` with another default (same doc line and bounds)."""
+    f = {f.name: f for f in dataclasses.fields(base)}[name]
+    return dataclasses.field(default=default, metadata=f.metadata)
+
+
+@dataclass(frozen=True)
+class RunConfig(ConfigBase):
+    """A batched trainer's run: game, budget, network, league, evaluation, run folder."""
+
+    exp_name: str = doc_field(
+        "run", "name of the run (its folder is runs/<exp_name>-seed<seed> by default)"
+    )
+    seed: int = doc_field(0, "seeds python, numpy, torch and the training deals", ge=0)
+    game: str = doc_field("scum", "the game: scum, scum_party or scandal (its batched engine)")
+    num_players: int = doc_field(
+        4, "players at the table (Scum J2, Scum Party P2, Scandal S2)", ge=1
+    )
+    options: dict[str, Any] = dataclasses.field(
+        default_factory=dict, metadata={"doc": "other rule options of the game's config"}
+    )
+    total_steps: int = doc_field(2_000_000, "learner decisions to train on", ge=1)
+    budget_minutes: float = doc_field(
+        0.0, "also stop after this many minutes of training (0: no limit)", ge=0.0
+    )
+    num_games: int = doc_field(512, "games stepped together", ge=1)
+    rollout_steps: int = doc_field(
+        32, "engine steps per rollout (every game moves once per step)", ge=1
+    )
+    device: str = doc_field("cpu", "torch device of the network: cpu or cuda (cuda:N)")
+    threads: int = doc_field(
+        1, "torch CPU threads (0: torch's default; more than 1 thrashes on a shared machine)", ge=0
+    )
+    learning_rate: float = learning_rate_field(3e-4)
+    hidden: int = doc_field(128, "units per hidden layer", ge=1)
+    layers: int = doc_field(2, "hidden layers", ge=1)
+    activation: Literal["tanh", "relu"] = doc_field("tanh", "hidden activation")
+    self_play: float = doc_field(
+        0.5, "share of games where every seat is the learner (the rest face the league)",
+        ge=0.0, le=1.0,
+    )  # fmt: skip
+    baselines: str = doc_field(
+        "heuristic", "fixed league members: comma list of heuristic, random (may be empty)"
+    )
+    snapshot_every: int = doc_field(
+        250_000, "learner steps between frozen snapshots added to the league (0: none)", ge=0
+    )
+    max_snapshots: int = doc_field(8, "snapshots kept in the league", ge=0)
+    pfsp: Literal["hard", "variance", "uniform"] = doc_field(
+        "hard", "PFSP weighting of the league draw: hard, variance or uniform"
+    )
+    bc_steps: int = doc_field(
+        0, "warm start: engine steps of heuristic games to learn from (0: start from scratch)", ge=0
+    )
+    bc_games: int = doc_field(512, "warm start: games played together to make its data", ge=0)
+    bc_explore: float = doc_field(
+        0.15, "warm start: share of random moves in those games (labels stay the heuristic's)",
+        ge=0.0, le=1.0,
+    )  # fmt: skip
+    bc_epochs: int = doc_field(4, "warm start: passes over its data", ge=0)
+    eval_every: int = doc_field(
+        250_000, "learner steps between duplicate evaluations (0: final only)", ge=0
+    )
+    eval_deals: int = doc_field(400, "duplicate deals per evaluation against each opponent", ge=1)
+    eval_seed: int = doc_field(
+        1_000_003, "deal seed of the evaluations (never a training seed)", ge=0
+    )
+    eval_against: str = doc_field(
+        "heuristic", "evaluation opponents: comma list of heuristic, random"
+    )
+    checkpoint_every: int = doc_field(
+        500_000, "learner steps between checkpoints (0: final only)", ge=0
+    )
+    run_dir: str = doc_field("", "output folder (default runs/<exp_name>-seed<seed>)")
+    resume: str = doc_field("", "continue the run (or checkpoint) in this folder")
+    tensorboard: bool = doc_field(True, "write TensorBoard events (if tensorboard is installed)")
+    quiet: bool = doc_field(False, "no log lines on stdout")
+
+    def validate(self) -> None:
+        """The combinations: device, baseline names, a league to play against, warm start."""
+        from cardsuite.train.ppo_games import train_game
+
+        try:
+            train_game(self.game)
+        except ConfigError as err:
+            self._fail("game", str(err))
+        if not DEVICE.fullmatch(self.device):
+            self._fail("device", f"must be cpu or cuda (cuda:N), got {self.device!r}")
+        for name in ("baselines", "eval_against"):
+            for b in self.names(name):
+                if b not in BASELINES:
+                    self._fail(name, f"unknown baseline {b!r} (heuristic, random)")
+        if self.self_play < 1.0 and not self.names("baselines") and not self.snapshot_every:
+            self._fail("baselines", "games against the league need baselines or snapshot_every")
+        if self.bc_steps and self.bc_games < 1:
+            self._fail("bc_games", "must be at least 1 with a warm start")
+
+    def names(self, name: str) -> list[str]:
+        """The comma list of field ``name`` as names."""
+        return [s.strip() for s in str(getattr(self, name)).split(",") if s.strip()]
+
+    def out_dir(self) -> Path:
+        """The run folder of a new run."""
+        return Path(self.run_dir or f"runs/{self.exp_name}-seed{self.seed}")

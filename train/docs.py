@@ -1,0 +1,25 @@
+"""The training configs' reference tables, generated from the classes by ``cardsuite.docs``.
+
+Registered as the ``cardsuite.doc_tables`` entry point ``training``:
+``python -m cardsuite.docs --write`` rewrites them between their markers and
+``tests/core/test_docs_generated.py`` fails when one is stale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+
+def tables() -> list[tuple[str, str, Callable[[], str]]]:
+    """``(page, marker, generate)`` of every training config's table."""
+    from cardsuite.train.config import TrainConfig
+    from cardsuite.train.dmc_config import DMCConfig
+    from cardsuite.train.ppo_config import PPOConfig
+    from cardsuite.train.rllib.config import RLlibTrainConfig
+
+    return [
+        ("docs/training.md", "ppo-config", PPOConfig.doc_table),
+        ("docs/training.md", "dmc-config", DMCConfig.doc_table),
+        ("docs/training.md", "maskable-ppo-config", TrainConfig.doc_table),
+        ("docs/rllib.md", "rllib-config", RLlibTrainConfig.doc_table),
+    ]
