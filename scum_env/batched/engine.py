@@ -32,16 +32,24 @@ from typing import Any
 import numpy as np
 
 from cardsuite.batched.arrays import ArrayGames
-from cardsuite.errors import ConfigError, IllegalActionError, PresetError
+from cardsuite.errors import ConfigError, IllegalActionError, PresetError, UsageError
 from scum_env.batched.backend import Array, Backend, get_backend
-from scum_env.batched.checks import action_ids, active_flags, preset_array
-from scum_env.batched.deal import TAG_DEAL, TAG_ROLES, split_seed, stream_keys
+from scum_env.batched.checks import action_ids, active_flags
+from scum_env.batched.deal import TAG_ROLES, split_seed, stream_keys
 from scum_env.batched.encoding import BatchEncoder
+from scum_env.batched.presets import (
+    check_hands,
+    check_roles,
+    check_scores,
+    check_trades_leave_cards,
+)
+from scum_env.batched.series import BIG, end_series, restart, start_series
+from scum_env.batched.trades import give_back
+from scum_env.batched.views import game_view
 from scum_env.config import ScumConfig
 from scum_env.phase import Phase
 from scum_env.rules import Rules, scum_rules
 
-BIG = 1 << 20
 TRADE, PLAY, OVER = int(Phase.TRADE), int(Phase.PLAY), int(Phase.OVER)
 
 
@@ -199,21 +207,21 @@ class BatchedScum(ArrayGames):
         split_seed(seed)
         every = self.rows
         if roles is not None:
-            order = xp.asarray(self._check_roles(roles), xp.int64)
+            order = xp.asarray(check_roles(self, roles), xp.int64)
         else:  # the seeded draw of _draw_roles, for deal number 0 (J3)
             zero = xp.zeros((self.num_games,), xp.int64)
             keys = stream_keys(xp, seed, TAG_ROLES, every + self.game_offset, zero, self.P)
             order = xp.argsort(keys, axis=1)
-        sc = None if scores is None else self._check_scores(scores)
+        sc = None if scores is None else check_scores(self, scores)
         if isinstance(trade, bool):
             trade_flags = np.full(self.num_games, trade)
         else:
             trade_flags = np.asarray(trade)
             if trade_flags.dtype != np.bool_ or trade_flags.shape != (self.num_games,):
                 raise PresetError(f"reset option 'trade' must be a bool or {self.num_games} bools")
-        preset = None if hands is None else self._check_hands(hands)
+        preset = None if hands is None else check_hands(self, hands)
         if preset is not None:
-            self._check_trades_leave_cards(preset, np.asarray(xp.to_numpy(order)), trade_flags)
+            check_trades_leave_cards(self, preset, np.asarray(xp.to_numpy(order)), trade_flags)
         self.seed = seed
         self.deals[:] = 0
         self.series[:] = 0
@@ -221,7 +229,7 @@ class BatchedScum(ArrayGames):
         self.order[:] = order
         if sc is not None:
             self.scores[:] = xp.take_along(xp.asarray(sc, xp.int64), self.order, 1)
-        self._start_series(every, xp.asarray(trade_flags, xp.bool), preset)
+        start_series(self, every, xp.asarray(trade_flags, xp.bool), preset)
         self.done[:] = False
         self.rewards[:] = 0.0
         return self._observe()
@@ -253,12 +261,28 @@ class BatchedScum(ArrayGames):
         trade = live & (self.phase == TRADE)
         play = live & (self.phase == PLAY)
         if xp.any(trade):
-            self._give_back(xp.nonzero(trade), a)
+            give_back(self, xp.nonzero(trade), a)
         self._play_or_pass(play, a)
         if self.autoreset and xp.any(self.done):
-            self._restart(xp.nonzero(self.done))
+            restart(self, xp.nonzero(self.done))
         obs, mask, to_act = self._observe()
         return StepResult(obs, mask, to_act, self.rewards, self.done)
+
+    def restart_games(self, games: Any) -> tuple[Array, Array, Array]:
+        """Restart the games flagged in ``games`` (``[N]`` bools) as autoreset would.
+
+        For a caller that steps with ``autoreset=False`` and restarts the
+        finished games itself, after reading their final observation
+        (`observe_as`); the vector env does this to return ``final_obs``.
+
+        Returns:
+            ``(obs, mask, to_act)`` of every game, as after `step`.
+        """
+        xp = self.xp
+        flags = xp.asarray(np.asarray(games, dtype=bool).reshape(-1), xp.bool)
+        if xp.any(flags):
+            restart(self, xp.nonzero(flags))
+        return self._observe()
 
     def to_act(self) -> Array:
         """``[N]`` player id to act in each game."""
@@ -284,173 +308,6 @@ class BatchedScum(ArrayGames):
                 f"game {g}: player_{player}: illegal action {act} ({what}); "
                 "check the action mask (no game was changed)"
             )
-
-    def _check_roles(self, roles: Any) -> np.ndarray:
-        arr = preset_array("roles", roles)
-        n = self.P
-        if arr.shape != (self.num_games, n) or not np.issubdtype(arr.dtype, np.integer):
-            raise PresetError(f"preset roles must be integer player ids of shape [N, P] = "
-                              f"[{self.num_games}, {n}], got shape {arr.shape}")  # fmt: skip
-        if not np.array_equal(np.sort(arr, axis=1), np.broadcast_to(np.arange(n), arr.shape)):
-            raise PresetError(f"each row of preset roles must list the {n} players once")
-        return arr
-
-    def _check_scores(self, scores: Any) -> np.ndarray:
-        arr = preset_array("scores", scores)
-        shape = (self.num_games, self.P)
-        if arr.shape != shape or not np.issubdtype(arr.dtype, np.integer):
-            raise PresetError(f"preset scores must be integers of shape {list(shape)}")
-        if arr.min() < 0 or arr.max() >= self.rules.target:
-            raise PresetError(f"preset scores must be from 0 to {self.rules.target - 1}")
-        return arr
-
-    def _check_hands(self, hands: Any) -> np.ndarray:
-        arr = preset_array("hands", hands)
-        shape = (self.num_games, self.P, self.K)
-        if arr.shape != shape or not np.issubdtype(arr.dtype, np.integer):
-            raise PresetError(
-                f"preset hands must be card counts of shape [N, P, K] = {list(shape)}"
-            )
-        if arr.min() < 0 or np.any(arr.sum(axis=1) > self.rules.deck[None, :]):
-            raise PresetError("preset hands hold more cards of some slot than the pack")
-        if np.any(arr.sum(axis=2) == 0):
-            raise PresetError("every preset hand must hold at least one card")
-        return arr
-
-    def _check_trades_leave_cards(
-        self, preset: np.ndarray, order: np.ndarray, trade: np.ndarray
-    ) -> None:
-        """PresetError if the trades would leave the President without cards (J5).
-
-        From five players the President receives the Scum's two highest and
-        gives two back; with one card of its own and a one-card Scum it would
-        lead with an empty hand. Every other seat keeps at least one card.
-        """
-        if self.P < 5:
-            return
-        rows = np.arange(self.num_games)
-        president = preset[rows, order[:, 0]].sum(axis=1)
-        scum = preset[rows, order[:, -1]].sum(axis=1)
-        bad = np.flatnonzero(trade & (president == 1) & (scum == 1))
-        if bad.size:
-            raise PresetError(
-                f"game {int(bad[0])}: preset hands leave the President with no cards once "
-                "the trades are done (J5); give the President or the Scum a second card"
-            )
-
-    # ------------------------------------------------------------------ series
-    def _draw_roles(self, r: Array) -> Array:
-        games = r + self.game_offset
-        keys = stream_keys(self.xp, self._seed(), TAG_ROLES, games, self.deals[r], self.P)
-        return self.xp.argsort(keys, axis=1)
-
-    def _seed(self) -> int:
-        return 0 if self.seed is None else self.seed
-
-    def _deal(self, r: Array) -> Array:
-        """Seeded hands ``[R, P, K]`` by position for games ``r`` (J4)."""
-        xp = self.xp
-        n, k, d = self.P, self.K, self.rules.deck_size
-        keys = stream_keys(xp, self._seed(), TAG_DEAL, r + self.game_offset, self.deals[r], d)
-        cards = self.slot_list[xp.argsort(keys, axis=1)]
-        m = r.shape[0]
-        local = xp.arange(m)
-        idx = ((local[:, None] * n + self.deal_seat[None, :]) * k + cards).reshape(-1)
-        return xp.bincount(idx, m * n * k).reshape(m, n, k)
-
-    def _start_series(self, r: Array, trade: Array, preset: np.ndarray | None = None) -> None:
-        """Deal (or take preset hands), clear the series and run the forced trades."""
-        xp = self.xp
-        if preset is None:
-            hands = self._deal(r)
-        else:
-            by_player = xp.asarray(preset, xp.int64)
-            hands = by_player[self.rows[:, None], self.order]
-        self.hands[r] = xp.astype(hands, xp.int8)
-        self.ncards[r] = xp.astype(xp.sum(hands, 2), xp.int16)
-        self.deals[r] += 1
-        self.series[r] += 1
-        self.finish[r] = 0
-        self.nfin[r] = 0
-        self.played[r] = 0
-        self.given[r] = 0
-        self.received[r] = 0
-        self.give_left[r] = 0
-        self.game_over[r] = False
-        self.winner_pos[r] = -1
-        self._clear_round(r)
-        self.tstep[r] = xp.where(trade, 0, len(self.steps))
-        self._run_trades(r)
-
-    def _restart(self, r: Array) -> None:
-        """Restart finished games ``r`` as ``scum_v0.reset()`` would (module doc)."""
-        xp = self.xp
-        over = self.game_over[r]
-        fresh = r[over]
-        cont = r[~over]
-        if fresh.shape[0]:
-            self.order[fresh] = self._draw_roles(fresh)
-            self.scores[fresh] = 0
-            self._start_series(fresh, xp.zeros(fresh.shape, xp.bool))
-        if cont.shape[0]:
-            self._seat_by_finish(cont)
-            self._start_series(cont, xp.full(cont.shape, True, xp.bool))
-
-    def _seat_by_finish(self, r: Array) -> None:
-        """New role positions from the finish order of the last series (J3)."""
-        new_pos = self.xp.astype(self.finish[r], self.xp.int64) - 1
-        rr = r[:, None]
-        order, scores = self.order[r], self.scores[r]
-        self.order[rr, new_pos] = order
-        self.scores[rr, new_pos] = scores
-
-    # ------------------------------------------------------------------ trades
-    def _run_trades(self, r: Array) -> None:
-        """Do forced trade steps of games ``r`` until a give-back is due (J5)."""
-        xp = self.xp
-        n = self.P
-        for i, step in enumerate(self.steps):
-            at = r[self.tstep[r] == i]
-            if at.shape[0] == 0:
-                continue
-            giver, receiver = step.giver % n, step.receiver % n
-            if step.kind == "choice":
-                left = self.give_left[at]
-                held = xp.astype(self.ncards[at, giver], xp.int64)
-                left = xp.where(left == 0, xp.minimum(held, step.count), left)
-                self.give_left[at] = left
-                self.tstep[at[left == 0]] += 1
-                wait = at[left > 0]
-                self.phase[wait] = TRADE
-                self.actor[wait] = giver
-                continue
-            weight = self.slot_ar + 1 if step.kind == "high" else self.K - self.slot_ar
-            for _ in range(step.count):
-                w = xp.where(self.hands[at, giver] > 0, weight[None, :], 0)
-                slot = xp.argmax(w, 1)
-                ok = at[xp.amax(w, 1) > 0]
-                self._transfer(ok, giver, receiver, slot[xp.amax(w, 1) > 0])
-            self.tstep[at] += 1
-        ready = r[self.tstep[r] == len(self.steps)]
-        self.phase[ready] = PLAY
-        self.actor[ready] = 0  # the President leads the first round (J6)
-
-    def _transfer(self, r: Array, giver: Any, receiver: Any, slot: Array) -> None:
-        self.hands[r, giver, slot] -= 1
-        self.hands[r, receiver, slot] += 1
-        self.ncards[r, giver] -= 1
-        self.ncards[r, receiver] += 1
-        self.given[r, giver, slot] += 1
-        self.received[r, receiver, slot] += 1
-
-    def _give_back(self, r: Array, a: Array) -> None:
-        """One chosen give-back card of games ``r`` (J5)."""
-        slot = a[r] - self.rules.give_base
-        receiver = self.recv_of_step[self.tstep[r]]
-        self._transfer(r, self.actor[r], receiver, slot)
-        self.give_left[r] -= 1
-        self.tstep[r[self.give_left[r] == 0]] += 1
-        self._run_trades(r)
 
     # ------------------------------------------------------------------ play
     def _taken(self, hand: Array, count: Array, slot: Array) -> Array:
@@ -522,7 +379,7 @@ class BatchedScum(ArrayGames):
         if xp.any(round_end):
             self._end_round(xp.nonzero(round_end))
         if xp.any(series_end):
-            self._end_series(xp.nonzero(series_end))
+            end_series(self, xp.nonzero(series_end))
 
     def _next_holder(self, start: Array, eligible: Array) -> tuple[Array, Array]:
         """First eligible position after ``start`` in turn order, and whether one exists."""
@@ -551,47 +408,6 @@ class BatchedScum(ArrayGames):
         self.acted[r] = False
         self.passes[r] = 0
 
-    def _end_series(self, r: Array) -> None:
-        """Score the series (J8); end the episode or deal the next series."""
-        xp = self.xp
-        n = self.P
-        last = xp.argmax(self.ncards[r] > 0, 1)
-        self.finish[r, last] = n
-        finish = xp.astype(self.finish[r], xp.int64)
-        points = n + 1 - finish
-        scores = self.scores[r] + points
-        self.scores[r] = scores
-        best = xp.amax(scores, 1)
-        over = best >= self.rules.target
-        self.game_over[r] = over
-        tied = xp.where(scores == best[:, None], finish, BIG)
-        self.winner_pos[r] = xp.where(over, xp.argmin(tied, 1), -1)
-        self._clear_round(r)
-        if self.rules.episode == "series":
-            reward = xp.astype(points, xp.float32)
-            if self.rules.reward == "centered":
-                reward = xp.astype(
-                    xp.asarray(self._centered_table(), xp.float32)[points], xp.float32
-                )
-            self._finish_episode(r, reward)
-            return
-        won = self.pos_ar[None, :] == self.winner_pos[r][:, None]
-        self._finish_episode(r[over], xp.astype(xp.where(won, 1, -1), xp.float32)[over])
-        going = r[~over]
-        if going.shape[0]:
-            self._seat_by_finish(going)
-            self._start_series(going, xp.full(going.shape, True, xp.bool))
-
-    def _centered_table(self) -> np.ndarray:
-        n = self.P
-        pts = np.arange(n + 2, dtype=np.float64)
-        return ((pts - (n + 1) / 2) / ((n - 1) / 2)).astype(np.float32)
-
-    def _finish_episode(self, r: Array, reward_by_pos: Array) -> None:
-        self.phase[r] = OVER
-        self.done[r] = True
-        self.rewards[r[:, None], self.order[r]] = reward_by_pos
-
     # ------------------------------------------------------------------ views
     def _observe(self) -> tuple[Array, Array, Array]:
         xp = self.xp
@@ -602,6 +418,34 @@ class BatchedScum(ArrayGames):
         mask_out = mask.view(np.int8) if xp.name == "numpy" else mask.to(xp.int8)
         return obs, mask_out, self.to_act()
 
+    def observe_as(self, player: Any) -> Array:
+        """A new ``[N, obs_dim]`` float32: each game's observation from player id ``player``'s seat.
+
+        The encoder's view with ``player`` as the observer (``player`` may
+        also be ``[N]`` ids, one per game), as trainers bootstrap a seat's
+        open transition at the end of a rollout. Nothing of the engine
+        changes: not its state, not the observation and mask buffers
+        :meth:`step` returned.
+
+        Raises:
+            UsageError: before :meth:`reset`, or a bad ``player`` (not ids ``0 .. n-1``).
+        """
+        from scum_env.party.batched.views import check_players  # the suite's one player check
+
+        if self._mask is None:
+            raise UsageError("call reset() before observe_as()")
+        xp = self.xp
+        ids = check_players(xp, player, self.num_games, self.P)
+        saved = xp.copy(self.actor)
+        self.actor[:] = xp.argmax(self.order == ids[:, None], 1)
+        hand = xp.take_rows(self.hands.reshape(-1, self.K), self.flat_actor())
+        view = xp.copy(self.encoder.observe(self, hand))
+        give = self.encoder.spec.slices["give_backs_left"].start
+        view[:, give] = xp.where(self.actor == saved, view[:, give], 0.0)  # the giver's alone
+        self.actor[:] = saved
+        self._observe()  # the encoder writes into the shared buffer: rebuild it in place
+        return view
+
     def game_view(self, g: int) -> dict[str, Any]:
         """Game ``g`` by player id, as numpy (for tests, debugging and rendering).
 
@@ -610,29 +454,4 @@ class BatchedScum(ArrayGames):
         ``order`` (player ids, President first); ``scores``; ``finish``
         (players out so far, in order); ``phase``, ``to_act``, ``series``.
         """
-        xp = self.xp
-        order = xp.to_numpy(self.order[g])
-        inv = np.argsort(order)
-
-        def by_player(x: Array) -> np.ndarray:
-            return np.asarray(xp.to_numpy(x[g]))[inv]
-
-        hands, given, received = (
-            by_player(self.hands),
-            by_player(self.given),
-            by_player(self.received),
-        )
-        fin = xp.to_numpy(self.finish[g])
-        out_pos = [int(j) for j in np.argsort(fin, kind="stable") if fin[j] > 0]
-        return {
-            "hands": hands.astype(np.int16),
-            "given": given.astype(np.int16),
-            "received": received.astype(np.int16),
-            "dealt": (hands.astype(np.int16) + given - received),
-            "order": [int(v) for v in order],
-            "scores": by_player(self.scores).astype(np.int64),
-            "finish": [int(order[j]) for j in out_pos],
-            "phase": int(xp.to_numpy(self.phase[g])),
-            "to_act": int(order[int(xp.to_numpy(self.actor[g]))]),
-            "series": int(xp.to_numpy(self.series[g])),
-        }
+        return game_view(self, g)
