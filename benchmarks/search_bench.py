@@ -1,0 +1,129 @@
+"""The per-game reference ISMCTS beside the batched search, timed in one run.
+
+``python -m benchmarks.search_bench`` plays the same seeded deals once per
+search variant: seat 0 is the search, the other seats play the heuristic
+(whose moves do not depend on the search's, so every variant meets the same
+opponents until its own choices differ), and times only seat 0's decisions.
+It prints, per case, the seconds per deal of every variant and its ratio to
+the reference, and the load average before and after (the machine is
+shared: compare figures of one run only).
+
+Cases (the issue's targets at the default budget of 100 iterations):
+
+* ``scum4``: one 4-player Scum game (a series), ISMCTS's default ``max_hand=6``;
+* ``party8``: one Scum Party hand at 8 players (one table);
+* ``scandal2``: one 2-player Scandal hand (default cutoff 40).
+
+Variants: ``reference`` (``ismcts``), ``leaf:B`` and ``root:B``
+(``ismcts-batched:batch=B,parallel=...``), and, with ``--learned``, the
+batched search with a shipped agent's rollouts (``search:pretrained:NAME``,
+same budget; Scum and Scandal).
+
+Example::
+
+    python -m benchmarks.search_bench --cases scum4 scandal2 --deals 2 --batches 25 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from cardsuite.agents.base import table_info
+from cardsuite.agents.heuristic import HeuristicAgent
+from cardsuite.agents.registry import make_agent
+from cardsuite.games import get_game
+
+#: case -> (game, env options, shipped agent for --learned or None)
+CASES: dict[str, tuple[str, dict[str, Any], str | None]] = {
+    "scum4": ("scum", {"num_players": 4}, "scum4"),
+    "party8": ("scum_party", {"num_players": 8, "num_hands": 1}, None),
+    "scandal2": ("scandal", {"num_players": 2}, "scandal2"),
+}
+
+
+def load() -> str:
+    """The 1, 5 and 15 minute load averages."""
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.1f} {five:.1f} {fifteen:.1f}"
+
+
+def play(game: str, options: dict[str, Any], make: Callable[[], Any], seed: int) -> float:
+    """Seconds seat 0 spent deciding in one deal (the others play the heuristic)."""
+    env = get_game(game).make(**options)
+    env.reset(seed=seed)
+    me = env.possible_agents[0]
+    agents: dict[str, Any] = {me: make()}
+    for name in env.possible_agents[1:]:
+        agents[name] = HeuristicAgent(game)
+    for i, (name, agent) in enumerate(agents.items()):
+        agent.reset(table_info(env, game, name), seed=seed * 100 + i)
+    spent = 0.0
+    for name in env.agent_iter():
+        _obs, _r, term, trunc, _info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        obs = env.observe(name)
+        if name == me:
+            ctx = {"agent": name, "determinize": lambda rng: env.unwrapped.determinize(me, rng)}
+            start = time.perf_counter()
+            action = agents[name].act(obs["observation"], obs["action_mask"], ctx)
+            spent += time.perf_counter() - start
+        else:
+            action = agents[name].act(obs["observation"], obs["action_mask"], {})
+        env.step(action)
+    return spent
+
+
+def variants(
+    game: str, budget: int, batches: list[int], learned: str | None, device: str | None
+) -> dict[str, str]:
+    """Variant name -> agent spec."""
+    out = {"reference": f"ismcts:budget={budget}"}
+    extra = f",device={device}" if device else ""
+    for b in batches:
+        out[f"leaf:{b}"] = f"ismcts-batched:budget={budget},batch={b},parallel=leaf{extra}"
+        out[f"root:{b}"] = f"ismcts-batched:budget={budget},batch={b},parallel=root{extra}"
+    if learned and game != "scum_party":
+        max_hand = ",max_hand=6" if game == "scum" else ""
+        out[f"learned:{learned}"] = f"search:pretrained:{learned}:budget={budget}{max_hand}{extra}"
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print its table."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else "")
+    p.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
+    p.add_argument("--deals", type=int, default=2, help="deals per case (seeds 0 ..)")
+    p.add_argument("--budget", type=int, default=100)
+    p.add_argument("--batches", type=int, nargs="+", default=[25, 100])
+    p.add_argument("--learned", action="store_true", help="add search:pretrained:NAME")
+    p.add_argument("--device", default=None, help="torch device of the rollout engines")
+    a = p.parse_args(argv)
+    print(f"load average (1, 5, 15 min) at start: {load()}")
+    print("| case | variant | s/deal | speed-up over the reference |")
+    print("|---|---|---:|---:|")
+    for case in a.cases:
+        game, options, shipped = CASES[case]
+        specs = variants(game, a.budget, a.batches, shipped if a.learned else None, a.device)
+        times: dict[str, float] = {}
+        for label, spec in specs.items():
+            per_deal = [
+                play(game, options, lambda s=spec, g=game: make_agent(s, g, seed=0), seed)
+                for seed in range(a.deals)
+            ]
+            times[label] = float(np.mean(per_deal))
+            ratio = times["reference"] / times[label] if times[label] > 0 else float("nan")
+            print(f"| {case} | {label} | {times[label]:.2f} | {ratio:.2f}x |", flush=True)
+    print(f"load average (1, 5, 15 min) at end: {load()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
