@@ -118,7 +118,7 @@ def save_checkpoint(tr: Trainer) -> Path:
         save_tensors(tmp / "run.safetensors", run)
         return {
             "version": STATE_VERSION, "step": tr.step, "iteration": tr.iteration,
-            "due": tr.due, "args": tr.args.to_dict(), "league": tr.league.state(),
+            "due": tr.due, "config": tr.args.to_dict(), "league": tr.league.state(),
             "games_saved": games is not None,
             "rng": {"numpy": tr.rng.bit_generator.state, "torch": gen_state(tr.gen),
                     "torch_cpu": gen_state(tr.cpu_gen), "python": python_state()},
@@ -135,7 +135,7 @@ def load_checkpoint(tr: Trainer, path: Path) -> None:
     if state.get("version") != STATE_VERSION:
         raise CheckpointError(f"checkpoint {str(ckpt)!r}: unknown state.json version")
     try:
-        check_must_match(state["args"], tr.args, MUST_MATCH)
+        check_must_match(state["config"], tr.args, MUST_MATCH)
         net, _meta = load_network(ckpt / "agent")
         tr.net.load_state_dict(net.state_dict())
         opt_file = ckpt / "optimizer.safetensors"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -295,3 +296,42 @@ def test_train_without_the_train_extra_names_it(
     assert "needs the train extra (torch is not installed): pip install 'cardsuite[train]'" in (
         capsys.readouterr().err
     )
+
+
+def test_the_shared_flags_set_the_maskable_ppo_fields(tmp_path: Path) -> None:
+    """`cardsuite train` takes the training commands' grammar; --players is a rule option."""
+    from cardsuite.cli import build_parser
+    from cardsuite.train.cli import resolve_config
+
+    parser, _ = build_parser()
+    ns = parser.parse_args(["train", "--config", "scum_quick", "--players", "5", "--seed", "3",
+                            "--device", "cpu", "--total-steps", "1000", "--budget-minutes", "2",
+                            "--no-tensorboard", "--run-dir", str(tmp_path / "r")])  # fmt: skip
+    config = resolve_config(ns)
+    assert (config.num_players(), config.seed, config.device, config.total_steps) == (
+        5,
+        3,
+        "cpu",
+        1000,
+    )
+    assert config.budget_minutes == 2.0 and config.tensorboard is False
+    ns = parser.parse_args(["train", "--config", "scum_quick", "--tensorboard"])
+    assert resolve_config(ns).tensorboard is True
+
+
+@pytest.mark.parametrize(
+    "cls_path", ["cardsuite.train.config:TrainConfig", "cardsuite.train.ppo_config:PPOConfig",
+                 "cardsuite.train.dmc_config:DMCConfig",
+                 "cardsuite.train.rllib.config:RLlibTrainConfig"],
+)  # fmt: skip
+def test_learning_rate_is_one_field_checked_once_everywhere(cls_path: str) -> None:
+    """Same name, same check (> 0) in every trainer's config (RLlib's old `lr` is read as it)."""
+    import importlib
+
+    module, name = cls_path.split(":")
+    cls = getattr(importlib.import_module(module), name)
+    with pytest.raises(ConfigError, match=rf"{name}.learning_rate: must be > 0, got 0.0"):
+        cls.from_dict({"learning_rate": 0.0})
+    assert cls.from_dict({"learning_rate": 0.01}).learning_rate == 0.01
+    field = {f.name: f for f in dataclasses.fields(cls)}["learning_rate"]
+    assert field.metadata["bounds"] == {"gt": 0.0}

@@ -208,7 +208,7 @@ def test_cli_resumes_with_the_shared_flags(tmp_path: Path) -> None:
     from cardsuite.train.core.checkpoint import read_state_doc
 
     step = read_state_doc(run)[1]["step"]
-    assert main([*flags, "--total-steps", str(step + 100), "--resume", str(run)]) == 0
+    assert main(["--total-steps", str(step + 100), "--resume", str(run)]) == 0  # its own config
     meta = load_agent_numpy(run / "agent")[1]
     assert meta.step >= step + 100
     assert main([*flags, "--total-step", "5", "--run-dir", str(tmp_path / "x")]) == 2

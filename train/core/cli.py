@@ -140,8 +140,19 @@ def common_values(ns: argparse.Namespace) -> dict[str, Any]:
 
 
 def config_from_args(cls: type[C], ns: argparse.Namespace) -> C:
-    """The preset of ``--config`` with the field flags, shared flags and ``--set`` applied."""
+    """The preset of ``--config`` with the field flags, shared flags and ``--set`` applied.
+
+    With ``--resume DIR`` and no ``--config``, the resumed run's own config
+    (its checkpoint's ``state.json``) is the base.
+    """
     doc = preset(getattr(ns, "config", None))
+    if not doc and getattr(ns, "resume", None):
+        from cardsuite.train.core.checkpoint import read_state_doc
+
+        saved = read_state_doc(ns.resume)[1].get("config")
+        names = set(cls.field_names())
+        if isinstance(saved, dict):
+            doc = {k: v for k, v in saved.items() if k in names and k not in ("run_dir", "resume")}
     names = set(cls.field_names())
     flags = {f: getattr(ns, f) for f in names if getattr(ns, f, None) is not None}
     flags.update(common_values(ns))
