@@ -413,7 +413,7 @@ def part_agent(args: argparse.Namespace, emit: Callable[..., None]) -> None:
     def policy(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         return np.argmax(masked_logits(agent.logits(obs * scale), mask), axis=1)
 
-    counterfactuals("agent", policy, args, emit, agent=args.agent)
+    counterfactuals("agent", policy, args, emit, spec=args.agent)
 
 
 def main(argv: list[str] | None = None) -> int:
