@@ -35,14 +35,54 @@ from typing import Any
 from cardsuite.errors import ConfigError
 from cardsuite.games import ENTRY_POINT_GROUP, get_game
 
-__all__ = ["gymnasium_ids", "load_agent", "make", "make_vec", "single_seat_env", "tournament"]
+__all__ = [
+    "game_options",
+    "gymnasium_ids",
+    "load_agent",
+    "make",
+    "make_vec",
+    "single_seat_env",
+    "tournament",
+]
 
 
-def make(game: str, *, raw: bool = False, render_mode: str | None = None, **options: Any) -> Any:
+def game_options(game: str, preset: str | None = None, **options: Any) -> dict[str, Any]:
+    """The rule options of a preset (by name or path) with ``options`` over them.
+
+    Args:
+        game: the game's registry name.
+        preset: a rule preset shipped in the package, by name
+            (``"scum/six_players"``, or ``"six_players"`` for the game's own),
+            or a YAML file; ``None`` for the defaults.
+        **options: rule options that win over the preset's.
+
+    Raises:
+        ConfigError: an unknown preset, key or value (named).
+    """
+    if preset is None:
+        return dict(options)
+    spec = get_game(game)
+    name = (
+        preset if "/" in preset or preset.endswith((".yaml", ".yml")) else f"{spec.name}/{preset}"
+    )
+    base = spec.config_class().from_yaml(name).to_dict()
+    return {**base, **options}
+
+
+def make(
+    game: str,
+    *,
+    preset: str | None = None,
+    raw: bool = False,
+    render_mode: str | None = None,
+    **options: Any,
+) -> Any:
     """The game's PettingZoo AEC env.
 
     Args:
         game: the game's registry name (``"scum"``, ``"scum_party"``, ``"scandal"``).
+        preset: rule preset by name (``"six_players"``, ``"scum/carousel"``) or YAML
+            file; ``options`` win over it.
         raw: return ``raw_env`` (an illegal action raises `IllegalActionError`)
             instead of ``env`` (an illegal action is penalized and ends the episode).
         render_mode: ``"ansi"``, ``"human"`` or ``"rgb_array"``.
@@ -53,9 +93,10 @@ def make(game: str, *, raw: bool = False, render_mode: str | None = None, **opti
         The env; call ``reset(seed=...)`` before playing.
 
     Raises:
-        ConfigError: an unknown game, an unknown option or a bad value (named).
+        ConfigError: an unknown game, preset, option or a bad value (named).
     """
-    return get_game(game).make(raw=raw, render_mode=render_mode, **options)
+    opts = game_options(game, preset, **options)
+    return get_game(game).make(raw=raw, render_mode=render_mode, **opts)
 
 
 def make_vec(
@@ -67,6 +108,7 @@ def make_vec(
     learner: int | None = None,
     opponents: Any = None,
     seed: int = 0,
+    preset: str | None = None,
     **options: Any,
 ) -> Any:
     """``num_envs`` games of ``game`` as arrays: the batched engine, or a vector env.
@@ -87,6 +129,7 @@ def make_vec(
         opponents: the batch policy (or one per player id) of the other seats
             of the vector env; default uniform random.
         seed: the vector env's default reset seed.
+        preset: rule preset by name or file, as for [make][cardsuite.api.make].
         **options: the game's rule options, as for [make][cardsuite.api.make].
 
     Raises:
@@ -96,7 +139,7 @@ def make_vec(
     cls = get_game(game).batched_class()
     if backend not in ("numpy", "torch"):
         raise ConfigError(f"backend must be 'numpy' or 'torch', got {backend!r}")
-    engine = cls(num_envs, backend=backend, device=device, **options)
+    engine = cls(num_envs, backend=backend, device=device, **game_options(game, preset, **options))
     if learner is None:
         if opponents is not None:
             raise ConfigError("opponents play the other seats of a vector env: give learner too")
@@ -112,6 +155,7 @@ def load_agent(
     *,
     seat: int | str = 0,
     seed: int | None = None,
+    preset: str | None = None,
     **options: Any,
 ) -> Any:
     """Build any agent spec for ``game`` and seat it at a table, ready to ``act``.
@@ -125,6 +169,7 @@ def load_agent(
         game: the game's registry name.
         seat: the seat the agent is told it sits at (a player index or name).
         seed: seeds the agent's own choices.
+        preset: rule preset of the table by name or file, as for [make][cardsuite.api.make].
         **options: the game's rule options of the table (e.g. ``num_players=6``).
 
     Returns:
@@ -138,7 +183,7 @@ def load_agent(
     from cardsuite.agents.base import table_info
     from cardsuite.agents.registry import make_agent
 
-    env = make(game, **options)
+    env = make(game, preset=preset, **options)
     agents = list(env.possible_agents)
     name = agents[seat] if isinstance(seat, int) and 0 <= seat < len(agents) else seat
     if name not in agents:
@@ -159,6 +204,7 @@ def tournament(
     progress: bool = False,
     record: str | Path | None = None,
     reset_options: Mapping[str, Any] | None = None,
+    preset: str | None = None,
     **options: Any,
 ) -> Any:
     """Play a tournament of ``agents`` at ``game`` and return its results.
@@ -174,6 +220,7 @@ def tournament(
         progress: show a progress bar.
         record: write every game as a JSON line to this new file.
         reset_options: deal presets passed to every ``env.reset(options=...)``.
+        preset: rule preset by name or file, as for [make][cardsuite.api.make].
         **options: the game's rule options, e.g. ``num_players=4``.
 
     Returns:
@@ -189,7 +236,7 @@ def tournament(
         game,
         list(agents),
         games=games,
-        options=options,
+        options=game_options(game, preset, **options),
         duplicate=duplicate,
         seed=seed,
         workers=workers,
@@ -205,6 +252,7 @@ def single_seat_env(
     opponents: str | Mapping[str, float] = "random",
     learner_seat: int | None = None,
     render_mode: str | None = None,
+    preset: str | None = None,
     **options: Any,
 ) -> Any:
     """One seat of ``game`` as a ``gymnasium.Env``; the other seats play inside.
@@ -221,6 +269,7 @@ def single_seat_env(
             ``{"random": 0.5, "heuristic": 0.5}`` (one drawn per seat and episode).
         learner_seat: a fixed seat, or ``None`` to rotate over the seats.
         render_mode: ``"ansi"`` for a text table.
+        preset: rule preset by name or file, as for [make][cardsuite.api.make].
         **options: the game's rule options.
 
     Raises:
@@ -238,7 +287,13 @@ def single_seat_env(
         )
     full = {"random": 0.0, "heuristic": 0.0, "snapshot": 0.0} | probs
     pool = OpponentPool(name, full, 1)
-    return SelfPlayEnv(name, options, pool=pool, learner_seat=learner_seat, render_mode=render_mode)
+    return SelfPlayEnv(
+        name,
+        game_options(name, preset, **options),
+        pool=pool,
+        learner_seat=learner_seat,
+        render_mode=render_mode,
+    )
 
 
 def _gym_name(game: str) -> str:

@@ -179,3 +179,14 @@ def test_the_single_seat_env_takes_rule_options_and_refuses_unknown_opponents() 
     assert info["learner"] == "player_5"
     with pytest.raises(ConfigError, match="opponents: unknown kind 'expert'"):
         gymnasium.make("cardsuite/ScandalSingle-v0", opponents="expert")
+
+
+def test_presets_are_read_by_name_and_options_win_over_them() -> None:
+    assert len(cardsuite.make("scum", preset="six_players").possible_agents) == 6
+    env = cardsuite.make("scum", preset="scum/six_players", num_players=5)
+    assert len(env.possible_agents) == 5
+    assert cardsuite.make_vec("scum", 2, preset="six_players").num_players == 6
+    result = cardsuite.tournament("scandal", ["random", "greedy"], games=1, preset="four_players")
+    assert result.seats == 4
+    with pytest.raises(ConfigError, match="seven_players"):
+        cardsuite.make("scum", preset="seven_players")

@@ -3,8 +3,8 @@
 A small Markdown runner on the standard library: the fenced ```python blocks
 of one page run in order in one namespace (a later block may use what an
 earlier one made, as a reader would), in a fresh temporary folder, with
-matplotlib's non-interactive backend and ``CARDSUITE_DOCS_STEPS=256`` (an
-example that trains reads its length from it, so the test trains a few steps). A page's blocks are one test, and a
+matplotlib's non-interactive backend and ``CARDSUITE_QUICK=1`` (an example
+that trains reads it and shrinks its budget, so the test trains a few steps). A page's blocks are one test, and a
 failure names the page and the line of the block.
 
 A block may be marked by an HTML comment on the line just above its fence
@@ -39,6 +39,21 @@ EXTRAS = {
     "openspiel": ("pyspiel",),
     "web": ("starlette", "uvicorn"),
     "pandas": ("pandas",),
+}
+
+#: pages whose blocks also run as a notebook (built from the page by notebooks/build.py):
+#: where the modules the notebook test needs are installed, tests/train/test_notebook.py
+#: runs them there, so they are not run twice; elsewhere the blocks that need no extra
+#: run here.
+NOTEBOOK_PAGES = {
+    "docs/tutorial.md": (
+        "torch",
+        "stable_baselines3",
+        "sb3_contrib",
+        "nbclient",
+        "nbformat",
+        "ipykernel",
+    )
 }
 
 FENCE = re.compile(
@@ -95,10 +110,13 @@ PAGES_WITH_CODE = [p for p in PAGES if examples(p)]
 def test_every_python_block_of_the_page_runs(
     page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    needs = NOTEBOOK_PAGES.get(_id(page))
+    if needs and all(importlib.util.find_spec(m) is not None for m in needs):
+        pytest.skip("runs as notebooks/quickstart.ipynb in tests/train/test_notebook.py")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MPLBACKEND", "Agg")
-    # Examples that train read their length from this variable: a few steps here.
-    monkeypatch.setenv("CARDSUITE_DOCS_STEPS", "256")
+    # Examples that train shrink their budgets under this variable (as the notebook does).
+    monkeypatch.setenv("CARDSUITE_QUICK", "1")
     namespace: dict[str, object] = {"__name__": "__docs_example__"}
     skipped = []
     for ex in examples(page):

@@ -1,0 +1,44 @@
+"""The quickstart notebook is the tutorial page, cell for cell (issue 23: one source).
+
+``notebooks/build.py`` turns ``docs/tutorial.md`` into
+``notebooks/quickstart.ipynb``; the notebook in the repository must be what
+it builds now, and a valid nbformat 4 notebook. The notebook itself is run by
+``tests/train/test_notebook.py``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+spec = importlib.util.spec_from_file_location("notebook_build", ROOT / "notebooks" / "build.py")
+assert spec is not None and spec.loader is not None
+build = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(build)
+
+
+def test_the_notebook_is_built_from_the_tutorial() -> None:
+    assert build.main(["--check"]) == 0, "run: python notebooks/build.py"
+
+
+def test_the_notebook_is_valid_and_keeps_every_code_block() -> None:
+    nbformat = pytest.importorskip("nbformat")
+    book = nbformat.read(ROOT / "notebooks" / "quickstart.ipynb", as_version=4)
+    nbformat.validate(book)
+    code = ["".join(c.source) for c in book.cells if c.cell_type == "code"]
+    tutorial = (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8")
+    assert len(code) == tutorial.count("```python")
+    assert all(block in tutorial for block in code)
+    assert not any("docs-test" in "".join(c.source) for c in book.cells)
+
+
+def test_the_builder_splits_prose_and_code() -> None:
+    page = "# T\n\nintro\n\n<!-- docs-test: needs train -->\n```python\nx = 1\ny = 2\n```\n\nend\n"
+    cells = build.cells(page)
+    assert [c["cell_type"] for c in cells] == ["markdown", "code", "markdown"]
+    assert cells[1]["source"] == ["x = 1\n", "y = 2"]
+    assert cells[2]["source"] == ["end"]
+    assert cells[0]["source"][:3] == ["# T\n", "\n", "intro"]
