@@ -5,7 +5,8 @@ agent class::
 
     random
     ismcts:budget=200,rollouts=heuristic
-    ppo:runs/scum-4p/final          (a trained checkpoint directory or file)
+    ppo:runs/scum4/agent            (the agent folder cardsuite ppo/dmc writes, or a checkpoint)
+    pretrained:scum4                (a reference agent shipped in the package)
     rllib:runs/rllib/iter_000010    (an RLlib checkpoint, with the rllib extra)
     mypackage.bots:CautiousAgent    (an importable module and a class in it)
     my_agent.py:CautiousAgent       (a Python file the user names, and a class in it)
