@@ -52,6 +52,15 @@ class BatchedPartyHeuristic:
 
     name = "heuristic"
 
+    @classmethod
+    def from_engine(cls, engine: Any, **params: Any) -> BatchedPartyHeuristic:
+        """The heuristic for the tables of a batched ``engine`` (its ``config`` and ``obs_spec``).
+
+        The game record's ``batched_heuristic`` part is built this way by every
+        trainer (`cardsuite.games.PARTS`).
+        """
+        return cls(engine.config, engine.obs_spec, **params)
+
     def __init__(
         self,
         config: PartyConfig | dict[str, Any],

@@ -80,6 +80,15 @@ class BatchedScandalHeuristic:
     name = "heuristic"
     per_game: ClassVar[bool] = True
 
+    @classmethod
+    def from_engine(cls, engine: Any, **params: Any) -> BatchedScandalHeuristic:
+        """The heuristic for the tables of a batched ``engine`` (its ``config`` and ``obs_spec``).
+
+        The game record's ``batched_heuristic`` part is built this way by every
+        trainer (`cardsuite.games.PARTS`).
+        """
+        return cls(engine.config, engine.obs_spec, **params)
+
     def __init__(
         self, config: ScandalConfig | dict[str, Any], obs_spec: ObsSpec | None = None, **params: Any
     ) -> None:

@@ -51,6 +51,15 @@ class BatchedScumHeuristic:
 
     name = "heuristic"
 
+    @classmethod
+    def from_engine(cls, engine: Any, **params: Any) -> BatchedScumHeuristic:
+        """The heuristic for the tables of a batched ``engine`` (its compiled ``rules``).
+
+        The game record's ``batched_heuristic`` part is built this way by every
+        trainer (`cardsuite.games.PARTS`).
+        """
+        return cls(engine.rules, **params)
+
     def __init__(
         self, rules: Rules, obs_spec: ObsSpec | None = None, phase_offset: int = 0, **params: Any
     ) -> None:

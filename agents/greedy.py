@@ -26,8 +26,7 @@ import numpy as np
 
 from cardsuite.agents.base import TableInfo
 from cardsuite.errors import ConfigError
-
-GAMES = ("scum", "scum_party", "scandal")
+from cardsuite.games import games
 
 
 def climb_greedy(mask: np.ndarray, num_slots: int, give_base: int) -> int:
@@ -47,56 +46,83 @@ def climb_greedy(mask: np.ndarray, num_slots: int, give_base: int) -> int:
     return int(best[0])
 
 
+class ClimbGreedy:
+    """The greedy policy at a climbing-game table (Scum, Scum Party): `climb_greedy`."""
+
+    def __init__(self, rules: Any) -> None:
+        """Read the action layout of the compiled table ``rules``."""
+        self.num_slots = int(rules.num_slots)
+        self.give_base = int(rules.give_base)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The greedy legal action (the mask is all it needs)."""
+        return climb_greedy(action_mask, self.num_slots, self.give_base)
+
+
+def scum_greedy(config: Any, obs_spec: Any) -> ClimbGreedy:
+    """Scum's greedy policy (the record's ``greedy`` part)."""
+    from scum_env.rules import scum_rules
+
+    return ClimbGreedy(scum_rules(config))
+
+
+def party_greedy(config: Any, obs_spec: Any) -> ClimbGreedy:
+    """Scum Party's greedy policy (the record's ``greedy`` part)."""
+    from cardsuite.agents.heuristic_party import party_rules
+
+    return ClimbGreedy(party_rules(config))
+
+
+class ScandalGreedy:
+    """Scandal's greedy policy: melds, lays off and collects sets (module doc), never cycling."""
+
+    def __init__(self, config: Any, obs_spec: Any) -> None:
+        """Read the table through ``obs_spec`` views."""
+        from cardsuite.agents.heuristic_scandal import ScandalReader
+
+        self.reader = ScandalReader(config, obs_spec)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The greedy legal action (repeats remembered, S4)."""
+        return int(self.reader.greedy(observation, action_mask))
+
+
+def scandal_greedy(config: Any, obs_spec: Any) -> ScandalGreedy:
+    """Scandal's greedy policy (the record's ``greedy`` part)."""
+    return ScandalGreedy(config, obs_spec)
+
+
 class GreedyAgent:
     """Plays whenever it can, shedding the most and lowest cards first.
 
+    The policy is the ``greedy`` part of the table's game record.
+
     Args:
-        game: ``"scum"``, ``"scum_party"`` or ``"scandal"``.
+        game: a game whose record names a greedy policy (``"scum"``,
+            ``"scum_party"``, ``"scandal"``).
         seed: accepted for the agent protocol; the choices are deterministic.
     """
 
     name = "greedy"
 
     def __init__(self, game: str, seed: int | None = None) -> None:
-        """Remember the game; the table layout is read at :meth:`reset`."""
-        key = game.replace("-", "_").lower()
-        if key not in GAMES:
-            raise ConfigError(f"no greedy agent for game {game!r}; games: {', '.join(GAMES)}")
-        self.game = key
-        self._slots = 0
-        self._give_base = 0
-        self._scandal: Any = None
+        """Remember the game; the policy is built at :meth:`reset`."""
+        record = games().get(game.replace("-", "_").lower())
+        if record is None or not record.has("greedy"):
+            have = ", ".join(sorted(g.name for g in games().values() if g.has("greedy")))
+            raise ConfigError(f"no greedy agent for game {game!r}; games: {have}")
+        self.game = record.name
+        self._make = record.part("greedy")
+        self._policy: Any = None
 
     def reset(self, table: TableInfo, seed: int | None = None) -> None:
-        """Read the action layout of ``table``."""
+        """Build the game's greedy policy for ``table``'s layout."""
         if table.game != self.game:
             raise ConfigError(f"greedy agent for {self.game!r} seated at a {table.game!r} table")
-        if self.game == "scandal":
-            from cardsuite.agents.heuristic_scandal import ScandalReader
-
-            self._scandal = ScandalReader(table.config, table.obs_spec)  # type: ignore[arg-type]
-            return
-        rules = _climb_rules(self.game, table.config)
-        self._slots = rules.num_slots
-        self._give_base = rules.give_base
+        self._policy = self._make(table.config, table.obs_spec)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
         """The greedy legal action."""
-        if self.game == "scandal":
-            if self._scandal is None:
-                raise RuntimeError("GreedyAgent.act called before reset")
-            return int(self._scandal.greedy(observation, action_mask))
-        if not self._slots:
+        if self._policy is None:
             raise RuntimeError("GreedyAgent.act called before reset")
-        return climb_greedy(action_mask, self._slots, self._give_base)
-
-
-def _climb_rules(game: str, config: Any) -> Any:
-    """The compiled table rules of a Scum or Scum Party config."""
-    if game == "scum":
-        from scum_env.rules import scum_rules
-
-        return scum_rules(config)
-    from cardsuite.agents.heuristic_party import party_rules
-
-    return party_rules(config)
+        return int(self._policy.act(observation, action_mask))

@@ -1,15 +1,10 @@
 """``HeuristicAgent``: the strongest rule-based player of each game.
 
 One agent class for the registry and the arena; at each episode start it
-builds the policy of the table's game:
-
-=============== ==========================================
-game            policy
-=============== ==========================================
-``scum``        :mod:`agents.heuristic_scum`
-``scum_party``  :mod:`agents.heuristic_party`
-``scandal``     :mod:`agents.heuristic_scandal`
-=============== ==========================================
+builds the policy the table's game record names (its ``heuristic`` part,
+`cardsuite.games.Game.part`): `cardsuite.agents.heuristic_scum` for Scum,
+`cardsuite.agents.heuristic_party` for Scum Party,
+`cardsuite.agents.heuristic_scandal` for Scandal.
 
 Every policy reads the observation through ``table.obs_spec`` views and the
 action mask only. The policies are deterministic: the seed is accepted for the
@@ -18,7 +13,6 @@ protocol and ignored.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -26,24 +20,21 @@ import numpy as np
 
 from cardsuite.agents.base import TableInfo
 from cardsuite.errors import ConfigError
+from cardsuite.games import Game, games, get_game
 
-POLICY_MODULES = {
-    "scum": "cardsuite.agents.heuristic_scum",
-    "scum_party": "cardsuite.agents.heuristic_party",
-    "scandal": "cardsuite.agents.heuristic_scandal",
-}
 
-# The knobs each game's heuristic accepts (its policy's keyword parameters).
-POLICY_PARAMS = {
-    "scum": ("break_min_rest", "spend_specials", "special_top_count"),
-    "scum_party": ("break_min_rest", "spend_specials", "special_top_count"),
-    "scandal": ("take_cost", "deep_margin"),
-}
+def heuristic_game(game: str) -> Game:
+    """The record of ``game`` if it has a heuristic; ConfigError naming those that do."""
+    record = games().get(game.replace("-", "_").lower())
+    if record is None or not record.has("heuristic"):
+        have = sorted(g.name for g in games().values() if g.has("heuristic"))
+        raise ConfigError(f"no heuristic for game {game!r}; games: {', '.join(have)}")
+    return record
 
 
 def check_params(game: str, params: Mapping[str, Any]) -> None:
-    """ConfigError naming a knob the game's heuristic does not have."""
-    allowed = POLICY_PARAMS[game]
+    """ConfigError naming a knob the game's heuristic does not have (its record's list)."""
+    allowed = get_game(game).heuristic_params
     for key in params:
         if key not in allowed:
             raise ConfigError(
@@ -61,12 +52,8 @@ class ObservationPolicy(Protocol):
 
 def make_policy(table: TableInfo, **params: Any) -> ObservationPolicy:
     """The heuristic policy of ``table.game`` with ``params`` (per-game knobs)."""
-    if table.game not in POLICY_MODULES:
-        raise ConfigError(
-            f"no heuristic for game {table.game!r}; games: {', '.join(sorted(POLICY_MODULES))}"
-        )
-    module = importlib.import_module(POLICY_MODULES[table.game])
-    policy: ObservationPolicy = module.make(table.config, table.obs_spec, **params)
+    factory = heuristic_game(table.game).part("heuristic")
+    policy: ObservationPolicy = factory(table.config, table.obs_spec, **params)
     return policy
 
 
@@ -84,11 +71,7 @@ class HeuristicAgent:
 
     def __init__(self, game: str, seed: int | None = None, **params: Any) -> None:
         """Remember the game and knobs; the policy is built at :meth:`reset`."""
-        key = game.replace("-", "_").lower()
-        if key not in POLICY_MODULES:
-            raise ConfigError(
-                f"no heuristic for game {game!r}; games: {', '.join(sorted(POLICY_MODULES))}"
-            )
+        key = heuristic_game(game).name
         check_params(key, params)
         self.game = key
         self.params = params

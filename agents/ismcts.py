@@ -52,11 +52,11 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from cardsuite.agents.base import TableInfo
-from cardsuite.agents.heuristic import POLICY_PARAMS
 from cardsuite.agents.heuristic_scandal import ScandalPolicy
 from cardsuite.agents.heuristic_scum import ScumParams, ScumPolicy, view_from_state
 from cardsuite.engine import EngineState
 from cardsuite.errors import ConfigError
+from cardsuite.games import Game, games, get_game
 from scandal_env import engine as XE
 from scum_env import engine as SE
 from scum_env.party.engine import Party
@@ -234,23 +234,48 @@ class ScandalSearch:
         return XE.clone(state)
 
 
-def search_game(
-    game: str, config: Any, params: Mapping[str, Any]
-) -> SearchGame[SE.State] | SearchGame[XE.State]:
-    """The :class:`SearchGame` adapter of ``game``."""
-    if game == "scum":
-        return ClimbSearch(party=False, params=params)
-    if game == "scum_party":
-        return ClimbSearch(party=True, params=params)
-    if game == "scandal":
-        return ScandalSearch(config, params)
-    raise ConfigError(f"no ISMCTS adapter for game {game!r}; games: scum, scum_party, scandal")
+@dataclasses.dataclass(frozen=True)
+class SearchKind:
+    """How ISMCTS searches one game: a game record's ``search`` part.
+
+    Attributes:
+        build: ``build(config, params)``, the game's `SearchGame` adapter.
+        cutoff: default rollout steps before evaluation (0: play the deal out).
+        max_hand: default hand size at or below which the agent searches (0: always).
+    """
+
+    build: Callable[[Any, Mapping[str, Any]], SearchGame[Any]]
+    cutoff: int
+    max_hand: int
 
 
-#: Rollout steps before evaluation, per game (a Scum series always ends quickly).
-DEFAULT_CUTOFF = {"scum": 0, "scum_party": 0, "scandal": 40}
-#: Search only at hands this small, per game (0: always); see ``ISMCTSAgent``.
-DEFAULT_MAX_HAND = {"scum": 6, "scum_party": 6, "scandal": 0}
+def _scum(config: Any, params: Mapping[str, Any]) -> ClimbSearch:
+    return ClimbSearch(party=False, params=params)
+
+
+def _party(config: Any, params: Mapping[str, Any]) -> ClimbSearch:
+    return ClimbSearch(party=True, params=params)
+
+
+#: The records' ``search`` parts (a Scum series always ends quickly: no cutoff).
+scum_search = SearchKind(_scum, cutoff=0, max_hand=6)
+party_search = SearchKind(_party, cutoff=0, max_hand=6)
+scandal_search = SearchKind(ScandalSearch, cutoff=40, max_hand=0)
+
+
+def search_record(game: str) -> Game:
+    """The record of ``game`` if it has an ISMCTS adapter; ConfigError naming those that do."""
+    record = games().get(game.replace("-", "_").lower())
+    if record is None or not record.has("search"):
+        have = ", ".join(sorted(g.name for g in games().values() if g.has("search")))
+        raise ConfigError(f"no ISMCTS for game {game!r}; games: {have}")
+    return record
+
+
+def search_game(game: str, config: Any, params: Mapping[str, Any]) -> SearchGame[Any]:
+    """The `SearchGame` adapter of ``game``: its record's ``search`` part."""
+    kind: SearchKind = search_record(game).part("search")
+    return kind.build(config, params)
 
 
 # --------------------------------------------------------------------- the tree
@@ -281,7 +306,7 @@ SEARCH_PARAMS = ("budget", "rollout", "c", "cutoff", "max_hand")
 
 def _check_search_params(game: str, params: Mapping[str, Any], **values: Any) -> None:
     """ConfigError naming an ismcts parameter that is unknown or of the wrong type."""
-    allowed = POLICY_PARAMS[game]
+    allowed = get_game(game).heuristic_params
     for name in params:
         if name not in allowed:
             close = difflib.get_close_matches(name, (*SEARCH_PARAMS, *allowed), n=1)
@@ -313,10 +338,10 @@ class ISMCTSAgent:
         rollout: ``"heuristic"`` (the game's heuristic policy) or ``"random"``.
         c: UCB1 exploration constant (rewards are in [0, 1]).
         cutoff: rollout steps before the position is evaluated (0 = play the
-            deal out); default per game (:data:`DEFAULT_CUTOFF`).
+            deal out); default per game (its record's `SearchKind`).
         max_hand: search only when the player holds at most this many cards,
             else play the heuristic (0 = always search); default per game
-            (:data:`DEFAULT_MAX_HAND`). Late in a deal the determinizations
+            (its record's `SearchKind`). Late in a deal the determinizations
             are close to the truth and rollouts are short, so the budget is
             spent where search beats the rules.
         **params: knobs of the game's heuristic used in the rollouts.
@@ -336,16 +361,16 @@ class ISMCTSAgent:
         **params: Any,
     ) -> None:
         """Check and store the search settings; the adapter is built at :meth:`reset`."""
-        key = game.replace("-", "_").lower()
-        if key not in ("scum", "scum_party", "scandal"):
-            raise ConfigError(f"no ISMCTS for game {game!r}; games: scum, scum_party, scandal")
+        record = search_record(game)
+        key = record.name
+        kind: SearchKind = record.part("search")
         _check_search_params(key, params, budget=budget, c=c, cutoff=cutoff, max_hand=max_hand)
         if rollout not in ("heuristic", "random"):
             raise ConfigError(f"ismcts rollout must be 'heuristic' or 'random', got {rollout!r}")
         if cutoff is None:
-            cutoff = DEFAULT_CUTOFF[key]
+            cutoff = kind.cutoff
         if max_hand is None:
-            max_hand = DEFAULT_MAX_HAND[key]
+            max_hand = kind.max_hand
         self.game = key
         self.budget = int(budget)
         self.rollout = rollout

@@ -13,22 +13,21 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.base import TableInfo
+from cardsuite.games import game_of_env, games
 from cardsuite.rgb import cards_word
 
 
 def table_view(table: TableInfo, observation: np.ndarray, names: list[str] | None = None) -> str:
-    """The person's view of the table (Scum, Scum Party or Scandal).
+    """The person's view of the table: the ``view`` part of the game's record.
 
     ``names`` (the players in the same relative order, see
     :func:`relative_names`) labels the others as the move log does
     (``player_2``) instead of ``+1``, ``+2``.
     """
-    if table.game == "scum":
-        return _scum_view(table, observation, names)
-    if table.game == "scum_party":
-        return _party_view(table, observation, names)
-    if table.game == "scandal":
-        return _scandal_view(table, observation, names)
+    game = games().get(table.game)
+    if game is not None and game.has("view"):
+        view: Any = game.part("view")  # the game record's view (scum_view, party_view...)
+        return str(view(table, observation, names))
     return _generic_view(table, observation)
 
 
@@ -81,7 +80,8 @@ def _climb_lines(
     return lines
 
 
-def _scum_view(table: TableInfo, obs: np.ndarray, names: list[str] | None) -> str:
+def scum_view(table: TableInfo, obs: np.ndarray, names: list[str] | None) -> str:
+    """The Scum table as ``table``'s player sees it (the record's ``view`` part)."""
     from scum_env.rules import SCUM_ROLES, scum_rules
 
     config: Any = table.config
@@ -94,7 +94,8 @@ def _scum_view(table: TableInfo, obs: np.ndarray, names: list[str] | None) -> st
     return "\n".join(head + _climb_lines(v, cards, roles, n, scores, names))
 
 
-def _party_view(table: TableInfo, obs: np.ndarray, names: list[str] | None) -> str:
+def party_view(table: TableInfo, obs: np.ndarray, names: list[str] | None) -> str:
+    """The Scum Party table as ``table``'s player sees it (the record's ``view`` part)."""
     from scum_env.party.cards import PARTY_ROLES
     from scum_env.party.encoding import score_scale
     from scum_env.party.engine import action_rules
@@ -118,7 +119,8 @@ def _party_view(table: TableInfo, obs: np.ndarray, names: list[str] | None) -> s
     return "\n".join(head + _climb_lines(v, cards, roles, n, totals, names))
 
 
-def _scandal_view(table: TableInfo, obs: np.ndarray, names: list[str] | None) -> str:
+def scandal_view(table: TableInfo, obs: np.ndarray, names: list[str] | None) -> str:
+    """The Scandal table as ``table``'s player sees it (the record's ``view`` part)."""
     from scandal_env.engine import make_rules
 
     config: Any = table.config
@@ -275,12 +277,8 @@ def relative_names(env: Any, agent: str) -> list[str]:
 
 
 def legend(env: Any) -> str:
-    """The game's card legend (``S = Scum ...``), from its ``render_rgb`` module; "" if none."""
-    import importlib
-
-    package = type(env.unwrapped).__module__.rpartition(".")[0]
-    try:
-        module = importlib.import_module(f"{package}.render_rgb")
-    except ModuleNotFoundError:
+    """The game's card legend (``S = Scum ...``), from its record's ``rgb`` part; "" if none."""
+    game = game_of_env(env)
+    if not game.has("rgb"):
         return ""
-    return str(getattr(module, "LEGEND", ""))
+    return str(getattr(game.part("rgb"), "LEGEND", ""))

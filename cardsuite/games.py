@@ -1,7 +1,21 @@
-"""The suite's games by name: config class, env factory, option parsing.
+"""The suite's games by name: one record per game naming every part of it.
 
 Games register themselves through the ``cardsuite.games`` entry-point group
-(:data:`ENTRY_POINT_GROUP`), so this core module names none of them.
+(`ENTRY_POINT_GROUP`), so this core module names none of them.
+
+A game's [Game][cardsuite.games.Game] record is the one place that says where
+each part of the game lives: the env and its config, the engine and the
+batched engine, the heuristic and its batched twin, the text view a person
+sees, the rgb drawing, the greedy baseline, the ISMCTS adapter, the OpenSpiel
+adapter and the engine options trainers use (the training reward). Agents,
+trainers, RLlib, the arena and the web table ask the record
+(`Game.part`) and never pick a part by the game's name.
+
+Parts are named as ``"module"`` or ``"module:attribute"`` strings and
+imported only when asked for. That keeps every import arrow pointing down
+(train -> agents -> games -> cardsuite): a game package's record may name a
+part that lives in `cardsuite.agents` (its heuristic) without importing it,
+and importing the registry never imports the agents, torch or pyspiel.
 
 Every command (simulate, tournament, play, train) names a game and passes
 rule options as ``--key value``; this module turns those into a validated
@@ -18,22 +32,69 @@ from typing import Any
 from cardsuite.config import ConfigBase
 from cardsuite.errors import ConfigError
 
+#: The parts a record may name, each a ``"module"`` or ``"module:attribute"`` string:
+#: part -> what it is (the contract its consumers rely on).
+PARTS: dict[str, str] = {
+    "engine": "the engine module of pure functions (legal_mask, apply, why_illegal, clone)",
+    "batched": "the batched engine class: cls(num_games, **options)",
+    "heuristic": "the heuristic factory: make(config, obs_spec, **params) -> act(obs, mask)",
+    "batched_heuristic": "the batched heuristic class: cls.from_engine(engine, **params)",
+    "view": "the person's text view: view(table, observation, names) -> str",
+    "rgb": "the drawing module: render_rgb(env), table_model(state), LEGEND",
+    "greedy": "the greedy baseline factory: make(config, obs_spec) -> act(obs, mask)",
+    "search": "the ISMCTS adapter: a SearchKind (build(config, params), default cutoff, max_hand)",
+    "openspiel": "the OpenSpiel adapter module (registers the game with pyspiel on import)",
+}
+
+
+def resolve(spec: str) -> Any:
+    """The object a ``"module"`` or ``"module:attribute"`` string names (imported now)."""
+    module, _, attr = spec.partition(":")
+    found = importlib.import_module(module)
+    return getattr(found, attr) if attr else found
+
 
 @dataclass(frozen=True)
 class Game:
-    """One game of the suite."""
+    """One game of the suite: its name and where each of its parts lives.
+
+    Attributes:
+        name: the registry name (``scum``): commands, agent files and runs use it.
+        module: the env module with ``env()`` and ``raw_env()``.
+        config: ``"module:Class"`` of the config dataclass (a `ConfigBase`).
+        players_key: the config field that holds the player count.
+        default_players: the player count commands use when none is given.
+        title: the readable name (``Scum Party``) for logs and pages.
+        engine, batched, heuristic, batched_heuristic, view, rgb, greedy,
+            search, openspiel: the parts of `PARTS`, as ``"module[:attribute]"``
+            strings; None where the game has no such part.
+        heuristic_params: the knobs the heuristic (and its batched twin) accept.
+        train_options: engine options every trainer sets unless the run sets
+            them (the training reward, the episode length), as ``(key, value)``
+            pairs; see `Game.train_defaults`.
+    """
 
     name: str
-    module: str  # the env module with env()/raw_env()
-    config: str  # "module:Class" of the config dataclass
+    module: str
+    config: str
     players_key: str = "num_players"
     default_players: int = 4
-    batched: str | None = None  # "module:Class" of the batched engine, if the game has one
+    title: str = ""
+    engine: str | None = None
+    batched: str | None = None
+    heuristic: str | None = None
+    batched_heuristic: str | None = None
+    view: str | None = None
+    rgb: str | None = None
+    greedy: str | None = None
+    search: str | None = None
+    openspiel: str | None = None
+    heuristic_params: tuple[str, ...] = ()
+    train_options: tuple[tuple[str, Any], ...] = ()
 
     def config_class(self) -> type[ConfigBase]:
         """The game's config dataclass."""
-        mod, cls = self.config.split(":")
-        return getattr(importlib.import_module(mod), cls)  # type: ignore[no-any-return]
+        return resolve(self.config)  # type: ignore[no-any-return]
 
     def env_module(self) -> Any:
         """The env module (``env``, ``raw_env``)."""
@@ -45,12 +106,34 @@ class Game:
         factory = module.raw_env if raw else module.env
         return factory(render_mode=render_mode, **options)
 
+    def has(self, part: str) -> bool:
+        """Whether the record names ``part`` (one of `PARTS`)."""
+        return self._spec(part) is not None
+
+    def part(self, part: str) -> Any:
+        """The object the record names for ``part`` (one of `PARTS`), imported now.
+
+        Raises:
+            ConfigError: ``part`` is not a part name, or the game has none.
+        """
+        spec = self._spec(part)
+        if spec is None:
+            raise ConfigError(f"game {self.name!r} has no {part} ({PARTS[part]})")
+        return resolve(spec)
+
+    def _spec(self, part: str) -> str | None:
+        if part not in PARTS:
+            raise ConfigError(f"unknown game part {part!r}; parts: {', '.join(PARTS)}")
+        spec: str | None = getattr(self, part)
+        return spec
+
     def batched_class(self) -> Any:
         """The game's batched engine class; ConfigError if the game has none."""
-        if self.batched is None:
-            raise ConfigError(f"game {self.name!r} has no batched engine")
-        mod, cls = self.batched.split(":")
-        return getattr(importlib.import_module(mod), cls)
+        return self.part("batched")
+
+    def train_defaults(self) -> dict[str, Any]:
+        """The engine options trainers set unless a run's options do (the reward...)."""
+        return dict(self.train_options)
 
 
 #: The entry-point group through which game packages register their games;
@@ -94,6 +177,22 @@ def get_game(name: str) -> Game:
     if key not in table:
         raise ConfigError(f"unknown game {name!r}; games: {', '.join(sorted(table))}")
     return table[key]
+
+
+def game_of_env(env: Any) -> Game:
+    """The record of the game an env plays (matched by its env module's name).
+
+    The env's PettingZoo ``metadata["name"]`` (``scum_v0``) is the last part
+    of the record's ``module`` (``scum_env.scum_v0``).
+
+    Raises:
+        ConfigError: no registered game plays this env.
+    """
+    name = str(getattr(env.unwrapped, "metadata", {}).get("name", ""))
+    for game in games().values():
+        if game.module.rpartition(".")[2] == name:
+            return game
+    raise ConfigError(f"no registered game plays env {name!r}")
 
 
 def parse_options(game: Game, tokens: list[str]) -> dict[str, Any]:

@@ -1,7 +1,9 @@
-"""Scandal as an entry of the suite's game registry.
+"""Scandal as a record of the suite's game registry.
 
 Registered through the ``cardsuite.games`` entry-point group (``pyproject.toml``);
-the CLI, the arena and training find it with :func:`cardsuite.games.get_game`.
+the CLI, the arena, the agents and training find every part of the game through
+its record (`cardsuite.games.get_game`). Parts that live in the agents layer
+are named as strings and imported only when asked for (`cardsuite.games.PARTS`).
 """
 
 from cardsuite.games import Game
@@ -11,5 +13,16 @@ SCANDAL = Game(
     "scandal_env.scandal_v0",
     "scandal_env.config:ScandalConfig",
     default_players=2,
+    title="Scandal",
+    engine="scandal_env.engine",
     batched="scandal_env.batched:BatchedScandal",
+    heuristic="cardsuite.agents.heuristic_scandal:make",
+    batched_heuristic="cardsuite.agents.batched_heuristic_scandal:BatchedScandalHeuristic",
+    view="cardsuite.agents.views:scandal_view",
+    rgb="scandal_env.render_rgb",
+    greedy="cardsuite.agents.greedy:scandal_greedy",
+    search="cardsuite.agents.ismcts:scandal_search",
+    openspiel="cardsuite.agents.openspiel.scandal",
+    heuristic_params=("take_cost", "deep_margin"),
+    train_options=(("episode", "hand"),),  # one hand per episode: its net score / reward_scale
 )

@@ -13,52 +13,57 @@ game: they ask the game's :class:`TrainGame` for
 * every game's observation as a given player would see it now (to
   bootstrap that player's open transition at the end of a rollout).
 
-=============== ============================================== ===============================
-game            engine                                         heuristic in the batch
-=============== ============================================== ===============================
-``scum``        :class:`scum_env.batched.BatchedScum`          vectorised (row-for-row exact)
-``scum_party``  :class:`scum_env.party.batched.BatchedParty`   vectorised (row-for-row exact)
-``scandal``     :class:`scandal_env.batched.BatchedScandal`    row by row, memory per game
-=============== ============================================== ===============================
+Each comes from the game's record (`cardsuite.games.Game`): its ``batched``
+engine, its ``batched_heuristic`` (the same real heuristics the arena
+judges by: `BatchedScumHeuristic`, `BatchedPartyHeuristic`,
+`BatchedScandalHeuristic`), the batched engine's ``observe_as`` and the
+record's ``train_options`` (the reward). Every game whose record names a
+batched engine and a batched heuristic is playable; nothing here names a game.
 
-Rewards: Scum trains on ``centered`` (J8, in [-1, 1]); Scum Party on
-``points`` (each hand's P8 points when the hand is scored: ``rank``, paid
-only at the end of a tournament of about a thousand engine steps, left the
-policy to collapse on noise before the first reward arrived and never beat
-random); Scandal on its one reward (a hand's net score / ``reward_scale``)
-with one hand per episode. A rule option of the run overrides any of these.
+Rewards (each record's ``train_options``): Scum trains on ``centered`` (J8,
+in [-1, 1]); Scum Party on ``points`` (each hand's P8 points when the hand is
+scored: ``rank``, paid only at the end of a tournament of about a thousand
+engine steps, left the policy to collapse on noise before the first reward
+arrived and never beat random); Scandal on its one reward (a hand's net
+score / ``reward_scale``) with one hand per episode. A rule option of the run
+overrides any of these.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from cardsuite.batched.policies import RandomPolicy
 from cardsuite.errors import ConfigError
+from cardsuite.games import Game, games
 
 
 @dataclass(frozen=True)
 class TrainGame:
-    """How the batched trainer plays one game (module doc).
+    """How the batched trainers play one game: a view of its record (module doc).
 
     Attributes:
-        name: the game's registry name (``cardsuite.games``), written into the agent.
-        title: a readable name for logs.
-        defaults: engine options the trainer sets unless the run's options do.
-        engine: ``engine(num_games, **kwargs)`` builds the batched engine.
-        heuristic: ``heuristic(engine)`` builds the game's heuristic batch policy.
-        observe_as: ``observe_as(engine, player)``: ``[N, D]`` observations of
-            ``player`` now, leaving the engine's own buffers as they were.
+        record: the game's record in `cardsuite.games`.
     """
 
-    name: str
-    title: str
-    defaults: dict[str, Any]
-    engine: Callable[..., Any]
-    heuristic: Callable[[Any], Any]
-    observe_as: Callable[[Any, int], Any]
+    record: Game
+
+    @property
+    def name(self) -> str:
+        """The game's registry name (``cardsuite.games``), written into the agent."""
+        return self.record.name
+
+    @property
+    def title(self) -> str:
+        """A readable name for logs."""
+        return self.record.title or self.record.name
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """Engine options the trainer sets unless the run's options do (the reward)."""
+        return self.record.train_defaults()
 
     def config(self, num_players: int, options: dict[str, Any]) -> dict[str, Any]:
         """The engine config of a run: the player count, the trainer's defaults, ``options``."""
@@ -68,7 +73,15 @@ class TrainGame:
 
     def make_engine(self, num_games: int, config: dict[str, Any], **kwargs: Any) -> Any:
         """``num_games`` games with ``config`` (``kwargs``: backend, device, autoreset)."""
-        return self.engine(num_games, **kwargs, **config)
+        return self.record.batched_class()(num_games, **kwargs, **config)
+
+    def heuristic(self, engine: Any, **params: Any) -> Any:
+        """The game's real heuristic as a batch policy over ``engine`` (its record's twin)."""
+        return self.record.part("batched_heuristic").from_engine(engine, **params)
+
+    def observe_as(self, engine: Any, player: int) -> Any:
+        """``[N, D]`` observations of ``player`` now, leaving the engine's buffers as they were."""
+        return engine.observe_as(player)
 
     def baselines(self, names: Sequence[str], engine: Any, seed: int) -> dict[str, Any]:
         """The batch policies of the named baselines (``heuristic``, ``random``)."""
@@ -83,71 +96,22 @@ class TrainGame:
         return out
 
 
-# ---------------------------------------------------------------------- Scum
-def _scum_engine(num_games: int, **kwargs: Any) -> Any:
-    from scum_env.batched import BatchedScum
-
-    return BatchedScum(num_games, **kwargs)
+def trainable(record: Game) -> bool:
+    """Whether the batched trainers can play ``record``: a batched engine and heuristic."""
+    return record.has("batched") and record.has("batched_heuristic")
 
 
-def _scum_heuristic(engine: Any) -> Any:
-    from cardsuite.agents.batched_heuristic_scum import BatchedScumHeuristic
-
-    return BatchedScumHeuristic(engine.rules)
-
-
-def _scum_observe_as(engine: Any, player: int) -> Any:
-    from cardsuite.train.rollout import restore_observation, seat_observation
-
-    view = seat_observation(engine, player)
-    restore_observation(engine)  # the engine's buffers are reused: restored in place
-    return view
-
-
-# ---------------------------------------------------------------------- Scum Party
-def _party_engine(num_games: int, **kwargs: Any) -> Any:
-    from scum_env.party.batched import BatchedParty
-
-    return BatchedParty(num_games, **kwargs)
-
-
-def _party_heuristic(engine: Any) -> Any:
-    from cardsuite.agents.batched_heuristic_party import BatchedPartyHeuristic
-
-    return BatchedPartyHeuristic(engine.config, engine.obs_spec)
-
-
-# ---------------------------------------------------------------------- Scandal
-def _scandal_engine(num_games: int, **kwargs: Any) -> Any:
-    from scandal_env.batched import BatchedScandal
-
-    return BatchedScandal(num_games, **kwargs)
-
-
-def _scandal_heuristic(engine: Any) -> Any:
-    from cardsuite.agents.batched_heuristic_scandal import BatchedScandalHeuristic
-
-    return BatchedScandalHeuristic(engine.config, engine.obs_spec)
-
-
-def _observe_as_method(engine: Any, player: int) -> Any:
-    return engine.observe_as(player)
-
-
-_SCUM = TrainGame("scum", "Scum", {"reward": "centered"}, _scum_engine, _scum_heuristic,
-                  _scum_observe_as)  # fmt: skip
-_PARTY = TrainGame("scum_party", "Scum Party", {"reward": "points"}, _party_engine,
-                   _party_heuristic, _observe_as_method)  # fmt: skip
-_SCANDAL = TrainGame("scandal", "Scandal", {"episode": "hand"}, _scandal_engine,
-                     _scandal_heuristic, _observe_as_method)  # fmt: skip
-GAMES: dict[str, TrainGame] = {g.name: g for g in (_SCUM, _PARTY, _SCANDAL)}
+def train_games() -> dict[str, TrainGame]:
+    """Every installed game the batched trainers play, by name."""
+    return {name: TrainGame(g) for name, g in games().items() if trainable(g)}
 
 
 def train_game(name: str) -> TrainGame:
-    """The :class:`TrainGame` of ``name``; ConfigError naming the games the trainer plays."""
-    try:
-        return GAMES[name]
-    except KeyError:
+    """The `TrainGame` of ``name``; ConfigError naming the games the trainer plays."""
+    found = train_games()
+    key = name.replace("-", "_").lower() if isinstance(name, str) else name
+    if key not in found:
         raise ConfigError(
-            f"field 'game': the batched trainer plays {', '.join(GAMES)}; got {name!r}"
-        ) from None
+            f"field 'game': the batched trainer plays {', '.join(found)}; got {name!r}"
+        )
+    return found[key]

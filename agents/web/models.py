@@ -1,7 +1,7 @@
 """The JSON a page receives: the whole table (watch, replay) or one seat's view (play).
 
 Both are the game's *table model* (:mod:`cardsuite.rgb`), built by the game
-package's ``render_rgb.table_model``. A seat's view is the model built with
+record's ``rgb`` part (``table_model``). A seat's view is the model built with
 ``hands=False`` (no hand of anyone), to which the seat's own hand is added
 from its own observation (the ``hand`` piece of ``obs_spec``). What remains
 is public: roles, card counts, plays on the table, the discard pile, melds
@@ -11,15 +11,15 @@ and (Scum Party) the ladder and every table's seating.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
 
 import numpy as np
 
+from cardsuite.games import game_of_env
+
 
 def _module(env: Any) -> Any:
-    package = type(env.unwrapped).__module__.rpartition(".")[0]
-    return importlib.import_module(f"{package}.render_rgb")
+    return game_of_env(env).part("rgb")
 
 
 def table_model(env: Any, previous: list[int] | None = None) -> dict[str, Any]:

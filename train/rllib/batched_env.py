@@ -45,6 +45,7 @@ from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
 from cardsuite.train.core.league import League
 from cardsuite.train.core.netspec import Snapshot
+from cardsuite.train.ppo_games import train_game
 
 SELF = -1
 """Member id of a self-play game: its opponents are the newest snapshot."""
@@ -56,60 +57,37 @@ ENV_KEYS = (
 
 
 def make_engine(game: str, num_games: int, options: Mapping[str, Any]) -> Any:
-    """The numpy batched engine of ``game`` with ``num_games`` games and rule ``options``."""
-    if game == "scum":
-        from scum_env.batched import BatchedScum
-
-        return BatchedScum(num_games, **dict(options))
-    if game == "scandal":
-        from scandal_env.batched import BatchedScandal
-
-        return BatchedScandal(num_games, **dict(options))
-    if game == "scum_party":
-        from scum_env.party.batched import BatchedParty
-
-        return BatchedParty(num_games, **dict(options))
-    raise ConfigError(f"game {game!r} has no batched engine; use scum, scandal or scum_party")
+    """The numpy batched engine of ``game`` (its record's) with ``num_games`` games and ``options``."""
+    return train_game(game).record.batched_class()(num_games, **dict(options))
 
 
 def baseline_policy(name: str, game: str, engine: Any, seed: int) -> Callable[[Any, Any], Any]:
-    """The batch policy of a named baseline for ``game``.
+    """The batch policy of a named baseline for ``game``: the trainers' own.
 
-    ``random`` everywhere; ``heuristic``: the real Scum heuristic, vectorised
-    (:class:`~cardsuite.agents.batched_heuristic_scum.BatchedScumHeuristic`)
-    for Scum, the lowest-first heuristic for Scum Party tables. Scandal has no
-    batched heuristic yet: asking for one is a ConfigError.
+    ``random`` everywhere; ``heuristic``: the game's real heuristic, the
+    ``batched_heuristic`` of its record (`BatchedScumHeuristic`,
+    `BatchedPartyHeuristic`, `BatchedScandalHeuristic`), built exactly as
+    ``cardsuite ppo`` and ``dmc`` build it (`TrainGame.baselines`), so an RLlib
+    run trains against the opponent the suite judges it by.
     """
-    from cardsuite.batched.policies import RandomPolicy
-
-    if name == "random":
-        return RandomPolicy(seed)
-    if name == "heuristic" and game == "scum":
-        from cardsuite.agents.batched_heuristic_scum import BatchedScumHeuristic
-
-        return BatchedScumHeuristic(engine.rules)
-    if name == "heuristic" and game == "scum_party":
-        from scum_env.batched.policies import LowestFirstPolicy
-
-        return LowestFirstPolicy(engine.rules)
-    raise ConfigError(
-        f"league baseline {name!r} is not available for {game!r} "
-        "(scum: heuristic, random; scum_party: heuristic (lowest-first), random; scandal: random)"
-    )
+    if name not in BASELINES:
+        raise ConfigError(f"league baseline {name!r} is not one of {', '.join(BASELINES)}")
+    policy: Callable[[Any, Any], Any] = train_game(game).baselines([name], engine, seed)[name]
+    return policy
 
 
-BASELINES = {"scum": ("heuristic", "random"), "scum_party": ("heuristic", "random"),
-             "scandal": ("random",)}  # fmt: skip
+#: The fixed opponents a league may hold, for every game the batched trainers play.
+BASELINES = ("heuristic", "random")
 
 
 def check_baselines(game: str, names: list[str]) -> None:
     """ConfigError naming ``league_baselines`` if a name is not a baseline of ``game``."""
-    allowed = BASELINES.get(game, ())
-    bad = [n for n in names if n not in allowed]
+    train_game(game)  # the game is one the batched trainers play (its record says so)
+    bad = [n for n in names if n not in BASELINES]
     if bad:
         raise ConfigError(
             f"league_baselines: {', '.join(map(repr, bad))} not available for {game!r}; "
-            f"use {', '.join(allowed) or 'none'}"
+            f"use {', '.join(BASELINES)}"
         )
 
 

@@ -205,7 +205,7 @@ class RLlibTrainConfig(ConfigBase):
             self._fail("env_runner_restore_timeout_s", "must be > 0")
         if self.learner_seat is not None and self.learner_seat < 0:
             self._fail("learner_seat", f"must be a seat (>= 0) or null, got {self.learner_seat}")
-        if self.sampler == "batched" and self.game not in ("scum", "scandal", "scum_party"):
+        if self.sampler == "batched" and not get_game(self.game).has("batched"):
             self._fail("sampler", f"batched needs a batched engine; {self.game!r} has none")
         if self.sampler == "batched" and not self.baselines():
             self._fail("league_baselines", "needs at least one baseline (e.g. random)")

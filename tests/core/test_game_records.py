@@ -1,0 +1,164 @@
+"""One record per game names every part the suite needs, and every consumer reads it (issue 20).
+
+The records of ``scum_env.games`` and ``scandal_env.games`` name their parts as
+``"module[:attribute]"`` strings (`cardsuite.games.PARTS`), imported only when
+asked for. These tests resolve every part, check it is the kind of object its
+consumers call, and check that the heuristic agent, the greedy agent, the
+text view, the rgb drawing, the batched trainers and RLlib's batched env all
+build the part the record names: so RLlib trains against the same real
+batched heuristics as ``cardsuite ppo`` and ``dmc`` (not a lowest-first stand-in).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+from dataclasses import fields
+
+import numpy as np
+import pytest
+
+from cardsuite.errors import ConfigError
+from cardsuite.games import PARTS, Game, game_of_env, games, get_game
+
+GAMES = ("scum", "scum_party", "scandal")
+
+
+def test_every_game_names_every_part() -> None:
+    for name in GAMES:
+        record = get_game(name)
+        missing = [part for part in PARTS if not record.has(part)]
+        assert missing == [], f"{name} names no {missing}"
+        assert record.title and record.train_defaults() and record.heuristic_params
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_each_part_is_what_its_consumers_call(name: str) -> None:
+    record = get_game(name)
+    engine = record.part("engine")
+    for function in ("legal_mask", "apply", "why_illegal", "clone"):
+        assert callable(getattr(engine, function)), f"{name} engine lacks {function}"
+    batched = record.part("batched")
+    assert inspect.isclass(batched) and callable(batched.observe_as)
+    assert callable(record.part("batched_heuristic").from_engine)
+    rgb = record.part("rgb")
+    assert callable(rgb.render_rgb) and callable(rgb.table_model)
+    for part in ("heuristic", "view", "greedy"):
+        assert callable(record.part(part)), f"{name} {part}"
+    search = record.part("search")
+    assert callable(search.build) and search.cutoff >= 0 and search.max_hand >= 0
+    assert record.openspiel is not None
+    if importlib.util.find_spec("pyspiel") is not None:
+        assert record.part("openspiel").GAME_TYPE.short_name == f"cardsuite_{name}"
+
+
+def test_asking_for_an_unknown_or_missing_part_is_a_named_error() -> None:
+    bare = Game("bare", "scum_env.scum_v0", "scum_env.config:ScumConfig")
+    assert not bare.has("heuristic")
+    with pytest.raises(ConfigError, match=r"game 'bare' has no heuristic"):
+        bare.part("heuristic")
+    with pytest.raises(ConfigError, match=r"game 'bare' has no batched"):
+        bare.batched_class()
+    with pytest.raises(ConfigError, match=r"unknown game part 'heuristics'"):
+        get_game("scum").part("heuristics")
+
+
+def test_every_record_field_is_a_part_or_a_known_setting() -> None:
+    # A new part is added to PARTS (with its contract), never as a loose field.
+    settings = {"name", "module", "config", "players_key", "default_players", "title",
+                "heuristic_params", "train_options"}  # fmt: skip
+    assert {f.name for f in fields(Game)} == settings | set(PARTS)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_env_knows_its_record(name: str) -> None:
+    env = get_game(name).make()
+    assert game_of_env(env) is get_game(name)
+    env.reset(seed=0)
+    picture = get_game(name).make(render_mode="rgb_array")
+    picture.reset(seed=0)
+    assert picture.render().shape[2] == 3  # drawn by the record's rgb part
+
+
+def test_heuristic_knobs_are_the_heuristics_own() -> None:
+    from cardsuite.agents.heuristic_scum import ScumParams
+
+    climb = tuple(f.name for f in fields(ScumParams))
+    assert get_game("scum").heuristic_params == climb
+    assert get_game("scum_party").heuristic_params == climb
+    from cardsuite.agents.heuristic_scandal import ScandalPolicy
+
+    knobs = [p for p in inspect.signature(ScandalPolicy).parameters if p != "config"]
+    assert list(get_game("scandal").heuristic_params) == knobs
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_agents_build_the_parts_the_record_names(name: str) -> None:
+    from cardsuite.agents.base import table_info
+    from cardsuite.agents.greedy import GreedyAgent
+    from cardsuite.agents.heuristic import HeuristicAgent, make_policy
+    from cardsuite.agents.ismcts import search_game
+    from cardsuite.agents.views import legend, table_view
+
+    record = get_game(name)
+    env = record.make()
+    env.reset(seed=3)
+    agent = env.agent_selection
+    table = table_info(env, name, agent)
+    policy = make_policy(table)
+    assert type(policy) is type(record.part("heuristic")(table.config, table.obs_spec))
+    greedy = GreedyAgent(name)
+    greedy.reset(table)
+    built = record.part("greedy")(table.config, table.obs_spec)
+    assert type(greedy._policy) is type(built)
+    obs = env.observe(agent)
+    assert table_view(table, obs["observation"]) == record.part("view")(
+        table, obs["observation"], None
+    )
+    assert legend(env) == getattr(record.part("rgb"), "LEGEND", "")
+    assert type(search_game(name, table.config, {})) is type(
+        record.part("search").build(table.config, {})
+    )
+    h = HeuristicAgent(name)
+    h.reset(table)
+    action = h.act(obs["observation"], obs["action_mask"], {})
+    assert obs["action_mask"][action]
+
+
+def test_a_game_without_a_part_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cardsuite.agents.greedy import GreedyAgent
+    from cardsuite.agents.heuristic import HeuristicAgent
+    from cardsuite.agents.ismcts import ISMCTSAgent
+
+    table = dict(games())
+    table["bare"] = Game("bare", "scum_env.scum_v0", "scum_env.config:ScumConfig")
+    monkeypatch.setattr("cardsuite.games.games", lambda: table)
+    for cls, what in ((HeuristicAgent, "heuristic"), (GreedyAgent, "greedy agent"),
+                      (ISMCTSAgent, "ISMCTS")):  # fmt: skip
+        with pytest.raises(ConfigError, match=rf"no {what} for game 'bare'; games: scandal"):
+            cls("bare")
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_trainers_and_rllib_play_against_the_records_batched_heuristic(name: str) -> None:
+    pytest.importorskip("torch")
+    from cardsuite.train.ppo_games import train_game
+
+    record = get_game(name)
+    twin = record.part("batched_heuristic")
+    tg = train_game(name)
+    assert tg.record is record and tg.defaults == record.train_defaults()
+    eng = tg.make_engine(4, tg.config(record.default_players, {}))
+    assert type(eng) is record.batched_class()
+    assert type(tg.heuristic(eng)) is twin
+    assert type(tg.baselines(["heuristic"], eng, 0)["heuristic"]) is twin
+    eng.reset(seed=0)
+    seat = int(np.asarray(eng.to_act())[0])
+    assert np.asarray(tg.observe_as(eng, seat)).shape == (4, eng.obs_dim)
+
+    from cardsuite.train.rllib.batched_env import BatchedRLlibEnv
+
+    env = BatchedRLlibEnv({"game": name, "num_envs": 4, "baselines": ["heuristic", "random"]})
+    members = {m.name: m.policy for m in env.league.members}
+    assert type(members["heuristic"]) is twin  # the real heuristic, as ppo and dmc use
+    assert type(members["heuristic"]) is type(tg.heuristic(env.engine))
