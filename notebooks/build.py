@@ -2,7 +2,8 @@
 
 The tutorial is the one source: its prose becomes Markdown cells and its
 ```` ```python ```` blocks code cells, in order (``bash`` blocks stay in the
-Markdown, the ``<!-- docs-test ... -->`` marks are dropped). So the notebook
+Markdown, the ``<!-- docs-test ... -->`` marks are dropped, links to other pages
+point into ``docs/``). So the notebook
 published with the repository and the page on the docs site cannot drift:
 ``tests/docs/test_tutorial_notebook.py`` compares them.
 
@@ -23,6 +24,7 @@ TUTORIAL = ROOT / "docs" / "tutorial.md"
 NOTEBOOK = ROOT / "notebooks" / "quickstart.ipynb"
 
 FENCE = re.compile(r"^```python[^\n]*\n(.*?)^```[ \t]*\n?", re.MULTILINE | re.DOTALL)
+LINK = re.compile(r"\]\(([\w/-]+\.md(?:#[\w-]*)?)\)")
 MARK = re.compile(r"^<!--\s*docs-test:[^>]*-->\s*\n", re.MULTILINE)
 HEADER = (
     "*Generated from the tutorial page `docs/tutorial.md` by `python notebooks/build.py`;"
@@ -41,6 +43,7 @@ def cells(markdown: str) -> list[dict[str, object]]:
 
     def prose(text: str) -> None:
         text = MARK.sub("", text).strip("\n")
+        text = LINK.sub(r"](../docs/\1)", text)  # page links, from notebooks/
         if text:
             found.append({"cell_type": "markdown", "metadata": {}, "source": _lines(text)})
 
