@@ -12,6 +12,7 @@ and N (the :mod:`~cardsuite.batched.protocol` contract).
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -19,7 +20,43 @@ from typing import Any
 import numpy as np
 
 from cardsuite.batched.protocol import StepResult
-from cardsuite.errors import ConfigError, IllegalActionError
+from cardsuite.errors import ConfigError, IllegalActionError, UsageError
+
+_GAME = re.compile(r"^game (\d+):")
+
+
+class _Snapshot:
+    """A shard's state before a step: copies of its arrays, restorable in place.
+
+    Arrays are written back into the same objects (``arr[...] = copy``), so
+    views stay views: the shard's rows of the shared observation and mask,
+    and any array two attributes share. Plain attributes (ints, bools, None)
+    are set back as they were.
+    """
+
+    def __init__(self, shard: Any, shared: tuple[np.ndarray, ...]) -> None:
+        self.shard = shard
+        self.attrs = dict(vars(shard))
+        arrays = [v for v in self.attrs.values() if isinstance(v, np.ndarray)]
+        self.arrays = [(arr, arr.copy()) for arr in (*arrays, *shared)]
+
+    def restore(self) -> None:
+        for arr, saved in self.arrays:
+            arr[...] = saved
+        for name, value in self.attrs.items():
+            if getattr(self.shard, name, None) is not value:
+                setattr(self.shard, name, value)
+        for name in set(vars(self.shard)) - set(self.attrs):
+            delattr(self.shard, name)
+
+
+def _in_batch(err: Exception, offset: int) -> Exception:
+    """``err`` with a shard's game index (``game 3: ...``) made the batch's."""
+    if offset == 0 or not isinstance(err, IllegalActionError):
+        return err
+    text = _GAME.sub(lambda m: f"game {int(m[1]) + offset}:", str(err), count=1)
+    return IllegalActionError(text)
+
 
 ShardFactory = Callable[[int, int, tuple[np.ndarray, np.ndarray] | None], Any]
 """``factory(num_games, game_offset, buffers)``: one numpy engine shard."""
@@ -65,21 +102,51 @@ class ShardedEngine:
         return self.obs, self.mask.view(np.int8), np.concatenate([o[2] for o in outs])
 
     def step(self, actions: Any, active: Any = None) -> StepResult:
-        """One action in every (active) game, the shards in parallel.
+        """One action in every (active) game, the shards in parallel; all or nothing.
 
-        An illegal action raises in its shard; shards that already stepped are
-        not rolled back (use one engine where that matters).
+        Each shard copies its state (every array it holds, and its rows of the
+        shared observation and mask) before it steps. If any shard raises (an
+        illegal action, bad ``active`` flags, or anything else), every shard
+        is put back as it was, so the batch is exactly as before the call, and
+        the first error in game order is raised. The copy costs a few percent
+        of a step (see ``docs/batched.md``).
+
+        Raises:
+            IllegalActionError: not ``N`` actions, or an action a shard refuses
+                (the message names the game by its index in the whole batch).
+            UsageError: ``active`` is not ``N`` bools (from the shard).
         """
-        a = np.asarray(actions, dtype=np.int64).reshape(-1)
-        act = None if active is None else np.asarray(active, dtype=bool).reshape(-1)
+        try:
+            a = np.asarray(actions).reshape(-1)  # each shard checks the ids and dtype
+        except (TypeError, ValueError):
+            raise IllegalActionError(
+                f"step needs {self.num_games} integer action ids, got {type(actions).__name__}"
+            ) from None
+        act = None if active is None else np.asarray(active).reshape(-1)
         if a.shape[0] != self.num_games:
             raise IllegalActionError(f"step needs {self.num_games} actions, got {a.shape[0]}")
+        if a.dtype.kind == "f" and not np.all(np.isfinite(a) & (a == np.round(a))):
+            bad = int(np.flatnonzero(~(np.isfinite(a) & (a == np.round(a))))[0])
+            raise IllegalActionError(
+                f"game {bad}: action {float(a[bad])} is not a whole-number id (no game was changed)"
+            )
 
-        def run(i: int) -> Any:
+        def run(i: int) -> tuple[_Snapshot, Any, Exception | None]:
             s = self.slices[i]
-            return self.shards[i].step(a[s], None if act is None else act[s])
+            snap = _Snapshot(self.shards[i], (self.obs[s], self.mask[s]))
+            try:
+                return snap, self.shards[i].step(a[s], None if act is None else act[s]), None
+            except Exception as err:  # every shard is restored below, then it is raised
+                return snap, None, err
 
-        outs = list(self._pool.map(run, range(len(self.shards))))
+        runs = list(self._pool.map(run, range(len(self.shards))))
+        failed = [(i, err) for i, (_, _, err) in enumerate(runs) if err is not None]
+        if failed:
+            for snap, _, _ in runs:
+                snap.restore()
+            i, err = failed[0]
+            raise _in_batch(err, self.slices[i].start) from err
+        outs = [out for _, out, _ in runs]
         truncated = getattr(outs[0], "truncated", None)
         return StepResult(
             self.obs,
@@ -89,6 +156,42 @@ class ShardedEngine:
             np.concatenate([o.done for o in outs]),
             None if truncated is None else np.concatenate([o.truncated for o in outs]),
         )
+
+    @property
+    def autoreset(self) -> bool:
+        """Whether the shards restart finished games inside `step` (settable)."""
+        return all(bool(sh.autoreset) for sh in self.shards)
+
+    @autoreset.setter
+    def autoreset(self, value: bool) -> None:
+        for sh in self.shards:
+            sh.autoreset = bool(value)
+
+    def restart_games(self, games: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Restart the games flagged in ``games`` (``[N]`` bools), each in its shard.
+
+        Returns:
+            ``(obs, mask, to_act)`` of every game, as after `step`.
+        """
+        flags = np.asarray(games, dtype=bool).reshape(-1)
+        if flags.shape[0] != self.num_games:
+            raise UsageError(f"restart_games needs {self.num_games} flags, got {flags.shape[0]}")
+        outs = [sh.restart_games(flags[s]) for sh, s in zip(self.shards, self.slices, strict=True)]
+        return self.obs, self.mask.view(np.int8), np.concatenate([o[2] for o in outs])
+
+    def observe_as(self, player: Any) -> np.ndarray:
+        """A new ``[N, obs_dim]``: each game as ``player`` sees it (an int or ``[N]`` ids)."""
+        if isinstance(player, int | np.integer) and not isinstance(player, bool | np.bool_):
+            views = [shard.observe_as(player) for shard in self.shards]
+        else:
+            ids = np.asarray(player)
+            if ids.shape != (self.num_games,):
+                raise UsageError(
+                    f"observe_as: player must be an int or {self.num_games} player ids, "
+                    f"got shape {ids.shape}"
+                )
+            views = [shard.observe_as(ids[s]) for shard, s in zip(self.shards, self.slices)]
+        return np.concatenate([np.asarray(v) for v in views], axis=0)
 
     def to_act(self) -> np.ndarray:
         """``[N]`` player id to act in each game."""

@@ -15,10 +15,22 @@ every scored hand in Scum Party with ``reward="points"``). Finished games
 restart in the same step (Gymnasium's ``SAME_STEP`` autoreset, SB3's
 convention): the returned observation is already the first decision of the
 next episode. An episode that the engine reports ``truncated`` (Scandal's
-limits) is returned as truncated, every other end as terminated. No final
-observation is returned, so a learner cannot bootstrap a truncated episode
-and treats it like a terminated one (SB3 does without a
-``terminal_observation``).
+limits) is returned as truncated, every other end as terminated.
+
+The final observation of every episode that ended is returned the way
+Gymnasium 1.x vector envs do in ``SAME_STEP`` mode: ``info["final_obs"]``
+(an object array: the learner's view of the finished game, ``None`` for the
+games still running), ``info["_final_obs"]`` (which games ended) and
+``info["final_info"]`` (``episode_length`` of each finished episode, with
+its ``_episode_length`` mask); SB3's adapter passes it on as
+``terminal_observation``. So a learner can bootstrap a truncated episode
+from its last state instead of treating it as terminated. For this the vector
+env restarts finished games itself: it switches the engine's own
+``autoreset`` off and uses the engine's ``observe_as`` and
+``restart_games`` (every shipped engine, sharded or not, has both; an engine
+without them keeps its own autoreset, and no ``final_obs`` is returned). The
+other seats' moves of a new episode before the learner's first decision
+count towards the next step's reward, never the finished episode's.
 
 SB3 does not accept a Gymnasium ``VectorEnv``; :func:`sb3_vec_env` wraps one
 as a ``stable_baselines3`` ``VecEnv`` (imported lazily: the core does not need
@@ -82,6 +94,12 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         self._obs: Any = None
         self._mask: Any = None
         self._lengths = np.zeros(self.num_envs, dtype=np.int64)
+        self._carry = np.zeros(self.num_envs, dtype=np.float32)  # rewards of new episodes
+        self.final_obs = all(
+            hasattr(engine, name) for name in ("autoreset", "restart_games", "observe_as")
+        )
+        if self.final_obs:
+            engine.autoreset = False  # finished games are restarted by step(), after final_obs
 
     @property
     def opponents(self) -> list[BatchPolicy]:
@@ -111,19 +129,31 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         self._obs, self._mask, _ = self.engine.reset(self.seed_value)
         reward = np.zeros(self.num_envs, dtype=np.float32)
         done = np.zeros(self.num_envs, dtype=bool)
+        self._carry[:] = 0.0
         self._advance(reward, done, done.copy())
+        if self.final_obs:
+            self._restart(done)  # over before the learner's first decision: deal again
         self._lengths[:] = 0
+        self._carry[:] = 0.0
         return self._host(self._obs).copy(), {"action_mask": self.action_masks()}
 
     def step(
         self, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """The learner acts in every game; the other seats play until its next turn."""
+        """The learner acts in every game; the other seats play until its next turn.
+
+        Returns:
+            ``(obs, reward, terminated, truncated, info)``; ``info`` holds
+            ``action_mask``, ``episode_length`` and, when a game ended,
+            ``final_obs`` / ``_final_obs`` / ``final_info`` / ``_final_info``
+            (see the module documentation).
+        """
         if self._obs is None:
             raise ConfigError("call reset() before step()")
         xp = self.engine.xp
         res = self.engine.step(np.asarray(actions, dtype=np.int64).reshape(-1))
-        reward = xp.to_numpy(res.rewards[:, self.learner]).astype(np.float32)
+        reward = xp.to_numpy(res.rewards[:, self.learner]).astype(np.float32) + self._carry
+        self._carry[:] = 0.0
         done = xp.to_numpy(res.done).astype(bool)
         truncated = self._truncated(res, done.shape[0])
         self._obs, self._mask = res.obs, res.mask
@@ -131,7 +161,10 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         self._lengths += 1
         lengths = self._lengths.copy()
         self._lengths[done] = 0
-        infos = {"action_mask": self.action_masks(), "episode_length": lengths}
+        infos: dict[str, Any] = {"episode_length": lengths}
+        if self.final_obs and done.any():
+            infos.update(self._finish(done, lengths))
+        infos["action_mask"] = self.action_masks()
         return self._host(self._obs).copy(), reward, done & ~truncated, truncated, infos
 
     def action_masks(self) -> np.ndarray:
@@ -154,14 +187,56 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
             return np.zeros(n, dtype=bool)
         return self.engine.xp.to_numpy(flags).astype(bool)
 
-    def _advance(self, reward: np.ndarray, done: np.ndarray, truncated: np.ndarray) -> None:
-        """Let the other seats play until the learner is to act in every game."""
+    def _finish(self, done: np.ndarray, lengths: np.ndarray) -> dict[str, Any]:
+        """The final observations of the ``done`` games, then restart them.
+
+        The restarted games are played up to the learner's first decision;
+        the learner's rewards on the way are kept for the next step.
+        """
+        final = self._host(self.engine.observe_as(self.learner))
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        for i in np.flatnonzero(done):
+            final_obs[i] = np.array(final[i], dtype=np.float32)
+        self._restart(done)
+        return {
+            "final_obs": final_obs,
+            "_final_obs": done.copy(),
+            "final_info": {"episode_length": np.where(done, lengths, 0), "_episode_length": done},
+            "_final_info": done.copy(),
+        }
+
+    def _restart(self, ended: np.ndarray) -> None:
+        """Restart the ``ended`` games and play them to the learner's first decision."""
+        while ended.any():  # a new episode that ends before the learner acts restarts too
+            self._obs, self._mask, _ = self.engine.restart_games(ended)
+            fresh = np.zeros(self.num_envs, dtype=bool)
+            self._advance(self._carry, fresh, fresh.copy(), only=ended)
+            ended = fresh
+
+    def _advance(
+        self,
+        reward: np.ndarray,
+        done: np.ndarray,
+        truncated: np.ndarray,
+        *,
+        only: np.ndarray | None = None,
+    ) -> None:
+        """Let the other seats play until the learner is to act in every game.
+
+        With the engine's autoreset off, a game that ended (``done`` grows as
+        games end) waits for `_finish`; ``only`` limits the play to some games.
+        """
         eng, xp = self.engine, self.engine.xp
         while True:
             to_act = eng.to_act()
-            waiting = to_act != self.learner
-            if not xp.any(waiting):
+            waiting_np = self._host(to_act) != self.learner
+            if self.final_obs:
+                waiting_np &= ~done
+            if only is not None:
+                waiting_np &= only
+            if not waiting_np.any():
                 return
+            waiting = xp.asarray(waiting_np, xp.bool)
             actions = fill_actions(xp, self._groups, self._obs, self._mask, to_act, waiting)
             res = eng.step(actions, active=waiting)
             reward += xp.to_numpy(res.rewards[:, self.learner])
@@ -202,7 +277,10 @@ def sb3_vec_env(env: BatchedVectorEnv) -> Any:
             infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
             for i in np.flatnonzero(truncated):
                 infos[i]["TimeLimit.truncated"] = True
+            final_obs = info.get("final_obs")
             for i in np.flatnonzero(done):
+                if final_obs is not None and final_obs[i] is not None:
+                    infos[i]["terminal_observation"] = final_obs[i]
                 infos[i]["episode"] = {
                     "r": float(self._returns[i]),
                     "l": int(info["episode_length"][i]),
