@@ -55,6 +55,7 @@ GUIDED_PARAMS = (
     "parallel",
     "backend",
     "device",
+    "time_limit",
 )
 
 
@@ -92,7 +93,7 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         cutoff: rollout steps before the position is evaluated (0: to the end);
             default per game, as ISMCTS.
         max_hand: search only at hands this small, else play ``inner`` (0: always).
-        batch, parallel, backend, device: as for ``BatchedISMCTSAgent``.
+        batch, parallel, backend, device, time_limit: as for ``BatchedISMCTSAgent``.
     """
 
     name = "search"
@@ -112,6 +113,7 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         parallel: str = "leaf",
         backend: str | None = None,
         device: str | None = None,
+        time_limit: float | None = None,
     ) -> None:
         """Check the settings; the rollout engine is built at ``reset``."""
         key = game.replace("-", "_").lower()
@@ -143,6 +145,7 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
             parallel=parallel,
             backend=backend,
             device=device,
+            time_limit=time_limit,
         )
         self.inner = inner
         self.temperature = float(temperature)

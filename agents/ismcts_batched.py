@@ -37,6 +37,7 @@ reference (``batch`` still groups the descents).
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -259,6 +260,10 @@ class BatchedISMCTSAgent(ISMCTSAgent):
         backend: ``"numpy"`` or ``"torch"`` for the rollout engine.
         device: torch device of the rollout engine (``"cpu"``, ``"cuda"``);
             ``device="cuda"`` alone selects the torch backend.
+        time_limit: optional wall-clock cap in seconds per decision, for
+            interactive play: no new wave starts once it is spent (at least
+            one wave always runs). Results then depend on the machine's
+            speed; leave it unset for reproducible benchmarks.
         **params: knobs of the game's heuristic used in the rollouts.
     """
 
@@ -277,6 +282,7 @@ class BatchedISMCTSAgent(ISMCTSAgent):
         parallel: str = "leaf",
         backend: str | None = None,
         device: str | None = None,
+        time_limit: float | None = None,
         **params: Any,
     ) -> None:
         """Check and store the settings; the rollout engine is built at ``reset``."""
@@ -295,6 +301,15 @@ class BatchedISMCTSAgent(ISMCTSAgent):
             )
         if backend == "numpy" and device not in (None, "cpu"):
             raise ConfigError(f"ismcts parameter device={device!r} needs backend=torch")
+        if time_limit is not None and (
+            isinstance(time_limit, bool)
+            or not isinstance(time_limit, int | float)
+            or not time_limit >= 0
+        ):
+            raise ConfigError(
+                f"ismcts parameter time_limit must be seconds >= 0, got {time_limit!r}"
+            )
+        self.time_limit = None if time_limit is None else float(time_limit)
         self.batch = int(batch)
         self.parallel = parallel
         self.backend = backend
@@ -329,7 +344,11 @@ class BatchedISMCTSAgent(ISMCTSAgent):
         trees = self.batch if self.parallel == "root" else 1
         roots = [self.new_root() for _ in range(trees)]
         done = 0
+        start = time.perf_counter()
         while done < self.budget:
+            limit = self.time_limit
+            if done and limit is not None and time.perf_counter() - start >= limit:
+                break
             wave = min(self.batch, self.budget - done)
             paths, leaves = [], []
             for i in range(wave):

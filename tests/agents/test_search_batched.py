@@ -217,6 +217,19 @@ def test_waves_spend_the_whole_budget(parallel: str) -> None:
     assert all(0.0 <= c.total <= c.visits for c in root.children.values())
 
 
+def test_time_limit_stops_after_the_first_wave() -> None:
+    """A spent wall-clock cap starts no new wave; the first always runs (no timing asserted)."""
+    env = get_game("scum").make(num_players=4)
+    env.reset(seed=2)
+    name = env.agent_selection
+    agent = BatchedISMCTSAgent("scum", budget=40, max_hand=0, batch=10, time_limit=0)
+    agent.reset(table_info(env, "scum", name), seed=3)
+    root = agent.search(lambda rng: env.unwrapped.determinize(name, rng))
+    assert root.visits == 10
+    with pytest.raises(ConfigError, match="time_limit"):
+        BatchedISMCTSAgent("scum", time_limit=-1)
+
+
 def test_leaf_parallel_finds_the_forced_win() -> None:
     """The position of test_ismcts.test_search_plays_the_president_that_goes_out (J7)."""
     from tests.agents.test_ismcts import RACE, RULES, SLOT, scum_position
