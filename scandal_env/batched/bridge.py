@@ -6,7 +6,7 @@ A search (``cardsuite.agents.ismcts_batched``) grows its tree on per-game
 written into one row of the engine's arrays, exactly as if the engine had
 played that row to the same position, after which ``step`` continues every
 row as ``scandal_v0`` would (observations, masks and rewards bit for bit;
-``tests/agents/test_search_bridge.py`` checks that against the per-game env).
+``tests/agents/test_search_batched.py`` checks that against the per-game env).
 
 Only the state of the hand in play is carried over (the engine's deal
 counters are not): rows that finish a hand with ``episode="game"`` deal the

@@ -6,7 +6,7 @@ A search (``cardsuite.agents.ismcts_batched``) grows its tree on per-game
 into one row of the engine's arrays (per role position, as the engine holds
 them), exactly as if the engine had played that row to the same position;
 ``step`` then continues every row as ``scum_v0`` would (observations, masks
-and rewards bit for bit; ``tests/agents/test_search_bridge.py`` checks that
+and rewards bit for bit; ``tests/agents/test_search_batched.py`` checks that
 against the per-game env).
 
 The engine's deal counters are not carried over: a row whose episode ends
