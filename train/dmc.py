@@ -59,9 +59,13 @@ import torch
 
 from cardsuite.errors import CardsuiteError, CheckpointError
 from cardsuite.train.core.checkpoint import (
+    check_must_match,
     engine_state,
+    finite,
+    gen_state,
     read_checkpoint,
     restore_engine_state,
+    set_gen,
     write_checkpoint,
 )
 from cardsuite.train.core.cli import (
@@ -72,19 +76,11 @@ from cardsuite.train.core.cli import (
 )
 from cardsuite.train.core.evaluate import evaluate_against
 from cardsuite.train.core.league import League
-from cardsuite.train.core.log import RunLog, print_eval
+from cardsuite.train.core.log import open_log, print_eval
 from cardsuite.train.core.netspec import NetworkSpec, Snapshot, obs_scale
-from cardsuite.train.core.rundir import plan_run, start_logs
+from cardsuite.train.core.rundir import plan_run
 from cardsuite.train.dmc_config import DMCConfig
 from cardsuite.train.dmc_core import MCReturns, QNet, Replay, epsilon_greedy, q_loss
-from cardsuite.train.ppo_checkpoint import (
-    check_must_match,
-    finite,
-    gen_state,
-    python_state,
-    set_gen,
-    set_python_state,
-)
 from cardsuite.train.ppo_games import train_game
 from cardsuite.train.runtime_state import (
     capture_rng,
@@ -159,15 +155,11 @@ class DMCTrainer:
                     "checkpoint": args.checkpoint_every}  # fmt: skip
         self.history: list[dict[str, Any]] = []
         self.t0 = time.perf_counter()
-        purge = None
         self.obs, self.mask, self.to_act = self.eng.reset(args.seed)
         if self.plan.checkpoint is not None:
             self.load(self.plan.checkpoint)
-            start_logs(self.dir, self.plan.checkpoint, self.step, self.plan.in_place)
-            purge = self.step + 1
-        self.log = RunLog(self.dir, PROGRESS_FIELDS, tensorboard=args.tensorboard,
-                          quiet=args.quiet, purge_step=purge,
-                          headline=("loss", "mean_q", "league_score"))  # fmt: skip
+        self.log = open_log(self.plan, self.step, PROGRESS_FIELDS, tensorboard=args.tensorboard,
+                            quiet=args.quiet, headline=("loss", "mean_q", "league_score"))  # fmt: skip
         if self.plan.checkpoint is None and args.bc_steps:
             self.warm_start()
 
@@ -375,7 +367,7 @@ class DMCTrainer:
                 "replay": {"size": r.size, "head": r.head, "gen": gen_state(r.gen)},
                 "next_episode": self.mc.next_id,
                 "rng": {"numpy": self.rng.bit_generator.state, "torch": gen_state(self.gen),
-                        "python": python_state(), "global": capture_rng()},
+                        "global": capture_rng()},
                 "history": finite(self.history),
             }  # fmt: skip
 
@@ -418,7 +410,6 @@ class DMCTrainer:
             rng = state["rng"]
             self.rng.bit_generator.state = rng["numpy"]
             set_gen(self.gen, rng["torch"])
-            set_python_state(rng["python"])
             restore_rng(rng["global"])
             self.history = list(state.get("history", []))
         except (KeyError, TypeError, ValueError, RuntimeError) as err:

@@ -54,9 +54,9 @@ from cardsuite.train.core.cli import (
 )
 from cardsuite.train.core.evaluate import evaluate_against
 from cardsuite.train.core.league import League
-from cardsuite.train.core.log import RunLog, print_eval
+from cardsuite.train.core.log import open_log, print_eval
 from cardsuite.train.core.netspec import Snapshot, obs_scale
-from cardsuite.train.core.rundir import plan_run, start_logs
+from cardsuite.train.core.rundir import plan_run
 from cardsuite.train.ppo_config import PPOConfig
 from cardsuite.train.ppo_games import train_game
 from cardsuite.train.rollout import SeatRollout, to_torch
@@ -177,16 +177,12 @@ class Trainer:
         self.history: list[dict[str, Any]] = []
         self.games_restored = False
         self.obs, self.mask, self.to_act = self.eng.reset(args.seed)
-        purge = None
         if self.plan.checkpoint is not None:
             from cardsuite.train.ppo_checkpoint import load_checkpoint
 
             load_checkpoint(self, self.plan.checkpoint)
-            start_logs(self.run_dir, self.plan.checkpoint, self.step, self.plan.in_place)
-            purge = self.step + 1
-        self.log = RunLog(self.run_dir, PROGRESS_FIELDS, tensorboard=args.tensorboard,
-                          quiet=args.quiet, purge_step=purge,
-                          headline=("entropy", "approx_kl", "league_win"))  # fmt: skip
+        self.log = open_log(self.plan, self.step, PROGRESS_FIELDS, tensorboard=args.tensorboard,
+                            quiet=args.quiet, headline=("entropy", "approx_kl", "league_win"))  # fmt: skip
         if self.plan.checkpoint is None and args.init:
             self.load_init(args.init)
         elif self.plan.checkpoint is None and args.bc_steps:

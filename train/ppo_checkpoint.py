@@ -21,25 +21,26 @@ not all arrays deal fresh games instead). ``RUN/agent`` is the final agent
 
 from __future__ import annotations
 
-import base64
-import math
-import random
 import re
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import torch
 
 from cardsuite.errors import CheckpointError
 from cardsuite.train.actor_critic import agent_meta, load_network, save_network
 from cardsuite.train.core.checkpoint import (
+    check_must_match,
     engine_state,
+    finite,
+    gen_state,
     read_checkpoint,
     restore_engine_state,
+    set_gen,
     write_checkpoint,
 )
+from cardsuite.train.runtime_state import capture_rng, restore_rng
 from cardsuite.train.safe_io import load_tensors, load_tensors_numpy, save_tensors
 
 if TYPE_CHECKING:
@@ -51,50 +52,6 @@ _FILES = re.compile(
     r"agent/(weights\.safetensors|agent\.json)|optimizer\.safetensors|run\.safetensors"
     r"|league/snapshot@\d{1,15}\.safetensors"
 )
-
-
-def gen_state(gen: torch.Generator) -> str:
-    """A torch generator's state as base64 text (JSON)."""
-    return base64.b64encode(gen.get_state().numpy().tobytes()).decode("ascii")
-
-
-def set_gen(gen: torch.Generator, text: str) -> None:
-    """Restore a generator from `gen_state`'s text."""
-    raw = np.frombuffer(base64.b64decode(text.encode("ascii")), dtype=np.uint8).copy()
-    gen.set_state(torch.from_numpy(raw))
-
-
-def python_state() -> list[Any]:
-    """Python's global RNG state as JSON values."""
-    py = random.getstate()
-    return [py[0], list(py[1]), py[2]]
-
-
-def set_python_state(state: list[Any]) -> None:
-    """Restore `python_state`."""
-    random.setstate((state[0], tuple(state[1]), state[2]))
-
-
-def finite(x: Any) -> Any:
-    """``x`` with every NaN or infinite float (an undefined statistic) as ``None`` (strict JSON)."""
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    if isinstance(x, dict):
-        return {k: finite(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [finite(v) for v in x]
-    return x
-
-
-def check_must_match(saved: dict[str, Any], args: Any, keys: tuple[str, ...]) -> None:
-    """The fields a resume may not change (CheckpointError naming the first that differs)."""
-    for key in keys:
-        was = saved.get(key, "scum") if key == "game" else saved[key]  # 0.2.0: Scum only
-        if was != getattr(args, key):
-            raise CheckpointError(
-                f"resume: field {key!r} is {getattr(args, key)!r} but the checkpoint "
-                f"was trained with {was!r}"
-            )
 
 
 def save_checkpoint(tr: Trainer) -> Path:
@@ -121,7 +78,7 @@ def save_checkpoint(tr: Trainer) -> Path:
             "due": tr.due, "config": tr.args.to_dict(), "league": tr.league.state(),
             "games_saved": games is not None,
             "rng": {"numpy": tr.rng.bit_generator.state, "torch": gen_state(tr.gen),
-                    "torch_cpu": gen_state(tr.cpu_gen), "python": python_state()},
+                    "torch_cpu": gen_state(tr.cpu_gen), "global": capture_rng()},
             "history": finite(tr.history),
         }  # fmt: skip
 
@@ -156,7 +113,7 @@ def load_checkpoint(tr: Trainer, path: Path) -> None:
         tr.rng.bit_generator.state = rng["numpy"]
         set_gen(tr.gen, rng["torch"])
         set_gen(tr.cpu_gen, rng["torch_cpu"])
-        set_python_state(rng["python"])
+        restore_rng(rng["global"])
         tr.history = list(state.get("history", []))
         run = load_tensors_numpy(ckpt / "run.safetensors")
         tr.learner_seat[:] = run.pop("learner_seat")

@@ -127,21 +127,37 @@ def test_league_snapshot_from_module_weights_plays_self_play_games() -> None:
 
 
 def test_bad_env_config_and_baseline_are_named() -> None:
-    """Unknown keys, a bad seat and a missing heuristic are ConfigErrors naming them."""
+    """Unknown keys, a bad seat and an unknown baseline are ConfigErrors naming them."""
     with pytest.raises(ConfigError, match="bogus"):
         BatchedRLlibEnv({"game": "scum", "bogus": 1})
     with pytest.raises(ConfigError, match="learner_seat"):
         BatchedRLlibEnv({"game": "scum", "learner_seat": 9})
-    with pytest.raises(ConfigError, match="heuristic"):
-        BatchedRLlibEnv({"game": "scandal", "baselines": ["heuristic"]})
+    with pytest.raises(ConfigError, match="ismcts"):
+        BatchedRLlibEnv({"game": "scandal", "baselines": ["ismcts"]})
     with pytest.raises(ConfigError, match="sampler"):
         load_run(None, game="scum", sampler="vectorised")
     from cardsuite.train.rllib.batched import build_batched_config
 
-    with pytest.raises(ConfigError, match="league_baselines: 'heuristic'"):
-        build_batched_config(load_run(None, game="scandal", sampler="batched"))
+    with pytest.raises(ConfigError, match="league_baselines: 'ismcts'"):
+        build_batched_config(load_run(None, game="scandal", sampler="batched",
+                                      league_baselines="heuristic,ismcts"))  # fmt: skip
     with pytest.raises(ConfigError, match="learner_seat: 4"):
         build_batched_config(load_run(None, game="scum", sampler="batched", learner_seat=4))
+
+
+@pytest.mark.parametrize(("game", "players"), [("scum", 4), ("scum_party", 6), ("scandal", 2)])
+def test_the_league_holds_the_real_heuristic_of_every_game(game: str, players: int) -> None:
+    """RLlib trains against the heuristic the other trainers and the evaluator use (issue 20)."""
+    from cardsuite.train.core.league import League
+    from cardsuite.train.ppo_games import train_game
+
+    env = BatchedRLlibEnv({"game": game, "options": {"num_players": players}, "num_envs": 4,
+                           "baselines": ["heuristic", "random"]})  # fmt: skip
+    assert type(env.league) is League
+    member = {m.name: m for m in env.league.members}["heuristic"]
+    tg = train_game(game)
+    own = tg.baselines(["heuristic"], tg.make_engine(1, tg.config(players, {})), 0)["heuristic"]
+    assert type(member.policy) is type(own)
 
 
 def test_driver_league_round_trips_through_safetensors(tmp_path: Path) -> None:

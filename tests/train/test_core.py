@@ -28,7 +28,7 @@ CORE_ONLY = {
     "spec_policy": evaluate, "RowByRow": evaluate,
     "write_checkpoint": checkpoint, "find_checkpoint": checkpoint, "check_files": checkpoint,
     "plan_run": rundir, "check_run_dir": rundir, "check_new_run_dir": rundir,
-    "start_logs": rundir, "RunLog": log, "summary_writer": log,
+    "start_logs": rundir, "RunLog": log, "open_log": log, "summary_writer": log,
 }  # fmt: skip
 
 
@@ -70,7 +70,7 @@ def test_each_trainer_takes_its_opponents_and_evaluation_from_the_core() -> None
     assert sb3_setup.OpponentPool is wrappers.OpponentPool is league.OpponentPool
     assert ppo.evaluate_against is dmc.evaluate_against is evaluate.evaluate_against
     assert sb3_report.evaluate_specs is evaluate.evaluate_specs
-    assert ppo.RunLog is dmc.RunLog is log.RunLog
+    assert ppo.open_log is dmc.open_log is log.open_log
     assert ppo.plan_run is dmc.plan_run is rundir.plan_run
     assert trainer.check_run_dir is rundir.check_run_dir
     rllib_ckpt = (TRAIN / "rllib" / "checkpoints.py").read_text(encoding="utf-8")

@@ -21,6 +21,8 @@ batched engine's arrays, so a resumed run continues the games in flight.
 
 from __future__ import annotations
 
+import base64
+import math
 import os
 import re
 import shutil
@@ -213,3 +215,39 @@ def restore_engine_state(engine: Any, arrays: dict[str, Any]) -> None:
             old[...] = np.asarray(value, dtype=old.dtype)
         else:
             setattr(owner, key, np.array(value, dtype=old.dtype))
+
+
+# ------------------------------------------------------------ run state
+def gen_state(gen: Any) -> str:
+    """A torch generator's state as base64 text (JSON)."""
+    return base64.b64encode(gen.get_state().numpy().tobytes()).decode("ascii")
+
+
+def set_gen(gen: Any, text: str) -> None:
+    """Restore a torch generator from `gen_state`'s text."""
+    import torch
+
+    raw = np.frombuffer(base64.b64decode(text.encode("ascii")), dtype=np.uint8).copy()
+    gen.set_state(torch.from_numpy(raw))
+
+
+def finite(x: Any) -> Any:
+    """``x`` with every NaN or infinite float (an undefined statistic) as ``None`` (strict JSON)."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: finite(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [finite(v) for v in x]
+    return x
+
+
+def check_must_match(saved: dict[str, Any], args: Any, keys: tuple[str, ...]) -> None:
+    """The fields a resume may not change (CheckpointError naming the first that differs)."""
+    for key in keys:
+        was = saved.get(key, "scum") if key == "game" else saved[key]  # 0.2.0: Scum only
+        if was != getattr(args, key):
+            raise CheckpointError(
+                f"resume: field {key!r} is {getattr(args, key)!r} but the checkpoint "
+                f"was trained with {was!r}"
+            )

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from cardsuite.train.core.rundir import RunPlan, start_logs
+
 EVAL_FIELDS = ("step", "against", "deals", "beats", "beats_ci", "mean_a", "mean_b", "margin",
                "margin_ci")  # fmt: skip
 
@@ -116,3 +118,20 @@ def print_eval(rows: list[dict[str, Any]]) -> None:
         print(f"vs {row['against']}: beats {100 * row['beats']:.1f}% ± "
               f"{100 * row['beats_ci']:.1f} of {row['deals']:.0f} duplicate deals, "
               f"margin {row['margin']:+.3f} ± {row['margin_ci']:.3f}")  # fmt: skip
+
+
+def open_log(
+    plan: RunPlan, step: int, progress_fields: Sequence[str], *, tensorboard: bool, quiet: bool,
+    headline: Sequence[str] = (),
+) -> RunLog:  # fmt: skip
+    """The run's `RunLog`; on resume, first drop what the checkpoint at ``step`` did not cover.
+
+    The rows after ``step`` leave the CSV logs (or a branch starts with the
+    source run's rows up to it), and TensorBoard purges its events after it.
+    """
+    purge = None
+    if plan.checkpoint is not None:
+        start_logs(plan.run_dir, plan.checkpoint, step, plan.in_place)
+        purge = step + 1
+    return RunLog(plan.run_dir, progress_fields, tensorboard=tensorboard, quiet=quiet,
+                  purge_step=purge, headline=headline)  # fmt: skip
