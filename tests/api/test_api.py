@@ -190,3 +190,15 @@ def test_presets_are_read_by_name_and_options_win_over_them() -> None:
     assert result.seats == 4
     with pytest.raises(ConfigError, match="seven_players"):
         cardsuite.make("scum", preset="seven_players")
+
+
+def test_sb3_maskable_ppo_trains_on_a_registered_id() -> None:
+    """The SB3 user's path: gymnasium.make(id) straight into MaskablePPO (train extra)."""
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    env = gymnasium.make("cardsuite/ScandalSingle-v0", opponents="heuristic")
+    model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, n_epochs=1, seed=0)
+    model.learn(32)
+    obs, _info = env.reset(seed=1)
+    mask = env.unwrapped.action_masks()
+    action, _state = model.predict(obs, action_masks=mask, deterministic=True)
+    assert mask[int(action)]
