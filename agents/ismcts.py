@@ -38,6 +38,11 @@ Games (:class:`SearchGame` adapters):
 * ``scandal``: ``scandal_env.engine``; a rollout ends with the hand or after
   ``cutoff`` steps, where the hand is scored as if it ended now (S9); reward
   ``0.5 + (own - mean of the others) / 400`` clipped to [0, 1].
+
+This agent is the readable reference. ``cardsuite.agents.ismcts_batched``
+runs the same descents and plays the rollouts of many leaves at once on the
+batched engines (``ismcts-batched``), and ``cardsuite.agents.guided_search``
+searches over a learned agent (``search:pretrained:NAME``); ``docs/search.md``.
 """
 
 from __future__ import annotations
