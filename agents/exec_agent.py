@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite import safe_json
 from cardsuite.agents.base import TableInfo
 from cardsuite.agents.kinds import AgentKind
 from cardsuite.errors import CardsuiteError, ConfigError
@@ -340,8 +341,8 @@ class ExecAgent:
                 self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
         try:
-            answer = json.loads(line.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
+            answer = safe_json.loads(line, f"{self.name}: answer", error=AgentProtocolError)
+        except AgentProtocolError:
             raise AgentProtocolError(
                 f"{self.name}: answered {_brief(line.decode('utf-8', 'replace'))}, "
                 "which is not one JSON object"

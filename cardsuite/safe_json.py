@@ -1,15 +1,27 @@
-"""Reading JSON from untrusted text: a named error instead of a crash.
+"""The suite's one strict JSON reader: a named error instead of a crash or a silent guess.
 
-:func:`loads` is ``json.loads`` for saved states, records and metadata a
-user may hand in: it refuses invalid UTF-8, ``NaN``/``Infinity``, text longer
-than a limit and nesting deeper than :data:`MAX_DEPTH` (no ``RecursionError``),
-raising ``StateError`` (or the error class asked for) with a one-line message
-that starts with where the text came from.
+Every JSON the suite reads from outside (saved states of every game, deck
+files, game records, checkpoint and agent metadata, web request bodies) goes
+through `loads` (text) or `read_file` (a file):
+
+* the text must be UTF-8 and no longer than a limit;
+* an object may not repeat a key (``json.loads`` keeps the last one silently);
+* ``NaN`` and ``Infinity`` are refused (numbers must be finite);
+* nesting deeper than `MAX_DEPTH` is refused before parsing (no ``RecursionError``);
+* a file must be a regular file, read with a bounded read (never ``/dev/zero``,
+  a FIFO or a directory; an oversized or growing file fails fast).
+
+Each problem raises ``StateError`` (or the error class the caller names:
+``DeckError``, ``CheckpointError``, ``ConfigError``...) with a one-line
+message that starts with where the text came from.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import stat
+from pathlib import Path
 from typing import Any
 
 from cardsuite.errors import CardsuiteError, StateError
@@ -25,7 +37,14 @@ def loads(
     error: type[CardsuiteError] = StateError,
     max_chars: int = MAX_CHARS,
 ) -> Any:
-    """Parse JSON strictly; ``error`` naming ``where`` for anything wrong with the text."""
+    """Parse JSON strictly (module doc); ``error`` naming ``where`` for anything wrong.
+
+    Args:
+        text: the JSON text (``bytes`` must be UTF-8).
+        where: where it came from, the start of every message (``"line 3"``).
+        error: the named error to raise.
+        max_chars: the longest text accepted.
+    """
     if not isinstance(text, str | bytes):
         raise error(f"{where}: expected JSON text, got {type(text).__name__}")
     if len(text) > max_chars:
@@ -36,20 +55,82 @@ def loads(
         except UnicodeDecodeError as err:
             raise error(f"{where}: not valid UTF-8 (byte {err.start})") from None
     if _bracket_depth(text) > MAX_DEPTH:
-        raise error(f"{where}: JSON nested too deeply (limit {MAX_DEPTH})")
+        raise error(f"{where}: {_TOO_DEEP}")
     try:
-        value = json.loads(text, parse_constant=_no_constant)
+        value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except _Refused as err:
+        raise error(f"{where}: {err}") from None
     except json.JSONDecodeError as err:
         raise error(f"{where}: not valid JSON: {err}") from None
     except RecursionError:
-        raise error(f"{where}: JSON nested too deeply (limit {MAX_DEPTH})") from None
-    except ValueError as err:  # _no_constant, or an integer too long to parse
+        raise error(f"{where}: {_TOO_DEEP}") from None
+    except ValueError as err:  # an integer too long to convert
         raise error(f"{where}: {err}") from None
     return value
 
 
+def read_file(
+    path: str | Path,
+    what: str,
+    *,
+    error: type[CardsuiteError] = StateError,
+    max_bytes: int = MAX_CHARS,
+    follow_links: bool = True,
+) -> Any:
+    """The strict JSON (module doc) of a regular file of at most ``max_bytes``.
+
+    Args:
+        path: the file.
+        what: the file's kind in messages (``"deck file"``, ``"agent.json"``).
+        error: the named error to raise.
+        max_bytes: the size limit.
+        follow_links: with False a symbolic link is refused (checkpoint folders).
+    """
+    return loads(read_bounded(path, what, max_bytes, error, follow_links=follow_links),
+                 f"{what} {str(path)!r}", error=error, max_chars=max_bytes)  # fmt: skip
+
+
+def read_bounded(
+    path: str | Path,
+    what: str,
+    max_bytes: int,
+    error: type[CardsuiteError],
+    *,
+    follow_links: bool = True,
+) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes``; ``error`` naming it otherwise."""
+    source = Path(path)
+    try:
+        info = os.stat(source) if follow_links else os.lstat(source)
+        if not stat.S_ISREG(info.st_mode):
+            raise error(f"{what} {str(source)!r} is not a regular file")
+        with source.open("rb") as fh:
+            raw = fh.read(max_bytes + 1)
+    except OSError as err:
+        raise error(f"cannot read {what} {str(source)!r}: {err.strerror}") from None
+    if len(raw) > max_bytes:
+        raise error(f"{what} {str(source)!r} is larger than the limit of {max_bytes} bytes")
+    return raw
+
+
+_TOO_DEEP = f"JSON nested too deeply (nested deeper than {MAX_DEPTH} levels)"
+
+
+class _Refused(ValueError):
+    """A duplicate key or a non-finite number, with a message ready for the user."""
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Refused(f"duplicate key {key[:80]!r}")
+        out[key] = value
+    return out
+
+
 def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not allowed (numbers must be finite)")
+    raise _Refused(f"{name} is not allowed (numbers must be finite)")
 
 
 def _bracket_depth(text: str) -> int:

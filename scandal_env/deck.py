@@ -26,10 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite import safe_json
 from cardsuite.errors import ConfigError, DeckError
 from cardsuite.safe_yaml import load_yaml_text
-from scandal_env import strict_json
-from scandal_env.strict_json import read_bounded
 
 #: Colours in the order used for their integer codes.
 COLOURS: tuple[str, ...] = ("brown", "blue", "green", "red", "black", "gold")
@@ -185,7 +184,7 @@ def load_deck(path: str | Path | None = None) -> Deck:
     else:
         p = Path(path)
         source = str(p)
-        raw = read_bounded(p, "deck file", MAX_DECK_BYTES, DeckError)
+        raw = safe_json.read_bounded(p, "deck file", MAX_DECK_BYTES, DeckError)
         suffix = p.suffix.lower()
     where = f"deck file {source}"
     if suffix in (".yaml", ".yml"):
@@ -194,7 +193,7 @@ def load_deck(path: str | Path | None = None) -> Deck:
         except ConfigError as err:
             raise DeckError(str(err)) from None
     else:
-        data = strict_json.loads(raw, where, DeckError)
+        data = safe_json.loads(raw, where, error=DeckError, max_chars=MAX_DECK_BYTES)
     return deck_from_data(data, source=source)
 
 

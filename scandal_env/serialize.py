@@ -2,7 +2,7 @@
 
 :func:`from_json` reads text from outside (a saved game, a record, the env's
 ``reset(options={"state": ...})``), so it trusts nothing: strict JSON
-(:mod:`scandal_env.strict_json`), every field of the right type, shape and
+(`cardsuite.safe_json`: no repeated key, no NaN, bounded depth), every field of the right type, shape and
 range, and then the state as a whole consistent with the rules
 (:func:`scandal_env.invariants.check_state`). Every problem is a
 :class:`~cardsuite.errors.StateError` naming the field.
@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite import safe_json
 from cardsuite.errors import CardsuiteError, StateError
-from scandal_env import strict_json
 from scandal_env.config import ScandalConfig
 from scandal_env.invariants import check_state
 from scandal_env.state import (
@@ -100,7 +100,7 @@ def from_json(text: str | bytes) -> State:
         raise StateError(f"a saved state is JSON text, got {type(text).__name__}")
     if len(text) > MAX_STATE_CHARS:
         raise StateError(f"saved state is longer than the limit of {MAX_STATE_CHARS} characters")
-    data = strict_json.loads(text, "saved state", StateError)
+    data = safe_json.loads(text, "saved state", error=StateError, max_chars=MAX_STATE_CHARS)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise StateError(f"not a Scandal state (missing format {FORMAT!r})")
     if data.get("version") == 1 and "current" in data and "to_act" not in data:

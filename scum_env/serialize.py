@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite import safe_json
 from cardsuite.errors import PresetError, StateError
 from scum_env.phase import Phase
 from scum_env.presets import check_roles
@@ -148,10 +149,7 @@ def parse_json(text: Any, game: str) -> dict[str, Any]:
         raise StateError(f"{game} state must be JSON text, got {type(text).__name__}")
     if len(text) > MAX_STATE_CHARS:
         raise StateError(f"{game} state is {len(text)} characters, more than any saved state")
-    try:
-        data = json.loads(text)
-    except (ValueError, TypeError, RecursionError) as err:  # JSONDecodeError is a ValueError
-        raise StateError(f"{game} state is not valid JSON: {str(err)[:120]}") from None
+    data = safe_json.loads(text, f"{game} state", error=StateError, max_chars=MAX_STATE_CHARS)
     if not isinstance(data, dict):
         raise StateError(f"{game} state JSON must be an object")
     return data

@@ -3,9 +3,10 @@
 The building blocks of the safe agent format (:mod:`cardsuite.train.safe_io`)
 and of training checkpoints:
 
-* :func:`read_json_file`: a regular file under a size limit, UTF-8, valid JSON
-  without NaN/Infinity, not nested past the interpreter's limit; every
-  failure a :class:`~cardsuite.errors.CheckpointError` naming the file;
+* :func:`read_json_file`: a regular file under a size limit, read by the
+  suite's one strict JSON reader (`cardsuite.safe_json`: UTF-8, no repeated
+  key, no NaN/Infinity, bounded depth); every failure a
+  :class:`~cardsuite.errors.CheckpointError` naming the file;
   :func:`write_json_atomic` writes one through a rename;
 * :func:`save_tensors` / :func:`load_tensors` / :func:`load_tensors_numpy`:
   safetensors files, whose header is parsed and checked (size, tensor count,
@@ -25,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite import safe_json
 from cardsuite.errors import CheckpointError
 
 MAX_META_BYTES = 1 << 20  # 1 MiB of JSON metadata
@@ -71,17 +73,7 @@ def check_file_size(path: Path, limit: int, what: str) -> int:
 def read_json_file(path: Path, what: str, limit: int = MAX_META_BYTES) -> Any:
     """A bounded JSON file: CheckpointError for size, encoding, syntax or nesting."""
     check_file_size(path, limit, what)
-    try:
-        text = path.read_bytes().decode("utf-8")
-        return json.loads(text, parse_constant=_reject_constant)
-    except UnicodeDecodeError:
-        raise CheckpointError(f"{what} is not UTF-8 text") from None
-    except (json.JSONDecodeError, RecursionError, ValueError) as err:
-        raise CheckpointError(f"{what} is not valid JSON: {err}") from None
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not allowed")
+    return safe_json.loads(path.read_bytes(), what, error=CheckpointError, max_chars=limit)
 
 
 def write_json_atomic(path: Path, doc: Any) -> None:
@@ -121,10 +113,8 @@ def _header(path: Path, limit: int) -> dict[str, Any]:
             raise CheckpointError(
                 f"weights {str(path)!r}: not a safetensors file (bad header size)"
             )
-        try:
-            header = json.loads(fh.read(n).decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
-            raise CheckpointError(f"weights {str(path)!r}: not a safetensors file: {err}") from None
+        where = f"weights {str(path)!r}: not a safetensors file (header)"
+        header = safe_json.loads(fh.read(n), where, error=CheckpointError, max_chars=n)
     if not isinstance(header, dict):
         raise CheckpointError(f"weights {str(path)!r}: not a safetensors file (header)")
     header.pop("__metadata__", None)

@@ -10,7 +10,7 @@ An *agent directory* holds exactly two files::
                           SHA-256 of ``weights.safetensors``
 
 Loading never unpickles: safetensors parses a bounded JSON header and copies
-raw buffers, and ``agent.json`` goes through :func:`json.loads`. So a
+raw buffers, and ``agent.json`` goes through `cardsuite.safe_json`. So a
 tampered file can at worst be *refused*: every field of ``agent.json`` is
 validated (a :class:`~cardsuite.errors.CheckpointError` names the field), the
 files have size limits, the weights must match the recorded SHA-256 and the

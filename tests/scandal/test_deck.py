@@ -172,7 +172,7 @@ def test_deck_file_errors(tmp_path: Path) -> None:
         load_deck(tmp_path / "nope.json")
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    with pytest.raises(DeckError, match=r"bad.json is not valid JSON"):
+    with pytest.raises(DeckError, match=r"bad.json: not valid JSON"):
         load_deck(bad)
     bad_yaml = tmp_path / "bad.yaml"
     bad_yaml.write_text("cards: [unclosed")

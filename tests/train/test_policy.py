@@ -95,7 +95,7 @@ def test_missing_or_corrupt_model_is_a_checkpoint_error(trained_run: Path, tmp_p
     copy = tmp_path / "run"
     shutil.copytree(trained_run, copy)
     (copy / "checkpoint" / "agent" / "agent.json").write_text("{ not json")
-    with pytest.raises(CheckpointError, match=r"agent\.json.* is not valid JSON"):
+    with pytest.raises(CheckpointError, match=r"agent\.json.*: not valid JSON"):
         PPOAgent.load(copy, "scum")
     shutil.rmtree(copy / "checkpoint" / "agent")
     with pytest.raises(CheckpointError, match="has no agent/"):

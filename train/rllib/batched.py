@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite import safe_json
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.games import get_game
 from cardsuite.train.rllib.config import RLlibRun
@@ -64,12 +65,12 @@ class DriverLeague:
         league = cls(size)
         if not (folder / LEAGUE_INDEX).is_file():
             return league
-        try:
-            steps = json.loads((folder / LEAGUE_INDEX).read_text(encoding="utf-8"))["steps"]
-        except (OSError, ValueError, KeyError, TypeError) as err:
-            raise CheckpointError(
-                f"{folder / LEAGUE_INDEX}: unreadable league index: {err}"
-            ) from None
+        index = safe_json.read_file(folder / LEAGUE_INDEX, "league index", error=CheckpointError)
+        steps = index.get("steps") if isinstance(index, dict) else None
+        if not isinstance(steps, list) or not all(
+            isinstance(s, int) and not isinstance(s, bool) for s in steps
+        ):
+            raise CheckpointError(f"{folder / LEAGUE_INDEX}: 'steps' must be a list of integers")
         tensors = load_tensors(folder / LEAGUE_FILE) if steps else {}
         for i, step in enumerate(steps):
             prefix = f"{i}/"

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cardsuite import safe_json
 from cardsuite.errors import CheckpointError
 from cardsuite.train.rllib.config import RLlibRun
 
@@ -72,10 +73,7 @@ def resolve_checkpoint(path: str | Path) -> Path:
 def read_record(path: str | Path) -> dict[str, Any]:
     """The run record (game, options, league) of the checkpoint at ``path``."""
     ckpt = resolve_checkpoint(path)
-    try:
-        record = json.loads((ckpt / RUN_RECORD).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as err:
-        raise CheckpointError(f"{ckpt / RUN_RECORD}: unreadable run record: {err}") from None
+    record = safe_json.read_file(ckpt / RUN_RECORD, "run record", error=CheckpointError)
     if not isinstance(record, dict) or not {"game", "options", "league"} <= set(record):
         raise CheckpointError(f"{ckpt / RUN_RECORD}: missing game, options or league")
     return record
