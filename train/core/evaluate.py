@@ -67,34 +67,30 @@ class DuelResult:
         return {k: float(v) for k, v in self.__dict__.items()}
 
 
-@dataclass(frozen=True)
-class EvalRow:
+@dataclass(frozen=True, kw_only=True)
+class EvalRow(DuelResult):
     """The learner against one opponent at one step: a `DuelResult` with its context.
 
     The row every trainer logs (``eval.csv``, TensorBoard ``eval/beats_*``,
     ``report.json``).
+
+    Attributes:
+        step: the learner's step when evaluated.
+        against: the opponent's name (a baseline or an agent spec).
     """
 
     step: int
     against: str
-    deals: int
-    beats: float
-    beats_ci: float
-    mean_a: float
-    mean_b: float
-    margin: float
-    margin_ci: float
 
     @classmethod
     def of(cls, step: int, against: str, result: DuelResult) -> EvalRow:
         """The row of ``result`` (the learner is agent A)."""
-        r = result
-        return cls(step, against, int(r.deals), r.beats, r.beats_ci, r.mean_a, r.mean_b,
-                   r.margin, r.margin_ci)  # fmt: skip
+        return cls(step=step, against=against, **result.__dict__)
 
-    def to_dict(self) -> dict[str, Any]:
-        """As a plain dict (a CSV row, a JSON entry)."""
-        return dict(self.__dict__)
+    def to_dict(self) -> dict[str, Any]:  # type: ignore[override]
+        """As a plain dict (a CSV row, a JSON entry), step and opponent first."""
+        d = dict(self.__dict__)
+        return {"step": d.pop("step"), "against": d.pop("against"), **d}
 
 
 class GreedyPolicy:
