@@ -80,7 +80,14 @@ from cardsuite.train.core.log import open_log, print_eval
 from cardsuite.train.core.netspec import NetworkSpec, Snapshot, obs_scale
 from cardsuite.train.core.rundir import plan_run
 from cardsuite.train.dmc_config import DMCConfig
-from cardsuite.train.dmc_core import MCReturns, QNet, Replay, epsilon_greedy, q_loss
+from cardsuite.train.dmc_core import (
+    MCReturns,
+    QNet,
+    Replay,
+    epsilon_greedy,
+    q_loss,
+    relative_rewards,
+)
 from cardsuite.train.ppo_games import train_game
 from cardsuite.train.runtime_state import (
     capture_rng,
@@ -175,7 +182,7 @@ class DMCTrainer:
         a = self.args
         t0 = time.perf_counter()
         data = heuristic_dataset(a.bc_games, a.bc_steps, a.bc_explore, a.seed, self.config,
-                                 self.game.name)  # fmt: skip
+                                 self.game.name, relative=a.relative_reward)  # fmt: skip
         stats = fit_heuristic(self.net, data, self.scale.to(self.dev), epochs=a.bc_epochs,
                               lr=1e-3, margin=a.bc_margin, margin_coef=a.bc_margin_coef,
                               batch=a.batch_size, seed=a.seed)  # fmt: skip
@@ -211,7 +218,7 @@ class DMCTrainer:
                                                  self.mask[other], other, to_act[other])  # fmt: skip
             res = self.eng.step(actions)
             rewards, done = np.asarray(res.rewards), np.asarray(res.done).astype(bool)
-            self.mc.add(rewards, done)
+            self.mc.add(relative_rewards(rewards) if self.args.relative_reward else rewards, done)
             if done.any():
                 scores.append(self._new_episodes(done, rewards))
             self.obs, self.mask, self.to_act = res.obs, res.mask, res.to_act

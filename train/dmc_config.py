@@ -47,3 +47,6 @@ class DMCConfig(RunConfig):
         1.0, "warm start: weight of the margin loss beside the return regression", ge=0.0
     )
     eval_first: bool = doc_field(False, "also evaluate before training (the warm start alone)")
+    relative_reward: bool = doc_field(
+        False, "train on each seat's reward minus the others' mean (games not zero-sum: Scandal)"
+    )

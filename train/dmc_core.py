@@ -57,6 +57,18 @@ class QNet(nn.Module):
         )
 
 
+def relative_rewards(rewards: np.ndarray) -> np.ndarray:
+    """``[N, P]`` rewards minus, per seat, the mean of the other seats' (zero-sum per game).
+
+    What a duplicate deal is won on. Scandal's hand scores are not zero-sum (S9:
+    every player scores the cards it melds), so a learner of its own score
+    learns moves that feed the other player (`docs/results.md`).
+    """
+    r = np.asarray(rewards, dtype=np.float64)
+    p = r.shape[-1]
+    return (r - (r.sum(axis=-1, keepdims=True) - r) / max(p - 1, 1)).astype(np.float32)
+
+
 def masked_argmax(q: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """The legal action of highest Q per row (``mask`` bool ``[B, A]``, never all False)."""
     return q.masked_fill(~mask, MASKED).argmax(dim=-1)

@@ -32,11 +32,13 @@ from cardsuite.train.actor_critic import ActorCritic
 
 def heuristic_dataset(
     games: int, steps: int, explore: float, seed: int, config: dict[str, Any],
-    game: str = "scum",
+    game: str = "scum", *, relative: bool = False,
 ) -> dict[str, np.ndarray]:  # fmt: skip
     """Observations, masks, heuristic labels and per-seat episode returns (numpy).
 
     ``game``: a game of :mod:`cardsuite.train.ppo_games`; ``config`` its engine options.
+    ``relative``: returns of each seat's reward minus the other seats' mean
+    (`cardsuite.train.dmc_core.relative_rewards`).
     """
     from cardsuite.train.ppo_games import train_game
 
@@ -61,6 +63,10 @@ def heuristic_dataset(
         res = eng.step(np.where(explore_rows, rand(obs, mask), label))
         rew[t], ended[t] = np.asarray(res.rewards), np.asarray(res.done)
         obs, mask, to_act = res.obs, res.mask, res.to_act
+    if relative:
+        from cardsuite.train.dmc_core import relative_rewards
+
+        rew = relative_rewards(rew)
     # Reward to go of every seat until its episode's end; unknown (NaN) when
     # the episode did not end within the data.
     ret = np.full((steps, n), np.nan, dtype=np.float32)
