@@ -23,17 +23,16 @@ import importlib
 from typing import Any
 
 from cardsuite.errors import ConfigError
+from cardsuite.games import games
 
-#: OpenSpiel short name -> module of the game.
-GAMES = {
-    "cardsuite_scum": "cardsuite.agents.openspiel.scum",
-    "cardsuite_scum_party": "cardsuite.agents.openspiel.party",
-    "cardsuite_scandal": "cardsuite.agents.openspiel.scandal",
-}
+
+def _adapters() -> list[str]:
+    """The OpenSpiel adapter modules the installed games' records name (``openspiel`` part)."""
+    return [g.openspiel for g in games().values() if g.openspiel is not None]
 
 
 def register() -> list[str]:
-    """Import pyspiel and register the three games (idempotent); their short names.
+    """Import pyspiel and register every game whose record names an adapter; their short names.
 
     Raises:
         ConfigError: pyspiel (the ``open-spiel`` package) is not installed.
@@ -44,9 +43,13 @@ def register() -> list[str]:
         raise ConfigError(
             "OpenSpiel is not installed: pip install 'cardsuite[openspiel]' (open-spiel==2.0.2)"
         ) from None
-    for module in GAMES.values():
-        importlib.import_module(module)
-    return list(GAMES)
+    return list(_registered())
+
+
+def _registered() -> dict[str, Any]:
+    """Short name -> adapter module of every game, each imported (and so registered)."""
+    modules = [importlib.import_module(name) for name in _adapters()]
+    return {module.GAME_TYPE.short_name: module for module in modules}
 
 
 def load_game(name: str, **params: Any) -> Any:
@@ -54,10 +57,11 @@ def load_game(name: str, **params: Any) -> Any:
     register()
     import pyspiel
 
+    adapters = _registered()
     key = name if name.startswith("cardsuite_") else f"cardsuite_{name}"
-    if key not in GAMES:
-        raise ConfigError(f"unknown OpenSpiel game {name!r}; games: {', '.join(GAMES)}")
-    spec: dict[str, Any] = importlib.import_module(GAMES[key]).PARAMETERS
+    if key not in adapters:
+        raise ConfigError(f"unknown OpenSpiel game {name!r}; games: {', '.join(adapters)}")
+    spec: dict[str, Any] = adapters[key].PARAMETERS
     for field, value in params.items():
         if field not in spec:
             raise ConfigError(

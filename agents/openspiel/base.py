@@ -18,7 +18,8 @@ Tensors (`Observer`):
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Any, ClassVar
 
 import numpy as np
 import pyspiel
@@ -26,35 +27,71 @@ import pyspiel
 from cardsuite.errors import ConfigError
 
 
-class Data:
-    """Everything a state changes; subclasses add their fields and copy them.
+class Static:
+    """The immutable part shared by every state of one game (config, rules, encoder).
 
-    ``static`` is the game's immutable part (config, rules, encoder; built by
-    ``static_of(params)``), ``engine`` the engine state once the deal is done.
-    OpenSpiel serialises a Python state by pickling its attributes; a
-    `Data` pickles the game parameters and the engine's own JSON
-    (``to_json``) in their place, so no rules object or generator is pickled.
+    Subclasses read their options from ``params`` (OpenSpiel's game parameters)
+    and set at least ``encoder`` and ``history`` (the length of the
+    information state's action-log piece). Built once per parameter set
+    (`Data.static_of`).
     """
 
+    encoder: Any
+    history: int
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        """Remember the parameters (what a pickled state keeps of its game)."""
+        self.params = tuple(sorted(params.items()))
+
+
+@functools.lru_cache(maxsize=48)
+def _static(cls: Any, params: tuple[tuple[str, Any], ...]) -> Static:
+    return cls(dict(params))
+
+
+class Data:
+    """Everything a state changes; subclasses add their fields.
+
+    ``static`` is the game's immutable part (a `Static`, shared, built once
+    per parameter set), ``engine`` the engine state once the deal is done
+    (an engine of ``engine_module``: ``clone`` and ``to_json``). OpenSpiel
+    serialises a Python state by pickling its attributes; a `Data` pickles
+    the game parameters and the engine's own JSON in their place, so no rules
+    object or generator is pickled.
+    """
+
+    #: The game's `Static` class and engine module (``clone``, ``to_json``).
+    static_class: ClassVar[type[Static]]
+    engine_module: ClassVar[Any]
     static: Any
     engine: Any
 
+    def __init__(self, static: Any) -> None:
+        """A state's data before the deal (subclasses add their fields)."""
+        self.static = static
+        self.engine = None
+
     def copy(self) -> Data:
-        """An independent copy (the engine state cloned, the rules shared)."""
-        raise NotImplementedError
+        """An independent copy: the engine cloned, lists, arrays and dicts copied, rules shared."""
+        out = type(self).__new__(type(self))
+        out.__dict__.update({key: _copied(value) for key, value in self.__dict__.items()})
+        out.static = self.static
+        out.engine = None if self.engine is None else self.engine_module.clone(self.engine)
+        return out
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Data:
         """OpenSpiel's clone deep-copies the state's attributes: use `copy`."""
         return self.copy()
 
-    @staticmethod
-    def static_of(params: tuple[tuple[str, Any], ...]) -> Any:
-        """The game's immutable part for these parameters (cached by the subclass)."""
-        raise NotImplementedError
+    @classmethod
+    def static_of(cls, params: tuple[tuple[str, Any], ...]) -> Any:
+        """The game's immutable part for these parameters (built once, then shared)."""
+        return _static(cls.static_class, params)  # type: ignore[arg-type]  # classes hash
 
     def engine_to_json(self) -> str:
         """The engine state as the engine's JSON text."""
-        raise NotImplementedError
+        text: str = self.engine_module.to_json(self.engine)
+        return text
 
     def engine_from_json(self, text: str) -> Any:
         """The engine state back from `engine_to_json` (``self.static`` is set)."""
@@ -75,10 +112,45 @@ class Data:
             self.engine = self.engine_from_json(state["engine"])
 
 
-class CardGame(pyspiel.Game):  # type: ignore[misc]
-    """What every one of our OpenSpiel games shares; ``static`` is its immutable part."""
+def _copied(value: Any) -> Any:
+    """A copy of a `Data` field that a state changes in place (tuples are shared)."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, list):
+        return [x.copy() if isinstance(x, np.ndarray) else x for x in value]
+    if isinstance(value, dict):
+        return dict(value)
+    return value
 
+
+class CardGame(pyspiel.Game):  # type: ignore[misc]
+    """What every one of our OpenSpiel games shares; ``static`` is its immutable part.
+
+    A game names its ``game_type``, its ``parameters`` (defaults), its
+    ``state_class`` and builds its ``pyspiel.GameInfo`` in `game_info`; the
+    options are checked by the game's config when the `Static` is built
+    (a ConfigError names a bad one).
+    """
+
+    game_type: ClassVar[Any]
+    parameters: ClassVar[dict[str, Any]]
+    state_class: ClassVar[type[CardState]]
     static: Any
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        """Merge ``params`` over the defaults, build the shared part and the game info."""
+        params = {**self.parameters, **(params or {})}
+        static = self.state_class.data_class.static_of(tuple(sorted(params.items())))
+        super().__init__(self.game_type, self.game_info(static), params)
+        self.static = static
+
+    def game_info(self, static: Any) -> Any:
+        """The ``pyspiel.GameInfo`` of the game with shared part ``static``."""
+        raise NotImplementedError
+
+    def new_initial_state(self, *_args: Any) -> CardState:
+        """A state before the first chance node."""
+        return self.state_class(self)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
         """The observer of the observation or information-state tensors and strings."""
@@ -93,7 +165,13 @@ class CardState(pyspiel.State):  # type: ignore[misc]
     ``(player, action, seen_by)`` triples (``seen_by`` ``None`` = everyone).
     """
 
+    data_class: ClassVar[type[Data]]
     d: Any
+
+    def __init__(self, game: CardGame) -> None:
+        """The state before the first chance node: a fresh `Data` of the game."""
+        super().__init__(game)
+        self.d = self.data_class(game.static)
 
     def write_observation(self, player: int, out: np.ndarray) -> None:
         """Write ``player``'s observation vector into ``out``."""

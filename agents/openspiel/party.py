@@ -16,8 +16,7 @@ deal), so they are not offered here: ``num_hands`` is fixed at 1.
 
 from __future__ import annotations
 
-import functools
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pyspiel
@@ -26,6 +25,7 @@ from cardsuite.agents.openspiel.base import (
     CardGame,
     CardState,
     Data,
+    Static,
     game_options,
     game_type,
     sampler_rng,
@@ -49,11 +49,11 @@ GAME_TYPE = game_type(
 )
 
 
-class _Static:
+class _Static(Static):
     """The immutable part shared by every state of one game."""
 
     def __init__(self, params: dict[str, Any]) -> None:
-        self.params = tuple(sorted(params.items()))
+        super().__init__(params)
         options = game_options(params, ("reward",))
         options["table_sizes"] = params.get("table_sizes") or None
         self.config = PartyConfig.from_dict({**options, "num_hands": 1})
@@ -65,13 +65,11 @@ class _Static:
         self.history = sum(int(r.deck.sum()) * s + 8 for r, s in zip(self.rules, self.sizes))
 
 
-@functools.lru_cache(maxsize=16)
-def _static(params: tuple[tuple[str, Any], ...]) -> _Static:
-    return _Static(dict(params))
-
-
 class PartyData(Data):
     """Seats drawn, each table's cards dealt so far, then the engine and the action log."""
+
+    static_class = _Static
+    engine_module: ClassVar[Any] = PE
 
     def __init__(self, static: _Static) -> None:
         self.static = static
@@ -81,30 +79,9 @@ class PartyData(Data):
         self.engine: PE.Party | None = None
         self.log: list[tuple[int, int, tuple[int, ...] | None]] = []
 
-    @staticmethod
-    def static_of(params: tuple[tuple[str, Any], ...]) -> _Static:
-        """The shared part of the game with these parameters."""
-        return _static(params)
-
-    def engine_to_json(self) -> str:
-        """The engine's JSON."""
-        assert self.engine is not None
-        return PE.to_json(self.engine)
-
     def engine_from_json(self, text: str) -> Any:
         """The engine state from its JSON."""
         return PE.from_json(self.static.config, text)
-
-    def copy(self) -> PartyData:
-        """An independent copy (engine cloned, rules shared)."""
-        out = PartyData.__new__(PartyData)
-        out.static = self.static
-        out.seating = self.seating[:]
-        out.dealt = self.dealt.copy()
-        out.left = [x.copy() for x in self.left]
-        out.engine = None if self.engine is None else PE.clone(self.engine)
-        out.log = self.log[:]
-        return out
 
     def dealing(self) -> tuple[int, int]:
         """The table being dealt and the global player who gets its next card (P4)."""
@@ -123,10 +100,11 @@ class PartyData(Data):
 class PartyGame(CardGame):
     """``pyspiel.load_game("cardsuite_scum_party", {"players": 20})``."""
 
-    def __init__(self, params: dict[str, Any] | None = None) -> None:
-        """Validate the options through `PartyConfig` (ConfigError names a bad one)."""
-        params = {**PARAMETERS, **(params or {})}
-        static = _static(tuple(sorted(params.items())))
+    game_type = GAME_TYPE
+    parameters = PARAMETERS
+
+    def game_info(self, static: _Static) -> Any:
+        """The game info; the options were checked by `PartyConfig` (ConfigError names a bad one)."""
         tables = len(static.sizes)
         if static.config.reward == "rank":
             low, high = -1.0, 1.0
@@ -142,12 +120,7 @@ class PartyGame(CardGame):
             utility_sum=None,
             max_game_length=static.history,
         )
-        super().__init__(GAME_TYPE, info, params)
-        self.static = static
-
-    def new_initial_state(self, *_args: Any) -> PartyState:
-        """A state before the seat draw."""
-        return PartyState(self)
+        return info
 
     def max_chance_nodes_in_history(self) -> int:
         """The seat draw and every table's deal."""
@@ -157,10 +130,7 @@ class PartyGame(CardGame):
 class PartyState(CardState):
     """One Scum Party hand: seats and deals as chance nodes, then the engine."""
 
-    def __init__(self, game: PartyGame) -> None:
-        """The state before the seat draw."""
-        super().__init__(game)
-        self.d = PartyData(game.static)
+    data_class = PartyData
 
     def current_player(self) -> int:
         """CHANCE during the draw and the deals, TERMINAL at the end, else the player to act."""
@@ -316,4 +286,5 @@ class PartyState(CardState):
         return out
 
 
+PartyGame.state_class = PartyState
 pyspiel.register_game(GAME_TYPE, PartyGame)

@@ -15,8 +15,7 @@ One OpenSpiel episode is one hand of ``scandal_v0`` (``episode="hand"``):
 
 from __future__ import annotations
 
-import functools
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pyspiel
@@ -25,6 +24,7 @@ from cardsuite.agents.openspiel.base import (
     CardGame,
     CardState,
     Data,
+    Static,
     game_options,
     game_type,
     sampler_rng,
@@ -47,11 +47,11 @@ GAME_TYPE = game_type(
 )
 
 
-class _Static:
+class _Static(Static):
     """The immutable part shared by every state of one game."""
 
     def __init__(self, params: dict[str, Any]) -> None:
-        self.params = tuple(sorted(params.items()))
+        super().__init__(params)
         options = game_options(params, ("max_turns", "reward_scale"))
         options["deck"] = params.get("deck") or None
         self.config = ScandalConfig.from_dict({**options, "episode": "hand"})
@@ -66,13 +66,11 @@ class _Static:
         self.history = 2 * self.config.max_turns + self.n_cards + self.rules.deck.n_scandals + 4
 
 
-@functools.lru_cache(maxsize=16)
-def _static(params: tuple[tuple[str, Any], ...]) -> _Static:
-    return _Static(dict(params))
-
-
 class ScandalData(Data):
     """Dealer, cards dealt, the up card, then the engine state and the action log."""
+
+    static_class = _Static
+    engine_module: ClassVar[Any] = E
 
     def __init__(self, static: _Static) -> None:
         self.static = static
@@ -84,29 +82,9 @@ class ScandalData(Data):
         self.drawn: dict[int, tuple[int, bool]] = {}  # log index -> (card, public)
         self.pending = False  # a hidden-stock draw waits for its chance node
 
-    @staticmethod
-    def static_of(params: tuple[tuple[str, Any], ...]) -> _Static:
-        """The shared part of the game with these parameters."""
-        return _static(params)
-
-    def engine_to_json(self) -> str:
-        """The engine's JSON."""
-        assert self.engine is not None
-        return E.to_json(self.engine)
-
     def engine_from_json(self, text: str) -> Any:
         """The engine state from its JSON."""
         return E.from_json(text)
-
-    def copy(self) -> ScandalData:
-        """An independent copy (engine cloned, rules shared)."""
-        out = ScandalData.__new__(ScandalData)
-        out.__dict__.update(self.__dict__)
-        out.deal = self.deal[:]
-        out.engine = None if self.engine is None else E.clone(self.engine)
-        out.log = self.log[:]
-        out.drawn = dict(self.drawn)
-        return out
 
     def seat_of_deal(self, i: int) -> int:
         """Who gets the i-th dealt card (S2: one at a time from the dealer's left)."""
@@ -116,10 +94,11 @@ class ScandalData(Data):
 class ScandalGame(CardGame):
     """``pyspiel.load_game("cardsuite_scandal", {"players": 3})``."""
 
-    def __init__(self, params: dict[str, Any] | None = None) -> None:
-        """Validate the options through `ScandalConfig` (ConfigError names a bad one)."""
-        params = {**PARAMETERS, **(params or {})}
-        static = _static(tuple(sorted(params.items())))
+    game_type = GAME_TYPE
+    parameters = PARAMETERS
+
+    def game_info(self, static: _Static) -> Any:
+        """The game info; the options were checked by `ScandalConfig` (ConfigError names a bad one)."""
         bound = float(static.rules.deck.value.astype(np.int64).sum()) / static.config.reward_scale
         info = pyspiel.GameInfo(
             num_distinct_actions=static.rules.layout.size,
@@ -130,12 +109,7 @@ class ScandalGame(CardGame):
             utility_sum=None,
             max_game_length=static.history,
         )
-        super().__init__(GAME_TYPE, info, params)
-        self.static = static
-
-    def new_initial_state(self, *_args: Any) -> ScandalState:
-        """A state before the dealer is drawn."""
-        return ScandalState(self)
+        return info
 
     def max_chance_nodes_in_history(self) -> int:
         """Dealer, deal, up card and at most one stock draw per turn."""
@@ -145,10 +119,7 @@ class ScandalGame(CardGame):
 class ScandalState(CardState):
     """A Scandal hand: the deal and hidden-stock draws as chance nodes, then the engine."""
 
-    def __init__(self, game: ScandalGame) -> None:
-        """The state before the dealer is drawn."""
-        super().__init__(game)
-        self.d = ScandalData(game.static)
+    data_class = ScandalData
 
     # ------------------------------------------------------------------ dynamics
     def current_player(self) -> int:
@@ -320,4 +291,5 @@ class ScandalState(CardState):
         return out
 
 
+ScandalGame.state_class = ScandalState
 pyspiel.register_game(GAME_TYPE, ScandalGame)

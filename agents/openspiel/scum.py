@@ -15,8 +15,7 @@ One OpenSpiel episode is one series of ``scum_v0`` (``episode="series"``):
 
 from __future__ import annotations
 
-import functools
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pyspiel
@@ -25,6 +24,7 @@ from cardsuite.agents.openspiel.base import (
     CardGame,
     CardState,
     Data,
+    Static,
     game_options,
     game_type,
     sampler_rng,
@@ -57,11 +57,11 @@ GAME_TYPE = game_type(
 )
 
 
-class _Static:
+class _Static(Static):
     """The immutable part shared by every state of one game."""
 
     def __init__(self, params: dict[str, Any]) -> None:
-        self.params = tuple(sorted(params.items()))
+        super().__init__(params)
         self.config = ScumConfig.from_dict({**game_options(params, _OPTIONS), "episode": "series"})
         self.rules: Rules = scum_rules(self.config)
         self.encoder = Encoder(self.rules)
@@ -71,13 +71,11 @@ class _Static:
         self.history = self.total * self.n + 8  # plays <= cards; <= n-1 passes per play
 
 
-@functools.lru_cache(maxsize=16)
-def _static(params: tuple[tuple[str, Any], ...]) -> _Static:
-    return _Static(dict(params))
-
-
 class ScumData(Data):
     """Roles drawn, cards dealt so far, then the engine state and the action log."""
+
+    static_class = _Static
+    engine_module: ClassVar[Any] = E
 
     def __init__(self, static: _Static) -> None:
         self.static = static
@@ -87,30 +85,9 @@ class ScumData(Data):
         self.engine: E.State | None = None
         self.log: list[tuple[int, int, tuple[int, ...] | None]] = []
 
-    @staticmethod
-    def static_of(params: tuple[tuple[str, Any], ...]) -> _Static:
-        """The shared part of the game with these parameters."""
-        return _static(params)
-
-    def engine_to_json(self) -> str:
-        """The engine's JSON."""
-        assert self.engine is not None
-        return E.to_json(self.engine)
-
     def engine_from_json(self, text: str) -> Any:
         """The engine state from its JSON."""
         return E.from_json(self.static.rules, text)
-
-    def copy(self) -> ScumData:
-        """An independent copy (engine cloned, rules shared)."""
-        out = ScumData.__new__(ScumData)
-        out.static = self.static
-        out.order = self.order[:]
-        out.dealt = self.dealt.copy()
-        out.left = self.left.copy()
-        out.engine = None if self.engine is None else E.clone(self.engine)
-        out.log = self.log[:]
-        return out
 
     def receiver(self) -> int:
         """The player who gets the next dealt card (J4: from the President)."""
@@ -121,10 +98,11 @@ class ScumData(Data):
 class ScumGame(CardGame):
     """``pyspiel.load_game("cardsuite_scum", {"players": 5, "carousel": True})``."""
 
-    def __init__(self, params: dict[str, Any] | None = None) -> None:
-        """Validate the options through `ScumConfig` (ConfigError names a bad one)."""
-        params = {**PARAMETERS, **(params or {})}
-        static = _static(tuple(sorted(params.items())))
+    game_type = GAME_TYPE
+    parameters = PARAMETERS
+
+    def game_info(self, static: _Static) -> Any:
+        """The game info; the options were checked by `ScumConfig` (ConfigError names a bad one)."""
         n, rules = static.n, static.rules
         utility_sum = 0.0 if static.config.reward == "centered" else n * (n + 1) / 2
         low, high = (-1.0, 1.0) if static.config.reward == "centered" else (1.0, float(n))
@@ -137,12 +115,7 @@ class ScumGame(CardGame):
             utility_sum=utility_sum,
             max_game_length=static.history,
         )
-        super().__init__(GAME_TYPE, info, params)
-        self.static = static
-
-    def new_initial_state(self, *_args: Any) -> ScumState:
-        """A state before the role draw."""
-        return ScumState(self)
+        return info
 
     def max_chance_nodes_in_history(self) -> int:
         """The role draw and the deal."""
@@ -152,10 +125,7 @@ class ScumGame(CardGame):
 class ScumState(CardState):
     """A Scum series: the role draw and the deal as chance nodes, then the engine."""
 
-    def __init__(self, game: ScumGame) -> None:
-        """The state before the role draw."""
-        super().__init__(game)
-        self.d = ScumData(game.static)
+    data_class = ScumData
 
     # ------------------------------------------------------------------ dynamics
     def current_player(self) -> int:
@@ -305,4 +275,5 @@ class ScumState(CardState):
         return out
 
 
+ScumGame.state_class = ScumState
 pyspiel.register_game(GAME_TYPE, ScumGame)
