@@ -19,7 +19,8 @@ and what the Q-network does on held-out heuristic states:
 Variants (``--variant``):
 
 ``preset``
-    the preset as it is (own hand score / 100 as the reward).
+    the preset as it was measured (its own hand score / 100 as the reward:
+    ``relative_reward`` off).
 ``margin_on``
     the preset, with the warm start's large-margin term kept on during RL
     (on the warm start's heuristic data, as DQfD does).
@@ -29,7 +30,10 @@ Variants (``--variant``):
     on. Scandal's hand scores are not zero-sum (S9: every player scores the
     cards it melds), so "maximise my own score" is not "beat the other
     player". It needs its own ``--warm`` file (its Q-values mean another
-    thing). In its evaluation rows ``mean_a`` and ``mean_b`` are zero-sum too.
+    thing). The trainer's ``relative_reward`` option does this since it
+    exists; before it (commit ``a481cb1``, where the figures of
+    ``docs/results.md`` were measured) the probe wraps the engines, and its
+    evaluation rows' ``mean_a`` and ``mean_b`` are then zero-sum too.
 
 Run (a few minutes each; ``nice`` on a shared machine)::
 
@@ -195,6 +199,18 @@ def main(argv: list[str] | None = None) -> int:
         help="warm start weights: loaded if the file exists, "
         "else written after the warm start (every variant starts from the same net)",
     )
+    ap.add_argument(
+        "--final-deals",
+        type=int,
+        default=0,
+        help="also evaluate the warm start and the final net on this many deals",
+    )
+    ap.add_argument(
+        "--final-seed",
+        type=int,
+        default=2_000_003,
+        help="deal seed of those evaluations (no training uses it)",
+    )
     ap.add_argument("--eval-first", type=int, default=1, help="1: also evaluate the warm start")
     ap.add_argument("--out", default="")
     ns = ap.parse_args(argv)
@@ -206,14 +222,16 @@ def main(argv: list[str] | None = None) -> int:
             with Path(ns.out).open("a") as fh:
                 fh.write(line + "\n")
 
-    if ns.variant == "zero_sum":
-        use_zero_sum_rewards()
     run_dir = Path(tempfile.mkdtemp(prefix="dmc_probe_")) / "run"
     args = load_config(ns.config, seed=ns.seed, run_dir=str(run_dir), budget_minutes=ns.minutes,
                        total_steps=ns.total_steps or None)  # fmt: skip
     args = dataclasses.replace(args, eval_every=ns.eval_every, bc_games=ns.bc_games,
                                eval_deals=ns.eval_deals, eval_against="heuristic",
                                eval_first=bool(ns.eval_first), quiet=True)  # fmt: skip
+    if hasattr(args, "relative_reward"):  # the trainer's own option (train/dmc_config.py)
+        args = dataclasses.replace(args, relative_reward=ns.variant == "zero_sum")
+    elif ns.variant == "zero_sum":  # a481cb1, before the option: the engines pay zero-sum
+        use_zero_sum_rewards()
     config = {"num_players": args.num_players, "episode": "hand", **args.options}
     data = held_out(config, ns.held_out_games, 600)
     bc: dict[str, torch.Tensor] = {}
@@ -230,8 +248,9 @@ def main(argv: list[str] | None = None) -> int:
                 self.net.load_state_dict(load_file(str(warm)))
                 emit(variant=ns.variant, seed=ns.seed, event="warm_start_loaded", path=str(warm))
                 return
+            rel = {"relative": True} if getattr(a, "relative_reward", False) else {}
             d = heuristic_dataset(a.bc_games, a.bc_steps, a.bc_explore, a.seed, self.config,
-                                  self.game.name)  # fmt: skip
+                                  self.game.name, **rel)  # fmt: skip
             if warm is not None and warm.exists():  # margin_on: the same net, its data kept
                 self.net.load_state_dict(load_file(str(warm)))
                 stats = {"loaded": 1.0}
@@ -271,13 +290,35 @@ def main(argv: list[str] | None = None) -> int:
             return {"loss": out.get("loss", float("nan")), "mean_q": float("nan"),
                     "buffer": float(self.replay.size)}  # fmt: skip
 
+        event = "eval"
+
+        def final(self, event: str) -> None:
+            """Evaluate on ``--final-deals`` deals of ``--final-seed`` (a seed no run uses)."""
+            kept = self.args
+            self.args = dataclasses.replace(kept, eval_deals=ns.final_deals,
+                                            eval_seed=ns.final_seed)  # fmt: skip
+            self.event = event
+            try:
+                self.evaluate()
+            finally:
+                self.args, self.event = kept, "eval"
+
+        def train(self) -> dict[str, Any]:
+            if ns.final_deals:
+                self.final("final_warm_start")
+            out = super().train()
+            if ns.final_deals:
+                self.final("final")
+            return out
+
         def evaluate(self) -> list[dict[str, Any]]:
             rows = super().evaluate()
             ret = self.replay.ret[: self.replay.size]
             taken = np.bincount(self.replay.action[: self.replay.size].numpy(),
                                 minlength=self.net.num_actions)  # fmt: skip
             for row in rows:
-                emit(variant=ns.variant, seed=ns.seed, event="eval", step=self.step,
+                emit(variant=ns.variant, seed=ns.seed, event=self.event, step=self.step,
+                     eval_seed=self.args.eval_seed, deals=row["deals"],
                      seconds=time.perf_counter() - self.t0, beats=row["beats"],
                      beats_ci=row["beats_ci"], margin=row["margin"], margin_ci=row["margin_ci"],
                      mean_a=row["mean_a"], mean_b=row["mean_b"],
