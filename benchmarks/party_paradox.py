@@ -321,8 +321,12 @@ def part_null(args: argparse.Namespace, emit: Callable[..., None]) -> None:
              **duel(heur, heur, deals=args.deals, seed=seed, cfg=cfg))  # fmt: skip
         emit(part="null", path="trainer", agent="heuristic-as-actor", seed=seed,
              **duel(wrapped, heur, deals=args.deals, seed=seed, cfg=cfg))  # fmt: skip
-        emit(part="null", path="trainer-one-seat", agent="heuristic-as-actor", seed=seed,
-             **one_seat_match(wrapped, heur, deals=args.deals, seed=seed, cfg=cfg))  # fmt: skip
+        if args.one_seat_deals:
+            emit(part="null", path="trainer-one-seat", agent="heuristic-as-actor", seed=seed,
+                 **one_seat_match(wrapped, heur, deals=args.one_seat_deals, seed=seed,
+                                  cfg=cfg))  # fmt: skip
+    if args.players != 8 or not args.arena_deals:  # the wrapper borrows party8's metadata
+        return
     res = run_tournament("scum_party", [heuristic_as_ppo_agent(), "heuristic"],
                          games=args.arena_deals, players=args.players, duplicate=True,
                          seed=0)  # fmt: skip
@@ -422,7 +426,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("part", choices=("null", "noise", "imitation", "agent"))
     ap.add_argument("--players", type=int, default=8)
     ap.add_argument("--deals", type=int, default=400)
-    ap.add_argument("--arena-deals", type=int, default=50)
+    ap.add_argument("--arena-deals", type=int, default=50, help="null: arena deals (8 players)")
+    ap.add_argument(
+        "--one-seat-deals",
+        type=int,
+        default=3,
+        help="null: deals of the one-seat layout (n rotations each)",
+    )
     ap.add_argument("--eval-seeds", type=int, nargs="+", default=list(EVAL_SEEDS))
     ap.add_argument("--eps", type=float, nargs="+", default=[0.005, 0.01, 0.02, 0.05])
     ap.add_argument("--train-seed", type=int, default=0)
