@@ -184,8 +184,9 @@ def read_checkpoint(
 
 # ------------------------------------------------------------ engine state
 def engine_state(engine: Any) -> dict[str, np.ndarray] | None:
-    """The arrays of a batched engine (and its encoder), to continue its games; None if
-    the engine keeps state outside arrays (then a resumed run deals fresh games)."""
+    """The arrays and numbers (seed, counters) of a batched engine and its encoder, to
+    continue its games; None if the engine keeps state in Python containers (then a
+    resumed run deals fresh games)."""
     out: dict[str, np.ndarray] = {}
     for owner, obj in (("engine", engine), ("encoder", getattr(engine, "encoder", None))):
         if obj is None:
@@ -193,6 +194,8 @@ def engine_state(engine: Any) -> dict[str, np.ndarray] | None:
         for key, value in vars(obj).items():
             if isinstance(value, np.ndarray):
                 out[f"{owner}.{key}"] = value
+            elif isinstance(value, bool | int | float):  # the seed, counters of the streams
+                out[f"{owner}.{key}"] = np.asarray(value)
             elif isinstance(value, list | dict | set) and owner == "engine":
                 return None  # per-game Python objects: not an array engine
     return out
@@ -209,6 +212,9 @@ def restore_engine_state(engine: Any, arrays: dict[str, Any]) -> None:
         owner_name, _, key = name.partition(".")
         owner = engine if owner_name == "engine" else getattr(engine, "encoder", None)
         old = getattr(owner, key, None) if owner is not None else None
+        if isinstance(old, bool | int | float) and np.ndim(value) == 0:
+            setattr(owner, key, type(old)(np.asarray(value).item()))
+            continue
         if not isinstance(old, np.ndarray):
             raise CheckpointError(f"checkpoint engine state: {name} does not fit this engine")
         if old.shape == tuple(value.shape):
