@@ -14,17 +14,27 @@ a 95% normal-approximation interval, and the wall-clock seconds per game
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import time
 from pathlib import Path
 
+import numpy as np
+
 from cardsuite.agents.arena import run_tournament
+from cardsuite.agents.results import TournamentResult
+from cardsuite.agents.stats import share_interval, unit_values
 
 
-def interval(p: float, n: int) -> float:
-    """Half-width of the 95% normal interval of a fraction ``p`` of ``n`` deals."""
-    return 1.96 * math.sqrt(max(p * (1 - p), 0.0) / n) if n else float("nan")
+def interval(res: TournamentResult) -> float:
+    """The wider side of the 95% interval of agent 0's share of deals won against agent 1.
+
+    Per deal: 1 won, 0 lost, 1/2 tied (the head-to-head); the interval is
+    `share_interval`'s (Wilson, or Student t where a deal was tied).
+    """
+    scores = unit_values(res.results, len(res.agents), "rewards")
+    mine, theirs = np.asarray(scores[0]), np.asarray(scores[1])
+    share, low, high = share_interval((mine > theirs) + 0.5 * (mine == theirs))
+    return max(share - low, high - share)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
             assert frac is not None
             games = len(res.results)
             row = (
-                f"| `{spec}` | `{opponent}` | {frac:.3f} | ±{interval(frac, a.deals):.3f} | "
+                f"| `{spec}` | `{opponent}` | {frac:.3f} | ±{interval(res):.3f} | "
                 f"{seconds / games:.2f} | {os.getloadavg()[0]:.1f} |"
             )
             rows.append(row)
