@@ -45,7 +45,7 @@ from scum_env.batched.presets import (
 )
 from scum_env.batched.series import BIG, end_series, restart, start_series
 from scum_env.batched.trades import give_back
-from scum_env.batched.views import game_view
+from scum_env.batched.views import game_view, observe_players
 from scum_env.config import ScumConfig
 from scum_env.phase import Phase
 from scum_env.rules import Rules, scum_rules
@@ -430,21 +430,9 @@ class BatchedScum(ArrayGames):
         Raises:
             UsageError: before :meth:`reset`, or a bad ``player`` (not ids ``0 .. n-1``).
         """
-        from scum_env.party.batched.views import check_players  # the suite's one player check
-
         if self._mask is None:
             raise UsageError("call reset() before observe_as()")
-        xp = self.xp
-        ids = check_players(xp, player, self.num_games, self.P)
-        saved = xp.copy(self.actor)
-        self.actor[:] = xp.argmax(self.order == ids[:, None], 1)
-        hand = xp.take_rows(self.hands.reshape(-1, self.K), self.flat_actor())
-        view = xp.copy(self.encoder.observe(self, hand))
-        give = self.encoder.spec.slices["give_backs_left"].start
-        view[:, give] = xp.where(self.actor == saved, view[:, give], 0.0)  # the giver's alone
-        self.actor[:] = saved
-        self._observe()  # the encoder writes into the shared buffer: rebuild it in place
-        return view
+        return observe_players(self, player)
 
     def game_view(self, g: int) -> dict[str, Any]:
         """Game ``g`` by player id, as numpy (for tests, debugging and rendering).

@@ -1,7 +1,8 @@
-"""Views of a batched Scum game for tests, debugging and rendering.
+"""Views of a batched Scum game: any player's observation, and one game for tests.
 
-`game_view` reads one game of a :class:`~scum_env.batched.engine.BatchedScum`
-by player id, as numpy, without changing it.
+`observe_players` is :meth:`~scum_env.batched.engine.BatchedScum.observe_as`
+(each game from a given player's seat); `game_view` reads one game by player
+id, as numpy. Neither changes the engine.
 """
 
 from __future__ import annotations
@@ -44,3 +45,20 @@ def game_view(eng: BatchedScum, g: int) -> dict[str, Any]:
         "to_act": int(order[int(xp.to_numpy(eng.actor[g]))]),
         "series": int(xp.to_numpy(eng.series[g])),
     }
+
+
+def observe_players(eng: BatchedScum, player: Any) -> Array:
+    """A new ``[N, obs_dim]``: each game as ``player`` (an id or ``[N]`` ids) sees it now."""
+    from scum_env.party.batched.views import check_players  # the suite's one player check
+
+    xp = eng.xp
+    ids = check_players(xp, player, eng.num_games, eng.P)
+    saved = xp.copy(eng.actor)
+    eng.actor[:] = xp.argmax(eng.order == ids[:, None], 1)
+    hand = xp.take_rows(eng.hands.reshape(-1, eng.K), eng.flat_actor())
+    view = xp.copy(eng.encoder.observe(eng, hand))
+    give = eng.encoder.spec.slices["give_backs_left"].start
+    view[:, give] = xp.where(eng.actor == saved, view[:, give], 0.0)  # the giver's alone
+    eng.actor[:] = saved
+    eng._observe()  # the encoder writes into the shared buffer: rebuild it in place
+    return view
