@@ -74,8 +74,8 @@ class RLlibTrainConfig(ConfigBase):
     )
     league_baselines: str = doc_field(
         "heuristic,random",
-        "batched: comma-separated fixed league members besides the snapshots (scum: heuristic, random; "
-        "scum_party: heuristic (lowest-first), random; scandal: random)",
+        "batched: comma-separated fixed league members besides the snapshots: heuristic (the "
+        "game's real batched heuristic, as ppo and dmc play it) and random, for every game",
     )
     pfsp_weighting: Literal["hard", "variance", "uniform"] = doc_field(
         "hard", "batched: PFSP weighting of the league draw (cardsuite.train.core.league)"
