@@ -62,6 +62,7 @@ from cardsuite.agents.heuristic_scum import ScumParams, ScumPolicy, view_from_st
 from cardsuite.engine import EngineState
 from cardsuite.errors import ConfigError
 from cardsuite.games import Game, games, get_game
+from cardsuite.safe_yaml import brief
 from scandal_env import engine as XE
 from scum_env import engine as SE
 from scum_env.party.engine import Party
@@ -327,10 +328,12 @@ def _check_search_params(game: str, params: Mapping[str, Any], **values: Any) ->
         if value is not None and (
             not isinstance(value, int) or isinstance(value, bool) or value < low
         ):
-            raise ConfigError(f"ismcts parameter {name} must be an integer >= {low}, got {value!r}")
+            raise ConfigError(
+                f"ismcts parameter {name} must be an integer >= {low}, got {brief(value)}"
+            )
     c = values["c"]
     if not isinstance(c, int | float) or isinstance(c, bool) or not math.isfinite(c) or c < 0:
-        raise ConfigError(f"ismcts parameter c must be a finite number >= 0, got {c!r}")
+        raise ConfigError(f"ismcts parameter c must be a finite number >= 0, got {brief(c)}")
 
 
 class ISMCTSAgent:

@@ -43,11 +43,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from cardsuite.agents.base import Agent, RandomAgent
 from cardsuite.agents.kinds import AgentKind
 from cardsuite.errors import CardsuiteError, CheckpointError, ConfigError
+from cardsuite.safe_yaml import load_yaml_text
 
 #: The entry-point group through which other layers and other packages add
 #: agent kinds; each entry point names an :class:`AgentKind` (or an agent
@@ -204,9 +203,14 @@ def _parse_class_spec(text: str, head: str, rest: str) -> AgentSpec:
 
 
 def _scalar(raw: str) -> Any:
+    """A spec parameter's value: a YAML scalar (int, float, bool, str), else the raw text.
+
+    The text goes through the suite's bounded YAML reader, so an alias bomb or
+    an integer too long to convert stays text for the agent's own check to refuse.
+    """
     try:
-        value = yaml.safe_load(raw)
-    except yaml.YAMLError:
+        value = load_yaml_text(raw, "agent spec parameter")
+    except ConfigError:
         return raw
     return value if isinstance(value, int | float | bool | str) else raw
 

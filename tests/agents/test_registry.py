@@ -139,3 +139,11 @@ def test_available_agents_lists_every_kind() -> None:
 def test_display_names_number_repeats_only() -> None:
     assert display_names(["random", "greedy", "random"]) == ["random#1", "greedy", "random#2"]
     assert display_names(["random", "greedy"]) == ["random", "greedy"]
+
+
+def test_a_huge_spec_parameter_is_a_short_named_error() -> None:
+    # A 5000-digit number passes Python's int-to-str limit: it must neither raise a raw
+    # ValueError from the YAML scalar reader nor be echoed whole (issue 25, hostile input).
+    with pytest.raises(ConfigError) as err:
+        make_agent("ismcts:budget=" + "1" * 5000, "scum")
+    assert "budget" in str(err.value) and len(str(err.value)) < 200

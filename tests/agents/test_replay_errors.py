@@ -182,7 +182,7 @@ def test_tournament_outputs_are_checked_before_any_game(
     a_file.write_text("keep me")
     cases = [
         (["--out", str(a_file)], "is a file; give a folder"),
-        (["--out", str(a_file / "sub")], "cannot write results to"),
+        (["--out", str(a_file / "sub")], "is a file, not a folder"),
         (["--record", str(tmp_path)], "is a directory; give a file name"),
         (["--record", str(a_file)], "already exists; choose a new name"),
         (["--record", str(a_file / "r.jsonl")], "cannot write record file"),
