@@ -16,7 +16,8 @@ with imperfect information:
   player (its most likely legal move), all leaves of a wave in one batched
   engine call, to the end of the deal or the game's cutoff.
 
-The move played is the most visited root move. A spec names the learned
+The move played is the most visited root move (among equals, the one the
+learned policy prefers). A spec names the learned
 agent and, optionally, the search's parameters after a last colon::
 
     search:pretrained:scum4
@@ -199,15 +200,21 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         self._root_prior = softmax_prior(
             np.asarray(logits).reshape(-1), np.asarray(action_mask, bool), self.temperature
         )
+        prior = self._root_prior
         root = self.search(determinize)
         allowed = set(legal.tolist())
+        # the most visited move; among equals the one the learned policy prefers
         best = max(
-            ((child.visits, -a) for a, child in root.children.items() if a in allowed),
+            (
+                (child.visits, float(prior[a]), -a)
+                for a, child in root.children.items()
+                if a in allowed
+            ),
             default=None,
         )
         if best is None:
             return int(self.inner.act(observation, action_mask, info))
-        return -best[1]
+        return -best[2]
 
     def new_root(self) -> Node:
         """A root whose prior is the learned policy's on the real observation."""

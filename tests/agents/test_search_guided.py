@@ -113,3 +113,31 @@ def test_guided_search_plays_scandal() -> None:
     ctx = {"determinize": lambda rng: env.unwrapped.determinize(name, rng)}
     a = agent.act(obs["observation"], obs["action_mask"], ctx)
     assert obs["action_mask"][a] == 1
+
+
+@pytest.mark.parametrize(
+    ("game", "players", "name"), [("scum", 4, "scum4"), ("scandal", 2, "scandal2")]
+)
+def test_budget_one_plays_the_wrapped_agent(game: str, players: int, name: str) -> None:
+    """One descent visits the move of highest prior, the learned policy's own choice."""
+    env = get_game(game).make(num_players=players)
+    env.reset(seed=8)
+    wrapped = make_agent(f"pretrained:{name}", game)
+    search = make_agent(f"search:pretrained:{name}:budget=1", game, seed=0)
+    me = env.agent_selection
+    wrapped.reset(table_info(env, game, me))
+    search.reset(table_info(env, game, me), seed=0)
+    rng = np.random.default_rng(1)
+    compared = 0
+    for _ in range(40):
+        name_ = env.agent_selection
+        if env.terminations[name_] or env.truncations[name_]:
+            break
+        obs = env.observe(name_)
+        if name_ == me and obs["action_mask"].sum() > 1:
+            ctx = {"determinize": lambda r: env.unwrapped.determinize(me, r)}
+            expected = wrapped.act(obs["observation"], obs["action_mask"], {})
+            assert search.act(obs["observation"], obs["action_mask"], ctx) == expected
+            compared += 1
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert compared >= 3
