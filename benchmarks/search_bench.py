@@ -82,7 +82,12 @@ def play(game: str, options: dict[str, Any], make: Callable[[], Any], seed: int)
 
 
 def variants(
-    game: str, budget: int, batches: list[int], learned: str | None, device: str | None
+    game: str,
+    budget: int,
+    batches: list[int],
+    learned: str | None,
+    device: str | None,
+    learned_extra: str = "",
 ) -> dict[str, str]:
     """Variant name -> agent spec."""
     out = {"reference": f"ismcts:budget={budget}"}
@@ -91,8 +96,10 @@ def variants(
         out[f"leaf:{b}"] = f"ismcts-batched:budget={budget},batch={b},parallel=leaf{extra}"
         out[f"root:{b}"] = f"ismcts-batched:budget={budget},batch={b},parallel=root{extra}"
     if learned and game != "scum_party":
-        max_hand = ",max_hand=6" if game == "scum" else ""
-        out[f"learned:{learned}"] = f"search:pretrained:{learned}:budget={budget}{max_hand}{extra}"
+        more = (",max_hand=6" if game == "scum" else "") + extra
+        if learned_extra:
+            more += f",{learned_extra}"
+        out[f"learned:{learned}"] = f"search:pretrained:{learned}:budget={budget}{more}"
     return out
 
 
@@ -102,16 +109,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
     p.add_argument("--deals", type=int, default=2, help="deals per case (seeds 0 ..)")
     p.add_argument("--budget", type=int, default=100)
-    p.add_argument("--batches", type=int, nargs="+", default=[25, 100])
+    p.add_argument("--batches", type=int, nargs="*", default=[25, 100])
     p.add_argument("--learned", action="store_true", help="add search:pretrained:NAME")
     p.add_argument("--device", default=None, help="torch device of the rollout engines")
+    p.add_argument("--learned-extra", default="", help="more search: parameters, e.g. cutoff=20")
     a = p.parse_args(argv)
     print(f"load average (1, 5, 15 min) at start: {load()}")
     print("| case | variant | s/deal | speed-up over the reference |")
     print("|---|---|---:|---:|")
     for case in a.cases:
         game, options, shipped = CASES[case]
-        specs = variants(game, a.budget, a.batches, shipped if a.learned else None, a.device)
+        specs = variants(
+            game, a.budget, a.batches, shipped if a.learned else None, a.device, a.learned_extra
+        )
         times: dict[str, float] = {}
         for label, spec in specs.items():
             per_deal = [
