@@ -37,11 +37,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
-import yaml
 
 from cardsuite.agents.base import TableInfo
 from cardsuite.agents.ismcts import Node, SearchGame
 from cardsuite.agents.ismcts_batched import BatchedISMCTSAgent, LearnedRollout
+from cardsuite.agents.registry import _scalar
 from cardsuite.errors import ConfigError
 
 #: The parameters a ``search:`` spec may give after the wrapped agent's spec.
@@ -295,7 +295,7 @@ def split_spec(text: str) -> tuple[str, dict[str, Any]]:
     """``"pretrained:scum4:budget=50,temperature=2"`` -> ``("pretrained:scum4", {...})``.
 
     The parameters are the part after the last colon when it holds ``key=value``
-    pairs; values are YAML scalars. ConfigError names an unknown or repeated parameter.
+    pairs; values are YAML scalars read as the registry reads every spec's. ConfigError names an unknown or repeated parameter.
     """
     text = text.strip()
     head, sep, tail = text.rpartition(":")
@@ -314,9 +314,5 @@ def split_spec(text: str) -> tuple[str, dict[str, Any]]:
             )
         if key in params:
             raise ConfigError(f"search spec {text!r}: parameter {key!r} given twice")
-        try:
-            value = yaml.safe_load(raw.strip())
-        except yaml.YAMLError:
-            value = raw.strip()
-        params[key] = value if isinstance(value, int | float | bool | str) else raw.strip()
+        params[key] = _scalar(raw.strip())
     return head.strip(), params
