@@ -275,7 +275,7 @@ def single_seat_env(
     Raises:
         ConfigError: an unknown game, option, opponent kind or seat.
     """
-    from cardsuite.train.wrappers import OpponentPool, SelfPlayEnv  # wherever the pool lives
+    from cardsuite.train.wrappers import SelfPlayEnv, fixed_seats
 
     name = get_game(game).name
     probs = {opponents: 1.0} if isinstance(opponents, str) else dict(opponents)
@@ -285,12 +285,10 @@ def single_seat_env(
             f"opponents: unknown kind {unknown[0]!r}; use 'random', 'heuristic' or "
             "a mapping of their probabilities"
         )
-    full = {"random": 0.0, "heuristic": 0.0, "snapshot": 0.0} | probs
-    pool = OpponentPool(name, full, 1)
     return SelfPlayEnv(
         name,
         game_options(name, preset, **options),
-        pool=pool,
+        league=fixed_seats(probs),
         learner_seat=learner_seat,
         render_mode=render_mode,
     )

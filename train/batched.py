@@ -10,12 +10,12 @@ does, so a policy trained either way is the same ``ppo:PATH`` agent.
 The learner plays player ``learner_seat`` (``null``: player 0) in every game;
 its role still changes from series to series, since a running game reseats
 players by finish order (J3). Every other seat is played, across the whole
-batch, by one opponent drawn from the pool: ``random``, ``heuristic`` (the
-batched engine's vectorised lowest-first rule,
-:class:`~scum_env.batched.policies.LowestFirstPolicy`, standing in for the
-per-game heuristic, which reads one observation at a time) or a frozen
-snapshot of the learner (sampling from its masked policy). The draw is
-repeated whenever the trainer refreshes the snapshots.
+batch, by one member drawn from the training core's League draw table
+(`cardsuite.train.core.league.League.seat_table`): ``random``,
+``heuristic`` (the game's real heuristic, vectorised: its record's batched
+twin, as batched PPO plays it) or a frozen snapshot of the learner (sampling
+from its masked policy). The draw is
+repeated whenever the trainer sends the table (every rollout boundary).
 """
 
 from __future__ import annotations
@@ -28,49 +28,49 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
 from cardsuite.errors import ConfigError
-from cardsuite.train.core.league import OpponentPool, SnapshotPolicy
-from cardsuite.train.core.netspec import Snapshot, obs_scale
-from scum_env.batched.policies import LowestFirstPolicy, RandomPolicy
+from cardsuite.train.core.league import SeatMember, SnapshotPolicy, draw_seat
+from cardsuite.train.core.netspec import obs_scale
+from cardsuite.train.ppo_games import train_game
 from scum_env.batched.vector_env import ScumVectorEnv, sb3_vec_env
 
 
 class BatchedSelfPlayEnv(ScumVectorEnv):
-    """A :class:`ScumVectorEnv` whose opponents come from the training pool."""
+    """A :class:`ScumVectorEnv` whose opponents come from the training League."""
 
     def __init__(
         self,
         num_envs: int,
         *,
         learner: int,
-        probs: dict[str, float],
-        max_snapshots: int,
-        snapshots: Sequence[Snapshot] = (),
+        table: Sequence[SeatMember],
         seed: int = 0,
         **options: Any,
     ) -> None:
-        """Create the games; opponents are drawn from ``probs`` per seat."""
+        """Create the games; opponents are drawn from the League's ``table`` per seat."""
         super().__init__(num_envs, learner=learner, seed=seed, **options)
         self.scale = obs_scale(self.engine.encoder.spec)
-        self.pool = OpponentPool("scum", probs, max_snapshots)
         self._draws = np.random.default_rng(seed)
-        self._base = {
-            "random": RandomPolicy(seed),
-            "heuristic": LowestFirstPolicy(self.engine.rules),
-        }
-        self.set_snapshots(list(snapshots))
+        self._base = train_game("scum").baselines(["random", "heuristic"], self.engine, seed)
+        self.seats: list[SeatMember] = []
+        self.set_league(table)
 
-    def set_snapshots(self, snapshots: list[Snapshot]) -> None:
-        """Keep the newest snapshots and draw every opponent seat again."""
-        self.pool.set_snapshots(snapshots)
+    def set_league(self, table: Sequence[SeatMember]) -> None:
+        """Draw every opponent seat again from the League's draw ``table``."""
         policies: list[Any] = []
+        self.seats = []
         for _player in range(self.engine.P):
-            kind, snap = self.pool.draw_kind(self._draws)
-            if snap is not None:
+            member = draw_seat(table, self._draws)
+            self.seats.append(member)
+            if member.snapshot is not None:
                 seed = int(self._draws.integers(2**31))
-                policies.append(SnapshotPolicy(snap, self.scale, seed))
+                policies.append(SnapshotPolicy(member.snapshot, self.scale, seed))
             else:
-                policies.append(self._base[kind])
+                policies.append(self._base[member.name])
         self.opponents = policies
+
+    def seated_ids(self) -> list[int]:
+        """The League member ids seated now."""
+        return [m.id for m in self.seats]
 
 
 class ScaleObservations(VecEnvWrapper):  # type: ignore[misc]
@@ -100,9 +100,7 @@ def make_batched_vec_env(
     *,
     num_envs: int,
     learner: int | None,
-    probs: dict[str, float],
-    max_snapshots: int,
-    snapshots: Sequence[Snapshot],
+    table: Sequence[SeatMember],
     seed: int,
 ) -> VecEnv:
     """The batched training VecEnv for MaskablePPO (Scum only)."""
@@ -114,9 +112,7 @@ def make_batched_vec_env(
     inner = BatchedSelfPlayEnv(
         num_envs,
         learner=learner or 0,
-        probs=probs,
-        max_snapshots=max_snapshots,
-        snapshots=snapshots,
+        table=table,
         seed=seed,
         **options,
     )

@@ -94,11 +94,13 @@ class TrainState:
     Attributes:
         step: learner decisions trained so far (the model's ``num_timesteps``).
         config: the run's config.
-        snapshots: the opponent pool's snapshots, oldest first.
+        snapshots: the League's snapshots (members, then retired ones still seated).
         rng: RNG states of python, numpy and torch (see :func:`capture_rng`).
         schedule: the step at which the next snapshot / eval / checkpoint is due.
         history: one row per evaluation so far (the final report's curve).
         counters: the learner's own counters (``n_updates``), for its logs.
+        league: the League's `state` (ids, PFSP counts); None: a checkpoint
+            written before the League kept them (its snapshots rejoin fresh).
     """
 
     step: int
@@ -108,6 +110,7 @@ class TrainState:
     schedule: dict[str, int]
     history: list[dict[str, Any]] = field(default_factory=list)
     counters: dict[str, int] = field(default_factory=dict)
+    league: dict[str, Any] | None = None
 
 
 @dataclass
@@ -177,6 +180,7 @@ def save_checkpoint(
                 "probs": state.config.opponent_probs(),
                 "max_snapshots": state.config.max_snapshots,
                 "snapshots": pool_meta,
+                **({} if state.league is None else {"league": state.league}),
             },
             "rng": state.rng,
             "schedule": state.schedule,
@@ -281,6 +285,11 @@ def _read_state(path: str | Path) -> tuple[Path, dict[str, Any], TrainState]:
         snap_step = _int(meta, "step")
         params = load_tensors_numpy(ckpt / meta["file"])
         snapshots.append(Snapshot(snap_step, params, meta["activation"]))
+    league = pool.get("league")
+    if league is not None and not (
+        isinstance(league, dict) and isinstance(league.get("members"), list)
+    ):
+        raise _field("pool.league", "must be the League's state (a mapping with members)")
     state = TrainState(
         step=step,
         config=config,
@@ -289,6 +298,7 @@ def _read_state(path: str | Path) -> tuple[Path, dict[str, Any], TrainState]:
         schedule=dict(schedule),
         history=list(history),
         counters=dict(counters),
+        league=league,
     )
     return ckpt, doc, state
 

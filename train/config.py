@@ -23,7 +23,7 @@ from cardsuite.config import ConfigBase, doc_field, read_yaml_mapping
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
 from cardsuite.overrides import merge_overrides, parse_assignments
-from cardsuite.train.core.settings import DEVICE, learning_rate_field
+from cardsuite.train.core.settings import DEVICE, RunConfig, inherit, learning_rate_field
 
 # Fields that may change when a run is resumed: they do not alter what was
 # learned so far, only how long and how visibly the run goes on. Changing any
@@ -86,13 +86,20 @@ class TrainConfig(ConfigBase):
     learner_seat: int | None = doc_field(
         None, "the learner's seat; `null` rotates it over episodes (seat = episode mod players)"
     )
-    opponent_random: float = doc_field(0.2, "probability that an opponent seat is `random`")
-    opponent_heuristic: float = doc_field(0.3, "probability that an opponent seat is `heuristic`")
-    opponent_snapshot: float = doc_field(
-        0.5, "probability that an opponent seat is a frozen snapshot of the learner"
+    opponent_random: float = doc_field(
+        0.2, "League share of `random` (with `pfsp: uniform`: the chance an opponent seat is it)"
     )
-    snapshot_every: int = doc_field(20_000, "steps between snapshots of the learner into the pool")
-    max_snapshots: int = doc_field(5, "snapshots kept in the pool (the oldest leave first)")
+    opponent_heuristic: float = doc_field(
+        0.3, "League share of `heuristic` (with `pfsp: uniform`: the chance a seat is it)"
+    )
+    opponent_snapshot: float = doc_field(
+        0.5, "League share of the learner's frozen snapshots, split evenly among them"
+    )
+    snapshot_every: int = doc_field(
+        20_000, "steps between snapshots of the learner into the league"
+    )
+    max_snapshots: int = doc_field(5, "snapshots kept in the league (the oldest leave first)")
+    pfsp: Literal["hard", "variance", "uniform"] = inherit(RunConfig, "pfsp", "uniform")
     eval_every: int = doc_field(
         50_000, "steps between evaluations against the baselines (0: only the final one)"
     )

@@ -1,8 +1,11 @@
 """The SB3 side of a self-play run: its vectorised envs and its MaskablePPO model.
 
 * :func:`make_vec_env`: ``n_envs`` :class:`~cardsuite.train.wrappers.SelfPlayEnv`
-  (one learner seat each, opponents from the pool), in worker processes, in
-  this process, or the batched Scum engine (``vec_env``);
+  (one learner seat each, opponents drawn from the League's draw table), in
+  worker processes, in this process, or the batched Scum engine (``vec_env``);
+* :func:`make_league`: the run's `cardsuite.train.core.league.League` (the
+  game's real heuristic and random, then snapshots; PFSP with the
+  ``opponent_*`` shares);
 * :func:`build_model`: a fresh MaskablePPO with the config's hyperparameters;
 * :func:`restore_model`: the same model given a checkpoint's weights, Adam
   state and step count, all read from safetensors (never ``MaskablePPO.load``,
@@ -25,28 +28,56 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 from cardsuite.errors import CheckpointError
 from cardsuite.train.checkpoint import Checkpoint, restore_optimizer
 from cardsuite.train.config import TrainConfig
-from cardsuite.train.core.league import OpponentPool
-from cardsuite.train.core.netspec import Snapshot
+from cardsuite.train.core.league import League, SeatMember
+from cardsuite.train.core.netspec import obs_scale
 from cardsuite.train.wrappers import SelfPlayEnv
 
 
-def make_env_fn(config: TrainConfig, snapshots: list[Snapshot], worker: bool) -> Callable[[], Any]:
+def make_league(config: TrainConfig) -> League:
+    """The run's League: the game's baselines as batched PPO builds them, then snapshots.
+
+    The fixed members are ``random`` and ``heuristic`` (the game's real
+    heuristic); ``opponent_random``, ``opponent_heuristic`` and
+    ``opponent_snapshot`` are the League's shares, ``pfsp`` its weighting.
+    """
+    from cardsuite.train.ppo_games import train_game
+
+    tg = train_game(config.game)
+    options = {k: v for k, v in config.options.items() if k != tg.record.players_key}
+    eng = tg.make_engine(1, tg.config(config.num_players(), options))
+    fixed = tg.baselines(["random", "heuristic"], eng, config.seed)
+    return League(
+        fixed,
+        max_snapshots=config.max_snapshots,
+        weighting=config.pfsp,
+        seed=config.seed,
+        scale=obs_scale(eng.obs_spec),
+        shares=config.opponent_probs(),
+    )
+
+
+def make_env_fn(config: TrainConfig, table: list[SeatMember], worker: bool) -> Callable[[], Any]:
     """A factory of one monitored :class:`SelfPlayEnv` (run inside its worker)."""
 
     def init() -> Any:
         if worker:  # Ctrl-C reaches the whole process group; only the trainer handles it
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-        pool = OpponentPool(
-            config.game, config.opponent_probs(), config.max_snapshots, list(snapshots)
+        env = SelfPlayEnv(
+            config.game, config.options, league=table, learner_seat=config.learner_seat
         )
-        env = SelfPlayEnv(config.game, config.options, pool=pool, learner_seat=config.learner_seat)
         return Monitor(env)
 
     return init
 
 
-def make_vec_env(config: TrainConfig, snapshots: list[Snapshot]) -> VecEnv:
-    """``n_envs`` envs, in worker processes unless ``vec_env`` says ``dummy`` or ``batched``."""
+def make_vec_env(config: TrainConfig, table: list[SeatMember] | None = None) -> VecEnv:
+    """``n_envs`` envs, in worker processes unless ``vec_env`` says ``dummy`` or ``batched``.
+
+    ``table`` is the League's draw table (empty or None: that of a fresh
+    `make_league`, the baselines by their shares).
+    """
+    if not table:
+        table = make_league(config).seat_table()
     if config.vec_env == "batched":
         from cardsuite.train.batched import make_batched_vec_env
 
@@ -55,13 +86,11 @@ def make_vec_env(config: TrainConfig, snapshots: list[Snapshot]) -> VecEnv:
             dict(config.options),
             num_envs=config.n_envs,
             learner=config.learner_seat,
-            probs=config.opponent_probs(),
-            max_snapshots=config.max_snapshots,
-            snapshots=snapshots,
+            table=table,
             seed=config.seed,
         )
     subproc = config.vec_env == "subproc" or (config.vec_env == "auto" and config.n_envs > 1)
-    fns = [make_env_fn(config, snapshots, worker=subproc) for _ in range(config.n_envs)]
+    fns = [make_env_fn(config, table, worker=subproc) for _ in range(config.n_envs)]
     return SubprocVecEnv(fns) if subproc else DummyVecEnv(fns)
 
 

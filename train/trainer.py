@@ -3,12 +3,15 @@
 ``train(config, out_dir)`` runs the whole loop:
 
 1. seed python, numpy and torch; build ``n_envs`` :class:`~cardsuite.train.wrappers.SelfPlayEnv`
-   (one learner seat each, opponents from the pool) in worker processes;
+   (one learner seat each, opponents seated from the training core's
+   `cardsuite.train.core.league.League`) in worker processes;
 2. ``MaskablePPO.learn`` collects rollouts with the learner's action masks
    and updates the policy;
 3. at every rollout boundary (after an update, before the next rollout) the
-   :class:`SelfPlayCallback` runs the schedules: a frozen snapshot of the
-   learner joins the opponent pool and is sent to every worker; an
+   :class:`SelfPlayCallback` records each finished episode's outcomes
+   against its seats in the League (PFSP) and runs the schedules: a frozen
+   snapshot of the learner joins the League; the League's draw table is
+   sent to every worker; an
    evaluation against the baselines runs through the arena (TensorBoard and
    ``eval.csv``); a checkpoint is written. A Ctrl-C is honoured at the next
    boundary: the checkpoint is saved there and the run exits cleanly (a
@@ -19,7 +22,7 @@
 
 ``train(config, out_dir, resume=DIR)`` rebuilds the model from the config and
 loads a checkpoint's weights, optimizer state and step count (safetensors,
-never a pickle: :mod:`~cardsuite.train.checkpoint`), the pool, the RNG
+never a pickle: :mod:`~cardsuite.train.checkpoint`), the League, the RNG
 states, the schedules and the evaluation history, and continues from its
 step. Episodes that were in progress inside the workers when the checkpoint
 was taken are not part of it: the resumed run starts fresh episodes, seeded
@@ -53,7 +56,7 @@ import yaml
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import set_random_seed
 
-from cardsuite.errors import CheckpointError
+from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.train.checkpoint import (
     TrainState,
     capture_rng,
@@ -63,7 +66,7 @@ from cardsuite.train.checkpoint import (
     save_checkpoint,
 )
 from cardsuite.train.config import TrainConfig, check_baselines
-from cardsuite.train.core.netspec import Snapshot
+from cardsuite.train.core.league import League
 from cardsuite.train.core.rundir import check_run_dir, start_logs
 from cardsuite.train.evaluate import EvalRow, append_csv, evaluate, format_report, plot_curves
 from cardsuite.train.policy import agent_meta, snapshot_of
@@ -72,6 +75,7 @@ from cardsuite.train.sb3_setup import (
     build_model,
     derive_seed,
     make_env_fn,
+    make_league,
     make_vec_env,
     restore_model,
     tensorboard_logger,
@@ -126,7 +130,7 @@ class BudgetSpent(StopTraining):
 
 # ------------------------------------------------------------------- trainer
 class Trainer:
-    """One run: its envs, model, pool, schedules and run directory.
+    """One run: its envs, model, League, schedules and run directory.
 
     Args:
         config: the run's config.
@@ -147,8 +151,8 @@ class Trainer:
         if resume is None:
             check_run_dir(self.run_dir, None)  # a new run never reuses a directory
             set_random_seed(config.seed)
-            self.snapshots: list[Snapshot] = []
-            self.venv = make_vec_env(config, [])
+            self.league: League = make_league(config)
+            self.venv = make_vec_env(config, self.league.seat_table())
             self.model = build_model(config, self.venv)
             self.schedule = {
                 "snapshot": 0,  # a snapshot of the initial policy seeds the pool
@@ -169,8 +173,8 @@ class Trainer:
                         for name in mismatched
                     )
                 )
-            self.snapshots = list(state.snapshots)
-            self.venv = make_vec_env(config, self.snapshots)
+            self.league = restore_league(config, state)
+            self.venv = make_vec_env(config, self.league.seat_table())
             try:
                 self.model = restore_model(config, self.venv, loaded)
             except CheckpointError:
@@ -206,11 +210,12 @@ class Trainer:
         return TrainState(
             step=self.step,
             config=self.config,
-            snapshots=list(self.snapshots),
+            snapshots=[m.snapshot for m in self.league.members if m.snapshot is not None],
             rng=capture_rng(),
             schedule=dict(self.schedule),
             history=list(self.history),
             counters={"n_updates": int(self.model._n_updates)},
+            league=_active(self.league.state()),
         )
 
     def save(self) -> Path:
@@ -236,12 +241,13 @@ class Trainer:
 
     # ----------------------------------------------------------- schedules
     def run_schedules(self) -> None:
-        """Snapshot, evaluate and checkpoint when due (at a rollout boundary)."""
+        """Snapshot, send the League, evaluate and checkpoint when due (a rollout boundary)."""
         step = self.step
         if 0 <= self.schedule["snapshot"] <= step:
             if self.config.opponent_snapshot > 0:
                 self.add_snapshot()
             self.schedule["snapshot"] = _next_due(step, self.config.snapshot_every)
+        self.send_league()
         if 0 <= self.schedule["eval"] <= step:
             self.evaluate(self.config.eval_games, EVAL_SEED_OFFSET)
             self.schedule["eval"] = _next_due(step, self.config.eval_every)
@@ -250,10 +256,27 @@ class Trainer:
             self.save()
 
     def add_snapshot(self) -> None:
-        """Freeze the learner into the pool and send the pool to every worker."""
-        self.snapshots.append(snapshot_of(self.model.policy, self.step, self.config.activation))
-        del self.snapshots[: max(0, len(self.snapshots) - self.config.max_snapshots)]
-        self.venv.env_method("set_snapshots", list(self.snapshots))
+        """Freeze the learner into the League (the workers get it with `send_league`)."""
+        self.league.add_snapshot(snapshot_of(self.model.policy, self.step, self.config.activation))
+
+    def send_league(self) -> None:
+        """Send the League's draw table to every env; forget retired members none seats."""
+        seated = [i for ids in self.venv.env_method("seated_ids") for i in ids]
+        self.league.prune(np.asarray(seated, dtype=np.int64))
+        self.venv.env_method("set_league", self.league.seat_table())
+
+    def record(self, infos: list[dict[str, Any]], dones: Any) -> None:
+        """Hand each finished episode's outcomes against its seats to `League.record`."""
+        ids: list[int] = []
+        outcomes: list[float] = []
+        for info, done in zip(infos, dones):
+            if done and "league_ids" in info:
+                for mid, outcome in zip(info["league_ids"], info["league_outcomes"]):
+                    if self.league.knows(mid):
+                        ids.append(mid)
+                        outcomes.append(outcome)
+        if ids:
+            self.league.record(np.asarray(ids, dtype=np.int64), np.asarray(outcomes))
 
     def evaluate(
         self, games: int, seed_offset: int, model_path: Path | None = None
@@ -297,7 +320,7 @@ class Trainer:
         previous = _install_sigint(self)
         interrupted = False
         try:
-            if not self.snapshots and self.config.opponent_snapshot > 0:
+            if not self.league.snapshots() and self.config.opponent_snapshot > 0:
                 self.run_schedules()  # the step-0 snapshot, before the first rollout
             remaining = self.config.total_steps - self.step
             if remaining > 0:
@@ -351,6 +374,29 @@ class Trainer:
             encoding="utf-8",
         )
         plot_curves(self.run_dir, self.run_dir / "curves.png", title=title)
+
+
+def _active(league_state: dict[str, Any]) -> dict[str, Any]:
+    """A League state without its retired members: a resumed run starts fresh episodes."""
+    members = [e for e in league_state["members"] if not e["retired"]]
+    return {**league_state, "members": members}
+
+
+def restore_league(config: TrainConfig, state: TrainState) -> League:
+    """The run's League as a checkpoint left it (older checkpoints: its snapshots, fresh counts)."""
+    league = make_league(config)
+    if state.league is None:
+        for snap in state.snapshots:
+            league.add_snapshot(snap)
+        return league
+    by_name = {f"snapshot@{s.step}": s.params for s in state.snapshots}
+    try:
+        league.restore(state.league, lambda name: by_name[name], config.activation)
+    except (KeyError, TypeError, ValueError, ConfigError) as err:
+        raise CheckpointError(
+            f"state.json: field 'pool.league' is not a League state: {err}"
+        ) from None
+    return league
 
 
 def _next_due(step: int, every: int) -> int:
@@ -411,6 +457,7 @@ class SelfPlayCallback(BaseCallback):
             raise BudgetSpent
 
     def _on_step(self) -> bool:
+        self.trainer.record(self.locals["infos"], self.locals["dones"])
         if self._bar is not None:
             self._bar.update(self.training_env.num_envs)
         return True

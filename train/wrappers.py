@@ -2,9 +2,10 @@
 
 :class:`SelfPlayEnv` turns any suite AEC env into an ordinary
 ``gymnasium.Env`` for **one** player, the learner. Every other seat is played
-inside the env by an opponent drawn from an
-:class:`~cardsuite.train.core.league.OpponentPool` at each episode start, so a trajectory
-holds the learner's decisions only:
+inside the env by an opponent drawn, at each episode start, from the draw
+table of the training core's `cardsuite.train.core.league.League`
+(`League.seat_table`, sent by the trainer at each rollout boundary), so a
+trajectory holds the learner's decisions only:
 
 * ``reset()`` picks the learner's seat (rotating over episodes unless fixed),
   draws an opponent per other seat, plays them until the learner must act and
@@ -15,7 +16,11 @@ holds the learner's decisions only:
   decision, including rewards that arrive while the others play (the end of
   a series, when the learner went out long before);
 * ``action_masks()`` is the learner's legal-action mask, as sb3-contrib's
-  MaskablePPO expects.
+  MaskablePPO expects;
+* the info of the episode's last step carries ``league_ids`` (the member
+  id of each other seat) and ``league_outcomes`` (the learner's outcome
+  against that seat: 1 when its episode return is higher, 0.5 tied, 0
+  lower), which the trainer hands to `League.record`.
 
 This is what PettingZoo's SB3 tutorial wrapper gets wrong: it hands each seat
 in turn to the same trajectory, so one seat's reward is credited to another
@@ -28,7 +33,7 @@ the arena). No torch is imported: worker processes stay light.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import gymnasium
@@ -38,8 +43,13 @@ from gymnasium import spaces
 from cardsuite.agents.base import Agent, table_info
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
-from cardsuite.train.core.league import OpponentPool
-from cardsuite.train.core.netspec import Snapshot, obs_scale
+from cardsuite.train.core.league import League, SeatMember, draw_seat, seat_agent
+from cardsuite.train.core.netspec import obs_scale
+
+
+def fixed_seats(probs: Mapping[str, float]) -> list[SeatMember]:
+    """A draw table of fixed members only (``{"random": 0.5, "heuristic": 0.5}``)."""
+    return [SeatMember(i, name, float(p)) for i, (name, p) in enumerate(probs.items()) if p > 0]
 
 
 class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):
@@ -48,7 +58,8 @@ class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):
     Args:
         game: the game's registry name (``"scum"``, ``"scandal"``...).
         options: the game's rule options (its config fields).
-        pool: the opponent pool; default: random opponents only.
+        league: the core League, or its draw table (`League.seat_table`);
+            default: random opponents only.
         learner_seat: a fixed seat for the learner, or ``None`` to rotate it
             (seat = episode index mod players, restarting at a seeded reset).
         render_mode: ``"ansi"`` to render the underlying table as text.
@@ -61,7 +72,7 @@ class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):
         game: str,
         options: Mapping[str, Any] | None = None,
         *,
-        pool: OpponentPool | None = None,
+        league: League | Sequence[SeatMember] | None = None,
         learner_seat: int | None = None,
         render_mode: str | None = None,
     ) -> None:
@@ -78,9 +89,11 @@ class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):
                 f"table (seats 0..{self.num_players - 1})"
             )
         self.fixed_seat = learner_seat
-        self.pool = pool or OpponentPool(
-            self.game, {"random": 1.0, "heuristic": 0.0, "snapshot": 0.0}, 1
-        )
+        self.table: list[SeatMember] = fixed_seats({"random": 1.0})
+        if league is not None:
+            self.set_league(league)
+        self.seats: dict[str, SeatMember] = {}
+        self._returns: dict[str, float] = {}
         self._scale = obs_scale(base.obs_spec)
         low, high = base.obs_spec.bounds()
         self.observation_space = spaces.Box(
@@ -112,11 +125,13 @@ class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):
         self._episode += 1
         self.learner = self.agents_order[seat]
         self.env.reset(seed=seed, options=options)
-        self.opponents = {}
+        self.opponents, self.seats = {}, {}
+        self._returns = dict.fromkeys(self.agents_order, 0.0)
         for agent in self.agents_order:
             if agent == self.learner:
                 continue
-            opponent = self.pool.draw(self.np_random)
+            self.seats[agent] = draw_seat(self.table, self.np_random)
+            opponent = seat_agent(self.seats[agent], self.game)
             opponent.reset(
                 table_info(self.env, self.game, agent), seed=int(self.np_random.integers(2**31))
             )
@@ -130,6 +145,7 @@ class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):
         if self._over:
             raise gymnasium.error.ResetNeeded("the episode is over; call reset()")
         self.env.step(int(action))
+        self._add_returns()
         reward = float(self.env.rewards[self.learner])
         reward += self._play_opponents()
         terminated = bool(self.env.terminations[self.learner])
@@ -137,6 +153,11 @@ class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):
         info: dict[str, Any] = {"learner": self.learner}
         if terminated or truncated:
             info.update(self.env.infos[self.learner])
+            own = self._returns[self.learner]
+            info["league_ids"] = [m.id for m in self.seats.values()]
+            info["league_outcomes"] = [
+                0.5 + 0.5 * float(np.sign(own - self._returns[a])) for a in self.seats
+            ]
         return self._observe(), reward, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
@@ -149,9 +170,16 @@ class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):
         return result
 
     # ------------------------------------------------------------ self-play
-    def set_snapshots(self, snapshots: list[Snapshot]) -> None:
-        """Replace the pool's snapshots (from the next episode on)."""
-        self.pool.set_snapshots(snapshots)
+    def set_league(self, league: League | Sequence[SeatMember]) -> None:
+        """Seat opponents from ``league``'s draw table from the next episode on."""
+        table = league.seat_table() if isinstance(league, League) else list(league)
+        if not table or not sum(m.prob for m in table) > 0:
+            raise ConfigError("the league's draw table has no member to draw")
+        self.table = table
+
+    def seated_ids(self) -> list[int]:
+        """The league member ids playing this episode (the trainer keeps them known)."""
+        return [m.id for m in self.seats.values()]
 
     def opponent_names(self) -> dict[str, str]:
         """Who plays each other seat this episode."""
@@ -175,9 +203,14 @@ class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):
                 obs["observation"], obs["action_mask"], {"agent": agent}
             )
             env.step(action)
+            self._add_returns()
             reward += float(env.rewards[self.learner])
         self._over = self._finished()
         return reward
+
+    def _add_returns(self) -> None:
+        for agent, r in self.env.rewards.items():
+            self._returns[agent] = self._returns.get(agent, 0.0) + float(r)
 
     def _observe(self) -> np.ndarray:
         obs = self.env.observe(self.learner)

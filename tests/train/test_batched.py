@@ -9,12 +9,14 @@ import pytest
 
 from cardsuite.errors import ConfigError
 from cardsuite.train.batched import BatchedSelfPlayEnv, make_batched_vec_env
+from cardsuite.train.core.league import SeatMember
 from cardsuite.train.core.netspec import Snapshot, obs_scale
 from cardsuite.train.trainer import train
+from cardsuite.train.wrappers import fixed_seats
 from scum_env import scum_v0
 from tests.train.conftest import tiny_config
 
-PROBS = {"random": 0.5, "heuristic": 0.5, "snapshot": 0.0}
+TABLE = fixed_seats({"random": 0.5, "heuristic": 0.5})
 
 
 def _snapshot(obs_dim: int, num_actions: int, seed: int = 0) -> Snapshot:
@@ -34,9 +36,7 @@ def test_batched_observations_are_scaled_like_the_per_game_wrapper() -> None:
         {"num_players": 4},
         num_envs=8,
         learner=0,
-        probs=PROBS,
-        max_snapshots=2,
-        snapshots=(),
+        table=TABLE,
         seed=1,
     )
     obs = venv.reset()
@@ -52,12 +52,10 @@ def test_batched_observations_are_scaled_like_the_per_game_wrapper() -> None:
 
 
 def test_snapshot_opponents_play_only_legal_actions() -> None:
-    env = BatchedSelfPlayEnv(
-        16, learner=0, probs={"random": 0.0, "heuristic": 0.0, "snapshot": 1.0},
-        max_snapshots=2, num_players=4, seed=3,
-    )  # fmt: skip
+    env = BatchedSelfPlayEnv(16, learner=0, table=TABLE, num_players=4, seed=3)
     snap = _snapshot(env.engine.obs_dim, env.engine.num_actions)
-    env.set_snapshots([snap])
+    env.set_league([SeatMember(5, "snapshot@0", 1.0, snap)])
+    assert env.seated_ids() == [5] * 4
     assert all(p is not None and type(p).__name__ == "SnapshotPolicy" for p in env.opponents)
     env.reset(seed=3)
     for _ in range(200):  # the engine raises IllegalActionError on any illegal opponent move
@@ -76,3 +74,11 @@ def test_trainer_learns_on_the_batched_engine(tmp_path: Path) -> None:
     result = train(config, tmp_path / "run")
     assert result.step >= config.total_steps
     assert (Path(result.checkpoint) / "agent" / "agent.json").exists()
+
+
+def test_batched_heuristic_seats_play_the_real_heuristic() -> None:
+    """The League's ``heuristic`` member is the game's real heuristic (its batched twin)."""
+    from cardsuite.agents.batched_heuristic_scum import BatchedScumHeuristic
+
+    env = BatchedSelfPlayEnv(4, learner=0, table=fixed_seats({"heuristic": 1.0}), num_players=4)
+    assert all(type(p) is BatchedScumHeuristic for p in env.opponents)

@@ -83,8 +83,12 @@ def test_interrupt_then_resume_restores_everything_and_continues(tmp_path: Path)
         assert resumed.step == 256
         assert tensors_equal(resumed.model.policy.state_dict(), weights)
         assert tensors_equal(resumed.model.policy.optimizer.state_dict(), optimizer)
-        assert [s.step for s in resumed.snapshots] == [128, 256]
-        for a, b in zip(resumed.snapshots, state.snapshots, strict=True):
+        assert [s.step for s in resumed.league.snapshots()] == [128, 256]
+        # the core League comes back with its ids and PFSP counts
+        assert state.league is not None
+        assert resumed.league.state()["members"] == state.league["members"]
+        assert any(e["games"] > 2.0 for e in state.league["members"])  # games were recorded
+        for a, b in zip(resumed.league.snapshots(), state.snapshots, strict=True):
             assert a.params.keys() == b.params.keys()
             assert all(np.array_equal(a.params[k], b.params[k]) for k in a.params)
         assert capture_rng() == state.rng

@@ -21,7 +21,8 @@ OUTSIDE = sorted(p for p in TRAIN.rglob("*.py") if CORE not in p.parents)
 
 #: Names only the core may define (class or function), by the core module that owns them.
 CORE_ONLY = {
-    "League": league, "SnapshotPolicy": league, "OpponentPool": league, "SnapshotAgent": league,
+    "League": league, "SnapshotPolicy": league, "SnapshotAgent": league, "SeatMember": league,
+    "draw_seat": league, "seat_agent": league,
     "Snapshot": netspec, "NetworkSpec": netspec, "actor_logits": netspec, "obs_scale": netspec,
     "masked_logits": netspec, "actor_prefixes": netspec,
     "duplicate_match": evaluate, "EvalRow": evaluate, "GreedyPolicy": evaluate,
@@ -67,7 +68,15 @@ def test_each_trainer_takes_its_opponents_and_evaluation_from_the_core() -> None
     from cardsuite.train.rllib import batched_env
 
     assert ppo.League is dmc.League is batched_env.League is league.League
-    assert sb3_setup.OpponentPool is wrappers.OpponentPool is league.OpponentPool
+    # MaskablePPO: one League (the core's) in the trainer, its draw table in the envs
+    from cardsuite.train import batched
+
+    assert not hasattr(league, "OpponentPool")
+    assert trainer.League is sb3_setup.League is league.League
+    assert trainer.make_league is sb3_setup.make_league
+    assert wrappers.draw_seat is batched.draw_seat is league.draw_seat
+    assert wrappers.seat_agent is league.seat_agent
+    assert wrappers.SeatMember is batched.SeatMember is league.SeatMember
     assert ppo.evaluate_against is dmc.evaluate_against is evaluate.evaluate_against
     assert sb3_report.evaluate_specs is evaluate.evaluate_specs
     assert ppo.open_log is dmc.open_log is log.open_log
@@ -139,3 +148,32 @@ def test_a_restored_engine_plays_on_exactly_like_the_saved_one(game: str, player
         mask = res.mask
         assert np.array_equal(res.obs, obs) and np.array_equal(res.rewards, rewards)
         assert np.array_equal(res.done, done)
+
+
+def test_maskable_ppo_draws_its_opponents_from_the_core_league(tmp_path: Path) -> None:
+    """A MaskablePPO run's opponents are members of its core League: the envs seat what
+    its draw table says, and every finished episode's outcomes reach `League.record`."""
+    import numpy as np
+
+    from cardsuite.train.trainer import SelfPlayCallback, Trainer
+    from tests.train.conftest import tiny_config
+
+    trainer = Trainer(tiny_config(), tmp_path / "run")
+    try:
+        assert type(trainer.league) is league.League
+        assert [m.name for m in trainer.league.members] == ["random", "heuristic"]
+        random_member = trainer.league.members[0]
+        assert random_member.games == 2.0  # the prior: no game recorded yet
+        trainer.model.learn(256, callback=SelfPlayCallback(trainer), reset_num_timesteps=False)
+        # the snapshot due at the boundary (step 128) joined the League
+        assert [m.name for m in trainer.league.members][2:] == ["snapshot@128"]
+        assert random_member.games > 2.0  # finished episodes were recorded against it
+        trainer.add_snapshot()
+        trainer.send_league()
+        env = trainer.venv.envs[0].unwrapped
+        assert [m.name for m in env.table] == [m.name for m in trainer.league.members]
+        assert [m.name for m in env.table][2:] == ["snapshot@128", "snapshot@256"]
+        np.testing.assert_allclose([m.prob for m in env.table], trainer.league.probabilities())
+        assert env.table[1].prob == 0.0  # opponent_heuristic: 0 in the tiny config
+    finally:
+        trainer.close()

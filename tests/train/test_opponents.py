@@ -1,4 +1,4 @@
-"""The opponent pool and numpy snapshots of the learner."""
+"""The League's shares and per-seat draws, and numpy snapshots of the learner."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from cardsuite.agents.base import table_info
-from cardsuite.errors import CheckpointError
+from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.games import get_game
-from cardsuite.train.core.league import OpponentPool, SnapshotAgent
+from cardsuite.train.core.league import League, SnapshotAgent, draw_seat, seat_agent
 from cardsuite.train.core.netspec import Snapshot, obs_scale
 
 
@@ -83,33 +83,57 @@ def test_snapshot_without_action_layer_is_a_checkpoint_error() -> None:
         snap.layers()
 
 
-def test_pool_keeps_the_newest_snapshots_and_draws_by_probability() -> None:
-    snaps = [Snapshot(i, {}, "tanh") for i in range(4)]
-    pool = OpponentPool("scum", {"random": 0.0, "heuristic": 0.0, "snapshot": 1.0}, 2)
-    rng = np.random.default_rng(0)
-    assert pool.draw(rng).name == "random"  # no snapshot yet: falls back to random
-    for s in snaps:
-        pool.add(s)
-    assert [s.step for s in pool.snapshots] == [2, 3]
-    pool.set_snapshots(snaps)
-    assert [s.step for s in pool.snapshots] == [2, 3]
-    assert pool.describe() == {
-        "probs": {"random": 0.0, "heuristic": 0.0, "snapshot": 1.0},
-        "max_snapshots": 2,
-        "snapshot_steps": [2, 3],
-    }
+def _fixed_league(shares: dict[str, float], **kwargs: object) -> League:
+    """A League of ``random`` and ``heuristic`` members (constant batch policies)."""
+
+    def const(a: int):  # type: ignore[no-untyped-def]
+        return lambda obs, mask: np.full(len(obs), a)
+
+    return League({"random": const(0), "heuristic": const(1)}, shares=shares, **kwargs)  # type: ignore[arg-type]
 
 
-def test_pool_draw_frequencies_follow_the_probabilities() -> None:
+def test_league_shares_keep_the_newest_snapshots_and_split_their_share() -> None:
+    league = _fixed_league({"random": 0.0, "heuristic": 0.0, "snapshot": 1.0},
+                           max_snapshots=2, weighting="uniform")  # fmt: skip
+    # no snapshot yet: no member has a share, so PFSP alone (uniform) draws
+    assert [(m.name, m.prob) for m in league.seat_table()] == [("random", 0.5), ("heuristic", 0.5)]
+    for i in range(4):
+        league.add_snapshot(Snapshot(i, {}, "tanh"))
+    table = league.seat_table()
+    assert [m.name for m in table] == ["random", "heuristic", "snapshot@2", "snapshot@3"]
+    assert [m.prob for m in table] == [0.0, 0.0, 0.5, 0.5]
+    assert [m.snapshot.step for m in table if m.snapshot is not None] == [2, 3]
+
+
+def test_league_shares_multiply_the_pfsp_weights() -> None:
+    """hard PFSP: weight share * x**2; heuristic beat the learner twice: x = 3/4, random 1/2."""
+    league = _fixed_league({"random": 0.5, "heuristic": 0.5, "snapshot": 0.0}, decay=1.0)
+    league.record(np.array([1, 1]), np.array([0.0, 0.0]))
+    np.testing.assert_allclose(league.probabilities(), [4 / 13, 9 / 13])
+
+
+def test_league_share_of_an_unknown_kind_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="league share 'greedy' names no member kind"):
+        _fixed_league({"greedy": 1.0})
+    with pytest.raises(ConfigError, match="league share of 'random' must be >= 0"):
+        _fixed_league({"random": -0.1})
+
+
+def test_seat_draw_frequencies_follow_the_league_table() -> None:
     from cardsuite.train.policy import snapshot_of
 
-    pool = OpponentPool("scum", {"random": 0.25, "heuristic": 0.0, "snapshot": 0.75}, 3)
-    pool.add(snapshot_of(tiny_policy(), 5, "tanh"))
+    league = _fixed_league({"random": 0.25, "heuristic": 0.0, "snapshot": 0.75},
+                           max_snapshots=3, weighting="uniform")  # fmt: skip
+    league.add_snapshot(snapshot_of(tiny_policy(), 5, "tanh"))
+    table = league.seat_table()
     rng = np.random.default_rng(1)
-    names = [pool.draw(rng).name for _ in range(4000)]
-    share = names.count("snapshot@5") / len(names)
+    drawn = [draw_seat(table, rng) for _ in range(4000)]
+    names = [m.name for m in drawn]
     assert names.count("random") + names.count("snapshot@5") == 4000
-    assert 0.72 < share < 0.78
+    assert 0.72 < names.count("snapshot@5") / len(names) < 0.78
+    snap = next(m for m in drawn if m.snapshot is not None)
+    assert isinstance(seat_agent(snap, "scum"), SnapshotAgent)
+    assert seat_agent(table[1], "scum").name == "heuristic"
 
 
 def test_obs_scale_divides_by_the_declared_bound() -> None:

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 
-from cardsuite.train.core.league import OpponentPool
-from cardsuite.train.wrappers import SelfPlayEnv
+from cardsuite.train.core.league import SeatMember
+from cardsuite.train.wrappers import SelfPlayEnv, fixed_seats
 
 OPTIONS = {"num_players": 4, "reward": "points"}
 
@@ -137,10 +137,10 @@ def test_mask_matches_the_learner_and_is_never_empty_while_acting() -> None:
             env.reset()
 
 
-def test_seeded_reset_is_reproducible_with_a_pool() -> None:
-    pool = OpponentPool("scum", {"random": 1.0, "heuristic": 0.0, "snapshot": 0.0}, 1)
-    a = SelfPlayEnv("scum", OPTIONS, pool=pool)
-    b = SelfPlayEnv("scum", OPTIONS, pool=pool)
+def test_seeded_reset_is_reproducible_with_a_league_table() -> None:
+    table = fixed_seats({"random": 1.0})
+    a = SelfPlayEnv("scum", OPTIONS, league=table)
+    b = SelfPlayEnv("scum", OPTIONS, league=table)
     obs_a, _ = a.reset(seed=11)
     obs_b, _ = b.reset(seed=11)
     np.testing.assert_array_equal(obs_a, obs_b)
@@ -182,9 +182,8 @@ def test_step_after_the_end_needs_a_reset() -> None:
 
 
 @pytest.mark.parametrize(("game", "options"), [("scum", OPTIONS), ("scandal", {"num_players": 2})])
-def test_heuristic_opponents_from_the_pool(game: str, options: dict) -> None:
-    pool = OpponentPool(game, {"random": 0.0, "heuristic": 1.0, "snapshot": 0.0}, 1)
-    env = SelfPlayEnv(game, options, pool=pool)
+def test_heuristic_opponents_from_the_league(game: str, options: dict) -> None:
+    env = SelfPlayEnv(game, options, league=fixed_seats({"random": 0.0, "heuristic": 1.0}))
     _, info = env.reset(seed=0)
     players = options["num_players"]
     assert list(info["opponents"].values()) == ["heuristic"] * (players - 1)
@@ -192,3 +191,37 @@ def test_heuristic_opponents_from_the_pool(game: str, options: dict) -> None:
     assert env.learner == "player_1"
     rewards, _ = play_episode(env, np.random.default_rng(0))
     assert len(rewards) > 1
+
+
+def test_the_last_step_reports_each_seats_member_and_outcome_for_the_league() -> None:
+    """Members 7 (random) and 9 (heuristic) seat the others; the outcome against a seat
+    is 1 / 0.5 / 0 as the learner's episode return is above / equal to / below its own."""
+    table = [SeatMember(7, "random", 0.5), SeatMember(9, "heuristic", 0.5)]
+    env = SelfPlayEnv("scum", OPTIONS, league=table, learner_seat=0)
+    env.reset(seed=4)
+    base = env.env.unwrapped
+    info: dict = {}
+    rng = np.random.default_rng(4)
+    done, own = False, 0.0
+    while not done:
+        _, reward, terminated, truncated, info = env.step(
+            int(rng.choice(np.flatnonzero(env.action_masks())))
+        )
+        own += reward
+        done = terminated or truncated
+    totals = env._returns
+    assert totals["player_0"] == pytest.approx(own)  # the learner's own rewards, as stepped
+    assert env.seated_ids() == info["league_ids"]
+    assert len(info["league_ids"]) == 3 and set(info["league_ids"]) <= {7, 9}
+    expected = [
+        {1: 1.0, 0: 0.5, -1: 0.0}[int(np.sign(totals["player_0"] - totals[a]))] for a in env.seats
+    ]
+    assert info["league_outcomes"] == expected
+    assert sum(totals.values()) == pytest.approx(sum(base._cumulative_rewards.values()))
+
+
+def test_an_empty_league_table_is_a_config_error() -> None:
+    from cardsuite.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="no member to draw"):
+        SelfPlayEnv("scum", OPTIONS, league=fixed_seats({"random": 0.0}))

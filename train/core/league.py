@@ -1,9 +1,12 @@
 """The opponents of every trainer: fixed baselines and frozen snapshots, drawn by PFSP.
 
-Batched trainers (PPO, Deep Monte-Carlo, RLlib's batched sampler) use
-`League`; the MaskablePPO adapter, whose envs seat one opponent agent per
-seat, uses `OpponentPool` with the same `Snapshot` (a numpy copy of the
-learner's actor, `cardsuite.train.core.netspec`) and `SnapshotAgent`.
+Every trainer draws its opponents from one `League`. Batched trainers (PPO,
+Deep Monte-Carlo, RLlib's batched sampler) play its members' batch policies
+(`League.act`); MaskablePPO's per-game envs, which seat one arena agent per
+seat, get the League's draw table (`League.seat_table`), draw a member per
+seat from it (`draw_seat`), play it as an arena agent (`seat_agent`: the
+game's real heuristic, random, or a `SnapshotAgent` of the member's
+`Snapshot`) and report each seat's outcome back to `League.record`.
 
 Members are batch policies (``policy(obs, mask) -> actions`` over the
 engine's arrays): the fixed baselines (``heuristic``: the real Scum heuristic,
@@ -24,12 +27,20 @@ game reports the learner's outcome against its member (1 win, 0.5 tie,
 follow the learner. Weightings of the member's win rate ``x`` against the
 learner: ``hard`` ``x ** power`` (focus on the members that beat it),
 ``variance`` ``x * (1 - x)`` (members of equal strength), ``uniform``.
+
+Optional ``shares`` (MaskablePPO's ``opponent_random``, ``opponent_heuristic``,
+``opponent_snapshot``) multiply each member's PFSP weight by its kind's share,
+split evenly among the snapshots: with ``uniform`` a kind is drawn with its
+share and a snapshot uniformly among the snapshots. While no member with a
+positive share is present (only snapshots have one and none was taken yet)
+every member is drawn by its PFSP weight alone.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -102,6 +113,8 @@ class League:
             None: observations as they come).
         greedy: snapshots play their best legal action instead of sampling
             (Deep Monte-Carlo's Q-networks).
+        shares: kind (a baseline's name or ``"snapshot"``) -> prior share of
+            the draw (module doc); None: every member alike.
     """
 
     def __init__(
@@ -115,6 +128,7 @@ class League:
         seed: int = 0,
         scale: Any = None,
         greedy: bool = False,
+        shares: Mapping[str, float] | None = None,
     ) -> None:
         """Start with the baselines only."""
         if weighting not in WEIGHTINGS:
@@ -123,6 +137,13 @@ class League:
             raise ConfigError(f"max_snapshots must be >= 0, got {max_snapshots}")
         if not 0.0 < decay <= 1.0:
             raise ConfigError(f"league decay must be in (0, 1], got {decay}")
+        if shares is not None:
+            for kind, share in shares.items():
+                if kind != "snapshot" and kind not in baselines:
+                    raise ConfigError(f"league share {kind!r} names no member kind")
+                if not share >= 0:
+                    raise ConfigError(f"league share of {kind!r} must be >= 0, got {share}")
+        self.shares = None if shares is None else {k: float(v) for k, v in shares.items()}
         self.weighting, self.power, self.decay = weighting, power, decay
         self.max_snapshots = max_snapshots
         self.rng = np.random.default_rng(seed)
@@ -174,7 +195,24 @@ class League:
         else:
             w = np.ones_like(x)
         w = np.maximum(w, 1e-3)
+        if self.shares is not None:
+            kinds = ["snapshot" if m.snapshot is not None else m.name for m in self.members]
+            count = Counter(kinds)
+            prior = np.array([self.shares.get(k, 0.0) / count[k] for k in kinds])
+            if prior.sum() > 0:
+                w = w * prior
         return w / w.sum()
+
+    def seat_table(self) -> list[SeatMember]:
+        """The draw table a per-game env seats its opponents from (`draw_seat`)."""
+        return [
+            SeatMember(m.id, m.name, float(p), m.snapshot)
+            for m, p in zip(self.members, self.probabilities())
+        ]
+
+    def knows(self, mid: int) -> bool:
+        """Whether ``mid`` is a member, active or retired but not yet pruned."""
+        return mid in self.retired or any(m.id == mid for m in self.members)
 
     def draw(self, n: int) -> np.ndarray:
         """Ids of ``n`` members drawn by PFSP."""
@@ -351,73 +389,40 @@ class SnapshotAgent:
         return int(pick(logits, action_mask, self.deterministic, self._rng))
 
 
-@dataclass
-class OpponentPool:
-    """Draw probabilities per opponent kind and the kept snapshots.
+@dataclass(frozen=True)
+class SeatMember:
+    """One row of a League's draw table (`League.seat_table`), sent to per-game envs.
 
     Attributes:
-        game: the game's registry name (baselines are built for it).
-        probs: probability of ``"random"``, ``"heuristic"``, ``"snapshot"``.
-        max_snapshots: how many snapshots to keep (the oldest leave first).
-        snapshots: the kept snapshots, oldest first.
+        id: the member's id (the env reports outcomes against it by this id).
+        name: ``"heuristic"``, ``"random"`` or ``"snapshot@STEP"``.
+        prob: its draw probability.
+        snapshot: the frozen policy of a snapshot member.
     """
 
-    game: str
-    probs: Mapping[str, float]
-    max_snapshots: int
-    snapshots: list[Snapshot] = field(default_factory=list)
+    id: int
+    name: str
+    prob: float
+    snapshot: Snapshot | None = None
 
-    def add(self, snapshot: Snapshot) -> None:
-        """Keep ``snapshot``, dropping the oldest beyond ``max_snapshots``."""
-        self.snapshots.append(snapshot)
-        del self.snapshots[: max(0, len(self.snapshots) - self.max_snapshots)]
 
-    def set_snapshots(self, snapshots: list[Snapshot]) -> None:
-        """Replace the kept snapshots (the trainer's refresh of a worker's pool)."""
-        self.snapshots = list(snapshots)[-self.max_snapshots :]
+def draw_seat(table: Sequence[SeatMember], rng: np.random.Generator) -> SeatMember:
+    """One member of ``table`` drawn by its probabilities."""
+    if not table:
+        raise ConfigError("the league has no members to draw from")
+    p = np.array([m.prob for m in table], dtype=np.float64)
+    return table[int(rng.choice(len(table), p=p / p.sum()))]
 
-    def kinds(self) -> list[str]:
-        """The kinds with positive probability that can be drawn now."""
-        return [
-            kind
-            for kind, p in self.probs.items()
-            if p > 0 and (kind != "snapshot" or self.snapshots)
-        ]
 
-    def draw_kind(self, rng: np.random.Generator) -> tuple[str, Snapshot | None]:
-        """A kind by probability, and for ``"snapshot"`` a snapshot drawn uniformly.
+def seat_agent(member: SeatMember, game: str) -> Agent:
+    """The arena agent that plays ``member`` at one seat of a ``game`` table.
 
-        While the pool has no snapshot yet, the snapshot share goes to the
-        other kinds in proportion (or to ``random`` if they have none).
-        """
-        kinds = self.kinds()
-        if not kinds:
-            kinds = ["random"]
-            weights = np.ones(1)
-        else:
-            weights = np.array([self.probs[k] for k in kinds], dtype=np.float64)
-        kind = kinds[int(rng.choice(len(kinds), p=weights / weights.sum()))]
-        if kind == "snapshot":
-            return kind, self.snapshots[int(rng.integers(len(self.snapshots)))]
-        return kind, None
+    A snapshot plays its `Snapshot` (`SnapshotAgent`); a fixed member is the
+    registry's agent of that name (``heuristic``: the game's real heuristic),
+    fresh per seat so seats never share an agent's state.
+    """
+    if member.snapshot is not None:
+        return SnapshotAgent(member.snapshot)
+    from cardsuite.agents.registry import make_agent
 
-    def draw(self, rng: np.random.Generator) -> Agent:
-        """An opponent agent drawn as `draw_kind` says."""
-        kind, snap = self.draw_kind(rng)
-        if snap is not None:
-            return SnapshotAgent(snap)
-        return self._baseline(kind)
-
-    def _baseline(self, kind: str) -> Agent:
-        """A fresh baseline (one per seat, so seats never share an agent's state)."""
-        from cardsuite.agents.registry import make_agent
-
-        return make_agent(kind, self.game)
-
-    def describe(self) -> dict[str, Any]:
-        """JSON-friendly metadata: probabilities and the snapshots' steps."""
-        return {
-            "probs": dict(self.probs),
-            "max_snapshots": self.max_snapshots,
-            "snapshot_steps": [s.step for s in self.snapshots],
-        }
+    return make_agent(member.name, game)
