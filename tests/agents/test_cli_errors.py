@@ -87,6 +87,12 @@ def test_ppo_agents_name_the_train_extra(tmp_path: Path, monkeypatch: pytest.Mon
 
 @pytest.mark.usefixtures("no_train_extra")
 def test_train_names_the_train_extra(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["train", "--config", "configs/train/scum_quick.yaml", "--run-dir", str(tmp_path / "run")]
+    argv = [
+        "train",
+        "--config",
+        "configs/train/scum_quick.yaml",
+        "--run-dir",
+        str(tmp_path / "run"),
+    ]
     err = one_error_line(argv, capsys)
     assert "pip install 'cardsuite[train]'" in err and "ModuleNotFoundError" not in err
