@@ -1,6 +1,6 @@
 """Agents and the arena: the agent protocol, the baselines, tournaments, records.
 
-Imported as :mod:`cardsuite.agents` (the folder is ``agents/`` in the
+Imported as `cardsuite.agents` (the folder is ``agents/`` in the
 repository; setuptools' `package-dir` maps it). The pre-0.2 top-level name
 ``agents`` was retired in 0.3: importing it from a checkout raises ImportError.
 """

@@ -16,7 +16,7 @@ and role equally often and the luck of the deal cancels (DouZero's evaluation
 practice, extended to 2-12 seats). The tournament then plays ``games * p`` games.
 
 Seeds. Game g's deal seed derives only from ``(seed, deal)`` and each seat's
-agent seed only from ``(seed, g, seat)``, through :class:`numpy.random.SeedSequence`;
+agent seed only from ``(seed, g, seat)``, through `numpy.random.SeedSequence`;
 results are merged in game order, so they do not depend on ``workers``.
 
 Each game is one episode from a seeded ``env.reset(seed=...)`` of ``env()``
@@ -24,7 +24,7 @@ with the given options (Scum with ``episode="series"``: the first series of a
 fresh game, roles drawn, no trades; ``reset_options`` passes presets such as
 ``{"trade": True}``). Every agent is told ``reset(table_info(...), seed)`` at
 each game start and asked ``act(observation, mask, info)``. Statistics are
-defined in :mod:`agents.stats`.
+defined in `agents.stats`.
 """
 
 from __future__ import annotations
@@ -245,8 +245,8 @@ def run_tournament(
 
     Args:
         game: registry name (``"scum"``, ``"scum_party"``, ``"scandal"``).
-        agents: at least two agents: spec strings (:mod:`agents.registry`),
-            or :class:`~cardsuite.agents.base.Agent` objects, named by their
+        agents: at least two agents: spec strings ([`agents.registry`][cardsuite.agents.registry]),
+            or [`Agent`][cardsuite.agents.base.Agent] objects, named by their
             ``name`` (each seat an object sits at plays a ``copy.deepcopy`` of
             it; with ``workers > 1`` it must be picklable). The same spec or
             name twice is allowed and named ``spec#1``, ``spec#2``.

@@ -62,7 +62,7 @@ class Agent(Protocol):
 
 
 def table_info(env: Any, game: str, agent: str) -> TableInfo:
-    """The :class:`TableInfo` of ``agent`` at a suite env."""
+    """The `TableInfo` of ``agent`` at a suite env."""
     base = env.unwrapped
     return TableInfo(
         game=game,

@@ -1,8 +1,8 @@
 """The Scum Party heuristic for a whole batch of observations at once (array operations).
 
-:class:`BatchedPartyHeuristic` is a batch policy (``policy(obs, mask) ->
+`BatchedPartyHeuristic` is a batch policy (``policy(obs, mask) ->
 actions``) that chooses, row for row, exactly the action
-:class:`~cardsuite.agents.heuristic_party.PartyHeuristic` chooses for the same
+`PartyHeuristic` chooses for the same
 observation and mask (``tests/agents/test_batched_heuristic_party.py`` checks
 this on the batched Party engine's states). It lets the batched trainer play
 Scum Party against the real baseline.
@@ -11,7 +11,7 @@ As ``PartyHeuristic`` does, a row is played by the climbing-game heuristic of
 its own table (P1–P8): the table size, read from the ``seats`` piece, fixes
 the table's decks and so the card counting. Rows are grouped by table size
 and each group goes through one
-:class:`~cardsuite.agents.batched_heuristic_scum.BatchedScumHeuristic` of
+`BatchedScumHeuristic` of
 that size's rules with the Party phase layout (``phase_offset=1``: lead,
 follow, done). A row whose own table has finished its hand (phase *done*,
 never the table to act) gets its first legal action, or 0 with an empty mask.
@@ -39,9 +39,9 @@ class BatchedPartyHeuristic:
     """The Scum Party heuristic over ``[M, obs_dim]`` observations and ``[M, A]`` masks.
 
     Args:
-        config: the party config (a :class:`PartyConfig` or its dict of fields).
+        config: the party config (a [`PartyConfig`][scum_env.party.config.PartyConfig] or its dict of fields).
         obs_spec: the observation layout (default: the config's ``scum_party_v0`` layout).
-        **params: :class:`~cardsuite.agents.heuristic_scum.ScumParams` fields.
+        **params: `ScumParams` fields.
 
     Inputs may be numpy arrays or torch tensors (any device); the actions come
     back in the same kind (int64).

@@ -1,13 +1,13 @@
 """The Scandal heuristic inside a batch: one repeat memory per (game, player).
 
-:class:`BatchedScandalHeuristic` is a batch policy (``policy(obs, mask,
-games=..., players=...) -> actions``, see :mod:`cardsuite.batched.policies`)
+`BatchedScandalHeuristic` is a batch policy (``policy(obs, mask,
+games=..., players=...) -> actions``, see `cardsuite.batched.policies`)
 that chooses, row for row, exactly the action
-:class:`~cardsuite.agents.heuristic_scandal.ScandalHeuristic` chooses for the
+`ScandalHeuristic` chooses for the
 same observation and mask (``tests/agents/test_batched_heuristic_scandal.py``
 plays batches in lockstep with one plain heuristic per game and player).
 
-The heuristic is stateful: its :class:`~cardsuite.agents.heuristic_scandal.RepeatMemory`
+The heuristic is stateful: its `RepeatMemory`
 remembers the draw and discard positions met this hand (S4) and empties itself
 when the observed ``turn`` goes down. The batch keeps one such memory per
 (game index, player id), keyed by the ``games`` and ``players`` the caller
@@ -55,7 +55,7 @@ class BatchedScandalHeuristic:
     """The Scandal heuristic over ``[M, obs_dim]`` observations and ``[M, A]`` masks.
 
     Args:
-        config: the game's :class:`~scandal_env.config.ScandalConfig` (or its dict).
+        config: the game's [`ScandalConfig`][scandal_env.config.ScandalConfig] (or its dict).
         obs_spec: the observation layout (default: the config's Scandal layout).
         **params: ``take_cost``, ``deep_margin`` (``ScandalPolicy`` knobs).
 
@@ -73,7 +73,7 @@ class BatchedScandalHeuristic:
 
     A finished episode does not clear a memory by itself (the per-game
     heuristic clears it when the ``turn`` counter goes down, as at every new
-    hand); :meth:`reset_games` forgets games explicitly, as the arena's
+    hand); `reset_games` forgets games explicitly, as the arena's
     heuristic is rebuilt at each episode.
     """
 

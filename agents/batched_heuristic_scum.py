@@ -1,8 +1,8 @@
 """The Scum heuristic for a whole batch of observations at once (array operations).
 
-:class:`BatchedScumHeuristic` is a batch policy (``policy(obs, mask) ->
-actions``, see :mod:`scum_env.batched.policies`) that chooses, row for row,
-exactly the action :class:`~cardsuite.agents.heuristic_scum.ScumPolicy`
+`BatchedScumHeuristic` is a batch policy (``policy(obs, mask) ->
+actions``, see `scum_env.batched.policies`) that chooses, row for row,
+exactly the action `ScumPolicy`
 chooses for the same observation and mask (``tests/agents/test_batched_heuristic.py``
 checks this on many random states). It lets the batched trainer play against
 the real baseline instead of a stand-in.
@@ -38,12 +38,12 @@ class BatchedScumHeuristic:
     """The Scum heuristic over ``[M, obs_dim]`` observations and ``[M, A]`` masks.
 
     Args:
-        rules: the table's compiled rules (:func:`scum_env.rules.scum_rules`).
+        rules: the table's compiled rules (`scum_env.rules.scum_rules`).
         obs_spec: the observation layout (default: the rules' Scum layout).
         phase_offset: index of the ``phase`` piece's first entry in (give-back,
             lead, follow), as in ``view_from_obs``: 0 for Scum, 1 for a Scum
             Party table (lead, follow, done; done rows are the caller's).
-        **params: :class:`~cardsuite.agents.heuristic_scum.ScumParams` fields.
+        **params: `ScumParams` fields.
 
     Inputs may be numpy arrays or torch tensors (any device); the actions come
     back in the same kind (int64).

@@ -1,6 +1,6 @@
 """``GreedyAgent``: a simple, documented baseline for every game.
 
-* **Scum, Scum Party** (one action layout, :mod:`scum_env.rules`): always
+* **Scum, Scum Party** (one action layout, `scum_env.rules`): always
   play when possible. Leading, play the set that sheds the most cards, the
   lowest such set first; following, the lowest legal play (a pass only when
   nothing beats the top play); giving back (J5), the lowest card.
@@ -10,7 +10,7 @@
   the fewest cards of, the highest-value such card first. It does not repeat
   itself (S4): at a discard position it has already met this hand it throws
   the next card in that order, so no hand cycles for ever
-  (:class:`~cardsuite.agents.heuristic_scandal.RepeatMemory`).
+  (`RepeatMemory`).
 
 It reads only the observation (through ``table.obs_spec`` views) and the mask.
 It is deterministic: the seed is accepted for the agent protocol and ignored;
@@ -106,7 +106,7 @@ class GreedyAgent:
     name = "greedy"
 
     def __init__(self, game: str, seed: int | None = None) -> None:
-        """Remember the game; the policy is built at :meth:`reset`."""
+        """Remember the game; the policy is built at `reset`."""
         record = games().get(game.replace("-", "_").lower())
         if record is None or not record.has("greedy"):
             have = ", ".join(sorted(g.name for g in games().values() if g.has("greedy")))

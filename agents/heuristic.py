@@ -70,7 +70,7 @@ class HeuristicAgent:
     name = "heuristic"
 
     def __init__(self, game: str, seed: int | None = None, **params: Any) -> None:
-        """Remember the game and knobs; the policy is built at :meth:`reset`."""
+        """Remember the game and knobs; the policy is built at `reset`."""
         key = heuristic_game(game).name
         check_params(key, params)
         self.game = key

@@ -1,10 +1,10 @@
 """Rule-based Scum Party policy (P1–P8): the climbing-game heuristic per table.
 
-A Scum Party table runs the same engine as Scum (:mod:`scum_env.engine`),
+A Scum Party table runs the same engine as Scum ([`scum_env.engine`][scum_env.engine]),
 with Jokers as the only special cards (a single Joker beats any play and ends
 the trick, P1), suits that never matter, and forced trades (P5), so there is
-no give-back decision. The policy is therefore :class:`ScumPolicy` of
-:mod:`agents.heuristic_scum` over the rules of the player's own table: the
+no give-back decision. The policy is therefore `ScumPolicy` of
+`agents.heuristic_scum` over the rules of the player's own table: the
 table size, read from the ``seats`` piece, fixes the number of decks and so
 the card counting. Tables differ in size, so one policy is kept per size.
 """
@@ -29,7 +29,7 @@ class PartyHeuristic:
     """The climbing-game heuristic at the player's own Scum Party table."""
 
     def __init__(self, config: PartyConfig, obs_spec: ObsSpec, **params: object) -> None:
-        """Policy for ``config``; ``params`` are :class:`ScumParams` fields."""
+        """Policy for ``config``; ``params`` are `ScumParams` fields."""
         self.config = config
         self.obs_spec = obs_spec
         self.params = ScumParams(**params)  # type: ignore[arg-type]
@@ -52,5 +52,5 @@ class PartyHeuristic:
 
 
 def make(config: PartyConfig, obs_spec: ObsSpec, **params: object) -> PartyHeuristic:
-    """The Scum Party heuristic for a :class:`~scum_env.party.config.PartyConfig`."""
+    """The Scum Party heuristic for a `PartyConfig`."""
     return PartyHeuristic(config, obs_spec, **params)

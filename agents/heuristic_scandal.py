@@ -1,10 +1,10 @@
 """Rule-based Scandal policy (rules S1–S9), and the Scandal greedy baseline.
 
-The policy reads a :class:`ScandalView` — own hand, the melded scandals, the
+The policy reads a `ScandalView` — own hand, the melded scandals, the
 discard pile in order, the cards known to be in opponents' hands, the turn
 phase, the duty card (S3) and the card that may not be discarded (S7) — built
-from an observation through the env's named views (:class:`ScandalReader`)
-or from an engine state (:func:`view_from_state`, for ISMCTS rollouts).
+from an observation through the env's named views (`ScandalReader`)
+or from an engine state (`view_from_state`, for ISMCTS rollouts).
 
 Strategy (the rule book: "assemble the cards into sets ... laying them out
 into melds to accumulate points"; a card left in hand costs its value, S9):
@@ -26,14 +26,14 @@ into melds to accumulate points"; a card left in hand costs its value, S9):
   the most valuable goes first (it would cost its value at the end of the
   hand). The top discard drawn this turn is never offered (S7).
 
-The greedy baseline (:meth:`ScandalReader.greedy`) melds and lays off
+The greedy baseline (`ScandalReader.greedy`) melds and lays off
 whenever possible, draws the top discard only if it can be laid down at once,
 and otherwise collects sets: it discards a card of the scandal it holds the
 fewest cards of, the most valuable first.
 
 **No endless hands (S4).** The rule book has no turn limit, so both agents
 make progress the way players do: they remember the positions they have seen
-this hand (:class:`RepeatMemory`: their hand, the melds, the phase and, at a
+this hand (`RepeatMemory`: their hand, the melds, the phase and, at a
 draw, the top discard; cleared when a hand starts) and do not repeat
 themselves. Back at a draw already seen, the top
 discard is taken only if it can be laid down at once, and the heuristic takes
@@ -145,7 +145,7 @@ class RepeatMemory:
 
 
 class ScandalPolicy:
-    """The Scandal heuristic for one config; :meth:`choose` maps a view to an action.
+    """The Scandal heuristic for one config; `choose` maps a view to an action.
 
     Args:
         config: the game config (deck and action layout).
@@ -216,7 +216,7 @@ class ScandalPolicy:
         """The heuristic's legal action for ``view``.
 
         ``repeat``: times this draw or discard position was already met this
-        hand (:class:`RepeatMemory`); 0 plays the plain heuristic.
+        hand (`RepeatMemory`); 0 plays the plain heuristic.
         """
         legal = np.flatnonzero(view.mask)
         lay = self.lay
@@ -282,7 +282,7 @@ class ScandalPolicy:
         A deep draw is the only move that takes cards out of the stock and pile
         for good. One that would leave a single card there (S4: no one could
         then ever draw more than one card, so hands of one or two cards could
-        never meld again) is taken only when it goes out (:meth:`goes_out`).
+        never meld again) is taken only when it goes out (`goes_out`).
         """
         lay = self.lay
         pile = view.pile
@@ -305,7 +305,7 @@ class ScandalPolicy:
 
     def goes_out(self, hand: np.ndarray, used: set[int]) -> bool:
         """``hand`` can go out this turn: all its cards but one are laid down (``used``
-        from :meth:`playable`), or all of one scandal, at least 4, of which one is
+        from `playable`), or all of one scandal, at least 4, of which one is
         kept back for the last discard (S8)."""
         left = int(hand.sum()) - len(used)
         if left == 1:
@@ -347,7 +347,7 @@ class ScandalPolicy:
 
 
 class ScandalReader:
-    """Builds :class:`ScandalView` from observations through the named views."""
+    """Builds `ScandalView` from observations through the named views."""
 
     def __init__(self, config: ScandalConfig, obs_spec: ObsSpec) -> None:
         """Views for ``config``'s observation layout."""
@@ -449,5 +449,5 @@ class ScandalHeuristic:
 
 
 def make(config: ScandalConfig, obs_spec: ObsSpec, **params: float) -> ScandalHeuristic:
-    """The Scandal heuristic for a :class:`~scandal_env.config.ScandalConfig`."""
+    """The Scandal heuristic for a `ScandalConfig`."""
     return ScandalHeuristic(config, obs_spec, **params)

@@ -1,9 +1,9 @@
 """Rule-based policy for the climbing games (Scum 4J, J1–J9; Scum Party's tables).
 
-The policy reads a :class:`ClimbView` — the acting player's hand, the top play
+The policy reads a `ClimbView` — the acting player's hand, the top play
 and the cards played this series — built either from an
-observation through the env's named views (:func:`view_from_obs`, what the
-agents use) or from an engine state (:func:`view_from_state`, what ISMCTS
+observation through the env's named views (`view_from_obs`, what the
+agents use) or from an engine state (`view_from_state`, what ISMCTS
 rollouts use). Both give the same view, so the agent and the rollouts share
 one policy.
 
@@ -163,7 +163,7 @@ class _Counts:
 
 
 class ScumPolicy:
-    """The heuristic for one table's rules; :meth:`choose` maps a view to an action."""
+    """The heuristic for one table's rules; `choose` maps a view to an action."""
 
     def __init__(self, rules: Rules, params: ScumParams | None = None) -> None:
         """Precompute slot tables for ``rules``."""
@@ -343,7 +343,7 @@ class ScumHeuristic:
     """The heuristic as an observation-level policy for one table (4J Scum)."""
 
     def __init__(self, rules: Rules, obs_spec: ObsSpec, **params: object) -> None:
-        """Policy for ``rules``; ``params`` are :class:`ScumParams` fields."""
+        """Policy for ``rules``; ``params`` are `ScumParams` fields."""
         self.policy = ScumPolicy(rules, ScumParams(**params))  # type: ignore[arg-type]
         self.obs_spec = obs_spec
 
@@ -353,5 +353,5 @@ class ScumHeuristic:
 
 
 def make(config: ScumConfig, obs_spec: ObsSpec, **params: object) -> ScumHeuristic:
-    """The Scum heuristic for a :class:`~scum_env.config.ScumConfig`."""
+    """The Scum heuristic for a `ScumConfig`."""
     return ScumHeuristic(scum_rules(config), obs_spec, **params)

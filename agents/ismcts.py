@@ -15,7 +15,7 @@ grown for ``budget`` iterations. Each iteration:
 3. **Expand** one untried legal action (the rollout policy's choice first,
    else a random one).
 4. **Roll out** with the game's heuristic (``rollout="heuristic"``, the same
-   policy as :class:`~agents.heuristic.HeuristicAgent`, applied to engine
+   policy as [`HeuristicAgent`][cardsuite.agents.heuristic.HeuristicAgent], applied to engine
    states) or uniformly (``rollout="random"``) to the end of the deal, or
    to ``cutoff`` rollout steps, where the position is evaluated.
 5. **Back up** per-player rewards normalised to [0, 1].
@@ -28,7 +28,7 @@ determinizations are far from the truth and a budget that fits ~0.1 s only
 adds noise to the heuristic's choice; late ones are close to it, rollouts are
 short, and the search finds the winning sequences. Measurements: ``docs/agents.md``.
 
-Games (:class:`SearchGame` adapters):
+Games ([`SearchGame`][cardsuite.agents.ismcts.SearchGame] adapters):
 
 * ``scum``: the table engine ``scum_env.engine``; a rollout ends with the
   series; reward ``(n - k) / (n - 1)`` for the k-th player out (J8 points
@@ -120,7 +120,7 @@ def _series_rules(rules: Any) -> Any:
 
 
 class ClimbSearch:
-    """Scum / Scum Party tables: :mod:`scum_env.engine` states."""
+    """Scum / Scum Party tables: `scum_env.engine` states."""
 
     def __init__(self, party: bool, params: Mapping[str, Any]) -> None:
         """Adapter for Scum (``party=False``) or a Scum Party table."""
@@ -184,7 +184,7 @@ class ClimbSearch:
 
 # --------------------------------------------------------------------- Scandal
 class ScandalSearch:
-    """Scandal hands: :mod:`scandal_env.engine` states."""
+    """Scandal hands: `scandal_env.engine` states."""
 
     def __init__(self, config: Any, params: Mapping[str, Any]) -> None:
         """Adapter for a Scandal config."""
@@ -368,7 +368,7 @@ class ISMCTSAgent:
         max_hand: int | None = None,
         **params: Any,
     ) -> None:
-        """Check and store the search settings; the adapter is built at :meth:`reset`."""
+        """Check and store the search settings; the adapter is built at `reset`."""
         record = search_record(game)
         key = record.name
         kind: SearchKind = record.part("search")
@@ -449,7 +449,7 @@ class ISMCTSAgent:
         """Selection and expansion from ``root`` in ``state`` (changed in place); the path.
 
         Every node on the path has its ``visits`` raised at once (the reward is
-        added by :meth:`backup`), so a search that descends several times
+        added by `backup`), so a search that descends several times
         before backing up (``ismcts_batched``) sees those visits as losses.
         """
         path = [root]
@@ -506,7 +506,7 @@ class ISMCTSAgent:
 
     @staticmethod
     def backup(path: list[Node], values: np.ndarray) -> None:
-        """Add each mover's reward along ``path`` (visits were counted by :meth:`descend`)."""
+        """Add each mover's reward along ``path`` (visits were counted by `descend`)."""
         for n in path:
             if n.player >= 0:
                 n.total += float(values[n.player])

@@ -1,7 +1,7 @@
 """``BatchedISMCTSAgent``: ISMCTS whose leaves are rolled out together on the batched engines.
 
 The tree, the determinizations and the selection are those of the per-game
-reference :class:`~cardsuite.agents.ismcts.ISMCTSAgent` (the same
+reference [`ISMCTSAgent`][cardsuite.agents.ismcts.ISMCTSAgent] (the same
 ``descend``); only the evaluation of the leaves moves. The search runs in
 *waves*: each wave descends ``batch`` times, loads the ``batch`` leaf states
 into one batched engine (``scum_env.batched.bridge.load_states``,
@@ -27,7 +27,7 @@ The rollout policy (``rollout``): ``"heuristic"`` (the game's batched
 heuristic, Scandal's without its repeat memory, as the reference's rollouts
 play it), ``"random"`` (uniform over the legal moves, from the search's own
 generator) or a learned policy given as an object (see
-:class:`LearnedRollout`; ``cardsuite.agents.guided_search`` uses it).
+`LearnedRollout`; ``cardsuite.agents.guided_search`` uses it).
 
 Scum Party searches the player's own table with Party rules, which the
 batched Scum engine does not play; its leaves are rolled out by the per-game

@@ -1,6 +1,6 @@
 """What an agent kind is: the record that the arena's registry keeps for each kind.
 
-Kept apart from :mod:`cardsuite.agents.registry` so that a layer registering
+Kept apart from [`cardsuite.agents.registry`][cardsuite.agents.registry] so that a layer registering
 its own kinds (``cardsuite.train.kinds``, a third-party package) can import it
 without importing, and so re-entering, the registry while it loads its plug-ins.
 """

@@ -45,7 +45,7 @@ class HumanQuit(Exception):
 
 
 class HumanAgent:
-    """An :class:`~agents.base.Agent` that asks a person for every move."""
+    """An `Agent` that asks a person for every move."""
 
     name = "human"
 

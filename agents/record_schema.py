@@ -1,18 +1,18 @@
 """Reading game records safely: bounded lines, strict JSON, every field checked.
 
-A record file is JSON lines written by :func:`cardsuite.agents.records.write_records`.
+A record file is JSON lines written by `cardsuite.agents.records.write_records`.
 It may come from anyone, so reading it never trusts it:
 
-* the file must be a regular file of at most :data:`MAX_FILE_BYTES`; each
-  line at most :data:`MAX_LINE_BYTES` (``/dev/zero`` or a FIFO is refused,
+* the file must be a regular file of at most `MAX_FILE_BYTES`; each
+  line at most `MAX_LINE_BYTES` (``/dev/zero`` or a FIFO is refused,
   never read until memory runs out);
 * each line must be UTF-8 JSON without ``NaN``/``Infinity`` and nested at
-  most :data:`MAX_DEPTH` deep (no ``RecursionError``);
-* every field must have its documented type (:func:`check_record`); a record
+  most `MAX_DEPTH` deep (no ``RecursionError``);
+* every field must have its documented type (`check_record`); a record
   never names a file to read: a custom deck travels by content (``"deck"``).
 
-Every problem is a :class:`~cardsuite.errors.StateError` (the file's content)
-or :class:`~cardsuite.errors.ConfigError` (the path) whose one-line message
+Every problem is a [`StateError`][cardsuite.errors.StateError] (the file's content)
+or [`ConfigError`][cardsuite.errors.ConfigError] (the path) whose one-line message
 names the line and the field.
 """
 
@@ -63,7 +63,7 @@ def loads_strict(text: str | bytes, where: str) -> Any:
 
 
 def iter_records(path: str | Path) -> Iterator[dict[str, Any]]:
-    """Every record of a JSON-lines file, checked (:func:`check_record`), read lazily."""
+    """Every record of a JSON-lines file, checked (`check_record`), read lazily."""
     source = check_readable_file(path, "record file", MAX_FILE_BYTES)
     with source.open("rb") as fh:
         number = 0

@@ -17,9 +17,9 @@ A record holds everything needed to replay a game exactly:
 * ``"rewards"``: episode return per agent (the sum of its rewards over every step); ``"infos"``: final infos per agent;
 * ``"final_state"``: the engine state at the end, like ``initial_state``.
 
-Reading (:func:`read_records`, :func:`select_record`) checks every field
-(:mod:`cardsuite.agents.record_schema`). Replaying (:func:`make_env`,
-:func:`apply_moves`, :func:`replay_record`) runs a record through the strict
+Reading (`read_records`, `select_record`) checks every field
+(`cardsuite.agents.record_schema`). Replaying (`make_env`,
+`apply_moves`, `replay_record`) runs a record through the strict
 ``raw_env`` (illegal actions raise): same options, same seeded reset
 (checked against ``initial_state``), the same actions, checking that the
 recorded agent is the one to act; a departure is a StateError naming the move.
@@ -336,7 +336,7 @@ def _deck_file(entry: Mapping[str, Any], folder: Path, where: str) -> str:
 
 
 def apply_moves(env: CardGameEnv[Any], record: Mapping[str, Any]) -> Iterator[ReplayStep]:
-    """Apply the recorded moves to ``env`` (from :func:`make_env`), yielding after each.
+    """Apply the recorded moves to ``env`` (from `make_env`), yielding after each.
 
     Raises StateError where the replay departs from the record: another
     agent to act, an illegal move (its number and the reason), moves after

@@ -14,22 +14,22 @@ agent class::
 
 A ``module:Class`` or ``file.py:Class`` spec imports the user's code: the
 module is imported, the file executed, by the user's explicit choice. Only
-:func:`make_agent` does that, and only for spec strings the user typed (the
+[`make_agent`][cardsuite.agents.registry.make_agent] does that, and only for spec strings the user typed (the
 command line, a Python call); nothing that reads a record or a results file
 builds agents from the names stored in it. The class is built as
 ``Class(game=..., seed=..., **params)``, passing ``game`` and ``seed`` only if
 its constructor takes them, and must have ``name``, ``reset`` and ``act``
-(:class:`~cardsuite.agents.base.Agent`).
+([`Agent`][cardsuite.agents.base.Agent]).
 
 Parameter values are read as YAML scalars (``200`` is an int, ``1.5`` a
 float, ``true`` a bool, anything else a string). Agent classes are imported
 lazily, so listing or parsing specs never imports torch; only a ``ppo:`` spec
-imports :mod:`cardsuite.train.policy`, and only an ``rllib:`` spec imports ray.
+imports `cardsuite.train.policy`, and only an ``rllib:`` spec imports ray.
 Kinds that need training code are not named here: the layer that owns them
 registers them through the ``cardsuite.agents`` entry-point group
-(:data:`ENTRY_POINT_GROUP`), as any other package may. Every mistake raises a named error: an unknown
-kind, a malformed or unknown parameter (:class:`ConfigError`), a missing
-checkpoint (:class:`CheckpointError`).
+(`ENTRY_POINT_GROUP`), as any other package may. Every mistake raises a named error: an unknown
+kind, a malformed or unknown parameter ([`ConfigError`][cardsuite.ConfigError]), a missing
+checkpoint ([`CheckpointError`][cardsuite.CheckpointError]).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from cardsuite.errors import CardsuiteError, CheckpointError, ConfigError
 from cardsuite.safe_yaml import load_yaml_text
 
 #: The entry-point group through which other layers and other packages add
-#: agent kinds; each entry point names an :class:`AgentKind` (or an agent
+#: agent kinds; each entry point names an `AgentKind` (or an agent
 #: class, whose docstring's first line becomes the help text).
 ENTRY_POINT_GROUP = "cardsuite.agents"
 
@@ -70,7 +70,7 @@ _BUILTIN = (
 
 
 def _plugin_kinds() -> list[AgentKind]:
-    """Kinds registered through :data:`ENTRY_POINT_GROUP` (``ppo``, ``rllib``, ...).
+    """Kinds registered through `ENTRY_POINT_GROUP` (``ppo``, ``rllib``, ...).
 
     Training-based kinds are registered by the layer that owns them
     (``cardsuite.train``), so this package never names it. A plug-in that
@@ -114,7 +114,7 @@ class AgentSpec:
 
     Attributes:
         text: the spec as written.
-        kind: the agent kind (a key of :data:`KINDS`), or ``"class"`` for a
+        kind: the agent kind (a key of `KINDS`), or ``"class"`` for a
             user's ``module:Class`` / ``file.py:Class`` spec.
         params: constructor parameters (not for ``ppo``).
         path: the checkpoint of a ``ppo`` spec.

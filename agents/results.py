@@ -35,7 +35,7 @@ from cardsuite.safe_yaml import brief
 
 @dataclass
 class AgentStats:
-    """Statistics of one agent (see :mod:`agents.stats` for the definitions)."""
+    """Statistics of one agent (see `agents.stats` for the definitions)."""
 
     name: str
     spec: str
@@ -285,7 +285,7 @@ class TournamentResult:
 
         Raises:
             ConfigError: ``out_dir`` is a file, cannot be written, or already
-                holds results (see :func:`check_results_dir`).
+                holds results (see `check_results_dir`).
         """
         out = check_results_dir(out_dir)
         paths = [out / n for n in RESULT_FILES]

@@ -45,7 +45,7 @@ class GameResult:
         ranks: finish rank per seat (1 = best; ties share the best rank).
         illegal_seat: the seat whose illegal action ended the game, or -1.
         steps: agent decisions taken.
-        record: the game record (see :mod:`agents.records`) when recording.
+        record: the game record (see `agents.records`) when recording.
     """
 
     index: int

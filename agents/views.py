@@ -21,7 +21,7 @@ def table_view(table: TableInfo, observation: np.ndarray, names: list[str] | Non
     """The person's view of the table: the ``view`` part of the game's record.
 
     ``names`` (the players in the same relative order, see
-    :func:`relative_names`) labels the others as the move log does
+    `relative_names`) labels the others as the move log does
     (``player_2``) instead of ``+1``, ``+2``.
     """
     game = games().get(table.game)
@@ -212,7 +212,7 @@ def _generic_view(table: TableInfo, obs: np.ndarray) -> str:
 
 
 def table_marker(env: Any) -> tuple[int, ...]:
-    """What :func:`round_note` compares: the acting table's top play, phase and hand."""
+    """What `round_note` compares: the acting table's top play, phase and hand."""
     state = env.unwrapped.game
     if hasattr(state, "tables"):  # Scum Party
         st = state.tables[state.current]
@@ -227,7 +227,7 @@ def table_marker(env: Any) -> tuple[int, ...]:
 def round_note(env: Any, before: tuple[int, ...]) -> str | None:
     """A line for the move log when a move ends a round, a hand or a series, else None.
 
-    ``before`` is :func:`table_marker` taken before the move. The note names
+    ``before`` is `table_marker` taken before the move. The note names
     who leads next, so that passes that hand the lead on are never silent.
     """
     state = env.unwrapped.game

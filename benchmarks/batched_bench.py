@@ -8,7 +8,7 @@ same rates per second of this process's CPU time (what an unshared core
 gives: on a loaded machine the wall-clock rates undercount); the state and
 peak memory per game; then the per-game env of the game (``scum_v0``,
 ``scum_party_v0``, ``scandal_v0``, user-facing ``env()``) and OpenSpiel
-``dou_dizhu`` in the same process (:mod:`benchmarks.references`).
+``dou_dizhu`` in the same process (`benchmarks.references`).
 
 CPU (numpy, numpy on 2 threads, torch; N = 1 .. 65,536)::
 
@@ -20,8 +20,8 @@ GPU (torch on CUDA, N = 1 .. 2**22, stopping at the first out-of-memory)::
 
 ``--profile N`` prints where the time of a numpy step goes at batch size N
 (cProfile by own time, and the split between the engine and the policy).
-A game is a row of :data:`ENGINES`; a new batched engine that keeps the
-:mod:`cardsuite.batched.protocol` contract needs one more row.
+A game is a row of `ENGINES`; a new batched engine that keeps the
+[`cardsuite.batched.protocol`][cardsuite.batched.protocol] contract needs one more row.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """cardsuite's speed, side by side with the reference libraries in one run.
 
 Every measurement plays uniformly random legal games on one core and counts
-agent decisions only (the conventions of :mod:`benchmarks.references`). The
+agent decisions only (the conventions of `benchmarks.references`). The
 suite's envs are driven exactly as a user drives them: the PettingZoo
 ``agent_iter()`` / ``last()`` / ``step()`` loop over ``env()``, reading the
 observation and the action mask every step. The engine rows drive the rules

@@ -4,7 +4,7 @@
 user-facing ``env()`` (observation and mask every step, as an agent sees
 them) with uniformly random legal agents and returns **agent steps per
 second**. ``bench_scum(players, seconds)`` does the same for ``scum_v0``.
-Both use :func:`benchmarks.bench.bench_aec`, with the conventions of
+Both use `benchmarks.bench.bench_aec`, with the conventions of
 ``benchmarks/references.py``: a seeded generator picks the actions; finished episodes are reset and play goes on; resets and dead steps
 (``step(None)`` for finished agents) are timed but not counted.
 

@@ -12,11 +12,11 @@ Conventions shared by every function (so the numbers are comparable):
 * a finished game is reset and play goes on; resets, chance events (deals,
   draws from the stock) and observation building are *timed* but not
   *counted*: only agent decisions count as steps;
-* timing uses :func:`time.perf_counter`; the clock is read every
+* timing uses `time.perf_counter`; the clock is read every
   ``_CLOCK_EVERY`` steps, so a time-budgeted run overshoots by a few steps at
   most (the rate divides by the real elapsed time, so this does not bias it);
 * the library is imported inside the function, so a missing one raises
-  :class:`ImportError`, which :func:`measure` reports as ``"not installed"``.
+  `ImportError`, which `measure` reports as ``"not installed"``.
 
 Pin the process to one core from the outside (``taskset -c 0 python -m
 benchmarks.references``) or with ``--cpu``.

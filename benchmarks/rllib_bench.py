@@ -24,7 +24,7 @@ per game per vector step), ``episodes`` (the array runner's
 env), ``x2 overlap`` (``overlap_sampling``), ``x2 all seats``
 (``self_play_all_seats``), ``rllib_per_game x1`` (the AEC
 env through RLlib's PettingZoo wrapper, 4 envs per runner), and
-``batched_ppo`` (:mod:`cardsuite.train.ppo`, ``cardsuite ppo``, the
+``batched_ppo`` (`cardsuite.train.ppo`, ``cardsuite ppo``, the
 single-machine trainer, via ``benchmarks.train_bench``). Every RLlib path
 uses the preset's PPO settings (1 epoch, minibatches of 4,096, MLP
 256x256). The train batch is ``--batch-per-runner`` x runners, so an added

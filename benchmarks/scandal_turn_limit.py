@@ -11,7 +11,7 @@ the hands that would have needed more than ``L`` turns (a hand is cut when
 ``turn >= max_turns`` after a discard that did not go out). Hands still
 running at the cap count as cut at every candidate. The agents remember the
 positions they met this hand and never play one the same way twice (see
-:mod:`cardsuite.agents.heuristic_scandal`), so a repeated table state does not
+`cardsuite.agents.heuristic_scandal`), so a repeated table state does not
 mean a cycle: every hand is played out to the cap.
 
 Tables: ``greedy`` (every seat greedy), ``heuristic`` (every seat the

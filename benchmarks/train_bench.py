@@ -6,7 +6,7 @@ minibatch gradient steps). Scum, 4 players (``--game``/``--players`` for
 the batched trainer rows), 128x2 tanh MLPs (actor and critic) everywhere,
 torch on every core by default (``--threads``). Measured:
 
-* ``batched_ppo``: :mod:`cardsuite.train.ppo`, shared-policy self-play (every
+* ``batched_ppo``: `cardsuite.train.ppo`, shared-policy self-play (every
   seat learns) on the batched engine, ``--games`` games x ``--rollout``
   steps per iteration, 4 epochs of 4 minibatches (the trainer's defaults);
   also with the league (half the games against the heuristic);
@@ -42,7 +42,7 @@ def bench_batched_ppo(
     seconds: float, games: int, rollout: int, device: str, threads: int, self_play: float,
     game: str = "scum", players: int = 4,
 ) -> dict[str, Any]:  # fmt: skip
-    """Whole PPO iterations of :class:`cardsuite.train.ppo.Trainer` for about ``seconds``."""
+    """Whole PPO iterations of `cardsuite.train.ppo.Trainer` for about ``seconds``."""
     from cardsuite.train.ppo import Trainer, ppo_update
     from cardsuite.train.ppo_config import PPOConfig
 

@@ -20,15 +20,15 @@ Like Pgx's ``core.py``, this package holds nothing game-specific, and every
 other package imports it while it imports none of them (only the functions of
 `cardsuite.api` reach the games, agents and training, when called):
 
-* :mod:`cardsuite.errors`: the named errors every entry point raises;
-* :mod:`cardsuite.config`: :class:`ConfigBase`, frozen configs loaded from YAML;
-* :mod:`cardsuite.obsspec`: observation specs with named views;
-* :mod:`cardsuite.aec`: the thin PettingZoo AEC base class of every env;
-* :mod:`cardsuite.games`: the game registry (``cardsuite.games`` entry points);
-* :mod:`cardsuite.cli`: the ``cardsuite`` command and its subcommand registry.
+* [`cardsuite.errors`][cardsuite.errors]: the named errors every entry point raises;
+* [`cardsuite.config`][cardsuite.config]: [`ConfigBase`][cardsuite.ConfigBase], frozen configs loaded from YAML;
+* [`cardsuite.obsspec`][cardsuite.obsspec]: observation specs with named views;
+* [`cardsuite.aec`][cardsuite.aec]: the thin PettingZoo AEC base class of every env;
+* [`cardsuite.games`][cardsuite.games]: the game registry (``cardsuite.games`` entry points);
+* `cardsuite.cli`: the ``cardsuite`` command and its subcommand registry.
 
-The agents and the arena are :mod:`cardsuite.agents` and self-play training is
-:mod:`cardsuite.train` (the repository folders ``agents/`` and ``train/``).
+The agents and the arena are `cardsuite.agents` and self-play training is
+`cardsuite.train` (the repository folders ``agents/`` and ``train/``).
 The games are the packages ``scum_env`` and ``scandal_env``.
 """
 

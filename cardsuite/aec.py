@@ -20,7 +20,7 @@ Conventions shared by every env of the suite:
   int8[num_actions]}``. The mask is all zero for every agent but the one to
   act, and never all zero for the agent to act.
 * Illegal actions: with ``illegal_action="raise"`` (``raw_env`` default) an
-  :class:`~cardsuite.errors.IllegalActionError` names the action and why
+  [`IllegalActionError`][cardsuite.errors.IllegalActionError] names the action and why
   it is illegal, and the state is unchanged. With ``"penalize"`` (``env()``
   default, PettingZoo's convention) the offender receives
   ``illegal_penalty``, every other agent 0, and the episode ends at once
@@ -62,8 +62,8 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
     Attributes:
         game: the engine ``State`` of the running episode (``None`` before
             ``reset``). It is not called ``state`` because PettingZoo's
-            :meth:`state` is the global-state array for centralized critics.
-        encoder: the game's observation encoder (:class:`cardsuite.engine.Encoder`).
+            `state` is the global-state array for centralized critics.
+        encoder: the game's observation encoder ([`cardsuite.engine.Encoder`][cardsuite.engine.Encoder]).
     """
 
     encoder: Encoder[StateT]

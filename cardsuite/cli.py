@@ -2,7 +2,7 @@
 
 Subcommands (``simulate``, ``tournament``, ``play``, ``replay``, ``train``,
 ...) are registered through the ``cardsuite.commands`` entry-point group
-(:data:`ENTRY_POINT_GROUP`): each entry point names a function
+(`ENTRY_POINT_GROUP`): each entry point names a function
 ``add_command(subparsers) -> (name, runner)`` in the layer that owns the
 command, so this core module names none of them. Importing a command module
 must stay light (no torch at import time). Rule options of the chosen game

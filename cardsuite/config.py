@@ -1,12 +1,12 @@
 """Frozen, validated configs, loadable from YAML.
 
-Every game config is a frozen dataclass deriving from :class:`ConfigBase`.
+Every game config is a frozen dataclass deriving from [`ConfigBase`][cardsuite.ConfigBase].
 Each field carries a one-line ``doc`` in its metadata. Construction checks
 every value against its type annotation (``int``, ``float`` (finite: NaN
 and infinity are refused), ``bool``, ``str``, ``Literal[...]``, ``X | None``,
-``dict[str, Any]``) and then calls :meth:`validate` for
+``dict[str, Any]``) and then calls `validate` for
 ranges and combinations, so a bad config fails at once with a
-:class:`~cardsuite.errors.ConfigError` that names the field.
+[`ConfigError`][cardsuite.errors.ConfigError] that names the field.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ class ConfigBase:
     """Base class of the suite's frozen config dataclasses."""
 
     def __post_init__(self) -> None:
-        """Check every field's type, coerce ints to floats, then :meth:`validate`."""
+        """Check every field's type, coerce ints to floats, then `validate`."""
         hints = typing.get_type_hints(type(self))
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
@@ -195,9 +195,9 @@ def resolve_config(path: str | Path) -> Path:
 def read_yaml_mapping(path: str | Path) -> dict[str, Any]:
     """The mapping a YAML config file holds (an empty file is ``{}``).
 
-    Read with :func:`cardsuite.safe_yaml.read_yaml_file`: plain data only,
+    Read with `cardsuite.safe_yaml.read_yaml_file`: plain data only,
     UTF-8, bounded size and depth, no key given twice. ``path`` may also name
-    a shipped preset (:func:`resolve_config`).
+    a shipped preset ([`resolve_config`][cardsuite.config.resolve_config]).
 
     Raises:
         ConfigError: the file cannot be read, is not YAML, repeats a key, or

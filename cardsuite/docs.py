@@ -1,7 +1,7 @@
 """The generated parts of the documentation: build them, check them, rewrite them.
 
 Every game's env module (``scum_env.scum_v0``, ...) is its documentation page:
-its docstring is built from the code by :func:`doc_page`. The same tables
+its docstring is built from the code by `doc_page`. The same tables
 appear in the game's Markdown page under ``docs/``, between markers::
 
     <!-- config-table -->
@@ -19,7 +19,7 @@ repository root). After changing an option, an observation piece or an action::
 Other layers add tables through the ``cardsuite.doc_tables`` entry points
 (`TABLES_GROUP`): the training configs' reference tables in
 ``docs/training.md`` and ``docs/rllib.md``. The drift tests call
-:func:`stale_tables` and name this command when they fail.
+`stale_tables` and name this command when they fail.
 """
 
 from __future__ import annotations

@@ -6,10 +6,10 @@ Each game follows OpenSpiel's Game/State split (``DESIGN.md``):
 * ``State``: everything that changes, mutated in place by ``apply``, with
   ``to_act`` the seat to move and ``phase`` an ``IntEnum Phase``;
 * an engine *module* of pure functions over a state (``legal_mask``,
-  ``apply``, ``why_illegal``, ``clone``), which satisfies :class:`Engine`;
+  ``apply``, ``why_illegal``, ``clone``), which satisfies [`Engine`][cardsuite.engine.Engine];
 * an encoder that writes a seat's observation into a flat float32 array.
 
-The AEC base (:class:`cardsuite.aec.CardGameEnv`), search agents and records
+The AEC base ([`cardsuite.aec.CardGameEnv`][cardsuite.aec.CardGameEnv]), search agents and records
 type against these protocols instead of ``Any``. Nothing here imports a game.
 """
 

@@ -1,7 +1,7 @@
-"""Argument checks of the env API (:class:`cardsuite.aec.CardGameEnv`).
+"""Argument checks of the env API (`cardsuite.aec.CardGameEnv`).
 
-Each check turns a careless call into a :class:`~cardsuite.errors.UsageError`
-(or :class:`~cardsuite.errors.IllegalActionError` for an action that is not
+Each check turns a careless call into a [`UsageError`][cardsuite.errors.UsageError]
+(or [`IllegalActionError`][cardsuite.errors.IllegalActionError] for an action that is not
 an action id) whose one-line message names the argument, instead of a
 ``KeyError``, ``OverflowError`` or an assertion deep in PettingZoo.
 """

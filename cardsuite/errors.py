@@ -1,7 +1,7 @@
 """Named errors of the suite.
 
 Every error a user can provoke with bad input derives from
-:class:`CardsuiteError` and says what was wrong in its message, so that a
+[`CardsuiteError`][cardsuite.CardsuiteError] and says what was wrong in its message, so that a
 mistake never surfaces as a crash deep inside the engine.
 """
 

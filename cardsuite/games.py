@@ -137,7 +137,7 @@ class Game:
 
 
 #: The entry-point group through which game packages register their games;
-#: each entry point names a :class:`Game`. The core names no game itself.
+#: each entry point names a `Game`. The core names no game itself.
 ENTRY_POINT_GROUP = "cardsuite.games"
 
 
@@ -198,7 +198,7 @@ def game_of_env(env: Any) -> Game:
 def parse_options(game: Game, tokens: list[str]) -> dict[str, Any]:
     """Turn ``["--carousel", "true", "--trade_rules", "spanish"]`` into options.
 
-    The suite's one override parser (:func:`cardsuite.overrides.parse_flags`):
+    The suite's one override parser (`cardsuite.overrides.parse_flags`):
     values are read as YAML scalars (``true``, ``5``, ``null``...), keys may
     use ``-`` or ``_``, and an unknown key is a ConfigError naming it (before
     any value is read, so ``--dupliate`` is unknown, not missing a value).

@@ -1,6 +1,6 @@
 """Observations as declared lists of named pieces.
 
-An :class:`ObsSpec` lays named pieces end to end in one flat float32 array.
+An [`ObsSpec`][cardsuite.ObsSpec] lays named pieces end to end in one flat float32 array.
 The same declaration gives the offsets the encoder writes to, the named views
 agents read through, the bounds of the gymnasium ``Box`` and the Markdown table
 in each env's documentation, so code and documentation cannot drift apart.
@@ -33,7 +33,7 @@ class Piece:
 
 
 class ObsSpec:
-    """An ordered list of :class:`Piece` laid out in one flat array."""
+    """An ordered list of `Piece` laid out in one flat array."""
 
     def __init__(self, pieces: list[Piece]) -> None:
         """Lay ``pieces`` out in order; names must be unique, sizes positive."""

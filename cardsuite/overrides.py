@@ -3,20 +3,20 @@
 Two spellings reach the same reader:
 
 * ``--key value`` / ``--key=value`` tokens (the rule options after a
-  command: ``cardsuite simulate scum --num_players 5``), :func:`parse_flags`;
+  command: ``cardsuite simulate scum --num_players 5``), `parse_flags`;
 * ``key=value`` items (``cardsuite train --set total_steps=20000 --set
-  options.num_players=5``), :func:`parse_assignments`; ``options.NAME``
+  options.num_players=5``), `parse_assignments`; ``options.NAME``
   sets one entry of the nested ``options`` mapping.
 
 Keys may use ``-`` or ``_``. Values are YAML scalars or flow collections
 (``5``, ``1e-3``, ``true``, ``null``, ``{a: 1}``) read by the suite's strict
 YAML loader (``1e-3``, a string to YAML 1.1, is read as a number); anything
 else is kept as the string. A key the config does not
-have is a :class:`~cardsuite.errors.ConfigError` naming it (with the closest
-valid key), before any value is read. :func:`merge_overrides` applies the
+have is a [`ConfigError`][cardsuite.errors.ConfigError] naming it (with the closest
+valid key), before any value is read. `merge_overrides` applies the
 result to a file's mapping, merging ``options`` one entry at a time.
 Validation of the values themselves is the config class's job
-(:class:`~cardsuite.config.ConfigBase`).
+([`ConfigBase`][cardsuite.config.ConfigBase]).
 """
 
 from __future__ import annotations

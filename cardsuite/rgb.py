@@ -1,8 +1,8 @@
 """Draw a table model as an RGB image (``render_mode="rgb_array"``), with matplotlib.
 
 Every game describes what is on its table as a *table model*, a JSON-able
-dict that the web page (:mod:`cardsuite.agents.web`) draws in the browser and
-:func:`draw_table` draws here, so the picture and the page show the same::
+dict that the web page (`cardsuite.agents.web`) draws in the browser and
+`draw_table` draws here, so the picture and the page show the same::
 
     {"game": "scum", "title": "...",
      "seats": [{"name": "player_0", "role": "President", "count": 3,
@@ -13,9 +13,9 @@ dict that the web page (:mod:`cardsuite.agents.web`) draws in the browser and
      "legend": "S = Scum (lowest) ...",
      "ladder": [...] (Scum Party only)}
 
-:func:`draw_table` lays seats out as rows on the left (cards as chips), the
+`draw_table` lays seats out as rows on the left (cards as chips), the
 piles on the right and the lines and legend underneath, on a fixed canvas of
-:data:`WIDTH` x :data:`HEIGHT` pixels, and returns ``uint8[HEIGHT, WIDTH, 3]``.
+`WIDTH` x `HEIGHT` pixels, and returns ``uint8[HEIGHT, WIDTH, 3]``.
 """
 
 from __future__ import annotations

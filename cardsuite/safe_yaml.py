@@ -1,7 +1,7 @@
 """Reading YAML the safe way: no code, no duplicate keys, bounded size and depth.
 
 Every YAML file cardsuite reads (game, training and RLlib configs, deck
-files, presets) goes through :func:`load_yaml_text` or :func:`read_yaml_file`:
+files, presets) goes through [`load_yaml_text`][cardsuite.safe_yaml.load_yaml_text] or `read_yaml_file`:
 
 * `StrictLoader` is a `yaml.SafeLoader` (plain data only, no Python
   objects); it also refuses a key given twice in one mapping (plain
@@ -10,7 +10,7 @@ files, presets) goes through :func:`load_yaml_text` or :func:`read_yaml_file`:
   self-containing value) and aliases that would expand to more than
   `MAX_ALIAS_NODES` nodes (the "billion laughs": 269 bytes of eight nested
   alias levels stand for about a billion items);
-* the text must be UTF-8 and a file at most :data:`MAX_YAML_BYTES`, a regular
+* the text must be UTF-8 and a file at most `MAX_YAML_BYTES`, a regular
   file (never a device or FIFO).
 
 Every problem is a `ConfigError` whose one-line message names the file, and

@@ -1,7 +1,7 @@
 """Scandal: a rummy-like melding game of political scandals, as an RL environment.
 
 Importing the package registers ``cardsuite/scandal-v0`` with PettingZoo
-(:mod:`scandal_env.scandal_v0` is the documentation page).
+(`scandal_env.scandal_v0` is the documentation page).
 """
 
 from __future__ import annotations

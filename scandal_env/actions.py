@@ -122,7 +122,7 @@ def decode(layout: ActionLayout, action: int) -> tuple[Kind, int]:
 
     The argument is the depth for ``DRAW_DISCARD``, the scandal for
     ``MELD_START``, the card for ``MELD_ADD`` and ``DISCARD``, the membership
-    (see :attr:`Deck.pair_card`) for ``LAYOFF`` and 0 for the single ids.
+    (see `Deck.pair_card`) for ``LAYOFF`` and 0 for the single ids.
 
     Raises:
         ValueError: ``action`` is not an id of ``layout`` (0 .. size - 1).

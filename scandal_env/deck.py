@@ -2,7 +2,7 @@
 
 A deck file (JSON or YAML) lists the 16 scandals and the 80 cards. The
 canonical file ships in ``scandal_env/data/deck.json``; it is read through
-:mod:`importlib.resources` when :func:`load_deck` is called, never at import.
+`importlib.resources` when `load_deck` is called, never at import.
 
 Card ids are the positions of the cards in the file, which must equal each
 card's ``id`` field. The canonical file orders its cards by a fixed rule:
@@ -11,7 +11,7 @@ blue, green, red and black cards (each colour by scandal id, then as listed),
 then the 7 gold cards.
 
 Every invariant of ruling S1 is checked; a broken file raises
-:class:`~cardsuite.errors.DeckError` naming the card or scandal and the
+[`DeckError`][cardsuite.errors.DeckError] naming the card or scandal and the
 rule it breaks.
 """
 
@@ -97,7 +97,7 @@ class Deck:
         colours: card colour names by card id.
         scandal_names: scandal names by scandal id.
         scandal_years: scandal years by scandal id.
-        colour: int8[n_cards] colour codes (index into :data:`COLOURS`).
+        colour: int8[n_cards] colour codes (index into `COLOURS`).
         value: int16[n_cards] point values.
         member: bool[n_cards, 16] membership matrix (title cards included).
         title_of: int16[16] the title card of each scandal.
@@ -198,7 +198,7 @@ def load_deck(path: str | Path | None = None) -> Deck:
 
 
 def deck_from_data(data: Any, *, source: str = "<data>") -> Deck:
-    """Validate parsed deck data and build a :class:`Deck`; DeckError if broken."""
+    """Validate parsed deck data and build a `Deck`; DeckError if broken."""
 
     def fail(msg: str) -> DeckError:
         return DeckError(f"deck {source}: {msg}")

@@ -1,9 +1,9 @@
 """Scandal observations as named pieces of one flat float32 array.
 
 Seats are relative: index 0 of every per-player piece is the observer, then
-the others in turn order. The same :class:`~cardsuite.obsspec.ObsSpec`
+the others in turn order. The same [`ObsSpec`][cardsuite.obsspec.ObsSpec]
 gives the offsets written here, the named views, the ``Box`` bounds and the
-documentation table (:func:`observation_table`).
+documentation table (`observation_table`).
 
 Card-indexed pieces use card ids (see ``deck.py``); scandal-indexed pieces use
 scandal ids (rule book order).
@@ -141,7 +141,7 @@ class _Seat:
 class Encoder:
     """Writes observations of one game into reused buffers.
 
-    :meth:`encode` keeps one persistent observation per observer and rewrites
+    `encode` keeps one persistent observation per observer and rewrites
     only what changed since that observer's last observation: the hand, the
     public hand cards and the scalars every time; the table (melds and
     lay-offs), the meld under construction and the discard pile only when
@@ -251,7 +251,7 @@ class Encoder:
         return out
 
     def _write_table(self, state: State, observer: int, seat: _Seat, table: bytes) -> None:
-        """laid_by, melded_by and hand_points of ``observer`` (as :meth:`_public`)."""
+        """laid_by, melded_by and hand_points of ``observer`` (as `_public`)."""
         if not table.startswith(self._empty_table):
             col = self._order_cols[observer]
             np.equal(state.placed_by, col, out=seat.laid, casting="unsafe")

@@ -6,7 +6,7 @@ A turn is split into phases, each a few steps of the same player:
 * ``MELD``: lay off cards (S6), start a meld (S5), or discard (S7, ends the turn).
 * ``BUILD``: a meld under construction: add cards of its scandal, or finish it.
 
-The legal mask (:mod:`scandal_env.masks`) only offers steps from which the
+The legal mask (`scandal_env.masks`) only offers steps from which the
 turn can still be finished legally. This module deals hands, applies actions
 and scores; it re-exports the names of its sibling modules so that
 ``scandal_env.engine`` stays the one import for callers.
@@ -87,7 +87,7 @@ def new_game(
     Args:
         config: the game options.
         seed: seeds the game's RNG (deals); the same seed gives the same game.
-        preset: a preset first deal, see :func:`new_hand`.
+        preset: a preset first deal, see [`new_hand`][scandal_env.engine.new_hand].
     """
     rules = make_rules(config)
     n, p, ns = rules.deck.n_cards, config.num_players, rules.deck.n_scandals
@@ -372,7 +372,7 @@ def winners(state: State) -> list[int]:
 
 
 def __getattr__(name: str) -> Any:
-    """``Game``: the deprecated name of :class:`Rules`."""
+    """``Game``: the deprecated name of `Rules`."""
     if name == "Game":
         return _state.__getattr__("Game")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

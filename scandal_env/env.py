@@ -1,4 +1,4 @@
-"""The Scandal PettingZoo AEC environment class (documented in :mod:`scandal_env.scandal_v0`)."""
+"""The Scandal PettingZoo AEC environment class (documented in `scandal_env.scandal_v0`)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ class ScandalEnv(CardGameEnv[E.State]):
     }
 
     def __init__(self, render_mode: str | None = None, **config: Any) -> None:
-        """Create the env; keyword arguments are :class:`ScandalConfig` fields."""
+        """Create the env; keyword arguments are `ScandalConfig` fields."""
         self.config = ScandalConfig.from_dict(config)
         self.rules = E.make_rules(self.config)
         self.encoder: Encoder = Encoder(self.rules)

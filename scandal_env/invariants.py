@@ -1,10 +1,10 @@
 """What every Scandal state reached by the rules satisfies, checked for states from outside.
 
-:func:`check_state` is the gate for saved states (:func:`scandal_env.serialize.from_json`
+`check_state` is the gate for saved states ([`scandal_env.serialize.from_json`][scandal_env.serialize.from_json]
 and the env's ``reset(options={"state": ...})``). Field types and ranges are
 checked before it; it checks that the fields agree with one another and with
 the rules, so that a state it accepts plays on and ends like a dealt one. A
-state it refuses raises :class:`~cardsuite.errors.StateError` naming the field.
+state it refuses raises [`StateError`][cardsuite.errors.StateError] naming the field.
 """
 
 from __future__ import annotations

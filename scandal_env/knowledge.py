@@ -3,7 +3,7 @@
 A player sees their own hand, the table, the discard pile, every hand size,
 and the cards an opponent took from the discard pile (public while in that
 hand, I5). A stock made by turning the pile over (S4) is public too. Search
-agents (ISMCTS) deal the rest again with :func:`resample_hidden`.
+agents (ISMCTS) deal the rest again with [`resample_hidden`][scandal_env.knowledge.resample_hidden].
 """
 
 from __future__ import annotations

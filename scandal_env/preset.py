@@ -13,7 +13,7 @@ def parse_preset(
 ) -> tuple[list[list[int]], list[int], list[int], int]:
     """Check a preset deal and return its hands, pile and stock (bottom first), dealer.
 
-    See :func:`scandal_env.engine.new_hand` for the preset's keys.
+    See [`scandal_env.engine.new_hand`][scandal_env.engine.new_hand] for the preset's keys.
 
     Raises:
         PresetError: the preset is malformed (names the problem).

@@ -1,11 +1,11 @@
 """Scandal states as JSON (exact: the RNG state included), read back with every field checked.
 
-:func:`from_json` reads text from outside (a saved game, a record, the env's
+[`from_json`][scandal_env.serialize.from_json] reads text from outside (a saved game, a record, the env's
 ``reset(options={"state": ...})``), so it trusts nothing: strict JSON
 (`cardsuite.safe_json`: no repeated key, no NaN, bounded depth), every field of the right type, shape and
 range, and then the state as a whole consistent with the rules
-(:func:`scandal_env.invariants.check_state`). Every problem is a
-:class:`~cardsuite.errors.StateError` naming the field.
+(`scandal_env.invariants.check_state`). Every problem is a
+[`StateError`][cardsuite.errors.StateError] naming the field.
 """
 
 from __future__ import annotations
@@ -88,12 +88,12 @@ def to_json(state: State) -> str:
 
 
 def from_json(text: str | bytes) -> State:
-    """Rebuild a state from :func:`to_json` output, checking every field.
+    """Rebuild a state from `to_json` output, checking every field.
 
     Raises:
         StateError: the text is not strict JSON, a field is missing, unknown,
             of the wrong type, shape or range, the config is invalid, or the
-            state breaks a rule (see :func:`scandal_env.invariants.check_state`);
+            state breaks a rule (see `scandal_env.invariants.check_state`);
             the message names the field.
     """
     if not isinstance(text, str | bytes):

@@ -1,12 +1,12 @@
-"""Scandal game data: the static :class:`Rules`, the mutable :class:`State`, the :class:`Phase`.
+"""Scandal game data: the static `Rules`, the mutable `State`, the `Phase`.
 
 The vocabulary is OpenSpiel's and the same in every engine of the suite:
 ``Rules`` (compiled once from the config), ``State`` (everything that changes),
 ``state.to_act`` (the player to move) and ``Phase``.
 
-The rules that change a state live in :mod:`scandal_env.engine`, the legal
-mask in :mod:`scandal_env.masks`, resampling of hidden cards in
-:mod:`scandal_env.knowledge` and JSON in :mod:`scandal_env.serialize`.
+The rules that change a state live in [`scandal_env.engine`][scandal_env.engine], the legal
+mask in `scandal_env.masks`, resampling of hidden cards in
+[`scandal_env.knowledge`][scandal_env.knowledge] and JSON in `scandal_env.serialize`.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class Phase(IntEnum):
     BUILD = 2
 
 
-#: The phases as module constants (kept for callers written before :class:`Phase`).
+#: The phases as module constants (kept for callers written before `Phase`).
 PHASE_DRAW, PHASE_MELD, PHASE_BUILD = Phase.DRAW, Phase.MELD, Phase.BUILD
 #: Phase names in words, indexed by phase.
 PHASE_NAMES = ("draw", "meld", "build")
@@ -72,7 +72,7 @@ class Rules:
 
 @functools.lru_cache(maxsize=32)
 def make_rules(config: ScandalConfig) -> Rules:
-    """The :class:`Rules` of ``config`` (cached: the deck file is read once)."""
+    """The `Rules` of ``config`` (cached: the deck file is read once)."""
     deck = load_deck(config.deck)
     tm = (deck.member & deck.is_title[:, None]).astype(np.int8)
     tm.setflags(write=False)
@@ -83,7 +83,7 @@ def make_rules(config: ScandalConfig) -> Rules:
 
 @dataclass(eq=False)
 class State:
-    """Everything about a game in progress (mutable; see :func:`clone`).
+    """Everything about a game in progress (mutable; see `clone`).
 
     Attributes:
         rules: the static rules (shared between clones).
@@ -100,7 +100,7 @@ class State:
         stock_public: the stock was made by turning the discard pile over (S4).
         hand_counts: cards in each hand.
         to_act: the player to act.
-        phase: the :class:`Phase` of the turn.
+        phase: the [`Phase`][scandal_env.state.Phase] of the turn.
         duty: card drawn from deep in the pile that must be melded first (S3), -1.
         forbidden: top discard drawn this turn, which may not be discarded (S7), -1.
         turn: turns completed in this hand.
@@ -159,13 +159,13 @@ class State:
 
     @property
     def game(self) -> Rules:
-        """Deprecated name of :attr:`rules`."""
+        """Deprecated name of `rules`."""
         warnings.warn("State.game is deprecated; use State.rules", DeprecationWarning, stacklevel=2)
         return self.rules
 
     @property
     def current(self) -> int:
-        """Deprecated name of :attr:`to_act` (read-only)."""
+        """Deprecated name of `to_act` (read-only)."""
         warnings.warn(
             "State.current is deprecated; use State.to_act", DeprecationWarning, stacklevel=2
         )
@@ -227,7 +227,7 @@ def check_cards(state: State) -> None:
 
 
 def make_game(config: ScandalConfig) -> Rules:
-    """Deprecated name of :func:`make_rules`."""
+    """Deprecated name of `make_rules`."""
     warnings.warn(
         "scandal_env make_game is deprecated; use make_rules", DeprecationWarning, stacklevel=2
     )
@@ -235,7 +235,7 @@ def make_game(config: ScandalConfig) -> Rules:
 
 
 def __getattr__(name: str) -> Any:
-    """``Game``: the deprecated name of :class:`Rules`."""
+    """``Game``: the deprecated name of `Rules`."""
     if name == "Game":
         warnings.warn("scandal_env Game is deprecated; use Rules", DeprecationWarning, stacklevel=2)
         return Rules

@@ -1,7 +1,7 @@
 """Scum environments of cardsuite; importing registers them with PettingZoo.
 
-* ``cardsuite/scum-v0`` — :mod:`scum_env.scum_v0`, Scum (4J rules).
-* ``cardsuite/scum_party-v0`` — :mod:`scum_env.scum_party_v0`, Scum Party (5–50 players).
+* ``cardsuite/scum-v0`` — `scum_env.scum_v0`, Scum (4J rules).
+* ``cardsuite/scum_party-v0`` — `scum_env.scum_party_v0`, Scum Party (5–50 players).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Defaults reproduce the primary 4J rule book (English rules, no variants,
 target 40 points up to six players and 60 above, J2). Load presets from
-``configs/scum/*.yaml`` with :meth:`ScumConfig.from_yaml`.
+``configs/scum/*.yaml`` with `ScumConfig.from_yaml`.
 """
 
 from __future__ import annotations

@@ -1,18 +1,18 @@
 """The rules engine of one climbing-game table (Scum 4J, J1–J9; Scum Party's tables).
 
 Pure Python and numpy: no gymnasium, pettingzoo or torch import. A game is a
-plain :class:`State` changed by :func:`apply`; forced events (deals, forced
+plain [`State`][scum_env.engine.State] changed by [`apply`][scum_env.engine.apply]; forced events (deals, forced
 trades, the end of a round, the lead passing on, the end of a series) happen
-inside :func:`apply`, never as agent actions. Randomness comes only from the
+inside [`apply`][scum_env.engine.apply], never as agent actions. Randomness comes only from the
 state's own seeded generator, so the same seed and actions give the same game.
 
 Turn order is role order: ``state.order[0]`` is the President (King), then the
 Vice President, ..., and ``order[-1]`` the Scum (J3, P3).
 
 One concern per module, all re-exported here for old callers: the state in
-:mod:`scum_env.state`, the legal moves in :mod:`scum_env.masks`, the JSON round
-trip in :mod:`scum_env.serialize` (checked by :mod:`scum_env.validate`), the
-preset checks in :mod:`scum_env.presets`.
+`scum_env.state`, the legal moves in `scum_env.masks`, the JSON round
+trip in `scum_env.serialize` (checked by `scum_env.validate`), the
+preset checks in `scum_env.presets`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Scum PettingZoo AEC environment class (documented in :mod:`scum_env.scum_v0`)."""
+"""The Scum PettingZoo AEC environment class (documented in `scum_env.scum_v0`)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ class ScumEnv(CardGameEnv[E.State]):
     }
 
     def __init__(self, render_mode: str | None = None, **config: Any) -> None:
-        """Create the env; keyword arguments are :class:`ScumConfig` fields."""
+        """Create the env; keyword arguments are `ScumConfig` fields."""
         self.config = ScumConfig.from_dict(config)
         self.rules: Rules = scum_rules(self.config)
         self.encoder: Encoder = Encoder(self.rules)
@@ -146,7 +146,7 @@ class ScumEnv(CardGameEnv[E.State]):
         """A full engine state consistent with what ``agent`` knows (for search).
 
         Other hands are redealt at random under everything ``agent`` has seen
-        (:func:`scum_env.knowledge.resample_hidden`); the real hidden cards
+        ([`scum_env.knowledge.resample_hidden`][scum_env.knowledge.resample_hidden]); the real hidden cards
         are not used.
         """
         assert self.game is not None

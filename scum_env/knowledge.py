@@ -11,7 +11,7 @@ by whom, every hand size, and the trades they took part in (J5):
   nothing higher at that moment (an upper bound on every card they held then,
   which covers their hand now except the cards they received afterwards).
 
-:func:`resample_hidden` deals the unseen cards again under these constraints.
+[`resample_hidden`][scum_env.knowledge.resample_hidden] deals the unseen cards again under these constraints.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Legal moves of a Scum table: the action mask and why an action is illegal (J5, J6, J9).
 
-Pure functions of a :class:`scum_env.state.State`; the engine
-(:mod:`scum_env.engine`) re-exports them and applies the moves.
+Pure functions of a [`scum_env.state.State`][scum_env.state.State]; the engine
+([`scum_env.engine`][scum_env.engine]) re-exports them and applies the moves.
 """
 
 from __future__ import annotations

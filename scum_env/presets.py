@@ -1,6 +1,6 @@
 """Checks of the preset deals and seatings passed to ``reset(options=...)`` (J3, J4, P2, P3).
 
-Every check raises :class:`~cardsuite.errors.PresetError` naming the field and
+Every check raises [`PresetError`][cardsuite.errors.PresetError] naming the field and
 what was wrong; none casts silently: ``0.5``, ``True`` or ``"0123"`` are not
 player indices, ``5`` is not a list of scores.
 """

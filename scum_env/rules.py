@@ -1,9 +1,9 @@
 """Compiled rules of one climbing-game table, and the action table.
 
-:class:`Rules` turns a config into the numbers the engine runs on: card slots,
+`Rules` turns a config into the numbers the engine runs on: card slots,
 deck, trade steps, round-ending cards and the action layout. The 4J Scum rules
-(:func:`scum_rules`) and Scum Party's table rules share this structure, so the
-engine in :mod:`scum_env.engine` plays both.
+(`scum_rules`) and Scum Party's table rules share this structure, so the
+engine in [`scum_env.engine`][scum_env.engine] plays both.
 
 Action table (``K`` card slots, ``C`` = most cards of one rank in play):
 
@@ -120,7 +120,7 @@ class Rules:
     _decoded: tuple[Action, ...] = field(init=False, repr=False)
 
     def decode(self, action: int) -> Action:
-        """The one decode step of an action id, shared by the engine and :meth:`describe_action`."""
+        """The one decode step of an action id, shared by the engine and `describe_action`."""
         if 0 <= action < self.num_actions:
             return self._decoded[action]
         return _INVALID
@@ -192,7 +192,7 @@ def scum_trades(num_players: int, trade_rules: str) -> tuple[TradeStep, ...]:
 
 
 def scum_rules(config: ScumConfig) -> Rules:
-    """Compile a :class:`ScumConfig` into table rules (J1–J9)."""
+    """Compile a `ScumConfig` into table rules (J1–J9)."""
     cards = scum_cards(config.color_clash)
     ends = cards.rank == 13  # a Wild President can never be beaten (J7)
     president = cards.rank == 12

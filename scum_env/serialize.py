@@ -1,10 +1,10 @@
-"""JSON round trip of a Scum table state (:class:`scum_env.state.State`).
+"""JSON round trip of a Scum table state (`scum_env.state.State`).
 
-:func:`to_dict` / :func:`from_dict` and :func:`to_json` / :func:`from_json`
+[`to_dict`][scum_env.serialize.to_dict] / [`from_dict`][scum_env.serialize.from_dict] and [`to_json`][scum_env.serialize.to_json] / [`from_json`][scum_env.serialize.from_json]
 save and restore a table exactly, its generator included, so a resumed game
 deals as the original would. The rules are not saved: keep the config beside
 the state and compile it again. A state that does not fit the rules raises
-:class:`~cardsuite.errors.StateError` naming the field.
+[`StateError`][cardsuite.errors.StateError] naming the field.
 """
 
 from __future__ import annotations
@@ -52,10 +52,10 @@ FIELDS = (*ARRAY_FIELDS, *SCALAR_FIELDS, "ncards", "order", "finish", "trade_log
 
 
 def from_dict(rules: Rules, data: Any) -> State:
-    """Rebuild a state from :func:`to_dict`; StateError naming the field if it is not one.
+    """Rebuild a state from `to_dict`; StateError naming the field if it is not one.
 
     Every field is read with its type, shape and range, then the fields are
-    checked against each other (:func:`scum_env.validate.check_state`), so a
+    checked against each other (`scum_env.validate.check_state`), so a
     state that loads plays on like the one that was saved.
     """
     if not isinstance(data, dict):
@@ -131,12 +131,12 @@ def _scalar_limits(rules: Rules) -> dict[str, tuple[int, int]]:
 
 
 def to_json(state: State) -> str:
-    """The state as a JSON string (exact round trip with :func:`from_json`)."""
+    """The state as a JSON string (exact round trip with `from_json`)."""
     return json.dumps(to_dict(state), separators=(",", ":"))
 
 
 def from_json(rules: Rules, text: str) -> State:
-    """Rebuild a state from :func:`to_json`; StateError if corrupt."""
+    """Rebuild a state from `to_json`; StateError if corrupt."""
     return from_dict(rules, parse_json(text, "Scum"))
 
 

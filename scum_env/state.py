@@ -1,7 +1,7 @@
 """The state of one climbing-game table (Scum 4J, J1–J9; Scum Party's tables).
 
-:class:`State` is a plain dataclass mutated in place by
-:func:`scum_env.engine.apply`; this module holds it with the few helpers the
+[`State`][scum_env.state.State] is a plain dataclass mutated in place by
+[`scum_env.engine.apply`][scum_env.engine.apply]; this module holds it with the few helpers the
 engine, the serialiser and the encoders share (the phase constants, the
 series stamp, the role-order check and the field layout).
 """
@@ -45,7 +45,7 @@ def new_stamp() -> int:
 
 @dataclass(eq=False)
 class State:
-    """The full state of one table. Mutated in place by :func:`apply`.
+    """The full state of one table. Mutated in place by `apply`.
 
     Attributes:
         hands: card counts per player and slot, shape ``(n, K)``.

@@ -2,7 +2,7 @@
 
 The core install (``pip install cardsuite``) has no torch, stable-baselines3,
 ray or web stack. Test modules that need one of those extras are listed in
-:data:`EXTRAS` by path; on a core-only install each such module is collected
+`EXTRAS` by path; on a core-only install each such module is collected
 as a single skipped item that names the extra to install, instead of failing
 at import time. Inside other modules, use ``pytest.importorskip``.
 """

@@ -5,8 +5,8 @@ giving action logits and a critic ``critic.*`` giving one value. Illegal
 actions are masked with a large negative logit before the softmax, so the
 policy never samples them and their probability and entropy terms are 0.
 
-Agents are saved with :func:`cardsuite.train.safe_io.save_agent` (safetensors
-+ ``agent.json``); the metadata's ``trainer`` field is :data:`TRAINER`
+Agents are saved with `cardsuite.train.safe_io.save_agent` (safetensors
++ ``agent.json``); the metadata's ``trainer`` field is `TRAINER`
 (``"cardsuite-ppo"``) and ``network.actor`` lists the actor's layers, so any
 ``safe_io`` reader (``ppo:PATH``, ``pretrained:NAME``) plays the actor with a
 numpy forward pass and needs no torch.
@@ -121,7 +121,7 @@ def save_network(directory: Any, net: ActorCritic, meta: AgentMeta) -> Any:
 
 
 def load_network(directory: Any) -> tuple[ActorCritic, AgentMeta]:
-    """A network saved by :func:`save_network` (critic included); CheckpointError otherwise."""
+    """A network saved by `save_network` (critic included); CheckpointError otherwise."""
     arrays, meta = load_agent_numpy(directory)
     if meta.trainer != TRAINER:
         raise CheckpointError(

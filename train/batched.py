@@ -1,10 +1,10 @@
 """Self-play training on the batched Scum engine (``vec_env: batched``).
 
 With ``vec_env: batched`` (Scum only) the trainer learns from
-``n_envs`` games held in one :class:`~scum_env.batched.engine.BatchedScum`
+``n_envs`` games held in one [`BatchedScum`][scum_env.batched.engine.BatchedScum]
 instead of ``n_envs`` per-game envs in worker processes. The observation and
 action layouts are those of ``scum_v0``, scaled by
-:func:`~cardsuite.train.core.netspec.obs_scale` exactly as :class:`~train.wrappers.SelfPlayEnv`
+`obs_scale` exactly as [`SelfPlayEnv`][cardsuite.train.wrappers.SelfPlayEnv]
 does, so a policy trained either way is the same ``ppo:PATH`` agent.
 
 The learner plays player ``learner_seat`` (``null``: player 0) in every game;
@@ -35,7 +35,7 @@ from scum_env.batched.vector_env import ScumVectorEnv, sb3_vec_env
 
 
 class BatchedSelfPlayEnv(ScumVectorEnv):
-    """A :class:`ScumVectorEnv` whose opponents come from the training League."""
+    """A `ScumVectorEnv` whose opponents come from the training League."""
 
     def __init__(
         self,

@@ -3,7 +3,7 @@
 A checkpoint is a directory::
 
     agent/                 the policy (actor and critic) in the safe agent format
-                           (:mod:`cardsuite.train.safe_io`): also a ``ppo:PATH`` agent
+                           (`cardsuite.train.safe_io`): also a ``ppo:PATH`` agent
     optimizer.safetensors  the optimizer's state tensors (``state.<param>.<key>``)
     pool/*.safetensors     the opponent pool's snapshots
     state.json             format version, step count, the full config, the
@@ -12,7 +12,7 @@ A checkpoint is a directory::
                            history and the SHA-256 of every other file
 
 Nothing in it is ever unpickled: tensors are safetensors, everything else is
-JSON whose every field is validated (:func:`read_state`), and a file that is
+JSON whose every field is validated ([`read_state`][cardsuite.train.checkpoint.read_state]), and a file that is
 not listed, or of another kind (a ``.pt``, a ``model.zip``), is refused. The
 checksums catch corruption; safety against a crafted file comes from the
 format, so recomputing them gains an attacker nothing.
@@ -21,7 +21,7 @@ A run directory keeps its latest checkpoint in ``checkpoint/``, written by
 the training core's one atomic writer
 (`cardsuite.train.core.checkpoint.write_checkpoint`), so Ctrl-C or a crash
 during a save never leaves the run without a good checkpoint. Every problem found when loading is a
-:class:`~cardsuite.errors.CheckpointError` naming the file or field.
+[`CheckpointError`][cardsuite.errors.CheckpointError] naming the file or field.
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ class TrainState:
         step: learner decisions trained so far (the model's ``num_timesteps``).
         config: the run's config.
         snapshots: the League's snapshots (members, then retired ones still seated).
-        rng: RNG states of python, numpy and torch (see :func:`capture_rng`).
+        rng: RNG states of python, numpy and torch (see `capture_rng`).
         schedule: the step at which the next snapshot / eval / checkpoint is due.
         history: one row per evaluation so far (the final report's curve).
         counters: the learner's own counters (``n_updates``), for its logs.
@@ -155,7 +155,7 @@ def save_checkpoint(
     Args:
         run_dir: the run directory.
         weights: the policy's state dict (actor and critic).
-        meta: the policy's agent metadata (:class:`~cardsuite.train.safe_io.AgentMeta`).
+        meta: the policy's agent metadata (`AgentMeta`).
         optimizer_state: the torch optimizer's ``state_dict()``.
         state: the rest of the run's state.
     """

@@ -11,7 +11,7 @@ The flags are the training commands' shared grammar
 overridden with ``--set key=value`` (YAML values; ``options.NAME=value`` sets
 one rule option).
 With ``--resume`` and no ``--config`` the checkpoint's own config is used.
-``--backend rllib`` hands the config to :mod:`cardsuite.train.rllib.trainer`.
+``--backend rllib`` hands the config to `cardsuite.train.rllib.trainer`.
 
 This module imports no torch: the CLI imports every command at start, so
 torch and stable-baselines3 are imported inside the runner only.

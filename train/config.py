@@ -1,10 +1,10 @@
 """The training config: every knob of a self-play MaskablePPO run, documented.
 
-A :class:`TrainConfig` is a frozen dataclass built on the suite's
-:class:`~cardsuite.config.ConfigBase`: each field has a one-line doc
+A `TrainConfig` is a frozen dataclass built on the suite's
+[`ConfigBase`][cardsuite.config.ConfigBase]: each field has a one-line doc
 (``TrainConfig.doc_table()`` renders them for ``docs/training.md``), an
 unknown key or a value of the wrong type or range is a
-:class:`~cardsuite.errors.ConfigError` naming the field. Presets live in
+[`ConfigError`][cardsuite.errors.ConfigError] naming the field. Presets live in
 ``configs/train/*.yaml``; ``cardsuite train --set key=value`` overrides any
 field.
 
@@ -217,7 +217,7 @@ class TrainConfig(ConfigBase):
         return {kind: float(getattr(self, f"opponent_{kind}")) for kind in OPPONENT_KINDS}
 
     def baselines(self) -> list[str]:
-        """The agent specs of :attr:`eval_baselines`."""
+        """The agent specs of `eval_baselines`."""
         return [s.strip() for s in self.eval_baselines.split(",") if s.strip()]
 
     def game_config(self) -> ConfigBase:
@@ -241,7 +241,7 @@ class TrainConfig(ConfigBase):
 def parse_overrides(items: list[str]) -> dict[str, Any]:
     """Turn ``["total_steps=20000", "options.num_players=5"]`` into field values.
 
-    The suite's one override parser (:func:`cardsuite.overrides.parse_assignments`):
+    The suite's one override parser (`cardsuite.overrides.parse_assignments`):
     YAML values, ``options.NAME`` sets one rule option. An unknown field is a
     ConfigError naming it (with the closest field) when the config is built.
     """

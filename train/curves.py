@@ -55,7 +55,7 @@ def band(
 
 
 def plot_seeds(runs: Sequence[Path], out_png: Path, title: str = "") -> Path:
-    """Draw the panels of :data:`PANELS` for ``runs`` into ``out_png``."""
+    """Draw the panels of `PANELS` for ``runs`` into ``out_png``."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -6,7 +6,7 @@ Monte-Carlo returns, played greedily with a little epsilon exploration.
 Here, per iteration:
 
 1. **Rollout.** ``num_games`` games of the game's batched engine
-   (:mod:`cardsuite.train.ppo_games`) advance ``rollout_steps`` steps
+   (`cardsuite.train.ppo_games`) advance ``rollout_steps`` steps
    together. Learner rows (every seat of a self-play game; one seat, drawn
    anew each episode, of a game against a baseline) go through the Q-network
    in one forward pass and play the legal argmax, or a uniform legal move
@@ -14,14 +14,14 @@ Here, per iteration:
    (the game's real heuristic, or random), one call per baseline.
 2. **Targets.** Each learner decision's target is the acting seat's
    undiscounted reward from that decision to its episode's end
-   (:class:`~cardsuite.train.dmc_core.MCReturns`). Decisions whose episode
+   (`MCReturns`). Decisions whose episode
    has not finished wait; finished ones enter a FIFO replay.
 3. **Update.** Adam on the mean squared error of ``Q(s, a_taken)`` against
    the return, in minibatches, about ``replay_ratio`` passes per decision.
 
 Optional warm start (``bc_steps``): fit ``Q(s, heuristic move)`` to the
 heuristic games' returns with a large-margin term making the heuristic's
-move the argmax (:func:`~cardsuite.train.dmc_core.fit_heuristic`).
+move the argmax (`fit_heuristic`).
 
 It stands on the training core (`cardsuite.train.core`): the opponents are
 a `League` (the game's baselines and, with ``snapshot_every``, greedy frozen

@@ -1,18 +1,18 @@
-"""Pieces of Deep Monte-Carlo (:mod:`cardsuite.train.dmc`): Q-network, MC targets, replay, warm start.
+"""Pieces of Deep Monte-Carlo (`cardsuite.train.dmc`): Q-network, MC targets, replay, warm start.
 
-* :class:`QNet`: an MLP ``actor.0 .. actor.{2L}`` giving one value per
+* `QNet`: an MLP ``actor.0 .. actor.{2L}`` giving one value per
   discrete action. The layers are named ``actor.*`` on purpose: saved with
-  :func:`cardsuite.train.safe_io.save_agent` and ``network.actor`` listing
+  `cardsuite.train.safe_io.save_agent` and ``network.actor`` listing
   them, ``ppo:PATH`` plays the argmax of the legal Q-values (its logits).
-* :class:`MCReturns`: the Monte-Carlo target of each learner decision, the
+* `MCReturns`: the Monte-Carlo target of each learner decision, the
   acting seat's rewards from that decision until its episode's end
   (undiscounted, as DouZero). Every game keeps a running reward sum per seat
   since the episode's start; a decision stores the sum when it was taken, and
   once its episode ends the target is ``final sum - stored sum``. A decision
   whose episode has not ended yet stays pending (never trained on).
-* :class:`Replay`: a first-in-first-out store of finished decisions
+* `Replay`: a first-in-first-out store of finished decisions
   (scaled observation, action, return) sampled in minibatches.
-* :func:`fit_heuristic`: the optional warm start on heuristic games.
+* `fit_heuristic`: the optional warm start on heuristic games.
 """
 
 from __future__ import annotations
@@ -184,7 +184,7 @@ def fit_heuristic(
 ) -> dict[str, float]:  # fmt: skip
     """Warm start: fit ``Q(s, label)`` to the return and make the label the argmax by a margin.
 
-    ``data``: :func:`cardsuite.train.imitation.heuristic_dataset` (obs, mask,
+    ``data``: `cardsuite.train.imitation.heuristic_dataset` (obs, mask,
     label, ret). Returns the final agreement with the heuristic and the losses.
     """
     obs = torch.from_numpy(data["obs"]) * scale

@@ -11,8 +11,8 @@ one) is a zip whose ``data`` entry may carry pickled ``:serialized:`` values;
 ``MaskablePPO.load`` unpickles them, and a crafted file runs any code it
 likes. cardsuite never loads one by itself: ``ppo:PATH`` and ``train
 --resume`` refuse it. This command loads it once, only with the opt-in flag
-:data:`TRUST_FLAG`, and writes the policy as an agent directory
-(:mod:`cardsuite.train.safe_io`: safetensors + JSON) that ``ppo:DIR`` plays
+`TRUST_FLAG`, and writes the policy as an agent directory
+(`cardsuite.train.safe_io`: safetensors + JSON) that ``ppo:DIR`` plays
 and that can never run code. The game and its rule options come from the old
 checkpoint's ``state.json`` or from ``--game`` and ``--key value`` options.
 The export holds the policy only; training cannot resume from it.

@@ -36,7 +36,7 @@ def heuristic_dataset(
 ) -> dict[str, np.ndarray]:  # fmt: skip
     """Observations, masks, heuristic labels and per-seat episode returns (numpy).
 
-    ``game``: a game of :mod:`cardsuite.train.ppo_games`; ``config`` its engine options.
+    ``game``: a game of `cardsuite.train.ppo_games`; ``config`` its engine options.
     ``relative``: returns of each seat's reward minus the other seats' mean
     (`cardsuite.train.dmc_core.relative_rewards`).
     """

@@ -1,7 +1,7 @@
 """The agent kinds that the training layer adds to the arena.
 
 Registered through the ``cardsuite.agents`` entry-point group (see
-``pyproject.toml``), so that :mod:`cardsuite.agents` never names this package:
+``pyproject.toml``), so that `cardsuite.agents` never names this package:
 the arrows point from ``train`` down to ``agents``. Importing this module is
 light: the agent classes (and torch or ray) load only when a spec uses them.
 """

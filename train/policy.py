@@ -1,7 +1,7 @@
 """A trained policy as an arena agent (``ppo:PATH``), loaded without pickle or torch.
 
-:class:`PPOAgent` loads an agent in the safe format of
-:mod:`cardsuite.train.safe_io` (safetensors weights + validated JSON): an
+[`PPOAgent`][cardsuite.train.policy.PPOAgent] loads an agent in the safe format of
+`cardsuite.train.safe_io` (safetensors weights + validated JSON): an
 agent directory, a checkpoint (its ``agent/``) or a run directory (its latest
 checkpoint). It plays the policy's masked action distribution, exactly
 ``model.predict(obs, action_masks=mask)`` of the MaskablePPO it came from,
@@ -13,11 +13,11 @@ actions.
 A stable-baselines3 ``model.zip`` is refused: its ``data`` entry may hold
 pickled ``:serialized:`` values that run code on load. ``cardsuite export``
 converts a zip you trust, with an explicit opt-in flag
-(:mod:`cardsuite.train.export`).
+(`cardsuite.train.export`).
 
 `snapshot_of` freezes a MaskablePPO policy into a numpy
 `cardsuite.train.core.netspec.Snapshot` for the opponent pool, and
-:func:`agent_meta` describes one for :func:`~cardsuite.train.safe_io.save_agent`.
+`agent_meta` describes one for `save_agent`.
 """
 
 from __future__ import annotations

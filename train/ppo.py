@@ -1,14 +1,14 @@
 """Masked PPO on the batched engines, in one readable loop (cleanrl style, plain torch).
 
 It plays Scum, Scum Party and Scandal (``game``; each game's engine, heuristic
-and seat views come from :mod:`cardsuite.train.ppo_games`).
+and seat views come from `cardsuite.train.ppo_games`).
 
 Per iteration:
 
 1. **Rollout.** ``num_games`` games of the game's batched engine
-   (:class:`~scum_env.batched.BatchedScum`,
-   :class:`~scum_env.party.batched.BatchedParty`,
-   :class:`~scandal_env.batched.BatchedScandal`) advance ``rollout_steps`` steps together. In every step the rows whose
+   ([`BatchedScum`][scum_env.batched.BatchedScum],
+   [`BatchedParty`][scum_env.party.batched.BatchedParty],
+   [`BatchedScandal`][scandal_env.batched.BatchedScandal]) advance ``rollout_steps`` steps together. In every step the rows whose
    player to act is the learner (every seat of a *self-play* game; one seat
    of a *league* game) go through the network in one forward pass; the
    other rows are played by the game's league member (heuristic, random or
@@ -16,7 +16,7 @@ Per iteration:
    Nothing loops over games in Python.
 2. **Advantages.** Each learner decision is a transition of its own seat,
    lasting until that seat acts again; rewards are credited per seat and GAE
-   runs along each seat's decisions (:mod:`cardsuite.train.rollout`).
+   runs along each seat's decisions (`cardsuite.train.rollout`).
 3. **Update.** Clipped-ratio PPO with an entropy bonus and a (clipped) value
    loss over minibatches of the learner decisions, for ``update_epochs``.
 4. **League, evaluation, logging, checkpoints.** Snapshots join the league
@@ -207,7 +207,7 @@ class Trainer:
         self.net.load_state_dict(theirs)
 
     def warm_start(self) -> None:
-        """Imitate the heuristic before PPO (:mod:`cardsuite.train.imitation`)."""
+        """Imitate the heuristic before PPO (`cardsuite.train.imitation`)."""
         from cardsuite.train.imitation import heuristic_dataset, imitate
 
         args = self.args

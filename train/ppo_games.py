@@ -1,9 +1,9 @@
-"""The games the batched PPO trainer plays: one :class:`TrainGame` per batched engine.
+"""The games the batched PPO trainer plays: one `TrainGame` per batched engine.
 
-The trainer (:mod:`cardsuite.train.ppo`), its warm start
-(:mod:`cardsuite.train.imitation`), its evaluation
-(:mod:`cardsuite.train.duplicate`) and ``cardsuite exploit`` never name a
-game: they ask the game's :class:`TrainGame` for
+The trainer (`cardsuite.train.ppo`), its warm start
+(`cardsuite.train.imitation`), its evaluation
+(`cardsuite.train.duplicate`) and ``cardsuite exploit`` never name a
+game: they ask the game's `TrainGame` for
 
 * the batched engine (``num_games`` games, numpy or torch),
 * the engine config of a run (player count, the reward the trainer uses and

@@ -1,17 +1,17 @@
 """Reference agents shipped inside the package: ``pretrained:NAME`` (e.g. ``pretrained:scum4``).
 
 Each is a safe agent directory (``weights.safetensors`` + ``agent.json``,
-:mod:`cardsuite.train.safe_io`) under ``cardsuite/train/pretrained/NAME/``,
+`cardsuite.train.safe_io`) under ``cardsuite/train/pretrained/NAME/``,
 installed as package data, and plays exactly like ``ppo:PATH`` on that
-directory (:class:`~cardsuite.train.policy.PPOAgent`: the most likely legal
+directory ([`PPOAgent`][cardsuite.train.policy.PPOAgent]: the most likely legal
 action of the actor, a numpy forward pass). Loading reads safetensors with
 numpy only: **torch is not needed** to play a pretrained agent, and
 ``safetensors`` is a core dependency, so ``pip install cardsuite`` plays them.
 
-:data:`CATALOGUE` lists every shipped agent with the one command that
+`CATALOGUE` lists every shipped agent with the one command that
 reproduces it and its measured strength (``docs/results.md``).
 The kind is registered through the ``cardsuite.agents`` entry-point group
-(:data:`PRETRAINED`).
+(`PRETRAINED`).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def agent_dir(name: str) -> Path:
 
 
 class PretrainedAgent:
-    """Namespace of the ``pretrained:`` kind: :meth:`load` builds the agent."""
+    """Namespace of the ``pretrained:`` kind: `load` builds the agent."""
 
     @classmethod
     def available(cls, game: str, options: dict[str, Any]) -> list[str]:
@@ -89,7 +89,7 @@ class PretrainedAgent:
 
     @classmethod
     def load(cls, name: str | Path, game: str | None = None, seed: int | None = None) -> Any:
-        """The shipped agent ``name`` as a :class:`~cardsuite.train.policy.PPOAgent`."""
+        """The shipped agent ``name`` as a `PPOAgent`."""
         from cardsuite.train.policy import PPOAgent
 
         key = str(name)
@@ -119,7 +119,7 @@ def ship(source: str | Path, name: str, *, half: bool = False, root: Path = ROOT
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m cardsuite.train.pretrained RUN/agent NAME [--half]``: :func:`ship`."""
+    """``python -m cardsuite.train.pretrained RUN/agent NAME [--half]``: `ship`."""
     import argparse
 
     p = argparse.ArgumentParser(description=ship.__doc__.split("\n\n")[0] if ship.__doc__ else "")

@@ -126,7 +126,7 @@ def seat_observation(eng: Any, player: int) -> Any:
     """Every game's observation as ``player`` would see it now (a copy; engine arrays).
 
     Used to bootstrap open transitions. The engine's observation buffer and
-    mask are restored by :func:`restore_observation` afterwards.
+    mask are restored by `restore_observation` afterwards.
     """
     xp = eng.xp
     pos = xp.argmax(eng.order == player, 1)

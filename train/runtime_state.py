@@ -1,9 +1,9 @@
 """Runtime state a checkpoint records besides the weights: RNG states and the optimizer.
 
-* :func:`capture_rng` / :func:`restore_rng`: the global RNG states of python,
-  numpy and torch as JSON values; :func:`check_rng` validates their shape
+* `capture_rng` / `restore_rng`: the global RNG states of python,
+  numpy and torch as JSON values; `check_rng` validates their shape
   before anything is restored (a CheckpointError naming ``rng.<part>``).
-* :func:`flatten_optimizer` / :func:`restore_optimizer`: a torch optimizer's
+* `flatten_optimizer` / `restore_optimizer`: a torch optimizer's
   state as flat tensors (saved as safetensors) and JSON ``param_groups``,
   checked against the optimizer they are loaded into (keys, parameter
   indices, shapes) so a tampered file cannot smuggle in other structure.
@@ -79,7 +79,7 @@ def check_rng(state: Any) -> None:
 
 
 def restore_rng(state: dict[str, Any]) -> None:
-    """Set the global RNG states captured by :func:`capture_rng`."""
+    """Set the global RNG states captured by `capture_rng`."""
     import torch
 
     check_rng(state)

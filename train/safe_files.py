@@ -1,17 +1,17 @@
 """Bounded, pickle-free files: JSON documents and safetensors tensors.
 
-The building blocks of the safe agent format (:mod:`cardsuite.train.safe_io`)
+The building blocks of the safe agent format (`cardsuite.train.safe_io`)
 and of training checkpoints:
 
-* :func:`read_json_file`: a regular file under a size limit, read by the
+* `read_json_file`: a regular file under a size limit, read by the
   suite's one strict JSON reader (`cardsuite.safe_json`: UTF-8, no repeated
   key, no NaN/Infinity, bounded depth); every failure a
-  :class:`~cardsuite.errors.CheckpointError` naming the file;
-  :func:`write_json_atomic` writes one through a rename;
-* :func:`save_tensors` / :func:`load_tensors` / :func:`load_tensors_numpy`:
+  [`CheckpointError`][cardsuite.errors.CheckpointError] naming the file;
+  `write_json_atomic` writes one through a rename;
+* `save_tensors` / `load_tensors` / `load_tensors_numpy`:
   safetensors files, whose header is parsed and checked (size, tensor count,
   plain names) before any tensor is read;
-* :func:`sha256_file`, :func:`check_file_size`.
+* `sha256_file`, `check_file_size`.
 """
 
 from __future__ import annotations

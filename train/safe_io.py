@@ -4,7 +4,7 @@ An *agent directory* holds exactly two files::
 
     weights.safetensors   the network's tensors by state-dict name (safetensors:
                           a JSON header and raw little-endian buffers)
-    agent.json            :class:`AgentMeta`: the game and its rule options, the
+    agent.json            `AgentMeta`: the game and its rule options, the
                           observation and action sizes, the actor network's
                           architecture, the training step, versions, and the
                           SHA-256 of ``weights.safetensors``
@@ -12,7 +12,7 @@ An *agent directory* holds exactly two files::
 Loading never unpickles: safetensors parses a bounded JSON header and copies
 raw buffers, and ``agent.json`` goes through `cardsuite.safe_json`. So a
 tampered file can at worst be *refused*: every field of ``agent.json`` is
-validated (a :class:`~cardsuite.errors.CheckpointError` names the field), the
+validated (a [`CheckpointError`][cardsuite.errors.CheckpointError] names the field), the
 files have size limits, the weights must match the recorded SHA-256 and the
 declared architecture (names, shapes, dtypes), and any other file in the
 directory is refused. The checksum guards against corruption, not attackers:
@@ -115,7 +115,7 @@ class AgentMeta:
         step: learner steps trained when saved.
         trainer: who wrote it (``"sb3-maskable-ppo"``, ``"cardsuite-ppo"``...).
         config: the training config (JSON values), for the record.
-        versions: package versions at save time (filled by :func:`save_agent`).
+        versions: package versions at save time (filled by `save_agent`).
     """
 
     game: str
@@ -176,7 +176,7 @@ def save_agent(directory: str | Path, tensors: Mapping[str, Any], meta: AgentMet
     """Write an agent directory (``weights.safetensors`` + ``agent.json``).
 
     ``meta`` is validated against ``tensors`` first (the same checks as
-    :func:`load_agent`), so a file that could not be loaded is never written.
+    [`load_agent`][cardsuite.load_agent]), so a file that could not be loaded is never written.
     The directory must not exist or be empty; it is written through a
     temporary sibling and a rename.
     """
@@ -257,7 +257,7 @@ def load_agent_numpy(
 def load_agent(
     directory: str | Path, *, limit: int = MAX_WEIGHTS_BYTES
 ) -> tuple[dict[str, Any], AgentMeta]:
-    """Load an agent directory as torch tensors (same checks as :func:`load_agent_numpy`)."""
+    """Load an agent directory as torch tensors (same checks as `load_agent_numpy`)."""
     import torch
 
     arrays, meta = load_agent_numpy(directory, limit=limit)

@@ -1,13 +1,13 @@
 """The SB3 side of a self-play run: its vectorised envs and its MaskablePPO model.
 
-* :func:`make_vec_env`: ``n_envs`` :class:`~cardsuite.train.wrappers.SelfPlayEnv`
+* `make_vec_env`: ``n_envs`` [`SelfPlayEnv`][cardsuite.train.wrappers.SelfPlayEnv]
   (one learner seat each, opponents drawn from the League's draw table), in
   worker processes, in this process, or the batched Scum engine (``vec_env``);
-* :func:`make_league`: the run's `cardsuite.train.core.league.League` (the
+* `make_league`: the run's `cardsuite.train.core.league.League` (the
   game's real heuristic and random, then snapshots; PFSP with the
   ``opponent_*`` shares);
-* :func:`build_model`: a fresh MaskablePPO with the config's hyperparameters;
-* :func:`restore_model`: the same model given a checkpoint's weights, Adam
+* `build_model`: a fresh MaskablePPO with the config's hyperparameters;
+* `restore_model`: the same model given a checkpoint's weights, Adam
   state and step count, all read from safetensors (never ``MaskablePPO.load``,
   which unpickles).
 """
@@ -57,7 +57,7 @@ def make_league(config: TrainConfig) -> League:
 
 
 def make_env_fn(config: TrainConfig, table: list[SeatMember], worker: bool) -> Callable[[], Any]:
-    """A factory of one monitored :class:`SelfPlayEnv` (run inside its worker)."""
+    """A factory of one monitored `SelfPlayEnv` (run inside its worker)."""
 
     def init() -> Any:
         if worker:  # Ctrl-C reaches the whole process group; only the trainer handles it

@@ -2,13 +2,13 @@
 
 ``train(config, out_dir)`` runs the whole loop:
 
-1. seed python, numpy and torch; build ``n_envs`` :class:`~cardsuite.train.wrappers.SelfPlayEnv`
+1. seed python, numpy and torch; build ``n_envs`` [`SelfPlayEnv`][cardsuite.train.wrappers.SelfPlayEnv]
    (one learner seat each, opponents seated from the training core's
    `cardsuite.train.core.league.League`) in worker processes;
 2. ``MaskablePPO.learn`` collects rollouts with the learner's action masks
    and updates the policy;
 3. at every rollout boundary (after an update, before the next rollout) the
-   :class:`SelfPlayCallback` records each finished episode's outcomes
+   `SelfPlayCallback` records each finished episode's outcomes
    against its seats in the League (PFSP) and runs the schedules: a frozen
    snapshot of the learner joins the League; the League's draw table is
    sent to every worker; an
@@ -22,7 +22,7 @@
 
 ``train(config, out_dir, resume=DIR)`` rebuilds the model from the config and
 loads a checkpoint's weights, optimizer state and step count (safetensors,
-never a pickle: :mod:`~cardsuite.train.checkpoint`), the League, the RNG
+never a pickle: [`checkpoint`][cardsuite.train.checkpoint]), the League, the RNG
 states, the schedules and the evaluation history, and continues from its
 step. Episodes that were in progress inside the workers when the checkpoint
 was taken are not part of it: the resumed run starts fresh episodes, seeded

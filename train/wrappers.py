@@ -1,6 +1,6 @@
 """A single-agent Gymnasium view of a suite env, for one learning seat.
 
-:class:`SelfPlayEnv` turns any suite AEC env into an ordinary
+[`SelfPlayEnv`][cardsuite.train.wrappers.SelfPlayEnv] turns any suite AEC env into an ordinary
 ``gymnasium.Env`` for **one** player, the learner. Every other seat is played
 inside the env by an opponent drawn, at each episode start, from the draw
 table of the training core's `cardsuite.train.core.league.League`
@@ -27,7 +27,7 @@ in turn to the same trajectory, so one seat's reward is credited to another
 seat's action. Here the other seats never produce a transition.
 
 Observations are the env's float32 vector scaled into [-1, 1] by
-:func:`~cardsuite.train.core.netspec.obs_scale` (the same scaling the trained agent uses in
+`obs_scale` (the same scaling the trained agent uses in
 the arena). No torch is imported: worker processes stay light.
 """
 

@@ -1,10 +1,10 @@
 """``cardsuite serve``: a local web table for playing, watching and replaying games.
 
-The app (:mod:`cardsuite.agents.web.app`) is Starlette served by uvicorn,
+The app (`cardsuite.agents.web.app`) is Starlette served by uvicorn,
 from the ``web`` extra (``pip install cardsuite[web]``). Every game lives in
-the server process only (:mod:`cardsuite.agents.web.sessions`); a page asks
+the server process only (`cardsuite.agents.web.sessions`); a page asks
 for its view as JSON and draws it with the plain HTML/JS/CSS of ``static/``.
-A seat's page is built by :func:`cardsuite.agents.web.models.seat_model`:
+A seat's page is built by `cardsuite.agents.web.models.seat_model`:
 the table with every hand removed, plus that seat's own hand read from its
 observation, so no other player's hidden card ever leaves the server for it.
 """

@@ -4,19 +4,19 @@ A table on a shared machine (a class, a lab) must keep answering whatever a
 page sends. So:
 
 * every piece of game work (dealing, option parsing, agent moves, views,
-  uploaded records) runs in a small pool of :class:`GameWorkers` threads,
+  uploaded records) runs in a small pool of `GameWorkers` threads,
   never on the event loop: ``/``, ``/api/info`` and ``/static/...`` are
   answered by the loop itself and never wait for a game;
-* the pool is bounded: when every worker is busy and :attr:`Limits.queue`
+* the pool is bounded: when every worker is busy and `Limits.queue`
   requests already wait, a new request is refused at once (503,
   [ServerBusy][cardsuite.agents.web.limits.ServerBusy]);
-* each agent move has a time limit (:attr:`Limits.move_seconds`): a search
+* each agent move has a time limit (`Limits.move_seconds`): a search
   agent is stopped inside its search (the deadline is checked each time it
   asks for a determinization, i.e. every iteration), any other agent is
   judged when it returns; a move over the limit stops that game with
   [MoveTooLong][cardsuite.agents.web.limits.MoveTooLong] and the session
   lock is released;
-* a page cannot ask for search parameters above :attr:`Limits.caps`
+* a page cannot ask for search parameters above `Limits.caps`
   (``ismcts:budget=100000000`` is a 400 naming ``budget`` and the cap).
 
 Threads, not processes: an agent is a live object (a search tree's random

@@ -1,6 +1,6 @@
 """The JSON a page receives: the whole table (watch, replay) or one seat's view (play).
 
-Both are the game's *table model* (:mod:`cardsuite.rgb`), built by the game
+Both are the game's *table model* (`cardsuite.rgb`), built by the game
 record's ``rgb`` part (``table_model``). A seat's view is the model built with
 ``hands=False`` (no hand of anyone), to which the seat's own hand is added
 from its own observation (the ``hand`` piece of ``obs_spec``). What remains

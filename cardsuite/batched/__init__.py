@@ -4,24 +4,24 @@ Nothing here knows a card game. A game's package holds its engine
 (``scum_env.batched``, ``scum_env.party.batched``, ``scandal_env.batched``);
 this package gives it:
 
-* :mod:`~cardsuite.batched.backend`: one array namespace over numpy and torch
+* `backend`: one array namespace over numpy and torch
   (``get_backend("numpy" | "torch", device)``), so an engine is written once.
-* :mod:`~cardsuite.batched.deal`: counter-based hashed random streams
+* `deal`: counter-based hashed random streams
   (``stream_keys``, ``permutations``): deals depend on ``(seed, game index,
   counter)`` only, identical on both backends and under sharding.
-* :mod:`~cardsuite.batched.protocol`: the :class:`BatchedEngine` contract
+* [`protocol`][cardsuite.batched.protocol]: the [`BatchedEngine`][cardsuite.batched.BatchedEngine] contract
   (``reset``/``step``/``to_act``; ``num_games``, ``num_players``,
   ``num_actions``, ``obs_dim``, ``obs_spec``, ``xp``; per-seat rewards,
   ``done``, autoreset, ``active``, strict illegal actions) and
-  :class:`StepResult`.
-* :mod:`~cardsuite.batched.sharded`: :class:`ShardedEngine`, one numpy batch
+  [`StepResult`][cardsuite.batched.StepResult].
+* `sharded`: [`ShardedEngine`][cardsuite.batched.ShardedEngine], one numpy batch
   stepped by several threads.
-* :mod:`~cardsuite.batched.vector_env`: :class:`BatchedVectorEnv` (one learning
-  seat, Gymnasium ``VectorEnv``) and :func:`sb3_vec_env` (``MaskablePPO``).
-* :mod:`~cardsuite.batched.arena`: :func:`run_arena`, per-seat mean returns of
+* `vector_env`: [`BatchedVectorEnv`][cardsuite.batched.BatchedVectorEnv] (one learning
+  seat, Gymnasium ``VectorEnv``) and [`sb3_vec_env`][cardsuite.batched.sb3_vec_env] (``MaskablePPO``).
+* `arena`: [`run_arena`][cardsuite.batched.run_arena], per-seat mean returns of
   batch policies.
-* :mod:`~cardsuite.batched.policies`: :class:`RandomPolicy`,
-  :func:`sb3_policy` and the ``BatchPolicy`` type.
+* `policies`: [`RandomPolicy`][cardsuite.batched.RandomPolicy],
+  [`sb3_policy`][cardsuite.batched.sb3_policy] and the ``BatchPolicy`` type.
 
 See ``docs/batched.md``.
 """

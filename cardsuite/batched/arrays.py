@@ -1,7 +1,7 @@
 """The base of every batched engine: N games whose whole state is named arrays.
 
-A batched engine lists its state arrays once, in :attr:`ArrayGames.STATE_FIELDS`,
-and says which output buffers it holds (:meth:`ArrayGames.buffer_bytes`); the
+A batched engine lists its state arrays once, in `ArrayGames.STATE_FIELDS`,
+and says which output buffers it holds (`ArrayGames.buffer_bytes`); the
 base derives the inspection and memory accounting every engine offers.
 """
 

@@ -1,6 +1,6 @@
 """A tiny array namespace over numpy and torch: one engine design, two backends.
 
-The batched engine is written once against :class:`Backend`. Everything that
+The batched engine is written once against [`Backend`][cardsuite.batched.backend.Backend]. Everything that
 reads the same in numpy and torch (arithmetic, comparisons, ``&``/``|``/``~``,
 slicing, integer and boolean indexing) is written directly on the arrays; the
 few calls whose names or signatures differ (gathers, reductions, sorting,
@@ -23,7 +23,7 @@ BACKENDS = ("numpy", "torch")
 
 
 class Backend:
-    """The numpy backend; :class:`TorchBackend` overrides what differs."""
+    """The numpy backend; `TorchBackend` overrides what differs."""
 
     name = "numpy"
 

@@ -58,13 +58,13 @@ def permutations(
 ) -> Array:
     """Random permutations ``[len(games), width]`` (int64) of streams ``(seed, tag, game, counter)``.
 
-    The stable argsort of :func:`stream_keys`: identical on every backend.
+    The stable argsort of `stream_keys`: identical on every backend.
     """
     return xp.argsort(stream_keys(xp, seed, tag, games, counters, width), axis=1)
 
 
 def mix32_int(x: int) -> int:
-    """:func:`mix32` of one Python int."""
+    """`mix32` of one Python int."""
     x &= M32
     x ^= x >> 16
     x = (x * 0x7FEB352D) & M32

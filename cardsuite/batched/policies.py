@@ -1,6 +1,6 @@
 """Game-agnostic batch policies: ``[M, D]`` observations and ``[M, A]`` masks in, ``[M]`` actions out.
 
-A :data:`BatchPolicy` is any callable ``policy(obs, mask) -> actions`` over
+A `BatchPolicy` is any callable ``policy(obs, mask) -> actions`` over
 arrays of the engine's backend (numpy arrays or torch tensors); it must return
 a legal action for every row. The vector env and the arena call one policy per
 seat with the rows of the games where that seat is to act. Game-specific
@@ -10,7 +10,7 @@ A policy that remembers what it saw in each game (the Scandal heuristic's
 repeat memory, S4) sets the class attribute ``per_game = True`` and accepts
 ``policy(obs, mask, games=..., players=...)``: the game index (within the
 caller's batch) and the acting player id of every row. Callers use
-:func:`call_policy`, which passes them only to such policies.
+`call_policy`, which passes them only to such policies.
 """
 
 from __future__ import annotations

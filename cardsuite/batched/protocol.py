@@ -1,8 +1,8 @@
 """The contract every batched engine keeps, so the shared adapters serve every game.
 
 A batched engine holds ``num_games`` independent games as arrays with a
-leading game axis, on the backend ``xp`` (:mod:`cardsuite.batched.backend`).
-One :meth:`BatchedEngine.step` applies one decision in every game, with a
+leading game axis, on the backend ``xp`` (`cardsuite.batched.backend`).
+One [`BatchedEngine.step`][cardsuite.batched.protocol.BatchedEngine.step] applies one decision in every game, with a
 fixed number of array operations and no Python loop over games.
 
 Shapes (``N`` games, ``A`` actions, ``P`` player ids, ``D`` = ``obs_dim``):
@@ -10,7 +10,7 @@ Shapes (``N`` games, ``A`` actions, ``P`` player ids, ``D`` = ``obs_dim``):
 | call | returns |
 |---|---|
 | ``reset(seed)`` | ``(obs [N, D] float32, mask [N, A] int8, to_act [N] int64)`` |
-| ``step(actions [N], active=None)`` | a :class:`StepResult` |
+| ``step(actions [N], active=None)`` | a [`StepResult`][cardsuite.batched.protocol.StepResult] |
 | ``to_act()`` | ``[N]`` player id to act in each game |
 
 Rules every engine follows:
@@ -28,13 +28,13 @@ Rules every engine follows:
   ignores its actions until ``reset``.
 * ``active [N]`` bools: only those games move; the others are untouched.
 * An illegal action of an active, running game raises
-  :class:`~cardsuite.errors.IllegalActionError` naming the game, the player
+  [`IllegalActionError`][cardsuite.errors.IllegalActionError] naming the game, the player
   and the action, and no game is changed.
-* Deals come from :mod:`cardsuite.batched.deal` streams keyed by
+* Deals come from `cardsuite.batched.deal` streams keyed by
   ``(seed, game_offset + game index, counter)``, so numpy and torch play the
   same games and a shard of a batch plays exactly like the full batch.
 * Constructors accept ``game_offset`` and ``buffers=(obs, mask)`` (views of a
-  larger batch's outputs) so :class:`~cardsuite.batched.sharded.ShardedEngine`
+  larger batch's outputs) so [`ShardedEngine`][cardsuite.batched.sharded.ShardedEngine]
   can split a batch across threads.
 """
 
@@ -74,7 +74,7 @@ class BatchedEngine(Protocol):
         ...
 
     def step(self, actions: Any, active: Any = None) -> Any:
-        """One decision in every (active) game; a :class:`StepResult`-like object."""
+        """One decision in every (active) game; a `StepResult`-like object."""
         ...
 
     def to_act(self) -> Array:

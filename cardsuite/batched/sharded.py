@@ -6,7 +6,7 @@ game ranges) step in parallel threads. Each shard is built by the game's
 factory with ``game_offset`` (its games' global indices, so it deals from the
 same streams) and ``buffers`` (rows of shared output arrays), so a sharded
 batch plays, observes and rewards exactly like one engine of the same seed
-and N (the :mod:`~cardsuite.batched.protocol` contract).
+and N (the [`protocol`][cardsuite.batched.protocol] contract).
 """
 
 from __future__ import annotations

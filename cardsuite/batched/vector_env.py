@@ -1,10 +1,10 @@
 """Train one learning seat on any batched engine: a Gymnasium vector env and an SB3 adapter.
 
-:class:`BatchedVectorEnv` wraps a :class:`~cardsuite.batched.protocol.BatchedEngine`
+[`BatchedVectorEnv`][cardsuite.batched.vector_env.BatchedVectorEnv] wraps a [`BatchedEngine`][cardsuite.batched.protocol.BatchedEngine]
 of ``num_envs`` games. In every game, player ``learner`` is the learning
 seat; the other seats are played inside the batch by the given
-:data:`~cardsuite.batched.policies.BatchPolicy` (random, a game's heuristic,
-or the learner itself through :func:`~cardsuite.batched.policies.sb3_policy`),
+`BatchPolicy` (random, a game's heuristic,
+or the learner itself through [`sb3_policy`][cardsuite.batched.policies.sb3_policy]),
 so each ``step`` returns the observation of the learner's next decision in
 every game. The learner keeps its player id while its role (and, in Scum
 Party, its table) changes, so it learns every role.
@@ -32,7 +32,7 @@ without them keeps its own autoreset, and no ``final_obs`` is returned). The
 other seats' moves of a new episode before the learner's first decision
 count towards the next step's reward, never the finished episode's.
 
-SB3 does not accept a Gymnasium ``VectorEnv``; :func:`sb3_vec_env` wraps one
+SB3 does not accept a Gymnasium ``VectorEnv``; [`sb3_vec_env`][cardsuite.batched.vector_env.sb3_vec_env] wraps one
 as a ``stable_baselines3`` ``VecEnv`` (imported lazily: the core does not need
 SB3) with ``env_method("action_masks")``, which is what ``MaskablePPO`` calls.
 """
@@ -59,7 +59,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         learner: player id of the learning seat in every game.
         opponents: one policy for every other seat, or a list with one per
             player id (the learner's entry is ignored); default random.
-        seed: default seed of :meth:`reset`.
+        seed: default seed of `reset`.
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}  # noqa: RUF012
@@ -72,7 +72,7 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         opponents: BatchPolicy | Sequence[BatchPolicy] | None = None,
         seed: int = 0,
     ) -> None:
-        """Wrap ``engine``; call :meth:`reset` next."""
+        """Wrap ``engine``; call `reset` next."""
         self.engine = engine
         n = engine.num_players
         if isinstance(learner, bool) or not isinstance(learner, int) or not 0 <= learner < n:
@@ -250,7 +250,7 @@ def sb3_vec_env(env: BatchedVectorEnv) -> Any:
     from stable_baselines3.common.vec_env import VecEnv
 
     class BatchedSB3VecEnv(VecEnv):  # type: ignore[misc]
-        """SB3 view of a :class:`BatchedVectorEnv` (numpy in, numpy out)."""
+        """SB3 view of a `BatchedVectorEnv` (numpy in, numpy out)."""
 
         def __init__(self, inner: BatchedVectorEnv) -> None:
             self.inner = inner

@@ -1,4 +1,4 @@
-"""One action in every game of a :class:`~scandal_env.batched.engine.BatchedScandal`.
+"""One action in every game of a `BatchedScandal`.
 
 Each action kind runs on the subset of games that chose it (a handful of
 array operations per kind, no loop over games), in the order of the

@@ -1,8 +1,8 @@
-"""Per-game states into batched rows: :func:`load_states` (the search's state bridge).
+"""Per-game states into batched rows: `load_states` (the search's state bridge).
 
 A search (``cardsuite.agents.ismcts_batched``) grows its tree on per-game
-:class:`scandal_env.state.State` objects and evaluates the leaves in one
-:class:`~scandal_env.batched.engine.BatchedScandal` call: each leaf state is
+[`scandal_env.state.State`][scandal_env.state.State] objects and evaluates the leaves in one
+[`BatchedScandal`][scandal_env.batched.engine.BatchedScandal] call: each leaf state is
 written into one row of the engine's arrays, exactly as if the engine had
 played that row to the same position, after which ``step`` continues every
 row as ``scandal_v0`` would (observations, masks and rewards bit for bit;

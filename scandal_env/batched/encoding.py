@@ -1,6 +1,6 @@
 """Observations of a batch of Scandal games, bit-identical to ``scandal_v0``'s.
 
-The layout is :func:`scandal_env.encoding.obs_spec` of the game's rules. Each
+The layout is `scandal_env.encoding.obs_spec` of the game's rules. Each
 game is observed by its player to act; per-player pieces are in relative turn
 order starting with that player (relative seat ``i`` is player
 ``(to_act + i) % P``). Fractions use the per-game encoder's float64

@@ -2,11 +2,11 @@
 
 Every game's state lives in arrays with a leading game axis ``[N, ...]``;
 per-player arrays are indexed by player id (seat). One
-:meth:`BatchedScandal.step` applies one action in every game with a fixed,
+[`BatchedScandal.step`][scandal_env.batched.engine.BatchedScandal.step] applies one action in every game with a fixed,
 small number of array operations and no Python loop over games: each action
 kind (draws, meld steps, lay-offs, discards) runs on the subset of games that
-chose it, then the mask (:mod:`~scandal_env.batched.masks`) and the
-observation (:mod:`~scandal_env.batched.encoding`) are built full-width.
+chose it, then the mask (`masks`) and the
+observation (`encoding`) are built full-width.
 
 Episodes follow ``scandal_v0``: with ``episode="hand"`` one hand, with
 ``episode="game"`` hands (the deal rotating, S2) until someone reaches the
@@ -14,7 +14,7 @@ target (S9) or ``max_hands``; every hand's net score / ``reward_scale`` is
 rewarded when that hand ends. A finished game restarts as ``scandal_v0.reset()``
 without a seed does: a new game (random first dealer, scores 0). Deals come
 from counter-based streams keyed by ``(seed, game index, deal number)``
-(:mod:`cardsuite.batched.deal`), identical on numpy and torch.
+(`cardsuite.batched.deal`), identical on numpy and torch.
 """
 
 from __future__ import annotations
@@ -57,8 +57,8 @@ def _check_integers(x: Any, name: str) -> None:
         raise IllegalActionError(f"step: {name} must be integer action ids, got dtype {dtype}")
 
 
-#: What :meth:`BatchedScandal.step` returns: the shared
-#: :class:`~cardsuite.batched.protocol.StepResult`, whose ``truncated [N]``
+#: What `BatchedScandal.step` returns: the shared
+#: `StepResult`, whose ``truncated [N]``
 #: marks the games among ``done`` whose episode ended by a limit (a blocked
 #: hand or ``max_turns``, S4, or ``max_hands``), as ``scandal_v0`` reports it.
 ScandalStepResult = StepResult
@@ -71,14 +71,14 @@ class BatchedScandal(ArrayGames):
         num_games: N, the number of games held.
         backend: ``"numpy"`` or ``"torch"``.
         device: torch device (``"cpu"``, ``"cuda"``); numpy runs on the CPU.
-        autoreset: restart finished games inside :meth:`step` (default); with
+        autoreset: restart finished games inside `step` (default); with
             ``False`` a finished game stays over, ignores its actions and has an
-            all-zero mask until :meth:`reset`.
+            all-zero mask until `reset`.
         game_offset: index of this batch's first game in the deal streams.
         buffers: optional ``(obs [N, D] float32, mask [N, A] bool)`` to write into.
-        **config: :class:`~scandal_env.config.ScandalConfig` fields
+        **config: [`ScandalConfig`][scandal_env.config.ScandalConfig] fields
             (``illegal_action``/``illegal_penalty`` do not apply: an illegal
-            action raises :class:`IllegalActionError`).
+            action raises [`IllegalActionError`][cardsuite.IllegalActionError]).
     """
 
     def __init__(
@@ -92,7 +92,7 @@ class BatchedScandal(ArrayGames):
         buffers: tuple[Array, Array] | None = None,
         **config: Any,
     ) -> None:
-        """Allocate the arrays of ``num_games`` games; call :meth:`reset` next."""
+        """Allocate the arrays of ``num_games`` games; call `reset` next."""
         if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
             raise ConfigError(f"num_games must be a positive integer, got {num_games!r}")
         self.config = ScandalConfig.from_dict(config)
@@ -280,7 +280,7 @@ class BatchedScandal(ArrayGames):
         (the engine's own observation of a finished game does the same).
 
         Raises:
-            UsageError: before :meth:`reset`, or a bad ``player`` (named).
+            UsageError: before `reset`, or a bad ``player`` (named).
         """
         if not self._ready:
             raise UsageError("call reset() before observe_as()")

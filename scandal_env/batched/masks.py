@@ -1,6 +1,6 @@
 """The legal mask of a batch of Scandal games: the per-game mask as array operations.
 
-It reproduces :func:`scandal_env.masks.legal_mask` exactly, look-ahead
+It reproduces [`scandal_env.masks.legal_mask`][scandal_env.masks.legal_mask] exactly, look-ahead
 included: the mask only offers steps from which the turn can still end with
 a legal discard.
 
@@ -32,7 +32,7 @@ from scandal_env.batched.tables import BIG8, DeckTables
 
 
 class MaskState(Protocol):
-    """The state arrays of :class:`~scandal_env.batched.engine.BatchedScandal` the mask reads."""
+    """The state arrays of `BatchedScandal` the mask reads."""
 
     xp: Backend
     t: DeckTables

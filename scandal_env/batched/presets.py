@@ -1,9 +1,9 @@
-"""Preset first deals of :meth:`BatchedScandal.reset`, checked on the host.
+"""Preset first deals of `BatchedScandal.reset`, checked on the host.
 
 A preset gives every game's hands (bool ``[N, P, n]`` by player id), discard
 pile and stock (card ids ``[N, n]``, top first, padded with -1), optionally
 the dealers ``[N]`` and the game totals ``[N, P]``. Bad input raises
-:class:`~cardsuite.errors.PresetError` naming the field and the first game
+[`PresetError`][cardsuite.errors.PresetError] naming the field and the first game
 at fault; nothing is changed then.
 """
 

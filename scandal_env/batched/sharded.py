@@ -1,10 +1,10 @@
-"""Several CPU threads stepping one batch of Scandal: :class:`ShardedScandal`.
+"""Several CPU threads stepping one batch of Scandal: `ShardedScandal`.
 
-A thin Scandal front of :class:`cardsuite.batched.sharded.ShardedEngine`: the
-games split into contiguous shards of :class:`BatchedScandal` stepped by
+A thin Scandal front of [`cardsuite.batched.sharded.ShardedEngine`][cardsuite.batched.sharded.ShardedEngine]: the
+games split into contiguous shards of [`BatchedScandal`][scandal_env.batched.engine.BatchedScandal] stepped by
 parallel threads (numpy releases the GIL), each dealing from its games'
 global streams and writing into rows of shared outputs, so a sharded batch
-plays exactly like one :class:`BatchedScandal` of the same seed and N
+plays exactly like one [`BatchedScandal`][scandal_env.batched.engine.BatchedScandal] of the same seed and N
 (``truncated`` included). ``observe_as``, ``restart_games`` and the
 all-or-nothing ``step`` come from the shared `ShardedEngine`.
 """
@@ -23,14 +23,14 @@ class ShardedScandal(ShardedEngine):
     Args:
         num_games: N.
         threads: worker threads (shards), at most N.
-        autoreset: as :class:`BatchedScandal`.
-        **config: :class:`~scandal_env.config.ScandalConfig` fields.
+        autoreset: as [`BatchedScandal`][scandal_env.batched.engine.BatchedScandal].
+        **config: [`ScandalConfig`][scandal_env.config.ScandalConfig] fields.
     """
 
     def __init__(
         self, num_games: int, *, threads: int = 2, autoreset: bool = True, **config: Any
     ) -> None:
-        """Split the batch into :class:`BatchedScandal` shards that share output buffers."""
+        """Split the batch into `BatchedScandal` shards that share output buffers."""
 
         def factory(n: int, offset: int, buffers: Any) -> BatchedScandal:
             return BatchedScandal(

@@ -1,15 +1,15 @@
 """Batched Scum: thousands of games per call as array operations (numpy or torch).
 
-* :class:`~scum_env.batched.engine.BatchedScum`: N games as arrays; ``reset``
+* [`BatchedScum`][scum_env.batched.engine.BatchedScum]: N games as arrays; ``reset``
   and ``step`` give ``[N, obs_dim]`` observations, ``[N, A]`` masks, the
   player to act, per-seat rewards ``[N, P]`` and done flags, with the exact
   observation and action layout of ``scum_v0``.
-* :class:`~scum_env.batched.sharded.ShardedScum`: one numpy batch stepped by
+* `ShardedScum`: one numpy batch stepped by
   several threads.
-* :class:`~scum_env.batched.vector_env.ScumVectorEnv` and
-  :func:`~scum_env.batched.vector_env.sb3_vec_env`: one learning seat for
+* `ScumVectorEnv` and
+  [`sb3_vec_env`][scum_env.batched.vector_env.sb3_vec_env]: one learning seat for
   Gymnasium and ``MaskablePPO``.
-* :func:`~scum_env.batched.arena.play_arena`: fast evaluation of policies per seat.
+* `play_arena`: fast evaluation of policies per seat.
 
 See ``docs/batched.md``.
 """

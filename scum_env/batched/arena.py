@@ -1,6 +1,6 @@
-"""Batched arena for Scum: :func:`play_arena` over :class:`BatchedScum`.
+"""Batched arena for Scum: `play_arena` over `BatchedScum`.
 
-A Scum front of :func:`cardsuite.batched.arena.run_arena`: each slot plays an
+A Scum front of [`cardsuite.batched.arena.run_arena`][cardsuite.batched.arena.run_arena]: each slot plays an
 equal share of the episodes (running games, so later series have trades) and
 then stops moving; each seat's mean episode reward comes with a 95%
 confidence half-width.
@@ -37,7 +37,7 @@ def play_arena(
         batch: game slots stepped together.
         seed: seed of the deals.
         backend, device: the engine's backend.
-        **config: :class:`~scum_env.config.ScumConfig` fields.
+        **config: [`ScumConfig`][scum_env.config.ScumConfig] fields.
     """
 
     def make(slots: int) -> BatchedScum:

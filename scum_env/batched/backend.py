@@ -1,4 +1,4 @@
-"""The numpy/torch array namespace, now shared by every game: :mod:`cardsuite.batched.backend`.
+"""The numpy/torch array namespace, now shared by every game: `cardsuite.batched.backend`.
 
 Kept so that ``scum_env.batched.backend`` imports keep working.
 """

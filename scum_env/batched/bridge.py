@@ -1,8 +1,8 @@
-"""Per-game table states into batched rows: :func:`load_states` (the search's state bridge).
+"""Per-game table states into batched rows: `load_states` (the search's state bridge).
 
 A search (``cardsuite.agents.ismcts_batched``) grows its tree on per-game
-:class:`scum_env.state.State` objects and evaluates the leaves in one
-:class:`~scum_env.batched.engine.BatchedScum` call: each leaf state is written
+[`scum_env.state.State`][scum_env.state.State] objects and evaluates the leaves in one
+[`BatchedScum`][scum_env.batched.engine.BatchedScum] call: each leaf state is written
 into one row of the engine's arrays (per role position, as the engine holds
 them), exactly as if the engine had played that row to the same position;
 ``step`` then continues every row as ``scum_v0`` would (observations, masks

@@ -1,4 +1,4 @@
-"""Checks of what a caller hands :meth:`BatchedScum.step`: action ids and active flags.
+"""Checks of what a caller hands `BatchedScum.step`: action ids and active flags.
 
 The engine casts them to int64 / bool arrays; before that, these checks turn
 every wrong input into a named error instead of a silent cast: ``None``, text,

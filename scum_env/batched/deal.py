@@ -1,4 +1,4 @@
-"""Hashed deals, now shared by every game: :mod:`cardsuite.batched.deal`.
+"""Hashed deals, now shared by every game: `cardsuite.batched.deal`.
 
 Kept so that ``scum_env.batched.deal`` imports keep working. Scum uses the
 streams ``TAG_DEAL`` (the cards of a series, counter = deal number) and

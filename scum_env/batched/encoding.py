@@ -1,7 +1,7 @@
 """Observations and action masks of a batch of Scum games, as array operations.
 
-The layout is exactly :func:`scum_env.encoding.observation_spec` and the
-action table of :class:`scum_env.rules.Rules`, so a policy trained on
+The layout is exactly `scum_env.encoding.observation_spec` and the
+action table of `scum_env.rules.Rules`, so a policy trained on
 ``scum_v0`` runs unchanged on the batched engine. Each game is observed by its
 player to act; per-player pieces are in relative turn order starting with that
 player. The engine holds per-player state by *role position* (0 = President),

@@ -1,7 +1,7 @@
 """BatchedScum: N independent Scum games (4J rules, J1–J9) held as arrays.
 
 Every game's state lives in arrays with a leading game axis ``[N, ...]``; one
-:meth:`BatchedScum.step` applies one action in every game with a fixed, small
+[`BatchedScum.step`][scum_env.batched.engine.BatchedScum.step] applies one action in every game with a fixed, small
 number of array operations and no Python loop over games. Per-player state is
 indexed by *role position* (0 = President ... P-1 = Scum), the turn order of
 J3, so "the next player in turn order", the trades of J5 and the observer's
@@ -21,7 +21,7 @@ game restarts the way ``scum_v0.reset()`` (no seed) continues: the next
 series of the running game, seated by finish order and with trades (J3, J5),
 or, once the game reached its target, a new game (random role draw, no
 trades). Deals come from counter-based streams keyed by ``(seed, game index,
-deal number)`` (:mod:`scum_env.batched.deal`).
+deal number)`` (`scum_env.batched.deal`).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ TRADE, PLAY, OVER = int(Phase.TRADE), int(Phase.PLAY), int(Phase.OVER)
 
 @dataclass
 class StepResult:
-    """What :meth:`BatchedScum.step` returns.
+    """What `BatchedScum.step` returns.
 
     ``obs`` and ``mask`` are the engine's reused buffers (valid until the next
     call: copy them to keep them). For a game that finished this step (``done``),
@@ -77,16 +77,16 @@ class BatchedScum(ArrayGames):
         num_games: N, the number of games held.
         backend: ``"numpy"`` or ``"torch"``.
         device: torch device (``"cpu"``, ``"cuda"``); numpy runs on the CPU.
-        autoreset: restart finished games inside :meth:`step` (default); with
+        autoreset: restart finished games inside `step` (default); with
             ``False`` a finished game stays over, ignores its actions and has an
-            all-zero mask until :meth:`reset`.
+            all-zero mask until `reset`.
         game_offset: index of this batch's first game in the deal streams
             (a shard of a larger batch deals exactly as the larger batch does).
         buffers: optional ``(obs [N, obs_dim] float32, mask [N, A] bool)``
             arrays to write into (views of a larger batch's outputs).
-        **config: :class:`~scum_env.config.ScumConfig` fields (every J9
+        **config: [`ScumConfig`][scum_env.config.ScumConfig] fields (every J9
             option; ``illegal_action``/``illegal_penalty`` do not apply: an
-            illegal action raises :class:`IllegalActionError`).
+            illegal action raises [`IllegalActionError`][cardsuite.IllegalActionError]).
     """
 
     STATE_FIELDS = ("hands", "given", "received", "ncards", "order", "scores", "finish", "passed",
@@ -105,7 +105,7 @@ class BatchedScum(ArrayGames):
         buffers: tuple[Array, Array] | None = None,
         **config: Any,
     ) -> None:
-        """Allocate the arrays of ``num_games`` games; call :meth:`reset` next."""
+        """Allocate the arrays of ``num_games`` games; call `reset` next."""
         if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
             raise ConfigError(f"num_games must be a positive integer, got {num_games!r}")
         self.config = ScumConfig.from_dict(config)
@@ -425,10 +425,10 @@ class BatchedScum(ArrayGames):
         also be ``[N]`` ids, one per game), as trainers bootstrap a seat's
         open transition at the end of a rollout. Nothing of the engine
         changes: not its state, not the observation and mask buffers
-        :meth:`step` returned.
+        `step` returned.
 
         Raises:
-            UsageError: before :meth:`reset`, or a bad ``player`` (not ids ``0 .. n-1``).
+            UsageError: before `reset`, or a bad ``player`` (not ids ``0 .. n-1``).
         """
         if self._mask is None:
             raise UsageError("call reset() before observe_as()")

@@ -1,9 +1,9 @@
 """Batched policies for Scum: the lowest-first heuristic, beside the shared ones.
 
-The game-agnostic :class:`RandomPolicy`, :func:`sb3_policy` and the
-``BatchPolicy`` type live in :mod:`cardsuite.batched.policies` (re-exported
-here). :class:`LowestFirstPolicy` reads the action table of a
-:class:`~scum_env.rules.Rules`, so it plays Scum Party tables too.
+The game-agnostic [`RandomPolicy`][scum_env.batched.policies.RandomPolicy], [`sb3_policy`][scum_env.batched.policies.sb3_policy] and the
+``BatchPolicy`` type live in `cardsuite.batched.policies` (re-exported
+here). `LowestFirstPolicy` reads the action table of a
+`Rules`, so it plays Scum Party tables too.
 """
 
 from __future__ import annotations

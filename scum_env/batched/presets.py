@@ -1,7 +1,7 @@
 """Checks of a batched Scum game's preset reset options: roles, scores and hands.
 
 Every preset is checked before any game changes (a refused
-:meth:`~scum_env.batched.engine.BatchedScum.reset` changes nothing); a bad
+[`reset`][scum_env.batched.engine.BatchedScum.reset] changes nothing); a bad
 one is a `PresetError` naming the option.
 """
 

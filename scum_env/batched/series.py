@@ -1,9 +1,9 @@
 """The series of a batched Scum game: seating, deals, restarts and scoring (J3, J4, J8).
 
-Functions of :class:`~scum_env.batched.engine.BatchedScum`'s rare events, each
+Functions of [`BatchedScum`][scum_env.batched.engine.BatchedScum]'s rare events, each
 on the subset ``r`` of games it concerns: the seeded role draw and deal from
-the counter-based streams (:mod:`scum_env.batched.deal`), the start of a series
-(with its forced trades, :mod:`scum_env.batched.trades`), the restart of a
+the counter-based streams (`scum_env.batched.deal`), the start of a series
+(with its forced trades, `scum_env.batched.trades`), the restart of a
 finished game as ``scum_v0.reset()`` continues it, and the scoring of a series.
 """
 

@@ -1,10 +1,10 @@
-"""Several CPU threads stepping one batch of Scum: :class:`ShardedScum`.
+"""Several CPU threads stepping one batch of Scum: `ShardedScum`.
 
-A thin Scum front of :class:`cardsuite.batched.sharded.ShardedEngine`: the
-games split into contiguous shards of :class:`BatchedScum` stepped by
+A thin Scum front of [`cardsuite.batched.sharded.ShardedEngine`][cardsuite.batched.sharded.ShardedEngine]: the
+games split into contiguous shards of [`BatchedScum`][scum_env.batched.engine.BatchedScum] stepped by
 threads, each dealing from its games' global streams and writing into rows
 of shared outputs, so a sharded batch plays exactly like one
-:class:`BatchedScum` of the same seed and N.
+[`BatchedScum`][scum_env.batched.engine.BatchedScum] of the same seed and N.
 """
 
 from __future__ import annotations
@@ -16,19 +16,19 @@ from scum_env.batched.engine import BatchedScum
 
 
 class ShardedScum(ShardedEngine):
-    """``num_games`` numpy Scum games stepped by ``threads`` threads; :class:`BatchedScum`'s API.
+    """``num_games`` numpy Scum games stepped by ``threads`` threads; `BatchedScum`'s API.
 
     Args:
         num_games: N.
         threads: worker threads (shards), at most N.
-        autoreset: as :class:`BatchedScum`.
-        **config: :class:`~scum_env.config.ScumConfig` fields.
+        autoreset: as [`BatchedScum`][scum_env.batched.engine.BatchedScum].
+        **config: [`ScumConfig`][scum_env.config.ScumConfig] fields.
     """
 
     def __init__(
         self, num_games: int, *, threads: int = 2, autoreset: bool = True, **config: Any
     ) -> None:
-        """Split the batch into :class:`BatchedScum` shards that share output buffers."""
+        """Split the batch into `BatchedScum` shards that share output buffers."""
 
         def factory(n: int, offset: int, buffers: Any) -> BatchedScum:
             return BatchedScum(

@@ -1,6 +1,6 @@
 """The forced trades and give-backs of a batched Scum series (J5).
 
-Functions of :class:`~scum_env.batched.engine.BatchedScum`, run on the games
+Functions of [`BatchedScum`][scum_env.batched.engine.BatchedScum], run on the games
 ``r`` whose series starts with trades or whose player gave a card back: the
 forced moves of the config's trade steps run at once, a chosen give-back
 waits for the giver's action (phase ``TRADE``).

@@ -1,12 +1,12 @@
-"""Train one learning seat on the batched Scum engine: :class:`ScumVectorEnv`.
+"""Train one learning seat on the batched Scum engine: `ScumVectorEnv`.
 
-A Scum front of :class:`cardsuite.batched.vector_env.BatchedVectorEnv`: it
-builds a :class:`~scum_env.batched.engine.BatchedScum` of ``num_envs`` games
+A Scum front of [`cardsuite.batched.vector_env.BatchedVectorEnv`][cardsuite.batched.vector_env.BatchedVectorEnv]: it
+builds a [`BatchedScum`][scum_env.batched.engine.BatchedScum] of ``num_envs`` games
 from config keywords. In every game player ``learner`` learns; the other
 seats are played inside the batch by the ``opponents`` (random, the
 lowest-first heuristic, or the learner itself through ``sb3_policy``). The
 learner keeps its player id while its role changes from series to series
-(J3). Rewards are ``scum_v0``'s, at the episode end. :func:`sb3_vec_env`
+(J3). Rewards are ``scum_v0``'s, at the episode end. [`sb3_vec_env`][scum_env.batched.vector_env.sb3_vec_env]
 wraps it for ``MaskablePPO``.
 """
 
@@ -30,9 +30,9 @@ class ScumVectorEnv(BatchedVectorEnv):
         learner: player id of the learning seat in every game.
         opponents: one policy for every other seat, or a list with one per
             player id (the learner's entry is ignored); default random.
-        seed: default seed of :meth:`reset`.
+        seed: default seed of `reset`.
         backend, device: the engine's backend (outputs are numpy either way).
-        **config: :class:`~scum_env.config.ScumConfig` fields.
+        **config: [`ScumConfig`][scum_env.config.ScumConfig] fields.
     """
 
     def __init__(
@@ -46,6 +46,6 @@ class ScumVectorEnv(BatchedVectorEnv):
         device: str | None = None,
         **config: Any,
     ) -> None:
-        """Create the games; call :meth:`reset` next."""
+        """Create the games; call `reset` next."""
         engine = BatchedScum(num_envs, backend=backend, device=device, **config)
         super().__init__(engine, learner=learner, opponents=opponents, seed=seed)

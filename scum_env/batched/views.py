@@ -1,6 +1,6 @@
 """Views of a batched Scum game: any player's observation, and one game for tests.
 
-`observe_players` is :meth:`~scum_env.batched.engine.BatchedScum.observe_as`
+`observe_players` is [`observe_as`][scum_env.batched.engine.BatchedScum.observe_as]
 (each game from a given player's seat); `game_view` reads one game by player
 id, as numpy. Neither changes the engine.
 """

@@ -5,7 +5,7 @@ card slot is a rank: 14 slots ``2 .. 10, J, Q, K, A, JK`` (Joker), in that
 order of strength. Card names are the rank labels; suit-letter aliases such
 as ``AS``, ``10H``, ``HQ`` and ``JOKER`` are accepted and mapped to the rank.
 
-:func:`party_rules` compiles the :class:`~scum_env.rules.Rules` of one table
+`party_rules` compiles the `Rules` of one table
 of a given size: decks by table size (P1), forced trades in every hand (P5),
 the deal from the Scum upwards (P4), the lead passing to the highest-ranking
 player still holding cards (P6) and role names King .. Scum (P3).

@@ -1,6 +1,6 @@
 """The multi-table Scum Party game state (P1–P8), over the shared table engine.
 
-A :class:`Party` holds one :class:`scum_env.engine.State` per table. Table
+A [`Party`][scum_env.party.engine.Party] holds one [`scum_env.engine.State`][scum_env.engine.State] per table. Table
 states use *local* player indices ``0 .. size-1``; ``members[t][i]`` is the
 global player id (``player_{id}``) of local index ``i`` at table ``t``. At the
 start of every hand a table's players are seated in role order, King first,
@@ -259,7 +259,7 @@ def determinize(party: Party, player: int, rng: np.random.Generator) -> Party:
     """A copy of ``party`` consistent with what ``player`` knows (for search).
 
     At the player's own table the unseen hands are redealt with
-    :func:`scum_env.knowledge.resample_hidden` (the forced *low* gifts of P5
+    [`scum_env.knowledge.resample_hidden`][scum_env.knowledge.resample_hidden] (the forced *low* gifts of P5
     are not used as bounds there, which stays sound). Every other table is
     hidden from the player: its hands are pooled and redealt at random with the
     same hand sizes (played cards and the current trick kept). Every table

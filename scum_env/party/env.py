@@ -1,4 +1,4 @@
-"""The Scum Party PettingZoo AEC environment class (documented in :mod:`scum_env.scum_party_v0`)."""
+"""The Scum Party PettingZoo AEC environment class (documented in `scum_env.scum_party_v0`)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ class PartyEnv(CardGameEnv[Party]):
     }
 
     def __init__(self, render_mode: str | None = None, **config: Any) -> None:
-        """Create the env; keyword arguments are :class:`PartyConfig` fields."""
+        """Create the env; keyword arguments are `PartyConfig` fields."""
         self.config = PartyConfig.from_dict(config)
         self.rules = PE.action_rules(self.config)
         self.encoder: Encoder = Encoder(self.config)
@@ -146,7 +146,7 @@ class PartyEnv(CardGameEnv[Party]):
     def determinize(self, agent: str, rng: np.random.Generator) -> Party:
         """A full tournament state consistent with what ``agent`` knows (for search).
 
-        See :func:`scum_env.party.engine.determinize`: the agent's own table is
+        See [`scum_env.party.engine.determinize`][scum_env.party.engine.determinize]: the agent's own table is
         resampled under its knowledge, every other table is redealt at random
         with the same hand sizes; the real hidden cards are not used.
         """

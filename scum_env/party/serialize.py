@@ -1,9 +1,9 @@
-"""JSON round trip of a Scum Party tournament (:class:`scum_env.party.state.Party`).
+"""JSON round trip of a Scum Party tournament (`scum_env.party.state.Party`).
 
-The tables are saved with :func:`scum_env.serialize.to_dict`; the config is
+The tables are saved with [`scum_env.serialize.to_dict`][scum_env.serialize.to_dict]; the config is
 not saved, only the table sizes and hand count, which must match the config
 the state is restored under. A state that does not fit raises
-:class:`~cardsuite.errors.StateError` naming the field.
+[`StateError`][cardsuite.errors.StateError] naming the field.
 """
 
 from __future__ import annotations
@@ -42,9 +42,9 @@ FIELDS = ("sizes", "num_hands", "tables", "members", "current", "hand", "scores"
 
 
 def from_dict(config: PartyConfig, data: Any) -> Party:
-    """Rebuild a tournament from :func:`to_dict`; StateError naming the field if it is not one.
+    """Rebuild a tournament from `to_dict`; StateError naming the field if it is not one.
 
-    Each table is read by :func:`scum_env.serialize.from_dict` (every field
+    Each table is read by [`scum_env.serialize.from_dict`][scum_env.serialize.from_dict] (every field
     checked); the tournament's own fields are checked here and against the
     tables (P2, P7, P8).
     """
@@ -163,12 +163,12 @@ def _check_party(party: Party) -> None:
 
 
 def to_json(party: Party) -> str:
-    """The tournament as a JSON string (exact round trip with :func:`from_json`)."""
+    """The tournament as a JSON string (exact round trip with `from_json`)."""
     return json.dumps(to_dict(party), separators=(",", ":"))
 
 
 def from_json(config: PartyConfig, text: str) -> Party:
-    """Rebuild a tournament from :func:`to_json`; StateError if corrupt."""
+    """Rebuild a tournament from `to_json`; StateError if corrupt."""
     return from_dict(config, S.parse_json(text, "Scum Party"))
 
 

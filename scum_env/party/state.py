@@ -1,8 +1,8 @@
 """The state of a Scum Party tournament (P1–P8) and the rules of its tables.
 
-:class:`Party` holds one :class:`scum_env.state.State` per table; table states
+[`Party`][scum_env.party.state.Party] holds one [`scum_env.state.State`][scum_env.state.State] per table; table states
 use *local* player indices ``0 .. size-1`` and ``members[t][i]`` is the global
-player id of local index ``i`` at table ``t`` (see :mod:`scum_env.party.engine`).
+player id of local index ``i`` at table ``t`` (see [`scum_env.party.engine`][scum_env.party.engine]).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def action_rules(config: PartyConfig) -> Rules:
 
 @dataclass(eq=False)
 class Party:
-    """A running Scum Party tournament. Mutated in place by :func:`apply`.
+    """A running Scum Party tournament. Mutated in place by `apply`.
 
     Attributes:
         config: the validated config.
@@ -83,7 +83,7 @@ class Party:
 
     @property
     def rules(self) -> Rules:
-        """The rules of the largest table, which define the action table (:func:`action_rules`)."""
+        """The rules of the largest table, which define the action table (`action_rules`)."""
         return action_rules(self.config)
 
     def position(self, player: int) -> int:

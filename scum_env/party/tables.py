@@ -2,16 +2,16 @@
 
 Pure functions over lists of player ids; no engine state.
 
-* :func:`split_tables`: more than 15 players sit at ``ceil(n / 15)`` tables of
+* `split_tables`: more than 15 players sit at ``ceil(n / 15)`` tables of
   5–15 players, as equal as possible; the larger tables are the upper ones
   (P2). Up to 15 players play at one table.
-* :func:`ladder`: after every table has finished its hand, between each pair
+* `ladder`: after every table has finished its hand, between each pair
   of adjacent tables the bottom ``m`` of the upper table and the top ``m`` of
   the lower table swap, ``m = floor(min(size_upper, size_lower) / 2)``; a
   table's new seating (King first) is the arrivals from above in their finish
   order, then those who stay in finish order, then the arrivals from below in
   finish order (P7). Table sizes never change.
-* :func:`hand_points`: a player at table ``t`` (0 = top) of ``T`` gains
+* `hand_points`: a player at table ``t`` (0 = top) of ``T`` gains
   ``T - t`` points, plus King +2, Assistant King +1, Assistant Scum -1 and
   Scum -2, by the seat taken *after* the ladder (P8).
 """

@@ -3,8 +3,8 @@
 States come from the batched engine (every phase: give-backs of J5, leads,
 follows, several series with trades), played by a mix of random moves and the
 heuristic itself so that the hands look like real games. On every row of
-every step, :class:`BatchedScumHeuristic` must return the action that
-:class:`~cardsuite.agents.heuristic_scum.ScumHeuristic` returns for the same
+every step, `BatchedScumHeuristic` must return the action that
+`ScumHeuristic` returns for the same
 observation and mask.
 """
 

@@ -3,8 +3,8 @@
 States come from the batched Scum Party engine (P1–P8: several tables of
 different sizes, the ladder, new deals with the forced trades of P5, every
 reward mode), played by a mix of random moves and the heuristic itself. On
-every row of every step, :class:`BatchedPartyHeuristic` must return the
-action :class:`~cardsuite.agents.heuristic_party.PartyHeuristic` returns for
+every row of every step, `BatchedPartyHeuristic` must return the
+action `PartyHeuristic` returns for
 the same observation and mask.
 """
 

@@ -1,11 +1,11 @@
 """Differential test: the batched Scandal heuristic chooses exactly what the per-game one does.
 
-A :class:`~scandal_env.batched.BatchedScandal` batch is played with
+A [`BatchedScandal`][scandal_env.batched.BatchedScandal] batch is played with
 autoreset; at every step the batched heuristic chooses for a random subset of
 the acting rows, called as a trainer calls it (a shuffled subset, or one call
 per seat, with the rows' game indices and player ids), and the other rows
 play random moves. In lockstep, one plain
-:class:`~cardsuite.agents.heuristic_scandal.ScandalHeuristic` per (game,
+`ScandalHeuristic` per (game,
 player) is fed the same observations: the actions must be identical at every
 step, repeat memories (S4) included. Heuristic play rarely meets a position
 twice, so some rows are asked twice (both heuristics, same observation):

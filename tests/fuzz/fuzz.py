@@ -1,6 +1,6 @@
 """Random-play fuzzing of every game family, checking observations against their spaces.
 
-:func:`fuzz_family` plays ``steps`` random legal actions through the strict
+`fuzz_family` plays ``steps`` random legal actions through the strict
 ``raw_env`` of one family (``"scum"``: every rule variant and player count,
 ``"scum_party"``: several table layouts, ``"scandal"``: 2-6 players, hand and
 game episodes), cycling through its variants episode by episode. At every
@@ -14,7 +14,7 @@ step it checks:
   ``"3"``). Each must raise ``IllegalActionError`` and leave the state
   exactly as it was (agent to act, observation, mask, global state).
 
-Any other outcome raises :class:`FuzzFailure` with the family, variant,
+Any other outcome raises `FuzzFailure` with the family, variant,
 seed and step, enough to replay it. ``python -m tests.fuzz.run`` runs it by
 hand; ``tests/fuzz/test_fuzz.py`` runs a bounded version in the default test
 run and the full 10^6 steps per family under ``-m slow``.

@@ -1,4 +1,4 @@
-"""Random-play fuzzing of every game family (see :mod:`tests.fuzz.fuzz`).
+"""Random-play fuzzing of every game family (see `tests.fuzz.fuzz`).
 
 The default run plays a few thousand steps per family; ``-m slow`` plays the
 full 10^6 steps per family (issue 12), as does ``python -m tests.fuzz.run``.

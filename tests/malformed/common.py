@@ -1,8 +1,8 @@
 """Shared checks of the malformed-input suite: only named errors, nothing hangs.
 
-:func:`named_or_ok` runs a callable under a watchdog (``SIGALRM``: a hang
+`named_or_ok` runs a callable under a watchdog (``SIGALRM``: a hang
 becomes a test failure after a few seconds instead of a stuck run) and
-returns the :class:`~cardsuite.errors.CardsuiteError` it raised, or None.
+returns the [`CardsuiteError`][cardsuite.errors.CardsuiteError] it raised, or None.
 Any other exception propagates and fails the test.
 """
 
@@ -25,7 +25,7 @@ class Hung(BaseException):
 
 @contextmanager
 def watchdog(seconds: float = WATCHDOG_SECONDS) -> Iterator[None]:
-    """Raise :class:`Hung` in the main thread if the block runs longer than ``seconds``."""
+    """Raise `Hung` in the main thread if the block runs longer than ``seconds``."""
 
     def fire(signum: int, frame: Any) -> None:
         raise Hung(f"no result after {seconds} s: the input made the code hang")

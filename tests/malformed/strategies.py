@@ -1,6 +1,6 @@
 """Hypothesis strategies that break valid inputs: JSON values, mutated documents.
 
-:func:`mutated` takes a valid JSON document (a record, a saved state, a deck)
+`mutated` takes a valid JSON document (a record, a saved state, a deck)
 and returns a strategy of copies with one or a few leaves or subtrees
 replaced by hostile values, keys dropped, or lists cut and padded, so the
 suite reaches deep fields, not only the top level.

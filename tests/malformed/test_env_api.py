@@ -1,7 +1,7 @@
 """Careless calls of the env API: a named error naming the argument, the state unchanged.
 
 Issue 12, for every game family through the shared AEC base
-(:class:`cardsuite.aec.CardGameEnv`): bad seeds, options, actions and agent
+([`cardsuite.aec.CardGameEnv`][cardsuite.aec.CardGameEnv]): bad seeds, options, actions and agent
 names, and calls out of order.
 """
 

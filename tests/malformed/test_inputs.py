@@ -1,6 +1,6 @@
 """Broken records, deck files and presets: only the project's named errors, nothing hangs.
 
-Hypothesis builds the inputs (:mod:`tests.malformed.strategies`): records and
+Hypothesis builds the inputs (`tests.malformed.strategies`): records and
 decks with hostile changes deep inside, random bytes, and preset deals made
 of valid and invalid card names, roles, seats and scores for every game. A
 rejected preset leaves the env as it was; an accepted one plays to its end

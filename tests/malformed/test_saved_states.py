@@ -1,7 +1,7 @@
 """Saved states from a hostile or careless user: a named error, or a game that plays on.
 
 ``reset(options={"state": text})`` of every game gets a valid saved state
-with hostile changes deep inside (:func:`tests.malformed.strategies.mutated`).
+with hostile changes deep inside (`tests.malformed.strategies.mutated`).
 It must either raise a named error and leave the env as it was, or load a
 state that then plays: random legal moves never raise, observations stay in
 their space, and nothing hangs. The engines' owners validate the fields; this

@@ -1,6 +1,6 @@
 """Config YAML from a hostile or careless user: a ConfigError naming the file and key.
 
-Every YAML file cardsuite reads goes through :mod:`cardsuite.safe_yaml`
+Every YAML file cardsuite reads goes through `cardsuite.safe_yaml`
 (issue 12): no Python objects, no silently repeated key, no deep nesting,
 UTF-8 only, bounded size.
 """

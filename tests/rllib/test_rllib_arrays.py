@@ -1,7 +1,7 @@
 """Array train batches (BatchedPPO) against RLlib's own learner connector pipeline.
 
 Differential: one rollout of the array env runner is turned into a train
-batch twice, by :func:`~cardsuite.train.rllib.array_batch.train_arrays` (GAE
+batch twice, by `train_arrays` (GAE
 on the runner, arrays) and by RLlib's PPO learner connector over the same
 rollout cut into ``SingleAgentEpisode`` chunks. Same weights, so the rows
 (observations, actions, log-probs) and the GAE value targets must agree.

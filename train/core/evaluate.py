@@ -11,7 +11,7 @@ are judged by the same code (`evaluate_specs`).
 How a duplicate match works:
 
 The same measure as the arena's duplicate head-to-head
-(``run_tournament(..., duplicate=True)``, :mod:`cardsuite.agents.arena`):
+(``run_tournament(..., duplicate=True)``, [`cardsuite.agents.arena`][cardsuite.agents.arena]):
 each deal (one episode from a fresh game's start: Scum's role draw and
 hands of the first series, a Scum Party tournament's seat draw and deals, a
 Scandal hand's deal and dealer) is played once per rotation of the two
@@ -43,7 +43,7 @@ BatchPolicy = Callable[[Any, Any], Any]
 
 @dataclass(frozen=True)
 class DuelResult:
-    """Outcome of :func:`duplicate_match`.
+    """Outcome of `duplicate_match`.
 
     Attributes:
         deals: deals played (each in every rotation).

@@ -10,20 +10,20 @@ game's real heuristic, random, or a `SnapshotAgent` of the member's
 
 Members are batch policies (``policy(obs, mask) -> actions`` over the
 engine's arrays): the fixed baselines (``heuristic``: the real Scum heuristic,
-vectorised, :class:`~cardsuite.agents.batched_heuristic_scum.BatchedScumHeuristic`;
+vectorised, `BatchedScumHeuristic`;
 ``random``) and frozen copies of the learner's actor taken during training
-(:meth:`League.add_snapshot`), which sample their masked policy.
+(`League.add_snapshot`), which sample their masked policy.
 
 Each game of the batch that is not pure self-play is assigned one member
 for its other seats; a game draws a new member whenever its episode ends
-(:meth:`League.draw`), so one batch holds games against many opponents at
-once and :meth:`League.act` plays each member's rows in one call.
+(`League.draw`), so one batch holds games against many opponents at
+once and `League.act` plays each member's rows in one call.
 
 Prioritised fictitious self-play (PFSP, AlphaStar): the probability of
 drawing a member grows with how often it beats the learner. Every finished
 game reports the learner's outcome against its member (1 win, 0.5 tie,
 0 loss: the learner's episode reward against the mean of the others',
-:meth:`League.record`); counts decay by ``decay`` per game so the estimates
+`League.record`); counts decay by ``decay`` per game so the estimates
 follow the learner. Weightings of the member's win rate ``x`` against the
 learner: ``hard`` ``x ** power`` (focus on the members that beat it),
 ``variance`` ``x * (1 - x)`` (members of equal strength), ``uniform``.
@@ -186,7 +186,7 @@ class League:
         return member
 
     def probabilities(self) -> np.ndarray:
-        """The PFSP draw probability of each member (in :attr:`members` order)."""
+        """The PFSP draw probability of each member (in `members` order)."""
         x = np.array([m.win_rate for m in self.members], dtype=np.float64)
         if self.weighting == "hard":
             w = x**self.power
@@ -244,7 +244,7 @@ class League:
 
         ``games`` and ``players`` (the rows' game indices and acting player
         ids) are handed to per-game policies
-        (:func:`~cardsuite.batched.policies.call_policy`); by default row
+        (`call_policy`); by default row
         ``i`` is game ``i``.
         """
         out = np.zeros(len(ids), dtype=np.int64)

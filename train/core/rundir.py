@@ -8,18 +8,18 @@ The one rule of every trainer (`plan_run`), checked before any work starts:
 * a **new run** needs ``--run-dir`` to be absent or an empty directory. A file, or
   a directory holding anything (a finished run, a lone ``checkpoint.prev``,
   the ``config.yaml`` and ``tb/`` of a run killed before its first
-  checkpoint) is a :class:`~cardsuite.errors.ConfigError`;
+  checkpoint) is a [`ConfigError`][cardsuite.errors.ConfigError];
 * a **resume** writes into the run directory that holds the checkpoint, or
   into a new (absent or empty) directory, a *branch* that starts with the
   source run's logs up to the checkpoint. Any other directory is refused, so
   ``--resume run1 --run-dir run2`` can never replace run2's checkpoint.
 
 On resume, what the checkpoint did not cover is dropped
-(:func:`start_logs`): the rows of ``curve.csv`` and ``eval.csv`` after
+(`start_logs`): the rows of ``curve.csv`` and ``eval.csv`` after
 the checkpoint's step (written between the checkpoint and a kill), and
 TensorBoard's events after that step (the new event file starts with a
 ``purge_step`` marker, checkpoint step + 1, and TensorBoard discards the
-older events at or after it; :func:`tensorboard_logger`). So the curve, the CSV
+older events at or after it; `tensorboard_logger`). So the curve, the CSV
 files and TensorBoard show each step once.
 """
 

@@ -1,18 +1,18 @@
 """RLlib on the batched engines: the PPO config, the league on the env runners, its checkpoint.
 
 With ``sampler: batched`` every env runner is RLlib's own
-``SingleAgentEnvRunner`` whose env is a :class:`~cardsuite.train.rllib.batched_env.BatchedRLlibEnv`
+``SingleAgentEnvRunner`` whose env is a `BatchedRLlibEnv`
 of ``num_envs_per_env_runner`` games (``gym_env_vectorize_mode=
 "vector_entry_point"``): RLlib batches the module's forward pass over every
 game of the runner and the engine steps them all with array calls.
 
-The league lives on the runners (one :class:`~cardsuite.train.core.league.League`
+The league lives on the runners (one `League`
 per runner, PFSP estimates of its own games) and is refreshed from the
 driver on the league's schedule: every ``league_every`` iterations the
 learner's weights of the ``main`` module are sent to every runner and join
-its league as a snapshot (:func:`push_snapshot`). The driver keeps the newest
-``league_size`` snapshots (:class:`DriverLeague`): a runner that RLlib
-restarts after a failure gets them again (:class:`LeagueCallbacks`), and a
+its league as a snapshot (`push_snapshot`). The driver keeps the newest
+``league_size`` snapshots (`DriverLeague`): a runner that RLlib
+restarts after a failure gets them again (`LeagueCallbacks`), and a
 checkpoint stores them as ``league.safetensors`` (never a pickle).
 """
 

@@ -2,10 +2,10 @@
 
 RLlib's ``SingleAgentEnvRunner`` accepts an env creator that already returns a
 ``gymnasium.vector.VectorEnv`` (``gym_env_vectorize_mode="vector_entry_point"``).
-:class:`BatchedRLlibEnv` is that vector env: ``num_envs`` games of one
-batched engine (:class:`~cardsuite.batched.protocol.BatchedEngine`: Scum,
+`BatchedRLlibEnv` is that vector env: ``num_envs`` games of one
+batched engine ([`BatchedEngine`][cardsuite.batched.protocol.BatchedEngine]: Scum,
 Scandal or Scum Party), seen from one learning seat per game. The other seats
-are played inside the batch by a :class:`~cardsuite.train.core.league.League`
+are played inside the batch by a `League`
 (the real heuristic, random, and frozen snapshots of the learner drawn by
 PFSP) or, in a share ``1 - league_prob`` of the games, by the newest snapshot
 (self-play). Nothing loops over games in Python: one ``step`` is a handful of
@@ -15,7 +15,7 @@ What RLlib sees is exactly what the per-game env gives one seat:
 
 * observations are the suite's dict ``{"observation": float32[D],
   "action_mask": int8[A]}`` with the per-game env's spaces (taken from it), so
-  the same :class:`~cardsuite.train.rllib.module.MaskedPPOTorchRLModule` trains
+  the same `MaskedPPOTorchRLModule` trains
   and a checkpoint stays an ``rllib:PATH`` arena agent;
 * rewards are the learner's rewards summed between two of its decisions;
 * autoreset is Gymnasium's ``NEXT_STEP`` (what the env runner expects): the
@@ -130,7 +130,7 @@ class BatchedRLlibEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
 
     def __init__(self, env_config: Mapping[str, Any]) -> None:
-        """Build the engine and the league; call :meth:`reset` next."""
+        """Build the engine and the league; call `reset` next."""
         unknown = sorted(set(env_config) - set(ENV_KEYS))
         if unknown:
             raise ConfigError(f"unknown batched env_config key(s) {unknown}; valid: {ENV_KEYS}")
@@ -233,16 +233,16 @@ class BatchedRLlibEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
 
     def step_same(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray,
                                                np.ndarray]:  # fmt: skip
-        """Like :meth:`step` with ``SAME_STEP`` autoreset (for the batched env runner).
+        """Like `step` with ``SAME_STEP`` autoreset (for the batched env runner).
 
         A game that ends returns the first decision of its next game at once;
-        its terminal observation is the all-zero one (:meth:`terminal_obs`).
+        its terminal observation is the all-zero one (`terminal_obs`).
         """
         reward, done, truncated = self._step(actions, np.zeros(self.num_envs, dtype=bool))
         return self._out(np.zeros(self.num_envs, dtype=bool)), reward, done & ~truncated, truncated
 
     def learner_ready(self) -> np.ndarray:
-        """``[N]`` bools: a learning seat is to act in the game (see :meth:`tick`).
+        """``[N]`` bools: a learning seat is to act in the game (see `tick`).
 
         The learning seat of a game is ``learner[g]``; with ``all_seats``
         every seat of a self-play game learns (no snapshot plays there).
@@ -253,7 +253,7 @@ class BatchedRLlibEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         return ready
 
     def learning_seats(self) -> np.ndarray:
-        """``[N, P]`` bools: the seats whose decisions are trained on (see :meth:`learner_ready`)."""
+        """``[N, P]`` bools: the seats whose decisions are trained on (see `learner_ready`)."""
         p = self.engine.num_players
         seats = np.arange(p)[None, :] == self.learner[:, None]
         if self.all_seats:
@@ -267,14 +267,14 @@ class BatchedRLlibEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
     def tick(self, actions: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """One engine step of every game, without waiting for the learner's turn.
 
-        Where the learner is to act (:meth:`learner_ready`) it plays
+        Where the learner is to act (`learner_ready`) it plays
         ``actions`` (``[N]``, read at those games only); everywhere else the
         game's league member (or the newest snapshot) moves. ``None``: only the
         opponents move, the learner's games wait. Returns every seat's
         reward ``[N, P]`` of this step, done and truncated ``[N]``; ended games
         restart at once (the engine's autoreset) and draw new opponents. For
-        the tick sampler (:mod:`~cardsuite.train.rllib.tick_rollout`); do not
-        mix with :meth:`step` inside one episode.
+        the tick sampler (`tick_rollout`); do not
+        mix with `step` inside one episode.
         """
         if self._obs is None:
             raise ConfigError("call reset() before tick()")

@@ -7,10 +7,10 @@ turning them back into a batch on the learner (one appended timestep per
 chunk, per-episode gathering) cost more than the PPO update. ``BatchedPPO``
 keeps everything else of PPO (the learner, its loss, KL and entropy
 schedules, weight sync, metrics, fault tolerance) and changes only what
-travels: each :class:`~cardsuite.train.rllib.batched_runner.BatchedEnvRunner`
+travels: each `BatchedEnvRunner`
 returns its rollout as a flat train batch with GAE already computed
-(:meth:`~cardsuite.train.rllib.batched_runner.BatchedEnvRunner.sample_arrays`,
-:mod:`~cardsuite.train.rllib.array_batch`), the driver concatenates the
+(`sample_arrays`,
+`array_batch`), the driver concatenates the
 runners' batches and standardizes the advantages, and the learner group
 updates from that batch (``LearnerGroup.update(batch=...)``).
 """
@@ -75,7 +75,7 @@ def sample_arrays(
 
 
 class BatchedPPO(PPO):  # type: ignore[misc]
-    """PPO over array train batches from :class:`BatchedEnvRunner` (module doc)."""
+    """PPO over array train batches from `BatchedEnvRunner` (module doc)."""
 
     _in_flight = False
 

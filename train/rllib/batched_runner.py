@@ -3,7 +3,7 @@
 RLlib's ``SingleAgentEnvRunner`` handles every game of its vector env one by
 one in Python at every step (connector passes per game, one episode append
 per game, per-step callbacks): with hundreds of games per runner that costs
-several times what the batched engine does. :class:`BatchedEnvRunner` is a
+several times what the batched engine does. `BatchedEnvRunner` is a
 ``SingleAgentEnvRunner`` (same module, weights sync, metrics, checkpoints,
 fault tolerance) whose ``sample(num_timesteps=...)`` runs one loop per
 vector step over arrays:
@@ -12,7 +12,7 @@ vector step over arrays:
    ``[N, ...]`` observation of every game at once;
 2. the module's action distribution samples the actions and their log-probs
    (what RLlib's default module-to-env connectors do);
-3. :meth:`~cardsuite.train.rllib.batched_env.BatchedRLlibEnv.step_same` steps
+3. `step_same` steps
    every game (``SAME_STEP`` autoreset: no wasted reset step).
 
 At the end the steps are cut into RLlib ``SingleAgentEpisode`` chunks, one
@@ -24,12 +24,12 @@ connector pipelines are not run (the suite's module needs none); per-episode
 callbacks are not called. ``sample(num_episodes=...)`` (evaluation) falls
 back to RLlib's own loop.
 
-:meth:`BatchedEnvRunner.sample_arrays` is what
-:class:`~cardsuite.train.rllib.batched_ppo.BatchedPPO` calls instead: no
+`BatchedEnvRunner.sample_arrays` is what
+`BatchedPPO` calls instead: no
 episode objects at all, the runner's share of the train batch as flat
 arrays with GAE already done, sampled by the tick sampler
-(:mod:`~cardsuite.train.rllib.tick_rollout`) or by the vector-step loop
-above (:func:`~cardsuite.train.rllib.array_batch.train_arrays`).
+(`tick_rollout`) or by the vector-step loop
+above (`train_arrays`).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ OBS, MASK = "observation", "action_mask"
 
 
 class BatchedEnvRunner(SingleAgentEnvRunner):  # type: ignore[misc]
-    """``SingleAgentEnvRunner`` over a :class:`BatchedRLlibEnv`, sampling with array operations."""
+    """``SingleAgentEnvRunner`` over a `BatchedRLlibEnv`, sampling with array operations."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         """RLlib's runner; the batched loop's state starts empty."""
@@ -105,12 +105,12 @@ class BatchedEnvRunner(SingleAgentEnvRunner):  # type: ignore[misc]
         ``None``: RLlib's share of this runner (rollout fragment length x
         games). With ``tick_sampler`` (the env config's ``tick``, default)
         every engine step moves every game
-        (:mod:`~cardsuite.train.rllib.tick_rollout`); otherwise one decision
-        per game and vector step (:meth:`_rollout`,
-        :func:`~cardsuite.train.rllib.array_batch.train_arrays`). GAE runs
+        (`tick_rollout`); otherwise one decision
+        per game and vector step (`_rollout`,
+        `train_arrays`). GAE runs
         here, on the values of this runner's module (the weights the learner
         synced before the rollout). Episode metrics, sampling counters and
-        the sample timer are logged as :meth:`sample` logs them.
+        the sample timer are logged as `sample` logs them.
         """
         c: Any = self.config
         if num_timesteps is None:

@@ -1,7 +1,7 @@
 """The RLlib training config: a frozen, validated dataclass loaded from YAML.
 
 A config file (``configs/train/rllib_*.yaml``) holds the fields of
-:class:`RLlibTrainConfig` plus an optional ``options`` mapping, the game's
+`RLlibTrainConfig` plus an optional ``options`` mapping, the game's
 rule options, validated by the game's own config class:
 
 .. code-block:: yaml
@@ -217,7 +217,7 @@ class RLlibTrainConfig(ConfigBase):
         return [b.strip() for b in self.league_baselines.split(",") if b.strip()]
 
     def model_config(self) -> dict[str, Any]:
-        """The ``model_config`` of :class:`~cardsuite.train.rllib.module.MaskedPPOTorchRLModule`."""
+        """The ``model_config`` of `MaskedPPOTorchRLModule`."""
         return {"hidden": [self.hidden_size] * self.hidden_layers, "activation": self.activation}
 
 
@@ -229,7 +229,7 @@ class RLlibRun:
     options: dict[str, Any]
 
     def env_config(self) -> dict[str, Any]:
-        """The ``env_config`` of :class:`~cardsuite.train.rllib.env.SuiteRLlibEnv`."""
+        """The ``env_config`` of `SuiteRLlibEnv`."""
         return {"game": self.config.game, "options": dict(self.options)}
 
 
@@ -253,7 +253,7 @@ def check_options(game: str, options: Any, source: str | None = None) -> dict[st
 def parse_overrides(items: list[str]) -> dict[str, Any]:
     """``--set key=value`` items of a run, through the suite's one override parser.
 
-    Keys are :class:`RLlibTrainConfig` fields or ``options.NAME`` (one rule
+    Keys are `RLlibTrainConfig` fields or ``options.NAME`` (one rule
     option); an unknown key is a ConfigError naming it when the run is loaded.
     """
     return parse_assignments(items)

@@ -1,7 +1,7 @@
 """Suite envs for RLlib: the AEC env behind RLlib's multi-agent PettingZoo wrapper.
 
-:class:`SuiteRLlibEnv` is RLlib's own
-:class:`~ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv` around a suite
+`SuiteRLlibEnv` is RLlib's own
+`PettingZooEnv` around a suite
 env made by name (``cardsuite.games``), so an RLlib config needs no glue:
 
 .. code-block:: python
@@ -12,14 +12,14 @@ env made by name (``cardsuite.games``), so an RLlib config needs no glue:
 What the wrapper relies on, and the suite guarantees (``cardsuite.aec``):
 
 * observations stay the suite's dict ``{"observation": float32[D],
-  "action_mask": int8[A]}``; :mod:`train.rllib.module` reads both keys;
+  "action_mask": int8[A]}``; `train.rllib.module` reads both keys;
 * only the agent to act receives an observation at each step, and at the end
   every agent receives its last observation, reward and ``terminated=True``
   together (``__all__`` then);
 * no seat terminates while others play on. RLlib marks the episode done and
   crashes when a seat terminates before every seat has had its first
   observation; the wrapper checks every step and raises
-  :class:`EarlyTerminationError` naming the seats, instead of RLlib's crash
+  `EarlyTerminationError` naming the seats, instead of RLlib's crash
   deep inside its episode code.
 """
 
@@ -38,7 +38,7 @@ from cardsuite.train.rllib.config import ILLEGAL_ACTIONS
 
 
 class IllegalActionCounter(RLlibCallback):
-    """Counts episodes that ended on an illegal action (metric :data:`ILLEGAL_ACTIONS`).
+    """Counts episodes that ended on an illegal action (metric `ILLEGAL_ACTIONS`).
 
     The suite's ``env()`` penalizes an illegal action and ends the episode,
     noting ``infos[agent]["illegal_action"]``, so every illegal action is
@@ -82,7 +82,7 @@ class SuiteRLlibEnv(PettingZooEnv):
 
     ``env_config`` keys: ``game`` (``"scum"``, ``"scum_party"``, ``"scandal"``;
     default ``"scum"``) and ``options`` (the game's rule options). Any other
-    key is a :class:`ConfigError`. RLlib's ``EnvContext`` extras
+    key is a [`ConfigError`][cardsuite.ConfigError]. RLlib's ``EnvContext`` extras
     (``worker_index``, ``vector_index``) are attributes, not keys, and pass.
     """
 

@@ -14,7 +14,7 @@ class StopOnSigint:
     """
 
     def __init__(self, log: Any) -> None:
-        """Not yet installed; :attr:`requested` turns True on the first SIGINT."""
+        """Not yet installed; `requested` turns True on the first SIGINT."""
         self.requested = False
         self.log = log
         self._previous: Any = None

@@ -3,13 +3,13 @@
 The suite's observation is ``{"observation": float32[D], "action_mask":
 int8[A]}``. RLlib's own masking example expects the key ``"observations"``
 and is built on the deprecated ``PPOTorchRLModule``; this module is a plain
-:class:`~ray.rllib.core.rl_module.torch.TorchRLModule` with the
-:class:`~ray.rllib.core.rl_module.apis.ValueFunctionAPI` that PPO needs:
+`TorchRLModule` with the
+`ValueFunctionAPI` that PPO needs:
 
 * a policy MLP and a separate value MLP over the observation, scaled to
   about [-1, 1] by the observation space's finite bounds;
 * in every forward pass (exploration, inference and training), the logits of
-  illegal actions are replaced by :data:`MASKED_LOGIT`, so the categorical
+  illegal actions are replaced by `MASKED_LOGIT`, so the categorical
   distribution gives them probability exactly 0 in float32: sampling and
   argmax never pick them, and the PPO ratio of a legal action is unchanged.
   An all-zero mask (a seat's terminal observation, never acted on) leaves a
@@ -90,7 +90,7 @@ def check_spaces(
 
 
 def mask_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """``logits`` with every action whose mask entry is 0 set to :data:`MASKED_LOGIT`."""
+    """``logits`` with every action whose mask entry is 0 set to `MASKED_LOGIT`."""
     return torch.where(mask > 0, logits, torch.full_like(logits, MASKED_LOGIT))
 
 

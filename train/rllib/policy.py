@@ -2,17 +2,17 @@
 
 RLlib's own checkpoint files are cloudpickles (``class_and_ctor_args.pkl``,
 ``state.pkl``): loading them with ``RLModule.from_checkpoint`` runs whatever
-code a crafted file holds. So :meth:`RLlibAgent.load` never touches them. It
+code a crafted file holds. So `RLlibAgent.load` never touches them. It
 reads the run record (``cardsuite_run.json``: game, rule options and the
 training config, validated JSON), rebuilds the ``main`` RLModule from that
 config, and loads its weights from ``main_module.safetensors``, which the
-trainer writes beside every checkpoint (:func:`export_module`). A checkpoint
+trainer writes beside every checkpoint (`export_module`). A checkpoint
 without that file is refused with the reason; ``cardsuite export PATH --out
 DIR --trust-pickle-this-file-can-run-code`` converts one you trust. No
 Algorithm is built and Ray is not started. The agent acts greedily (the most
 likely legal action) unless built with ``greedy=False``, when it samples from
 the masked policy with its own seeded generator. Illegal actions have
-probability 0 in either case (:mod:`cardsuite.train.rllib.module`).
+probability 0 in either case (`cardsuite.train.rllib.module`).
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ def load_module(folder: Path, run: RLlibRun) -> Any:
 
 
 class RLlibAgent:
-    """An :class:`~cardsuite.agents.base.Agent` acting with a trained masked PPO RLModule."""
+    """An `Agent` acting with a trained masked PPO RLModule."""
 
     name = "rllib"
 
@@ -125,7 +125,7 @@ class RLlibAgent:
         greedy: bool = True,
         source: str = "",
     ) -> None:
-        """Wrap a loaded :class:`~cardsuite.train.rllib.module.MaskedPPOTorchRLModule`."""
+        """Wrap a loaded `MaskedPPOTorchRLModule`."""
         self.module = module
         self.game = game
         self.greedy = greedy

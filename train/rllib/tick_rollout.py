@@ -1,7 +1,6 @@
 """The tick sampler: every engine step moves every game, the learner's rows go to the module.
 
-The vector-env view of a batched engine (:meth:`BatchedRLlibEnv.step_same
-<cardsuite.train.rllib.batched_env.BatchedRLlibEnv.step_same>`) returns one
+The vector-env view of a batched engine (`BatchedRLlibEnv.step_same`) returns one
 learner decision per game and step, so every step waits until the learner
 is to act in *every* game: the opponents keep stepping the engine for the
 slowest games (a learner who went out early watches the others play the
@@ -9,8 +8,7 @@ game to its end, a new game starts with an exchange), about 19 engine calls
 per vector step for 4-player Scum, most of them moving a handful of games
 while the engine's cost is per call over all games.
 
-The tick sampler (used by :meth:`BatchedEnvRunner.sample_arrays
-<cardsuite.train.rllib.batched_runner.BatchedEnvRunner.sample_arrays>`)
+The tick sampler (used by `BatchedEnvRunner.sample_arrays`)
 steps the engine once per *tick* in every game, as the single-machine
 batched trainer does: the games where the learner is to act go through the
 module in one forward pass, the others are played by their league member.
@@ -23,7 +21,7 @@ an open transition bootstraps from the value of the learner's next
 observation, and the next rollout starts where the vector env would.
 
 GAE runs backwards over the ticks along each game's chain of decisions,
-with RLlib's rules (:mod:`~cardsuite.train.rllib.array_batch`): a terminated
+with RLlib's rules (`array_batch`): a terminated
 transition does not bootstrap, a truncated one bootstraps from the all-zero
 terminal observation, neither passes the advantage across the ending.
 """
@@ -142,7 +140,7 @@ def tick_rollout(env: Any, act: ActFn, value: ValueFn, num_timesteps: int, eps: 
                  clock: Callable[[], float]) -> tuple[dict[str, Any], int]:  # fmt: skip
     """At least ``num_timesteps`` new learner decisions of ``env`` as a flat PPO train batch.
 
-    ``env`` is a :class:`~cardsuite.train.rllib.batched_env.BatchedRLlibEnv`
+    ``env`` is a `BatchedRLlibEnv`
     with a learning seat to act in every game (after ``reset`` or a previous
     rollout); it is left that way. Ended episodes are appended to
     ``eps.ended``. Advantages are not standardized (the driver does it).

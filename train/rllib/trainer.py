@@ -1,7 +1,7 @@
 """Distributed self-play PPO on Ray RLlib (new API stack).
 
 ``cardsuite train --backend rllib --config configs/train/rllib_scum.yaml``
-calls :func:`run`. One shared policy, ``main``, plays every seat (self-play)
+calls `run`. One shared policy, ``main``, plays every seat (self-play)
 and is the only one trained. Every ``league_every`` iterations a frozen copy
 of ``main`` joins the league (``league_0`` .. ``league_{K-1}``; when all
 ``league_size`` slots are taken the oldest is overwritten). In a share
@@ -14,7 +14,7 @@ Checkpoints are RLlib's own (``Algorithm.save_to_path``) in
 files (game, rule options, league); ``checkpoint_dir/LATEST`` names the
 newest. ``--resume`` rebuilds the algorithm with the same league from the
 run's config and loads the saved weights from safetensors, never RLlib's
-pickled state (:mod:`~cardsuite.train.rllib.checkpoints`). Evaluation plays the checkpoint
+pickled state (`checkpoints`). Evaluation plays the checkpoint
 against ``eval_opponent`` by the core's duplicate evaluator (``rllib:<checkpoint>``).
 """
 
@@ -465,7 +465,7 @@ def run(config_path: str | Path | None, args: argparse.Namespace | Sequence[str]
             ``num_cpus``, ``iterations``, ``num_env_runners``,
             ``num_envs_per_env_runner``, ``num_learners``, ``checkpoint_dir``,
             ``seed``, ``set`` are read where present) or a list of tokens
-            (see :func:`build_arg_parser`).
+            (see `build_arg_parser`).
 
     Raises:
         ConfigError: bad config or arguments, or ray not installed.

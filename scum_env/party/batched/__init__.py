@@ -1,11 +1,11 @@
 """Batched Scum Party: thousands of tournaments per call as array operations (numpy or torch).
 
-* :class:`~scum_env.party.batched.engine.BatchedParty`: N tournaments, every
+* [`BatchedParty`][scum_env.party.batched.engine.BatchedParty]: N tournaments, every
   table as padded arrays; ``reset``/``step`` give ``[N, obs_dim]``
   observations, ``[N, A]`` masks, the player to act, per-seat rewards
   ``[N, n]`` and done flags, with the exact layouts of ``scum_party_v0``.
-* :class:`PartyVectorEnv`, :func:`play_party_arena`, :class:`ShardedParty`:
-  the shared adapters of :mod:`cardsuite.batched` over it.
+* `PartyVectorEnv`, `play_party_arena`, `ShardedParty`:
+  the shared adapters of [`cardsuite.batched`][cardsuite.batched] over it.
 
 See ``docs/batched.md``.
 """

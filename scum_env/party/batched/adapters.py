@@ -1,10 +1,10 @@
-"""The shared batched adapters (:mod:`cardsuite.batched`) over :class:`BatchedParty`.
+"""The shared batched adapters (`cardsuite.batched`) over `BatchedParty`.
 
-* :class:`PartyVectorEnv`: a Gymnasium ``VectorEnv`` of one learning seat
-  (wrap it with :func:`cardsuite.batched.sb3_vec_env` for ``MaskablePPO``);
+* `PartyVectorEnv`: a Gymnasium ``VectorEnv`` of one learning seat
+  (wrap it with [`cardsuite.batched.sb3_vec_env`][cardsuite.batched.sb3_vec_env] for ``MaskablePPO``);
   the learner keeps its player id as it climbs and falls between tables.
-* :func:`play_party_arena`: per-seat mean tournament returns of batch policies.
-* :class:`ShardedParty`: one numpy batch stepped by several threads.
+* `play_party_arena`: per-seat mean tournament returns of batch policies.
+* `ShardedParty`: one numpy batch stepped by several threads.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ class PartyVectorEnv(BatchedVectorEnv):
         opponents: one policy for every other seat, or one per player id.
         seed: default seed of ``reset``.
         backend, device: the engine's backend.
-        **config: :class:`~scum_env.party.config.PartyConfig` fields.
+        **config: [`PartyConfig`][scum_env.party.config.PartyConfig] fields.
     """
 
     def __init__(
@@ -74,7 +74,7 @@ class ShardedParty(ShardedEngine):
     def __init__(
         self, num_games: int, *, threads: int = 2, autoreset: bool = True, **config: Any
     ) -> None:
-        """Split the batch into :class:`BatchedParty` shards sharing output buffers."""
+        """Split the batch into `BatchedParty` shards sharing output buffers."""
 
         def factory(n: int, offset: int, buffers: Any) -> BatchedParty:
             return BatchedParty(
@@ -85,7 +85,7 @@ class ShardedParty(ShardedEngine):
 
     def observe_as(self, player: Any) -> np.ndarray:
         """A new ``[N, obs_dim]``: each game as ``player`` sees it (an int or ``[N]``
-        ids; see :meth:`BatchedParty.observe_as`)."""
+        ids; see `BatchedParty.observe_as`)."""
         ids = check_players(self.xp, player, self.num_games, self.num_players)
         views = [
             shard.observe_as(ids[s]) for shard, s in zip(self.shards, self.slices, strict=True)

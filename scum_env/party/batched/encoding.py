@@ -1,7 +1,7 @@
 """Observations and masks of a batch of Scum Party games, as array operations.
 
-The layout is exactly :func:`scum_env.party.encoding.observation_spec` and
-the action table of :func:`scum_env.party.engine.action_rules`, so a policy
+The layout is exactly `scum_env.party.encoding.observation_spec` and
+the action table of [`scum_env.party.engine.action_rules`][scum_env.party.engine.action_rules], so a policy
 trained on ``scum_party_v0`` runs unchanged here. Each game is observed by
 its player to act, at the table to act; per-player pieces are relative to
 that player (``Layout.rel``), padded to the largest table.
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 
 class PartyBatchEncoder:
-    """Builds ``[N, obs_dim]`` observations and ``[N, A]`` masks for a :class:`BatchedParty`."""
+    """Builds ``[N, obs_dim]`` observations and ``[N, A]`` masks for a `BatchedParty`."""
 
     def __init__(
         self,
@@ -146,7 +146,7 @@ class PartyBatchEncoder:
             hand: ``[N, 14]`` its cards.
             table: ``[N]`` table index of ``row`` (default: ``eng.current``).
             buffers: ``(stage [N, D] int8, out [N, D] float32)`` to write
-                instead of the engine's own buffers (:meth:`BatchedParty.observe_as`).
+                instead of the engine's own buffers (`BatchedParty.observe_as`).
         """
         xp = self.xp
         lay = self.lay

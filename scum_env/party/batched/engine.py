@@ -7,7 +7,7 @@ state is padded to the largest table ``P`` and indexed by seat position
 every deal, so a seat is also the player's local index). ``members[r, j]``
 is the player id at seat ``j``.
 
-One :meth:`BatchedParty.step` applies one decision in every game, at that
+One [`BatchedParty.step`][scum_env.party.batched.engine.BatchedParty.step] applies one decision in every game, at that
 game's table to act, in ``scum_party_v0``'s order: after every decision the
 turn goes to the next table below (wrapping) whose hand is still in
 progress. When the last table finishes its hand, the ladder (P7), the
@@ -22,7 +22,7 @@ Episodes are tournaments of ``num_hands`` hands, rewarded as
 player in the step the hand is scored, ``"final"`` and ``"rank"`` pay at the
 end. A finished tournament restarts (``autoreset``) as a new one: a seeded
 seat draw (P3), scores 0, a deal with the trades, like ``scum_party_v0``'s
-``reset()``. Deals come from :mod:`cardsuite.batched.deal` streams keyed by
+``reset()``. Deals come from `cardsuite.batched.deal` streams keyed by
 ``(seed, game index, deal number * 16 + table)``.
 """
 
@@ -53,14 +53,14 @@ class BatchedParty(ArrayGames):
         num_games: N, the number of tournaments held.
         backend: ``"numpy"`` or ``"torch"``.
         device: torch device (``"cpu"``, ``"cuda"``); numpy runs on the CPU.
-        autoreset: restart finished tournaments inside :meth:`step` (default);
+        autoreset: restart finished tournaments inside `step` (default);
             with ``False`` a finished one stays over, ignores its actions and
-            has an all-zero mask until :meth:`reset`.
+            has an all-zero mask until `reset`.
         game_offset: index of this batch's first game in the deal streams.
         buffers: optional ``(obs [N, D] float32, mask [N, A] bool)`` to write into.
-        **config: :class:`~scum_env.party.config.PartyConfig` fields
+        **config: [`PartyConfig`][scum_env.party.config.PartyConfig] fields
             (``illegal_action``/``illegal_penalty`` do not apply: an illegal
-            action raises :class:`IllegalActionError`).
+            action raises [`IllegalActionError`][cardsuite.IllegalActionError]).
     """
 
     STATE_FIELDS = ("hands", "given", "received", "ncards", "finish", "finish_rank", "passed",
@@ -79,7 +79,7 @@ class BatchedParty(ArrayGames):
         buffers: tuple[Array, Array] | None = None,
         **config: Any,
     ) -> None:
-        """Allocate the arrays of ``num_games`` tournaments; call :meth:`reset` next."""
+        """Allocate the arrays of ``num_games`` tournaments; call `reset` next."""
         if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
             raise ConfigError(f"num_games must be a positive integer, got {num_games!r}")
         self.config = PartyConfig.from_dict(config)
@@ -260,10 +260,10 @@ class BatchedParty(ArrayGames):
         another table or has finished its hand (a critic's bootstrap value at
         the end of a rollout). ``player`` may also be ``[N]`` ids, one per
         game. Nothing of the engine changes: not its state, not the
-        observation and mask buffers :meth:`step` returned.
+        observation and mask buffers `step` returned.
 
         Raises:
-            UsageError: before :meth:`reset`, or a bad ``player`` (not ids ``0 .. n-1``).
+            UsageError: before `reset`, or a bad ``player`` (not ids ``0 .. n-1``).
         """
         if self._mask is None:
             raise UsageError("call reset() before observe_as()")

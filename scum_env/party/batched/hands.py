@@ -1,10 +1,10 @@
 """Between hands of a batched Scum Party: ladder (P7), scoring (P8), deals (P1, P4), trades (P5).
 
-A mixin of :class:`~scum_env.party.batched.engine.BatchedParty`: every
+A mixin of [`BatchedParty`][scum_env.party.batched.engine.BatchedParty]: every
 function runs on the subset ``G`` of games (or their table rows) that the
 event concerns, with loops only over the few tables and trade moves of the
 config, never over games. The ladder is one static permutation of the
-concatenated finish orders (:class:`~scum_env.party.batched.layout.Layout`),
+concatenated finish orders (`Layout`),
 so reseating ``M`` games is two gathers and one scatter.
 """
 

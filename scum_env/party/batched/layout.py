@@ -38,7 +38,7 @@ def _role(position: int, size: int) -> int:
 
 @dataclass
 class Layout:
-    """Static tables of one :class:`PartyConfig` (numpy; the engine moves them to its backend)."""
+    """Static tables of one `PartyConfig` (numpy; the engine moves them to its backend)."""
 
     config: PartyConfig
     sizes: tuple[int, ...] = field(init=False)

@@ -4,7 +4,7 @@ The engine's own observation is that of each game's player to act; a critic
 also needs the observation of a seat that is not to act (its value at the
 end of a rollout). Each game's player is found among its tables' seats, and
 the shared encoder writes that player's view into new buffers, so neither the
-state nor the buffers :meth:`~scum_env.party.batched.engine.BatchedParty.step`
+state nor the buffers [`step`][scum_env.party.batched.engine.BatchedParty.step]
 returned change.
 """
 
