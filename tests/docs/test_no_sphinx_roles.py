@@ -1,8 +1,9 @@
 """No Sphinx role is left in the package sources (issue 23).
 
-mkdocstrings renders Markdown: a ``X`` would show as literal text in
-the API reference and in every ``--help`` text built from a docstring. Use
-a cross-reference ``[X][full.path.X]`` or plain backticks instead.
+mkdocstrings renders Markdown: a Sphinx role (``:class:``, ``:func:``,
+``:meth:``... before a name in backticks) would show as literal text in the
+API reference and in every ``--help`` text built from a docstring. Use a
+cross-reference ``[X][full.path.X]`` or plain backticks instead.
 """
 
 from __future__ import annotations
