@@ -40,6 +40,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from cardsuite.aec import CardGameEnv
 from cardsuite.agents.record_schema import (
     MAX_FILE_BYTES,
     check_mapping_keys,
@@ -48,8 +50,6 @@ from cardsuite.agents.record_schema import (
     iter_records,
     loads_strict,
 )
-
-from cardsuite.aec import CardGameEnv
 from cardsuite.errors import CardsuiteError, ConfigError, IllegalActionError, StateError
 from cardsuite.games import get_game
 
