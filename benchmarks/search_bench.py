@@ -4,8 +4,10 @@
 search variant: seat 0 is the search, the other seats play the heuristic
 (whose moves do not depend on the search's, so every variant meets the same
 opponents until its own choices differ), and times only seat 0's decisions.
-It prints, per case, the seconds per deal of every variant and its ratio to
-the reference, and the load average before and after (the machine is
+It prints, per case, the seconds per deal of every variant, its decisions
+(a variant that chooses differently may make a deal longer: Scandal hands
+stall), the milliseconds per decision and the speed-up per decision over the
+reference, and the load average before and after (the machine is
 shared: compare figures of one run only).
 
 Cases (the issue's targets at the default budget of 100 iterations):
@@ -53,8 +55,11 @@ def load() -> str:
     return f"{one:.1f} {five:.1f} {fifteen:.1f}"
 
 
-def play(game: str, options: dict[str, Any], make: Callable[[], Any], seed: int) -> float:
-    """Seconds seat 0 spent deciding in one deal (the others play the heuristic)."""
+def play(
+    game: str, options: dict[str, Any], make: Callable[[], Any], seed: int, limit: int = 0
+) -> tuple[float, int]:
+    """Seconds seat 0 spent deciding in one deal (the others play the heuristic), and its
+    decisions; with ``limit``, the deal stops after seat 0's first ``limit`` decisions."""
     env = get_game(game).make(**options)
     env.reset(seed=seed)
     me = env.possible_agents[0]
@@ -64,6 +69,7 @@ def play(game: str, options: dict[str, Any], make: Callable[[], Any], seed: int)
     for i, (name, agent) in enumerate(agents.items()):
         agent.reset(table_info(env, game, name), seed=seed * 100 + i)
     spent = 0.0
+    decisions = 0
     for name in env.agent_iter():
         _obs, _r, term, trunc, _info = env.last()
         if term or trunc:
@@ -75,10 +81,13 @@ def play(game: str, options: dict[str, Any], make: Callable[[], Any], seed: int)
             start = time.perf_counter()
             action = agents[name].act(obs["observation"], obs["action_mask"], ctx)
             spent += time.perf_counter() - start
+            decisions += 1
+            if decisions == limit:
+                break
         else:
             action = agents[name].act(obs["observation"], obs["action_mask"], {})
         env.step(action)
-    return spent
+    return spent, decisions
 
 
 def variants(
@@ -113,24 +122,39 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--learned", action="store_true", help="add search:pretrained:NAME")
     p.add_argument("--device", default=None, help="torch device of the rollout engines")
     p.add_argument("--learned-extra", default="", help="more search: parameters, e.g. cutoff=20")
+    p.add_argument(
+        "--decisions", type=int, default=0, help="stop each deal after seat 0's first N decisions"
+    )
     a = p.parse_args(argv)
     print(f"load average (1, 5, 15 min) at start: {load()}")
-    print("| case | variant | s/deal | speed-up over the reference |")
-    print("|---|---|---:|---:|")
+    print("| case | variant | s/deal | decisions/deal | ms/decision | speed-up per decision |")
+    print("|---|---|---:|---:|---:|---:|")
     for case in a.cases:
         game, options, shipped = CASES[case]
         specs = variants(
             game, a.budget, a.batches, shipped if a.learned else None, a.device, a.learned_extra
         )
-        times: dict[str, float] = {}
+        per_decision: dict[str, float] = {}
         for label, spec in specs.items():
-            per_deal = [
-                play(game, options, lambda s=spec, g=game: make_agent(s, g, seed=0), seed)
+            runs = [
+                play(
+                    game,
+                    options,
+                    lambda s=spec, g=game: make_agent(s, g, seed=0),
+                    seed,
+                    a.decisions,
+                )
                 for seed in range(a.deals)
             ]
-            times[label] = float(np.mean(per_deal))
-            ratio = times["reference"] / times[label] if times[label] > 0 else float("nan")
-            print(f"| {case} | {label} | {times[label]:.2f} | {ratio:.2f}x |", flush=True)
+            seconds = float(np.sum([r[0] for r in runs]))
+            count = int(np.sum([r[1] for r in runs]))
+            per_decision[label] = seconds / max(count, 1)
+            ratio = per_decision["reference"] / per_decision[label]
+            print(
+                f"| {case} | {label} | {seconds / a.deals:.2f} | {count / a.deals:.1f} | "
+                f"{1000 * per_decision[label]:.1f} | {ratio:.2f}x |",
+                flush=True,
+            )
     print(f"load average (1, 5, 15 min) at end: {load()}")
     return 0
 
