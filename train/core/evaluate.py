@@ -237,9 +237,10 @@ def spec_policy(spec: str, config: dict[str, Any], seed: int, game: str = "scum"
     env = get_game(game).make(**config)
     table = TableInfo(game, get_game(game).config_class().from_dict(config), "player_0",
                       eng.num_actions, eng.obs_spec, env.describe_action)  # fmt: skip
-    if isinstance(getattr(agent, "snapshot", None), Snapshot):
-        agent.reset(table)
-        return GreedyPolicy(agent.snapshot, obs_scale(eng.obs_spec))
+    if isinstance(getattr(agent, "snapshot", None), Snapshot):  # a learned agent: played greedily
+        agent.reset(table)  # checks the table against the network
+        snapshot: Snapshot = agent.snapshot  # type: ignore[attr-defined]
+        return GreedyPolicy(snapshot, obs_scale(eng.obs_spec))
     return RowByRow(agent, table)
 
 
