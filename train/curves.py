@@ -2,8 +2,8 @@
 
 Reads ``progress.csv`` (and ``eval.csv`` when it has rows) of several runs of
 one preset that differ only by seed, puts each column on a common step grid
-(linear interpolation), and draws the mean over seeds with a band of ±
-1.96 standard errors::
+(linear interpolation), and draws the mean over seeds with its 95% Student t
+band (the t quantile for the number of seeds times the standard error)::
 
     python -m cardsuite.train.curves runs/ppo4-s0 runs/ppo4-s1 runs/ppo4-s2 \\
         --out docs/img/ppo_scum4_quick_seeds.png
@@ -50,7 +50,11 @@ def band(
     grid = np.linspace(lo, hi, points) if hi > lo else np.array([lo])
     ys = np.array([np.interp(grid, x, y) for x, y in series])
     mean = ys.mean(axis=0)
-    half = 1.96 * ys.std(axis=0, ddof=1) / np.sqrt(len(ys)) if len(ys) > 1 else np.zeros_like(mean)
+    half = np.zeros_like(mean)
+    if len(ys) > 1:  # Student t over seeds: with 3 seeds the quantile is 4.30, not 1.96
+        from scipy.stats import t
+
+        half = float(t.ppf(0.975, len(ys) - 1)) * ys.std(axis=0, ddof=1) / np.sqrt(len(ys))
     return grid, mean, half, len(ys)
 
 

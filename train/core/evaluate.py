@@ -163,12 +163,20 @@ def duplicate_match(
     return DuelResult(
         deals=deals,
         beats=beats,
-        beats_ci=1.96 * math.sqrt(max(beats * (1 - beats), 0.0) / deals),
+        beats_ci=_half_width(won),
         mean_a=float(score[:, 0].sum() / seats[:, 0].sum()),
         mean_b=float(score[:, 1].sum() / seats[:, 1].sum()),
         margin=float(diff.mean()),
-        margin_ci=float(1.96 * diff.std(ddof=1) / math.sqrt(deals)) if deals > 1 else 0.0,
+        margin_ci=_half_width(diff),
     )
+
+
+def _half_width(values: np.ndarray) -> float:
+    """Half-width of the 95% Student t interval of the mean over deals (0 below two deals)."""
+    from cardsuite.agents.stats import mean_ci
+
+    half = mean_ci(values)[1]
+    return 0.0 if half is None or not math.isfinite(half) else float(half)
 
 
 def _play(
