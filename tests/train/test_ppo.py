@@ -216,7 +216,8 @@ def test_seed_curves_average_runs(tmp_path: Path) -> None:
         )
     grid, mean, half, n = band([tmp_path / "s0", tmp_path / "s1"], "progress.csv", "league_win")
     assert n == 2 and grid[0] == 0 and grid[-1] == 100
+    # Student t with one degree of freedom (two seeds): t_0.975 = 12.706, not 1.96
     assert mean[-1] == pytest.approx(0.5) and half[-1] == pytest.approx(
-        1.96 * 0.1414213 / 1.4142135, rel=1e-4
+        12.7062 * 0.1414213 / 1.4142135, rel=1e-4
     )
     assert plot_seeds([tmp_path / "s0", tmp_path / "s1"], tmp_path / "c.png").stat().st_size > 1000
