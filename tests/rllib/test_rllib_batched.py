@@ -20,8 +20,18 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
 from cardsuite.agents.arena import run_tournament
 from cardsuite.errors import ConfigError
+from cardsuite.train.core.league import League
+from cardsuite.train.core.netspec import Snapshot
 from cardsuite.train.rllib import trainer
-from cardsuite.train.rllib.batched import DriverLeague, build_batched, league_names, main_weights
+from cardsuite.train.rllib.batched import (
+    build_batched,
+    driver_league,
+    kept,
+    league_names,
+    load_league,
+    main_weights,
+    save_league,
+)
 from cardsuite.train.rllib.batched_env import BatchedRLlibEnv, single_spaces
 from cardsuite.train.rllib.config import load_run
 from cardsuite.train.rllib.module import MaskedPPOTorchRLModule
@@ -161,14 +171,20 @@ def test_the_league_holds_the_real_heuristic_of_every_game(game: str, players: i
 
 
 def test_driver_league_round_trips_through_safetensors(tmp_path: Path) -> None:
-    """The driver's snapshots are saved without pickle and load back equal, oldest first."""
-    league = DriverLeague(2)
+    """The driver's League (the core class) keeps the newest snapshots by the core's rule;
+    they are saved without pickle and load back equal, oldest first, with the scale."""
+    league = driver_league(2)
+    assert type(league) is League
+    league.scale = np.full(3, 0.5, dtype=np.float32)
     for step in (1, 2, 3):
-        league.add(step, {"w": np.full((2, 3), step, dtype=np.float32)})
-    league.save(tmp_path)
-    back = DriverLeague.load(tmp_path, 2)
-    assert [s for s, _ in back.snapshots] == [2, 3]
-    assert np.array_equal(back.snapshots[1][1]["w"], np.full((2, 3), 3, dtype=np.float32))
+        league.add_snapshot(Snapshot(step, {"w": np.full((2, 3), step, np.float32)}, "tanh"))
+    save_league(league, tmp_path)
+    back = load_league(tmp_path, 2, {"activation": "relu"})
+    assert type(back) is League and not back.retired
+    assert [s.step for s in kept(back)] == [2, 3]
+    assert [s.activation for s in kept(back)] == ["tanh", "tanh"]
+    assert np.array_equal(kept(back)[1].params["w"], np.full((2, 3), 3, dtype=np.float32))
+    assert np.array_equal(back.scale, league.scale)
 
 
 @pytest.fixture()
@@ -194,8 +210,9 @@ def test_batched_scum_trains_refreshes_the_league_and_is_an_arena_agent(
     assert "iter 2/2" in text and "illegal actions 0" in text
     assert "snapshot of main at iteration 2" in text
     # The checkpoint holds the league (snapshots at 0, 1, 2; league_size 2 keeps 1 and 2).
-    league = DriverLeague.load(ckpt, 2)
-    assert [s for s, _ in league.snapshots] == [1, 2]
+    league = load_league(ckpt, 2, run.config.model_config())
+    assert type(league) is League
+    assert [s.step for s in kept(league)] == [1, 2]
     agent = RLlibAgent.load(ckpt, "scum", seed=0)
     assert agent.num_actions == 71
     result = run_tournament(

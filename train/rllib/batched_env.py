@@ -98,6 +98,15 @@ def single_spaces(game: str, options: Mapping[str, Any]) -> tuple[spaces.Dict, s
     return env.observation_space(agent), env.action_space(agent)
 
 
+def snapshot_from_weights(
+    weights: Mapping[str, Any], step: int, model_config: Mapping[str, Any]
+) -> tuple[Snapshot, np.ndarray]:
+    """The core `Snapshot` of a ``main`` module's actor, and its observation scale."""
+    actor, scale = actor_from_weights(weights, model_config)
+    activation = str(model_config.get("activation", "relu"))
+    return Snapshot.of(actor, int(step), activation), scale.numpy()
+
+
 def actor_from_weights(weights: Mapping[str, Any], model_config: Mapping[str, Any]) -> Any:
     """The policy MLP (``pi``) and observation scale of a masked PPO module's weights."""
     from cardsuite.train.rllib.module import ACTIVATIONS, DEFAULT_HIDDEN, _mlp
@@ -187,11 +196,13 @@ class BatchedRLlibEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
     # ------------------------------------------------------------- the league
     def add_snapshot(self, weights: Mapping[str, Any], step: int) -> None:
         """A frozen copy of the learner (``main`` module weights) joins this runner's league."""
-        actor, scale = actor_from_weights(weights, self.model_config)
-        self.league.scale = scale.numpy()
-        activation = str(self.model_config.get("activation", "relu"))
-        self.league.add_snapshot(Snapshot.of(actor, int(step), activation))
-        self.snapshot_steps.append(int(step))
+        self.join(*snapshot_from_weights(weights, step, self.model_config))
+
+    def join(self, snapshot: Snapshot, scale: np.ndarray) -> None:
+        """A core `Snapshot` of the learner's actor (the driver's) joins this runner's league."""
+        self.league.scale = np.asarray(scale, dtype=np.float32)
+        self.league.add_snapshot(snapshot)
+        self.snapshot_steps.append(int(snapshot.step))
 
     def league_names(self) -> list[str]:
         """Names of the league's current members (baselines, then snapshots)."""

@@ -90,7 +90,7 @@ def save(
 
     ``illegal_actions``: episodes ended by an illegal action so far (the
     record keeps it; it stays 0 with the masked module; None: not measured).
-    ``driver_league``: a batched run's snapshots, saved as safetensors.
+    ``driver_league``: a batched run's driver `League` (its snapshots, saved as safetensors).
     """
     root = Path(run.config.checkpoint_dir).resolve()
     name = f"iter_{algo.iteration:06d}"
@@ -106,7 +106,9 @@ def save(
     export_module(weights[mid], ckpt)
     save_modules(weights, ckpt)
     if driver_league is not None:
-        driver_league.save(ckpt)
+        from cardsuite.train.rllib.batched import save_league
+
+        save_league(driver_league, ckpt)
     record = {
         "game": run.config.game,
         "options": run.options,

@@ -406,7 +406,7 @@ def train(run: RLlibRun, *, resume: str | None = None, log: Any = print) -> Path
             line = (
                 f"iter {it}/{c.iterations}  env steps {steps}  {steps / seconds:.0f} steps/s"
                 f"  main return {ret if ret is None else round(float(ret), 3)}"
-                f"  league {len(driver_league.snapshots) if batched else len(league.slots)}"
+                f"  league {len(driver_league.members) if batched else len(league.slots)}"
                 f"  illegal actions {illegal}"
             )
             log(line)
