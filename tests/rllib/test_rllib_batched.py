@@ -187,6 +187,33 @@ def test_driver_league_round_trips_through_safetensors(tmp_path: Path) -> None:
     assert np.array_equal(back.scale, league.scale)
 
 
+def test_an_older_checkpoints_whole_module_league_loads_as_actor_snapshots(tmp_path: Path) -> None:
+    """Before the driver kept core snapshots, league.safetensors held main's whole module:
+    its actor becomes the Snapshot (same logits as the module's ``pi``), ``obs_scale`` the scale."""
+    import json
+
+    from cardsuite.train.safe_io import save_tensors
+
+    rng = np.random.default_rng(0)
+    w = {"obs_scale": rng.random(5).astype(np.float32),
+         "pi.0.weight": rng.normal(size=(8, 5)).astype(np.float32),
+         "pi.0.bias": rng.normal(size=8).astype(np.float32),
+         "pi.2.weight": rng.normal(size=(3, 8)).astype(np.float32),
+         "pi.2.bias": rng.normal(size=3).astype(np.float32),
+         "vf.0.weight": np.zeros((8, 5), np.float32)}  # fmt: skip
+    save_tensors(tmp_path / "league.safetensors", {f"0/{k}": v for k, v in w.items()})
+    (tmp_path / "league.json").write_text(json.dumps({"steps": [4]}), encoding="utf-8")
+    league = load_league(tmp_path, 2, {"hidden": [8], "activation": "relu"})
+    (snap,) = kept(league)
+    assert (snap.step, snap.activation) == (4, "relu")
+    assert np.array_equal(league.scale, w["obs_scale"])
+    x = rng.random((2, 5)).astype(np.float32)
+    hidden = np.maximum(x @ w["pi.0.weight"].T + w["pi.0.bias"], 0.0)
+    np.testing.assert_allclose(
+        snap.logits(x), hidden @ w["pi.2.weight"].T + w["pi.2.bias"], rtol=1e-5, atol=1e-5
+    )
+
+
 @pytest.fixture()
 def ray_local() -> Any:
     """A small local Ray instance for one test."""
