@@ -53,7 +53,7 @@ def _bot(tmp_path: Path, mode: str, moves: int = 0, settings: str = "") -> str:
     return f"exec:{settings}{PY} {shlex.quote(str(path))} {mode} {moves}"
 
 
-def _children() -> list[int]:
+def _all_children() -> list[int]:
     """Pids whose parent is this process, zombies included (from /proc)."""
     me, found = os.getpid(), []
     for stat in Path("/proc").glob("[0-9]*/stat"):
@@ -64,6 +64,21 @@ def _children() -> list[int]:
         if int(fields[1]) == me:
             found.append(int(stat.parent.name))
     return found
+
+
+_BEFORE: set[int] = set()
+
+
+@pytest.fixture(autouse=True)
+def _children_before_the_test() -> None:
+    """Children this worker already had (another test's server) are not this test's."""
+    _BEFORE.clear()
+    _BEFORE.update(_all_children())
+
+
+def _children() -> list[int]:
+    """Child processes that appeared during this test and are still there."""
+    return [pid for pid in _all_children() if pid not in _BEFORE]
 
 
 def test_example_bots_play_a_tournament_and_leave_no_process() -> None:

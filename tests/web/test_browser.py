@@ -96,6 +96,9 @@ def start(page: Any, mode: str, game: str, players: int, agents: str, options: s
     page.fill("#players", str(players))
     page.fill("#agents", agents)
     page.fill("#options", options)
+    page.fill(
+        "#seed", "0"
+    )  # the page deals a random seed by default; these scripted games need one deal
     page.click("#start")
     page.wait_for_selector("#game-area:not([hidden])")
 

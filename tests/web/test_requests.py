@@ -44,7 +44,8 @@ def test_no_spelling_of_a_file_option_gets_through(
     def never(*args: object, **kwargs: object) -> None:
         raise AssertionError("the server opened a file a request named")
 
-    monkeypatch.setattr(scandal_env.deck, "read_bounded", never)
+    # every deck file is read through this one reader (scandal_env.deck.load_deck)
+    monkeypatch.setattr(scandal_env.deck.safe_json, "read_bounded", never)
     response = client.post(
         "/api/play", json={"game": "scandal", "options": {key: str(secret_file)}}
     )
