@@ -42,3 +42,28 @@ def test_the_builder_splits_prose_and_code() -> None:
     assert cells[1]["source"] == ["x = 1\n", "y = 2"]
     assert cells[2]["source"] == ["end"]
     assert cells[0]["source"][:3] == ["# T\n", "\n", "intro"]
+
+
+def test_the_site_publishes_the_notebook_the_tutorial_links_to() -> None:
+    pytest.importorskip("mkdocs")
+    from mkdocs.config import load_config
+    from mkdocs.structure.files import Files
+
+    config = load_config(str(ROOT / "mkdocs.yml"))
+    assert "notebooks/mkdocs_hook.py" in [
+        Path(h).as_posix()[-len("notebooks/mkdocs_hook.py") :] for h in config["hooks"]
+    ]
+    hook_spec = importlib.util.spec_from_file_location(
+        "hook", ROOT / "notebooks" / "mkdocs_hook.py"
+    )
+    assert hook_spec is not None and hook_spec.loader is not None
+    hook = importlib.util.module_from_spec(hook_spec)
+    hook_spec.loader.exec_module(hook)
+    config.plugins._current_plugin = None  # what a build sets before it runs the hooks
+    files = hook.on_files(Files([]), config)
+    published = files.get_file_from_path("quickstart.ipynb")
+    assert (
+        published is not None
+        and Path(published.abs_src_path) == ROOT / "notebooks" / "quickstart.ipynb"
+    )
+    assert "](quickstart.ipynb)" in (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8")
