@@ -227,21 +227,9 @@ class BatchedParty(ArrayGames):
         obs, mask, to_act = self._observe()
         return StepResult(obs, mask, to_act, self.rewards, self.done)
 
-    def restart_games(self, games: Any) -> tuple[Array, Array, Array]:
-        """Restart the games flagged in ``games`` (``[N]`` bools) as autoreset would.
-
-        For a caller that steps with ``autoreset=False`` and restarts the
-        finished games itself, after reading their final observation
-        (`observe_as`); the vector env does this to return ``final_obs``.
-
-        Returns:
-            ``(obs, mask, to_act)`` of every game, as after `step`.
-        """
-        xp = self.xp
-        flags = xp.asarray(np.asarray(games, dtype=bool).reshape(-1), xp.bool)
-        if xp.any(flags):
-            H.restart(self, xp.nonzero(flags))
-        return self._observe()
+    def _restart(self, idx: Any) -> None:
+        """Deal new games at ``idx`` (autoreset and `restart_games`)."""
+        H.restart(self, idx)
 
     def current_row(self) -> Array:
         """``[N]`` row of each game's table to act."""
