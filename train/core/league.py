@@ -159,6 +159,7 @@ class League:
         self._next_id = 0
         self.members: list[Member] = []
         self.retired: dict[int, Member] = {}
+        self.followed: np.ndarray | None = None  # another League's draw probabilities (`follow`)
         for name, policy in baselines.items():
             self._add(name, policy)
 
@@ -179,6 +180,7 @@ class League:
         policy = SnapshotPolicy(snapshot, self.scale, self.seed * 7919 + self._next_id,
                                 self.greedy)  # fmt: skip
         member = self._add(f"snapshot@{snapshot.step}", policy, snapshot)
+        self.followed = None  # a League that grows itself draws by its own counts
         snaps = [m for m in self.members if m.name.startswith("snapshot@")]
         for old in snaps[: max(0, len(snaps) - self.max_snapshots)]:
             self.members.remove(old)
@@ -187,6 +189,8 @@ class League:
 
     def probabilities(self) -> np.ndarray:
         """The PFSP draw probability of each member (in `members` order)."""
+        if self.followed is not None:
+            return self.followed.copy()
         x = np.array([m.win_rate for m in self.members], dtype=np.float64)
         if self.weighting == "hard":
             w = x**self.power
@@ -209,6 +213,45 @@ class League:
             SeatMember(m.id, m.name, float(p), m.snapshot)
             for m, p in zip(self.members, self.probabilities())
         ]
+
+    def follow(self, table: Sequence[SeatMember]) -> None:
+        """Play another League's members by its draw table (`seat_table`), e.g. the driver's.
+
+        The members become the table's rows under the table's ids: fixed
+        members keep this League's own policies (matched by name), snapshots
+        play their frozen policy, members the table no longer holds retire
+        (they finish their games). Draws follow the table's probabilities
+        until the next call; `record` still counts outcomes here, for the
+        owner of the table to collect. ConfigError for a fixed member this
+        League does not have.
+        """
+        every = {m.id: m for m in [*self.members, *self.retired.values()]}
+        fixed = {m.name: m.policy for m in every.values() if m.snapshot is None}
+        members: list[Member] = []
+        for row in table:
+            old = every.get(row.id)
+            if old is not None and old.name == row.name:
+                members.append(old)
+                continue
+            if row.snapshot is not None:
+                policy: Callable[[Any, Any], Any] = SnapshotPolicy(
+                    row.snapshot, self.scale, self.seed * 7919 + row.id, self.greedy
+                )
+            elif row.name in fixed:
+                policy = fixed[row.name]
+            else:
+                raise ConfigError(f"league member {row.name!r} is not a baseline of this League")
+            members.append(Member(row.id, row.name, policy, snapshot=row.snapshot))
+        ids = {m.id for m in members}
+        for m in self.members:
+            if m.id not in ids:
+                self.retired[m.id] = m
+        for mid in ids:
+            self.retired.pop(mid, None)
+        self.members = members
+        p = np.array([row.prob for row in table], dtype=np.float64)
+        self.followed = p / p.sum() if p.sum() > 0 else None
+        self._next_id = max([self._next_id, *(mid + 1 for mid in ids)])
 
     def knows(self, mid: int) -> bool:
         """Whether ``mid`` is a member, active or retired but not yet pruned."""
