@@ -33,15 +33,15 @@ engine, so a Party table is refused.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from cardsuite.agents.base import TableInfo
 from cardsuite.agents.ismcts import Node, SearchGame
-from cardsuite.agents.ismcts_batched import BatchedISMCTSAgent, LearnedRollout
-from cardsuite.agents.registry import _scalar
+from cardsuite.agents.ismcts_batched import BatchedISMCTSAgent, LearnedRollout, leaf_engine
+from cardsuite.agents.registry import spec_scalar
 from cardsuite.errors import ConfigError
 
 #: The parameters a ``search:`` spec may give after the wrapped agent's spec.
@@ -50,6 +50,8 @@ GUIDED_PARAMS = (
     "temperature",
     "c",
     "fpu",
+    "value",
+    "rollout",
     "cutoff",
     "max_hand",
     "batch",
@@ -58,6 +60,40 @@ GUIDED_PARAMS = (
     "device",
     "time_limit",
 )
+
+#: How leaf values enter PUCT: ``minmax`` rescales the means to the spread of
+#: the leaf values this search has seen (MuZero's normalisation), ``raw`` uses
+#: them as they are (rewards in [0, 1]).
+VALUES = ("minmax", "raw")
+
+#: Who plays the rollouts: the wrapped policy for every player, or the game's
+#: batched heuristic for every player (the prior stays the wrapped policy's).
+ROLLOUTS = ("policy", "heuristic")
+
+
+def supports(game: str) -> bool:
+    """Whether ``game`` can be searched over a learned agent (its batched engine plays the leaves)."""
+    try:
+        return leaf_engine(game) is not None
+    except ConfigError:
+        return False
+
+
+def guided_specs(game: str, shipped: list[str]) -> list[str]:
+    """``search:SPEC`` for every shipped learned agent ``pretrained:NAME`` in ``shipped`` (the leaderboard's)."""
+    if not supports(game):
+        return []
+    return [f"search:{spec}" for spec in shipped if spec.startswith("pretrained:")]
+
+
+def default_temperature(inner: Any) -> float:
+    """The prior's temperature for ``inner``: 0.1 for action values (Deep Monte-Carlo), else 1.
+
+    A DMC network's outputs are action values in the reward's units ([-1, 1]),
+    a few hundredths apart; a PPO actor's are log-probabilities.
+    """
+    trainer = str(getattr(getattr(inner, "meta", None), "trainer", ""))
+    return 0.1 if "dmc" in trainer else 1.0
 
 
 class PNode(Node):
@@ -84,16 +120,20 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
     """PUCT information-set search with a learned prior and learned-policy rollouts.
 
     Args:
-        game: ``"scum"`` or ``"scandal"``.
+        game: a game whose batched engine plays search leaves (Scum, Scandal).
         inner: the learned agent (with ``logits`` and a ``reset`` that sets its scale).
         seed: seeds the determinizations.
         budget: descents per decision.
-        temperature: of the prior's softmax (higher: flatter).
-        c: PUCT exploration constant (rewards are in [0, 1]).
-        fpu: the mean an unvisited move counts with.
+        temperature: of the prior's softmax (higher: flatter); default per
+            wrapped agent (`default_temperature`).
+        c: PUCT exploration constant (on the normalised values with ``value="minmax"``).
+        fpu: the (normalised) mean an unvisited move counts with.
+        value: ``"minmax"`` or ``"raw"`` (`VALUES`).
+        rollout: ``"policy"`` or ``"heuristic"`` (`ROLLOUTS`).
         cutoff: rollout steps before the position is evaluated (0: to the end);
             default per game, as ISMCTS.
-        max_hand: search only at hands this small, else play ``inner`` (0: always).
+        max_hand: search only at hands this small, else play ``inner`` (0:
+            always); default per game, as ISMCTS.
         batch, parallel, backend, device, time_limit: as for ``BatchedISMCTSAgent``.
     """
 
@@ -105,11 +145,13 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         inner: Any,
         seed: int | None = None,
         budget: int = 50,
-        temperature: float = 1.0,
-        c: float = 1.0,
-        fpu: float = 0.5,
+        temperature: float | None = None,
+        c: float = 1.25,
+        fpu: float = 0.0,
+        value: str = "minmax",
+        rollout: str = "policy",
         cutoff: int | None = None,
-        max_hand: int = 0,
+        max_hand: int | None = None,
         batch: int = 25,
         parallel: str = "leaf",
         backend: str | None = None,
@@ -117,25 +159,35 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         time_limit: float | None = None,
     ) -> None:
         """Check the settings; the rollout engine is built at ``reset``."""
-        key = game.replace("-", "_").lower()
-        if key not in ("scum", "scandal"):
-            raise ConfigError(f"no guided search for game {game!r}; games: scum, scandal")
+        if not supports(game):
+            raise ConfigError(
+                f"no guided search for game {game!r}: its batched engine does not play "
+                "search leaves (its record's search part has no leaves)"
+            )
         if not callable(getattr(inner, "logits", None)):
             raise ConfigError(
                 f"search: {getattr(inner, 'name', inner)!r} has no policy logits to guide a "
                 "search; wrap a learned agent (pretrained:NAME, ppo:PATH)"
             )
-        for label, value, low in (("temperature", temperature, 0.0), ("fpu", fpu, -math.inf)):
+        if temperature is None:
+            temperature = default_temperature(inner)
+        for label, number, low in (("temperature", temperature, 0.0), ("fpu", fpu, -math.inf)):
             if (
-                not isinstance(value, int | float)
-                or isinstance(value, bool)
-                or not math.isfinite(value)
-                or (value <= low if label == "temperature" else False)
+                not isinstance(number, int | float)
+                or isinstance(number, bool)
+                or not math.isfinite(number)
+                or (number <= low if label == "temperature" else False)
             ):
                 raise ConfigError(f"search parameter {label} must be a finite number"
-                                  f"{' > 0' if label == 'temperature' else ''}, got {value!r}")  # fmt: skip
+                                  f"{' > 0' if label == 'temperature' else ''}, got {number!r}")  # fmt: skip
+        if value not in VALUES:
+            raise ConfigError(f"search parameter value must be one of {VALUES}, got {value!r}")
+        if rollout not in ROLLOUTS:
+            raise ConfigError(
+                f"search parameter rollout must be one of {ROLLOUTS}, got {rollout!r}"
+            )
         super().__init__(
-            key,
+            game,
             seed,
             budget=budget,
             rollout="heuristic",
@@ -151,8 +203,12 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         self.inner = inner
         self.temperature = float(temperature)
         self.fpu = float(fpu)
+        self.value = value
+        self.leaf_rollout = rollout
         self.name = f"search:{getattr(inner, 'name', 'learned')}"
         self._root_prior: np.ndarray | None = None
+        self._prior_policy: LearnedRollout | None = None
+        self._lo, self._hi = math.inf, -math.inf  # the spread of the means (value="minmax")
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -167,128 +223,103 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         return cls(game, inner, seed, **params)
 
     def rollout_policy(self, table: TableInfo) -> Any:
-        """The wrapped agent's most likely legal move, for every row."""
-        return LearnedRollout(self.inner.logits, self._scale())
+        """The wrapped agent's most likely legal move for every row, or the batched heuristic."""
+        self._prior_policy = LearnedRollout(self.inner.logits, self._scale())
+        return self._prior_policy if self.leaf_rollout == "policy" else "heuristic"
 
     def _scale(self) -> np.ndarray:
-        scale = getattr(self.inner, "_scale", None)
+        scale = getattr(self.inner, "obs_scale", None)
         if scale is None:
             raise ConfigError(f"search: {self.inner.name} set no observation scale at reset")
         return np.asarray(scale, np.float32)
 
     def reset(self, table: TableInfo, seed: int | None = None) -> None:
         """Reset the wrapped agent, then build the search for ``table``."""
-        if table.game not in ("scum", "scandal"):
-            raise ConfigError(f"no guided search at a {table.game!r} table; games: scum, scandal")
+        if not supports(table.game):
+            raise ConfigError(f"no guided search at a {table.game!r} table")
         self.inner.reset(table, seed)
         super().reset(table, seed)
 
-    # ------------------------------------------------------------ acting
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
-        """The most visited legal root move; the wrapped agent's move where no search runs."""
-        legal = np.flatnonzero(action_mask)
-        if legal.size == 1:
-            return int(legal[0])
-        determinize: Callable[[np.random.Generator], Any] | None = info.get("determinize")
-        if determinize is None or self._search is None:
-            return int(self.inner.act(observation, action_mask, info))
-        if self.max_hand:
-            state, me = self._search.prepare(determinize(self._rng), self._player)
-            if self._search.hand_size(state, me) > self.max_hand:
-                return int(self.inner.act(observation, action_mask, info))
+    # ------------------------------------------------------------ the search's hooks
+    def fallback(
+        self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]
+    ) -> int:
+        """The wrapped agent's move, where no search runs."""
+        return int(self.inner.act(observation, action_mask, info))
+
+    def before_search(self, observation: np.ndarray, action_mask: np.ndarray) -> None:
+        """The root's prior: the learned policy's on the real observation."""
         logits = self.inner.logits(np.asarray(observation, np.float32) * self._scale())
         self._root_prior = softmax_prior(
             np.asarray(logits).reshape(-1), np.asarray(action_mask, bool), self.temperature
         )
+        self._lo, self._hi = math.inf, -math.inf
+
+    def preference(self, action: int) -> float:
+        """Among equally visited root moves, the one the learned policy prefers."""
         prior = self._root_prior
-        root = self.search(determinize)
-        allowed = set(legal.tolist())
-        # the most visited move; among equals the one the learned policy prefers
-        best = max(
-            (
-                (child.visits, float(prior[a]), -a)
-                for a, child in root.children.items()
-                if a in allowed
-            ),
-            default=None,
-        )
-        if best is None:
-            return int(self.inner.act(observation, action_mask, info))
-        return -best[2]
+        return 0.0 if prior is None else float(prior[action])
 
-    def new_root(self) -> Node:
-        """A root whose prior is the learned policy's on the real observation."""
-        root = PNode(-1)
-        root.prior = self._root_prior
-        return root
+    def new_node(self, player: int) -> Node:
+        """A `PNode`; a root's prior is the learned policy's on the real observation."""
+        node = PNode(player)
+        if player < 0:
+            node.prior = self._root_prior
+        return node
 
-    # ------------------------------------------------------------ the tree
-    def descend(
-        self, game: SearchGame[Any], root: Node, state: Any, rng: np.random.Generator
-    ) -> list[Node]:
-        """PUCT selection; the first unvisited move chosen is expanded and the descent stops."""
-        path = [root]
-        node = root
-        root.visits += 1
+    def select(
+        self, game: SearchGame[Any], state: Any, node: Node, legal: np.ndarray, rng: Any
+    ) -> int:
+        """PUCT over the node's prior (uniform until known); an unvisited move counts ``fpu``."""
         c, fpu = self.c, self.fpu
-        while not game.terminal(state):
-            legal = game.legal(state)
-            player = game.to_act(state)
-            prior = getattr(node, "prior", None)
-            uniform = 1.0 / len(legal)
-            sqrt_n = math.sqrt(max(node.visits, 1))
-            children = node.children
-            best_action, best_score = -1, -math.inf
-            for a in legal.tolist():
-                child = children.get(a)
-                p = float(prior[a]) if prior is not None else uniform
-                if child is None:
-                    score = fpu + c * p * sqrt_n
-                else:
-                    child.avail += 1
-                    score = child.total / child.visits + c * p * sqrt_n / (1 + child.visits)
-                if score > best_score:
-                    best_score, best_action = score, a
-            child = children.get(best_action)
-            game.apply(state, best_action)
+        lo, span = 0.0, 1.0
+        if self.value == "minmax":  # no spread seen yet: every visited move counts as average
+            lo, span = (self._lo, self._hi - self._lo) if self._hi > self._lo else (math.nan, 1.0)
+        prior = getattr(node, "prior", None)
+        uniform = 1.0 / len(legal)
+        sqrt_n = math.sqrt(max(node.visits, 1))
+        children = node.children
+        best_action, best_score = -1, -math.inf
+        for a in legal.tolist():
+            child = children.get(a)
+            p = float(prior[a]) if prior is not None else uniform
             if child is None:
-                child = children[best_action] = PNode(player)
-                child.avail = 1
-                child.visits = 1
-                path.append(child)
-                break
-            child.visits += 1
-            node = child
-            path.append(node)
-        return path
-
-    def evaluate(
-        self, game: SearchGame[Any], leaves: list[Any], paths: list[list[Node]], rng: Any
-    ) -> list[np.ndarray]:
-        """Learned-policy rollouts of every leaf; the new leaves' priors from their observations."""
-        out: list[np.ndarray | None] = [None] * len(leaves)
-        todo = []
-        for i, state in enumerate(leaves):
-            if game.terminal(state):
-                out[i] = game.values(state)
+                score = fpu + c * p * sqrt_n
             else:
-                todo.append(i)
-        if todo:
-            assert self._rollouts is not None
-            policy = self._rollouts.policy
-            temperature = self.temperature
+                child.avail += 1
+                q = (child.total / child.visits - lo) / span
+                if q != q:  # nan: no spread yet
+                    q = 0.5
+                score = q + c * p * sqrt_n / (1 + child.visits)
+            if score > best_score:
+                best_score, best_action = score, a
+        return best_action
 
-            def set_priors(start: int, obs: np.ndarray, mask: np.ndarray) -> None:
-                priors = softmax_prior(policy.masked(obs, mask), mask, temperature)
-                for j in range(obs.shape[0]):
-                    leaf = paths[todo[start + j]][-1]
-                    if isinstance(leaf, PNode) and leaf.prior is None:
-                        leaf.prior = priors[j]
+    def roll_out(
+        self, game: SearchGame[Any], states: list[Any], paths: list[list[Node]], rng: Any
+    ) -> list[np.ndarray]:
+        """All leaves rolled out in one batch; the new leaves' priors from their observations."""
+        assert self._rollouts is not None and self._prior_policy is not None
+        policy = self._prior_policy
+        temperature = self.temperature
 
-            vals = self._rollouts.values([leaves[i] for i in todo], rng, on_load=set_priors)
-            for j, i in enumerate(todo):
-                out[i] = vals[j]
-        return [v for v in out if v is not None]
+        def set_priors(start: int, obs: np.ndarray, mask: np.ndarray) -> None:
+            priors = softmax_prior(policy.masked(obs, mask), mask, temperature)
+            for j in range(obs.shape[0]):
+                leaf = paths[start + j][-1]
+                if isinstance(leaf, PNode) and leaf.prior is None:
+                    leaf.prior = priors[j]
+
+        return list(self._rollouts.values(states, rng, on_load=set_priors))
+
+    def after_wave(self, paths: list[list[Node]]) -> None:
+        """The spread of the means (MuZero's min-max), over the nodes of the wave's paths."""
+        lo, hi = self._lo, self._hi
+        for path in paths:
+            for n in path[1:]:
+                mean = n.total / n.visits
+                lo, hi = min(lo, mean), max(hi, mean)
+        self._lo, self._hi = lo, hi
 
 
 def split_spec(text: str) -> tuple[str, dict[str, Any]]:
@@ -314,5 +345,5 @@ def split_spec(text: str) -> tuple[str, dict[str, Any]]:
             )
         if key in params:
             raise ConfigError(f"search spec {text!r}: parameter {key!r} given twice")
-        params[key] = _scalar(raw.strip())
+        params[key] = spec_scalar(raw.strip())
     return head.strip(), params

@@ -59,6 +59,7 @@ import numpy as np
 from cardsuite.agents.base import TableInfo
 from cardsuite.agents.heuristic_scandal import ScandalPolicy
 from cardsuite.agents.heuristic_scum import ScumParams, ScumPolicy, view_from_state
+from cardsuite.agents.search_base import Node, SearchBase
 from cardsuite.engine import EngineState
 from cardsuite.errors import ConfigError
 from cardsuite.games import Game, games, get_game
@@ -248,11 +249,16 @@ class SearchKind:
         build: ``build(config, params)``, the game's `SearchGame` adapter.
         cutoff: default rollout steps before evaluation (0: play the deal out).
         max_hand: default hand size at or below which the agent searches (0: always).
+        leaves: ``"module:attribute"`` of the game's
+            [`LeafEngine`][cardsuite.agents.search_leaves.LeafEngine] (how its
+            batched engine rolls out search leaves); None: the batched searches
+            roll out with the reference.
     """
 
     build: Callable[[Any, Mapping[str, Any]], SearchGame[Any]]
     cutoff: int
     max_hand: int
+    leaves: str | None = None
 
 
 def _scum(config: Any, params: Mapping[str, Any]) -> ClimbSearch:
@@ -264,9 +270,13 @@ def _party(config: Any, params: Mapping[str, Any]) -> ClimbSearch:
 
 
 #: The records' ``search`` parts (a Scum series always ends quickly: no cutoff).
-scum_search = SearchKind(_scum, cutoff=0, max_hand=6)
+scum_search = SearchKind(
+    _scum, cutoff=0, max_hand=6, leaves="cardsuite.agents.search_leaves:scum_leaves"
+)
 party_search = SearchKind(_party, cutoff=0, max_hand=6)
-scandal_search = SearchKind(ScandalSearch, cutoff=40, max_hand=0)
+scandal_search = SearchKind(
+    ScandalSearch, cutoff=40, max_hand=0, leaves="cardsuite.agents.search_leaves:scandal_leaves"
+)
 
 
 def search_record(game: str) -> Game:
@@ -282,29 +292,6 @@ def search_game(game: str, config: Any, params: Mapping[str, Any]) -> SearchGame
     """The `SearchGame` adapter of ``game``: its record's ``search`` part."""
     kind: SearchKind = search_record(game).part("search")
     return kind.build(config, params)
-
-
-# --------------------------------------------------------------------- the tree
-class Node:
-    """A tree node: the move that led here and its statistics.
-
-    Attributes:
-        player: who made the move into this node (-1 at the root).
-        visits: iterations through this node.
-        avail: iterations in which this node's move was legal at its parent.
-        total: summed reward of ``player`` over those visits.
-        children: child nodes by action id.
-    """
-
-    __slots__ = ("avail", "children", "player", "total", "visits")
-
-    def __init__(self, player: int) -> None:
-        """An unvisited node for a move by ``player``."""
-        self.player = player
-        self.visits = 0
-        self.avail = 0
-        self.total = 0.0
-        self.children: dict[int, Node] = {}
 
 
 SEARCH_PARAMS = ("budget", "rollout", "c", "cutoff", "max_hand")
@@ -336,7 +323,7 @@ def _check_search_params(game: str, params: Mapping[str, Any], **values: Any) ->
         raise ConfigError(f"ismcts parameter c must be a finite number >= 0, got {brief(c)}")
 
 
-class ISMCTSAgent:
+class ISMCTSAgent(SearchBase):
     """SO-ISMCTS with heuristic rollouts over the env's determinizations.
 
     Args:
@@ -404,92 +391,44 @@ class ISMCTSAgent:
         self._fallback = make_policy(table, **self.params)
         self._player = int(table.agent.rsplit("_", 1)[1])
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
-        """The most visited legal root move after ``budget`` iterations."""
-        if self._search is None:
-            raise RuntimeError("ISMCTSAgent.act called before reset")
-        legal = np.flatnonzero(action_mask)
-        determinize: Callable[[np.random.Generator], Any] | None = info.get("determinize")
-        if legal.size == 1:
-            return int(legal[0])
-        if determinize is None:  # no search possible: play the heuristic
-            return int(self._fallback.act(observation, action_mask))
-        if self.max_hand:
-            state, me = self._search.prepare(determinize(self._rng), self._player)
-            if self._search.hand_size(state, me) > self.max_hand:
-                return int(self._fallback.act(observation, action_mask))
-        root = self.search(determinize)
-        allowed = set(legal.tolist())
-        best = max(
-            ((child.visits, -a) for a, child in root.children.items() if a in allowed),
-            default=None,
-        )
-        if best is None:
-            return int(self._fallback.act(observation, action_mask))
-        return -best[1]
+    # ------------------------------------------------------------ the search's hooks
+    def fallback(
+        self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]
+    ) -> int:
+        """The heuristic's move, where no search runs."""
+        return int(self._fallback.act(observation, action_mask))
 
-    def search(self, determinize: Callable[[np.random.Generator], Any]) -> Node:
-        """Grow the tree for ``budget`` iterations; returns the root."""
-        assert self._search is not None
-        game = self._search
-        root = Node(-1)
-        rng = self._rng
-        for _ in range(self.budget):
-            state, _me = game.prepare(determinize(rng), self._player)
-            self._iterate(game, root, state, rng)
-        return root
-
-    def _iterate(self, game: SearchGame[S], root: Node, state: S, rng: np.random.Generator) -> None:
-        path = self.descend(game, root, state, rng)
-        self.backup(path, self.rollout_values(game, state, rng))
-
-    def descend(
-        self, game: SearchGame[S], root: Node, state: S, rng: np.random.Generator
-    ) -> list[Node]:
-        """Selection and expansion from ``root`` in ``state`` (changed in place); the path.
-
-        Every node on the path has its ``visits`` raised at once (the reward is
-        added by `backup`), so a search that descends several times
-        before backing up (``ismcts_batched``) sees those visits as losses.
-        """
-        path = [root]
-        node = root
-        root.visits += 1
+    def select(
+        self, game: SearchGame[S], state: S, node: Node, legal: np.ndarray, rng: np.random.Generator
+    ) -> int:
+        """UCB1 with availability counts over the tried moves; an untried move first."""
         c = self.c
-        while not game.terminal(state):
-            legal = game.legal(state)
-            player = game.to_act(state)
-            children = node.children
-            untried = []
-            best_child: Node | None = None
-            best_action = -1
-            best_score = -math.inf
-            for a in legal.tolist():
-                child = children.get(a)
-                if child is None:
-                    untried.append(a)
-                    continue
-                child.avail += 1
-                score = child.total / child.visits + c * math.sqrt(
-                    math.log(child.avail) / child.visits
-                )
-                if score > best_score:
-                    best_score, best_child, best_action = score, child, a
-            if untried:
-                a = self._expansion(game, state, untried, rng)
-                child = Node(player)
-                child.avail = 1
-                child.visits = 1
-                children[a] = child
-                game.apply(state, a)
-                path.append(child)
-                break
-            assert best_child is not None
-            game.apply(state, best_action)
-            node = best_child
-            node.visits += 1
-            path.append(node)
-        return path
+        children = node.children
+        untried = []
+        best_action = -1
+        best_score = -math.inf
+        for a in legal.tolist():
+            child = children.get(a)
+            if child is None:
+                untried.append(a)
+                continue
+            child.avail += 1
+            score = child.total / child.visits + c * math.sqrt(math.log(child.avail) / child.visits)
+            if score > best_score:
+                best_score, best_action = score, a
+        if untried:
+            return self._expansion(game, state, untried, rng)
+        return best_action
+
+    def roll_out(
+        self,
+        game: SearchGame[S],
+        states: list[S],
+        paths: list[list[Node]],
+        rng: np.random.Generator,
+    ) -> list[np.ndarray]:
+        """One per-game rollout per leaf (`rollout_values`)."""
+        return [self.rollout_values(game, state, rng) for state in states]
 
     def rollout_values(self, game: SearchGame[S], state: S, rng: np.random.Generator) -> np.ndarray:
         """Roll ``state`` out (in place) to the end or the cutoff; per-player rewards in [0, 1]."""
@@ -503,13 +442,6 @@ class ISMCTSAgent:
             game.apply(state, a)
             steps += 1
         return game.values(state)
-
-    @staticmethod
-    def backup(path: list[Node], values: np.ndarray) -> None:
-        """Add each mover's reward along ``path`` (visits were counted by `descend`)."""
-        for n in path:
-            if n.player >= 0:
-                n.total += float(values[n.player])
 
     def _expansion(
         self, game: SearchGame[S], state: S, untried: list[int], rng: np.random.Generator

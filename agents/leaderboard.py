@@ -107,8 +107,11 @@ class Board:
 
 def default_agents(game: str, options: dict[str, Any], ismcts: str) -> list[str]:
     """The baselines plus every shipped agent that fits ``game`` and ``options``."""
+    from cardsuite.agents.guided_search import guided_specs
+
     specs = ["random", "greedy", "heuristic", f"ismcts:{ismcts}" if ismcts else "ismcts"]
-    return specs + shipped_agents(game, options)
+    shipped = shipped_agents(game, options)
+    return specs + shipped + guided_specs(game, shipped)
 
 
 def shipped_agents(game: str, options: dict[str, Any]) -> list[str]:

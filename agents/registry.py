@@ -176,7 +176,7 @@ def _parse_params(text: str, name: str, rest: str) -> dict[str, Any]:
             )
         if key in params:
             raise ConfigError(f"agent spec {text!r}: parameter {key!r} given twice")
-        params[key] = _scalar(raw.strip())
+        params[key] = spec_scalar(raw.strip())
     return params
 
 
@@ -202,7 +202,7 @@ def _parse_class_spec(text: str, head: str, rest: str) -> AgentSpec:
     )
 
 
-def _scalar(raw: str) -> Any:
+def spec_scalar(raw: str) -> Any:
     """A spec parameter's value: a YAML scalar (int, float, bool, str), else the raw text.
 
     The text goes through the suite's bounded YAML reader, so an alias bomb or

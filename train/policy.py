@@ -135,6 +135,11 @@ class PPOAgent:
         return cls(arrays, meta, deterministic=deterministic, seed=seed)
 
     @property
+    def obs_scale(self) -> np.ndarray | None:
+        """The observation scaling set at `reset` (``logits`` takes ``obs * obs_scale``); None before."""
+        return self._scale
+
+    @property
     def snapshot(self) -> Snapshot:
         """The actor as a frozen `Snapshot` (for batch play and evaluation)."""
         network = self.meta.network

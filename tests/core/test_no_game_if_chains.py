@@ -38,15 +38,6 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
         "open (helper D, training core): the exploit's reward wording and warm-start length "
         "per game, to move onto the record's train_options",
     ),
-    ("agents/ismcts_batched.py", "compare"): (
-        5,
-        "open (helper G, batched ISMCTS of 8f326a0): per-game rollout engines and scoring, "
-        "to read the record's batched engine and batched_heuristic parts",
-    ),
-    ("agents/guided_search.py", "compare"): (
-        2,
-        "open (helper G): guided search supports the games batched ISMCTS supports",
-    ),
 }
 
 

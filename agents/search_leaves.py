@@ -1,0 +1,95 @@
+"""How a game's batched engine rolls out and scores search leaves: a `SearchKind`'s ``leaves``.
+
+The batched searches (``ismcts-batched``, ``search:``) write the per-game
+leaf states of a wave into the rows of the game's batched engine (its
+record's ``batched`` part), play them out together and score them as the
+reference's [`SearchGame.values`][cardsuite.agents.ismcts.SearchGame] does.
+What differs between games is named here, once per game, and reached through
+the game's record (``Game.part("search").leaves``), so the searches never
+pick a game by its name:
+
+* ``load``: the bridge that writes per-game states into engine rows
+  (``"module:attribute"``, imported when a search is built);
+* ``options``: the engine options of a rollout (a Scum rollout ends with the
+  series and collects J8 points; a Scandal rollout ends with the hand);
+* ``score``: per-player rewards in [0, 1] of the rows after the rollout;
+* ``collects``: whether ``score`` needs the engine's step rewards summed.
+
+A game whose ``SearchKind`` has no ``leaves`` (Scum Party: the batched Scum
+engine does not play Party rules) is rolled out by the reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+def host(x: Any) -> np.ndarray:
+    """A numpy view of an engine array (a torch tensor is copied to the host)."""
+    return x.detach().cpu().numpy() if hasattr(x, "detach") else np.asarray(x)
+
+
+@dataclass(frozen=True)
+class LeafEngine:
+    """One game's leaf rollouts on its batched engine (see the module doc).
+
+    Attributes:
+        load: ``"module:attribute"`` of ``load_states(engine, states) -> (obs, mask, to_act)``.
+        options: engine options of a rollout, as ``(key, value)`` pairs.
+        score: ``score(engine, m, points) -> [m, P]`` rewards in [0, 1] of rows ``0..m-1``.
+        collects: whether ``points`` (the step rewards summed per row) are needed.
+    """
+
+    load: str
+    options: tuple[tuple[str, Any], ...]
+    score: Callable[[Any, int, np.ndarray], np.ndarray]
+    collects: bool = False
+
+
+def scum_score(engine: Any, m: int, points: np.ndarray) -> np.ndarray:
+    """``(n - k) / (n - 1)`` for the k-th out; a row cut off ranks by cards left (ties by id)."""
+    from scum_env.batched.engine import OVER
+
+    n = int(engine.num_players)
+    over = host(engine.phase)[:m] == OVER
+    ncards_pos = host(engine.ncards)[:m].astype(np.int64)
+    order = host(engine.order)[:m]
+    out = np.empty((m, n))
+    for i in range(m):
+        if over[i]:
+            out[i] = (points[i] - 1.0) / (n - 1)
+        else:
+            nc = np.empty(n, np.int64)
+            nc[order[i]] = ncards_pos[i]
+            rank = np.argsort(nc, kind="stable")
+            out[i, rank] = (n - 1 - np.arange(n)) / (n - 1)
+    return out
+
+
+def scandal_score(engine: Any, m: int, points: np.ndarray) -> np.ndarray:
+    """The hand scored as if it ended now (S9), ``0.5 + (own - mean of others) / 400`` clipped."""
+    n = int(engine.num_players)
+    value = np.asarray(engine.rules.deck.value, dtype=np.int64)
+    hands = host(engine.hands)[:m].astype(np.int64)
+    left = (hands * value[None, None, :]).sum(axis=2)
+    scores = (host(engine.table_pts)[:m] - left).astype(float)
+    others = (scores.sum(axis=1, keepdims=True) - scores) / (n - 1)
+    result: np.ndarray = np.clip(0.5 + (scores - others) / 400.0, 0.0, 1.0)
+    return result
+
+
+#: Scum: one series per rollout, J8 points collected from the step rewards.
+scum_leaves = LeafEngine(
+    "scum_env.batched.bridge:load_states",
+    (("episode", "series"), ("reward", "points")),
+    scum_score,
+    collects=True,
+)
+#: Scandal: one hand per rollout, scored from the table at its end or cutoff.
+scandal_leaves = LeafEngine(
+    "scandal_env.batched.bridge:load_states", (("episode", "hand"),), scandal_score
+)
