@@ -7,7 +7,8 @@ A game's [Game][cardsuite.games.Game] record is the one place that says where
 each part of the game lives: the env and its config, the engine and the
 batched engine, the heuristic and its batched twin, the text view a person
 sees, the rgb drawing, the greedy baseline, the ISMCTS adapter, the OpenSpiel
-adapter and the engine options trainers use (the training reward). Agents,
+adapter, the one-seat batched vector env MaskablePPO may train on, and the
+engine options trainers use (the training reward, in words too). Agents,
 trainers, RLlib, the arena and the web table ask the record
 (`Game.part`) and never pick a part by the game's name.
 
@@ -44,7 +45,12 @@ PARTS: dict[str, str] = {
     "greedy": "the greedy baseline factory: make(config, obs_spec) -> act(obs, mask)",
     "search": "the ISMCTS adapter: a SearchKind (build(config, params), default cutoff, max_hand)",
     "openspiel": "the OpenSpiel adapter module (registers the game with pyspiel on import)",
+    "sb3_vec_env": "the one-seat batched vector env MaskablePPO's `vec_env: batched` trains on: "
+    "cls(num_envs, learner=, seed=, **options), a BatchedVectorEnv with an `engine`",
 }
+
+#: The parts a record may leave out while every other trainer and agent still plays the game.
+OPTIONAL_PARTS = ("sb3_vec_env",)
 
 
 def resolve(spec: str) -> Any:
@@ -66,12 +72,15 @@ class Game:
         default_players: the player count commands use when none is given.
         title: the readable name (``Scum Party``) for logs and pages.
         engine, batched, heuristic, batched_heuristic, view, rgb, greedy,
-            search, openspiel: the parts of `PARTS`, as ``"module[:attribute]"``
-            strings; None where the game has no such part.
+            search, openspiel, sb3_vec_env: the parts of `PARTS`, as
+            ``"module[:attribute]"`` strings; None where the game has no such part.
         heuristic_params: the knobs the heuristic (and its batched twin) accept.
         train_options: engine options every trainer sets unless the run sets
             them (the training reward, the episode length), as ``(key, value)``
             pairs; see `Game.train_defaults`.
+        train_reward: that reward in words, for reports (``cardsuite exploit``).
+        warm_start_steps: engine steps of the heuristic-imitation warm start
+            that let the game's episodes end (``cardsuite exploit --bc-steps``).
     """
 
     name: str
@@ -89,8 +98,11 @@ class Game:
     greedy: str | None = None
     search: str | None = None
     openspiel: str | None = None
+    sb3_vec_env: str | None = None
     heuristic_params: tuple[str, ...] = ()
     train_options: tuple[tuple[str, Any], ...] = ()
+    train_reward: str = "the trainer reward"
+    warm_start_steps: int = 300
 
     def config_class(self) -> type[ConfigBase]:
         """The game's config dataclass."""

@@ -25,4 +25,6 @@ SCANDAL = Game(
     openspiel="cardsuite.agents.openspiel.scandal",
     heuristic_params=("take_cost", "deep_margin"),
     train_options=(("episode", "hand"),),  # one hand per episode: its net score / reward_scale
+    train_reward="hand score / 100",
+    warm_start_steps=600,
 )

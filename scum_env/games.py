@@ -25,8 +25,11 @@ SCUM = Game(
     greedy="cardsuite.agents.greedy:scum_greedy",
     search="cardsuite.agents.ismcts:scum_search",
     openspiel="cardsuite.agents.openspiel.scum",
+    sb3_vec_env="scum_env.batched.vector_env:ScumVectorEnv",
     heuristic_params=CLIMB_PARAMS,
     train_options=(("reward", "centered"),),  # J8 points centred in [-1, 1]
+    train_reward="centered J8 points",
+    warm_start_steps=300,
 )
 SCUM_PARTY = Game(
     "scum_party",
@@ -47,4 +50,6 @@ SCUM_PARTY = Game(
     # each hand's P8 points when it is scored: `rank`, paid only at the end of
     # a tournament of about a thousand steps, left PPO on noise (train/ppo_games.py)
     train_options=(("reward", "points"),),
+    train_reward="P8 points per tournament",
+    warm_start_steps=1500,  # a tournament is long: enough steps for some to end
 )

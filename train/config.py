@@ -21,7 +21,7 @@ from typing import Any, Literal
 from cardsuite.agents.registry import parse_spec
 from cardsuite.config import ConfigBase, doc_field, read_yaml_mapping
 from cardsuite.errors import ConfigError
-from cardsuite.games import get_game
+from cardsuite.games import Game, games, get_game
 from cardsuite.overrides import merge_overrides, parse_assignments
 from cardsuite.train.core.settings import DEVICE, RunConfig, inherit, learning_rate_field
 
@@ -49,6 +49,21 @@ RESUME_MUTABLE = frozenset(
 OPPONENT_KINDS = ("random", "heuristic", "snapshot")
 
 
+def batched_refusal(game: Game) -> str | None:
+    """Why ``vec_env: batched`` cannot train ``game``, naming the choices; None if it can.
+
+    The batched VecEnv is the game's one-seat batched vector env, the
+    ``sb3_vec_env`` part of its record (`cardsuite.train.batched`).
+    """
+    if game.has("sb3_vec_env"):
+        return None
+    able = ", ".join(g.name for g in games().values() if g.has("sb3_vec_env"))
+    return (
+        f"'batched' trains on a game's one-seat batched vector env (its record's sb3_vec_env: "
+        f"{able}); game {game.name!r} has none: choose 'auto', 'subproc' or 'dummy'"
+    )
+
+
 @dataclass(frozen=True)
 class TrainConfig(ConfigBase):
     """A self-play MaskablePPO run: game, PPO hyperparameters, pool, schedules."""
@@ -66,8 +81,8 @@ class TrainConfig(ConfigBase):
     vec_env: Literal["auto", "subproc", "dummy", "batched"] = doc_field(
         "auto",
         "`subproc`: one worker process per env; `dummy`: all envs in this process; "
-        "`auto`: subproc when n_envs > 1; `batched` (Scum only): `n_envs` games in the "
-        "batched engine, in this process (see `train/batched.py`)",
+        "`auto`: subproc when n_envs > 1; `batched` (games whose record names an `sb3_vec_env`: "
+        "Scum): `n_envs` games in the batched engine, in this process (see `train/batched.py`)",
     )
     torch_threads: int = doc_field(1, "torch CPU threads of the learner (1 is fastest on 2 cores)")
     learning_rate: float = learning_rate_field(3e-4)
@@ -146,8 +161,9 @@ class TrainConfig(ConfigBase):
             game.config_class().from_dict(self.options)
         except ConfigError as err:
             self._fail("options", str(err))
-        if self.vec_env == "batched" and game.name != "scum":
-            self._fail("vec_env", f"'batched' runs the batched Scum engine, not {game.name}")
+        refusal = batched_refusal(game) if self.vec_env == "batched" else None
+        if refusal is not None:
+            self._fail("vec_env", refusal)
         for name in (
             "total_steps",
             "n_envs",

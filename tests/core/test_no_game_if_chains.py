@@ -24,20 +24,6 @@ FOLDERS = ("agents", "train")
 
 #: (file, kind) -> how many such sites it may hold, and why.
 ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
-    ("train/batched.py", "compare"): (
-        1,
-        "MaskablePPO's batched VecEnv wraps scum_env.batched.vector_env, which only Scum has: "
-        "it refuses other games with a message naming the vec_env choices",
-    ),
-    ("train/config.py", "compare"): (
-        1,
-        "TrainConfig refuses vec_env 'batched' for a game other than Scum (as above)",
-    ),
-    ("train/exploit.py", "table"): (
-        2,
-        "open (helper D, training core): the exploit's reward wording and warm-start length "
-        "per game, to move onto the record's train_options",
-    ),
 }
 
 

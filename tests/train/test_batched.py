@@ -1,4 +1,4 @@
-"""Training on the batched Scum engine (``vec_env: batched``)."""
+"""Training on a batched engine (``vec_env: batched``): scaling, opponents, League outcomes."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from cardsuite.errors import ConfigError
 from cardsuite.train.batched import BatchedSelfPlayEnv, make_batched_vec_env
 from cardsuite.train.core.league import SeatMember
 from cardsuite.train.core.netspec import Snapshot, obs_scale
-from cardsuite.train.trainer import train
+from cardsuite.train.trainer import SelfPlayCallback, train
 from cardsuite.train.wrappers import fixed_seats
 from scum_env import scum_v0
 from tests.train.conftest import tiny_config
@@ -64,9 +64,87 @@ def test_snapshot_opponents_play_only_legal_actions() -> None:
         env.step(actions)
 
 
-def test_batched_is_scum_only() -> None:
-    with pytest.raises(ConfigError, match=r"vec_env.*batched Scum engine"):
+def test_batched_needs_the_records_vec_env_and_names_the_choices() -> None:
+    """Only a record naming ``sb3_vec_env`` (Scum's) trains batched; the error says what to use."""
+    choices = r"sb3_vec_env: scum\); game 'scandal' has none: choose 'auto', 'subproc' or 'dummy'"
+    with pytest.raises(ConfigError, match=rf"TrainConfig.vec_env.*{choices}"):
         tiny_config(game="scandal", options={"num_players": 2}, vec_env="batched")
+    with pytest.raises(ConfigError, match=rf"vec_env 'batched'.*{choices}"):
+        BatchedSelfPlayEnv(2, learner=0, table=TABLE, game="scandal", num_players=2)
+
+
+def _independent_returns(env: BatchedSelfPlayEnv) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Sum every player's rewards on the raw engine, apart from the env's own tally:
+    the running sums and, per restart, the sums of the games it restarted."""
+    raw = env.engine.inner
+    running = np.zeros((raw.num_games, raw.num_players))
+    finished: list[np.ndarray] = []
+    step, restart = raw.step, raw.restart_games
+
+    def counted_step(*args: object, **kwargs: object) -> object:
+        res = step(*args, **kwargs)
+        running[...] += raw.xp.to_numpy(res.rewards)
+        return res
+
+    def counted_restart(ended: np.ndarray) -> object:
+        done = np.asarray(ended, dtype=bool)
+        finished.append(np.where(done[:, None], running, np.nan))
+        running[done] = 0.0
+        return restart(ended)
+
+    raw.step, raw.restart_games = counted_step, counted_restart
+    return running, finished
+
+
+def test_each_finished_game_reports_the_learners_outcome_against_every_seat() -> None:
+    """As the per-game env does: ids of the other seats' members, 1/0.5/0 by episode reward."""
+    table = [SeatMember(7, "random", 0.5, None), SeatMember(9, "heuristic", 0.5, None)]
+    venv = make_batched_vec_env(
+        "scum", {"num_players": 4}, num_envs=6, learner=1, table=table, seed=5
+    )
+    inner = venv.inner
+    venv.reset()
+    _, finished = _independent_returns(inner)
+    reported = 0
+    for _ in range(300):
+        finished.clear()
+        masks = np.stack(venv.env_method("action_masks"))
+        _obs, _reward, done, infos = venv.step(np.array([np.flatnonzero(m)[0] for m in masks]))
+        seats = inner.seated_ids()
+        for g in range(6):
+            if not done[g]:
+                assert "league_ids" not in infos[g]
+                continue
+            final = next(f[g] for f in finished if not np.isnan(f[g, 0]))
+            expected = [0.5 + 0.5 * np.sign(final[1] - final[p]) for p in (0, 2, 3)]
+            assert infos[g]["league_ids"] == [seats[0], seats[2], seats[3]]
+            assert infos[g]["league_outcomes"] == expected
+            assert infos[g]["episode"]["r"] == pytest.approx(final[1], abs=1e-5)
+            reported += 1
+    assert reported >= 6  # every slot finished at least one game
+    assert {o for info in infos for o in info.get("league_outcomes", [])} <= {0.0, 0.5, 1.0}
+
+
+def test_batched_training_moves_the_pfsp_counts(tmp_path: Path) -> None:
+    """The batched VecEnv reports outcomes to the core League: its PFSP counts leave the prior."""
+    from cardsuite.train.trainer import Trainer
+
+    config = tiny_config(vec_env="batched", n_envs=16, n_steps=16, batch_size=64,
+                         opponent_heuristic=0.5, opponent_random=0.5, opponent_snapshot=0.0,
+                         pfsp="hard", total_steps=512)  # fmt: skip
+    trainer = Trainer(config, tmp_path / "run")
+    prior = {m.name: (m.wins, m.games) for m in trainer.league.members}
+    assert prior == {"random": (1.0, 2.0), "heuristic": (1.0, 2.0)}
+    recorded: list[int] = []
+    record = trainer.league.record
+    trainer.league.record = lambda ids, out: (recorded.extend(ids.tolist()), record(ids, out))[1]
+    trainer.model.learn(total_timesteps=512, callback=SelfPlayCallback(trainer))
+    trainer.close()
+    assert recorded and set(recorded) <= {m.id for m in trainer.league.members}
+    moved = {m.name: (m.wins, m.games) for m in trainer.league.members}
+    assert all(moved[name] != prior[name] for name in moved)
+    probs = trainer.league.probabilities()
+    assert not np.allclose(probs, probs[0])  # PFSP ("hard") now weighs them apart
 
 
 def test_trainer_learns_on_the_batched_engine(tmp_path: Path) -> None:
