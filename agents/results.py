@@ -1,5 +1,9 @@
 """The result of a tournament: per-agent statistics, head-to-head, ratings; table, files, plot.
 
+Ratings are order-free: one Bradley-Terry maximum-likelihood fit to every
+pairwise comparison of every unit at once (`cardsuite.agents.ratings.rate_units`,
+the leaderboard's fit and Elo scale), with 95% intervals by bootstrap over units.
+
 In a notebook::
 
     result = cardsuite.tournament("scum", ["heuristic", "random"], games=50)
@@ -21,16 +25,22 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite.agents.ratings import rate_units
 from cardsuite.agents.stats import (
     GameResult,
     head_to_head,
     mean_ci,
-    rate_games,
     share_interval,
     unit_values,
 )
 from cardsuite.errors import ConfigError
 from cardsuite.safe_yaml import brief
+
+#: Bootstrap resamples behind a tournament's rating intervals.
+RATING_RESAMPLES = 1000
+
+#: The rating scale, as `TournamentResult.to_dict` states it.
+RATING_SCALE = "Elo (400 points = 10:1 odds of beating another agent on a unit)"
 
 
 @dataclass
@@ -49,9 +59,9 @@ class AgentStats:
     games: int
     seat_games: int
     illegal_actions: int
-    mu: float
-    sigma: float
-    ordinal: float
+    rating: float
+    rating_low: float
+    rating_high: float
 
 
 @dataclass
@@ -65,6 +75,8 @@ class TournamentResult:
         agents: per-agent statistics, in the order the specs were given.
         head_to_head: ``h[a][b]`` fraction of units a beat b (None on the diagonal).
         results: every game's outcome, in game order.
+        rating_anchor: the agent rated 0 (``random`` if it played, else the first).
+        rating_resamples: bootstrap resamples behind the rating intervals (0: none).
     """
 
     game: str
@@ -77,6 +89,8 @@ class TournamentResult:
     agents: list[AgentStats]
     head_to_head: list[list[float | None]]
     results: list[GameResult] = field(repr=False)
+    rating_anchor: str = ""
+    rating_resamples: int = 0
 
     @classmethod
     def from_games(
@@ -93,12 +107,31 @@ class TournamentResult:
         rotations: int,
         results: Sequence[GameResult],
     ) -> TournamentResult:
-        """Compute the statistics of ``results`` (in game order)."""
+        """Compute the statistics of ``results`` (in any order: they are sorted by game index).
+
+        Ratings: why a maximum-likelihood fit and not openskill. Openskill
+        updates the ratings game by game, so the same games played in another
+        order give other ratings, and later games weigh more; running it to a
+        fixed point over shuffled orders only averages that away, at the cost
+        of many passes and a result that still depends on the shuffles' seed.
+        The Bradley-Terry fit (`cardsuite.agents.ratings.rate_units`) sees
+        only the set of units: every pair of agents compared in every unit
+        (the head-to-head's comparison: higher unit score wins, equal ties),
+        all at once; it is also the fit and the scale (Elo, ``random`` = 0)
+        of ``cardsuite leaderboard`` and ``cardsuite benchmark``, so the
+        numbers can be compared. Intervals: 95% bootstrap over units.
+        """
+        results = sorted(results, key=lambda g: g.index)
         k = len(names)
         scores = unit_values(results, k, "rewards")
         ranks = unit_values(results, k, "ranks")
         wins = unit_values(results, k, "wins")
-        ratings = rate_games(results, k)
+        ratings = rate_units(
+            names,
+            np.array([scores[a] for a in range(k)], dtype=np.float64).T,
+            resamples=RATING_RESAMPLES,
+            seed=seed,
+        )
         stats = []
         for a in range(k):
             seat_ranks = [r for g in results for s, r in zip(g.seating, g.ranks) if s == a]
@@ -108,7 +141,6 @@ class TournamentResult:
             illegal = sum(
                 1 for g in results if g.illegal_seat >= 0 and g.seating[g.illegal_seat] == a
             )
-            mu, sigma, ordinal = ratings[a]
             stats.append(
                 AgentStats(
                     name=names[a],
@@ -123,9 +155,9 @@ class TournamentResult:
                     games=len(results),
                     seat_games=len(seat_ranks),
                     illegal_actions=illegal,
-                    mu=mu,
-                    sigma=sigma,
-                    ordinal=ordinal,
+                    rating=ratings.rating[a],
+                    rating_low=ratings.low[a],
+                    rating_high=ratings.high[a],
                 )
             )
         return cls(
@@ -139,6 +171,8 @@ class TournamentResult:
             agents=stats,
             head_to_head=head_to_head(scores),
             results=list(results),
+            rating_anchor=ratings.anchor,
+            rating_resamples=ratings.resamples,
         )
 
     @property
@@ -162,8 +196,12 @@ class TournamentResult:
           where a unit holds a fraction; see
           `cardsuite.agents.stats.share_interval`), ``"games"`` (games it played),
           ``"seat_games"`` (seat results), ``"illegal_actions"`` (games it
-          ended with an illegal action), ``"mu"``, ``"sigma"``, ``"ordinal"``
-          (openskill Plackett-Luce; ordinal = mu - 3 sigma);
+          ended with an illegal action), ``"rating"`` (Elo points from one
+          Bradley-Terry fit to every unit at once, the anchor = 0; see
+          `from_games`), ``"rating_low"`` and ``"rating_high"`` (its 95%
+          bootstrap interval over units; equal to the rating when there are none);
+        * ``"rating_scale"``: the scale in words; ``"rating_anchor"``: the agent
+          rated 0; ``"rating_resamples"``: bootstrap resamples (0: no intervals);
         * ``"head_to_head"``: ``{a: {b: fraction}}`` for a != b, the fraction of
           units (games, or deals with duplicate) where a's score beat b's, ties 1/2;
         * ``"games"``: games played; ``"deals"``: units (== games without
@@ -189,12 +227,15 @@ class TournamentResult:
                     "games": a.games,
                     "seat_games": a.seat_games,
                     "illegal_actions": a.illegal_actions,
-                    "mu": a.mu,
-                    "sigma": a.sigma,
-                    "ordinal": a.ordinal,
+                    "rating": a.rating,
+                    "rating_low": a.rating_low,
+                    "rating_high": a.rating_high,
                 }
                 for a in self.agents
             },
+            "rating_scale": RATING_SCALE,
+            "rating_anchor": self.rating_anchor,
+            "rating_resamples": self.rating_resamples,
             "head_to_head": {
                 names[i]: {names[j]: self.head_to_head[i][j] for j in range(len(names)) if j != i}
                 for i in range(len(names))
@@ -256,16 +297,29 @@ class TournamentResult:
         width = max(12, *(len(n) for n in self.names))
         lines.append(
             f"{'agent':<{width}} {'mean score':>11} {'± 95% CI':>9} {'mean rank':>10} "
-            f"{'± 95% CI':>9} {'win %':>6} {'95% CI':>11} {'mu':>7} {'sigma':>6} {'ordinal':>8}"
+            f"{'± 95% CI':>9} {'win %':>6} {'95% CI':>11} {'rating':>7} {'95% CI':>11}"
         )
         for a in self.agents:
             win_ci = f"{100 * a.win_low:.1f}-{100 * a.win_high:.1f}"
+            rating_ci = (
+                f"{a.rating_low:.0f} to {a.rating_high:.0f}" if self.rating_resamples else "n/a"
+            )
             lines.append(
                 f"{a.name:<{width}} {a.mean_score:>11.3f} {_ci(a.score_ci):>9} "
                 f"{a.mean_rank:>10.3f} {_ci(a.rank_ci):>9} {100 * a.win_rate:>5.1f}% "
-                f"{win_ci:>11} {a.mu:>7.2f} {a.sigma:>6.2f} {a.ordinal:>8.2f}"
+                f"{win_ci:>11} {a.rating:>7.0f} {rating_ci:>11}"
             )
         unit = "deals" if self.duplicate else "games"
+        lines += [
+            "",
+            f"rating: {RATING_SCALE}, {self.rating_anchor} = 0; one Bradley-Terry fit to "
+            f"every {unit[:-1]} at once (the order of the games does not matter), "
+            + (
+                f"95% bootstrap interval over {unit} ({self.rating_resamples} resamples)"
+                if self.rating_resamples
+                else "no interval (fewer than 2 distinct units)"
+            ),
+        ]
         lines += ["", f"head-to-head: fraction of {unit} the row agent's score beat the column's"]
         cols = [max(10, len(n)) for n in self.names]  # full names, never cut
         lines.append(" " * width + "".join(f" {n:>{w}}" for n, w in zip(self.names, cols)))

@@ -14,7 +14,9 @@ from cardsuite.agents.ratings import (
     PairDeals,
     deals_for_half_width,
     fit_strengths,
+    fit_strengths_batch,
     rate,
+    rate_units,
     win_matrix,
 )
 from cardsuite.errors import ConfigError
@@ -92,3 +94,72 @@ def test_separate_groups_and_unknown_anchor_are_named_errors() -> None:
 def test_deals_for_five_points() -> None:
     assert deals_for_half_width(0.05) == 385  # (1.96 / 0.1)^2 = 384.1
     assert deals_for_half_width(0.10) == 97
+
+
+# ------------------------------------------------ rate_units (the arena's ratings)
+@settings(max_examples=25, deadline=None)
+@given(
+    st.integers(2, 5).flatmap(
+        lambda k: st.lists(
+            st.lists(st.integers(0, 50), min_size=k * k, max_size=k * k), min_size=1, max_size=6
+        ).map(lambda ws: (k, ws))
+    )
+)
+def test_the_batched_newton_fit_is_the_scipy_fit(case: tuple[int, list[list[int]]]) -> None:
+    """Differential: `fit_strengths_batch` (bootstrap) finds `fit_strengths`'s (scipy) maximum."""
+    k, flat = case
+    played = ~np.eye(k, dtype=bool)
+    wins = np.array(flat, dtype=float).reshape(-1, k, k) / 2.0 + 0.5 * played  # all pairs met
+    wins[:, np.arange(k), np.arange(k)] = 0.0
+    batch = fit_strengths_batch(wins, played, anchor=1)
+    for w, theta in zip(wins, batch, strict=True):
+        assert np.allclose(theta, fit_strengths(w, anchor=1), atol=1e-6)
+
+
+def _unit_table(seed: int, units: int = 30) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, 4, (units, 3)).astype(float) + np.array([0.0, 0.5, 1.0])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.permutations(list(range(30))))
+def test_units_in_any_order_give_identical_ratings_and_intervals(order: list[int]) -> None:
+    """The same units in another order: the same point ratings and the same intervals."""
+    names = ["random", "b", "c"]
+    scores = _unit_table(3)
+    base = rate_units(names, scores, resamples=200, seed=5)
+    again = rate_units(names, scores[order], resamples=200, seed=5)
+    assert again == base
+    assert base.resamples == 200 and base.low[2] < base.rating[2] < base.high[2]
+
+
+def test_scripted_units_give_the_expected_order_and_odds() -> None:
+    """c beats b in 3 units of 4, b beats a in 3 of 4, c beats a in every unit."""
+    scores = np.array(
+        [
+            [0.0, 1.0, 2.0],
+            [0.0, 1.0, 2.0],
+            [0.0, 1.0, 2.0],
+            [0.0, 2.0, 1.0],
+        ]
+    )
+    r = rate_units(["a", "b", "c"], scores, resamples=0)
+    assert r.anchor == "a" and r.rating[0] == 0.0
+    assert r.order() == [2, 1, 0]
+    wins = np.array([[0, 0, 0], [4, 0, 1], [4, 3, 0]], dtype=float)
+    expected = fit_strengths(wins, anchor=0) * ELO_PER_UNIT  # the same fit as the leaderboard
+    assert np.allclose(r.rating, expected)
+    assert r.low == r.rating == r.high  # resamples=0: no intervals
+
+
+def test_identical_units_or_one_unit_give_no_interval_and_bad_tables_are_named() -> None:
+    one = rate_units(["random", "x"], np.array([[0.0, 1.0]]))
+    assert one.resamples == 0 and one.low == one.rating == one.high
+    same = rate_units(["random", "x"], np.array([[0.0, 1.0]] * 5))
+    assert same.resamples == 0 and same.rating[1] > 0
+    with pytest.raises(ConfigError, match=r"\(units >= 1, 2\)"):
+        rate_units(["a", "b"], np.zeros((3, 3)))
+    with pytest.raises(ConfigError, match="at least 2 agents"):
+        rate_units(["a"], np.zeros((3, 1)))
+    with pytest.raises(ConfigError, match="anchor"):
+        rate_units(["a", "b"], np.zeros((3, 2)), anchor="zzz")
