@@ -203,3 +203,37 @@ def pad_mask(mask: Any, game: str) -> np.ndarray:
     out = np.zeros((*m.shape[:-1], layout.num_actions), dtype=bool)
     out[..., : m.shape[-1]] = m
     return out
+
+
+def unpad_observation(generic: Any, source: ObsSpec, game: str) -> np.ndarray:
+    """The inverse of `pad_observation`: a table's observation back out of the generic layout.
+
+    ``generic`` is ``[G]`` or ``[B, G]`` laid out as ``generic_spec(game)``;
+    the result has ``source``'s layout. Entries past the table (padding,
+    ``seat_present``) are dropped, so ``unpad(pad(obs)) == obs`` for any
+    table observation.
+
+    Raises:
+        ConfigError: ``generic`` does not have the generic layout's size, or the
+            table is too large for it.
+    """
+    layout = layout_of(game)
+    dst = layout.spec(source)
+    x = np.asarray(generic, dtype=np.float32)
+    if x.shape[-1] != dst.size:
+        raise ConfigError(
+            f"observation: expected {dst.size} entries of the generic {game} layout, "
+            f"got {x.shape[-1]}"
+        )
+    seats = layout.seats_of(source)
+    lead = x.shape[:-1]
+    out = np.zeros((*lead, source.size), dtype=np.float32)
+    for piece in source.pieces:
+        part = x[..., dst.slices[piece.name]]
+        if piece.name in layout.per_seat:
+            width, offset = layout.per_seat[piece.name]
+            blocks = part.reshape(*lead, layout.max_seats + offset, width)[..., : seats + offset, :]
+            out[..., source.slices[piece.name]] = blocks.reshape(*lead, -1)
+        else:
+            out[..., source.slices[piece.name]] = part[..., : piece.size]
+    return out

@@ -38,6 +38,17 @@ agent is saved in the safe format as ``RUN/agent`` (``trainer:
 cardsuite-dmc``; its Q layers are the ``network.actor``), so the arena plays
 it as ``ppo:RUN/agent`` (argmax of the legal Q-values).
 
+**Every table size** (``sizes``, e.g. ``5,8,20,50``): the run keeps one
+batch of ``num_games`` games per player count (`_Table`: its engine, league,
+returns and games in flight), rolls every size out each iteration, and
+trains one Q-network on the game's size-generic layout
+(`cardsuite.agents.size_generic`: observations padded to the largest table,
+action masks padded with False, so a table's action ids are the generic
+ones). The warm start imitates the heuristic at every size; the evaluation
+plays each size (rows ``heuristic@20p``); the agent's metadata says
+``network.layout: generic``, so ``ppo:RUN/agent`` sits at any table of the
+game (`cardsuite.train.size_generic.SizeGenericAgent`).
+
 Run: ``cardsuite dmc --config dmc_scum4 --seed 0 --run-dir RUN [--device cuda]``
 (or ``python -m cardsuite.train.dmc`` with the same flags).
 """
@@ -45,18 +56,21 @@ Run: ``cardsuite dmc --config dmc_scum4 --seed 0 --run-dir RUN [--device cuda]``
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import random
 import re
 import shutil
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
+from cardsuite.agents.size_generic import generic_spec, layout_of, pad_mask, pad_observation
 from cardsuite.errors import CardsuiteError, CheckpointError
 from cardsuite.train.core.checkpoint import (
     check_must_match,
@@ -109,12 +123,51 @@ STATE_VERSION = 1
 PROGRESS_FIELDS = ("step", "iteration", "sps", "seconds", "rollout_s", "update_s", "loss",
                    "mean_q", "mean_return", "buffer", "pending", "league_games", "league_score")  # fmt: skip
 MUST_MATCH = ("game", "num_players", "options", "hidden", "layers", "activation", "num_games",
-              "buffer_size")  # fmt: skip
+              "buffer_size", "sizes")  # fmt: skip
 PENDING = ("obs", "action", "episode", "seat", "start")
 _FILES = re.compile(
     r"agent/(weights\.safetensors|agent\.json)|(optimizer|replay|pending|returns|run)\.safetensors"
     r"|league/snapshot@\d{1,15}\.safetensors"
 )
+
+
+@dataclass(eq=False)
+class _Table:
+    """One player count's games in flight: engine, league, seats, returns, pending decisions.
+
+    A run has one; a run with ``sizes`` one per player count. ``generic``
+    (the game's name) pads the network's inputs into the size-generic layout;
+    ``key`` prefixes the table's arrays in a checkpoint (empty for one table:
+    the format of a one-size run is unchanged).
+    """
+
+    players: int
+    config: dict[str, Any]
+    eng: Any
+    league: League
+    eval_opponents: dict[str, Any]
+    selfplay: np.ndarray
+    learner_seat: np.ndarray
+    opp: np.ndarray
+    mc: MCReturns
+    generic: str
+    key: str
+    obs: Any = None
+    mask: Any = None
+    to_act: Any = None
+    pending: dict[str, list[np.ndarray]] = dataclasses.field(
+        default_factory=lambda: {k: [] for k in PENDING}
+    )
+
+    def net_obs(self, obs: np.ndarray) -> np.ndarray:
+        """The network's (unscaled) input of table observations: padded if generic."""
+        if not self.generic:
+            return np.asarray(obs, dtype=np.float32)
+        return pad_observation(obs, self.eng.obs_spec, self.generic)
+
+    def net_mask(self, mask: np.ndarray) -> np.ndarray:
+        """The network's action mask of table masks: padded with False if generic."""
+        return pad_mask(mask, self.generic) if self.generic else np.asarray(mask, dtype=bool)
 
 
 class DMCTrainer:
@@ -133,42 +186,73 @@ class DMCTrainer:
             torch.set_num_threads(args.threads)
         self.dev = torch.device(args.device)
         self.game = train_game(args.game)
-        self.config: dict[str, Any] = self.game.config(args.num_players, args.options)
-        self.eng = self.game.make_engine(args.num_games, self.config)
-        spec = self.eng.obs_spec
-        self.scale = torch.as_tensor(obs_scale(spec))
-        self.net = QNet(spec.size, self.eng.num_actions, args.hidden, args.layers,
-                        args.activation).to(self.dev)  # fmt: skip
-        self.opt = torch.optim.Adam(self.net.parameters(), lr=args.learning_rate)
+        self.generic = args.game if args.sizes.strip() else ""
         self.gen = torch.Generator()
         self.gen.manual_seed(args.seed)
         self.rng = np.random.default_rng(args.seed)
-        n, p = args.num_games, self.eng.num_players
-        baselines = self.game.baselines(args.names("baselines"), self.eng, args.seed)
-        self.league = League(baselines, max_snapshots=args.max_snapshots, weighting=args.pfsp,
-                             seed=args.seed, scale=self.scale, greedy=True)  # fmt: skip
-        self.eval_opponents = self.game.baselines(args.names("eval_against"), self.eng, args.seed)
-        self.selfplay = np.zeros(n, dtype=bool)
-        self.selfplay[: round(args.self_play * n)] = True
-        self.learner_seat = np.where(self.selfplay, -1, self.rng.integers(p, size=n))
-        self.opp = np.full(n, -1, dtype=np.int64)
-        if self.league.members:
-            self.opp[~self.selfplay] = self.league.draw(int((~self.selfplay).sum()))
-        self.mc = MCReturns(n, p)
+        self.tables = [self._table(n) for n in args.size_list()]
+        if self.generic:
+            spec, num_actions = generic_spec(self.generic), layout_of(self.generic).num_actions
+        else:
+            spec, num_actions = self.eng.obs_spec, self.eng.num_actions
+        self.scale = torch.as_tensor(obs_scale(spec))
+        for t in self.tables:
+            t.league.scale = self.scale.numpy()
+        self.net = QNet(spec.size, num_actions, args.hidden, args.layers,
+                        args.activation).to(self.dev)  # fmt: skip
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=args.learning_rate)
         self.replay = Replay(args.buffer_size, spec.size, args.seed + 7)
-        self.pending: dict[str, list[np.ndarray]] = {k: [] for k in PENDING}
         self.step, self.iteration, self.credit = 0, 0, 0.0
         self.due = {"snapshot": args.snapshot_every, "eval": args.eval_every,
                     "checkpoint": args.checkpoint_every}  # fmt: skip
         self.history: list[dict[str, Any]] = []
         self.t0 = time.perf_counter()
-        self.obs, self.mask, self.to_act = self.eng.reset(args.seed)
+        for t in self.tables:
+            t.obs, t.mask, t.to_act = t.eng.reset(args.seed)
         if self.plan.checkpoint is not None:
             self.load(self.plan.checkpoint)
         self.log = open_log(self.plan, self.step, PROGRESS_FIELDS, tensorboard=args.tensorboard,
                             quiet=args.quiet, headline=("loss", "mean_q", "league_score"))  # fmt: skip
         if self.plan.checkpoint is None and args.bc_steps:
             self.warm_start()
+
+    def _table(self, players: int) -> _Table:
+        """A batch of ``num_games`` games at ``players`` (league, seats, returns)."""
+        args = self.args
+        config: dict[str, Any] = self.game.config(players, args.options)
+        eng = self.game.make_engine(args.num_games, config)
+        n, p = args.num_games, eng.num_players
+        baselines = self.game.baselines(args.names("baselines"), eng, args.seed)
+        league = League(baselines, max_snapshots=args.max_snapshots, weighting=args.pfsp,
+                        seed=args.seed, greedy=True)  # fmt: skip
+        selfplay = np.zeros(n, dtype=bool)
+        selfplay[: round(args.self_play * n)] = True
+        opp = np.full(n, -1, dtype=np.int64)
+        if league.members:
+            opp[~selfplay] = league.draw(int((~selfplay).sum()))
+        return _Table(
+            players=players, config=config, eng=eng, league=league,
+            eval_opponents=self.game.baselines(args.names("eval_against"), eng, args.seed),
+            selfplay=selfplay, learner_seat=np.where(selfplay, -1, self.rng.integers(p, size=n)),
+            opp=opp, mc=MCReturns(n, p), generic=self.generic,
+            key=f"p{players}/" if self.generic else "",
+        )  # fmt: skip
+
+    # One-size runs: the table's pieces by their former names (tests, tools).
+    @property
+    def eng(self) -> Any:
+        """The first table's engine (the only one without ``sizes``)."""
+        return self.tables[0].eng
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The first table's engine options (the only one without ``sizes``)."""
+        return self.tables[0].config
+
+    @property
+    def league(self) -> League:
+        """The first table's league (the only one without ``sizes``)."""
+        return self.tables[0].league
 
     def note(self, text: str) -> None:
         """A log line (not in quiet mode)."""
@@ -181,8 +265,17 @@ class DMCTrainer:
 
         a = self.args
         t0 = time.perf_counter()
-        data = heuristic_dataset(a.bc_games, a.bc_steps, a.bc_explore, a.seed, self.config,
-                                 self.game.name, relative=a.relative_reward)  # fmt: skip
+        parts = []
+        low = min(t.players for t in self.tables)
+        for t in self.tables:
+            # a larger table's episode is longer: fewer games, more steps, the same rows
+            games = max(1, round(a.bc_games * low / t.players))
+            steps = round(a.bc_steps * t.players / low)
+            part = heuristic_dataset(games, steps, a.bc_explore, a.seed, t.config,
+                                     self.game.name, relative=a.relative_reward)  # fmt: skip
+            part["obs"], part["mask"] = t.net_obs(part["obs"]), t.net_mask(part["mask"])
+            parts.append(part)
+        data = {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
         stats = fit_heuristic(self.net, data, self.scale.to(self.dev), epochs=a.bc_epochs,
                               lr=1e-3, margin=a.bc_margin, margin_coef=a.bc_margin_coef,
                               batch=a.batch_size, seed=a.seed)  # fmt: skip
@@ -192,71 +285,85 @@ class DMCTrainer:
 
     # ------------------------------------------------------------------ rollout
     def rollout(self) -> dict[str, float]:
-        """Play ``rollout_steps`` steps of every game; move finished decisions to the replay."""
+        """Play ``rollout_steps`` steps of every table; move finished decisions to the replay."""
+        scores: list[np.ndarray] = []
+        for t in self.tables:
+            scores += self._rollout_table(t)
+        pending, new, total = 0.0, 0.0, 0.0
+        for t in self.tables:
+            p, n, r = self._resolve(t)
+            pending, new, total = pending + p, new + n, total + r
+        self.credit += new * self.args.replay_ratio / self.args.batch_size
+        score = np.concatenate(scores) if scores else np.zeros(0)
+        return {"league_games": float(score.size),
+                "league_score": float(score.mean()) if score.size else float("nan"),
+                "pending": pending, "new": new,
+                "mean_return": total / new if new else float("nan")}  # fmt: skip
+
+    def _rollout_table(self, t: _Table) -> list[np.ndarray]:
+        """``rollout_steps`` steps of one table's games; the scores of its finished league games."""
         n = self.args.num_games
         scores: list[np.ndarray] = []
         for _ in range(self.args.rollout_steps):
-            to_act = np.asarray(self.to_act)
-            learner = self.selfplay | (to_act == self.learner_seat)
+            to_act = np.asarray(t.to_act)
+            learner = t.selfplay | (to_act == t.learner_seat)
             actions = np.zeros(n, dtype=np.int64)
             rows = np.flatnonzero(learner)
             if rows.size:
-                obs = torch.from_numpy(self.obs[rows]) * self.scale
-                mask = torch.from_numpy(self.mask[rows]).bool()
+                obs = torch.from_numpy(t.net_obs(t.obs[rows])) * self.scale
+                mask = torch.from_numpy(t.net_mask(t.mask[rows]))
                 with torch.no_grad():
                     q = self.net(obs.to(self.dev)).cpu()
                 a = epsilon_greedy(q, mask, self.args.epsilon, self.gen).numpy()
                 actions[rows] = a
-                episode, start = self.mc.decide(rows, to_act[rows])
+                episode, start = t.mc.decide(rows, to_act[rows])
                 for key, v in (("obs", obs.numpy()), ("action", a), ("episode", episode),
                                ("seat", to_act[rows]), ("start", start)):  # fmt: skip
-                    self.pending[key].append(v)
+                    t.pending[key].append(v)
                 self.step += int(rows.size)
             other = np.flatnonzero(~learner)
             if other.size:
-                actions[other] = self.league.act(self.opp[other], self.obs[other],
-                                                 self.mask[other], other, to_act[other])  # fmt: skip
-            res = self.eng.step(actions)
+                actions[other] = t.league.act(t.opp[other], t.obs[other], t.mask[other], other,
+                                              to_act[other])  # fmt: skip
+            res = t.eng.step(actions)
             rewards, done = np.asarray(res.rewards), np.asarray(res.done).astype(bool)
-            self.mc.add(relative_rewards(rewards) if self.args.relative_reward else rewards, done)
+            t.mc.add(relative_rewards(rewards) if self.args.relative_reward else rewards, done)
             if done.any():
-                scores.append(self._new_episodes(done, rewards))
-            self.obs, self.mask, self.to_act = res.obs, res.mask, res.to_act
-        score = np.concatenate(scores) if scores else np.zeros(0)
-        return {"league_games": float(score.size),
-                "league_score": float(score.mean()) if score.size else float("nan"),
-                **self._resolve()}  # fmt: skip
+                scores.append(self._new_episodes(t, done, rewards))
+            t.obs, t.mask, t.to_act = res.obs, res.mask, res.to_act
+        return scores
 
-    def _new_episodes(self, done: np.ndarray, rewards: np.ndarray) -> np.ndarray:
+    def _new_episodes(self, t: _Table, done: np.ndarray, rewards: np.ndarray) -> np.ndarray:
         """Score finished league games (1 win, 0.5 tie) for PFSP; draw a new seat and member."""
-        fin = np.flatnonzero(done & ~self.selfplay)
+        fin = np.flatnonzero(done & ~t.selfplay)
         if fin.size == 0:
             return np.zeros(0)
-        p = self.eng.num_players
-        mine = rewards[fin, self.learner_seat[fin]]
+        p = t.eng.num_players
+        mine = rewards[fin, t.learner_seat[fin]]
         others = (rewards[fin].sum(axis=1) - mine) / (p - 1)
         outcome = np.asarray((mine > others) + 0.5 * (mine == others), dtype=np.float64)
-        self.league.record(self.opp[fin], outcome)
-        self.learner_seat[fin] = self.rng.integers(p, size=fin.size)
-        self.opp[fin] = self.league.draw(fin.size)
-        self.league.prune(self.opp)
+        t.league.record(t.opp[fin], outcome)
+        t.learner_seat[fin] = self.rng.integers(p, size=fin.size)
+        t.opp[fin] = t.league.draw(fin.size)
+        t.league.prune(t.opp)
         return outcome
 
-    def _resolve(self) -> dict[str, float]:
-        """Pending decisions whose episode ended go to the replay with their MC return."""
-        if not self.pending["obs"]:
-            return {"pending": 0.0, "new": 0.0, "mean_return": float("nan")}
-        cat = {k: np.concatenate(v) for k, v in self.pending.items()}
-        ended, ret = self.mc.resolve(cat["episode"], cat["seat"], cat["start"])
+    def _resolve(self, t: _Table) -> tuple[float, float, float]:
+        """A table's pending decisions whose episode ended go to the replay with their MC return.
+
+        Returns the decisions still pending, those moved, and the sum of their returns.
+        """
+        if not t.pending["obs"]:
+            return 0.0, 0.0, 0.0
+        cat = {k: np.concatenate(v) for k, v in t.pending.items()}
+        ended, ret = t.mc.resolve(cat["episode"], cat["seat"], cat["start"])
         if ended.any():
             self.replay.add(torch.from_numpy(cat["obs"][ended]),
                             torch.from_numpy(cat["action"][ended]),
                             torch.from_numpy(ret[ended].astype(np.float32)))  # fmt: skip
-        self.pending = {k: [v[~ended]] for k, v in cat.items()}
+        t.pending = {k: [v[~ended]] for k, v in cat.items()}
         new = int(ended.sum())
-        self.credit += new * self.args.replay_ratio / self.args.batch_size
-        return {"pending": float((~ended).sum()), "new": float(new),
-                "mean_return": float(ret[ended].mean()) if new else float("nan")}  # fmt: skip
+        return float((~ended).sum()), float(new), float(ret[ended].sum()) if new else 0.0
 
     # ------------------------------------------------------------------ update
     def update(self) -> dict[str, float]:
@@ -285,10 +392,28 @@ class DMCTrainer:
         return Snapshot.of(self.net.actor, self.step, self.args.activation)
 
     def evaluate(self) -> list[dict[str, Any]]:
-        """Duplicate deals (``eval_seed``) of the greedy Q-policy against each eval baseline."""
-        rows = [r.to_dict() for r in evaluate_against(
-            self.snapshot(), self.scale, self.eval_opponents, deals=self.args.eval_deals,
-            seed=self.args.eval_seed, game=self.game.name, config=self.config, step=self.step)]  # fmt: skip
+        """Duplicate deals (``eval_seed``) of the greedy Q-policy against each eval baseline.
+
+        With ``sizes``, at every player count (rows ``NAME@Pp``), the network
+        seen at that table (`cardsuite.train.size_generic.GenericSnapshot`).
+        """
+        from cardsuite.train.size_generic import GenericSnapshot
+
+        rows: list[dict[str, Any]] = []
+        snap = self.snapshot()
+        for t in self.tables:
+            me, scale = snap, self.scale.numpy()
+            if self.generic:
+                me = GenericSnapshot(snap.step, snap.params, snap.activation, snap.actor,
+                                     game=self.generic, source=t.eng.obs_spec,
+                                     table_actions=t.eng.num_actions)  # fmt: skip
+                scale = obs_scale(t.eng.obs_spec)
+            for r in evaluate_against(me, scale, t.eval_opponents, deals=self.args.eval_deals,
+                                      seed=self.args.eval_seed, game=self.game.name,
+                                      config=t.config, step=self.step):  # fmt: skip
+                if self.generic:
+                    r = dataclasses.replace(r, against=f"{r.against}@{t.players}p")
+                rows.append(r.to_dict())
         self.log.evals(rows)
         self.history.extend(rows)
         return rows
@@ -333,11 +458,15 @@ class DMCTrainer:
 
     # ------------------------------------------------------------ checkpoints
     def agent_meta(self) -> AgentMeta:
-        """The safe-format metadata of the Q-network at this step."""
+        """The safe-format metadata of the Q-network at this step (size-generic with ``sizes``)."""
+        options = dict(self.config)
+        if self.generic:  # every table size: the rule options but the player count
+            options.pop("num_players", None)
         return AgentMeta(
-            game=self.game.name, options=dict(self.config), obs_size=self.net.obs_size,
+            game=self.game.name, options=options, obs_size=self.net.obs_size,
             num_actions=self.net.num_actions, step=self.step, trainer=TRAINER,
-            network=NetworkSpec(activation=self.net.activation, actor=self.net.prefixes()),
+            network=NetworkSpec(activation=self.net.activation, actor=self.net.prefixes(),
+                                layout="generic" if self.generic else "table"),
             config=self.args.to_dict(),
         )  # fmt: skip
 
@@ -351,18 +480,26 @@ class DMCTrainer:
             r = self.replay
             save_tensors(tmp / "replay.safetensors", {"obs": r.obs, "action": r.action,
                                                        "ret": r.ret})  # fmt: skip
-            pending = {k: np.concatenate(v) for k, v in self.pending.items() if v}
-            if pending and len(pending["obs"]):
+            pending: dict[str, np.ndarray] = {}
+            returns: dict[str, np.ndarray] = {}
+            run: dict[str, np.ndarray] = {}
+            for t in self.tables:
+                part = {k: np.concatenate(v) for k, v in t.pending.items() if v}
+                if part and len(part["obs"]):
+                    pending.update({t.key + k: v for k, v in part.items()})
+                returns.update({t.key + k: v for k, v in (("cum", t.mc.cum),
+                                ("episode", t.mc.episode), ("final", t.mc.final),
+                                ("ended", t.mc.ended))})  # fmt: skip
+                games = engine_state(t.eng)
+                if games is None:
+                    raise CheckpointError(f"{self.game.name}: its engine cannot be checkpointed")
+                run.update({t.key + k: v for k, v in {
+                    "learner_seat": t.learner_seat, "opp": t.opp, "obs": t.obs, "mask": t.mask,
+                    "to_act": np.asarray(t.to_act), **games}.items()})  # fmt: skip
+            if pending:
                 save_tensors(tmp / "pending.safetensors", pending)
-            save_tensors(tmp / "returns.safetensors", {"cum": self.mc.cum,
-                         "episode": self.mc.episode, "final": self.mc.final,
-                         "ended": self.mc.ended})  # fmt: skip
-            games = engine_state(self.eng)
-            if games is None:
-                raise CheckpointError(f"{self.game.name}: its engine cannot be checkpointed")
-            save_tensors(tmp / "run.safetensors", {
-                "learner_seat": self.learner_seat, "opp": self.opp, "obs": self.obs,
-                "mask": self.mask, "to_act": np.asarray(self.to_act), **games})  # fmt: skip
+            save_tensors(tmp / "returns.safetensors", returns)
+            save_tensors(tmp / "run.safetensors", run)
             (tmp / "league").mkdir()
             for snap in self.league.snapshots():
                 save_tensors(tmp / "league" / f"snapshot@{snap.step}.safetensors",
@@ -371,8 +508,9 @@ class DMCTrainer:
                 "version": STATE_VERSION, "step": self.step, "iteration": self.iteration,
                 "credit": self.credit, "due": self.due, "config": self.args.to_dict(),
                 "optimizer": groups, "league": self.league.state(),
+                "leagues": {t.key: t.league.state() for t in self.tables[1:]},
                 "replay": {"size": r.size, "head": r.head, "gen": gen_state(r.gen)},
-                "next_episode": self.mc.next_id,
+                "next_episode": self.mc_next_ids(),
                 "rng": {"numpy": self.rng.bit_generator.state, "torch": gen_state(self.gen),
                         "global": capture_rng()},
                 "history": finite(self.history),
@@ -397,20 +535,31 @@ class DMCTrainer:
             r.obs[...], r.action[...], r.ret[...] = replay["obs"], replay["action"], replay["ret"]
             r.size, r.head = int(state["replay"]["size"]), int(state["replay"]["head"])
             set_gen(r.gen, state["replay"]["gen"])
-            self.pending = {k: [] for k in PENDING}
+            pend: dict[str, Any] = {}
             if (ckpt / "pending.safetensors").exists():
-                pend = load_tensors(ckpt / "pending.safetensors")
-                self.pending = {k: [pend[k].numpy()] for k in PENDING}
+                pend = {k: v.numpy() for k, v in load_tensors(ckpt / "pending.safetensors").items()}
             ret = {k: v.numpy() for k, v in load_tensors(ckpt / "returns.safetensors").items()}
-            self.mc.cum, self.mc.episode = ret["cum"], ret["episode"]
-            self.mc.final, self.mc.ended = ret["final"], ret["ended"]
-            self.mc.next_id = int(state["next_episode"])
             run = {k: v.numpy() for k, v in load_tensors(ckpt / "run.safetensors").items()}
-            self.learner_seat[:], self.opp[:] = run.pop("learner_seat"), run.pop("opp")
-            self.obs, self.mask, self.to_act = run.pop("obs"), run.pop("mask"), run.pop("to_act")
-            restore_engine_state(self.eng, run)
+            next_ids = state["next_episode"]
+            next_ids = next_ids if isinstance(next_ids, list) else [next_ids]
+            for t, next_id in zip(self.tables, next_ids, strict=True):
+                k = t.key
+                t.pending = {name: [] for name in PENDING}
+                if k + "obs" in pend:
+                    t.pending = {name: [pend[k + name]] for name in PENDING}
+                t.mc.cum, t.mc.episode = ret[k + "cum"], ret[k + "episode"]
+                t.mc.final, t.mc.ended = ret[k + "final"], ret[k + "ended"]
+                t.mc.next_id = int(next_id)
+                mine = {name[len(k):]: v for name, v in run.items() if name.startswith(k)
+                        and (k or "/" not in name)}  # fmt: skip
+                t.learner_seat[:], t.opp[:] = mine.pop("learner_seat"), mine.pop("opp")
+                t.obs, t.mask, t.to_act = mine.pop("obs"), mine.pop("mask"), mine.pop("to_act")
+                restore_engine_state(t.eng, mine)
             self.league.restore(state["league"], lambda name: load_tensors_numpy(
                 ckpt / "league" / f"{name}.safetensors"), self.args.activation)  # fmt: skip
+            for t in self.tables[1:]:
+                t.league.restore(state["leagues"][t.key], lambda name: load_tensors_numpy(
+                    ckpt / "league" / f"{name}.safetensors"), self.args.activation)  # fmt: skip
             self.step, self.iteration = int(state["step"]), int(state["iteration"])
             self.credit = float(state["credit"])
             self.due = {k: int(v) for k, v in state["due"].items()}
@@ -421,6 +570,11 @@ class DMCTrainer:
             self.history = list(state.get("history", []))
         except (KeyError, TypeError, ValueError, RuntimeError) as err:
             raise CheckpointError(f"checkpoint {str(ckpt)!r}: cannot resume: {err}") from None
+
+    def mc_next_ids(self) -> int | list[int]:
+        """The next episode id of each table's returns (one number for one table)."""
+        ids = [t.mc.next_id for t in self.tables]
+        return ids[0] if len(ids) == 1 else ids
 
     def save_agent(self) -> Path:
         """Write the Q-network as ``RUN/agent`` (safe format, playable as ``ppo:RUN/agent``)."""

@@ -12,7 +12,7 @@ from cardsuite.agents.kinds import AgentKind
 
 PPO = AgentKind(
     "ppo",
-    "cardsuite.train.policy:PPOAgent",
+    "cardsuite.train.size_generic:TrainedAgent",
     "a trained policy: ppo:PATH (checkpoint)",
     argument="path",
     extra="train",

@@ -89,11 +89,11 @@ class PretrainedAgent:
 
     @classmethod
     def load(cls, name: str | Path, game: str | None = None, seed: int | None = None) -> Any:
-        """The shipped agent ``name`` as a `PPOAgent`."""
-        from cardsuite.train.policy import PPOAgent
+        """The shipped agent ``name`` (a `PPOAgent`, or a `SizeGenericAgent` if it is one)."""
+        from cardsuite.train.size_generic import TrainedAgent
 
         key = str(name)
-        agent = PPOAgent.load(agent_dir(key), game, seed)
+        agent = TrainedAgent.load(agent_dir(key), game, seed)
         agent.name = f"pretrained:{key}"
         return agent
 

@@ -97,6 +97,7 @@ META_FILE = "agent.json"
 
 MAX_JSON_DEPTH = 32
 OBS_SCALES = ("obs_spec", "none")
+LAYOUTS = ("table", "generic")
 FLOAT_DTYPES = ("F32", "F64", "F16", "BF16")
 _NAME = TENSOR_NAME
 _SHA = re.compile(r"[0-9a-f]{64}")
@@ -319,6 +320,8 @@ def _validate_meta(doc: Any, d: Path) -> tuple[AgentMeta, str]:
         raise fail(
             "network.obs_scale", f"must be one of {OBS_SCALES}, got {net.get('obs_scale')!r}"
         )
+    if net.get("layout", "table") not in LAYOUTS:
+        raise fail("network.layout", f"must be one of {LAYOUTS}, got {net.get('layout')!r}")
     actor = net.get("actor")
     if (
         not isinstance(actor, list)
@@ -335,6 +338,7 @@ def _validate_meta(doc: Any, d: Path) -> tuple[AgentMeta, str]:
             activation=net["activation"],
             actor=tuple(actor),
             obs_scale=net.get("obs_scale", "obs_spec"),
+            layout=net.get("layout", "table"),
         ),
         step=doc.get("step", 0),
         trainer=doc.get("trainer", ""),

@@ -33,12 +33,16 @@ class NetworkSpec:
             the last one outputs the action logits.
         obs_scale: ``"obs_spec"`` (divide each entry by its declared bound,
             `obs_scale`) or ``"none"``.
+        layout: ``"table"`` (reads one table size's observation) or
+            ``"generic"`` (reads the game's size-generic layout,
+            `cardsuite.agents.size_generic`: plays every table size).
     """
 
     activation: str
     actor: tuple[str, ...]
     obs_scale: str = "obs_spec"
     kind: str = "mlp"
+    layout: str = "table"
 
 
 def obs_scale(spec: ObsSpec) -> np.ndarray:
