@@ -1,28 +1,41 @@
-"""The Scandal heuristic inside a batch: one repeat memory per (game, player).
+"""The Scandal heuristic over a batch of rows, as array operations.
 
 `BatchedScandalHeuristic` is a batch policy (``policy(obs, mask,
 games=..., players=...) -> actions``, see `cardsuite.batched.policies`)
 that chooses, row for row, exactly the action
 `ScandalHeuristic` chooses for the
 same observation and mask (``tests/agents/test_batched_heuristic_scandal.py``
-plays batches in lockstep with one plain heuristic per game and player).
+plays batches in lockstep with one plain heuristic per game and player;
+``tests/agents/test_scandal_heuristic_batched.py`` compares every choice with
+`ScandalPolicy.choose` on positions of real 2- to 6-player play, at every
+repeat count).
 
 The heuristic is stateful: its `RepeatMemory`
 remembers the draw and discard positions met this hand (S4) and empties itself
 when the observed ``turn`` goes down. The batch keeps one such memory per
 (game index, player id), keyed by the ``games`` and ``players`` the caller
-passes (``per_game = True``). How the work is split:
+passes (``per_game = True``); ``repeat_memory=False`` plays every position as
+met for the first time (the stateless heuristic of ISMCTS rollouts). How the
+work is split:
 
 * the observation pieces of every row are parsed at once (hand, melded
   scandals, pile order, known opponent cards, phase, duty, forbidden, stock),
   exactly as ``ScandalReader.view`` does row by row;
-* rows whose choice is a plain rule (``BUILD``: the first card to add, else
-  finish; ``MELD`` with a lay-off or meld start: the first lay-off, else the
-  first start) are decided by array operations; they are not draw or discard
-  positions, so no memory is touched (as ``ScandalHeuristic.act``);
-* draw and discard rows call the shared ``ScandalPolicy.choose`` one by one,
-  with that (game, player)'s memory (the same position bytes as
-  ``RepeatMemory.visits``, without the digest).
+* ``BUILD`` rows (the first card to add, else finish) and ``MELD`` rows with a
+  lay-off or meld start (the first lay-off, else the first start) are plain
+  rules; they are not draw or discard positions, so no memory is touched (as
+  ``ScandalHeuristic.act``);
+* at draw and discard rows the memory gives each row its repeat count (a
+  dictionary lookup per row, the same position bytes as
+  ``RepeatMemory.visits`` without the digest), and then the draw and the
+  discard of ``ScandalPolicy`` are array operations over all those rows:
+  ``playable`` (a greedy pass over the scandals, in which only the gold cards,
+  the ones shared by several scandals, carry over from one scandal to the
+  next) of the hand, the hand with the top discard and the hand after every
+  legal deep draw of every row in one call; ``usefulness`` of every card as a
+  maximum over its scandals; the discard ranking as one sort. The one case
+  left to ``ScandalPolicy.choose`` row by row is a legal deep draw deeper than
+  the pile (no engine position has one); `fallbacks` counts those rows.
 """
 
 from __future__ import annotations
@@ -51,12 +64,142 @@ class _Memory:
         self.last = -1.0
 
 
+class ScandalArrays:
+    """``ScandalPolicy``'s analysis (`playable`, `usefulness`) over ``[K, n]`` rows.
+
+    Every result equals the per-game method's for each row: same points (float
+    sums of integer card values), same used cards, same usefulness (multiples
+    of 0.5).
+
+    Args:
+        policy: the per-game policy whose deck tables are used.
+
+    Raises:
+        ConfigError: a deck whose shared cards (in 2+ scandals) include a title
+            or a blue/green card (S1 allows only gold cards there).
+    """
+
+    def __init__(self, policy: ScandalPolicy) -> None:
+        """Precompute the deck's lookup arrays."""
+        d = policy.deck
+        n, ns = policy.n, policy.ns
+        self.n, self.ns = n, ns
+        member = np.asarray(d.member, dtype=bool)
+        self.member_f = member.astype(np.float32)
+        self.value = np.asarray(d.value, dtype=np.float64)
+        self.title_of = np.asarray(d.title_of, dtype=np.int64)
+        is_title = np.asarray(d.is_title, dtype=bool)
+        is_bg = np.asarray(d.is_bg, dtype=bool)
+        shared = member.sum(axis=1) > 1
+        if (shared & (is_title | is_bg)).any():
+            raise ConfigError("deck: a card of several scandals must be gold (S1)")
+        # playable: single-scandal non-title and blue/green counts per scandal
+        single = ~shared
+        self.nt_single_f = (member & (single & ~is_title)[:, None]).astype(np.float32)
+        self.bg_f = (member & is_bg[:, None]).astype(np.float32)
+        self.single_cards = np.flatnonzero(single)
+        self.single_scandal = member[self.single_cards].argmax(axis=1)
+        self.single_nt = ~is_title[self.single_cards]
+        self.shared_cards = np.flatnonzero(shared)
+        # the greedy pass over the shared cards: their (card, scandal) memberships,
+        # grouped by card, scandals ascending
+        g_of, s_of = np.nonzero(member[self.shared_cards])
+        self.g_pair = g_of
+        self.g_pair_scandal = s_of
+        self.g_pair_f = np.zeros((g_of.size, ns), dtype=np.float32)
+        self.g_pair_f[np.arange(g_of.size), s_of] = 1.0
+        starts = np.searchsorted(g_of, np.arange(self.shared_cards.size))
+        self.g_group_start = starts[g_of]
+        self.g_first = starts
+        self.g_end = np.append(starts[1:], g_of.size)
+        # usefulness: (card, scandal) pairs; the first scandal of every card, then layers
+        first = member.argmax(axis=1)
+        pc = [np.arange(n)]
+        ps = [first]
+        self.layers: list[tuple[np.ndarray, slice]] = []
+        start = n
+        rest = [list(np.flatnonzero(member[c]))[1:] for c in range(n)]
+        k = 0
+        while True:
+            cards = np.array([c for c in range(n) if len(rest[c]) > k], dtype=np.int64)
+            if not cards.size:
+                break
+            pc.append(cards)
+            ps.append(np.array([rest[c][k] for c in cards.tolist()], dtype=np.int64))
+            self.layers.append((cards, slice(start, start + cards.size)))
+            start += cards.size
+            k += 1
+        self.pair_card = np.concatenate(pc)
+        self.pair_scandal = np.concatenate(ps)
+        pair_title = self.title_of[self.pair_scandal]
+        self.pair_title = pair_title
+        self.pair_is_title = self.pair_card == pair_title
+
+    def playable(self, hand: np.ndarray, melded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Points ``[K]`` (float) and cards ``[K, n]`` that could be laid down now, per row."""
+        k = hand.shape[0]
+        hf = hand.astype(np.float32)
+        nt = hf @ self.nt_single_f
+        has_bg = (hf @ self.bg_f) > 0
+        open_ = ~melded & hand[:, self.title_of] & has_bg
+        # The per-game pass goes through the scandals in order, and a shared (gold)
+        # card goes to the first of its scandals that is melded or can be melded
+        # with the cards still free. Scandal s depends only on scandals before it,
+        # so iterating "every scandal at once, from the last round's claims" reaches
+        # the pass's result and stays there: its one fixed point (at most ns rounds).
+        hg = hand[:, self.shared_cards]
+        hgp = hg[:, self.g_pair]
+        qual = open_ & (nt + hgp.astype(np.float32) @ self.g_pair_f >= 2)
+        cs = np.zeros((k, self.g_pair.size + 1), dtype=np.int64)
+        for _ in range(self.ns + 1):
+            np.cumsum((melded | qual)[:, self.g_pair_scandal], axis=1, out=cs[:, 1:])
+            free = hgp & (cs[:, :-1] == cs[:, self.g_group_start])
+            new = open_ & (nt + free.astype(np.float32) @ self.g_pair_f >= 2)
+            if np.array_equal(new, qual):
+                break
+            qual = new
+        used = np.zeros((k, self.n), dtype=bool)
+        sc = self.single_scandal
+        used[:, self.single_cards] = hand[:, self.single_cards] & (
+            qual[:, sc] | (melded[:, sc] & self.single_nt)
+        )
+        used[:, self.shared_cards] = hg & (cs[:, self.g_end] > cs[:, self.g_first])
+        return used.astype(np.float64) @ self.value, used
+
+    def usefulness(
+        self, hand: np.ndarray, melded: np.ndarray, opp: np.ndarray, in_pile: np.ndarray
+    ) -> np.ndarray:
+        """``[K, n]``: ``ScandalPolicy.usefulness`` of every card (``in_pile``: the pile's cards)."""
+        cnt = hand.astype(np.float32) @ self.member_f
+        pc, ps, pt = self.pair_card, self.pair_scandal, self.pair_title
+        others = cnt[:, ps].astype(np.float64) - hand[:, pc]
+        opp_t = opp[:, pt]
+        extra = np.where(
+            self.pair_is_title,
+            1.0 + others,
+            np.where(hand[:, pt], 2.0, np.where(opp_t | in_pile[:, pt], -0.5, 0.0)),
+        )
+        u = (others + extra) + np.where(opp_t, 1.0, 0.0)
+        u[melded[:, ps]] = 0.0
+        best = np.maximum(u[:, : self.n], 0.0)
+        for cards, cols in self.layers:
+            best[:, cards] = np.maximum(best[:, cards], u[:, cols])
+        return best
+
+    def scandal_counts(self, cards: np.ndarray) -> np.ndarray:
+        """``[K, ns]``: how many of each row's ``cards`` belong to each scandal."""
+        return cards.astype(np.float32) @ self.member_f
+
+
 class BatchedScandalHeuristic:
     """The Scandal heuristic over ``[M, obs_dim]`` observations and ``[M, A]`` masks.
 
     Args:
         config: the game's [`ScandalConfig`][scandal_env.config.ScandalConfig] (or its dict).
         obs_spec: the observation layout (default: the config's Scandal layout).
+        repeat_memory: remember the positions met this hand (S4), as the
+            per-game heuristic does; ``False``: every position is met for the
+            first time (``ScandalPolicy.choose(view)``, as ISMCTS rollouts play).
         **params: ``take_cost``, ``deep_margin`` (``ScandalPolicy`` knobs).
 
     Call it as ``policy(obs, mask, games=games, players=players)``: ``games``
@@ -75,6 +218,10 @@ class BatchedScandalHeuristic:
     heuristic clears it when the ``turn`` counter goes down, as at every new
     hand); `reset_games` forgets games explicitly, as the arena's
     heuristic is rebuilt at each episode.
+
+    Attributes:
+        fallbacks: rows decided by ``ScandalPolicy.choose`` one by one so far
+            (a legal deep draw deeper than the pile; none in engine positions).
     """
 
     name = "heuristic"
@@ -90,9 +237,14 @@ class BatchedScandalHeuristic:
         return cls(engine.config, engine.obs_spec, **params)
 
     def __init__(
-        self, config: ScandalConfig | dict[str, Any], obs_spec: ObsSpec | None = None, **params: Any
+        self,
+        config: ScandalConfig | dict[str, Any],
+        obs_spec: ObsSpec | None = None,
+        *,
+        repeat_memory: bool = True,
+        **params: Any,
     ) -> None:
-        """Build the shared policy and the observation offsets."""
+        """Build the shared policy, its arrays and the observation offsets."""
         if isinstance(config, dict):
             config = ScandalConfig.from_dict(config)
         if not isinstance(config, ScandalConfig):
@@ -103,6 +255,8 @@ class BatchedScandalHeuristic:
         self.config = config
         self.spec = obs_spec or scandal_obs_spec(make_rules(config))
         self.policy = ScandalPolicy(config, **params)
+        self.arrays = ScandalArrays(self.policy)
+        self.repeat_memory = bool(repeat_memory)
         self.P = config.num_players
         self.n = self.policy.n
         self.ns = self.policy.ns
@@ -117,6 +271,12 @@ class BatchedScandalHeuristic:
         top = sl["discard_top"]
         self.draw_key_cols = np.concatenate([*cols, np.arange(top.start, top.stop)])
         self.memory: dict[int, _Memory] = {}
+        self.fallbacks = 0
+        # discard ranking: (usefulness, -value, card) as one integer per card
+        value = np.asarray(self.policy.deck.value, dtype=np.int64)
+        span = int(value.max() - value.min()) + 1
+        self._rank_scale = span * self.n
+        self._rank_tail = (value.max() - value) * self.n + np.arange(self.n)
 
     # ------------------------------------------------------------------ entry
     def __call__(self, obs: Any, mask: Any, games: Any = None, players: Any = None) -> Any:
@@ -137,46 +297,48 @@ class BatchedScandalHeuristic:
         games: np.ndarray | None = None,
         players: np.ndarray | None = None,
     ) -> np.ndarray:
-        """Actions ``[M]`` for numpy observations and masks."""
+        """Actions ``[M]`` for numpy observations and masks (repeats remembered, S4)."""
+        obs, mask = self._check(obs, mask)
+        m = obs.shape[0]
+        keys = self._keys(obs, games, players, m)
+        phase = obs[:, self.sl["phase"]].argmax(axis=1)
+        repeat = np.zeros(m, dtype=np.int64)
+        if self.repeat_memory:
+            lay = self.lay
+            point = (phase == Phase.DRAW) | (
+                (phase == Phase.MELD) & ~mask[:, lay.MELD_START : lay.DISCARD].any(axis=1)
+            )
+            rows = np.flatnonzero(point)
+            if rows.size:
+                repeat[rows] = self._visits(obs, phase, keys, rows)
+        return self._choose(obs, mask, phase, repeat)
+
+    def choose_with_repeats(self, obs: Any, mask: Any, repeat: Any) -> np.ndarray:
+        """Actions ``[M]`` given each row's repeat count; no memory is read or written.
+
+        Row ``i`` gets ``ScandalPolicy.choose(view_i, repeat[i])``: ``repeat``
+        is how often the row's draw or discard position was met before this
+        hand (0: the plain heuristic).
+        """
+        obs, mask = self._check(np.asarray(obs), np.asarray(mask))
+        rep = np.asarray(repeat).reshape(-1)
+        if rep.shape != (obs.shape[0],) or rep.dtype.kind not in "iu" or (rep < 0).any():
+            raise UsageError(f"heuristic: repeat must be {obs.shape[0]} integers >= 0")
+        phase = obs[:, self.sl["phase"]].argmax(axis=1)
+        return self._choose(obs, mask, phase, rep.astype(np.int64))
+
+    # ------------------------------------------------------------------ internals
+    def _check(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         obs = np.asarray(obs, dtype=np.float32)
         mask = np.asarray(mask).astype(bool, copy=False)
-        m = obs.shape[0]
+        m = obs.shape[0] if obs.ndim else 0
         if obs.ndim != 2 or obs.shape[1] != self.spec.size or mask.shape != (m, self.lay.size):
             raise UsageError(
                 f"heuristic: need obs [M, {self.spec.size}] and mask [M, {self.lay.size}], "
                 f"got {obs.shape} and {mask.shape}"
             )
-        keys = self._keys(obs, games, players, m)
-        lay, sl = self.lay, self.sl
-        phase = obs[:, sl["phase"]].argmax(axis=1)
-        actions = np.zeros(m, dtype=np.int64)
-        slow = np.ones(m, dtype=bool)
-        # BUILD: the first card to add, else finish
-        build = phase == Phase.BUILD
-        if build.any():
-            adds = mask[:, lay.MELD_ADD : lay.MELD_FINISH]
-            actions[build] = np.where(
-                adds[build].any(axis=1), lay.MELD_ADD + adds[build].argmax(axis=1), lay.MELD_FINISH
-            )
-            slow &= ~build
-        # MELD with a lay-off or a meld start: the first lay-off, else the first start
-        meld = phase == Phase.MELD
-        if meld.any():
-            offs = mask[:, lay.LAYOFF : lay.DISCARD]
-            starts = mask[:, lay.MELD_START : lay.MELD_ADD]
-            has_off, has_start = offs.any(axis=1), starts.any(axis=1)
-            first = np.where(
-                has_off, lay.LAYOFF + offs.argmax(axis=1), lay.MELD_START + starts.argmax(axis=1)
-            )
-            plays = meld & (has_off | has_start)
-            actions[plays] = first[plays]
-            slow &= ~plays
-        rows = np.flatnonzero(slow)
-        if rows.size:
-            actions[rows] = self._one_by_one(obs[rows], mask[rows], phase[rows], keys[rows])
-        return actions
+        return obs, mask
 
-    # ------------------------------------------------------------------ internals
     def _keys(self, obs: np.ndarray, games: Any, players: Any, m: int) -> np.ndarray:
         """The memory key ``game * P + player`` of every row."""
         p = self.P
@@ -198,56 +360,210 @@ class BatchedScandalHeuristic:
             raise UsageError(f"heuristic: players must be in 0..{p - 1} and games >= 0")
         return g.astype(np.int64) * p + pl.astype(np.int64)
 
-    def _one_by_one(
-        self, obs: np.ndarray, mask: np.ndarray, phase: np.ndarray, keys: np.ndarray
+    def _visits(
+        self, obs: np.ndarray, phase: np.ndarray, keys: np.ndarray, rows: np.ndarray
     ) -> list[int]:
-        """``ScandalHeuristic.act`` of each row (views parsed for all rows at once)."""
+        """``RepeatMemory.visits`` of each of ``rows`` (draw or discard rows), in row order."""
+        memory = self.memory
+        turns = obs[rows, self.turn_col].tolist()
+        draw = (phase[rows] == Phase.DRAW).tolist()
+        out = []
+        for i, r in enumerate(rows.tolist()):
+            k = int(keys[r])
+            mem = memory.get(k)
+            if mem is None:
+                mem = memory[k] = _Memory()
+            turn = turns[i]
+            if turn < mem.last:
+                mem.seen.clear()
+            mem.last = turn
+            key = obs[r, self.draw_key_cols if draw[i] else self.key_cols].tobytes()
+            n = mem.seen.get(key, 0)
+            mem.seen[key] = n + 1
+            out.append(n)
+        return out
+
+    def _choose(
+        self, obs: np.ndarray, mask: np.ndarray, phase: np.ndarray, repeat: np.ndarray
+    ) -> np.ndarray:
+        """``ScandalPolicy.choose`` of every row, given the repeat counts."""
+        lay = self.lay
+        m = obs.shape[0]
+        actions = np.zeros(m, dtype=np.int64)
+        # BUILD: the first card to add, else finish
+        build = phase == Phase.BUILD
+        adds = mask[:, lay.MELD_ADD : lay.MELD_FINISH]
+        actions[build] = np.where(
+            adds[build].any(axis=1), lay.MELD_ADD + adds[build].argmax(axis=1), lay.MELD_FINISH
+        )
+        # MELD (and any other phase): the first lay-off, else the first start, else discard
+        offs = mask[:, lay.LAYOFF : lay.DISCARD]
+        starts = mask[:, lay.MELD_START : lay.MELD_ADD]
+        has_off, has_start = offs.any(axis=1), starts.any(axis=1)
+        draw = phase == Phase.DRAW
+        plays = ~build & ~draw & (has_off | has_start)
+        first = np.where(
+            has_off, lay.LAYOFF + offs.argmax(axis=1), lay.MELD_START + starts.argmax(axis=1)
+        )
+        actions[plays] = first[plays]
+        rows = np.flatnonzero(~build & ~plays)
+        if not rows.size:
+            return actions
+        legal = mask[rows]
+        empty = ~legal.any(axis=1)
+        if empty.any():
+            raise UsageError(f"heuristic: row {int(rows[empty][0])} has no legal action")
+        v = self._views(obs[rows])
+        v["mask"], v["repeat"], v["first"] = legal, repeat[rows], legal.argmax(axis=1)
+        is_draw = draw[rows]
+        out = np.empty(rows.size, dtype=np.int64)
+        fall = np.zeros(rows.size, dtype=bool)
+        self._decide(v, is_draw, out, fall)
+        if fall.any():
+            for i in np.flatnonzero(fall).tolist():
+                out[i] = self._one(
+                    obs[rows[i]], legal[i], int(phase[rows[i]]), int(repeat[rows[i]])
+                )
+            self.fallbacks += int(fall.sum())
+        actions[rows] = out
+        return actions
+
+    def _views(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """The view pieces of every row, as ``ScandalReader.view`` reads them."""
         sl, n, p = self.sl, self.n, self.P
         m = obs.shape[0]
-        hand = obs[:, sl["hand"]] > 0.5
-        melded = obs[:, sl["melded_by"]].reshape(m, p, self.ns).max(axis=1) > 0.5
-        opp = obs[:, sl["opp_known"]].reshape(m, p - 1, n).max(axis=1) > 0.5
         in_pile = obs[:, sl["discard_in"]] > 0.5
-        depth = np.rint(obs[:, sl["discard_depth"]] * (n - 1)).astype(int)
+        depth = np.rint(obs[:, sl["discard_depth"]] * (n - 1)).astype(np.int64)
         # in-pile cards deepest first (bottom first), ties by card id: ScandalReader.view
-        order = np.argsort(np.where(in_pile, -depth, n), axis=1, kind="stable").tolist()
-        sizes = in_pile.sum(axis=1).tolist()
-        duty_m, forb_m = obs[:, sl["duty"]] > 0.5, obs[:, sl["forbidden"]] > 0.5
-        duty = np.where(duty_m.any(axis=1), duty_m.argmax(axis=1), -1).tolist()
-        forbidden = np.where(forb_m.any(axis=1), forb_m.argmax(axis=1), -1).tolist()
-        stock = np.rint(obs[:, self.stock_col] * n).astype(int).tolist()
-        turns = obs[:, self.turn_col].tolist()
-        phases = phase.tolist()
-        key_list = keys.tolist()
-        policy, memory = self.policy, self.memory
-        out = []
-        for i in range(m):
-            view = ScandalView(
-                hand=hand[i],
-                melded=melded[i],
-                pile=order[i][: sizes[i]],
-                opp_known=opp[i],
-                phase=phases[i],
-                duty=duty[i],
-                forbidden=forbidden[i],
-                mask=mask[i],
-                stock=stock[i],
-            )
-            repeat = 0
-            if policy.decision_point(view):
-                mem = memory.get(key_list[i])
-                if mem is None:
-                    mem = memory[key_list[i]] = _Memory()
-                turn = turns[i]
-                if turn < mem.last:
-                    mem.seen.clear()
-                mem.last = turn
-                cols = self.draw_key_cols if phases[i] == Phase.DRAW else self.key_cols
-                key = obs[i, cols].tobytes()
-                repeat = mem.seen.get(key, 0)
-                mem.seen[key] = repeat + 1
-            out.append(policy.choose(view, repeat))
-        return out
+        order = np.argsort(np.where(in_pile, -depth, n), axis=1, kind="stable")
+        rank = np.empty_like(order)
+        rank[np.arange(m)[:, None], order] = np.arange(n)
+        size = in_pile.sum(axis=1)
+        return {
+            "hand": obs[:, sl["hand"]] > 0.5,
+            "melded": obs[:, sl["melded_by"]].reshape(m, p, self.ns).max(axis=1) > 0.5,
+            "opp": obs[:, sl["opp_known"]].reshape(m, p - 1, n).max(axis=1) > 0.5,
+            "in_pile": in_pile,
+            "order": order,
+            "rank": rank,
+            "size": size,
+            "stock": np.rint(obs[:, self.stock_col] * n).astype(np.int64),
+        }
+
+    def _one(self, obs: np.ndarray, mask: np.ndarray, phase: int, repeat: int) -> int:
+        """``ScandalPolicy.choose`` of one row (the fallback)."""
+        v = self._views(obs[None])
+        sl = self.sl
+        duty = np.flatnonzero(obs[sl["duty"]] > 0.5)
+        forbidden = np.flatnonzero(obs[sl["forbidden"]] > 0.5)
+        view = ScandalView(
+            hand=v["hand"][0],
+            melded=v["melded"][0],
+            pile=v["order"][0, : int(v["size"][0])].tolist(),
+            opp_known=v["opp"][0],
+            phase=phase,
+            duty=int(duty[0]) if duty.size else -1,
+            forbidden=int(forbidden[0]) if forbidden.size else -1,
+            mask=mask,
+            stock=int(v["stock"][0]),
+        )
+        return self.policy.choose(view, repeat)
+
+    def _decide(
+        self, v: dict[str, np.ndarray], is_draw: np.ndarray, out: np.ndarray, fall: np.ndarray
+    ) -> None:
+        """Fill ``out`` with the draw or discard of every row; mark ``fall`` for the fallback.
+
+        One `ScandalArrays.playable` call covers every draw row's hand, hand
+        with the top discard and hand after each legal deep draw; one
+        `ScandalArrays.usefulness` call covers every discard row and every
+        draw row that asks whether the top discard builds a meld.
+        """
+        arr, lay, pol = self.arrays, self.lay, self.policy
+        hand, melded, opp, in_pile = v["hand"], v["melded"], v["opp"], v["in_pile"]
+        legal, repeat, size = v["mask"], v["repeat"], v["size"]
+        n = self.n
+        d_rows = np.flatnonzero(is_draw)
+        x_rows = np.flatnonzero(~is_draw)
+        # ---- draws: playable of hand, hand + top discard, hand + every legal deep draw
+        rd = d_rows.size
+        ri, depth = np.nonzero(legal[d_rows, lay.DRAW_DISCARD + 1 : lay.MELD_START])
+        depth = depth + 1
+        r = d_rows[ri]
+        cut = size[r] - 1 - depth  # pile[cut:] is taken (Python slicing wraps below 0)
+        bad = cut < 0
+        if bad.any():
+            fall[np.unique(r[bad])] = True
+        taken = in_pile[r] & (v["rank"][r] >= cut[:, None])
+        top = v["order"][d_rows, np.maximum(size[d_rows] - 1, 0)]
+        with_top = hand[d_rows].copy()
+        has_pile = size[d_rows] > 0
+        with_top[np.flatnonzero(has_pile), top[has_pile]] = True
+        hands = np.concatenate([hand[d_rows], with_top, hand[r] | taken])
+        pts, used = arr.playable(hands, np.concatenate([melded[d_rows], melded[d_rows], melded[r]]))
+        base, pts_top = pts[:rd], pts[rd : 2 * rd]
+        pts_deep, used_deep = pts[2 * rd :], used[2 * rd :]
+        # the deep draws (best_deep_draw): gain, the last-cards rule (goes_out)
+        if r.size:
+            n_used = used_deep.sum(axis=1)
+            left = (hands[2 * rd :].sum(axis=1)) - n_used
+            common = (arr.scandal_counts(used_deep) == n_used[:, None]).any(axis=1)
+            goes_out = (left == 1) | ((left == 0) & (n_used >= 4) & common)
+            last = np.maximum(v["stock"][r], 0) + size[r] - (depth + 1) + 1 <= 1
+            waste = (taken & ~used_deep).astype(np.float64) @ arr.value
+            gain = pts_deep - base[ri] - pol.take_cost * waste
+            margin = np.where(repeat[r] == 0, pol.deep_margin, -np.inf)
+            ok = (~last | goes_out) & (gain > margin) & ~bad
+            best = np.full((rd, lay.MELD_START - lay.DRAW_DISCARD - 1), -np.inf)
+            best[ri[ok], depth[ok] - 1] = gain[ok]
+            deep = np.zeros(rd, dtype=bool)
+            deep[ri[ok]] = True
+            deep_action = lay.DRAW_DISCARD + 1 + best.argmax(axis=1)
+        else:
+            deep = np.zeros(rd, dtype=bool)
+            deep_action = np.zeros(rd, dtype=np.int64)
+        # the top discard: laid down at once, or (first visit) builds a meld in hand
+        can_top = legal[d_rows, lay.DRAW_DISCARD] & has_pile & ~deep
+        take_top = can_top & (pts_top > base)
+        ask = np.flatnonzero(can_top & ~take_top & (repeat[d_rows] == 0))
+        # ---- usefulness: the discard rows, and the asked draw rows after taking the top
+        ai = d_rows[ask]
+        pile_after = in_pile[ai].copy()
+        pile_after[np.arange(ask.size), top[ask]] = False
+        useful = arr.usefulness(
+            np.concatenate([hand[x_rows], with_top[ask]]),
+            np.concatenate([melded[x_rows], melded[ai]]),
+            np.concatenate([opp[x_rows], opp[ai]]),
+            np.concatenate([in_pile[x_rows], pile_after]),
+        )
+        if ask.size:  # builds(view, top)
+            u = useful[x_rows.size :]
+            gain_top = u[np.arange(ask.size), top[ask]]
+            worst = np.where(hand[ai], u, np.inf).min(axis=1)
+            builds = (gain_top >= 2.0) & (~hand[ai].any(axis=1) | (gain_top > worst))
+            take_top[ask[builds]] = True
+        stock = legal[d_rows, lay.DRAW_STOCK]
+        out[d_rows] = np.where(
+            deep,
+            deep_action,
+            np.where(
+                take_top, lay.DRAW_DISCARD, np.where(stock, lay.DRAW_STOCK, v["first"][d_rows])
+            ),
+        )
+        # ---- discards: the least useful card, the most valuable among equals; k-th at a repeat
+        if x_rows.size:
+            cards = legal[x_rows, lay.DISCARD : lay.DISCARD + n]
+            count = cards.sum(axis=1)
+            u = useful[: x_rows.size]
+            key = (2.0 * u).astype(np.int64) * self._rank_scale + self._rank_tail
+            key = np.where(cards, key, np.iinfo(np.int64).max)
+            rep = repeat[x_rows]
+            if (rep > 0).any():
+                ranked = np.argsort(key, axis=1)
+                pick = ranked[np.arange(x_rows.size), rep % np.maximum(count, 1)]
+            else:
+                pick = key.argmin(axis=1)
+            out[x_rows] = np.where(count > 0, lay.DISCARD + pick, v["first"][x_rows])
 
 
 def _host(x: Any) -> Any:
