@@ -25,11 +25,13 @@ The protocol (``docs/benchmark.md``), version `PROTOCOL`:
   the agent's mean points per deal (its mean episode return over its seats),
   each with a 95% percentile bootstrap interval over deals (scipy); a rating on
   the leaderboard's Elo scale (`cardsuite.agents.ratings`: Bradley-Terry
-  maximum likelihood over every deal, random = 0), either against the
-  protocol's calibrated reference ratings (held fixed) or, where the deal set
-  has none yet, *provisional*: fitted from this run alone; the protocol
-  version, the deal set's hash and a SHA-256 of every reference agent (its
-  spec, its code and, for shipped agents, its weights). Written as
+  maximum likelihood over every deal, random = 0) against the protocol's
+  calibrated reference ratings (held fixed). Where the deal set stores no
+  calibrated rating for a reference of the pool (`calibrate` has not been run
+  for it), there is no rating: the report and the card name the uncalibrated
+  references, and say how many deals per pair the stored calibration used.
+  Then the protocol version, the deal set's hash and a SHA-256 of every
+  reference agent (its spec, its code and, for shipped agents, its weights). Written as
   ``benchmark.json`` and a Markdown card, ``benchmark.md``, into a new
   ``--out`` folder (nothing is ever overwritten; without ``--out`` the card
   is only printed).
@@ -83,6 +85,8 @@ class DealSet:
         calibration: how the ratings were made (a command), or empty.
         quick_reference_ratings: the same for the ``--quick`` pool and deals.
         quick_calibration: how those were made, or empty.
+        calibration_deals: deals per pair of the calibration round-robin (0: none).
+        quick_calibration_deals: the same for the quick calibration.
     """
 
     name: str
@@ -98,6 +102,8 @@ class DealSet:
     calibration: str
     quick_reference_ratings: dict[str, float]
     quick_calibration: str
+    calibration_deals: int = 0
+    quick_calibration_deals: int = 0
 
 
 def deal_set_names() -> list[str]:
@@ -137,6 +143,8 @@ def load_deal_set(game: str, players: int) -> DealSet:
             str(k): float(v) for k, v in data.get("quick_reference_ratings", {}).items()
         },
         quick_calibration=str(data.get("quick_calibration", "")),
+        calibration_deals=int(data.get("calibration_deals", 0)),
+        quick_calibration_deals=int(data.get("quick_calibration_deals", 0)),
     )
 
 
@@ -188,6 +196,8 @@ def deal_set_data(
         "calibration": "",
         "quick_reference_ratings": {},
         "quick_calibration": "",
+        "calibration_deals": 0,
+        "quick_calibration_deals": 0,
     }
 
 
@@ -326,22 +336,39 @@ def benchmark_rating(
     interval is a bootstrap over the agent's deals. Where the deal set holds
     no ratings for every reference of the pool, the rating is None and the
     report says why.
+
+    Besides the rating: ``"calibration"`` (``"full"`` or ``"quick"``: whose
+    stored ratings were used), ``"calibration_deals"`` (deals per pair of
+    that calibration, None where there is none), ``"reference_ratings"``
+    (each reference's calibrated rating, None where uncalibrated) and
+    ``"uncalibrated"`` (the references without one).
     """
     from cardsuite.agents.ratings import PairDeals, rate
 
     refs = [v.reference for v in versus]
     table = deal_set.quick_reference_ratings if quick else deal_set.reference_ratings
     how = deal_set.quick_calibration if quick else deal_set.calibration
+    calib_deals = deal_set.quick_calibration_deals if quick else deal_set.calibration_deals
     scale = "Elo (400 points = 10:1 odds of winning a deal), random = 0"
     missing = [r for r in refs if r not in table]
+    facts = {
+        "calibration": "quick" if quick else "full",
+        "calibration_deals": calib_deals if table else None,
+        "reference_ratings": {r: table.get(r) for r in refs},
+        "uncalibrated": missing,
+    }
     if missing:
+        kind = "quick-run" if quick else "full-run"
         return {
             "elo": None,
             "low": None,
             "high": None,
             "scale": scale,
-            "basis": f"none: deal set {deal_set.name} holds no calibrated rating for "
-            f"{', '.join(missing)} (cardsuite benchmark --calibrate makes them)",
+            "basis": f"none: deal set {deal_set.name} holds no {kind} calibrated rating for "
+            f"{', '.join(missing)} (cardsuite benchmark --calibrate"
+            + (" --quick" if quick else "")
+            + " makes them)",
+            **facts,
         }
     names = ["(agent)", *refs]
     pairs = [PairDeals(0, i + 1, v.won) for i, v in enumerate(versus)]
@@ -353,6 +380,7 @@ def benchmark_rating(
         "scale": scale,
         "basis": f"the references held at their calibrated ratings ({how}); "
         "Bradley-Terry fit over every deal, interval by bootstrap over deals",
+        **facts,
     }
 
 
@@ -368,8 +396,10 @@ def calibrate(
     """Rate the reference pool on the deal set (a leaderboard round-robin); the deal set's new entries.
 
     Returns ``{"reference_ratings" (or "quick_reference_ratings"): {spec:
-    Elo}, "calibration" (or "quick_calibration"): the command, "leaderboard":
-    the board}``: paste the first two into ``configs/benchmark/GAME_Np.json``.
+    Elo}, "calibration" (or "quick_calibration"): the command,
+    "calibration_deals" (or "quick_calibration_deals"): deals per pair,
+    "leaderboard": the board}``: paste the first three into
+    ``configs/benchmark/GAME_Np.json``.
     """
     from cardsuite.agents.leaderboard import run_leaderboard
 
@@ -396,6 +426,7 @@ def calibrate(
     return {
         f"{prefix}reference_ratings": dict(zip(pool, board.ratings.rating, strict=True)),
         f"{prefix}calibration": command,
+        f"{prefix}calibration_deals": n,
         "leaderboard": board.to_dict(),
     }
 
@@ -526,17 +557,37 @@ def to_markdown(report: dict[str, Any], command: str) -> str:
         + (f", SHA-256 `{ds['sha256'][:16]}…`" if ds["sha256"] else "")
         + ".",
         "",
-        "| reference | deals won | 95% interval | mean points | 95% interval | reference's mean points |",
-        "|---|---|---|---|---|---|",
+        "| reference | deals won | 95% interval | mean points | 95% interval "
+        "| reference's mean points | reference's calibrated rating |",
+        "|---|---|---|---|---|---|---|",
     ]
+    r = report["rating"]
+    calibrated = r.get("reference_ratings", {})
     for row in report["versus"]:
+        known = calibrated.get(row["reference"])
         lines.append(
             f"| `{row['reference']}` | {100 * row['deals_won']:.1f}% "
             f"| {100 * row['deals_won_low']:.1f} to {100 * row['deals_won_high']:.1f} "
             f"| {row['mean_points']:.3f} | {row['mean_points_low']:.3f} to {row['mean_points_high']:.3f} "
-            f"| {row['reference_mean_points']:.3f} |"
+            f"| {row['reference_mean_points']:.3f} "
+            f"| {'uncalibrated' if known is None else f'{known:.0f}'} |"
         )
-    r = report["rating"]
+    kind = r.get("calibration", "quick" if report["quick"] else "full")
+    missing = r.get("uncalibrated", [])
+    if missing:
+        names = ", ".join(f"`{m}`" for m in missing)
+        lines += [
+            "",
+            f"**Uncalibrated references: {names}.** Deal set `{ds['name']}` stores no "
+            f"{kind}-run rating for them, so this card gives no rating; the shares and "
+            f"points above stand on their own ({ds['deals']} deals against each reference).",
+        ]
+    if r.get("calibration_deals"):
+        lines += [
+            "",
+            f"Reference ratings: calibrated by a round-robin of the {kind} pool on "
+            f"{r['calibration_deals']} deals per pair of this deal set.",
+        ]
     rating = (
         f"Rating: **{r['elo']:.0f}** (95% interval {r['low']:.0f} to {r['high']:.0f}), {r['scale']}; "
         if r["elo"] is not None

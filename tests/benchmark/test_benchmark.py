@@ -66,7 +66,8 @@ def _small(monkeypatch: pytest.MonkeyPatch, ratings: dict[str, float] | None = N
         real = bm.load_deal_set
         monkeypatch.setattr(
             bm, "load_deal_set",
-            lambda g, n: dataclasses.replace(real(g, n), reference_ratings=ratings, calibration="test"),
+            lambda g, n: dataclasses.replace(real(g, n), reference_ratings=ratings,
+                                             calibration="test", calibration_deals=7),
         )  # fmt: skip
 
 
@@ -83,8 +84,13 @@ def test_report_without_calibration_names_why_there_is_no_rating(
         assert len(row["outcomes"]) == 6 and len(row["reference_sha256"]) == 64
     assert report["versus"][0]["deals_won"] == 1.0  # greedy beats random on every deal
     assert report["rating"]["elo"] is None and "--calibrate" in report["rating"]["basis"]
+    assert report["rating"]["uncalibrated"] == ["random", "heuristic"]
+    assert report["rating"]["calibration_deals"] is None
     card = bm.to_markdown(report, "cmd")
     assert "not citable" in card and "| `heuristic` |" in card
+    assert "**Uncalibrated references: `random`, `heuristic`.**" in card
+    assert "(6 deals against each reference)" in card
+    assert card.count("| uncalibrated |") == 2 and "calibrated by a round-robin" not in card
     json.dumps(report, allow_nan=False)
 
 
@@ -96,6 +102,36 @@ def test_rating_against_calibrated_references(monkeypatch: pytest.MonkeyPatch) -
     assert report["versus"][1]["outcomes"] == [0.5] * 4
     assert 400 < r["elo"] < 800 and r["low"] <= r["elo"] <= r["high"]
     assert "calibrated" in r["basis"]
+    assert r["uncalibrated"] == [] and r["reference_ratings"] == {"random": 0.0, "heuristic": 600.0}
+    card = bm.to_markdown(report, "cmd")
+    assert "Uncalibrated" not in card and "| 600 |" in card
+    assert "round-robin of the full pool on 7 deals per pair" in card
+
+
+def test_a_pool_that_gained_a_reference_names_it_uncalibrated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _small(monkeypatch, {"random": 0.0})  # heuristic has no stored rating
+    report = bm.run_benchmark("greedy", "scum", 4, deals=2, resamples=50)
+    assert report["rating"]["elo"] is None and report["rating"]["uncalibrated"] == ["heuristic"]
+    card = bm.to_markdown(report, "cmd")
+    assert "**Uncalibrated references: `heuristic`.**" in card and "| 0 |" in card
+
+
+@pytest.mark.parametrize(("game", "players"), SETS)
+def test_every_deal_set_says_how_it_was_calibrated(game: str, players: int) -> None:
+    """Stored ratings cover the whole pool and name their deals per pair; none: 0 deals."""
+    ds = bm.load_deal_set(game, players)
+    for quick, table, deals, how in (
+        (False, ds.reference_ratings, ds.calibration_deals, ds.calibration),
+        (True, ds.quick_reference_ratings, ds.quick_calibration_deals, ds.quick_calibration),
+    ):
+        if table:
+            assert sorted(table) == sorted(bm.reference_pool(ds, quick=quick))
+            assert table["random"] == 0.0 and f"({deals} deals per pair" in how
+            assert deals >= (bm.QUICK_DEALS if quick else deals_for_half_width(0.05))
+        else:
+            assert deals == 0 and how == ""
 
 
 def test_quick_cards_say_quick(
@@ -142,6 +178,7 @@ def test_calibrate_rates_the_pool_on_the_deal_set(monkeypatch: pytest.MonkeyPatc
     ratings = result["quick_reference_ratings"]
     assert ratings["random"] == 0.0 and ratings["heuristic"] > 0
     assert result["leaderboard"]["deals_per_pair"] == 3
+    assert result["quick_calibration_deals"] == 3
     assert np.isfinite(list(ratings.values())).all()
 
 
