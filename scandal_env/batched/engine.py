@@ -25,6 +25,7 @@ import numpy as np
 
 from cardsuite.batched.arrays import ArrayGames
 from cardsuite.batched.backend import Array, Backend, get_backend
+from cardsuite.batched.checks import action_ids, active_flags
 from cardsuite.batched.deal import TAG_DEAL, permutations, split_seed, stream_keys
 from cardsuite.batched.protocol import StepResult
 from cardsuite.errors import ConfigError, IllegalActionError, UsageError
@@ -41,20 +42,6 @@ from scandal_env.state import make_rules
 
 #: Stream tag of the first dealer's draw of a new game (S2).
 TAG_DEALER = 0xDEA1
-
-
-def _check_integers(x: Any, name: str) -> None:
-    """IllegalActionError unless ``x`` holds integers (no silent 1.5 -> 1, no bools)."""
-    dtype: Any = getattr(x, "dtype", None)
-    if dtype is None:
-        dtype = np.asarray(x).dtype
-    kind = getattr(dtype, "kind", None)
-    if kind is None:  # a torch dtype
-        ok = not (dtype.is_floating_point or dtype.is_complex or str(dtype) == "torch.bool")
-    else:
-        ok = kind in "iu"
-    if not ok:
-        raise IllegalActionError(f"step: {name} must be integer action ids, got dtype {dtype}")
 
 
 #: What `BatchedScandal.step` returns: the shared
@@ -226,18 +213,10 @@ class BatchedScandal(ArrayGames):
         xp = self.xp
         if not self._ready:
             raise IllegalActionError("call reset() before step()")
-        _check_integers(actions, "actions")
-        a = xp.asarray(actions, xp.int64).reshape(-1)
-        if a.shape[0] != self.num_games:
-            raise IllegalActionError(f"step needs {self.num_games} actions, got {a.shape[0]}")
+        a = action_ids(xp, actions, self.num_games)
         live = self.phase != OVER
         if active is not None:
-            act = xp.asarray(active, xp.bool).reshape(-1)
-            if act.shape[0] != self.num_games:
-                raise IllegalActionError(
-                    f"step: active needs {self.num_games} bools, got {act.shape[0]}"
-                )
-            live = live & act
+            live = live & active_flags(xp, active, self.num_games)
         self._check_actions(a, live)
         self.done[:] = False
         self.truncated[:] = False

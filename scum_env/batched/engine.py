@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 
 from cardsuite.batched.arrays import ArrayGames
+from cardsuite.batched.checks import action_ids, active_flags
 from cardsuite.errors import ConfigError, IllegalActionError, PresetError, UsageError
 from scum_env.batched.backend import Array, Backend, get_backend
-from scum_env.batched.checks import action_ids, active_flags
 from scum_env.batched.deal import TAG_ROLES, split_seed, stream_keys
 from scum_env.batched.encoding import BatchEncoder
 from scum_env.batched.presets import (

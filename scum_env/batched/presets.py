@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cardsuite.batched.checks import preset_array
 from cardsuite.errors import PresetError
-from scum_env.batched.checks import preset_array
 
 if TYPE_CHECKING:
     from scum_env.batched.engine import BatchedScum

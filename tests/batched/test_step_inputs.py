@@ -1,29 +1,44 @@
-"""BatchedScum.step names every malformed input and leaves every game unchanged (issue 12)."""
+"""Every batched engine's step names each malformed input and changes no game (issue 12).
+
+The three engines share one check (`cardsuite.batched.checks`), so Scum,
+Scum Party and Scandal refuse the same inputs with the same words, and accept
+whole-number floats as their AEC envs do.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 
 from cardsuite.errors import IllegalActionError, UsageError
+from scandal_env.batched.engine import BatchedScandal
 from scum_env.batched.engine import BatchedScum
+from scum_env.party.batched.engine import BatchedParty
 
 N = 4
 
+MAKERS: dict[str, Callable[[str], Any]] = {
+    "scum": lambda backend: BatchedScum(N, num_players=4, backend=backend),
+    "scum_party": lambda backend: BatchedParty(N, num_players=8, backend=backend),
+    "scandal": lambda backend: BatchedScandal(N, num_players=2, backend=backend),
+}
 
-def engine(backend: str = "numpy") -> tuple[BatchedScum, np.ndarray]:
-    eng = BatchedScum(N, num_players=4, backend=backend)
+
+def engine(backend: str = "numpy", game: str = "scum") -> tuple[Any, np.ndarray]:
+    eng = MAKERS[game](backend)
     _obs, mask, _to_act = eng.reset(seed=7)
     mask = np.asarray(eng.xp.to_numpy(mask))
     return eng, np.array([int(np.flatnonzero(row)[0]) for row in mask])
 
 
-def snapshot(eng: BatchedScum) -> dict[str, bytes]:
+def snapshot(eng: Any) -> dict[str, bytes]:
     return {k: np.asarray(eng.xp.to_numpy(v)).tobytes() for k, v in eng.state_arrays().items()}
 
 
+@pytest.mark.parametrize("game", sorted(MAKERS))
 @pytest.mark.parametrize(
     ("actions", "match"),
     [
@@ -41,37 +56,40 @@ def snapshot(eng: BatchedScum) -> dict[str, bytes]:
         ({"a": 1}, "got dict"),
     ],
 )
-def test_bad_actions_raise_and_change_nothing(actions: Any, match: str) -> None:
-    eng, _legal = engine()
+def test_bad_actions_raise_and_change_nothing(game: str, actions: Any, match: str) -> None:
+    eng, _legal = engine(game=game)
     before = snapshot(eng)
     with pytest.raises(IllegalActionError, match=match):
         eng.step(actions)
     assert snapshot(eng) == before
 
 
+@pytest.mark.parametrize("game", sorted(MAKERS))
 @pytest.mark.parametrize(
     "active",
     [[True] * (N - 1), [True] * (N + 1), np.ones((2, N), dtype=bool), [0.5] * N, [2] * N, "1111"],
 )
-def test_bad_active_raises_and_changes_nothing(active: Any) -> None:
-    eng, legal = engine()
+def test_bad_active_raises_and_changes_nothing(game: str, active: Any) -> None:
+    eng, legal = engine(game=game)
     before = snapshot(eng)
     with pytest.raises(UsageError, match="active must be 4 bools"):
         eng.step(legal, active=active)
     assert snapshot(eng) == before
 
 
-def test_whole_number_floats_and_0_1_flags_are_accepted() -> None:
-    eng, legal = engine()
-    other, _ = engine()
+@pytest.mark.parametrize("game", sorted(MAKERS))
+def test_whole_number_floats_and_0_1_flags_are_accepted(game: str) -> None:
+    eng, legal = engine(game=game)
+    other, _ = engine(game=game)
     eng.step(legal.astype(np.float64), active=[1, 1, 0, 1])
     other.step(legal, active=np.array([True, True, False, True]))
     assert snapshot(eng) == snapshot(other)
 
 
-def test_torch_float_and_bool_tensors_are_named() -> None:
+@pytest.mark.parametrize("game", sorted(MAKERS))
+def test_torch_float_and_bool_tensors_are_named(game: str) -> None:
     torch = pytest.importorskip("torch")
-    eng, legal = engine("torch")
+    eng, legal = engine("torch", game)
     before = snapshot(eng)
     with pytest.raises(IllegalActionError, match="fractional"):
         eng.step(torch.tensor([1.5] * N))

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cardsuite.errors import ConfigError, IllegalActionError, PresetError
+from cardsuite.errors import ConfigError, IllegalActionError, PresetError, UsageError
 from scandal_env.batched import BatchedScandal
 from tests.scandal_batched.differential import host
 
@@ -74,13 +74,13 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
     actions[2] = 10_000
     with pytest.raises(IllegalActionError, match="out of range"):
         eng.step(actions)
-    with pytest.raises(IllegalActionError, match="needs 4 actions"):
+    with pytest.raises(IllegalActionError, match="got 3"):
         eng.step(actions[:3])
     with pytest.raises(IllegalActionError, match="integer action ids"):
         eng.step(actions + 0.5)
     with pytest.raises(IllegalActionError, match="integer action ids"):
         eng.step(np.zeros(4, dtype=bool))
-    with pytest.raises(IllegalActionError, match="active needs 4 bools"):
+    with pytest.raises(UsageError, match="active must be 4 bools"):
         eng.step(actions, active=[True, False])
     for k, v in eng.state_arrays().items():
         assert np.array_equal(host(v), before[k]), k

@@ -34,6 +34,7 @@ import numpy as np
 
 from cardsuite.batched.arrays import ArrayGames
 from cardsuite.batched.backend import Array, Backend, get_backend
+from cardsuite.batched.checks import action_ids, active_flags
 from cardsuite.batched.deal import TAG_ROLES, permutations, split_seed
 from cardsuite.batched.protocol import StepResult
 from cardsuite.errors import ConfigError, IllegalActionError, UsageError
@@ -212,12 +213,10 @@ class BatchedParty(ArrayGames):
         xp = self.xp
         if self._mask is None:
             raise IllegalActionError("call reset() before step()")
-        a = xp.asarray(actions, xp.int64).reshape(-1)
-        if a.shape[0] != self.num_games:
-            raise IllegalActionError(f"step needs {self.num_games} actions, got {a.shape[0]}")
+        a = action_ids(xp, actions, self.num_games)
         live = ~self.over
         if active is not None:
-            live = live & xp.asarray(active, xp.bool).reshape(-1)
+            live = live & active_flags(xp, active, self.num_games)
         self._check_actions(a, live)
         self.done[:] = False
         self.rewards[:] = 0.0
