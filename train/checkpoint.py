@@ -38,19 +38,17 @@ from cardsuite.train.core.checkpoint import (
     CHECKPOINT_DIR,
     PREVIOUS_DIR,
     SB3_ZIP_REFUSAL,
+    capture_rng,
     check_files,
+    check_rng,
     find_checkpoint,
+    flatten_optimizer,
     read_state_doc,
+    restore_optimizer,
+    restore_rng,
     write_checkpoint,
 )
 from cardsuite.train.core.netspec import Snapshot
-from cardsuite.train.runtime_state import (
-    capture_rng,
-    check_rng,
-    flatten_optimizer,
-    restore_optimizer,
-    restore_rng,
-)
 from cardsuite.train.safe_io import (
     META_FILE,
     AgentMeta,

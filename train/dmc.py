@@ -73,12 +73,16 @@ import torch
 from cardsuite.agents.size_generic import generic_spec, layout_of, pad_mask, pad_observation
 from cardsuite.errors import CardsuiteError, CheckpointError
 from cardsuite.train.core.checkpoint import (
+    capture_rng,
     check_must_match,
     engine_state,
     finite,
+    flatten_optimizer,
     gen_state,
     read_checkpoint,
     restore_engine_state,
+    restore_optimizer,
+    restore_rng,
     set_gen,
     write_checkpoint,
 )
@@ -103,12 +107,6 @@ from cardsuite.train.dmc_core import (
     relative_rewards,
 )
 from cardsuite.train.ppo_games import train_game
-from cardsuite.train.runtime_state import (
-    capture_rng,
-    flatten_optimizer,
-    restore_optimizer,
-    restore_rng,
-)
 from cardsuite.train.safe_io import (
     AgentMeta,
     load_agent,

@@ -26,21 +26,22 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import torch
-
 from cardsuite.errors import CheckpointError
 from cardsuite.train.actor_critic import agent_meta, load_network, save_network
 from cardsuite.train.core.checkpoint import (
+    capture_rng,
     check_must_match,
     engine_state,
     finite,
+    flatten_optimizer,
     gen_state,
     read_checkpoint,
     restore_engine_state,
+    restore_optimizer,
+    restore_rng,
     set_gen,
     write_checkpoint,
 )
-from cardsuite.train.runtime_state import capture_rng, restore_rng
 from cardsuite.train.safe_io import load_tensors, load_tensors_numpy, save_tensors
 
 if TYPE_CHECKING:
@@ -60,9 +61,7 @@ def save_checkpoint(tr: Trainer) -> Path:
     def fill(tmp: Path) -> dict[str, Any]:
         meta = agent_meta(tr.net, tr.game.name, tr.config, tr.step, tr.args.to_dict())
         save_network(tmp / "agent", tr.net, meta)
-        opt_state = tr.opt.state_dict()["state"]
-        tensors = {f"state.{i}.{k}": v for i, s in opt_state.items() for k, v in s.items()
-                   if isinstance(v, torch.Tensor)}  # fmt: skip
+        tensors, _groups = flatten_optimizer(tr.opt.state_dict())  # lr: set each iteration
         if tensors:
             save_tensors(tmp / "optimizer.safetensors", tensors)
         (tmp / "league").mkdir()
@@ -96,15 +95,8 @@ def load_checkpoint(tr: Trainer, path: Path) -> None:
         net, _meta = load_network(ckpt / "agent")
         tr.net.load_state_dict(net.state_dict())
         opt_file = ckpt / "optimizer.safetensors"
-        if opt_file.exists():
-            tensors = load_tensors(opt_file)
-            sd = tr.opt.state_dict()
-            per: dict[int, dict[str, Any]] = {}
-            for name, value in tensors.items():
-                _, idx, key = name.split(".", 2)
-                per.setdefault(int(idx), {})[key] = value.to(tr.dev) if key != "step" else value
-            sd["state"] = per
-            tr.opt.load_state_dict(sd)
+        if opt_file.exists():  # checked against the optimizer; torch moves it to the device
+            restore_optimizer(tr.opt, load_tensors(opt_file), None)
         tr.league.restore(state["league"], lambda name: load_tensors_numpy(
             ckpt / "league" / f"{Path(name).name}.safetensors"), tr.args.activation)  # fmt: skip
         tr.step, tr.iteration = int(state["step"]), int(state["iteration"])

@@ -118,6 +118,25 @@ def test_resume_continues_from_the_checkpoint(tmp_path: Path) -> None:
         Trainer(_tiny(tmp_path / "empty", resume=str(tmp_path / "empty")))
 
 
+def test_resume_restores_adams_state_exactly_and_refuses_a_foreign_one(tmp_path: Path) -> None:
+    """The core's checked optimizer reader: the moments come back, a wrong shape is named."""
+    import torch
+
+    from cardsuite.train.core.checkpoint import restore_optimizer
+
+    run = tmp_path / "run"
+    first = Trainer(_tiny(run))
+    first.train()
+    tr = Trainer(_tiny(run, resume=str(run)))
+    saved, restored = first.opt.state_dict()["state"], tr.opt.state_dict()["state"]
+    assert saved.keys() == restored.keys() and saved
+    for i in saved:
+        for key in saved[i]:
+            assert torch.equal(saved[i][key].cpu(), restored[i][key].cpu()), (i, key)
+    with pytest.raises(CheckpointError, match=r"tensor 'state.0.exp_avg' has shape \(3,\)"):
+        restore_optimizer(tr.opt, {"state.0.exp_avg": torch.zeros(3)}, None)
+
+
 @pytest.mark.parametrize(
     ("field", "value", "match"),
     [("num_games", 0, "num_games"), ("self_play", 1.5, "self_play"), ("backend", "jax", "backend"),
