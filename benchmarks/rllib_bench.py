@@ -110,8 +110,8 @@ def bench_rllib(
     """Whole-iteration (with phases) and sampling throughput of one RLlib configuration."""
     import ray
 
-    from cardsuite.train.rllib.batched import build_batched
-    from cardsuite.train.rllib.trainer import build_config
+    from cardsuite.train.rllib.league import make_league, sync_league
+    from cardsuite.train.rllib.trainer import build
 
     batch = per_runner * runners
     run = _run(sampler, runners, envs, batch, VARIANTS[variant] if sampler == "batched" else {})
@@ -119,7 +119,10 @@ def bench_rllib(
     load_before = os.getloadavg()[0]
     ray.init(num_cpus=runners + 1, include_dashboard=False, log_to_driver=False)
     try:
-        algo = build_batched(run)[0] if sampler == "batched" else build_config(run).build_algo()
+        league = make_league(run)
+        algo = build(run, league)
+        if sampler == "batched":
+            sync_league(algo, run, league, 0)  # the self-play games' opponent
         try:
             algo.train()  # warm-up: first calls, allocations
             # Whole iterations first: a runner's metrics would also count the

@@ -21,19 +21,18 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from cardsuite.agents.arena import run_tournament
 from cardsuite.errors import ConfigError
 from cardsuite.train.core.league import League
-from cardsuite.train.core.netspec import Snapshot
 from cardsuite.train.rllib import trainer
-from cardsuite.train.rllib.batched import (
-    build_batched,
-    driver_league,
-    kept,
-    league_names,
-    load_league,
-    main_weights,
-    save_league,
-)
 from cardsuite.train.rllib.batched_env import BatchedRLlibEnv, single_spaces
 from cardsuite.train.rllib.config import load_run
+from cardsuite.train.rllib.league import (
+    actor_snapshot,
+    league_names,
+    load_league,
+    make_league,
+    save_league,
+    spec_scale,
+    sync_league,
+)
 from cardsuite.train.rllib.module import MaskedPPOTorchRLModule
 from cardsuite.train.rllib.policy import RLlibAgent
 
@@ -105,35 +104,97 @@ def test_scum_rewards_arrive_at_the_end_of_the_episode() -> None:
     assert env._returns.shape == (32, 4)
 
 
-def test_league_snapshot_from_module_weights_plays_self_play_games() -> None:
-    """A module's weights join the runner's league; self-play games then use the snapshot."""
-    opts = {"num_players": 4}
-    obs_space, act_space = single_spaces("scum", opts)
-    config = {"hidden": [16], "activation": "relu"}
+def _scum_module(hidden: list[int]) -> tuple[Any, dict[str, np.ndarray]]:
+    """A fresh masked PPO module of 4-player Scum, and its weights as numpy."""
+    obs_space, act_space = single_spaces("scum", {"num_players": 4})
     module = RLModuleSpec(
         module_class=MaskedPPOTorchRLModule,
         observation_space=obs_space,
         action_space=act_space,
-        model_config=config,
+        model_config={"hidden": hidden, "activation": "relu"},
     ).build()
-    weights = {k: v.detach().numpy() for k, v in module.state_dict().items()}  # type: ignore[attr-defined]
-    env = BatchedRLlibEnv(
-        {
-            "game": "scum",
-            "options": opts,
-            "num_envs": 16,
-            "league_prob": 0.0,
-            "model_config": config,
-            "league_size": 1,
-        }
-    )
-    env.add_snapshot(weights, 7)
-    env.add_snapshot(weights, 9)  # league_size 1: the older one leaves
+    return module, {k: v.detach().numpy() for k, v in module.state_dict().items()}  # type: ignore[attr-defined]
+
+
+def test_a_snapshot_of_the_module_gives_its_logits_and_plays_the_runners_games() -> None:
+    """The module's actor as a core Snapshot (its obs scale folded into the first layer) gives
+    the module's logits on core-scaled observations; a runner following the driver's League
+    seats it (the newest snapshot: self-play games) and plays legal moves only."""
+    module, weights = _scum_module([16])
+    scale = spec_scale("scum", {"num_players": 4})
+    snap = actor_snapshot(weights, 9, {"hidden": [16], "activation": "relu"}, scale)
+    x = np.random.default_rng(0).random((5, scale.size)).astype(np.float32) * 10
+    with torch.no_grad():
+        want = module.pi(torch.from_numpy(x) * module.obs_scale).numpy()
+    np.testing.assert_allclose(snap.logits(x * scale), want, rtol=1e-4, atol=1e-4)
+    run = load_run(None, game="scum", options={"num_players": 4}, league_size=1, **{
+        k: v for k, v in TINY.items() if k != "league_size"})  # fmt: skip
+    league = make_league(run)
+    league.add_snapshot(actor_snapshot(weights, 7, run.config.model_config(), scale))
+    league.add_snapshot(snap)  # league_size 1: the older one leaves
+    env = BatchedRLlibEnv({"game": "scum", "options": {"num_players": 4}, "num_envs": 16,
+                           "league_prob": 0.0, "league_size": 1})  # fmt: skip
+    env.set_table(league.seat_table())
     assert env.league_names() == ["heuristic", "random", "snapshot@9"]
+    assert [m.id for m in env.league.members] == [m.id for m in league.members]
     rng = np.random.default_rng(2)
     obs, _ = env.reset(seed=0)
     for _ in range(100):  # the engine raises IllegalActionError on any illegal opponent move
         obs, *_ = env.step(_legal(obs["action_mask"], rng))
+
+
+class _Group:
+    """An env runner group of fake runners (``foreach_env_runner`` runs the call on each)."""
+
+    def __init__(self, runners: list[Any]) -> None:
+        self.runners = runners
+
+    def foreach_env_runner(self, fn: Any, local_env_runner: bool = True, **kw: Any) -> list[Any]:
+        return [fn(r) for r in self.runners]
+
+
+class _Runner:
+    def __init__(self, env: Any) -> None:
+        self.env = env
+
+
+class _Learners:
+    def __init__(self, weights: dict[str, np.ndarray]) -> None:
+        self.weights = weights
+
+    def get_weights(self, module_ids: list[str]) -> dict[str, Any]:
+        return {module_ids[0]: self.weights}
+
+
+def test_the_driver_merges_both_runners_outcomes_and_sends_its_table_back() -> None:
+    """Two runners' league games (their outcome deltas) sum into the driver's League; the
+    League's table (PFSP weights from every runner's games, the new snapshot) goes back."""
+    run = load_run(None, game="scum", options={"num_players": 4}, **TINY)
+    league = make_league(run)
+    league.decay = 1.0  # counts add up exactly
+    envs = [BatchedRLlibEnv({"game": "scum", "options": {"num_players": 4}, "num_envs": 8,
+                             "league_prob": 1.0, "seed": s}) for s in (1, 2)]  # fmt: skip
+    rng = np.random.default_rng(3)
+    for env in envs:
+        obs, _ = env.reset(seed=0)
+        for _ in range(150):
+            obs, *_ = env.step(_legal(obs["action_mask"], rng))
+    each = [np.concatenate(env._done_ids) for env in envs]
+    counts = {m.name: sum(int((ids == m.id).sum()) for ids in each) for m in league.members}
+    assert all(ids.size for ids in each) and all(counts.values())  # games on both, vs both
+    _, weights = _scum_module([32])
+    algo = type("Algo", (), {})()
+    algo.env_runner_group = _Group([_Runner(env) for env in envs])
+    algo.learner_group = _Learners(weights)
+    games = sync_league(algo, run, league, step=5)
+    assert games == sum(counts.values())
+    for m in league.members[:2]:
+        assert m.games == pytest.approx(2.0 + counts[m.name])
+    assert [m.name for m in league.members] == ["heuristic", "random", "snapshot@5"]
+    for env in envs:  # the runners draw by the League's weights now, not their own
+        assert env.league_names() == ["heuristic", "random", "snapshot@5"]
+        np.testing.assert_allclose(env.league.probabilities(), league.probabilities())
+        assert env.take_outcomes()[0].size == 0  # taken once
 
 
 def test_bad_env_config_and_baseline_are_named() -> None:
@@ -170,48 +231,54 @@ def test_the_league_holds_the_real_heuristic_of_every_game(game: str, players: i
     assert type(member.policy) is type(own)
 
 
-def test_driver_league_round_trips_through_safetensors(tmp_path: Path) -> None:
-    """The driver's League (the core class) keeps the newest snapshots by the core's rule;
-    they are saved without pickle and load back equal, oldest first, with the scale."""
-    league = driver_league(2)
-    assert type(league) is League
-    league.scale = np.full(3, 0.5, dtype=np.float32)
-    for step in (1, 2, 3):
-        league.add_snapshot(Snapshot(step, {"w": np.full((2, 3), step, np.float32)}, "tanh"))
+def test_the_league_round_trips_through_the_core_format(tmp_path: Path) -> None:
+    """league.json holds League.state (ids, PFSP counts, RNG), league.safetensors the
+    snapshots: the loaded League draws, weighs and plays exactly as the saved one."""
+    run = load_run(None, game="scum", options={"num_players": 4}, **TINY)
+    league = make_league(run)
+    _, weights = _scum_module([32])
+    scale = spec_scale("scum", {"num_players": 4})
+    for step in (1, 2, 3):  # league_size 2 keeps 2 and 3
+        league.add_snapshot(actor_snapshot(weights, step, run.config.model_config(), scale))
+    league.record(np.array([0, 0, 4]), np.array([0.0, 0.5, 1.0]))
     save_league(league, tmp_path)
-    back = load_league(tmp_path, 2, {"activation": "relu"})
-    assert type(back) is League and not back.retired
-    assert [s.step for s in kept(back)] == [2, 3]
-    assert [s.activation for s in kept(back)] == ["tanh", "tanh"]
-    assert np.array_equal(kept(back)[1].params["w"], np.full((2, 3), 3, dtype=np.float32))
-    assert np.array_equal(back.scale, league.scale)
+    back = load_league(tmp_path, run)
+    assert type(back) is League and back.describe() == league.describe()
+    assert [m.id for m in back.members] == [m.id for m in league.members]
+    assert np.array_equal(back.draw(50), league.draw(50))
+    x = np.random.default_rng(0).random((3, scale.size)).astype(np.float32)
+    np.testing.assert_array_equal(
+        back.members[-1].snapshot.logits(x),  # type: ignore[union-attr]
+        league.members[-1].snapshot.logits(x),
+    )  # type: ignore[union-attr]
 
 
-def test_an_older_checkpoints_whole_module_league_loads_as_actor_snapshots(tmp_path: Path) -> None:
-    """Before the driver kept core snapshots, league.safetensors held main's whole module:
-    its actor becomes the Snapshot (same logits as the module's ``pi``), ``obs_scale`` the scale."""
+def test_an_older_checkpoints_league_loads_as_core_snapshots(tmp_path: Path) -> None:
+    """cardsuite 0.4 kept only a batched run's snapshots (whole modules, or actors with the
+    module's scale): they load as core Snapshots giving the module's logits."""
     import json
 
     from cardsuite.train.safe_io import save_tensors
 
-    rng = np.random.default_rng(0)
-    w = {"obs_scale": rng.random(5).astype(np.float32),
-         "pi.0.weight": rng.normal(size=(8, 5)).astype(np.float32),
-         "pi.0.bias": rng.normal(size=8).astype(np.float32),
-         "pi.2.weight": rng.normal(size=(3, 8)).astype(np.float32),
-         "pi.2.bias": rng.normal(size=3).astype(np.float32),
-         "vf.0.weight": np.zeros((8, 5), np.float32)}  # fmt: skip
-    save_tensors(tmp_path / "league.safetensors", {f"0/{k}": v for k, v in w.items()})
-    (tmp_path / "league.json").write_text(json.dumps({"steps": [4]}), encoding="utf-8")
-    league = load_league(tmp_path, 2, {"hidden": [8], "activation": "relu"})
-    (snap,) = kept(league)
-    assert (snap.step, snap.activation) == (4, "relu")
-    assert np.array_equal(league.scale, w["obs_scale"])
-    x = rng.random((2, 5)).astype(np.float32)
-    hidden = np.maximum(x @ w["pi.0.weight"].T + w["pi.0.bias"], 0.0)
-    np.testing.assert_allclose(
-        snap.logits(x), hidden @ w["pi.2.weight"].T + w["pi.2.bias"], rtol=1e-5, atol=1e-5
-    )
+    module, w = _scum_module([8])
+    run = load_run(None, game="scum", options={"num_players": 4}, hidden_size=8, hidden_layers=1,
+                   **{k: v for k, v in TINY.items() if not k.startswith("hidden")})  # fmt: skip
+    scale = spec_scale("scum", {"num_players": 4})
+    x = np.random.default_rng(1).random((2, scale.size)).astype(np.float32) * 5
+    with torch.no_grad():
+        want = module.pi(torch.from_numpy(x) * module.obs_scale).numpy()
+    actor = {k[3:]: v for k, v in w.items() if k.startswith("pi.")}
+    for doc, tensors in (
+        ({"steps": [4]}, {f"0/{k}": v for k, v in w.items()}),
+        ({"steps": [4], "actor": True, "activation": "relu"},
+         {**{f"0/{k}": v for k, v in actor.items()}, "scale": w["obs_scale"]}),
+    ):  # fmt: skip
+        save_tensors(tmp_path / "league.safetensors", tensors)
+        (tmp_path / "league.json").write_text(json.dumps(doc), encoding="utf-8")
+        league = load_league(tmp_path, run)
+        (snap,) = league.snapshots()
+        assert (snap.step, snap.activation) == (4, "relu")
+        np.testing.assert_allclose(snap.logits(x * scale), want, rtol=1e-4, atol=1e-4)
 
 
 @pytest.fixture()
@@ -237,9 +304,8 @@ def test_batched_scum_trains_refreshes_the_league_and_is_an_arena_agent(
     assert "iter 2/2" in text and "illegal actions 0" in text
     assert "snapshot of main at iteration 2" in text
     # The checkpoint holds the league (snapshots at 0, 1, 2; league_size 2 keeps 1 and 2).
-    league = load_league(ckpt, 2, run.config.model_config())
-    assert type(league) is League
-    assert [s.step for s in kept(league)] == [1, 2]
+    league = load_league(ckpt, run)
+    assert [m.name for m in league.members] == ["heuristic", "random", "snapshot@1", "snapshot@2"]
     agent = RLlibAgent.load(ckpt, "scum", seed=0)
     assert agent.num_actions == 71
     result = run_tournament(
@@ -251,7 +317,6 @@ def test_batched_scum_trains_refreshes_the_league_and_is_an_arena_agent(
     try:
         names = league_names(algo)
         assert names == [["heuristic", "random", "snapshot@1", "snapshot@2"]]
-        assert set(main_weights(algo)) >= {"obs_scale", "pi.0.weight", "vf.0.weight"}
     finally:
         algo.stop()
 
@@ -270,7 +335,6 @@ def test_batched_scandal_and_party_train(
                    array_runner=game != "scum_party", **TINY)  # fmt: skip
     ckpt = trainer.train(run, log=lambda _: None)
     assert RLlibAgent.load(ckpt, game, seed=0).num_actions == single_spaces(game, options)[1].n
-    assert build_batched is not None
 
 
 @pytest.mark.parametrize(
@@ -379,7 +443,9 @@ def test_overlapped_sampling_trains_from_the_previous_round(ray_local: Any) -> N
     """overlap_sampling: every iteration trains on a round sampled beside the previous update."""
     run = load_run(None, game="scum", options={"num_players": 4}, iterations=3,
                    overlap_sampling=True, **{**TINY, "league_every": 0})  # fmt: skip
-    algo, _ = build_batched(run)
+    league = make_league(run)
+    algo = trainer.build(run, league)
+    sync_league(algo, run, league, 0)
     try:
         for _ in range(3):
             result = algo.train()

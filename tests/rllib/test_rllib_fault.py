@@ -29,8 +29,8 @@ import ray
 import torch
 
 from cardsuite.train.rllib import trainer
-from cardsuite.train.rllib.batched import build_batched, league_names
 from cardsuite.train.rllib.config import load_run
+from cardsuite.train.rllib.league import league_names, make_league, sync_league
 
 REPO = Path(__file__).resolve().parents[2]
 TINY = {
@@ -71,7 +71,9 @@ def _runner_pids(algo: Any) -> list[int]:
 def test_killed_env_runner_is_restarted_and_the_run_goes_on(ray_local: Any, tmp_path: Path) -> None:
     """SIGKILL one runner during an iteration: training continues, the runner comes back."""
     run = load_run(None, checkpoint_dir=str(tmp_path), iterations=4, **TINY)
-    algo, _ = build_batched(run)
+    league = make_league(run)
+    algo = trainer.build(run, league)
+    sync_league(algo, run, league, 0)
     try:
         algo.train()
         before = _runner_pids(algo)

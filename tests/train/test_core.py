@@ -96,11 +96,17 @@ def test_each_trainer_takes_its_opponents_and_evaluation_from_the_core() -> None
     assert wrappers.draw_seat is batched.draw_seat is league.draw_seat
     assert wrappers.seat_agent is league.seat_agent
     assert wrappers.SeatMember is batched.SeatMember is league.SeatMember
-    # RLlib: the driver's snapshot store is a core League too (its runners' already were)
-    from cardsuite.train.rllib import batched as rllib_batched
+    # RLlib: both samplers draw from the driver's core League (per-game envs seat its
+    # table's members, batched runners' Leagues follow it); no league of RLlib's own
+    from cardsuite.train.rllib import checkpoints as rllib_checkpoints
+    from cardsuite.train.rllib import env as rllib_env
+    from cardsuite.train.rllib import league as rllib_league
+    from cardsuite.train.rllib import trainer as rllib_trainer
 
-    assert type(rllib_batched.driver_league(2)) is league.League
-    assert not hasattr(rllib_batched, "DriverLeague")
+    assert rllib_league.League is league.League
+    assert rllib_env.draw_seat is league.draw_seat and rllib_env.seat_agent is league.seat_agent
+    assert not hasattr(rllib_trainer, "LeagueMapping")
+    assert not hasattr(rllib_checkpoints, "LeagueState")
     assert ppo.evaluate_against is dmc.evaluate_against is evaluate.evaluate_against
     assert sb3_report.evaluate_specs is evaluate.evaluate_specs
     assert ppo.open_log is dmc.open_log is log.open_log

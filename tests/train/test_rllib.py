@@ -253,20 +253,71 @@ def test_config_errors_name_the_problem(tmp_path: Path) -> None:
         trainer.run(None, ["--set", "x"])
 
 
-def test_league_mapping_is_deterministic_and_always_seats_main() -> None:
-    selfplay = trainer.LeagueMapping([], 1.0, 4, seed=0)
-    assert selfplay.seats("abc") == ["main"] * 4
-    league = trainer.LeagueMapping(["league_0", "league_1"], 1.0, 4, seed=0)
-    for i in range(50):
-        seats = league.seats(f"episode{i}")
-        assert seats == league.seats(f"episode{i}")
-        assert "main" in seats
-        assert set(seats) <= {"main", "league_0", "league_1"}
-    mixes = {tuple(league.seats(f"e{i}")) for i in range(50)}
-    assert any(set(m) != {"main"} for m in mixes)
-    half = trainer.LeagueMapping(["league_0"], 0.5, 4, seed=0)
-    pure = sum(half.seats(f"e{i}") == ["main"] * 4 for i in range(400))
-    assert 140 < pure < 280  # about half the episodes are pure self-play (+ a few by chance)
+def _league_env(prob: float, seed: int = 0) -> tuple[Any, SuiteRLlibEnv]:
+    from cardsuite.train.rllib.league import make_league
+
+    league = make_league(load_run(None, game="scum", options={"num_players": 4}))
+    env = SuiteRLlibEnv({"game": "scum", "options": {"num_players": 4},
+                         "table": league.seat_table(), "league_prob": prob, "seed": seed})  # fmt: skip
+    return league, env
+
+
+def _random_episode(env: SuiteRLlibEnv, rng: np.random.Generator) -> set[str]:
+    """Play one episode with random legal actions; the agents RLlib saw."""
+    obs, _ = env.reset(seed=int(rng.integers(1000)))
+    seen = set(obs)
+    while True:
+        (agent,) = obs  # one agent to act at a time
+        mask = obs[agent]["action_mask"]
+        obs, _, term, _, _ = env.step({agent: int(rng.choice(np.flatnonzero(mask)))})
+        seen |= set(obs)
+        if term["__all__"]:
+            return seen
+        assert len(obs) == 1
+
+
+def test_per_game_env_seats_the_core_leagues_members_around_one_rllib_seat() -> None:
+    """Issue 20: per-game RLlib draws its opponents from the core League's table: the
+    game's real heuristic among them; RLlib sees only its own seat in a league episode, and
+    every seat's outcome comes back by member id."""
+    from cardsuite.agents.heuristic import HeuristicAgent
+
+    league, env = _league_env(1.0)
+    assert [m.name for m in league.seat_table()] == ["heuristic", "random"]
+    rng = np.random.default_rng(0)
+    kinds: set[str] = set()
+    for _ in range(6):
+        seen = _random_episode(env, rng)
+        assert len(seen) == 1
+        kinds |= {type(a).__name__ for a in env.seated.values()}
+        assert len(env.seated) == 3 and set(seen).isdisjoint(env.seated)
+    assert HeuristicAgent.__name__ in kinds and "RandomAgent" in kinds
+    ids, outcomes = env.take_outcomes()
+    assert ids.size == 6 * 3 and set(ids.tolist()) <= {0, 1}
+    assert set(outcomes.tolist()) <= {0.0, 0.5, 1.0}
+    assert env.take_outcomes()[0].size == 0
+    _, selfplay = _league_env(0.0)  # league_prob 0: every seat is RLlib's
+    assert len(_random_episode(selfplay, rng)) == 4 and selfplay.take_outcomes()[0].size == 0
+
+
+def test_pfsp_weights_follow_the_recorded_outcomes_and_the_env_gets_them() -> None:
+    """Outcomes merged into the League move its PFSP weights toward the member that beats
+    the learner; the env draws by the new table."""
+    from cardsuite.train.rllib.league import merge_outcomes
+
+    league, env = _league_env(1.0, seed=1)
+    before = league.probabilities()
+    assert merge_outcomes(league, [(np.zeros(40, np.int64), np.zeros(40)),  # heuristic wins
+                                   (np.ones(40, np.int64), np.ones(40))]) == 80  # fmt: skip
+    after = league.probabilities()
+    assert after[0] > before[0] and after[1] < before[1] and after[0] > 0.9
+    env.set_table(league.seat_table())
+    rng = np.random.default_rng(1)
+    names = []
+    for _ in range(10):
+        _random_episode(env, rng)
+        names += [m.name for m in env.seats.values()]
+    assert names.count("heuristic") > names.count("random")
 
 
 # ------------------------------------------------------------ training
@@ -293,28 +344,22 @@ def test_smoke_scum_train_checkpoint_resume(ray_session: Any, tmp_path: Path) ->
     assert trainer.run(config, ["--iterations", "1"]) == 0
     ckpt = trainer.resolve_checkpoint(tmp_path)
     record = trainer.read_record(ckpt)
-    assert record["iteration"] == 1 and record["league"] == ["league_0"]
-    assert record["illegal_actions"] == 0
+    assert record["iteration"] == 1 and record["illegal_actions"] == 0
 
     run = load_run(config, num_env_runners=0)
     algo, league = trainer.restore(run, tmp_path)
-    try:
-        assert algo.iteration == 1 and league.slots == ["league_0"]
-        state = algo.learner_group.get_state(components="learner/rl_module")
-        weights = state["learner"]["rl_module"]
-        runner = algo.env_runner.module["league_0"].get_state()
-        for name, w in weights["main"].items():  # the frozen copy is main at iteration 1
-            assert np.allclose(w, weights["league_0"][name])
-            assert np.allclose(
-                w, runner[name].numpy() if hasattr(runner[name], "numpy") else runner[name]
-            )
+    try:  # the League comes back from the core format: baselines, the snapshot of main
+        assert algo.iteration == 1
+        assert [m.name for m in league.members] == ["heuristic", "random", "snapshot@1"]
+        assert [m.name for m in algo.env_runner.env.envs[0].unwrapped.table] == [
+            "heuristic", "random", "snapshot@1"]  # fmt: skip
+        assert league.members[0].games > 2.0  # the PFSP counts of iteration 1's games
     finally:
         algo.stop()
     _check_agent(ckpt, "scum", {})
-    if trainer._arena_knows_rllib():  # the arena's registry resolves rllib:PATH
-        rows = trainer.evaluate(ckpt, load_run(config), episodes=2)
-        assert (ckpt / "eval.json").is_file()
-        assert [(r.against, r.deals) for r in rows] == [("random", 2)]
+    rows = trainer.evaluate(ckpt, load_run(config), episodes=2)
+    assert (ckpt / "eval.json").is_file()
+    assert [(r.against, r.deals) for r in rows] == [("random", 2)]
     with pytest.raises(CheckpointError, match="trained on scum with options"):
         trainer.restore(load_run(config, options={"num_players": 5}), tmp_path)
 
@@ -347,6 +392,7 @@ def test_party_50_players_sampled_through_rllib() -> None:
         game="scum_party",
         options={"num_players": 50, "num_hands": 1},
         num_env_runners=0,
+        league_prob=0.0,  # self-play: all 50 seats are RLlib's
         hidden_size=16,
         hidden_layers=1,
     )
@@ -440,7 +486,52 @@ def test_resume_never_unpickles_rllibs_state_files(ray_session: Any, tmp_path: P
     finally:
         algo.stop()
     assert not marker.exists()
-    (ckpt / "modules.safetensors").unlink()
+    (ckpt / "main_module.safetensors").unlink()
     with pytest.raises(CheckpointError, match="never loads"):
         trainer.restore(load_run(None, **TINY), ckpt)
     assert not marker.exists()
+
+
+def test_the_core_checkpoint_plays_the_modules_policy_as_a_ppo_agent(tmp_path: Path) -> None:
+    """Issue 20: every RLlib checkpoint also writes the core checkpoint, so
+    ``cardsuite.load_agent("ppo:RUN_DIR")`` plays the learner like any trainer's agent: the
+    module's greedy action at every decision of a whole game, and without ray imported."""
+    import subprocess
+    import sys
+
+    from cardsuite import load_agent
+    from cardsuite.train.rllib.checkpoints import write_core
+    from cardsuite.train.rllib.league import actor_snapshot, make_league, spec_scale
+
+    run = load_run(None, game="scum", options={"num_players": 4}, hidden_size=16,
+                   checkpoint_dir=str(tmp_path))  # fmt: skip
+    module = trainer.module_spec(run, with_spaces=True).build()
+    with torch.no_grad():
+        module.pi[-1].weight.mul_(300.0)  # well-separated logits: no near-ties to flip
+    weights = {k: v.numpy() for k, v in module.state_dict().items()}
+    snap = actor_snapshot(weights, 3, run.config.model_config(), spec_scale("scum", run.options))
+    write_core(run, make_league(run), snap, "iter_000003")
+    rllib = RLlibAgent(module, game="scum")
+    env = make_aec_env("scum", {"num_players": 4, "illegal_action": "raise"})
+    env.reset(seed=3)
+    agents = {a: load_agent(f"ppo:{tmp_path}", "scum", seat=a, num_players=4) for a in env.agents}
+    assert {type(a).__name__ for a in agents.values()} == {"PPOAgent"}
+    for name in env.possible_agents:
+        rllib.reset(table_info(env, "scum", name))
+    decisions = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        action = agents[name].act(obs["observation"], obs["action_mask"], {"agent": name})
+        assert action == int(np.argmax(rllib.probabilities(obs["observation"], obs["action_mask"])))
+        env.step(action)
+        decisions += 1
+    assert decisions > 20
+    code = (f"import sys; sys.modules['ray'] = None; import cardsuite; "
+            f"a = cardsuite.load_agent('ppo:{tmp_path}', 'scum', num_players=4); "
+            "assert 'torch' not in sys.modules; print(a.meta.trainer)")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "rllib-ppo"

@@ -32,19 +32,18 @@ that observation rather than the lost real one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import gymnasium
 import numpy as np
-import torch
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
-from cardsuite.train.core.league import League
-from cardsuite.train.core.netspec import Snapshot
+from cardsuite.train.core.league import League, SeatMember
+from cardsuite.train.core.netspec import obs_scale
 from cardsuite.train.ppo_games import train_game
 
 SELF = -1
@@ -52,7 +51,7 @@ SELF = -1
 
 ENV_KEYS = (
     "game", "options", "seed", "learner_seat", "league_prob", "baselines", "pfsp",
-    "league_size", "model_config", "num_envs", "tick", "overlap", "all_seats",
+    "league_size", "num_envs", "tick", "overlap", "all_seats",
 )  # fmt: skip
 
 
@@ -98,31 +97,6 @@ def single_spaces(game: str, options: Mapping[str, Any]) -> tuple[spaces.Dict, s
     return env.observation_space(agent), env.action_space(agent)
 
 
-def snapshot_from_weights(
-    weights: Mapping[str, Any], step: int, model_config: Mapping[str, Any]
-) -> tuple[Snapshot, np.ndarray]:
-    """The core `Snapshot` of a ``main`` module's actor, and its observation scale."""
-    actor, scale = actor_from_weights(weights, model_config)
-    activation = str(model_config.get("activation", "relu"))
-    return Snapshot.of(actor, int(step), activation), scale.numpy()
-
-
-def actor_from_weights(weights: Mapping[str, Any], model_config: Mapping[str, Any]) -> Any:
-    """The policy MLP (``pi``) and observation scale of a masked PPO module's weights."""
-    from cardsuite.train.rllib.module import ACTIVATIONS, DEFAULT_HIDDEN, _mlp
-
-    w = {k: torch.as_tensor(np.asarray(v)) for k, v in weights.items()}
-    hidden = [int(h) for h in model_config.get("hidden", DEFAULT_HIDDEN)]
-    act = ACTIVATIONS[str(model_config.get("activation", "relu"))]
-    obs_dim, num_actions = (
-        int(w["obs_scale"].shape[0]),
-        int(w[f"pi.{2 * len(hidden)}.bias"].shape[0]),
-    )
-    actor = _mlp([obs_dim, *hidden], act, num_actions, 0.01)
-    actor.load_state_dict({k[3:]: v for k, v in w.items() if k.startswith("pi.")}, strict=True)
-    return actor, w["obs_scale"].float()
-
-
 class BatchedRLlibEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
     """``num_envs`` games of a batched engine for one RLlib env runner (module doc).
 
@@ -131,9 +105,9 @@ class BatchedRLlibEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
     (None: game ``i`` of runner ``w`` learns at seat ``(i + w) % players``),
     ``league_prob`` (share of games against league members; the rest are
     self-play against the newest snapshot), ``baselines`` (names),
-    ``pfsp`` (weighting), ``league_size`` (snapshots kept), ``model_config``
-    (the module's, to rebuild snapshots). RLlib's ``worker_index`` is read
-    from the ``EnvContext``.
+    ``pfsp`` (weighting), ``league_size`` (snapshots kept). RLlib's
+    ``worker_index`` is read from the ``EnvContext``. The driver's League
+    replaces the draw table at every sync (`set_table`).
     """
 
     metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # noqa: RUF012
@@ -163,15 +137,16 @@ class BatchedRLlibEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         self.league_prob = float(env_config.get("league_prob", 0.5))
         self.tick_sampler = bool(env_config.get("tick", True))
         self.all_seats = bool(env_config.get("all_seats", False))
-        self.model_config = dict(env_config.get("model_config") or {})
         names = list(env_config.get("baselines", ("heuristic", "random")))
         self.league = League(
             {nm: baseline_policy(nm, self.game, self.engine, self.seed_value) for nm in names},
             max_snapshots=int(env_config.get("league_size", 5)),
             weighting=str(env_config.get("pfsp", "hard")),
             seed=self.seed_value,
+            scale=obs_scale(self.engine.obs_spec),
         )
-        self.snapshot_steps: list[int] = []
+        self._done_ids: list[np.ndarray] = []
+        self._done_outcomes: list[np.ndarray] = []
         self.single_observation_space, self.single_action_space = single_spaces(
             self.game, self.options
         )
@@ -194,15 +169,21 @@ class BatchedRLlibEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         self._zero_mask = np.zeros((n, self.engine.num_actions), dtype=np.int8)
 
     # ------------------------------------------------------------- the league
-    def add_snapshot(self, weights: Mapping[str, Any], step: int) -> None:
-        """A frozen copy of the learner (``main`` module weights) joins this runner's league."""
-        self.join(*snapshot_from_weights(weights, step, self.model_config))
+    @property
+    def table(self) -> list[SeatMember]:
+        """The draw table the games' opponents come from (the driver League's)."""
+        return self.league.seat_table()
 
-    def join(self, snapshot: Snapshot, scale: np.ndarray) -> None:
-        """A core `Snapshot` of the learner's actor (the driver's) joins this runner's league."""
-        self.league.scale = np.asarray(scale, dtype=np.float32)
-        self.league.add_snapshot(snapshot)
-        self.snapshot_steps.append(int(snapshot.step))
+    def set_table(self, table: Sequence[SeatMember]) -> None:
+        """Draw from the driver League's table (`League.follow`) from the next game on."""
+        self.league.follow(table)
+
+    def take_outcomes(self) -> tuple[np.ndarray, np.ndarray]:
+        """The league games ended since the last call: member ids, learner outcomes (1/0.5/0)."""
+        ids = np.concatenate([np.zeros(0, dtype=np.int64), *self._done_ids])
+        outcomes = np.concatenate([np.zeros(0), *self._done_outcomes])
+        self._done_ids, self._done_outcomes = [], []
+        return ids, outcomes
 
     def league_names(self) -> list[str]:
         """Names of the league's current members (baselines, then snapshots)."""
@@ -386,6 +367,8 @@ class BatchedRLlibEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         league = vs != SELF
         if league.any():
             self.league.record(vs[league], outcome[league])
+            self._done_ids.append(vs[league])
+            self._done_outcomes.append(outcome[league])
         self._returns[rows] = 0.0
         self._draw(rows)
         self.league.prune(self._opp)

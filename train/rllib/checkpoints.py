@@ -1,53 +1,48 @@
-"""Checkpoints of the RLlib trainer: save with a run record, resolve, restore; evaluation.
+"""Checkpoints of the RLlib trainer: RLlib's own for resuming, the core's for everyone else.
 
-A checkpoint ``checkpoint_dir/iter_NNNNNN`` holds RLlib's own files
-(``Algorithm.save_to_path``, for RLlib's tools), ``cardsuite_run.json`` (game,
-rule options, league, iteration, config), ``main_module.safetensors`` (what
-``rllib:PATH`` loads), ``modules.safetensors`` (the weights of every module:
-``main`` and the league slots) and, for batched runs, the league's snapshots as
-``league.safetensors``; ``checkpoint_dir/LATEST`` names the newest.
+Every checkpoint writes two things into ``checkpoint_dir`` (the run folder):
+
+* ``iter_NNNNNN/``: RLlib's own files (``Algorithm.save_to_path``, for
+  RLlib's tools), ``cardsuite_run.json`` (game, rule options, iteration,
+  config), ``main_module.safetensors`` (the trained module's weights: what
+  ``--resume`` and ``rllib:PATH`` load) and the League in the core's format
+  (``league.json`` + ``league.safetensors``,
+  `cardsuite.train.rllib.league.save_league`); ``LATEST`` names the newest;
+* ``checkpoint/``: the training core's checkpoint
+  (`cardsuite.train.core.checkpoint.write_checkpoint`, atomic, with a
+  SHA-256 manifest) holding ``agent/``, the learner's actor in the safe agent
+  format (safetensors + ``agent.json``, a `NetworkSpec` MLP with the module's
+  observation scale folded into its first layer), the League and a
+  ``state.json``. So ``ppo:RUN_DIR`` (``cardsuite.load_agent``, the arena,
+  ``cardsuite benchmark``) plays an RLlib-trained agent exactly as any other
+  trainer's, by the core's numpy forward pass, without ray or torch.
 
 ``--resume`` reads only the JSON record and the safetensors files: RLlib's
 own state files are cloudpickles (``state.pkl``, ``class_and_ctor_args.pkl``)
 or msgpack-numpy, whose object arrays are unpickled too, so a crafted
 checkpoint could run code through ``Algorithm.restore_from_path``. The
-algorithm is rebuilt from the run's config, every module gets its saved
-weights and the iteration counter goes on from the record. The optimizer's
-moments are not restored: Adam warms up again over the first updates.
+algorithm is rebuilt from the run's config, the module gets its saved
+weights, the League its saved state, and the iteration counter goes on from
+the record. The optimizer's moments are not restored: Adam warms up again
+over the first updates.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cardsuite import safe_json
 from cardsuite.errors import CheckpointError
+from cardsuite.train.core.league import League
+from cardsuite.train.core.netspec import Snapshot
 from cardsuite.train.rllib.config import RLlibRun
 
 MAIN = "main"
 RUN_RECORD = "cardsuite_run.json"
 LATEST = "LATEST"
-MODULES_FILE = "modules.safetensors"
-
-
-def league_id(slot: int) -> str:
-    """The module id of league slot ``slot``."""
-    return f"league_{slot}"
-
-
-@dataclass
-class LeagueState:
-    """Which league slots exist and how many copies were ever added."""
-
-    slots: list[str]
-    added: int = 0
-
-    def next_slot(self, size: int) -> str:
-        """The slot the next frozen copy goes to (a new one until ``size``, then the oldest)."""
-        return league_id(self.added % size)
+TRAINER = "rllib-ppo"
 
 
 def resolve_checkpoint(path: str | Path) -> Path:
@@ -71,156 +66,118 @@ def resolve_checkpoint(path: str | Path) -> Path:
 
 
 def read_record(path: str | Path) -> dict[str, Any]:
-    """The run record (game, options, league) of the checkpoint at ``path``."""
+    """The run record (game, options, iteration, config) of the checkpoint at ``path``."""
     ckpt = resolve_checkpoint(path)
     record = safe_json.read_file(ckpt / RUN_RECORD, "run record", error=CheckpointError)
-    if not isinstance(record, dict) or not {"game", "options", "league"} <= set(record):
-        raise CheckpointError(f"{ckpt / RUN_RECORD}: missing game, options or league")
+    if not isinstance(record, dict) or not {"game", "options"} <= set(record):
+        raise CheckpointError(f"{ckpt / RUN_RECORD}: missing game or options")
     return record
 
 
-def save(
-    algo: Any,
-    run: RLlibRun,
-    league: LeagueState,
-    illegal_actions: int | None = None,
-    driver_league: Any = None,
-) -> Path:
-    """Save an RLlib checkpoint with its run record; point LATEST at it.
+def save(algo: Any, run: RLlibRun, league: League, illegal_actions: int | None = None) -> Path:
+    """Save RLlib's checkpoint with its run record and League, then the core checkpoint.
 
     ``illegal_actions``: episodes ended by an illegal action so far (the
     record keeps it; it stays 0 with the masked module; None: not measured).
-    ``driver_league``: a batched run's driver `League` (its snapshots, saved as safetensors).
+    Returns RLlib's checkpoint folder (``iter_NNNNNN``).
     """
+    from cardsuite.train.rllib.league import learner_snapshot, main_module_id, save_league
+    from cardsuite.train.rllib.policy import export_module
+
     root = Path(run.config.checkpoint_dir).resolve()
     name = f"iter_{algo.iteration:06d}"
     ckpt = Path(algo.save_to_path(root / name))
-    from cardsuite.train.rllib.policy import export_module  # rllib:PATH loads only this
-
-    mid = MAIN
-    if run.config.sampler == "batched":
-        from cardsuite.train.rllib.batched import main_module_id
-
-        mid = main_module_id()
-    weights = algo.learner_group.get_weights()
-    export_module(weights[mid], ckpt)
-    save_modules(weights, ckpt)
-    if driver_league is not None:
-        from cardsuite.train.rllib.batched import save_league
-
-        save_league(driver_league, ckpt)
+    mid = main_module_id(run)
+    export_module(algo.learner_group.get_weights(module_ids=[mid])[mid], ckpt)
+    save_league(league, ckpt)
     record = {
         "game": run.config.game,
         "options": run.options,
-        "league": league.slots,
-        "league_added": league.added,
         "iteration": algo.iteration,
         "illegal_actions": illegal_actions,
         "config": run.config.to_dict(),
     }
     (ckpt / RUN_RECORD).write_text(json.dumps(record, indent=2), encoding="utf-8")
     (root / LATEST).write_text(name, encoding="utf-8")
+    write_core(run, league, learner_snapshot(algo, run, algo.iteration), name)
     return ckpt
 
 
-def save_modules(weights: dict[str, Any], ckpt: Path) -> Path:
-    """Every module's weights as one safetensors file, keyed ``module_id/parameter``."""
-    from cardsuite.train.safe_io import save_tensors
+def write_core(run: RLlibRun, league: League, actor: Snapshot, rllib_checkpoint: str) -> Path:
+    """The core checkpoint ``checkpoint_dir/checkpoint``: ``agent/``, the League, ``state.json``."""
+    from cardsuite.train.core.checkpoint import write_checkpoint
+    from cardsuite.train.rllib.league import save_league
+    from cardsuite.train.safe_io import AgentMeta, save_agent
 
-    flat = {
-        f"{mid}/{name}": value for mid, state in weights.items() for name, value in state.items()
-    }
-    return save_tensors(ckpt / MODULES_FILE, flat)
+    weight = actor.params[f"{actor.network.actor[0]}.weight"]
+    meta = AgentMeta(
+        game=run.config.game, options=dict(run.options), obs_size=int(weight.shape[1]),
+        num_actions=int(actor.params[f"{actor.network.actor[-1]}.bias"].shape[0]),
+        network=actor.network, step=actor.step, trainer=TRAINER, config=run.config.to_dict(),
+    )  # fmt: skip
 
+    def fill(folder: Path) -> dict[str, Any]:
+        save_agent(folder / "agent", actor.params, meta)
+        save_league(league, folder)
+        return {"trainer": TRAINER, "game": run.config.game, "options": dict(run.options),
+                "iteration": actor.step, "rllib_checkpoint": rllib_checkpoint}  # fmt: skip
 
-def load_modules(ckpt: Path, module_ids: list[str]) -> dict[str, dict[str, Any]]:
-    """The saved weights of ``module_ids`` (safetensors only; CheckpointError if any is missing)."""
-    from cardsuite.train.safe_io import load_tensors
-
-    path = ckpt / MODULES_FILE
-    if not path.is_file():
-        raise CheckpointError(
-            f"{str(ckpt)!r} has no {MODULES_FILE} (written by cardsuite 0.2 and later); "
-            "RLlib's own state files are pickles that cardsuite never loads"
-        )
-    tensors = load_tensors(path)
-    weights: dict[str, dict[str, Any]] = {mid: {} for mid in module_ids}
-    for key, value in tensors.items():
-        mid, _, name = key.partition("/")
-        if mid in weights:
-            weights[mid][name] = value
-    missing = [mid for mid, state in weights.items() if not state]
-    if missing:
-        raise CheckpointError(f"{path}: no weights for module(s) {', '.join(missing)}")
-    return weights
+    return write_checkpoint(run.config.checkpoint_dir, fill)
 
 
-def _set_weights(algo: Any, weights: dict[str, dict[str, Any]], iteration: int) -> None:
-    """Load ``weights`` into the learners and every env runner; go on from ``iteration``."""
-    try:
-        algo.learner_group.set_weights(weights)
-    except (RuntimeError, KeyError, ValueError) as err:
-        raise CheckpointError(f"the saved weights do not fit this run's modules: {err}") from None
-    algo.env_runner_group.sync_weights(
-        from_worker_or_learner_group=algo.learner_group, inference_only=True
-    )
-    algo._iteration = iteration  # Trainable's counter: the next iteration is iteration + 1
-
-
-def restore(algo_run: RLlibRun, path: str | Path) -> tuple[Any, LeagueState]:
-    """Rebuild the algorithm of the checkpoint at ``path`` from its safe files.
+def restore(run: RLlibRun, path: str | Path) -> tuple[Any, League]:
+    """Rebuild the algorithm and League of the checkpoint at ``path`` from its safe files.
 
     Raises:
         CheckpointError: the checkpoint is for another game or rule options, or
             its safetensors files are missing or do not fit the run.
     """
+    from cardsuite.train.rllib.league import load_league, main_module_id, push_table
+    from cardsuite.train.rllib.policy import PICKLE_REFUSAL, SAFE_MODULE_FILE
+    from cardsuite.train.rllib.trainer import build
+    from cardsuite.train.safe_io import load_tensors
+
     ckpt = resolve_checkpoint(path)
     record = read_record(ckpt)
-    if record["game"] != algo_run.config.game or record["options"] != algo_run.options:
+    if record["game"] != run.config.game or record["options"] != run.options:
         raise CheckpointError(
             f"{ckpt} was trained on {record['game']} with options {record['options']}; "
-            f"this run is {algo_run.config.game} with options {algo_run.options}"
+            f"this run is {run.config.game} with options {run.options}"
         )
     iteration = record.get("iteration")
     if not isinstance(iteration, int) or isinstance(iteration, bool) or iteration < 0:
         raise CheckpointError(f"{ckpt / RUN_RECORD}: field 'iteration' must be an int >= 0")
-    from cardsuite.train.rllib.trainer import build_config
-
-    league = LeagueState(list(record["league"]), int(record.get("league_added", 0)))
-    if algo_run.config.sampler == "batched":
-        from cardsuite.train.rllib.batched import build_batched, main_module_id
-
-        batched_algo, driver_league = build_batched(algo_run, ckpt)
-        _set_weights(batched_algo, load_modules(ckpt, [main_module_id()]), iteration)
-        batched_algo.cardsuite_league = driver_league
-        return batched_algo, league
-    algo = build_config(algo_run, league.slots).build_algo()
-    _set_weights(algo, load_modules(ckpt, [MAIN, *league.slots]), iteration)
+    if not (ckpt / SAFE_MODULE_FILE).is_file():
+        raise CheckpointError(f"{str(ckpt)!r} has no {SAFE_MODULE_FILE}; {PICKLE_REFUSAL}")
+    weights = load_tensors(ckpt / SAFE_MODULE_FILE)
+    league = load_league(ckpt, run)
+    algo = build(run, league)
+    try:
+        algo.learner_group.set_weights({main_module_id(run): weights})
+    except (RuntimeError, KeyError, ValueError) as err:
+        raise CheckpointError(f"the saved weights do not fit this run's module: {err}") from None
+    algo.env_runner_group.sync_weights(
+        from_worker_or_learner_group=algo.learner_group, inference_only=True
+    )
+    algo._iteration = iteration  # Trainable's counter: the next iteration is iteration + 1
+    push_table(algo.env_runner_group, league)
     return algo, league
 
 
 # ------------------------------------------------------------------ evaluation
 def evaluate(checkpoint: Path, run: RLlibRun, episodes: int, step: int = 0) -> Any:
-    """Duplicate deals of ``rllib:<checkpoint>`` against ``eval_opponent`` (the core's
-    evaluator, `cardsuite.train.core.evaluate.evaluate_specs`); write eval.json."""
+    """Duplicate deals of the run's core checkpoint (``ppo:checkpoint_dir``) against
+    ``eval_opponent`` (the core's evaluator, `evaluate_specs`); eval.json in ``checkpoint``."""
     from cardsuite.games import get_game
     from cardsuite.train.core.evaluate import evaluate_specs
 
     game = get_game(run.config.game)
     config = game.config_class().from_dict(run.options).to_dict()
     rows = evaluate_specs(
-        f"rllib:{checkpoint}", [run.config.eval_opponent], game=game.name, config=config,
-        deals=episodes, seed=run.config.seed, step=step,
+        f"ppo:{Path(run.config.checkpoint_dir).resolve()}", [run.config.eval_opponent],
+        game=game.name, config=config, deals=episodes, seed=run.config.seed, step=step,
     )  # fmt: skip
     (checkpoint / "eval.json").write_text(
         json.dumps([r.to_dict() for r in rows], indent=2), encoding="utf-8"
     )
     return rows
-
-
-def _arena_knows_rllib() -> bool:
-    try:
-        from cardsuite.agents.registry import KINDS
-    except ImportError:
-        return False
-    return "rllib" in KINDS

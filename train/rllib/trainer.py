@@ -1,21 +1,22 @@
 """Distributed self-play PPO on Ray RLlib (new API stack).
 
 ``cardsuite train --backend rllib --config configs/train/rllib_scum.yaml``
-calls `run`. One shared policy, ``main``, plays every seat (self-play)
-and is the only one trained. Every ``league_every`` iterations a frozen copy
-of ``main`` joins the league (``league_0`` .. ``league_{K-1}``; when all
-``league_size`` slots are taken the oldest is overwritten). In a share
-``league_prob`` of the episodes, ``main`` plays one seat and every other seat
-is drawn from the league plus ``main``; the choice is a function of the
-episode id, so it is the same on every env runner.
+calls `run`. One policy, ``main``, is trained. Its opponents come from the
+training core's League on the driver (`cardsuite.train.rllib.league`: the
+game's real heuristic, random, frozen snapshots of ``main`` drawn by PFSP):
+with the per-game sampler, ``main`` plays every seat of a self-play episode,
+and in a share ``league_prob`` of the episodes one seat against League
+members seated inside the env; with the batched sampler, one seat per game
+against the League or the newest snapshot. Every ``league_every`` iterations
+the driver merges the runners' outcomes into the League, adds a snapshot of
+``main`` and sends the League's draw table back to the runners.
 
-Checkpoints are RLlib's own (``Algorithm.save_to_path``) in
-``checkpoint_dir/iter_NNNNNN`` with a ``cardsuite_run.json`` beside RLlib's
-files (game, rule options, league); ``checkpoint_dir/LATEST`` names the
-newest. ``--resume`` rebuilds the algorithm with the same league from the
-run's config and loads the saved weights from safetensors, never RLlib's
-pickled state (`checkpoints`). Evaluation plays the checkpoint
-against ``eval_opponent`` by the core's duplicate evaluator (``rllib:<checkpoint>``).
+Checkpoints (`checkpoints`): RLlib's own in ``checkpoint_dir/iter_NNNNNN``
+(``LATEST`` names the newest) for ``--resume``, which rebuilds the algorithm
+and the League from safetensors and JSON, never RLlib's pickled state; and
+the core checkpoint ``checkpoint_dir/checkpoint``, so ``ppo:checkpoint_dir``
+plays the learner like any other trainer's agent. Evaluation plays it
+against ``eval_opponent`` by the core's duplicate evaluator.
 """
 
 from __future__ import annotations
@@ -25,22 +26,17 @@ import math
 import os
 import sys
 import time
-import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.train.core.league import League
 from cardsuite.train.rllib.checkpoints import (  # re-exported: the trainer's checkpoint API
     LATEST,
     MAIN,
     RUN_RECORD,
-    LeagueState,
-    _arena_knows_rllib,
     evaluate,
-    league_id,
     read_record,
     resolve_checkpoint,
     restore,
@@ -53,11 +49,9 @@ __all__ = [
     "LATEST",
     "MAIN",
     "RUN_RECORD",
-    "LeagueMapping",
-    "LeagueState",
+    "build",
     "build_config",
     "evaluate",
-    "league_id",
     "read_record",
     "resolve_checkpoint",
     "restore",
@@ -67,36 +61,10 @@ __all__ = [
 ]
 
 
-class LeagueMapping:
-    """Agent-to-module mapping: self-play, or ``main`` on one seat against the league.
-
-    Picklable (it travels to every env runner) and deterministic: the choice
-    for an episode depends only on ``seed`` and the episode id.
-    """
-
-    def __init__(self, league: Sequence[str], league_prob: float, num_players: int, seed: int):
-        """Map agents of ``num_players``-seat episodes over ``main`` and ``league``."""
-        self.league = tuple(league)
-        self.league_prob = float(league_prob)
-        self.num_players = int(num_players)
-        self.seed = int(seed)
-
-    def seats(self, episode_id: str) -> list[str]:
-        """The module of every seat for the episode ``episode_id``."""
-        if not self.league or self.league_prob <= 0.0:
-            return [MAIN] * self.num_players
-        rng = np.random.default_rng([self.seed, zlib.crc32(str(episode_id).encode())])
-        if rng.random() >= self.league_prob:
-            return [MAIN] * self.num_players
-        pool = [*self.league, MAIN]
-        modules = [pool[int(i)] for i in rng.integers(0, len(pool), self.num_players)]
-        modules[int(rng.integers(self.num_players))] = MAIN
-        return modules
-
-    def __call__(self, agent_id: Any, episode: Any, **kwargs: Any) -> str:
-        """RLlib's ``policy_mapping_fn(agent_id, episode)``."""
-        seat = int(str(agent_id).rsplit("_", 1)[-1])
-        return self.seats(getattr(episode, "id_", str(id(episode))))[seat]
+def to_main(agent_id: Any, episode: Any, **kwargs: Any) -> str:
+    """RLlib's ``policy_mapping_fn``: every seat RLlib sees is ``main`` (League members
+    play inside the env)."""
+    return MAIN
 
 
 # ----------------------------------------------------------------- arguments
@@ -211,26 +179,23 @@ def module_spec(run: RLlibRun, *, with_spaces: bool = False) -> Any:
     )
 
 
-def num_players(run: RLlibRun) -> int:
-    """Seats at the table of ``run``'s game with its options."""
-    from cardsuite.train.rllib.env import make_aec_env
-
-    return len(make_aec_env(run.config.game, run.options).possible_agents)
-
-
-def build_config(run: RLlibRun, league: Sequence[str] = ()) -> Any:
-    """The ``PPOConfig`` of ``run``: main + the given league slots, masked module, scale."""
+def build_config(run: RLlibRun, league: League | None = None) -> Any:
+    """The ``PPOConfig`` of a per-game ``run``: ``main`` on the AEC env, seating ``league``
+    (default: the run's fresh League, `make_league`)."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 
-    from cardsuite.train.rllib.env import IllegalActionCounter, SuiteRLlibEnv
+    from cardsuite.train.rllib.env import SuiteRLlibEnv
+    from cardsuite.train.rllib.league import LeagueCallbacks, make_league
 
     c = run.config
-    modules = [MAIN, *league]
+    league = make_league(run) if league is None else league
     threads = str(c.torch_threads)
+    env_config = {**run.env_config(), "table": league.seat_table(),
+                  "league_prob": c.league_prob, "seed": c.seed}  # fmt: skip
     return (
         PPOConfig()
-        .environment(SuiteRLlibEnv, env_config=run.env_config())
+        .environment(SuiteRLlibEnv, env_config=env_config)
         .framework("torch")
         .env_runners(
             num_env_runners=c.num_env_runners,
@@ -250,14 +215,8 @@ def build_config(run: RLlibRun, league: Sequence[str] = ()) -> Any:
             minibatch_size=c.minibatch_size,
             num_epochs=c.num_epochs,
         )
-        .multi_agent(
-            policies=set(modules),
-            policy_mapping_fn=LeagueMapping(league, c.league_prob, num_players(run), c.seed),
-            policies_to_train=[MAIN],
-        )
-        .rl_module(
-            rl_module_spec=MultiRLModuleSpec(rl_module_specs={m: module_spec(run) for m in modules})
-        )
+        .multi_agent(policies={MAIN}, policy_mapping_fn=to_main, policies_to_train=[MAIN])
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MAIN: module_spec(run)}))
         .python_environment(
             extra_python_environs_for_driver={"OMP_NUM_THREADS": threads},
             extra_python_environs_for_worker={"OMP_NUM_THREADS": threads},
@@ -267,32 +226,21 @@ def build_config(run: RLlibRun, league: Sequence[str] = ()) -> Any:
             max_num_env_runner_restarts=c.max_num_env_runner_restarts,
             env_runner_restore_timeout_s=c.env_runner_restore_timeout_s,
         )
-        .callbacks(IllegalActionCounter)
+        .callbacks(LeagueCallbacks)
         .debugging(seed=c.seed)
     )
 
 
-def add_frozen_copy(algo: Any, run: RLlibRun, league: LeagueState) -> str:
-    """Copy ``main``'s weights into the next league slot (added if new); return its id."""
-    slot = league.next_slot(run.config.league_size)
-    if slot not in league.slots:
-        league.slots.append(slot)
-        algo.add_module(
-            module_id=slot,
-            module_spec=module_spec(run, with_spaces=True),
-            new_agent_to_module_mapping_fn=LeagueMapping(
-                league.slots, run.config.league_prob, num_players(run), run.config.seed
-            ),
-            new_should_module_be_updated=[MAIN],
-        )
-    main_state = algo.learner_group.get_state(components=f"learner/rl_module/{MAIN}")
-    weights = main_state["learner"]["rl_module"][MAIN]
-    algo.learner_group.set_state({"learner": {"rl_module": {slot: weights}}})
-    algo.env_runner_group.sync_weights(
-        from_worker_or_learner_group=algo.learner_group, policies=[slot], inference_only=True
-    )
-    league.added += 1
-    return slot
+def build(run: RLlibRun, league: League) -> Any:
+    """The algorithm of ``run`` (either sampler), holding the driver's ``league``."""
+    if run.config.sampler == "batched":
+        from cardsuite.train.rllib.batched import build_batched_config
+
+        algo = build_batched_config(run).build_algo()
+    else:
+        algo = build_config(run, league).build_algo()
+    algo.cardsuite_league = league  # LeagueCallbacks sends it to recreated runners
+    return algo
 
 
 # ----------------------------------------------------------------------- run
@@ -359,19 +307,16 @@ def train(run: RLlibRun, *, resume: str | None = None, log: Any = print) -> Path
 
     c = run.config
     torch.set_num_threads(c.torch_threads)
+    from cardsuite.train.rllib.league import make_league, sync_league
+
     batched = c.sampler == "batched"
-    driver_league: Any = None
     if resume:
         algo, league = restore(run, resume)
-        driver_league = getattr(algo, "cardsuite_league", None)
-    elif batched:
-        from cardsuite.train.rllib.batched import build_batched
-
-        league = LeagueState([])
-        algo, driver_league = build_batched(run)
     else:
-        league = LeagueState([])
-        algo = build_config(run).build_algo()
+        league = make_league(run)
+        algo = build(run, league)
+        if batched:  # the self-play games' opponent: the newest snapshot
+            sync_league(algo, run, league, 0)
     checkpoint: Path | None = None
     illegal: int | None = None
     stop = StopOnSigint(log)
@@ -406,7 +351,7 @@ def train(run: RLlibRun, *, resume: str | None = None, log: Any = print) -> Path
             line = (
                 f"iter {it}/{c.iterations}  env steps {steps}  {steps / seconds:.0f} steps/s"
                 f"  main return {ret if ret is None else round(float(ret), 3)}"
-                f"  league {len(driver_league.members) if batched else len(league.slots)}"
+                f"  league {len(league.members)}"
                 f"  illegal actions {illegal}"
             )
             log(line)
@@ -419,34 +364,28 @@ def train(run: RLlibRun, *, resume: str | None = None, log: Any = print) -> Path
             if spent:
                 log(f"budget of {c.budget_minutes:g} minutes spent at iteration {it}")
             if c.league_every and it % c.league_every == 0:
-                if batched:
-                    from cardsuite.train.rllib.batched import push_snapshot
-
-                    push_snapshot(algo, driver_league, it)
-                    log(f"  snapshot of main at iteration {it} -> the runners' leagues")
-                else:
-                    log(f"  frozen copy of main -> {add_frozen_copy(algo, run, league)}")
+                games = sync_league(algo, run, league, it)
+                log(f"  snapshot of main at iteration {it}; {games} league games merged; "
+                    f"league {league.describe()}")  # fmt: skip
             evaluate_now = c.eval_episodes > 0 and (
                 it == c.iterations or spent or (c.eval_every and it % c.eval_every == 0)
             )
             last = it == c.iterations or spent
             if it % c.checkpoint_every == 0 or last or evaluate_now or stop.requested:
-                checkpoint = save(algo, run, league, illegal, driver_league)
+                sync_league(algo, run, league, None)  # the League's counts up to now
+                checkpoint = save(algo, run, league, illegal)
                 log(f"  checkpoint {checkpoint}")
             if stop.requested:
                 log(f"stopped by Ctrl-C at iteration {it}; resume with --resume {checkpoint}")
                 return save_path(checkpoint)
             if evaluate_now and checkpoint is not None:
-                if _arena_knows_rllib():
-                    from cardsuite.train.evaluate import format_report
+                from cardsuite.train.evaluate import format_report
 
-                    log(format_report(evaluate(checkpoint, run, c.eval_episodes, step=it)))
-                else:
-                    log("  evaluation skipped: the agent registry has no 'rllib' kind")
+                log(format_report(evaluate(checkpoint, run, c.eval_episodes, step=it)))
             if spent:
                 break
         if checkpoint is None:
-            checkpoint = save(algo, run, league, illegal, driver_league)
+            checkpoint = save(algo, run, league, illegal)
         return checkpoint
     finally:
         stop.__exit__()
