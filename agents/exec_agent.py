@@ -71,6 +71,7 @@ EXEC = AgentKind(
     "cardsuite.agents.exec_agent:ExecAgent",
     "a child process speaking JSON lines (exec:[timeout=S] [on_error=stop|forfeit] COMMAND)",
     argument="name",
+    operator_only=True,
 )
 
 

@@ -23,6 +23,14 @@ class AgentKind:
             checkpoint path, loaded by ``Class.load(path, game, seed)``) or
             ``"name"`` (a name, e.g. of a shipped agent, also ``Class.load``).
         extra: the ``pip install cardsuite[EXTRA]`` that provides the kind, if any.
+        operator_only: the spec names a file, a module or a command that the
+            process would open or run (``exec:``, ``ppo:PATH``): a server offers
+            it only when the person running it listed the spec
+            (``cardsuite serve --agents``), never because a request named it.
+        wraps: ``"module:function"`` splitting the text after ``name:`` into the
+            spec of the agent this kind wraps and this kind's own parameters
+            (``search:pretrained:scum4:budget=50`` wraps ``pretrained:scum4``),
+            so a server checks the wrapped spec and the parameters as its own.
     """
 
     name: str
@@ -30,3 +38,5 @@ class AgentKind:
     doc: str
     argument: str = "params"
     extra: str | None = None
+    operator_only: bool = False
+    wraps: str | None = None

@@ -21,4 +21,5 @@ SEARCH = AgentKind(
     "search over a learned agent: its policy as prior and rollout policy "
     "(search:pretrained:scum4, search:pretrained:scandal2:budget=50,temperature=2)",
     argument="name",
+    wraps="cardsuite.agents.guided_search:split_spec",
 )

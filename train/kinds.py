@@ -16,6 +16,7 @@ PPO = AgentKind(
     "a trained policy: ppo:PATH (checkpoint)",
     argument="path",
     extra="train",
+    operator_only=True,
 )
 
 RLLIB = AgentKind(
@@ -24,4 +25,5 @@ RLLIB = AgentKind(
     "an RLlib-trained policy: rllib:PATH",
     argument="path",
     extra="rllib",
+    operator_only=True,
 )

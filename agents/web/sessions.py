@@ -285,25 +285,46 @@ def check_specs(
     default). A spec that names a file or module (``module:Class``,
     ``file.py:Class``) or a checkpoint path (``ppo:PATH``) runs or reads what
     a request names, so it is accepted only when the person listed it with
-    ``cardsuite serve --agents`` (and is then theirs: not capped).
+    ``cardsuite serve --agents`` (and is then theirs: not capped). Which kinds
+    those are is each kind's ``operator_only`` flag, not a list kept here; a
+    kind that wraps another agent (``search:AGENT``) is checked through to the
+    agent it wraps (``search:exec:CMD`` is refused as ``exec:CMD`` is), and
+    its own parameters meet the same caps.
     """
-    from cardsuite.agents.registry import KINDS
-
     if not agents:
         raise ConfigError("choose at least one agent")
     for text in agents:
         if not isinstance(text, str):
             raise ConfigError(f"agent {str(text)[:40]!r} is not a spec string")
-        if text.strip() in allowed:
-            continue
-        parsed = parse_spec(text)
-        if parsed.kind in ("class", "exec") or KINDS[parsed.kind].argument == "path":
-            raise ConfigError(
-                f"agent {text[:80]!r}: the page offers the installed agent kinds only; "
-                "start the server with cardsuite serve --agents SPEC to offer this one"
-            )
-        if limits is not None:
-            limits.check_spec_params(text, parsed.params)
+        _check_spec(text, text, allowed, limits)
+
+
+def _check_spec(
+    text: str, outer: str, allowed: frozenset[str], limits: Any, depth: int = 0
+) -> None:
+    """`check_specs` for one spec; a wrapping kind (``search:``) checks what it wraps too."""
+    import importlib
+
+    from cardsuite.agents.registry import KINDS
+
+    if text.strip() in allowed:
+        return
+    if depth > 3:
+        raise ConfigError(f"agent {outer[:80]!r}: agents wrapped more than 3 deep")
+    parsed = parse_spec(text)
+    kind = KINDS.get(parsed.kind)
+    if kind is None or kind.operator_only or kind.argument == "path":
+        raise ConfigError(
+            f"agent {outer[:80]!r}: the page offers the installed agent kinds only; "
+            "start the server with cardsuite serve --agents SPEC to offer this one"
+        )
+    params = parsed.params
+    if kind.wraps is not None:
+        module, _, name = kind.wraps.partition(":")
+        inner, params = getattr(importlib.import_module(module), name)(parsed.path or "")
+        _check_spec(inner, outer, allowed, limits, depth + 1)
+    if limits is not None:
+        limits.check_spec_params(outer, params)
 
 
 class PlaySession(LiveGame):

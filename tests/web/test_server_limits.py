@@ -67,6 +67,36 @@ def test_a_page_cannot_ask_for_search_above_the_cap() -> None:
     assert client.get("/api/info").json()["limits"]["caps"] == {"budget": 2000}
 
 
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "search:exec:echo hacked",
+        "search:ppo:/etc/passwd",
+        "search:search:exec:true",
+        "search:os:system",
+        "search:pretrained:scum4:budget=100000000",
+        "search:search:pretrained:scum4:budget=5000",
+    ],
+)
+def test_a_wrapping_spec_is_checked_through_to_what_it_wraps(spec: str) -> None:
+    """``search:AGENT`` meets the rules of AGENT: no command, file or module a request
+    names, and the search's own budget under the cap (a hole before ``wraps``)."""
+    client = TestClient(create_app())
+    response = client.post("/api/watch", json={"game": "scum", "agents": [spec, "heuristic"]})
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert "serve --agents SPEC" in error or "cap of 2000" in error
+
+
+def test_a_wrapped_spec_the_operator_listed_is_offered() -> None:
+    from cardsuite.agents.web.sessions import check_specs
+
+    check_specs(["search:pretrained:scum4:budget=20"])
+    with pytest.raises(ConfigError, match="serve --agents SPEC"):
+        check_specs(["search:exec:python bot.py"])
+    check_specs(["search:exec:python bot.py"], allowed=frozenset({"exec:python bot.py"}))
+
+
 def test_limits_are_checked() -> None:
     with pytest.raises(ConfigError, match="move_seconds must be a positive number"):
         Limits(move_seconds=0)
