@@ -21,9 +21,15 @@ Variants: ``reference`` (``ismcts``), ``leaf:B`` and ``root:B``
 batched search with a shipped agent's rollouts (``search:pretrained:NAME``,
 same budget; Scum and Scandal).
 
+``--only reference leaf:25`` runs just those variants; ``--heuristic`` times
+only the rollout policy: the batched Scandal heuristic (no repeat memory, as in
+the rollouts) against the per-game ``ScandalPolicy.choose`` on the same
+positions, in decisions per second, for each ``--batches`` row count.
+
 Example::
 
     python -m benchmarks.search_bench --cases scum4 scandal2 --deals 2 --batches 25 100
+    python -m benchmarks.search_bench --heuristic --batches 25 100
 """
 
 from __future__ import annotations
@@ -90,6 +96,35 @@ def play(
     return spent, decisions
 
 
+def heuristic_rates(rows: int, steps: int = 100, seed: int = 0) -> tuple[float, float]:
+    """Decisions per second of the batched Scandal heuristic (no repeat memory) and of the
+    per-game ``ScandalPolicy.choose`` (with its view), on the positions of ``rows`` 2-player
+    hands played ``steps`` moves by the heuristic (rollout positions)."""
+    from cardsuite.agents.batched_heuristic_scandal import BatchedScandalHeuristic
+    from cardsuite.agents.heuristic_scandal import ScandalPolicy, ScandalReader
+    from scandal_env.batched import BatchedScandal
+
+    eng = BatchedScandal(rows, num_players=2)
+    fast = BatchedScandalHeuristic(eng.config, eng.obs_spec, repeat_memory=False)
+    reader, policy = ScandalReader(eng.config, eng.obs_spec), ScandalPolicy(eng.config)
+    obs, mask, _ = eng.reset(seed)
+    positions = []
+    for _ in range(steps):
+        positions.append((obs.copy(), mask.astype(bool)))
+        res = eng.step(fast(obs, mask))
+        obs, mask = res.obs, res.mask
+    start = time.perf_counter()
+    for o, m in positions:
+        fast(o, m)
+    batched = rows * steps / (time.perf_counter() - start)
+    start = time.perf_counter()
+    for o, m in positions:
+        for i in range(rows):
+            policy.choose(reader.view(o[i], m[i]))
+    per_game = rows * steps / (time.perf_counter() - start)
+    return batched, per_game
+
+
 def variants(
     game: str,
     budget: int,
@@ -125,8 +160,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--decisions", type=int, default=0, help="stop each deal after seat 0's first N decisions"
     )
+    p.add_argument(
+        "--only", nargs="+", default=None, help="run only these variants, e.g. reference leaf:25"
+    )
+    p.add_argument(
+        "--heuristic", action="store_true", help="time only the Scandal rollout heuristic"
+    )
     a = p.parse_args(argv)
     print(f"load average (1, 5, 15 min) at start: {load()}")
+    if a.heuristic:
+        print("| rows | batched heuristic, decisions/s | ScandalPolicy.choose, decisions/s |")
+        print("|---:|---:|---:|")
+        for rows in a.batches:
+            batched, per_game = heuristic_rates(rows)
+            print(f"| {rows} | {batched:,.0f} | {per_game:,.0f} |", flush=True)
+        print(f"load average (1, 5, 15 min) at end: {load()}")
+        return 0
     print("| case | variant | s/deal | decisions/deal | ms/decision | speed-up per decision |")
     print("|---|---|---:|---:|---:|---:|")
     for case in a.cases:
@@ -134,6 +183,8 @@ def main(argv: list[str] | None = None) -> int:
         specs = variants(
             game, a.budget, a.batches, shipped if a.learned else None, a.device, a.learned_extra
         )
+        if a.only:
+            specs = {label: spec for label, spec in specs.items() if label in a.only}
         per_decision: dict[str, float] = {}
         for label, spec in specs.items():
             runs = [
@@ -149,10 +200,11 @@ def main(argv: list[str] | None = None) -> int:
             seconds = float(np.sum([r[0] for r in runs]))
             count = int(np.sum([r[1] for r in runs]))
             per_decision[label] = seconds / max(count, 1)
-            ratio = per_decision["reference"] / per_decision[label]
+            ref = per_decision.get("reference")
+            ratio = f"{ref / per_decision[label]:.2f}x" if ref else "–"
             print(
                 f"| {case} | {label} | {seconds / a.deals:.2f} | {count / a.deals:.1f} | "
-                f"{1000 * per_decision[label]:.1f} | {ratio:.2f}x |",
+                f"{1000 * per_decision[label]:.1f} | {ratio} |",
                 flush=True,
             )
     print(f"load average (1, 5, 15 min) at end: {load()}")
