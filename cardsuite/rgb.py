@@ -11,7 +11,8 @@ dict that the web page (`cardsuite.agents.web`) draws in the browser and
      "piles": [{"title": "Top play", "cards": [{"text": "5", "by": "player_2"}]}],
      "lines": ["free text", ...],
      "legend": "S = Scum (lowest) ...",
-     "ladder": [...] (Scum Party only)}
+     "ladder": [...] (Scum Party only),
+     "compact": True (optional: long card names, drawn as smaller chips)}
 
 `draw_table` lays seats out as rows on the left (cards as chips), the
 piles on the right and the lines and legend underneath, on a fixed canvas of
@@ -97,7 +98,7 @@ def draw_table(model: Mapping[str, Any]) -> np.ndarray:
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set_axis_off()
     ax.set_facecolor(FELT)
-    small = model.get("game") == "scandal"
+    small = bool(model.get("compact", False))
     ax.text(
         0.015,
         0.965,

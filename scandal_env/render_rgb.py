@@ -101,6 +101,7 @@ def table_model(state: State, *, hands: bool = True) -> dict[str, Any]:
         title += f", player_{state.to_act} to {PHASE_NAMES[state.phase]}"
     return {
         "game": "scandal",
+        "compact": True,  # long card names: the picture draws smaller chips
         "title": title,
         "seats": seats,
         "piles": piles,
