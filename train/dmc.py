@@ -55,7 +55,6 @@ Run: ``cardsuite dmc --config dmc_scum4 --seed 0 --run-dir RUN [--device cuda]``
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import random
 import re
@@ -71,7 +70,7 @@ import numpy as np
 import torch
 
 from cardsuite.agents.size_generic import generic_spec, layout_of, pad_mask, pad_observation
-from cardsuite.errors import CardsuiteError, CheckpointError
+from cardsuite.errors import CheckpointError
 from cardsuite.train.core.checkpoint import (
     capture_rng,
     check_must_match,
@@ -86,15 +85,10 @@ from cardsuite.train.core.checkpoint import (
     set_gen,
     write_checkpoint,
 )
-from cardsuite.train.core.cli import (
-    add_field_flags,
-    add_run_flags,
-    config_from_args,
-    reject_unknown,
-)
+from cardsuite.train.core.cli import command_main, trainer_command
 from cardsuite.train.core.evaluate import evaluate_against
 from cardsuite.train.core.league import League
-from cardsuite.train.core.log import open_log, print_eval
+from cardsuite.train.core.log import open_log
 from cardsuite.train.core.netspec import NetworkSpec, Snapshot, obs_scale
 from cardsuite.train.core.rundir import plan_run
 from cardsuite.train.dmc_config import DMCConfig
@@ -589,30 +583,13 @@ def train(args: DMCConfig) -> dict[str, Any]:
 
 def add_command(sub: Any) -> tuple[str, Any]:
     """The ``cardsuite dmc`` subcommand (``cardsuite.commands`` entry point)."""
-    parser = sub.add_parser("dmc", help="Deep Monte-Carlo (DouZero-style) on the batched engines", allow_abbrev=False,
-                            description=__doc__.split("\n\n")[0])  # fmt: skip
-    add_run_flags(parser)
-    add_field_flags(parser, DMCConfig)
-
-    def run(ns: argparse.Namespace, extra: list[str]) -> int:
-        reject_unknown(parser, extra)
-        print_eval(train(config_from_args(DMCConfig, ns))["eval"])
-        return 0
-
-    return "dmc", run
+    return trainer_command(sub, "dmc", DMCConfig, train, help="Deep Monte-Carlo (DouZero-style) on the batched engines",
+                           description=__doc__.split("\n\n")[0])  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m cardsuite.train.dmc [flags]`` (the flags of ``cardsuite dmc``)."""
-    parser = argparse.ArgumentParser(prog="cardsuite dmc", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="command")
-    _name, run = add_command(sub)
-    ns, extra = parser.parse_known_args(["dmc", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        return int(run(ns, extra))
-    except CardsuiteError as err:
-        print(f"cardsuite dmc: error: {err}", file=sys.stderr)
-        return 2
+    return command_main(add_command, argv)
 
 
 if __name__ == "__main__":

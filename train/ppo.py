@@ -34,7 +34,6 @@ cardsuite.train.ppo``; see ``docs/training.md``.
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
@@ -44,17 +43,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from cardsuite.errors import CardsuiteError, CheckpointError
+from cardsuite.errors import CheckpointError
 from cardsuite.train.actor_critic import ActorCritic
-from cardsuite.train.core.cli import (
-    add_field_flags,
-    add_run_flags,
-    config_from_args,
-    reject_unknown,
-)
+from cardsuite.train.core.cli import command_main, trainer_command
 from cardsuite.train.core.evaluate import evaluate_against
 from cardsuite.train.core.league import League
-from cardsuite.train.core.log import open_log, print_eval
+from cardsuite.train.core.log import open_log
 from cardsuite.train.core.netspec import Snapshot, obs_scale
 from cardsuite.train.core.rundir import plan_run
 from cardsuite.train.ppo_config import PPOConfig
@@ -350,31 +344,13 @@ def train(args: PPOConfig) -> dict[str, Any]:
 
 def add_command(sub: Any) -> tuple[str, Any]:
     """The ``cardsuite ppo`` subcommand (``cardsuite.commands`` entry point)."""
-    parser = sub.add_parser("ppo", help="masked PPO self-play on the batched engines", allow_abbrev=False,
-                            description=__doc__.split("\n\n")[0])  # fmt: skip
-    add_run_flags(parser)
-    add_field_flags(parser, PPOConfig)
-
-    def run(ns: argparse.Namespace, extra: list[str]) -> int:
-        reject_unknown(parser, extra)
-        result = train(config_from_args(PPOConfig, ns))
-        print_eval(result["eval"])
-        return 0
-
-    return "ppo", run
+    return trainer_command(sub, "ppo", PPOConfig, train, help="masked PPO self-play on the batched engines",
+                           description=__doc__.split("\n\n")[0])  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m cardsuite.train.ppo [flags]``."""
-    parser = argparse.ArgumentParser(prog="cardsuite ppo", description=__doc__.split("\n\n")[0])
-    sub = parser.add_subparsers(dest="command")
-    _name, run = add_command(sub)
-    ns, extra = parser.parse_known_args(["ppo", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        return int(run(ns, extra))
-    except CardsuiteError as err:
-        print(f"cardsuite ppo: error: {err}", file=sys.stderr)
-        return 2
+    """``python -m cardsuite.train.ppo [flags]`` (the flags of ``cardsuite ppo``)."""
+    return command_main(add_command, argv)
 
 
 if __name__ == "__main__":

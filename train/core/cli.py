@@ -10,6 +10,8 @@ values; ``options.NAME=value`` sets one rule option). The batched trainers
 add one flag per field of their `ConfigBase` class (`add_field_flags`);
 boolean flags work bare (``--anneal-lr`` / ``--no-anneal-lr``). An unknown
 flag is a ConfigError with the closest known one (`reject_unknown`).
+`trainer_command` builds such a trainer's subcommand and `command_main` its
+``python -m`` entry, so the batched trainers' command lines are one code.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ import dataclasses
 import difflib
 import sys
 import typing
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar, get_args, get_origin
 
 from cardsuite.config import ConfigBase, read_yaml_mapping, shipped_configs
-from cardsuite.errors import ConfigError
+from cardsuite.errors import CardsuiteError, ConfigError
 from cardsuite.overrides import merge_overrides, parse_assignments
 from cardsuite.safe_yaml import load_yaml_text
 
@@ -175,3 +178,45 @@ def reject_unknown(parser: argparse.ArgumentParser, extra: list[str]) -> None:
     hint = difflib.get_close_matches(first.split("=")[0], known, n=1)
     suggestion = f" (did you mean {hint[0]}?)" if hint else ""
     raise ConfigError(f"unknown argument {first!r}{suggestion}; see --help")
+
+
+def trainer_command(
+    sub: Any, name: str, cls: type[C], train: Callable[[C], dict[str, Any]], *, help: str,
+    description: str,
+) -> tuple[str, Callable[[argparse.Namespace, list[str]], int]]:  # fmt: skip
+    """The subcommand ``cardsuite NAME`` of a trainer configured by ``cls``.
+
+    Its flags are the shared ones (`add_run_flags`) and one per field of
+    ``cls`` (`add_field_flags`); it runs ``train(config)`` and prints the
+    returned ``eval`` rows (`cardsuite.train.core.log.print_eval`).
+
+    Returns:
+        ``(name, run)`` as a ``cardsuite.commands`` entry point returns it.
+    """
+    parser = sub.add_parser(name, help=help, description=description, allow_abbrev=False)
+    add_run_flags(parser)
+    add_field_flags(parser, cls)
+
+    def run(ns: argparse.Namespace, extra: list[str]) -> int:
+        from cardsuite.train.core.log import print_eval
+
+        reject_unknown(parser, extra)
+        print_eval(train(config_from_args(cls, ns))["eval"])
+        return 0
+
+    return name, run
+
+
+def command_main(add_command: Callable[[Any], tuple[str, Any]], argv: Sequence[str] | None) -> int:
+    """``python -m cardsuite.train.NAME [flags]``: the subcommand ``add_command`` builds, alone.
+
+    An error of the suite is one line on stderr and exit status 2, as under ``cardsuite``.
+    """
+    parser = argparse.ArgumentParser(prog="cardsuite")
+    name, run = add_command(parser.add_subparsers(dest="command"))
+    ns, extra = parser.parse_known_args([name, *(sys.argv[1:] if argv is None else argv)])
+    try:
+        return int(run(ns, extra))
+    except CardsuiteError as err:
+        print(f"cardsuite {name}: error: {err}", file=sys.stderr)
+        return 2
