@@ -20,6 +20,13 @@ offers ``available(game, options)`` (``pretrained:scum4`` ...), or the
 ``--out FILE.md`` (this game's section replaced or added, a PNG of the
 ratings in ``img/`` beside it), ``--json FILE`` (every deal outcome, the
 ratings, the head-to-head), ``--plot FILE.png``.
+
+A run of hours can be spread over several sittings: ``--checkpoint FILE``
+appends every finished pair's deal outcomes to ``FILE`` (JSON lines), and the
+same command run again skips the pairs already there. A pair's games depend
+only on its two specs (in order), the rule options, the seed and the deal
+count, so the board is the one an uninterrupted run gives; a checkpoint line
+of other settings is refused, never mixed in.
 """
 
 from __future__ import annotations
@@ -37,6 +44,9 @@ import numpy as np
 from cardsuite.agents.ratings import PairDeals, Ratings, mean_interval, rate
 from cardsuite.agents.registry import KINDS
 from cardsuite.errors import ConfigError
+
+#: Largest checkpoint file read (bytes): 200 deals x 100 pairs is about 1 MB.
+MAX_CHECKPOINT_BYTES = 64 * 2**20
 
 #: Bootstrap resamples behind the published intervals.
 RESAMPLES = 1000
@@ -145,6 +155,85 @@ def deal_outcomes(result: Any) -> np.ndarray:
     return np.asarray((diff > 0) + 0.5 * (diff == 0), dtype=np.float64)
 
 
+def _checkpoint_key(
+    game: str, players: int, options: dict[str, Any], seed: int, deals: int
+) -> dict[str, Any]:
+    return {"game": game, "players": players, "options": options, "seed": seed, "deals": deals}
+
+
+def read_checkpoint(path: str | Path, key: dict[str, Any]) -> dict[tuple[str, str], np.ndarray]:
+    """The finished pairs of a checkpoint file, ``{(spec_a, spec_b): outcomes}`` (module doc).
+
+    A last line cut short (a run killed while writing it) is ignored; it is
+    dropped from the file by the next `append_checkpoint`.
+
+    Raises:
+        ConfigError: a line that is not a pair of this run's settings (other
+            game, players, options, seed or deal count), or a broken line.
+    """
+    from cardsuite.safe_json import loads, read_bounded
+
+    source = Path(path)
+    if not source.exists():
+        return {}
+    text = read_bounded(source, "--checkpoint file", MAX_CHECKPOINT_BYTES, ConfigError).decode(
+        "utf-8", errors="replace"
+    )
+    lines = text.split("\n")[:-1]  # the part after the last newline is unfinished
+    done: dict[tuple[str, str], np.ndarray] = {}
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"--checkpoint {str(source)!r} line {number}"
+        data = loads(line, where, error=ConfigError)
+        if not isinstance(data, dict):
+            raise ConfigError(f"{where}: not a JSON object")
+        settings = {k: data.get(k) for k in key}
+        if settings != json.loads(json.dumps(key)):
+            raise ConfigError(
+                f"{where} is from another run ({json.dumps(settings, sort_keys=True)}); "
+                f"this run is {json.dumps(key, sort_keys=True)}: give a new --checkpoint file"
+            )
+        a, b, out = data.get("a"), data.get("b"), data.get("outcomes")
+        if (
+            not isinstance(a, str)
+            or not isinstance(b, str)
+            or not isinstance(out, list)
+            or len(out) != key["deals"]
+            or any(x not in (0, 0.5, 1) for x in out)
+        ):
+            raise ConfigError(f"{where}: needs a, b and {key['deals']} outcomes of 0, 0.5 or 1")
+        done[(a, b)] = np.asarray(out, dtype=np.float64)
+    return done
+
+
+def append_checkpoint(
+    path: str | Path, key: dict[str, Any], a: str, b: str, outcomes: np.ndarray
+) -> None:
+    """Append one finished pair to the checkpoint file (one line, flushed to disk)."""
+    import os
+
+    target = Path(path)
+    line = json.dumps({**key, "a": a, "b": b, "outcomes": [float(x) for x in outcomes]})
+    try:
+        with target.open("a+b") as fh:
+            fh.seek(0, os.SEEK_END)
+            if fh.tell():
+                fh.seek(-1, os.SEEK_END)
+                if fh.read(1) != b"\n":  # a line cut short by a killed run: drop it
+                    fh.seek(0)
+                    kept = fh.read().rpartition(b"\n")[0]
+                    fh.truncate(0)
+                    fh.write(kept + b"\n" if kept else b"")
+            fh.write(line.encode("utf-8") + b"\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as err:
+        raise ConfigError(
+            f"cannot write --checkpoint {str(target)!r}: {err.strerror or err}"
+        ) from None
+
+
 def run_leaderboard(
     game: str,
     players: int,
@@ -156,6 +245,7 @@ def run_leaderboard(
     workers: int = 1,
     progress: bool = False,
     resamples: int = RESAMPLES,
+    checkpoint: str | Path | None = None,
 ) -> Board:
     """Play the round-robin and rate it (module doc).
 
@@ -169,9 +259,12 @@ def run_leaderboard(
         workers: worker processes per tournament.
         progress: tqdm bars (one over the pairs, one per pair's games).
         resamples: bootstrap resamples of the intervals.
+        checkpoint: a JSON-lines file of finished pairs: those already in it
+            are not played again, each new one is appended (module doc).
 
     Raises:
-        ConfigError: fewer than 2 agents, or anything `run_tournament` refuses.
+        ConfigError: fewer than 2 agents, a checkpoint of other settings, or
+            anything `run_tournament` refuses.
     """
     from cardsuite.agents.arena import run_tournament
 
@@ -182,6 +275,17 @@ def run_leaderboard(
     pairs: list[PairDeals] = []
     h2h: list[list[float | None]] = [[None] * k for _ in range(k)]
     ci: list[list[tuple[float, float] | None]] = [[None] * k for _ in range(k)]
+    key = _checkpoint_key(game, players, dict(options or {}), seed, deals)
+    done: dict[tuple[str, str], np.ndarray] = {}
+    if checkpoint is not None:
+        done = read_checkpoint(checkpoint, key)
+        try:  # writable before the first game, not an hour later
+            with Path(checkpoint).open("ab"):
+                pass
+        except OSError as err:
+            raise ConfigError(
+                f"cannot write --checkpoint {str(checkpoint)!r}: {err.strerror or err}"
+            ) from None
     bar = None
     if progress:
         from tqdm import tqdm
@@ -191,18 +295,22 @@ def run_leaderboard(
         for i, j in combos:
             if bar is not None:
                 bar.set_postfix_str(f"{agents[i]} vs {agents[j]}")
-            res = run_tournament(
-                game,
-                [agents[i], agents[j]],
-                games=deals,
-                players=players,
-                options=dict(options or {}),
-                duplicate=True,
-                seed=seed,
-                workers=workers,
-                progress=progress,
-            )
-            won = deal_outcomes(res)
+            won = done.get((agents[i], agents[j]))
+            if won is None:
+                res = run_tournament(
+                    game,
+                    [agents[i], agents[j]],
+                    games=deals,
+                    players=players,
+                    options=dict(options or {}),
+                    duplicate=True,
+                    seed=seed,
+                    workers=workers,
+                    progress=progress,
+                )
+                won = deal_outcomes(res)
+                if checkpoint is not None:
+                    append_checkpoint(checkpoint, key, agents[i], agents[j], won)
             pairs.append(PairDeals(i, j, won))
             share, low, high = mean_interval(won, resamples=resamples, seed=seed)
             h2h[i][j], h2h[j][i] = share, 1.0 - share
@@ -368,6 +476,12 @@ def add_command(sub: Any) -> tuple[str, Any]:
         "--resamples", type=int, default=RESAMPLES, help="bootstrap resamples of the intervals"
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument(
+        "--checkpoint",
+        default=None,
+        help="JSON-lines file of finished pairs: appended after each pair; the same "
+        "command run again skips the pairs already in it",
+    )
 
     def run(ns: argparse.Namespace, extra: list[str]) -> int:
         from cardsuite.agents.records import check_new_file
@@ -396,6 +510,7 @@ def add_command(sub: Any) -> tuple[str, Any]:
             workers=ns.workers,
             progress=not ns.no_progress,
             resamples=ns.resamples,
+            checkpoint=ns.checkpoint,
         )
         flags = "".join(
             f" --{k} {json.dumps(v) if not isinstance(v, str) else v}"

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cardsuite.agents import leaderboard as lb
 from cardsuite.agents.arena import run_tournament
 from cardsuite.agents.leaderboard import deal_outcomes, plot, run_leaderboard, to_markdown
 from cardsuite.errors import ConfigError
@@ -121,3 +122,71 @@ def test_rule_options_take_a_preset_then_flags() -> None:
     }
     with pytest.raises(ConfigError, match="carousle"):
         rule_options(scum, None, ["--carousle", "true"])
+
+
+# ------------------------------------------------------------------ checkpoint
+AGENTS = ["random", "greedy", "heuristic"]
+
+
+def test_an_interrupted_run_resumes_from_its_checkpoint_to_the_same_board(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Killed after 2 of 3 pairs, the rerun plays only the third; the board is the same."""
+    whole = run_leaderboard("scum", 4, AGENTS, deals=3, seed=2, resamples=0)
+    ckpt = tmp_path / "lb.jsonl"
+    real = run_tournament
+    played: list[list[str]] = []
+
+    def interrupted(game: str, agents: list[str], **kw: object) -> object:
+        if len(played) == 2:
+            raise KeyboardInterrupt
+        played.append(list(agents))
+        return real(game, agents, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("cardsuite.agents.arena.run_tournament", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run_leaderboard("scum", 4, AGENTS, deals=3, seed=2, resamples=0, checkpoint=ckpt)
+    assert len(ckpt.read_text().splitlines()) == 2
+    played.clear()
+    monkeypatch.setattr("cardsuite.agents.arena.run_tournament", real)
+
+    def counting(game: str, agents: list[str], **kw: object) -> object:
+        played.append(list(agents))
+        return real(game, agents, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("cardsuite.agents.arena.run_tournament", counting)
+    resumed = run_leaderboard("scum", 4, AGENTS, deals=3, seed=2, resamples=0, checkpoint=ckpt)
+    assert played == [["greedy", "heuristic"]]
+    assert resumed.to_dict() == whole.to_dict()
+    assert len(ckpt.read_text().splitlines()) == 3
+
+
+def test_a_checkpoint_of_other_settings_is_refused(tmp_path: Path) -> None:
+    ckpt = tmp_path / "lb.jsonl"
+    run_leaderboard("scum", 4, AGENTS[:2], deals=2, seed=0, resamples=0, checkpoint=ckpt)
+    with pytest.raises(ConfigError, match="line 1 is from another run"):
+        run_leaderboard("scum", 4, AGENTS[:2], deals=2, seed=1, resamples=0, checkpoint=ckpt)
+    with pytest.raises(ConfigError, match="line 1 is from another run"):
+        run_leaderboard("scum", 4, AGENTS[:2], deals=3, seed=0, resamples=0, checkpoint=ckpt)
+    bad = tmp_path / "bad.jsonl"
+    key = lb._checkpoint_key("scum", 4, {}, 0, 2)
+    bad.write_text(json.dumps({**key, "a": "random", "b": "greedy", "outcomes": [1, 2]}) + "\n")
+    with pytest.raises(ConfigError, match=r"outcomes of 0, 0\.5 or 1"):
+        lb.read_checkpoint(bad, key)
+    with pytest.raises(ConfigError, match="cannot write --checkpoint"):
+        run_leaderboard(
+            "scum", 4, AGENTS[:2], deals=2, resamples=0, checkpoint=tmp_path / "no" / "x.jsonl"
+        )
+
+
+def test_a_line_cut_short_is_ignored_and_then_dropped(tmp_path: Path) -> None:
+    key = lb._checkpoint_key("scum", 4, {}, 0, 2)
+    ckpt = tmp_path / "lb.jsonl"
+    lb.append_checkpoint(ckpt, key, "random", "greedy", np.array([0.0, 0.5]))
+    with ckpt.open("a") as fh:
+        fh.write('{"game": "scum", "play')  # the run was killed mid-line
+    assert list(lb.read_checkpoint(ckpt, key)) == [("random", "greedy")]
+    lb.append_checkpoint(ckpt, key, "random", "heuristic", np.array([0.0, 0.0]))
+    lines = ckpt.read_text().splitlines()
+    assert len(lines) == 2 and all(json.loads(line)["deals"] == 2 for line in lines)
+    assert lb.read_checkpoint(ckpt, key)[("random", "heuristic")].tolist() == [0.0, 0.0]
