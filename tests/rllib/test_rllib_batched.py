@@ -307,7 +307,7 @@ def test_batched_scum_trains_refreshes_the_league_and_is_an_arena_agent(
     league = load_league(ckpt, run)
     assert [m.name for m in league.members] == ["heuristic", "random", "snapshot@1", "snapshot@2"]
     agent = RLlibAgent.load(ckpt, "scum", seed=0)
-    assert agent.num_actions == 71
+    assert agent.meta.num_actions == 71
     result = run_tournament(
         "scum", [f"rllib:{ckpt}", "heuristic"], games=4, options={"num_players": 4}, seed=0
     )
@@ -334,7 +334,7 @@ def test_batched_scandal_and_party_train(
                    checkpoint_dir=str(tmp_path / game), league_baselines=",".join(baselines),
                    array_runner=game != "scum_party", **TINY)  # fmt: skip
     ckpt = trainer.train(run, log=lambda _: None)
-    assert RLlibAgent.load(ckpt, game, seed=0).num_actions == single_spaces(game, options)[1].n
+    assert RLlibAgent.load(ckpt, game, seed=0).meta.num_actions == single_spaces(game, options)[1].n
 
 
 @pytest.mark.parametrize(

@@ -81,7 +81,7 @@ def test_two_node_cluster_runs_env_runners_on_both_nodes(
     assert sorted(placement.values()) == [1, 1]
     assert re.search(r"iter 1/1  env steps \d+", out), out
     agent = RLlibAgent.load(tmp_path / "run", "scum", seed=0)
-    assert agent.num_actions == 71
+    assert agent.meta.num_actions == 71
 
 
 @pytest.mark.slow

@@ -5,9 +5,9 @@ RLlib's ``SingleAgentEnvRunner`` accepts an env creator that already returns a
 `BatchedRLlibEnv` is that vector env: ``num_envs`` games of one
 batched engine ([`BatchedEngine`][cardsuite.batched.protocol.BatchedEngine]: Scum,
 Scandal or Scum Party), seen from one learning seat per game. The other seats
-are played inside the batch by a `League`
-(the real heuristic, random, and frozen snapshots of the learner drawn by
-PFSP) or, in a share ``1 - league_prob`` of the games, by the newest snapshot
+are played inside the batch by a `League` that follows the driver's
+(`set_table`: the real heuristic, random, and frozen snapshots of the learner
+drawn by PFSP; the finished games' outcomes go back by `take_outcomes`) or, in a share ``1 - league_prob`` of the games, by the newest snapshot
 (self-play). Nothing loops over games in Python: one ``step`` is a handful of
 array calls on the engine and one policy call per league member.
 

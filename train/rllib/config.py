@@ -74,11 +74,11 @@ class RLlibTrainConfig(ConfigBase):
     )
     league_baselines: str = doc_field(
         "heuristic,random",
-        "batched: comma-separated fixed league members besides the snapshots: heuristic (the "
-        "game's real batched heuristic, as ppo and dmc play it) and random, for every game",
+        "comma-separated fixed members of the League besides the snapshots: heuristic (the "
+        "game's real heuristic, as ppo, dmc and the evaluator play it) and random",
     )
     pfsp_weighting: Literal["hard", "variance", "uniform"] = doc_field(
-        "hard", "batched: PFSP weighting of the league draw (cardsuite.train.core.league)"
+        "hard", "PFSP weighting of the League's draw (cardsuite.train.core.league)"
     )
     restart_failed_env_runners: bool = doc_field(
         True, "RLlib fault tolerance: replace an env runner that died instead of failing the run"
@@ -115,15 +115,15 @@ class RLlibTrainConfig(ConfigBase):
     hidden_layers: int = doc_field(2, "hidden layers of each MLP")
     activation: Literal["relu", "tanh"] = doc_field("relu", "hidden activation")
     league_every: int = doc_field(
-        10, "add a frozen copy of the main policy every this many iterations (0: no league)"
+        10,
+        "every this many iterations: merge the runners' league outcomes into the League, add "
+        "a snapshot of main, send the League's table to the runners (0: never)",
     )
-    league_size: int = doc_field(
-        5, "frozen copies kept; when full the oldest slot is overwritten by the new copy"
-    )
+    league_size: int = doc_field(5, "snapshots the League keeps (the oldest leaves first)")
     league_prob: float = doc_field(
         0.5,
-        "share of episodes in which main plays one seat and frozen copies the others "
-        "(the rest are pure self-play, every seat main)",
+        "share of episodes (per_game) or games (batched) in which main plays one seat and "
+        "League members drawn by PFSP the others (the rest: self-play)",
     )
     eval_every: int = doc_field(
         0, "evaluate against the baselines every this many iterations (0: only at the end)"

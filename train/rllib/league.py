@@ -34,7 +34,7 @@ the module's exact logits.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,19 +42,14 @@ import numpy as np
 
 from cardsuite import safe_json
 from cardsuite.errors import CheckpointError
-from cardsuite.games import get_game
 from cardsuite.train.core.league import League, SeatMember
-from cardsuite.train.core.netspec import Snapshot, obs_scale
+from cardsuite.train.core.netspec import Snapshot
 from cardsuite.train.rllib.config import RLlibRun
 from cardsuite.train.rllib.env import IllegalActionCounter
+from cardsuite.train.rllib.policy import actor_snapshot, spec_scale
 
 LEAGUE_FILE = "league.safetensors"
 LEAGUE_STATE = "league.json"
-
-
-def spec_scale(game: str, options: Mapping[str, Any]) -> np.ndarray:
-    """The core's observation scale of ``game`` with ``options`` (`obs_scale` of its spec)."""
-    return obs_scale(get_game(game).make(**dict(options)).unwrapped.obs_spec)
 
 
 def make_league(run: RLlibRun) -> League:
@@ -71,33 +66,6 @@ def make_league(run: RLlibRun) -> League:
         seed=c.seed,
         scale=spec_scale(c.game, run.options),
     )
-
-
-def actor_snapshot(
-    weights: Mapping[str, Any], step: int, model_config: Mapping[str, Any], scale: np.ndarray
-) -> Snapshot:
-    """The core `Snapshot` of a masked PPO module's actor (its ``pi.*`` layers).
-
-    The module multiplies observations by its ``obs_scale`` buffer; the
-    snapshot is played on observations times ``scale`` (`spec_scale`), so the
-    ratio is folded into the first layer's columns: same logits, no torch.
-    """
-    layers = len(list(model_config.get("hidden", (256, 256)))) + 1
-    prefixes = tuple(f"pi.{2 * i}" for i in range(layers))
-
-    def arr(v: Any) -> np.ndarray:
-        v = v.detach().cpu().numpy() if hasattr(v, "detach") else v
-        return np.array(v, dtype=np.float32)
-
-    try:
-        params = {
-            f"{p}.{k}": arr(weights[f"{p}.{k}"]) for p in prefixes for k in ("weight", "bias")
-        }
-        own = arr(weights["obs_scale"])
-    except KeyError as err:
-        raise CheckpointError(f"module weights lack {err.args[0]!r}") from None
-    params["pi.0.weight"] = params["pi.0.weight"] * (own / np.asarray(scale, np.float32))[None, :]
-    return Snapshot(int(step), params, str(model_config.get("activation", "relu")), prefixes)
 
 
 def main_module_id(run: RLlibRun) -> str:

@@ -4,15 +4,15 @@ RLlib's own checkpoint files are cloudpickles (``class_and_ctor_args.pkl``,
 ``state.pkl``): loading them with ``RLModule.from_checkpoint`` runs whatever
 code a crafted file holds. So `RLlibAgent.load` never touches them. It
 reads the run record (``cardsuite_run.json``: game, rule options and the
-training config, validated JSON), rebuilds the ``main`` RLModule from that
-config, and loads its weights from ``main_module.safetensors``, which the
-trainer writes beside every checkpoint (`export_module`). A checkpoint
-without that file is refused with the reason; ``cardsuite export PATH --out
-DIR --trust-pickle-this-file-can-run-code`` converts one you trust. No
-Algorithm is built and Ray is not started. The agent acts greedily (the most
-likely legal action) unless built with ``greedy=False``, when it samples from
-the masked policy with its own seeded generator. Illegal actions have
-probability 0 in either case (`cardsuite.train.rllib.module`).
+training config, validated JSON) and the weights of ``main_module.safetensors``,
+which the trainer writes beside every checkpoint (`export_module`), and
+plays the module's policy network as a core `Snapshot` (`actor_snapshot`)
+by the training core's numpy agent (`PPOAgent`): no Algorithm, no RLModule,
+neither ray nor torch. A checkpoint without that file is refused with the
+reason; ``cardsuite export PATH --out DIR --trust-pickle-this-file-can-run-code``
+converts one you trust. The agent acts greedily (the most likely legal
+action) unless built with ``greedy=False``, when it samples from the masked
+policy with its own seeded generator; illegal actions are never played.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 
-from cardsuite.agents.base import TableInfo
 from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.games import get_game
+from cardsuite.train.core.netspec import Snapshot, obs_scale
+from cardsuite.train.policy import PPOAgent
+from cardsuite.train.rllib.checkpoints import LATEST, MAIN, RUN_RECORD
 from cardsuite.train.rllib.config import RLlibRun, RLlibTrainConfig, check_options
-from cardsuite.train.rllib.module import MASK_KEY, OBS_KEY
-from cardsuite.train.rllib.trainer import LATEST, MAIN, RUN_RECORD
 
 MODULE_DIR = Path("learner_group") / "learner" / "rl_module"
 SAFE_MODULE_FILE = "main_module.safetensors"
@@ -38,6 +38,38 @@ PICKLE_REFUSAL = (
     "the checkpoint, convert it once with `cardsuite export PATH --out DIR "
     "--trust-pickle-this-file-can-run-code` and use rllib:DIR"
 )
+
+
+def spec_scale(game: str, options: Mapping[str, Any]) -> np.ndarray:
+    """The core's observation scale of ``game`` with ``options`` (`obs_scale` of its spec)."""
+    return obs_scale(get_game(game).make(**dict(options)).unwrapped.obs_spec)
+
+
+def actor_snapshot(
+    weights: Mapping[str, Any], step: int, model_config: Mapping[str, Any], scale: np.ndarray
+) -> Snapshot:
+    """The core `Snapshot` of a masked PPO module's actor (its ``pi.*`` layers).
+
+    The module multiplies observations by its ``obs_scale`` buffer; the
+    snapshot is played on observations times ``scale`` (`spec_scale`), so the
+    ratio is folded into the first layer's columns: same logits, no torch.
+    """
+    layers = len(list(model_config.get("hidden", (256, 256)))) + 1
+    prefixes = tuple(f"pi.{2 * i}" for i in range(layers))
+
+    def arr(v: Any) -> np.ndarray:
+        v = v.detach().cpu().numpy() if hasattr(v, "detach") else v
+        return np.array(v, dtype=np.float32)
+
+    try:
+        params = {
+            f"{p}.{k}": arr(weights[f"{p}.{k}"]) for p in prefixes for k in ("weight", "bias")
+        }
+        own = arr(weights["obs_scale"])
+    except KeyError as err:
+        raise CheckpointError(f"module weights lack {err.args[0]!r}") from None
+    params["pi.0.weight"] = params["pi.0.weight"] * (own / np.asarray(scale, np.float32))[None, :]
+    return Snapshot(int(step), params, str(model_config.get("activation", "relu")), prefixes)
 
 
 def export_module(state: Mapping[str, Any], checkpoint: str | Path) -> Path:
@@ -92,51 +124,17 @@ def read_run(folder: Path) -> RLlibRun:
     return RLlibRun(config, options)
 
 
-def load_module(folder: Path, run: RLlibRun) -> Any:
-    """The ``main`` RLModule of ``run``, given the weights of ``main_module.safetensors``."""
-    from cardsuite.train.rllib.trainer import module_spec
-    from cardsuite.train.safe_io import load_tensors
+class RLlibAgent(PPOAgent):
+    """An RLlib checkpoint's ``main`` policy, played by the core's numpy forward pass.
 
-    weights = folder / SAFE_MODULE_FILE
-    if not weights.is_file():
-        raise CheckpointError(f"{str(folder)!r} has no {SAFE_MODULE_FILE}; {PICKLE_REFUSAL}")
-    tensors = load_tensors(weights)
-    module = module_spec(run, with_spaces=True).build()
-    try:
-        module.load_state_dict(tensors, strict=True)
-    except RuntimeError as err:
-        raise CheckpointError(
-            f"{weights}: the weights do not fit the run record's network: {err}"
-        ) from None
-    return module
-
-
-class RLlibAgent:
-    """An `Agent` acting with a trained masked PPO RLModule."""
-
-    name = "rllib"
-
-    def __init__(
-        self,
-        module: Any,
-        *,
-        game: str | None = None,
-        seed: int | None = None,
-        greedy: bool = True,
-        source: str = "",
-    ) -> None:
-        """Wrap a loaded `MaskedPPOTorchRLModule`."""
-        self.module = module
-        self.game = game
-        self.greedy = greedy
-        self.source = source
-        self._rng = np.random.default_rng(seed)
-        obs_space = module.observation_space
-        self.obs_dim = int(obs_space[OBS_KEY].shape[0])
-        self.num_actions = int(module.action_space.n)
+    The module's ``pi`` layers become the core `Snapshot` (`actor_snapshot`:
+    its observation scale folded into the first layer), so the agent is the
+    training core's `PPOAgent`: same checks at ``reset``, same greedy or
+    sampled legal action, no torch and no ray.
+    """
 
     @classmethod
-    def load(
+    def load(  # type: ignore[override]
         cls,
         path: str | Path,
         game: str,
@@ -150,6 +148,8 @@ class RLlibAgent:
         Raises:
             CheckpointError: missing or unreadable checkpoint, or one trained on another game.
         """
+        from cardsuite.train.safe_io import AgentMeta, load_tensors_numpy
+
         if module_id != MAIN:
             raise CheckpointError(
                 f"{path}: only the {MAIN!r} module is exported safely, not {module_id!r}"
@@ -160,49 +160,15 @@ class RLlibAgent:
             raise CheckpointError(
                 f"{path}: the checkpoint was trained on {run.config.game!r}, not {game!r}"
             )
-        module = load_module(folder, run)
-        module.eval()  # type: ignore[attr-defined]
-        return cls(module, game=game, seed=seed, greedy=greedy, source=str(path))
-
-    def reset(self, table: TableInfo, seed: int | None = None) -> None:
-        """Check the table matches the policy's spaces; reseed when ``seed`` is given.
-
-        Raises:
-            CheckpointError: the table's observation or action size differs from
-                the one the policy was trained on (other rule options).
-        """
-        if self.game is not None and table.game != self.game:
-            raise CheckpointError(
-                f"{self.source}: loaded for {self.game!r}, seated at {table.game!r}"
-            )
-        if table.num_actions != self.num_actions or table.obs_spec.size != self.obs_dim:
-            raise CheckpointError(
-                f"{self.source}: trained with {self.obs_dim} observation features and "
-                f"{self.num_actions} actions; this {table.game} table has "
-                f"{table.obs_spec.size} and {table.num_actions} (other rule options?)"
-            )
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-
-    def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
-        """The policy's action probabilities (0 on every illegal action)."""
-        from ray.rllib.core.columns import Columns
-
-        batch = {
-            Columns.OBS: {
-                OBS_KEY: torch.as_tensor(np.asarray(observation, dtype=np.float32)[None]),
-                MASK_KEY: torch.as_tensor(np.asarray(action_mask, dtype=np.int8)[None]),
-            }
-        }
-        with torch.no_grad():
-            logits = self.module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS][0]
-        probs = torch.softmax(logits.double(), dim=-1).numpy()
-        probs[np.asarray(action_mask) == 0] = 0.0
-        return probs / probs.sum()  # type: ignore[no-any-return]
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
-        """The greedy (or sampled) legal action."""
-        probs = self.probabilities(observation, action_mask)
-        if self.greedy:
-            return int(np.argmax(probs))
-        return int(self._rng.choice(len(probs), p=probs))
+        if not (folder / SAFE_MODULE_FILE).is_file():
+            raise CheckpointError(f"{str(folder)!r} has no {SAFE_MODULE_FILE}; {PICKLE_REFUSAL}")
+        weights = load_tensors_numpy(folder / SAFE_MODULE_FILE)
+        c = run.config
+        snap = actor_snapshot(weights, 0, c.model_config(), spec_scale(c.game, run.options))
+        first, last = snap.network.actor[0], snap.network.actor[-1]
+        meta = AgentMeta(
+            game=c.game, options=dict(run.options), network=snap.network, trainer="rllib-ppo",
+            obs_size=int(snap.params[f"{first}.weight"].shape[1]),
+            num_actions=int(snap.params[f"{last}.bias"].shape[0]),
+        )  # fmt: skip
+        return cls(snap.params, meta, deterministic=greedy, seed=seed, name="rllib")
