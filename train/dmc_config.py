@@ -63,6 +63,7 @@ class DMCConfig(RunConfig):
         if not self.sizes.strip():
             return
         from cardsuite.agents.size_generic import layout_of
+        from cardsuite.games import get_game
         from cardsuite.train.ppo_games import train_game
 
         try:
@@ -73,8 +74,10 @@ class DMCConfig(RunConfig):
         if not sizes or len(set(sizes)) != len(sizes):
             self._fail("sizes", f"must list distinct player counts, got {self.sizes!r}")
         for n in sizes:
-            try:
-                train_game(self.game).config(n, self.options)
+            try:  # the game's own config checks the player count (P2, S2)
+                get_game(self.game).config_class().from_dict(
+                    train_game(self.game).config(n, self.options)
+                )
             except ConfigError as err:
                 self._fail("sizes", f"{n} players: {err}")
         if self.snapshot_every:
