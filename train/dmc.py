@@ -268,6 +268,7 @@ class DMCTrainer:
             part["obs"], part["mask"] = t.net_obs(part["obs"]), t.net_mask(part["mask"])
             parts.append(part)
         data = {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
+        data["ret"] = data["ret"] * np.float32(a.reward_scale)
         stats = fit_heuristic(self.net, data, self.scale.to(self.dev), epochs=a.bc_epochs,
                               lr=1e-3, margin=a.bc_margin, margin_coef=a.bc_margin_coef,
                               batch=a.batch_size, seed=a.seed)  # fmt: skip
@@ -319,7 +320,8 @@ class DMCTrainer:
                                               to_act[other])  # fmt: skip
             res = t.eng.step(actions)
             rewards, done = np.asarray(res.rewards), np.asarray(res.done).astype(bool)
-            t.mc.add(relative_rewards(rewards) if self.args.relative_reward else rewards, done)
+            trained = relative_rewards(rewards) if self.args.relative_reward else rewards
+            t.mc.add(trained * self.args.reward_scale, done)
             if done.any():
                 scores.append(self._new_episodes(t, done, rewards))
             t.obs, t.mask, t.to_act = res.obs, res.mask, res.to_act

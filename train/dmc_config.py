@@ -51,6 +51,13 @@ class DMCConfig(RunConfig):
     relative_reward: bool = doc_field(
         False, "train on each seat's reward minus the others' mean (games not zero-sum: Scandal)"
     )
+    reward_scale: float = doc_field(
+        1.0,
+        "factor on the trained rewards and returns (Scum Party's P8 points over a tournament "
+        "span about +-10; 0.1 gives the return regression and the warm start's margin Scum's "
+        "proportions)",
+        gt=0.0,
+    )
     sizes: str = doc_field(
         "",
         "player counts trained together, comma list (e.g. 5,8,20,50): one network on the "
