@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from cardsuite.errors import CheckpointError
-from cardsuite.train.safe_files import read_json_file, sha256_file, write_json_atomic
+from cardsuite.train.safe_io import read_json_file, sha256_file, write_json_atomic
 
 CHECKPOINT_DIR = "checkpoint"
 PREVIOUS_DIR = "checkpoint.prev"
