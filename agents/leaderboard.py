@@ -326,6 +326,89 @@ def run_leaderboard(
     )
 
 
+def pilot(
+    game: str,
+    players: int,
+    agents: list[str],
+    *,
+    pilot_deals: int,
+    deals: int,
+    seed: int = 0,
+    options: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """Time a few deals of every pair and project the CPU time of a ``deals``-deal run.
+
+    Every agent is built once first (imports, weights), then every pair plays
+    the first ``pilot_deals`` deals of the run's seed in this
+    process (one worker), timed by `time.process_time` (CPU seconds, so a
+    loaded machine slows the wall clock but not the figure much). The
+    projection scales each pair's CPU seconds per game to ``deals`` deals;
+    hands differ in length from deal to deal, so a pilot of a few deals is a
+    rough guide (say so when you quote it).
+
+    Returns:
+        One row per pair: ``a``, ``b``, ``games``, ``cpu_s`` (the pilot's),
+        ``cpu_s_per_game`` and ``projected_cpu_s``.
+    """
+    import time
+
+    from cardsuite.agents.arena import run_tournament
+
+    if pilot_deals < 1 or deals < 1:
+        raise ConfigError(f"--pilot and --deals must be at least 1, got {pilot_deals}, {deals}")
+    from cardsuite.agents.registry import make_agent
+
+    for spec in agents:  # imports and first loads outside the timed pairs
+        agent = make_agent(spec, game)
+        close = getattr(agent, "close", None)
+        if callable(close):
+            close()
+    rows = []
+    for i, j in itertools.combinations(range(len(agents)), 2):
+        start = time.process_time()
+        res = run_tournament(
+            game,
+            [agents[i], agents[j]],
+            games=pilot_deals,
+            players=players,
+            options=dict(options or {}),
+            duplicate=True,
+            seed=seed,
+        )
+        cpu = time.process_time() - start
+        games = len(res.results)
+        rows.append(
+            {
+                "a": agents[i],
+                "b": agents[j],
+                "games": games,
+                "cpu_s": cpu,
+                "cpu_s_per_game": cpu / games,
+                "projected_cpu_s": cpu / pilot_deals * deals,
+            }
+        )
+    return rows
+
+
+def pilot_text(rows: list[dict[str, Any]], pilot_deals: int, deals: int) -> str:
+    """The pilot's table and its total projection."""
+    lines = [
+        f"pilot: {pilot_deals} duplicate deal(s) per pair, CPU seconds in one process; "
+        f"projected to {deals} deals per pair",
+        "",
+        "| pair | pilot games | CPU s/game | projected CPU |",
+        "|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| `{r['a']}` vs `{r['b']}` | {r['games']} | {r['cpu_s_per_game']:.2f} "
+            f"| {r['projected_cpu_s'] / 60:.0f} min |"
+        )
+    total = sum(r["projected_cpu_s"] for r in rows)
+    lines += ["", f"projected total: {total / 3600:.1f} CPU-hours ({total / 60:.0f} CPU-min)"]
+    return "\n".join(lines) + "\n"
+
+
 def to_markdown(board: Board, command: str) -> str:
     """The leaderboard as a markdown section (ratings, then head-to-head)."""
     order = board.order()
@@ -477,6 +560,14 @@ def add_command(sub: Any) -> tuple[str, Any]:
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.add_argument(
+        "--pilot",
+        type=int,
+        default=0,
+        metavar="N",
+        help="only time N deals of every pair (one process) and project the CPU time "
+        "of --deals deals per pair; writes nothing",
+    )
+    p.add_argument(
         "--checkpoint",
         default=None,
         help="JSON-lines file of finished pairs: appended after each pair; the same "
@@ -500,6 +591,22 @@ def add_command(sub: Any) -> tuple[str, Any]:
         if ns.json:
             check_new_file(ns.json, "--json file")  # before any game is played
         agents = ns.agents or default_agents(spec.name, options, ns.ismcts)
+        if ns.pilot:
+            if ns.out or ns.json or ns.checkpoint or ns.plot:
+                raise ConfigError(
+                    "--pilot only times and prints: drop --out/--json/--plot/--checkpoint"
+                )
+            rows = pilot(
+                spec.name,
+                ns.players,
+                agents,
+                pilot_deals=ns.pilot,
+                deals=ns.deals,
+                seed=ns.seed,
+                options=options,
+            )
+            print(pilot_text(rows, ns.pilot, ns.deals))
+            return 0
         board = run_leaderboard(
             spec.name,
             ns.players,

@@ -190,3 +190,18 @@ def test_a_line_cut_short_is_ignored_and_then_dropped(tmp_path: Path) -> None:
     lines = ckpt.read_text().splitlines()
     assert len(lines) == 2 and all(json.loads(line)["deals"] == 2 for line in lines)
     assert lb.read_checkpoint(ckpt, key)[("random", "heuristic")].tolist() == [0.0, 0.0]
+
+
+def test_a_pilot_times_every_pair_and_projects_the_run() -> None:
+    rows = lb.pilot("scum", 4, AGENTS, pilot_deals=1, deals=200, seed=0)
+    assert [(r["a"], r["b"]) for r in rows] == [
+        ("random", "greedy"), ("random", "heuristic"), ("greedy", "heuristic")
+    ]  # fmt: skip
+    for r in rows:
+        assert r["games"] == 2  # 2 agents at 4 seats (A B A B): 2 rotations per deal
+        assert r["cpu_s"] > 0 and r["projected_cpu_s"] == pytest.approx(200 * r["cpu_s"])
+        assert r["cpu_s_per_game"] == pytest.approx(r["cpu_s"] / 2)
+    text = lb.pilot_text(rows, 1, 200)
+    assert "| `random` vs `greedy` | 2 |" in text and "projected total:" in text
+    with pytest.raises(ConfigError, match="at least 1"):
+        lb.pilot("scum", 4, AGENTS, pilot_deals=0, deals=200)
