@@ -429,26 +429,29 @@ class BatchedScandalHeuristic:
         return actions
 
     def _views(self, obs: np.ndarray) -> dict[str, np.ndarray]:
-        """The view pieces of every row, as ``ScandalReader.view`` reads them."""
+        """The view pieces of every row, as ``ScandalReader.view`` reads them (no pile order)."""
         sl, n, p = self.sl, self.n, self.P
         m = obs.shape[0]
         in_pile = obs[:, sl["discard_in"]] > 0.5
-        depth = np.rint(obs[:, sl["discard_depth"]] * (n - 1)).astype(np.int64)
-        # in-pile cards deepest first (bottom first), ties by card id: ScandalReader.view
-        order = np.argsort(np.where(in_pile, -depth, n), axis=1, kind="stable")
-        rank = np.empty_like(order)
-        rank[np.arange(m)[:, None], order] = np.arange(n)
-        size = in_pile.sum(axis=1)
         return {
             "hand": obs[:, sl["hand"]] > 0.5,
             "melded": obs[:, sl["melded_by"]].reshape(m, p, self.ns).max(axis=1) > 0.5,
             "opp": obs[:, sl["opp_known"]].reshape(m, p - 1, n).max(axis=1) > 0.5,
             "in_pile": in_pile,
-            "order": order,
-            "rank": rank,
-            "size": size,
+            "depth": obs[:, sl["discard_depth"]],
+            "size": in_pile.sum(axis=1),
             "stock": np.rint(obs[:, self.stock_col] * n).astype(np.int64),
         }
+
+    def _pile_order(self, in_pile: np.ndarray, depth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's cards in pile order (bottom first; the pile's cards first) and each
+        card's place in that order: deepest first, ties by card id (``ScandalReader.view``)."""
+        n = self.n
+        d = np.rint(depth * (n - 1)).astype(np.int64)
+        order = np.argsort(np.where(in_pile, -d, n), axis=1, kind="stable")
+        rank = np.empty_like(order)
+        rank[np.arange(order.shape[0])[:, None], order] = np.arange(n)
+        return order, rank
 
     def _one(self, obs: np.ndarray, mask: np.ndarray, phase: int, repeat: int) -> int:
         """``ScandalPolicy.choose`` of one row (the fallback)."""
@@ -459,7 +462,7 @@ class BatchedScandalHeuristic:
         view = ScandalView(
             hand=v["hand"][0],
             melded=v["melded"][0],
-            pile=v["order"][0, : int(v["size"][0])].tolist(),
+            pile=self._pile_order(v["in_pile"], v["depth"])[0][0, : int(v["size"][0])].tolist(),
             opp_known=v["opp"][0],
             phase=phase,
             duty=int(duty[0]) if duty.size else -1,
@@ -494,8 +497,9 @@ class BatchedScandalHeuristic:
         bad = cut < 0
         if bad.any():
             fall[np.unique(r[bad])] = True
-        taken = in_pile[r] & (v["rank"][r] >= cut[:, None])
-        top = v["order"][d_rows, np.maximum(size[d_rows] - 1, 0)]
+        order, rank = self._pile_order(in_pile[d_rows], v["depth"][d_rows])
+        taken = in_pile[r] & (rank[ri] >= cut[:, None])
+        top = order[np.arange(rd), np.maximum(size[d_rows] - 1, 0)]
         with_top = hand[d_rows].copy()
         has_pile = size[d_rows] > 0
         with_top[np.flatnonzero(has_pile), top[has_pile]] = True
