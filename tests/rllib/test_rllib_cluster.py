@@ -88,10 +88,10 @@ def test_two_node_cluster_runs_env_runners_on_both_nodes(
 def test_two_node_cluster_three_iterations_with_league_refresh(
     two_nodes: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Longer: three iterations, a snapshot pushed to the runners of both nodes every iteration."""
+    """Longer: three iterations, a League sync with the runners of both nodes every iteration."""
     tokens = _tokens(tmp_path, two_nodes.address, "--set", "league_every=1")
     tokens[tokens.index("--iterations") + 1] = "3"
     assert trainer.run(None, tokens) == 0
     out = capsys.readouterr().out
     assert out.count("snapshot of main at iteration") == 3
-    assert "iter 3/3" in out and "league 3" in out  # snapshots 0, 1, 2 when iteration 3 logs
+    assert "iter 3/3" in out and "league 5" in out  # heuristic, random, snapshots 0, 1, 2
