@@ -39,9 +39,10 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.base import TableInfo
-from cardsuite.agents.ismcts import Node, SearchGame
+from cardsuite.agents.ismcts import SearchGame, SearchKind, search_record
 from cardsuite.agents.ismcts_batched import BatchedISMCTSAgent, LearnedRollout, leaf_engine
 from cardsuite.agents.registry import spec_scalar
+from cardsuite.agents.search_base import Node
 from cardsuite.errors import ConfigError
 
 #: The parameters a ``search:`` spec may give after the wrapped agent's spec.
@@ -84,6 +85,15 @@ def guided_specs(game: str, shipped: list[str]) -> list[str]:
     if not supports(game):
         return []
     return [f"search:{spec}" for spec in shipped if spec.startswith("pretrained:")]
+
+
+def game_defaults(game: str) -> dict[str, Any]:
+    """The guided search's default parameters in ``game`` (its record's ``SearchKind.guided``)."""
+    try:
+        kind: SearchKind = search_record(game).part("search")
+    except ConfigError:
+        return {}
+    return dict(kind.guided)
 
 
 def default_temperature(inner: Any) -> float:
@@ -220,7 +230,7 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         if not inner_spec:
             raise ConfigError("search needs a learned agent to wrap, e.g. search:pretrained:scum4")
         inner = make_agent(inner_spec, game, seed)
-        return cls(game, inner, seed, **params)
+        return cls(game, inner, seed, **{**game_defaults(game), **params})
 
     def rollout_policy(self, table: TableInfo) -> Any:
         """The wrapped agent's most likely legal move for every row, or the batched heuristic."""

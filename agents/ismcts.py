@@ -39,10 +39,15 @@ Games ([`SearchGame`][cardsuite.agents.ismcts.SearchGame] adapters):
   ``cutoff`` steps, where the hand is scored as if it ended now (S9); reward
   ``0.5 + (own - mean of the others) / 400`` clipped to [0, 1].
 
-This agent is the readable reference. ``cardsuite.agents.ismcts_batched``
-runs the same descents and plays the rollouts of many leaves at once on the
-batched engines (``ismcts-batched``), and ``cardsuite.agents.guided_search``
-searches over a learned agent (``search:pretrained:NAME``); ``docs/search.md``.
+This agent is the readable reference: the loop (determinize, descend, back
+up), the tree node and the decision are
+[`SearchBase`][cardsuite.agents.search_base.SearchBase]'s, which it shares
+with ``cardsuite.agents.ismcts_batched`` (the same descents, the rollouts of
+many leaves at once on the batched engines: ``ismcts-batched``) and
+``cardsuite.agents.guided_search`` (search over a learned agent:
+``search:pretrained:NAME``); this module adds steps 2-4, `ISMCTSAgent.select`
+(UCB1 with availability, expansion) and `ISMCTSAgent.rollout_values`.
+``docs/search.md``.
 """
 
 from __future__ import annotations
@@ -253,12 +258,15 @@ class SearchKind:
             [`LeafEngine`][cardsuite.agents.search_leaves.LeafEngine] (how its
             batched engine rolls out search leaves); None: the batched searches
             roll out with the reference.
+        guided: default parameters of the search over a learned agent
+            (``search:``) in this game, as ``(name, value)`` pairs; a spec's own win.
     """
 
     build: Callable[[Any, Mapping[str, Any]], SearchGame[Any]]
     cutoff: int
     max_hand: int
     leaves: str | None = None
+    guided: tuple[tuple[str, Any], ...] = ()
 
 
 def _scum(config: Any, params: Mapping[str, Any]) -> ClimbSearch:
@@ -274,8 +282,14 @@ scum_search = SearchKind(
     _scum, cutoff=0, max_hand=6, leaves="cardsuite.agents.search_leaves:scum_leaves"
 )
 party_search = SearchKind(_party, cutoff=0, max_hand=6)
+#: Scandal's guided search: four waves of ten, learned rollouts scored after 20 steps
+#: (the settings measured in docs/search.md; a hand in seconds, not minutes).
 scandal_search = SearchKind(
-    ScandalSearch, cutoff=40, max_hand=0, leaves="cardsuite.agents.search_leaves:scandal_leaves"
+    ScandalSearch,
+    cutoff=40,
+    max_hand=0,
+    leaves="cardsuite.agents.search_leaves:scandal_leaves",
+    guided=(("budget", 40), ("batch", 10), ("cutoff", 20)),
 )
 
 

@@ -3,7 +3,8 @@
 ``python -m benchmarks.search_strength --game scum --players 4 --agent scum4
 --budgets 10 30 100 --deals 50 --out strength.md`` plays, for every budget,
 ``search:pretrained:AGENT:budget=B[,EXTRA]`` against ``pretrained:AGENT`` and
-against ``heuristic`` in duplicate deals (``cardsuite tournament ...
+against ``heuristic`` in duplicate deals (budget 0: the wrapped agent itself,
+against the heuristic only) (``cardsuite tournament ...
 --duplicate``, the same master seed for every row, so every row meets the
 same deals), and writes a Markdown table: the fraction of deals the search
 beat its opponent (ties count one half, the tournament's head-to-head) with
@@ -60,9 +61,11 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(rows), flush=True)
     for budget in a.budgets:
         params = f"budget={budget}" + (f",{a.extra}" if a.extra else "")
-        spec = f"search:{wrapped}:{params}"
+        spec = f"search:{wrapped}:{params}" if budget else wrapped  # budget 0: no search
         for which in a.opponents:
             opponent = wrapped if which == "wrapped" else which
+            if opponent == spec:
+                continue
             start = time.perf_counter()
             res = run_tournament(
                 a.game,

@@ -7,6 +7,7 @@ import pytest
 
 from cardsuite.agents.base import table_info
 from cardsuite.agents.guided_search import GuidedSearchAgent, PNode, softmax_prior, split_spec
+from cardsuite.agents.ismcts_batched import LearnedRollout
 from cardsuite.agents.registry import make_agent, parse_spec
 from cardsuite.errors import CardsuiteError, ConfigError
 from cardsuite.games import get_game
@@ -141,3 +142,73 @@ def test_budget_one_plays_the_wrapped_agent(game: str, players: int, name: str) 
             compared += 1
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert compared >= 3
+
+
+def test_the_leaderboard_adds_a_guided_search_over_each_shipped_agent() -> None:
+    from cardsuite.agents.guided_search import guided_specs
+    from cardsuite.agents.leaderboard import default_agents
+
+    assert guided_specs("scum", ["heuristic", "pretrained:scum4"]) == ["search:pretrained:scum4"]
+    assert guided_specs("scum_party", ["pretrained:party8"]) == []  # no batched Party leaves
+    agents = default_agents("scandal", {"num_players": 2}, "")
+    assert agents[-2:] == ["pretrained:scandal2", "search:pretrained:scandal2"]
+
+
+def test_the_prior_temperature_follows_what_the_logits_are() -> None:
+    """DMC outputs are action values a few hundredths apart: a sharp prior; PPO's are logits."""
+    assert make_agent("search:pretrained:scum4", "scum").temperature == 0.1
+    assert make_agent("search:pretrained:scandal2", "scandal").temperature == 1.0
+    assert make_agent("search:pretrained:scum4:temperature=2", "scum").temperature == 2.0
+
+
+def _two_moves(spec: str, game: str) -> int:
+    """PUCT's choice at a node whose prior says 0.9 for move 0; move 1 has the better mean.
+
+    Both moves visited 10 times; means 0.50 (move 0) and 0.55 (move 1): a Scandal
+    difference of 20 points after the ``0.5 + d / 400`` squash.
+    """
+    agent = make_agent(spec, game, seed=0)
+    assert isinstance(agent, GuidedSearchAgent)
+    node = PNode(-1)
+    node.prior = np.array([0.9, 0.1])
+    node.visits = 20
+    for a, mean in ((0, 0.50), (1, 0.55)):
+        child = node.children[a] = PNode(0)
+        child.visits, child.total = 10, 10 * mean
+    agent._lo, agent._hi = 0.50, 0.55  # the spread of the means seen so far
+    return agent.select(None, None, node, np.array([0, 1]), None)
+
+
+def test_min_max_values_let_a_better_mean_overrule_the_prior() -> None:
+    """Raw values in [0, 1] move PUCT by hundredths: the prior decides (search = copy)."""
+    assert _two_moves("search:pretrained:scandal2:value=raw", "scandal") == 0
+    assert _two_moves("search:pretrained:scandal2", "scandal") == 1
+    with pytest.raises(ConfigError, match="value must be one of"):
+        make_agent("search:pretrained:scandal2:value=tanh", "scandal")
+    with pytest.raises(ConfigError, match="rollout must be one of"):
+        make_agent("search:pretrained:scandal2:rollout=random", "scandal")
+
+
+def test_heuristic_rollouts_keep_the_learned_prior() -> None:
+    env = get_game("scum").make(num_players=4)
+    env.reset(seed=3)
+    name = env.agent_selection
+    agent = make_agent("search:pretrained:scum4:budget=8,batch=4,rollout=heuristic", "scum", 0)
+    assert isinstance(agent, GuidedSearchAgent)
+    agent.reset(table_info(env, "scum", name), seed=1)
+    obs = env.observe(name)
+    root = agent.search(lambda rng: env.unwrapped.determinize(name, rng))
+    assert root.visits == 8
+    assert agent._rollouts is not None and not isinstance(agent._rollouts.policy, LearnedRollout)
+    priors = [c.prior for c in root.children.values() if isinstance(c, PNode)]
+    assert priors and all(p is not None and p.sum() == pytest.approx(1.0) for p in priors)
+    assert obs["action_mask"].sum() > 1  # a real choice was searched
+
+
+def test_scandal_defaults_come_from_the_record_and_a_spec_overrides_them() -> None:
+    agent = make_agent("search:pretrained:scandal2", "scandal")
+    assert (agent.budget, agent.batch, agent.cutoff) == (40, 10, 20)
+    agent = make_agent("search:pretrained:scandal2:cutoff=5", "scandal")
+    assert (agent.budget, agent.cutoff) == (40, 5)
+    agent = make_agent("search:pretrained:scum4", "scum")
+    assert (agent.budget, agent.batch, agent.cutoff, agent.max_hand) == (50, 25, 0, 6)
