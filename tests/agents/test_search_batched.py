@@ -217,6 +217,23 @@ def test_waves_spend_the_whole_budget(parallel: str) -> None:
     assert all(0.0 <= c.total <= c.visits for c in root.children.values())
 
 
+@pytest.mark.parametrize(("parallel", "limit", "visits"), [("root", None, 45), ("leaf", 0, 10)])
+def test_the_guided_search_shares_the_loop(parallel: str, limit: float | None, visits: int) -> None:
+    """`SearchBase.search` serves the guided search too: waves, merged roots, the time cap."""
+    from cardsuite.agents.registry import make_agent
+
+    env = get_game("scum").make(num_players=4)
+    env.reset(seed=2)
+    name = env.agent_selection
+    extra = "" if limit is None else f",time_limit={limit}"
+    spec = f"search:pretrained:scum4:budget=45,batch=10,max_hand=0,parallel={parallel}{extra}"
+    agent = make_agent(spec, "scum", seed=0)
+    agent.reset(table_info(env, "scum", name), seed=3)
+    root = agent.search(lambda rng: env.unwrapped.determinize(name, rng))
+    assert root.visits == visits
+    assert sum(c.visits for c in root.children.values()) == visits
+
+
 def test_time_limit_stops_after_the_first_wave() -> None:
     """A spent wall-clock cap starts no new wave; the first always runs (no timing asserted)."""
     env = get_game("scum").make(num_players=4)
