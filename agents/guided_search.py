@@ -7,14 +7,19 @@ engine) with a learned policy in two places, as in AlphaZero-style search
 with imperfect information:
 
 * **prior**: a node's moves are selected by PUCT,
-  ``mean + c * prior(a) * sqrt(visits(node)) / (1 + visits(child))``, the
+  ``q + c * prior(a) * sqrt(visits(node)) / (1 + visits(child))``, the
   prior being ``softmax(logits / temperature)`` of the learned policy over
   the legal moves, taken from the observation of the player to act when the
-  node is first reached (the root's from the real observation); an unvisited
-  move counts with mean ``fpu``;
+  node is first reached (the root's from the real observation); ``q`` is the
+  child's mean reward rescaled to the spread of the means seen in this
+  search (MuZero's min-max normalisation, ``value="minmax"``), so that a
+  better mean can overrule the prior even where the rewards differ by
+  hundredths (Scandal's ``0.5 + difference / 400``); an unvisited move
+  counts ``fpu``;
 * **leaves**: scored by rolling the leaf out with the learned policy for every
-  player (its most likely legal move), all leaves of a wave in one batched
-  engine call, to the end of the deal or the game's cutoff.
+  player (its most likely legal move; ``rollout="heuristic"``: the batched
+  heuristic), all leaves of a wave in one batched engine call, to the end of
+  the deal or the game's cutoff.
 
 The move played is the most visited root move (among equals, the one the
 learned policy prefers). A spec names the learned
@@ -25,9 +30,12 @@ agent and, optionally, the search's parameters after a last colon::
     search:ppo:runs/scum-4p/final:budget=200
 
 Any agent with ``logits(scaled_obs)`` and an observation scale set at
-``reset`` (``ppo:`` and ``pretrained:`` agents) can be wrapped. Scum and
-Scandal are searched; Scum Party's tables are not played by the batched Scum
-engine, so a Party table is refused.
+``reset`` (``ppo:`` and ``pretrained:`` agents) can be wrapped. A game is
+searched where its record's ``SearchKind`` names batched ``leaves`` (Scum,
+Scandal); Scum Party's tables are not played by the batched Scum engine, so a
+Party table is refused. Defaults per game come from ``SearchKind.guided``.
+The loop, the descent and the decision are
+[`SearchBase`][cardsuite.agents.search_base.SearchBase]'s.
 """
 
 from __future__ import annotations
@@ -145,6 +153,9 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         max_hand: search only at hands this small, else play ``inner`` (0:
             always); default per game, as ISMCTS.
         batch, parallel, backend, device, time_limit: as for ``BatchedISMCTSAgent``.
+
+    A ``search:`` spec (`load`) starts from the game's defaults,
+    ``SearchKind.guided`` (Scandal: budget 40, batch 10, cutoff 20), then its own.
     """
 
     name = "search"
