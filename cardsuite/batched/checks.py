@@ -83,6 +83,31 @@ def active_flags(xp: Backend, active: Any, num_games: int) -> Array:
     return xp.asarray(arr.astype(bool), xp.bool)
 
 
+def check_players(xp: Backend, player: Any, num_games: int, n: int) -> Array:
+    """``player`` (an int or ``[num_games]`` ids) as ``[num_games]`` int64 ids ``0 .. n-1``.
+
+    The one check of every batched engine's ``observe_as``.
+
+    Raises:
+        UsageError: a bool, a non-integer, a wrong shape or an id out of range.
+    """
+    if isinstance(player, bool | np.bool_):
+        raise UsageError(f"observe_as: player must be an int 0..{n - 1} or ids, got {player!r}")
+    if isinstance(player, int | np.integer):
+        if not 0 <= int(player) < n:
+            raise UsageError(f"observe_as: player must be 0..{n - 1}, got {int(player)}")
+        return xp.full((num_games,), int(player), xp.int64)
+    host = np.asarray(player.detach().cpu().numpy() if _is_tensor(player) else player)
+    if host.shape != (num_games,) or host.dtype.kind not in "iu":
+        raise UsageError(
+            f"observe_as: player must be an int or {num_games} integer ids, "
+            f"got {host.dtype} of shape {host.shape}"
+        )
+    if host.size and not (host.min() >= 0 and host.max() < n):
+        raise UsageError(f"observe_as: player ids must be 0..{n - 1}, got {host.tolist()[:8]}")
+    return xp.asarray(host, xp.int64)
+
+
 def preset_array(field: str, value: Any) -> np.ndarray:
     """A reset preset as a numpy array; PresetError for text, ragged lists or booleans.
 

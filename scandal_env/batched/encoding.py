@@ -15,7 +15,6 @@ from typing import Any, Protocol
 import numpy as np
 
 from cardsuite.batched.backend import Array, Backend
-from cardsuite.errors import UsageError
 from cardsuite.obsspec import ObsSpec
 from scandal_env.batched.consts import BUILD, DRAW, MELD
 from scandal_env.batched.tables import DeckTables
@@ -146,32 +145,6 @@ class BatchObserver:
         if self.phases is None:
             self.phases = xp.asarray([DRAW, MELD, BUILD], xp.int64)
         return self.phases
-
-
-def check_players(xp: Backend, player: Any, num_games: int, num_players: int) -> Array:
-    """``player`` (an int, or ``[N]`` ints by game) as int64 ``[N]`` player ids.
-
-    Raises:
-        UsageError: naming ``player``, for a bool, a non-integer, a wrong
-            length or an id outside ``0 .. P-1``.
-    """
-    if isinstance(player, bool | np.bool_):
-        raise UsageError(f"observe_as: player must be a player id, got {player!r}")
-    if isinstance(player, int | np.integer):
-        if not 0 <= int(player) < num_players:
-            raise UsageError(
-                f"observe_as: player must be in 0..{num_players - 1}, got {int(player)}"
-            )
-        return xp.full((num_games,), int(player), xp.int64)
-    host = np.asarray(xp.to_numpy(player) if hasattr(player, "detach") else player)
-    if host.dtype.kind not in "iu" or host.shape != (num_games,):
-        raise UsageError(
-            f"observe_as: player must be an int or {num_games} integer player ids, "
-            f"got dtype {host.dtype} shape {host.shape}"
-        )
-    if host.size and (host.min() < 0 or host.max() >= num_players):
-        raise UsageError(f"observe_as: player ids must be in 0..{num_players - 1}")
-    return xp.asarray(host, xp.int64)
 
 
 def observe_seats(eng: ObsState, observer: BatchObserver, seat: Array, obs_dim: int) -> Array:

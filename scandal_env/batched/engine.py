@@ -25,14 +25,14 @@ import numpy as np
 
 from cardsuite.batched.arrays import ArrayGames
 from cardsuite.batched.backend import Array, Backend, get_backend
-from cardsuite.batched.checks import action_ids, active_flags
+from cardsuite.batched.checks import action_ids, active_flags, check_players
 from cardsuite.batched.deal import TAG_DEAL, permutations, split_seed, stream_keys
 from cardsuite.batched.protocol import StepResult
 from cardsuite.errors import ConfigError, IllegalActionError, UsageError
 from scandal_env.actions import describe
 from scandal_env.batched.apply import apply_actions
 from scandal_env.batched.consts import BUILD, DRAW, END_NAMES, END_NONE, END_OUT, MELD, OVER
-from scandal_env.batched.encoding import BatchObserver, check_players, float64, observe_seats
+from scandal_env.batched.encoding import BatchObserver, float64, observe_seats
 from scandal_env.batched.masks import write_mask
 from scandal_env.batched.presets import check_preset
 from scandal_env.batched.tables import DeckTables

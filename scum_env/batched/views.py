@@ -49,7 +49,7 @@ def game_view(eng: BatchedScum, g: int) -> dict[str, Any]:
 
 def observe_players(eng: BatchedScum, player: Any) -> Array:
     """A new ``[N, obs_dim]``: each game as ``player`` (an id or ``[N]`` ids) sees it now."""
-    from scum_env.party.batched.views import check_players  # the suite's one player check
+    from cardsuite.batched.checks import check_players
 
     xp = eng.xp
     ids = check_players(xp, player, eng.num_games, eng.P)

@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 
 from cardsuite.batched.arena import ArenaResult, run_arena
+from cardsuite.batched.checks import check_players
 from cardsuite.batched.policies import BatchPolicy
 from cardsuite.batched.sharded import ShardedEngine
 from cardsuite.batched.vector_env import BatchedVectorEnv
 from scum_env.party.batched.engine import BatchedParty
-from scum_env.party.batched.views import check_players
 
 
 class PartyVectorEnv(BatchedVectorEnv):

@@ -34,14 +34,14 @@ import numpy as np
 
 from cardsuite.batched.arrays import ArrayGames
 from cardsuite.batched.backend import Array, Backend, get_backend
-from cardsuite.batched.checks import action_ids, active_flags
+from cardsuite.batched.checks import action_ids, active_flags, check_players
 from cardsuite.batched.deal import TAG_ROLES, permutations, split_seed
 from cardsuite.batched.protocol import StepResult
 from cardsuite.errors import ConfigError, IllegalActionError, UsageError
 from scum_env.party.batched import hands as H
 from scum_env.party.batched.encoding import PartyBatchEncoder
 from scum_env.party.batched.layout import Layout
-from scum_env.party.batched.views import check_players, observe_players
+from scum_env.party.batched.views import observe_players
 from scum_env.party.config import PartyConfig
 
 FAR = 1000  # distance of a seat that may not act (int16)
