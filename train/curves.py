@@ -12,13 +12,13 @@ band (the t quantile for the number of seeds times the standard error)::
 from __future__ import annotations
 
 import argparse
-import csv
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from cardsuite.errors import ConfigError
+from cardsuite.train.core.log import read_rows
 
 PANELS = (("progress.csv", "league_win", "learner's score in league games"),
           ("progress.csv", "entropy", "policy entropy"),
@@ -26,10 +26,7 @@ PANELS = (("progress.csv", "league_win", "learner's score in league games"),
 
 
 def _column(path: Path, name: str, against: str | None) -> tuple[np.ndarray, np.ndarray]:
-    if not path.exists():
-        return np.zeros(0), np.zeros(0)
-    with open(path, newline="", encoding="utf-8") as fh:
-        rows = [r for r in csv.DictReader(fh) if against is None or r.get("against") == against]
+    rows = [r for r in read_rows(path) if against is None or r.get("against") == against]
     pts = [(float(r["step"]), float(r[name])) for r in rows if r.get(name) not in (None, "", "nan")]
     if not pts:
         return np.zeros(0), np.zeros(0)

@@ -14,12 +14,12 @@ learner during training, and ``beats`` per baseline at each evaluation).
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 from cardsuite.train.config import TrainConfig
 from cardsuite.train.core.evaluate import EvalRow, evaluate_specs
-from cardsuite.train.core.log import EVAL_FIELDS
+from cardsuite.train.core.log import EVAL_FIELDS, append_rows
+from cardsuite.train.core.log import read_rows as read_csv
 
 __all__ = ["EvalRow", "append_csv", "evaluate", "format_report", "plot_curves", "read_csv"]
 
@@ -51,14 +51,7 @@ def evaluate(
 
 def append_csv(path: str | Path, rows: list[EvalRow]) -> None:
     """Append evaluation rows to a CSV file (writing the header when new)."""
-    p = Path(path)
-    new = not p.exists()
-    with open(p, "a", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=EVAL_FIELDS)
-        if new:
-            writer.writeheader()
-        for row in rows:
-            writer.writerow(row.to_dict())
+    append_rows(Path(path), EVAL_FIELDS, (row.to_dict() for row in rows))
 
 
 def format_report(rows: list[EvalRow], *, markdown: bool = False) -> str:
@@ -84,15 +77,6 @@ def format_report(rows: list[EvalRow], *, markdown: bool = False) -> str:
                 f"{r.mean_b:>+14.3f}"
             )
     return "\n".join(lines)
-
-
-def read_csv(path: str | Path) -> list[dict[str, str]]:
-    """The rows of a CSV file (empty when it does not exist)."""
-    p = Path(path)
-    if not p.exists():
-        return []
-    with open(p, newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
 
 
 def plot_curves(run_dir: str | Path, out_png: str | Path, title: str | None = None) -> Path:

@@ -67,6 +67,7 @@ from cardsuite.train.checkpoint import (
 )
 from cardsuite.train.config import TrainConfig, check_baselines
 from cardsuite.train.core.league import League
+from cardsuite.train.core.log import append_rows
 from cardsuite.train.core.rundir import check_run_dir, start_logs
 from cardsuite.train.evaluate import EvalRow, append_csv, evaluate, format_report, plot_curves
 from cardsuite.train.policy import agent_meta, snapshot_of
@@ -97,6 +98,7 @@ __all__ = [
 # (a smoother curve); the final report uses deals the curve never saw.
 EVAL_SEED_OFFSET = 10_000
 FINAL_EVAL_SEED_OFFSET = 20_000
+CURVE_FIELDS = ("step", "ep_rew_mean", "episodes")
 
 
 @dataclass
@@ -466,12 +468,8 @@ class SelfPlayCallback(BaseCallback):
         episodes = self.model.ep_info_buffer
         if episodes:
             mean = float(np.mean([ep["r"] for ep in episodes]))
-            path = self.trainer.run_dir / "curve.csv"
-            new = not path.exists()
-            with open(path, "a", encoding="utf-8") as fh:
-                if new:
-                    fh.write("step,ep_rew_mean,episodes\n")
-                fh.write(f"{self.num_timesteps},{mean:.6f},{len(episodes)}\n")
+            row = dict(zip(CURVE_FIELDS, (self.num_timesteps, f"{mean:.6f}", len(episodes))))
+            append_rows(self.trainer.run_dir / "curve.csv", CURVE_FIELDS, [row])
             if self._bar is not None:
                 self._bar.set_postfix(reward=f"{mean:+.3f}")
 

@@ -1,5 +1,6 @@
 """Curves, TensorBoard and progress lines of every trainer.
 
+CSV logs are appended by `append_rows` and read by `read_rows`.
 ``RUN/progress.csv`` gets one row per iteration (the trainer names its
 columns: steps, steps/s, losses...); ``RUN/eval.csv`` one row per duplicate
 evaluation (`cardsuite.train.core.evaluate`). TensorBoard events go to
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,25 @@ from cardsuite.train.core.rundir import RunPlan, start_logs
 
 EVAL_FIELDS = ("step", "against", "deals", "beats", "beats_ci", "mean_a", "mean_b", "margin",
                "margin_ci")  # fmt: skip
+
+
+def append_rows(path: Path, fields: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> None:
+    """Append ``rows`` to the CSV log at ``path`` (its header first when new; other keys ignored)."""
+    new = not path.exists()
+    with open(path, "a", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(fields), extrasaction="ignore")
+        if new:
+            writer.writeheader()
+        writer.writerows(rows)
+
+
+def read_rows(path: str | Path) -> list[dict[str, str]]:
+    """The rows of a CSV log (empty when it does not exist)."""
+    p = Path(path)
+    if not p.exists():
+        return []
+    with open(p, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
 
 
 def summary_writer(folder: Path, purge_step: int | None = None) -> Any:
@@ -63,13 +83,7 @@ class RunLog:
         self.tb: Any = summary_writer(self.dir / "tb", purge_step) if tensorboard else None
 
     def _append(self, name: str, header: tuple[str, ...], row: dict[str, Any]) -> None:
-        path = self.dir / name
-        new = not path.exists()
-        with open(path, "a", newline="", encoding="utf-8") as fh:
-            w = csv.DictWriter(fh, fieldnames=header, extrasaction="ignore")
-            if new:
-                w.writeheader()
-            w.writerow({k: _fmt(row.get(k)) for k in header})
+        append_rows(self.dir / name, header, [{k: _fmt(row.get(k)) for k in header}])
 
     def progress(self, row: dict[str, Any]) -> None:
         """One iteration's statistics."""
