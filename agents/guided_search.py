@@ -148,11 +148,10 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         fpu: the (normalised) mean an unvisited move counts with.
         value: ``"minmax"`` or ``"raw"`` (`VALUES`).
         rollout: ``"policy"`` or ``"heuristic"`` (`ROLLOUTS`).
-        cutoff: rollout steps before the position is evaluated (0: to the end);
-            default per game, as ISMCTS.
-        max_hand: search only at hands this small, else play ``inner`` (0:
-            always); default per game, as ISMCTS.
-        batch, parallel, backend, device, time_limit: as for ``BatchedISMCTSAgent``.
+        **loop: ``cutoff`` and ``max_hand`` (default per game, as ISMCTS; with
+            ``max_hand`` the wrapped agent plays larger hands), ``batch``,
+            ``parallel``, ``backend``, ``device``, ``time_limit``: as for
+            ``BatchedISMCTSAgent``.
 
     A ``search:`` spec (`load`) starts from the game's defaults,
     ``SearchKind.guided`` (Scandal: budget 40, batch 10, cutoff 20), then its own.
@@ -171,13 +170,7 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         fpu: float = 0.0,
         value: str = "minmax",
         rollout: str = "policy",
-        cutoff: int | None = None,
-        max_hand: int | None = None,
-        batch: int = 25,
-        parallel: str = "leaf",
-        backend: str | None = None,
-        device: str | None = None,
-        time_limit: float | None = None,
+        **loop: Any,
     ) -> None:
         """Check the settings; the rollout engine is built at ``reset``."""
         if not supports(game):
@@ -207,20 +200,7 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
             raise ConfigError(
                 f"search parameter rollout must be one of {ROLLOUTS}, got {rollout!r}"
             )
-        super().__init__(
-            game,
-            seed,
-            budget=budget,
-            rollout="heuristic",
-            c=c,
-            cutoff=cutoff,
-            max_hand=max_hand,
-            batch=batch,
-            parallel=parallel,
-            backend=backend,
-            device=device,
-            time_limit=time_limit,
-        )
+        super().__init__(game, seed, budget=budget, rollout="heuristic", c=c, **loop)
         self.inner = inner
         self.temperature = float(temperature)
         self.fpu = float(fpu)
