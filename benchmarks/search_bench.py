@@ -62,10 +62,17 @@ def load() -> str:
 
 
 def play(
-    game: str, options: dict[str, Any], make: Callable[[], Any], seed: int, limit: int = 0
+    game: str,
+    options: dict[str, Any],
+    make: Callable[[], Any],
+    seed: int,
+    limit: int = 0,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> tuple[float, int]:
     """Seconds seat 0 spent deciding in one deal (the others play the heuristic), and its
-    decisions; with ``limit``, the deal stops after seat 0's first ``limit`` decisions."""
+    decisions; with ``limit``, the deal stops after seat 0's first ``limit`` decisions.
+    ``clock``: wall time, or ``time.process_time`` (this process's CPU time, steadier
+    on a shared machine)."""
     env = get_game(game).make(**options)
     env.reset(seed=seed)
     me = env.possible_agents[0]
@@ -84,9 +91,9 @@ def play(
         obs = env.observe(name)
         if name == me:
             ctx = {"agent": name, "determinize": lambda rng: env.unwrapped.determinize(me, rng)}
-            start = time.perf_counter()
+            start = clock()
             action = agents[name].act(obs["observation"], obs["action_mask"], ctx)
-            spent += time.perf_counter() - start
+            spent += clock() - start
             decisions += 1
             if decisions == limit:
                 break
@@ -96,7 +103,9 @@ def play(
     return spent, decisions
 
 
-def heuristic_rates(rows: int, steps: int = 100, seed: int = 0) -> tuple[float, float]:
+def heuristic_rates(
+    rows: int, steps: int = 100, seed: int = 0, clock: Callable[[], float] = time.perf_counter
+) -> tuple[float, float]:
     """Decisions per second of the batched Scandal heuristic (no repeat memory) and of the
     per-game ``ScandalPolicy.choose`` (with its view), on the positions of ``rows`` 2-player
     hands played ``steps`` moves by the heuristic (rollout positions)."""
@@ -113,15 +122,15 @@ def heuristic_rates(rows: int, steps: int = 100, seed: int = 0) -> tuple[float, 
         positions.append((obs.copy(), mask.astype(bool)))
         res = eng.step(fast(obs, mask))
         obs, mask = res.obs, res.mask
-    start = time.perf_counter()
+    start = clock()
     for o, m in positions:
         fast(o, m)
-    batched = rows * steps / (time.perf_counter() - start)
-    start = time.perf_counter()
+    batched = rows * steps / (clock() - start)
+    start = clock()
     for o, m in positions:
         for i in range(rows):
             policy.choose(reader.view(o[i], m[i]))
-    per_game = rows * steps / (time.perf_counter() - start)
+    per_game = rows * steps / (clock() - start)
     return batched, per_game
 
 
@@ -166,13 +175,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--heuristic", action="store_true", help="time only the Scandal rollout heuristic"
     )
+    p.add_argument(
+        "--cpu-time", action="store_true", help="time in this process's CPU seconds, not wall"
+    )
     a = p.parse_args(argv)
     print(f"load average (1, 5, 15 min) at start: {load()}")
+    if a.cpu_time:
+        print("times: CPU seconds of this process (time.process_time)")
     if a.heuristic:
         print("| rows | batched heuristic, decisions/s | ScandalPolicy.choose, decisions/s |")
         print("|---:|---:|---:|")
         for rows in a.batches:
-            batched, per_game = heuristic_rates(rows)
+            clock = time.process_time if a.cpu_time else time.perf_counter
+            batched, per_game = heuristic_rates(rows, clock=clock)
             print(f"| {rows} | {batched:,.0f} | {per_game:,.0f} |", flush=True)
         print(f"load average (1, 5, 15 min) at end: {load()}")
         return 0
@@ -194,6 +209,7 @@ def main(argv: list[str] | None = None) -> int:
                     lambda s=spec, g=game: make_agent(s, g, seed=0),
                     seed,
                     a.decisions,
+                    time.process_time if a.cpu_time else time.perf_counter,
                 )
                 for seed in range(a.deals)
             ]
