@@ -56,7 +56,6 @@ Run: ``cardsuite dmc --config dmc_scum4 --seed 0 --run-dir RUN [--device cuda]``
 from __future__ import annotations
 
 import dataclasses
-import random
 import re
 import shutil
 import sys
@@ -89,6 +88,7 @@ from cardsuite.train.core.cli import command_main, trainer_command
 from cardsuite.train.core.evaluate import evaluate_against
 from cardsuite.train.core.league import League
 from cardsuite.train.core.log import open_log
+from cardsuite.train.core.loop import BatchedLoop, seed_all
 from cardsuite.train.core.netspec import NetworkSpec, Snapshot, obs_scale
 from cardsuite.train.core.rundir import plan_run
 from cardsuite.train.dmc_config import DMCConfig
@@ -162,7 +162,7 @@ class _Table:
         return pad_mask(mask, self.generic) if self.generic else np.asarray(mask, dtype=bool)
 
 
-class DMCTrainer:
+class DMCTrainer(BatchedLoop):
     """State of one DMC run: engine, Q-network, optimiser, league, pending decisions, replay."""
 
     def __init__(self, args: DMCConfig) -> None:
@@ -171,11 +171,7 @@ class DMCTrainer:
         # the one resume rule; a run never overwrites another
         self.plan = plan_run(args.run_dir or None, args.resume or None, args.out_dir())
         self.dir = self.plan.run_dir
-        random.seed(args.seed)
-        np.random.seed(args.seed)
-        torch.manual_seed(args.seed)
-        if args.threads:
-            torch.set_num_threads(args.threads)
+        seed_all(args.seed, args.threads)
         self.dev = torch.device(args.device)
         self.game = train_game(args.game)
         self.generic = args.game if args.sizes.strip() else ""
@@ -195,10 +191,8 @@ class DMCTrainer:
         self.opt = torch.optim.Adam(self.net.parameters(), lr=args.learning_rate)
         self.replay = Replay(args.buffer_size, spec.size, args.seed + 7)
         self.step, self.iteration, self.credit = 0, 0, 0.0
-        self.due = {"snapshot": args.snapshot_every, "eval": args.eval_every,
-                    "checkpoint": args.checkpoint_every}  # fmt: skip
+        self.due = self.schedule_start()
         self.history: list[dict[str, Any]] = []
-        self.t0 = time.perf_counter()
         for t in self.tables:
             t.obs, t.mask, t.to_act = t.eng.reset(args.seed)
         if self.plan.checkpoint is not None:
@@ -413,42 +407,22 @@ class DMCTrainer:
         return rows
 
     def train(self) -> dict[str, Any]:
-        """Run to ``total_steps`` (or the time budget); the final evaluation rows."""
-        args = self.args
-        if args.eval_first and self.plan.checkpoint is None:
+        """Evaluate first if asked (``eval_first``), then the core's loop (`BatchedLoop.train`)."""
+        if self.args.eval_first and self.plan.checkpoint is None:
             self.evaluate()
-        self.t0 = time.perf_counter()
-        start_step = self.step
-        budget = args.budget_minutes * 60 or float("inf")
-        while self.step < args.total_steps and time.perf_counter() - self.t0 < budget:
-            t_roll = time.perf_counter()
-            stats = self.rollout()
-            t_upd = time.perf_counter()
-            stats.update(self.update())
-            now = time.perf_counter()
-            self.iteration += 1
-            self.log.progress({"step": self.step, "iteration": self.iteration,
-                               "seconds": now - self.t0, "rollout_s": t_upd - t_roll,
-                               "sps": (self.step - start_step) / max(now - self.t0, 1e-9),
-                               "update_s": now - t_upd, **stats})  # fmt: skip
-            self._periodic()
-        rows = self.evaluate()
-        self.save()
-        self.save_agent()
-        self.log.close()
-        return {"step": self.step, "eval": rows}
+        return super().train()
 
-    def _periodic(self) -> None:
-        args = self.args
-        if args.snapshot_every and self.step >= self.due["snapshot"]:
-            self.league.add_snapshot(self.snapshot())
-            self.due["snapshot"] += args.snapshot_every
-        if args.eval_every and self.step >= self.due["eval"] and self.step < args.total_steps:
-            self.evaluate()
-            self.due["eval"] += args.eval_every
-        if args.checkpoint_every and self.step >= self.due["checkpoint"]:
-            self.save()
-            self.due["checkpoint"] += args.checkpoint_every
+    def iterate(self) -> dict[str, float]:
+        """One rollout of every table and the replay updates it pays for."""
+        t_roll = time.perf_counter()
+        stats = self.rollout()
+        t_upd = time.perf_counter()
+        stats.update(self.update())
+        return {"rollout_s": t_upd - t_roll, "update_s": time.perf_counter() - t_upd, **stats}
+
+    def add_snapshot(self) -> None:
+        """Freeze the Q-network into the League (played greedily)."""
+        self.league.add_snapshot(self.snapshot())
 
     # ------------------------------------------------------------ checkpoints
     def agent_meta(self) -> AgentMeta:

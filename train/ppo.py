@@ -34,10 +34,10 @@ cardsuite.train.ppo``; see ``docs/training.md``.
 
 from __future__ import annotations
 
-import random
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -49,6 +49,7 @@ from cardsuite.train.core.cli import command_main, trainer_command
 from cardsuite.train.core.evaluate import evaluate_against
 from cardsuite.train.core.league import League
 from cardsuite.train.core.log import open_log
+from cardsuite.train.core.loop import BatchedLoop, seed_all
 from cardsuite.train.core.netspec import Snapshot, obs_scale
 from cardsuite.train.core.rundir import plan_run
 from cardsuite.train.ppo_config import PPOConfig
@@ -111,7 +112,7 @@ def ppo_update(
     return out
 
 
-class Trainer:
+class Trainer(BatchedLoop):
     """State of one run: engine, network, optimiser, league, game assignment."""
 
     def __init__(self, args: PPOConfig, opponents: dict[str, Any] | None = None) -> None:
@@ -125,11 +126,7 @@ class Trainer:
         # the one resume rule; a run never overwrites another
         self.plan = plan_run(args.run_dir or None, args.resume or None, args.out_dir())
         self.run_dir = self.plan.run_dir
-        random.seed(args.seed)
-        np.random.seed(args.seed)
-        torch.manual_seed(args.seed)
-        if args.threads:
-            torch.set_num_threads(args.threads)
+        seed_all(args.seed, args.threads)
         self.dev = torch.device(args.device)
         backend = "torch" if self.dev.type != "cpu" else args.backend
         self.game = train_game(args.game)
@@ -166,8 +163,7 @@ class Trainer:
             self.opp[~self.selfplay] = self.league.draw(int((~self.selfplay).sum()))
         self.step = 0
         self.iteration = 0
-        self.due = {"snapshot": args.snapshot_every, "eval": args.eval_every,
-                    "checkpoint": args.checkpoint_every}  # fmt: skip
+        self.due = self.schedule_start()
         self.history: list[dict[str, Any]] = []
         self.games_restored = False
         self.obs, self.mask, self.to_act = self.eng.reset(args.seed)
@@ -284,57 +280,43 @@ class Trainer:
         rows = evaluate_against(snap, self.scale, self.eval_opponents, deals=self.args.eval_deals,
                                 seed=self.args.eval_seed, game=self.game.name,
                                 config=self.config, step=self.step)  # fmt: skip
-        return [r.to_dict() for r in rows]
+        dicts = [r.to_dict() for r in rows]
+        self.log.evals(dicts)
+        self.history.extend(dicts)
+        return dicts
 
-    def train(self) -> dict[str, Any]:
-        """Run to ``total_steps``; the final evaluation rows."""
+    def iterate(self) -> dict[str, float]:
+        """One rollout of every game and a PPO update (the learning rate annealed first)."""
         args = self.args
-        start_step, t0 = self.step, time.perf_counter()
-        budget = args.budget_minutes * 60 or float("inf")
-        while self.step < args.total_steps and time.perf_counter() - t0 < budget:
-            if args.anneal_lr:
-                frac = max(0.0, 1.0 - self.step / args.total_steps)
-                for group in self.opt.param_groups:
-                    group["lr"] = frac * args.learning_rate
-            t_roll = time.perf_counter()
-            episodes = self.rollout()
-            adv, ret = self.buf.advantages(args.gamma, args.gae_lambda)
-            data = self.buf.flat(adv, ret)
-            t_upd = time.perf_counter()
-            stats = ppo_update(self.net, self.opt, data, args, self.cpu_gen)
-            now = time.perf_counter()
-            self.iteration += 1
-            sps = (self.step - start_step) / max(now - t0, 1e-9)
-            self.log.progress({"step": self.step, "iteration": self.iteration, "sps": sps,
-                               "rollout_s": t_upd - t_roll, "update_s": now - t_upd,
-                               "lr": self.opt.param_groups[0]["lr"], **episodes, **stats})  # fmt: skip
-            self._periodic()
-        rows = self.evaluate()
-        self.log.evals(rows)
-        self.history.extend(rows)
-        from cardsuite.train.ppo_checkpoint import save_checkpoint, save_final_agent
+        if args.anneal_lr:
+            frac = max(0.0, 1.0 - self.step / args.total_steps)
+            for group in self.opt.param_groups:
+                group["lr"] = frac * args.learning_rate
+        t_roll = time.perf_counter()
+        episodes = self.rollout()
+        adv, ret = self.buf.advantages(args.gamma, args.gae_lambda)
+        data = self.buf.flat(adv, ret)
+        t_upd = time.perf_counter()
+        stats = ppo_update(self.net, self.opt, data, args, self.cpu_gen)
+        return {"rollout_s": t_upd - t_roll, "update_s": time.perf_counter() - t_upd,
+                "lr": self.opt.param_groups[0]["lr"], **episodes, **stats}  # fmt: skip
 
-        save_checkpoint(self)
-        save_final_agent(self)
-        self.log.close()
-        return {"step": self.step, "eval": rows}
+    def add_snapshot(self) -> None:
+        """Freeze the actor into the League."""
+        self.league.add_snapshot(Snapshot.of(self.net.actor, self.step, self.args.activation))
+        self.log.note(f"league: {self.league.describe()}")
 
-    def _periodic(self) -> None:
-        args = self.args
-        if args.snapshot_every and self.step >= self.due["snapshot"]:
-            self.league.add_snapshot(Snapshot.of(self.net.actor, self.step, self.args.activation))
-            self.due["snapshot"] += args.snapshot_every
-            self.log.note(f"league: {self.league.describe()}")
-        if args.eval_every and self.step >= self.due["eval"] and self.step < args.total_steps:
-            rows = self.evaluate()
-            self.log.evals(rows)
-            self.history.extend(rows)
-            self.due["eval"] += args.eval_every
-        if args.checkpoint_every and self.step >= self.due["checkpoint"]:
-            from cardsuite.train.ppo_checkpoint import save_checkpoint
+    def save(self) -> Path:
+        """Write ``RUN/checkpoint`` (`cardsuite.train.ppo_checkpoint`)."""
+        from cardsuite.train.ppo_checkpoint import save_checkpoint
 
-            save_checkpoint(self)
-            self.due["checkpoint"] += args.checkpoint_every
+        return save_checkpoint(self)
+
+    def save_agent(self) -> Path:
+        """Write the trained network as ``RUN/agent``."""
+        from cardsuite.train.ppo_checkpoint import save_final_agent
+
+        return save_final_agent(self)
 
 
 def train(args: PPOConfig) -> dict[str, Any]:

@@ -4,7 +4,7 @@ By behaviour, not by reading source: the core's `duplicate_match` (which
 both `evaluate_against` and `evaluate_specs` call) and the core League's
 methods are replaced by recording stand-ins, then batched PPO, Deep
 Monte-Carlo and MaskablePPO (per-game and batched VecEnv) each run a tiny
-training. Each must evaluate through the stand-in, against its baselines, and
+training (the batched trainers on the core's loop, `BatchedLoop`). Each must evaluate through the stand-in, against its baselines, and
 must draw its opponents from a core League and report every finished game's
 outcome back to it (issue 20). A trainer with its own evaluator or opponent
 pool would leave the stand-ins uncalled.
@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from cardsuite.train.core import evaluate, league
+from cardsuite.train.core import evaluate, league, loop
 from tests.train.conftest import tiny_config
 
 Calls = dict[str, list[Any]]
@@ -27,7 +27,7 @@ Calls = dict[str, list[Any]]
 @pytest.fixture
 def core_calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
     """Record every call to the core evaluator and to the core League."""
-    calls: Calls = {"duel": [], "record": [], "act": [], "seat_table": []}
+    calls: Calls = {"duel": [], "record": [], "act": [], "seat_table": [], "run_schedules": []}
 
     def duel(policy_a: Any, policy_b: Any, *, deals: int, seed: int, game: str = "scum",
              **config: Any) -> evaluate.DuelResult:  # fmt: skip
@@ -36,17 +36,18 @@ def core_calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
 
     monkeypatch.setattr(evaluate, "duplicate_match", duel)
 
-    def spy(name: str) -> None:
-        real: Callable[..., Any] = getattr(league.League, name)
+    def spy(cls: type, name: str) -> None:
+        real: Callable[..., Any] = getattr(cls, name)
 
-        def wrapper(self: league.League, *args: Any, **kwargs: Any) -> Any:
+        def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
             calls[name].append(self)
             return real(self, *args, **kwargs)
 
-        monkeypatch.setattr(league.League, name, wrapper)
+        monkeypatch.setattr(cls, name, wrapper)
 
     for name in ("record", "act", "seat_table"):
-        spy(name)
+        spy(league.League, name)
+    spy(loop.BatchedLoop, "run_schedules")  # the batched trainers' one loop
     return calls
 
 
@@ -76,6 +77,7 @@ def test_batched_ppo(core_calls: Calls, tmp_path: Path) -> None:
     result = train(args)
     _judged_by_the_core(core_calls, result["eval"], {"heuristic", "random"})
     _played_the_core_league(core_calls, "act")
+    assert core_calls["run_schedules"], "the trainer's loop is not the core's BatchedLoop"
 
 
 def test_deep_monte_carlo(core_calls: Calls, tmp_path: Path) -> None:
@@ -90,6 +92,7 @@ def test_deep_monte_carlo(core_calls: Calls, tmp_path: Path) -> None:
     result = train(args)
     _judged_by_the_core(core_calls, result["eval"], {"heuristic", "random"})
     _played_the_core_league(core_calls, "act")
+    assert core_calls["run_schedules"], "the trainer's loop is not the core's BatchedLoop"
 
 
 @pytest.mark.parametrize("vec_env", ["dummy", "batched"])

@@ -1,0 +1,106 @@
+"""The training loop of the batched trainers: batched PPO and Deep Monte-Carlo are algorithms on it.
+
+`BatchedLoop.train` runs iterations until ``total_steps`` learner decisions
+or ``budget_minutes`` have passed; after each one it logs a progress row
+(steps, steps/s and the algorithm's statistics: `cardsuite.train.core.log`)
+and runs the schedules (`BatchedLoop.run_schedules`): a frozen snapshot of
+the learner joins the League every ``snapshot_every`` steps, a duplicate
+evaluation runs every ``eval_every`` and a checkpoint is written every
+``checkpoint_every`` (0: never). At the end come a final evaluation, a last
+checkpoint and the trained agent in ``RUN/agent``.
+
+An algorithm fills the hooks: `iterate` (one rollout and update, its
+statistics), `add_snapshot`, `evaluate` (logs its rows and returns them),
+`save` (the checkpoint, through `cardsuite.train.core.checkpoint`) and
+`save_agent`. The schedule's next steps (``due``) are part of the checkpoint,
+so a resumed run keeps them.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+SCHEDULES = ("snapshot", "eval", "checkpoint")
+
+
+def seed_all(seed: int, threads: int = 0) -> None:
+    """Seed the global generators of python, numpy and torch; ``threads``: torch CPU threads
+    (0: torch's default)."""
+    import torch
+
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    if threads:
+        torch.set_num_threads(threads)
+
+
+class BatchedLoop:
+    """The shared loop (module doc). Attributes the algorithm sets: ``args`` (its config),
+    ``log`` (a `RunLog`), ``step``, ``iteration`` and ``due`` (next step of each schedule)."""
+
+    args: Any
+    log: Any
+    step: int
+    iteration: int
+    due: dict[str, int]
+
+    def schedule_start(self) -> dict[str, int]:
+        """The first step of each schedule in a fresh run."""
+        return {name: getattr(self.args, f"{name}_every") for name in SCHEDULES}
+
+    def iterate(self) -> dict[str, float]:
+        """One rollout and update; its statistics for the progress row."""
+        raise NotImplementedError
+
+    def add_snapshot(self) -> None:
+        """Freeze the learner into the League."""
+        raise NotImplementedError
+
+    def evaluate(self) -> list[dict[str, Any]]:
+        """A duplicate evaluation, logged and kept in the history; its rows."""
+        raise NotImplementedError
+
+    def save(self) -> Path:
+        """Write the run's checkpoint."""
+        raise NotImplementedError
+
+    def save_agent(self) -> Path:
+        """Write the trained agent as ``RUN/agent``."""
+        raise NotImplementedError
+
+    def train(self) -> dict[str, Any]:
+        """Run to ``total_steps`` (or the time budget); the final step and evaluation rows."""
+        args = self.args
+        start_step, t0 = self.step, time.perf_counter()
+        budget = args.budget_minutes * 60 or float("inf")
+        while self.step < args.total_steps and time.perf_counter() - t0 < budget:
+            stats = self.iterate()
+            now = time.perf_counter()
+            self.iteration += 1
+            self.log.progress({"step": self.step, "iteration": self.iteration, "seconds": now - t0,
+                               "sps": (self.step - start_step) / max(now - t0, 1e-9), **stats})  # fmt: skip
+            self.run_schedules()
+        rows = self.evaluate()
+        self.save()
+        self.save_agent()
+        self.log.close()
+        return {"step": self.step, "eval": rows}
+
+    def run_schedules(self) -> None:
+        """Snapshot, evaluate and checkpoint when due (module doc)."""
+        args, step = self.args, self.step
+        if args.snapshot_every and step >= self.due["snapshot"]:
+            self.add_snapshot()
+            self.due["snapshot"] += args.snapshot_every
+        if args.eval_every and step >= self.due["eval"] and step < args.total_steps:
+            self.evaluate()
+            self.due["eval"] += args.eval_every
+        if args.checkpoint_every and step >= self.due["checkpoint"]:
+            self.save()
+            self.due["checkpoint"] += args.checkpoint_every
