@@ -349,9 +349,10 @@ def rate_units(
             idx = np.moveaxis(np.asarray(idx), axis, -1).astype(np.intp)
             shape = idx.shape[:-1]
             rows = idx.reshape(-1, idx.shape[-1])
-            counts = np.zeros((len(rows), len(per_unit)))
-            np.add.at(counts, (np.arange(len(rows))[:, None], rows), 1.0)
-            wins = np.einsum("bu,uij->bij", counts, per_unit)  # each resample's W
+            units = len(per_unit)
+            flat_idx = (rows + units * np.arange(len(rows))[:, None]).ravel()
+            counts = np.bincount(flat_idx, minlength=len(rows) * units).reshape(len(rows), units)
+            wins = np.einsum("bu,uij->bij", counts.astype(np.float64), per_unit)  # resampled W
             theta = fit_strengths_batch(wins, played, anchor=a_idx) * ELO_PER_UNIT
             return np.moveaxis(theta.reshape(*shape, k), -1, 0)
 
@@ -360,6 +361,7 @@ def rate_units(
             stat,
             n_resamples=resamples,
             vectorized=True,
+            batch=100,  # resamples per call: bounds the memory of a long tournament
             method="percentile",
             confidence_level=0.95,
             rng=np.random.default_rng(seed),
