@@ -44,6 +44,7 @@ import numpy as np
 import torch
 
 from cardsuite.errors import CheckpointError
+from cardsuite.train import ppo_checkpoint
 from cardsuite.train.actor_critic import ActorCritic
 from cardsuite.train.core.cli import command_main, trainer_command
 from cardsuite.train.core.evaluate import evaluate_against
@@ -168,9 +169,7 @@ class Trainer(BatchedLoop):
         self.games_restored = False
         self.obs, self.mask, self.to_act = self.eng.reset(args.seed)
         if self.plan.checkpoint is not None:
-            from cardsuite.train.ppo_checkpoint import load_checkpoint
-
-            load_checkpoint(self, self.plan.checkpoint)
+            ppo_checkpoint.load_checkpoint(self, self.plan.checkpoint)
         self.log = open_log(self.plan, self.step, PROGRESS_FIELDS, tensorboard=args.tensorboard,
                             quiet=args.quiet, headline=("entropy", "approx_kl", "league_win"))  # fmt: skip
         if self.plan.checkpoint is None and args.init:
@@ -308,15 +307,11 @@ class Trainer(BatchedLoop):
 
     def save(self) -> Path:
         """Write ``RUN/checkpoint`` (`cardsuite.train.ppo_checkpoint`)."""
-        from cardsuite.train.ppo_checkpoint import save_checkpoint
-
-        return save_checkpoint(self)
+        return ppo_checkpoint.save_checkpoint(self)
 
     def save_agent(self) -> Path:
         """Write the trained network as ``RUN/agent``."""
-        from cardsuite.train.ppo_checkpoint import save_final_agent
-
-        return save_final_agent(self)
+        return ppo_checkpoint.save_final_agent(self)
 
 
 def train(args: PPOConfig) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,30 +50,16 @@ class BatchedLoop:
     step: int
     iteration: int
     due: dict[str, int]
+    # the algorithm's hooks (module doc)
+    iterate: Callable[[], dict[str, float]]  # one rollout and update: its statistics
+    add_snapshot: Callable[[], None]  # freeze the learner into the League
+    evaluate: Callable[[], list[dict[str, Any]]]  # logged and kept in the history; its rows
+    save: Callable[[], Path]  # the checkpoint
+    save_agent: Callable[[], Path]  # ``RUN/agent``
 
     def schedule_start(self) -> dict[str, int]:
         """The first step of each schedule in a fresh run."""
         return {name: getattr(self.args, f"{name}_every") for name in SCHEDULES}
-
-    def iterate(self) -> dict[str, float]:
-        """One rollout and update; its statistics for the progress row."""
-        raise NotImplementedError
-
-    def add_snapshot(self) -> None:
-        """Freeze the learner into the League."""
-        raise NotImplementedError
-
-    def evaluate(self) -> list[dict[str, Any]]:
-        """A duplicate evaluation, logged and kept in the history; its rows."""
-        raise NotImplementedError
-
-    def save(self) -> Path:
-        """Write the run's checkpoint."""
-        raise NotImplementedError
-
-    def save_agent(self) -> Path:
-        """Write the trained agent as ``RUN/agent``."""
-        raise NotImplementedError
 
     def train(self) -> dict[str, Any]:
         """Run to ``total_steps`` (or the time budget); the final step and evaluation rows."""
