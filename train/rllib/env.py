@@ -153,8 +153,8 @@ class SuiteRLlibEnv(PettingZooEnv):
             if agent != self.learner:
                 self.seats[agent] = draw_seat(self.table, self._rng)
                 opponent = seat_agent(self.seats[agent], self.game)
-                opponent.reset(table_info(self.env, self.game, agent),
-                               seed=int(self._rng.integers(2**31)))  # fmt: skip
+                info = table_info(self.env, self.game, str(agent))
+                opponent.reset(info, seed=int(self._rng.integers(2**31)))
                 self.seated[agent] = opponent
 
     def _act(self, action: Any) -> None:
