@@ -41,7 +41,7 @@ Games ([`SearchGame`][cardsuite.agents.ismcts.SearchGame] adapters):
 
 This agent is the readable reference: the loop (determinize, descend, back
 up), the tree node and the decision are
-[`SearchBase`][cardsuite.agents.search_base.SearchBase]'s, which it shares
+`cardsuite.agents.search_base.SearchBase`'s, which it shares
 with ``cardsuite.agents.ismcts_batched`` (the same descents, the rollouts of
 many leaves at once on the batched engines: ``ismcts-batched``) and
 ``cardsuite.agents.guided_search`` (search over a learned agent:
@@ -255,7 +255,7 @@ class SearchKind:
         cutoff: default rollout steps before evaluation (0: play the deal out).
         max_hand: default hand size at or below which the agent searches (0: always).
         leaves: ``"module:attribute"`` of the game's
-            [`LeafEngine`][cardsuite.agents.search_leaves.LeafEngine] (how its
+            `cardsuite.agents.search_leaves.LeafEngine` (how its
             batched engine rolls out search leaves); None: the batched searches
             roll out with the reference.
         guided: default parameters of the search over a learned agent
