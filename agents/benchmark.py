@@ -732,5 +732,7 @@ def _run_calibrate(ns: argparse.Namespace) -> int:
     (out / "calibration.json").write_text(json.dumps(result, indent=1) + "\n", "utf-8")
     shown = {k: v for k, v in result.items() if k != "leaderboard"}
     print(json.dumps(shown, indent=1))
-    print(f"wrote {out / 'calibration.json'}: paste the first two entries into the deal set's file")
+    print(
+        f"wrote {out / 'calibration.json'}: paste the first three entries into the deal set's file"
+    )
     return 0
