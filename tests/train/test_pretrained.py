@@ -40,10 +40,12 @@ def test_available_matches_the_table() -> None:
     assert PretrainedAgent.available("scum", {"num_players": 6}) == [
         n for n in CATALOGUE if n == "scum6"
     ]
-    assert PretrainedAgent.available("scandal", {"num_players": 2}) == ["scandal2"]
-    assert PretrainedAgent.available("scandal", {"num_players": 3}) == []
-    assert PretrainedAgent.available("scum_party", {"num_players": 8}) == ["party8"]
-    assert PretrainedAgent.available("scum_party", {"num_players": 9}) == []
+    # size-generic agents (scandal4, party20 = party50) record no player count: every size
+    assert PretrainedAgent.available("scandal", {"num_players": 2}) == ["scandal2", "scandal4"]
+    assert PretrainedAgent.available("scandal", {"num_players": 3}) == ["scandal4"]
+    assert PretrainedAgent.available("scum_party", {"num_players": 8}) == [
+        "party8", "party20", "party50"]  # fmt: skip
+    assert PretrainedAgent.available("scum_party", {"num_players": 9}) == ["party20", "party50"]
 
 
 def test_unknown_names_are_refused() -> None:
