@@ -1,4 +1,4 @@
-"""Size-generic observations: any table of a game in one layout (a prototype for one policy per game).
+"""Size-generic observations: any table of a game in one layout (one policy per game).
 
 A Scum Party observation has per-player pieces as long as the config's
 largest table and a ``table`` piece as long as its number of tables; a
@@ -26,7 +26,8 @@ mask's first ``num_actions`` entries (``pad_mask`` pads it with False).
 
 The env's own observation is never changed: an agent wrapper calls
 [pad_observation][cardsuite.agents.size_generic.pad_observation] on what it
-is given.
+is given (`cardsuite.train.size_generic.SizeGenericAgent`, which
+``cardsuite dmc`` with ``sizes`` trains); `unpad_observation` is its inverse.
 """
 
 from __future__ import annotations
