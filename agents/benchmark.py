@@ -12,9 +12,12 @@ The protocol (``docs/benchmark.md``), version `PROTOCOL`:
   two agents over the seats (`cardsuite.agents.arena.run_tournament` with
   ``duplicate=True``). A test recomputes the hashes, so an engine change that
   changes a deal cannot go unnoticed.
-* **Opponents.** A fixed reference pool per deal set: ``random``, ``greedy``,
-  ``heuristic``, ISMCTS at the budget the deal set names, and the shipped
-  ``pretrained:`` agents for that game and size. The agent under test plays
+* **Opponents.** A fixed reference pool per deal set, stored in its file
+  (``pool``): ``random``, ``greedy``, ``heuristic``, ISMCTS at the budget the
+  deal set names, and the shipped ``pretrained:`` agents for that game and
+  size when the deal set was made. An agent shipped later does not enter
+  the pool (that would change the protocol's numbers); ``--quick`` swaps
+  the ISMCTS entry for `QUICK_ISMCTS`. The agent under test plays
   every reference head to head (one reference at the table at a time).
 * **Size.** The default uses all the deals: 400, enough for a 95% interval
   of at most ±5 points on the share of deals won against each reference
@@ -80,6 +83,7 @@ class DealSet:
         sha256: `deal_set_hash` of all ``deals`` deals.
         quick_sha256: `deal_set_hash` of the first `QUICK_DEALS`.
         ismcts: the pool's ISMCTS spec.
+        pool: the reference pool, fixed with the deal set (``ismcts`` among them).
         reference_ratings: calibrated Elo ratings of the pool by spec (full
             runs), or empty where the deal set has none yet.
         calibration: how the ratings were made (a command), or empty.
@@ -98,6 +102,7 @@ class DealSet:
     sha256: str
     quick_sha256: str
     ismcts: str
+    pool: tuple[str, ...]
     reference_ratings: dict[str, float]
     calibration: str
     quick_reference_ratings: dict[str, float]
@@ -137,6 +142,7 @@ def load_deal_set(game: str, players: int) -> DealSet:
         sha256=str(data["sha256"]),
         quick_sha256=str(data["quick_sha256"]),
         ismcts=str(data["ismcts"]),
+        pool=_pool(data, name),
         reference_ratings={str(k): float(v) for k, v in data.get("reference_ratings", {}).items()},
         calibration=str(data.get("calibration", "")),
         quick_reference_ratings={
@@ -146,6 +152,19 @@ def load_deal_set(game: str, players: int) -> DealSet:
         calibration_deals=int(data.get("calibration_deals", 0)),
         quick_calibration_deals=int(data.get("quick_calibration_deals", 0)),
     )
+
+
+def _pool(data: dict[str, Any], name: str) -> tuple[str, ...]:
+    pool = data.get("pool")
+    if (
+        not isinstance(pool, list)
+        or not all(isinstance(x, str) for x in pool)
+        or data.get("ismcts") not in pool
+    ):
+        raise ConfigError(
+            f"deal set {name}: 'pool' must list the reference specs, its ismcts among them"
+        )
+    return tuple(pool)
 
 
 def deal_set_hash(game: str, options: dict[str, Any], seed: int, deals: int) -> str:
@@ -192,6 +211,7 @@ def deal_set_data(
         "sha256": deal_set_hash(spec.name, options, seed, deals),
         "quick_sha256": deal_set_hash(spec.name, options, seed, QUICK_DEALS),
         "ismcts": ismcts,
+        "pool": reference_pool_now(spec.name, players, ismcts),
         "reference_ratings": {},
         "calibration": "",
         "quick_reference_ratings": {},
@@ -204,13 +224,18 @@ def deal_set_data(
 def reference_pool(
     deal_set: DealSet, *, quick: bool = False, ismcts: str | None = None
 ) -> list[str]:
-    """The reference specs: random, greedy, heuristic, ISMCTS, the shipped agents of this game and size."""
+    """The deal set's fixed pool, its ISMCTS entry swapped for ``--quick`` or ``ismcts``."""
+    search = ismcts or (QUICK_ISMCTS if quick else deal_set.ismcts)
+    return [search if spec == deal_set.ismcts else spec for spec in deal_set.pool]
+
+
+def reference_pool_now(game: str, players: int, ismcts: str) -> list[str]:
+    """The pool a new deal set gets: the baselines, ``ismcts``, the shipped agents of today."""
     from cardsuite.agents.leaderboard import shipped_agents
     from cardsuite.games import get_game
 
-    search = ismcts or (QUICK_ISMCTS if quick else deal_set.ismcts)
-    size = {get_game(deal_set.game).players_key: deal_set.players}  # any reward variant
-    return ["random", "greedy", "heuristic", search, *shipped_agents(deal_set.game, size)]
+    size = {get_game(game).players_key: players}  # any reward variant
+    return ["random", "greedy", "heuristic", ismcts, *shipped_agents(game, size)]
 
 
 def agent_hash(spec: str, game: str) -> str:

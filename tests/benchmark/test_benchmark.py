@@ -48,6 +48,25 @@ def test_pool_has_the_baselines_ismcts_and_the_shipped_agent() -> None:
         "random", "greedy", "heuristic", "ismcts:budget=100", "pretrained:scum4"
     ]  # fmt: skip
     assert bm.reference_pool(ds, quick=True)[3] == bm.QUICK_ISMCTS
+    assert bm.reference_pool(ds, ismcts="ismcts:budget=7")[3] == "ismcts:budget=7"
+
+
+def test_the_pool_is_fixed_with_the_deal_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An agent shipped later does not join a deal set's pool (it would change the numbers)."""
+    import cardsuite.agents.leaderboard as lb
+
+    before = bm.reference_pool(bm.load_deal_set("scandal", 4))
+    monkeypatch.setattr(lb, "shipped_agents", lambda game, options: ["pretrained:new"])
+    assert bm.reference_pool(bm.load_deal_set("scandal", 4)) == before
+    assert before == ["random", "greedy", "heuristic", "ismcts:budget=100"]
+    assert bm.reference_pool_now("scandal", 4, "ismcts:budget=100")[-1] == "pretrained:new"
+
+
+def test_a_deal_set_without_a_valid_pool_is_refused() -> None:
+    with pytest.raises(ConfigError, match="'pool' must list"):
+        bm._pool({"ismcts": "ismcts:budget=100", "pool": ["random"]}, "x")
+    with pytest.raises(ConfigError, match="'pool' must list"):
+        bm._pool({"ismcts": "ismcts"}, "x")
 
 
 def test_agent_hash_covers_spec_code_and_weights() -> None:
