@@ -278,8 +278,13 @@ def _party(config: Any, params: Mapping[str, Any]) -> ClimbSearch:
 
 
 #: The records' ``search`` parts (a Scum series always ends quickly: no cutoff).
+#: Scum's guided search: five waves of ten, searching from 8 cards (docs/search.md).
 scum_search = SearchKind(
-    _scum, cutoff=0, max_hand=6, leaves="cardsuite.agents.search_leaves:scum_leaves"
+    _scum,
+    cutoff=0,
+    max_hand=6,
+    leaves="cardsuite.agents.search_leaves:scum_leaves",
+    guided=(("batch", 10), ("max_hand", 8)),
 )
 party_search = SearchKind(_party, cutoff=0, max_hand=6)
 #: Scandal's guided search: four waves of ten, learned rollouts scored after 20 steps
