@@ -189,7 +189,7 @@ def read_checkpoint(path: str | Path, key: dict[str, Any]) -> dict[tuple[str, st
         if not isinstance(data, dict):
             raise ConfigError(f"{where}: not a JSON object")
         settings = {k: data.get(k) for k in key}
-        if settings != json.loads(json.dumps(key)):
+        if settings != loads(json.dumps(key), "the run's settings", error=ConfigError):
             raise ConfigError(
                 f"{where} is from another run ({json.dumps(settings, sort_keys=True)}); "
                 f"this run is {json.dumps(key, sort_keys=True)}: give a new --checkpoint file"

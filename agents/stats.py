@@ -17,9 +17,9 @@ Definitions (also in ``docs/arena.md``):
   z) and Wald intervals did.
 * Head-to-head: the fraction of units in which A's unit score beat B's, ties
   counting one half.
-* Ratings: openskill's Plackett-Luce model, one update per game; in each game
-  the agents are ranked by the mean finish rank of their seats (ties share
-  the better rank).
+* Ratings: not here; one Bradley-Terry fit to every unit at once
+  (`cardsuite.agents.ratings.rate_units`), so they do not depend on the
+  order of the games.
 """
 
 from __future__ import annotations
@@ -194,21 +194,3 @@ def head_to_head(unit_scores: Mapping[int, Sequence[float]]) -> list[list[float 
             sb = np.asarray(unit_scores[b])
             table[a][b] = float(np.mean((sa > sb) + 0.5 * (sa == sb)))
     return table
-
-
-def rate_games(games: Sequence[GameResult], num_agents: int) -> list[tuple[float, float, float]]:
-    """``(mu, sigma, ordinal)`` per agent after one Plackett-Luce update per game, in game order."""
-    from openskill.models import PlackettLuce
-
-    model = PlackettLuce()
-    ratings = [model.rating(name=str(a)) for a in range(num_agents)]
-    for g in games:
-        total = np.zeros(num_agents)
-        seats = np.zeros(num_agents)
-        for agent, rank in zip(g.seating, g.ranks, strict=True):
-            total[agent] += rank
-            seats[agent] += 1
-        ranks = [float(r) for r in competition_ranks(list(total / seats), higher_is_better=False)]
-        updated = model.rate([[r] for r in ratings], ranks=ranks)
-        ratings = [team[0] for team in updated]
-    return [(float(r.mu), float(r.sigma), float(r.ordinal())) for r in ratings]
