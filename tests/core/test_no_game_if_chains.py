@@ -23,8 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = ("agents", "train")
 
 #: (file, kind) -> how many such sites it may hold, and why.
-ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
-}
+ALLOWED: dict[tuple[str, str], tuple[int, str]] = {}
 
 
 def _is_game_name(node: ast.AST, names: set[str]) -> bool:
