@@ -83,8 +83,9 @@ class _Memoryless:
     """A record's batched heuristic that meets every position first (no repeat memory).
 
     The reference's rollouts play the per-game heuristic without the memory a
-    seat keeps over a hand (Scandal's repeat memory); a heuristic with
-    ``reset_games`` forgets every row before each call, as they do.
+    seat keeps over a hand (Scandal's repeat memory): a heuristic with a
+    ``repeat_memory`` switch has it turned off (no memory is kept at all); one
+    with only ``reset_games`` forgets every row before each call.
     """
 
     per_game = False
@@ -92,6 +93,9 @@ class _Memoryless:
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self._forget = getattr(inner, "reset_games", None)
+        if getattr(inner, "repeat_memory", None) is not None:
+            inner.repeat_memory = False
+            self._forget = None
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray, **_: Any) -> np.ndarray:
         if self._forget is not None:
