@@ -70,7 +70,7 @@ def test_illegal_action_raises_and_changes_nothing() -> None:
     assert np.array_equal(eng._observe()[0], before)
     with pytest.raises(IllegalActionError):
         eng.step(np.array([1_000, 0, 0]))
-    with pytest.raises(IllegalActionError, match="3 actions"):
+    with pytest.raises(IllegalActionError, match="needs 3 integer action ids, got 1"):
         eng.step(np.array([1]))
 
 
