@@ -37,7 +37,7 @@ reference (``batch`` still groups the descents).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -288,7 +288,7 @@ class BatchedISMCTSAgent(ISMCTSAgent):
 
     def roll_out(
         self, game: SearchGame[Any], states: list[Any], paths: list[list[Node]], rng: Any
-    ) -> Sequence[np.ndarray]:
+    ) -> list[np.ndarray]:
         """All the leaves' rollouts in one batch (a game without ``leaves``: the reference's)."""
         if self._rollouts is None:  # Scum Party: the reference's rollouts
             return super().roll_out(game, states, paths, rng)
