@@ -100,15 +100,17 @@ class ActorCritic(nn.Module):
 
 
 def agent_meta(
-    net: ActorCritic, game: str, options: Mapping[str, Any], step: int, config: Mapping[str, Any]
-) -> AgentMeta:
-    """The ``agent.json`` metadata of a trained network."""
+    net: ActorCritic, game: str, options: Mapping[str, Any], step: int, config: Mapping[str, Any],
+    layout: str = "table",
+) -> AgentMeta:  # fmt: skip
+    """The ``agent.json`` metadata of a trained network (``layout``: its input layout,
+    ``table`` or the size-generic ``generic``)."""
     return AgentMeta(
         game=game,
         options=dict(options),
         obs_size=net.obs_size,
         num_actions=net.num_actions,
-        network=NetworkSpec(activation=net.activation, actor=net.prefixes()),
+        network=NetworkSpec(activation=net.activation, actor=net.prefixes(), layout=layout),
         step=int(step),
         trainer=TRAINER,
         config=dict(config),

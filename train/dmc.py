@@ -68,7 +68,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from cardsuite.agents.size_generic import generic_spec, layout_of, pad_mask, pad_observation
+from cardsuite.agents.size_generic import generic_spec, layout_of
 from cardsuite.errors import CheckpointError
 from cardsuite.train.core.checkpoint import (
     capture_rng,
@@ -85,12 +85,12 @@ from cardsuite.train.core.checkpoint import (
     write_checkpoint,
 )
 from cardsuite.train.core.cli import command_main, trainer_command
-from cardsuite.train.core.evaluate import evaluate_against
 from cardsuite.train.core.league import League
 from cardsuite.train.core.log import open_log
 from cardsuite.train.core.loop import BatchedLoop, seed_all
 from cardsuite.train.core.netspec import NetworkSpec, Snapshot, obs_scale
 from cardsuite.train.core.rundir import plan_run
+from cardsuite.train.core.tables import GameTable, evaluate_tables, make_table, warm_start_data
 from cardsuite.train.dmc_config import DMCConfig
 from cardsuite.train.dmc_core import (
     MCReturns,
@@ -123,43 +123,15 @@ _FILES = re.compile(
 )
 
 
-@dataclass(eq=False)
-class _Table:
-    """One player count's games in flight: engine, league, seats, returns, pending decisions.
+@dataclass(eq=False, kw_only=True)
+class _Table(GameTable):
+    """A table's games (`cardsuite.train.core.tables.GameTable`), with Deep Monte-Carlo's
+    per-seat returns and the learner decisions still waiting for their episode's end."""
 
-    A run has one; a run with ``sizes`` one per player count. ``generic``
-    (the game's name) pads the network's inputs into the size-generic layout;
-    ``key`` prefixes the table's arrays in a checkpoint (empty for one table:
-    the format of a one-size run is unchanged).
-    """
-
-    players: int
-    config: dict[str, Any]
-    eng: Any
-    league: League
-    eval_opponents: dict[str, Any]
-    selfplay: np.ndarray
-    learner_seat: np.ndarray
-    opp: np.ndarray
     mc: MCReturns
-    generic: str
-    key: str
-    obs: Any = None
-    mask: Any = None
-    to_act: Any = None
     pending: dict[str, list[np.ndarray]] = dataclasses.field(
         default_factory=lambda: {k: [] for k in PENDING}
     )
-
-    def net_obs(self, obs: np.ndarray) -> np.ndarray:
-        """The network's (unscaled) input of table observations: padded if generic."""
-        if not self.generic:
-            return np.asarray(obs, dtype=np.float32)
-        return pad_observation(obs, self.eng.obs_spec, self.generic)
-
-    def net_mask(self, mask: np.ndarray) -> np.ndarray:
-        """The network's action mask of table masks: padded with False if generic."""
-        return pad_mask(mask, self.generic) if self.generic else np.asarray(mask, dtype=bool)
 
 
 class DMCTrainer(BatchedLoop):
@@ -204,25 +176,11 @@ class DMCTrainer(BatchedLoop):
 
     def _table(self, players: int) -> _Table:
         """A batch of ``num_games`` games at ``players`` (league, seats, returns)."""
-        args = self.args
-        config: dict[str, Any] = self.game.config(players, args.options)
-        eng = self.game.make_engine(args.num_games, config)
-        n, p = args.num_games, eng.num_players
-        baselines = self.game.baselines(args.names("baselines"), eng, args.seed)
-        league = League(baselines, max_snapshots=args.max_snapshots, weighting=args.pfsp,
-                        seed=args.seed, greedy=True)  # fmt: skip
-        selfplay = np.zeros(n, dtype=bool)
-        selfplay[: round(args.self_play * n)] = True
-        opp = np.full(n, -1, dtype=np.int64)
-        if league.members:
-            opp[~selfplay] = league.draw(int((~selfplay).sum()))
-        return _Table(
-            players=players, config=config, eng=eng, league=league,
-            eval_opponents=self.game.baselines(args.names("eval_against"), eng, args.seed),
-            selfplay=selfplay, learner_seat=np.where(selfplay, -1, self.rng.integers(p, size=n)),
-            opp=opp, mc=MCReturns(n, p), generic=self.generic,
-            key=f"p{players}/" if self.generic else "",
-        )  # fmt: skip
+        table = make_table(self.game, players, self.args, self.rng, generic=self.generic,
+                           greedy=True, table_class=_Table,
+                           mc=MCReturns(self.args.num_games, players))  # fmt: skip
+        assert isinstance(table, _Table)
+        return table
 
     # One-size runs: the table's pieces by their former names (tests, tools).
     @property
@@ -247,21 +205,10 @@ class DMCTrainer(BatchedLoop):
     def warm_start(self) -> None:
         """Fit the Q-network on heuristic games (`cardsuite.train.dmc_core.fit_heuristic`)."""
         from cardsuite.train.dmc_core import fit_heuristic
-        from cardsuite.train.imitation import heuristic_dataset
 
         a = self.args
         t0 = time.perf_counter()
-        parts = []
-        low = min(t.players for t in self.tables)
-        for t in self.tables:
-            # a larger table's episode is longer: fewer games, more steps, the same rows
-            games = max(1, round(a.bc_games * low / t.players))
-            steps = round(a.bc_steps * t.players / low)
-            part = heuristic_dataset(games, steps, a.bc_explore, a.seed, t.config,
-                                     self.game.name, relative=a.relative_reward)  # fmt: skip
-            part["obs"], part["mask"] = t.net_obs(part["obs"]), t.net_mask(part["mask"])
-            parts.append(part)
-        data = {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
+        data = warm_start_data(self.tables, self.game.name, a, relative=a.relative_reward)
         data["ret"] = data["ret"] * np.float32(a.reward_scale)
         stats = fit_heuristic(self.net, data, self.scale.to(self.dev), epochs=a.bc_epochs,
                               lr=1e-3, margin=a.bc_margin, margin_coef=a.bc_margin_coef,
@@ -293,7 +240,7 @@ class DMCTrainer(BatchedLoop):
         scores: list[np.ndarray] = []
         for _ in range(self.args.rollout_steps):
             to_act = np.asarray(t.to_act)
-            learner = t.selfplay | (to_act == t.learner_seat)
+            learner = t.learner_rows(to_act)
             actions = np.zeros(n, dtype=np.int64)
             rows = np.flatnonzero(learner)
             if rows.size:
@@ -317,24 +264,9 @@ class DMCTrainer(BatchedLoop):
             trained = relative_rewards(rewards) if self.args.relative_reward else rewards
             t.mc.add(trained * self.args.reward_scale, done)
             if done.any():
-                scores.append(self._new_episodes(t, done, rewards))
+                scores.append(t.finish_games(done, rewards, self.rng))
             t.obs, t.mask, t.to_act = res.obs, res.mask, res.to_act
         return scores
-
-    def _new_episodes(self, t: _Table, done: np.ndarray, rewards: np.ndarray) -> np.ndarray:
-        """Score finished league games (1 win, 0.5 tie) for PFSP; draw a new seat and member."""
-        fin = np.flatnonzero(done & ~t.selfplay)
-        if fin.size == 0:
-            return np.zeros(0)
-        p = t.eng.num_players
-        mine = rewards[fin, t.learner_seat[fin]]
-        others = (rewards[fin].sum(axis=1) - mine) / (p - 1)
-        outcome = np.asarray((mine > others) + 0.5 * (mine == others), dtype=np.float64)
-        t.league.record(t.opp[fin], outcome)
-        t.learner_seat[fin] = self.rng.integers(p, size=fin.size)
-        t.opp[fin] = t.league.draw(fin.size)
-        t.league.prune(t.opp)
-        return outcome
 
     def _resolve(self, t: _Table) -> tuple[float, float, float]:
         """A table's pending decisions whose episode ended go to the replay with their MC return.
@@ -385,23 +317,9 @@ class DMCTrainer(BatchedLoop):
         With ``sizes``, at every player count (rows ``NAME@Pp``), the network
         seen at that table (`cardsuite.train.size_generic.GenericSnapshot`).
         """
-        from cardsuite.train.size_generic import GenericSnapshot
-
-        rows: list[dict[str, Any]] = []
-        snap = self.snapshot()
-        for t in self.tables:
-            me, scale = snap, self.scale.numpy()
-            if self.generic:
-                me = GenericSnapshot(snap.step, snap.params, snap.activation, snap.actor,
-                                     game=self.generic, source=t.eng.obs_spec,
-                                     table_actions=t.eng.num_actions)  # fmt: skip
-                scale = obs_scale(t.eng.obs_spec)
-            for r in evaluate_against(me, scale, t.eval_opponents, deals=self.args.eval_deals,
-                                      seed=self.args.eval_seed, game=self.game.name,
-                                      config=t.config, step=self.step):  # fmt: skip
-                if self.generic:
-                    r = dataclasses.replace(r, against=f"{r.against}@{t.players}p")
-                rows.append(r.to_dict())
+        rows = evaluate_tables(self.snapshot(), self.scale.numpy(), self.tables,
+                               game=self.game.name, deals=self.args.eval_deals,
+                               seed=self.args.eval_seed, step=self.step)  # fmt: skip
         self.log.evals(rows)
         self.history.extend(rows)
         return rows

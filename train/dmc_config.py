@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from cardsuite.config import doc_field
-from cardsuite.errors import ConfigError
 from cardsuite.train.core.settings import RunConfig, inherit
 
 
@@ -58,44 +57,3 @@ class DMCConfig(RunConfig):
         "proportions)",
         gt=0.0,
     )
-    sizes: str = doc_field(
-        "",
-        "player counts trained together, comma list (e.g. 5,8,20,50): one network on the "
-        "game's size-generic layout, num_games games per size (empty: num_players only)",
-    )
-
-    def validate(self) -> None:
-        """The shared checks, then ``sizes``: player counts the game has a generic layout for."""
-        super().validate()
-        if not self.sizes.strip():
-            return
-        from cardsuite.agents.size_generic import layout_of
-        from cardsuite.games import get_game
-        from cardsuite.train.ppo_games import train_game
-
-        try:
-            layout_of(self.game)
-        except ConfigError as err:
-            self._fail("sizes", str(err))
-        sizes = self.size_list()
-        if not sizes or len(set(sizes)) != len(sizes):
-            self._fail("sizes", f"must list distinct player counts, got {self.sizes!r}")
-        for n in sizes:
-            try:  # the game's own config checks the player count (P2, S2)
-                get_game(self.game).config_class().from_dict(
-                    train_game(self.game).config(n, self.options)
-                )
-            except ConfigError as err:
-                self._fail("sizes", f"{n} players: {err}")
-        if self.snapshot_every:
-            self._fail("snapshot_every", "must be 0 with sizes (the league plays baselines only)")
-
-    def size_list(self) -> list[int]:
-        """The player counts of ``sizes`` (``[num_players]`` when empty)."""
-        if not self.sizes.strip():
-            return [self.num_players]
-        try:
-            sizes = [int(s) for s in self.sizes.split(",") if s.strip()]
-        except ValueError:
-            self._fail("sizes", f"must be a comma list of player counts, got {self.sizes!r}")
-        return sizes

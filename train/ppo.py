@@ -25,6 +25,11 @@ Per iteration:
    (`cardsuite.train.core.evaluate`, deals of ``eval_seed``, never trained
    on); logs go to ``progress.csv``, ``eval.csv`` and TensorBoard.
 
+**Every table size** (``sizes``, e.g. ``5,8,20,50``): one batch of games per
+player count (`cardsuite.train.core.tables`), every table padded into the
+game's size-generic layout, one network trained on all of them; its agent
+(``network.layout: generic``) sits at any table of the game.
+
 The trained agent is written in the safe format (``RUN/agent``:
 safetensors + ``agent.json``, ``trainer: cardsuite-ppo``): play it with
 ``ppo:RUN/agent``. Steps count learner decisions. Run it with ``cardsuite
@@ -37,22 +42,24 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
+from cardsuite.agents.size_generic import generic_spec, layout_of
 from cardsuite.errors import CheckpointError
 from cardsuite.train import ppo_checkpoint
 from cardsuite.train.actor_critic import ActorCritic
 from cardsuite.train.core.cli import command_main, trainer_command
-from cardsuite.train.core.evaluate import evaluate_against
 from cardsuite.train.core.league import League
 from cardsuite.train.core.log import open_log
 from cardsuite.train.core.loop import BatchedLoop, seed_all
 from cardsuite.train.core.netspec import Snapshot, obs_scale
 from cardsuite.train.core.rundir import plan_run
+from cardsuite.train.core.tables import GameTable, evaluate_tables, make_table, warm_start_data
 from cardsuite.train.ppo_config import PPOConfig
 from cardsuite.train.ppo_games import train_game
 from cardsuite.train.rollout import SeatRollout, to_torch
@@ -113,8 +120,21 @@ def ppo_update(
     return out
 
 
+@dataclass(eq=False, kw_only=True)
+class PPOTable(GameTable):
+    """A table's games (`cardsuite.train.core.tables.GameTable`) and its rollout buffer."""
+
+    buf: SeatRollout | None = None
+
+
 class Trainer(BatchedLoop):
-    """State of one run: engine, network, optimiser, league, game assignment."""
+    """State of one run: the tables of games in flight, network, optimiser, leagues.
+
+    With ``sizes`` the run keeps one table of ``num_games`` games per player
+    count and trains one network on the game's size-generic layout
+    (`cardsuite.agents.size_generic`); each iteration rolls every table out
+    and updates on all their decisions together.
+    """
 
     def __init__(self, args: PPOConfig, opponents: dict[str, Any] | None = None) -> None:
         """Seed everything and build the run (resume if asked).
@@ -131,14 +151,21 @@ class Trainer(BatchedLoop):
         self.dev = torch.device(args.device)
         backend = "torch" if self.dev.type != "cpu" else args.backend
         self.game = train_game(args.game)
-        self.config: dict[str, Any] = self.game.config(args.num_players, args.options)
-        self.eng = self.game.make_engine(
-            args.num_games, self.config, backend=backend,
-            device=str(self.dev) if backend == "torch" else None,
-        )  # fmt: skip
+        self.generic = args.game if args.sizes.strip() else ""
+        self.rng = np.random.default_rng(args.seed)
+        kwargs = {"backend": backend, "device": str(self.dev) if backend == "torch" else None}
+        self.tables: list[PPOTable] = []
+        for players in args.size_list():
+            table = make_table(self.game, players, args, self.rng, generic=self.generic,
+                               engine_kwargs=kwargs, opponents=opponents,
+                               table_class=PPOTable)  # fmt: skip
+            assert isinstance(table, PPOTable)
+            self.tables.append(table)
         self.xp = self.eng.xp
-        spec = self.eng.obs_spec
-        num_actions = self.eng.num_actions
+        if self.generic:
+            spec, num_actions = generic_spec(self.generic), layout_of(self.generic).num_actions
+        else:
+            spec, num_actions = self.eng.obs_spec, self.eng.num_actions
         self.scale = torch.as_tensor(obs_scale(spec), device=self.dev)
         self.net = ActorCritic(spec.size, num_actions, args.hidden, args.layers,
                                args.activation).to(self.dev)  # fmt: skip
@@ -147,27 +174,17 @@ class Trainer(BatchedLoop):
         self.gen.manual_seed(args.seed)
         self.cpu_gen = torch.Generator()
         self.cpu_gen.manual_seed(args.seed + 1)
-        self.rng = np.random.default_rng(args.seed)
-        fixed = opponents or self.game.baselines(args.names("baselines"), self.eng, args.seed)
-        self.league = League(fixed, max_snapshots=args.max_snapshots, weighting=args.pfsp,
-                             seed=args.seed, scale=self.scale)  # fmt: skip
-        self.eval_opponents = opponents or self.game.baselines(
-            args.names("eval_against"), self.eng, args.seed
-        )
-        n, p = args.num_games, self.eng.num_players
-        self.buf = SeatRollout(args.rollout_steps, n, p, spec.size, num_actions, self.dev)
-        self.selfplay = np.zeros(n, dtype=bool)
-        self.selfplay[: round(args.self_play * n)] = True
-        self.learner_seat = np.where(self.selfplay, -1, self.rng.integers(p, size=n))
-        self.opp = np.full(n, -1, dtype=np.int64)
-        if self.league.members:
-            self.opp[~self.selfplay] = self.league.draw(int((~self.selfplay).sum()))
+        for t in self.tables:
+            t.league.scale = obs_scale(spec)
+            t.buf = SeatRollout(args.rollout_steps, args.num_games, t.eng.num_players, spec.size,
+                                num_actions, self.dev)  # fmt: skip
         self.step = 0
         self.iteration = 0
         self.due = self.schedule_start()
         self.history: list[dict[str, Any]] = []
         self.games_restored = False
-        self.obs, self.mask, self.to_act = self.eng.reset(args.seed)
+        for t in self.tables:
+            t.obs, t.mask, t.to_act = t.eng.reset(args.seed)
         if self.plan.checkpoint is not None:
             ppo_checkpoint.load_checkpoint(self, self.plan.checkpoint)
         self.log = open_log(self.plan, self.step, PROGRESS_FIELDS, tensorboard=args.tensorboard,
@@ -177,7 +194,56 @@ class Trainer(BatchedLoop):
         elif self.plan.checkpoint is None and args.bc_steps:
             self.warm_start()
         if self.plan.checkpoint is not None and not self.games_restored:  # fresh deals
-            self.obs, self.mask, self.to_act = self.eng.reset(args.seed + self.iteration)
+            for t in self.tables:
+                t.obs, t.mask, t.to_act = t.eng.reset(args.seed + self.iteration)
+
+    # One-size runs: the table's pieces by their former names (tests, tools, exploit).
+    @property
+    def eng(self) -> Any:
+        """The first table's engine (the only one without ``sizes``)."""
+        return self.tables[0].eng
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The first table's engine options (the only one without ``sizes``)."""
+        return self.tables[0].config
+
+    @property
+    def league(self) -> League:
+        """The first table's league (the only one without ``sizes``)."""
+        return self.tables[0].league
+
+    @property
+    def buf(self) -> SeatRollout:
+        """The first table's rollout buffer."""
+        buf = self.tables[0].buf
+        assert buf is not None
+        return buf
+
+    @property
+    def obs(self) -> Any:
+        """The first table's current observations."""
+        return self.tables[0].obs
+
+    @property
+    def to_act(self) -> Any:
+        """The first table's players to act."""
+        return self.tables[0].to_act
+
+    @property
+    def selfplay(self) -> np.ndarray:
+        """The first table's self-play games."""
+        return self.tables[0].selfplay
+
+    @property
+    def learner_seat(self) -> np.ndarray:
+        """The first table's learner seat per game (-1: self-play)."""
+        return self.tables[0].learner_seat
+
+    @property
+    def opp(self) -> np.ndarray:
+        """The first table's League member per game (-1: self-play)."""
+        return self.tables[0].opp
 
     def load_init(self, path: str) -> None:
         """Start from a saved agent (actor and critic); CheckpointError if it does not fit."""
@@ -197,12 +263,11 @@ class Trainer(BatchedLoop):
 
     def warm_start(self) -> None:
         """Imitate the heuristic before PPO (`cardsuite.train.imitation`)."""
-        from cardsuite.train.imitation import heuristic_dataset, imitate
+        from cardsuite.train.imitation import imitate
 
         args = self.args
         t0 = time.perf_counter()
-        data = heuristic_dataset(args.bc_games, args.bc_steps, args.bc_explore, args.seed,
-                                 self.config, self.game.name)  # fmt: skip
+        data = warm_start_data(self.tables, self.game.name, args)
         stats = imitate(self.net, data, self.scale, epochs=args.bc_epochs, seed=args.seed)
         stats["bc_seconds"] = time.perf_counter() - t0
         self.log.note("warm start: " + ", ".join(f"{k} {v:.4g}" for k, v in stats.items()))
@@ -210,76 +275,78 @@ class Trainer(BatchedLoop):
 
     # ------------------------------------------------------------------ rollout
     def rollout(self) -> dict[str, float]:
-        """Fill the buffer with ``rollout_steps`` steps of every game; episode statistics."""
-        xp, buf, dev = self.xp, self.buf, self.dev
-        buf.clear()
-        n = self.args.num_games
+        """Fill every table's buffer with ``rollout_steps`` steps of its games; episode statistics."""
         outcomes: list[np.ndarray] = []
-        for t in range(self.args.rollout_steps):
-            to_act = xp.to_numpy(self.to_act)
-            learner = self.selfplay | (to_act == self.learner_seat)
-            rows = np.flatnonzero(learner)
-            actions = np.zeros(n, dtype=np.int64)
-            if rows.size:
-                rows_t = torch.from_numpy(rows).to(dev)
-                obs = to_torch(self.obs, dev)[rows_t] * self.scale
-                mask = to_torch(self.mask, dev)[rows_t].bool()
-                a, logp, v = self.net.act(obs, mask, self.gen)
-                seats = torch.from_numpy(to_act[rows]).to(dev)
-                buf.record(t, rows_t, seats, obs, mask, a, logp, v)
-                actions[rows] = a.cpu().numpy()
-                self.step += int(rows.size)
-            other = np.flatnonzero(~learner)
-            if other.size:
-                o_np, m_np = xp.to_numpy(self.obs), xp.to_numpy(self.mask)
-                actions[other] = self.league.act(self.opp[other], o_np[other], m_np[other],
-                                                 other, to_act[other])  # fmt: skip
-            res = self.eng.step(xp.asarray(actions, xp.int64))
-            rewards = to_torch(res.rewards, dev)
-            done_t = to_torch(res.done, dev)
-            buf.add_rewards(rewards, done_t)
-            done = xp.to_numpy(res.done).astype(bool)
-            if done.any():
-                outcomes.append(self._finish_games(done, xp.to_numpy(res.rewards)))
-            self.obs, self.mask, self.to_act = res.obs, res.mask, res.to_act
-        self._bootstrap()
+        for t in self.tables:
+            outcomes += self._rollout_table(t)
         finished = np.concatenate(outcomes) if outcomes else np.zeros(0)
         return {"league_games": float(finished.size),
                 "league_win": float(finished.mean()) if finished.size else float("nan")}  # fmt: skip
 
-    def _finish_games(self, done: np.ndarray, rewards: np.ndarray) -> np.ndarray:
-        """Score finished league games for PFSP; draw new seats and members."""
-        fin = np.flatnonzero(done & ~self.selfplay)
-        if fin.size == 0:
-            return np.zeros(0)
-        mine = rewards[fin, self.learner_seat[fin]]
-        p = self.eng.num_players
-        others = (rewards[fin].sum(axis=1) - mine) / (p - 1)
-        outcome = (mine > others) + 0.5 * (mine == others)
-        self.league.record(self.opp[fin], outcome)
-        self.learner_seat[fin] = self.rng.integers(p, size=fin.size)
-        self.opp[fin] = self.league.draw(fin.size)
-        self.league.prune(self.opp)
-        return np.asarray(outcome, dtype=np.float64)
+    def _net_input(self, t: PPOTable, rows: torch.Tensor, obs: Any, mask: Any) -> tuple[
+            torch.Tensor, torch.Tensor]:  # fmt: skip
+        """The network's scaled observations and masks of a table's ``rows`` (padded if generic)."""
+        if not t.generic:
+            return (to_torch(obs, self.dev)[rows] * self.scale,
+                    to_torch(mask, self.dev)[rows].bool())  # fmt: skip
+        idx = rows.cpu().numpy()
+        x = torch.from_numpy(t.net_obs(self.xp.to_numpy(obs)[idx])).to(self.dev) * self.scale
+        return x, torch.from_numpy(t.net_mask(self.xp.to_numpy(mask)[idx])).to(self.dev)
 
-    def _bootstrap(self) -> None:
-        """Values of the transitions still open, from each seat's view of the current state."""
-        for seat in range(self.eng.num_players):
-            ts, gs = self.buf.open_transitions(seat)
+    def _rollout_table(self, t: PPOTable) -> list[np.ndarray]:
+        """``rollout_steps`` steps of one table's games; its finished league games' outcomes."""
+        xp, buf, dev = self.xp, t.buf, self.dev
+        assert buf is not None
+        buf.clear()
+        n = self.args.num_games
+        outcomes: list[np.ndarray] = []
+        for step in range(self.args.rollout_steps):
+            to_act = xp.to_numpy(t.to_act)
+            learner = t.learner_rows(to_act)
+            rows = np.flatnonzero(learner)
+            actions = np.zeros(n, dtype=np.int64)
+            if rows.size:
+                rows_t = torch.from_numpy(rows).to(dev)
+                obs, mask = self._net_input(t, rows_t, t.obs, t.mask)
+                a, logp, v = self.net.act(obs, mask, self.gen)
+                seats = torch.from_numpy(to_act[rows]).to(dev)
+                buf.record(step, rows_t, seats, obs, mask, a, logp, v)
+                actions[rows] = a.cpu().numpy()
+                self.step += int(rows.size)
+            other = np.flatnonzero(~learner)
+            if other.size:
+                o_np, m_np = xp.to_numpy(t.obs), xp.to_numpy(t.mask)
+                actions[other] = t.league.act(t.opp[other], o_np[other], m_np[other], other,
+                                              to_act[other])  # fmt: skip
+            res = t.eng.step(xp.asarray(actions, xp.int64))
+            buf.add_rewards(to_torch(res.rewards, dev), to_torch(res.done, dev))
+            done = xp.to_numpy(res.done).astype(bool)
+            if done.any():
+                outcomes.append(t.finish_games(done, xp.to_numpy(res.rewards), self.rng))
+            t.obs, t.mask, t.to_act = res.obs, res.mask, res.to_act
+        self._bootstrap(t)
+        return outcomes
+
+    def _bootstrap(self, t: PPOTable) -> None:
+        """Values of a table's transitions still open, from each seat's view of the current state."""
+        assert t.buf is not None
+        for seat in range(t.eng.num_players):
+            ts, gs = t.buf.open_transitions(seat)
             if ts.numel() == 0:
                 continue
-            view = to_torch(self.game.observe_as(self.eng, seat), self.dev)
+            view = self.game.observe_as(t.eng, seat)
+            x = (to_torch(view, self.dev) if not t.generic else
+                 torch.from_numpy(t.net_obs(self.xp.to_numpy(view))).to(self.dev))  # fmt: skip
             with torch.no_grad():
-                self.buf.boot[ts, gs] = self.net.value(view[gs] * self.scale)
+                t.buf.boot[ts, gs] = self.net.value(x[gs] * self.scale)
 
     # ------------------------------------------------------------------ loop
     def evaluate(self) -> list[dict[str, Any]]:
         """Duplicate deals (``eval_seed``) of the greedy learner against each eval baseline."""
         snap = Snapshot.of(self.net.actor, self.step, self.args.activation)
-        rows = evaluate_against(snap, self.scale, self.eval_opponents, deals=self.args.eval_deals,
-                                seed=self.args.eval_seed, game=self.game.name,
-                                config=self.config, step=self.step)  # fmt: skip
-        dicts = [r.to_dict() for r in rows]
+        dicts = evaluate_tables(snap, self.scale.cpu().numpy(), self.tables, game=self.game.name,
+                                deals=self.args.eval_deals, seed=self.args.eval_seed,
+                                step=self.step)  # fmt: skip
         self.log.evals(dicts)
         self.history.extend(dicts)
         return dicts
@@ -293,8 +360,13 @@ class Trainer(BatchedLoop):
                 group["lr"] = frac * args.learning_rate
         t_roll = time.perf_counter()
         episodes = self.rollout()
-        adv, ret = self.buf.advantages(args.gamma, args.gae_lambda)
-        data = self.buf.flat(adv, ret)
+        parts = []
+        for t in self.tables:
+            assert t.buf is not None
+            adv, ret = t.buf.advantages(args.gamma, args.gae_lambda)
+            parts.append(t.buf.flat(adv, ret))
+        data = parts[0] if len(parts) == 1 else {
+            k: torch.cat([part[k] for part in parts]) for k in parts[0]}  # fmt: skip
         t_upd = time.perf_counter()
         stats = ppo_update(self.net, self.opt, data, args, self.cpu_gen)
         return {"rollout_s": t_upd - t_roll, "update_s": time.perf_counter() - t_upd,

@@ -42,13 +42,14 @@ from cardsuite.train.core.checkpoint import (
     set_gen,
     write_checkpoint,
 )
-from cardsuite.train.safe_io import load_tensors, load_tensors_numpy, save_tensors
+from cardsuite.train.safe_io import AgentMeta, load_tensors, load_tensors_numpy, save_tensors
 
 if TYPE_CHECKING:
     from cardsuite.train.ppo import Trainer
 
 STATE_VERSION = 2
-MUST_MATCH = ("game", "num_players", "options", "hidden", "layers", "activation", "num_games")
+MUST_MATCH = ("game", "num_players", "options", "hidden", "layers", "activation", "num_games",
+              "sizes")  # fmt: skip
 _FILES = re.compile(
     r"agent/(weights\.safetensors|agent\.json)|optimizer\.safetensors|run\.safetensors"
     r"|league/snapshot@\d{1,15}\.safetensors"
@@ -59,23 +60,28 @@ def save_checkpoint(tr: Trainer) -> Path:
     """Write ``RUN/checkpoint`` atomically; its path."""
 
     def fill(tmp: Path) -> dict[str, Any]:
-        meta = agent_meta(tr.net, tr.game.name, tr.config, tr.step, tr.args.to_dict())
-        save_network(tmp / "agent", tr.net, meta)
+        save_network(tmp / "agent", tr.net, trainer_meta(tr))
         tensors, _groups = flatten_optimizer(tr.opt.state_dict())  # lr: set each iteration
         if tensors:
             save_tensors(tmp / "optimizer.safetensors", tensors)
         (tmp / "league").mkdir()
         for snap in tr.league.snapshots():
             save_tensors(tmp / "league" / f"snapshot@{snap.step}.safetensors", dict(snap.params))
-        games = engine_state(tr.eng) if tr.xp.name == "numpy" else None
-        run = {"learner_seat": tr.learner_seat, "opp": tr.opp}
-        if games is not None:
-            run.update(obs=tr.obs, mask=tr.mask, to_act=tr.to_act, **games)
+        run: dict[str, Any] = {}
+        saved = tr.xp.name == "numpy"
+        for t in tr.tables:
+            games = engine_state(t.eng) if saved else None
+            saved = games is not None
+            part = {"learner_seat": t.learner_seat, "opp": t.opp}
+            if games is not None:
+                part.update(obs=t.obs, mask=t.mask, to_act=t.to_act, **games)
+            run.update({t.key + k: v for k, v in part.items()})
         save_tensors(tmp / "run.safetensors", run)
         return {
             "version": STATE_VERSION, "step": tr.step, "iteration": tr.iteration,
             "due": tr.due, "config": tr.args.to_dict(), "league": tr.league.state(),
-            "games_saved": games is not None,
+            "leagues": {t.key: t.league.state() for t in tr.tables[1:]},
+            "games_saved": saved,
             "rng": {"numpy": tr.rng.bit_generator.state, "torch": gen_state(tr.gen),
                     "torch_cpu": gen_state(tr.cpu_gen), "global": capture_rng()},
             "history": finite(tr.history),
@@ -99,6 +105,9 @@ def load_checkpoint(tr: Trainer, path: Path) -> None:
             restore_optimizer(tr.opt, load_tensors(opt_file), None)
         tr.league.restore(state["league"], lambda name: load_tensors_numpy(
             ckpt / "league" / f"{Path(name).name}.safetensors"), tr.args.activation)  # fmt: skip
+        for t in tr.tables[1:]:
+            t.league.restore(state["leagues"][t.key], lambda name: load_tensors_numpy(
+                ckpt / "league" / f"{Path(name).name}.safetensors"), tr.args.activation)  # fmt: skip
         tr.step, tr.iteration = int(state["step"]), int(state["iteration"])
         tr.due = {k: int(v) for k, v in state["due"].items()}
         rng = state["rng"]
@@ -108,12 +117,16 @@ def load_checkpoint(tr: Trainer, path: Path) -> None:
         restore_rng(rng["global"])
         tr.history = list(state.get("history", []))
         run = load_tensors_numpy(ckpt / "run.safetensors")
-        tr.learner_seat[:] = run.pop("learner_seat")
-        tr.opp[:] = run.pop("opp")
-        if state.get("games_saved") and tr.xp.name == "numpy":
-            tr.obs, tr.mask, tr.to_act = run.pop("obs"), run.pop("mask"), run.pop("to_act")
-            restore_engine_state(tr.eng, run)
-            tr.games_restored = True
+        restore = bool(state.get("games_saved")) and tr.xp.name == "numpy"
+        for t in tr.tables:
+            k = t.key
+            mine = {name[len(k):]: v for name, v in run.items() if name.startswith(k)
+                    and (k or "/" not in name)}  # fmt: skip
+            t.learner_seat[:], t.opp[:] = mine.pop("learner_seat"), mine.pop("opp")
+            if restore:
+                t.obs, t.mask, t.to_act = mine.pop("obs"), mine.pop("mask"), mine.pop("to_act")
+                restore_engine_state(t.eng, mine)
+        tr.games_restored = restore
     except (KeyError, TypeError, ValueError, RuntimeError) as err:
         raise CheckpointError(f"checkpoint {str(ckpt)!r}: cannot resume: {err}") from None
 
@@ -123,6 +136,15 @@ def save_final_agent(tr: Trainer) -> Path:
     out = tr.run_dir / "agent"
     if out.exists():
         shutil.rmtree(out)
-    meta = agent_meta(tr.net, tr.game.name, tr.config, tr.step, tr.args.to_dict())
-    save_network(out, tr.net, meta)
+    save_network(out, tr.net, trainer_meta(tr))
     return out
+
+
+def trainer_meta(tr: Trainer) -> AgentMeta:
+    """The agent metadata of the run's network now (size-generic with ``sizes``: the rule
+    options without a player count, ``network.layout: generic``)."""
+    options = dict(tr.config)
+    if tr.generic:
+        options.pop("num_players", None)
+    return agent_meta(tr.net, tr.game.name, options, tr.step, tr.args.to_dict(),
+                      layout="generic" if tr.generic else "table")  # fmt: skip

@@ -42,3 +42,9 @@ class PPOConfig(RunConfig):
         "",
         "start from this agent directory (safe format, e.g. RUN/agent) instead of a fresh network",
     )
+
+    def validate(self) -> None:
+        """The shared checks, then: ``sizes`` steps the numpy engines (padding is numpy)."""
+        super().validate()
+        if self.sizes.strip() and (self.backend != "numpy" or self.device != "cpu"):
+            self._fail("sizes", "needs backend numpy on device cpu (the padding is numpy)")

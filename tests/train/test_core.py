@@ -107,7 +107,13 @@ def test_each_trainer_takes_its_opponents_and_evaluation_from_the_core() -> None
     assert rllib_env.draw_seat is league.draw_seat and rllib_env.seat_agent is league.seat_agent
     assert not hasattr(rllib_trainer, "LeagueMapping")
     assert not hasattr(rllib_checkpoints, "LeagueState")
-    assert ppo.evaluate_against is dmc.evaluate_against is evaluate.evaluate_against
+    # both batched trainers keep their games in the core's tables and evaluate through them
+    from cardsuite.train.core import tables
+
+    assert ppo.make_table is dmc.make_table is tables.make_table
+    assert ppo.evaluate_tables is dmc.evaluate_tables is tables.evaluate_tables
+    assert tables.evaluate_against is evaluate.evaluate_against
+    assert issubclass(ppo.PPOTable, tables.GameTable) and issubclass(dmc._Table, tables.GameTable)
     assert sb3_report.evaluate_specs is evaluate.evaluate_specs
     assert ppo.open_log is dmc.open_log is log.open_log
     assert ppo.plan_run is dmc.plan_run is rundir.plan_run

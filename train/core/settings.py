@@ -105,6 +105,11 @@ class RunConfig(ConfigBase):
     checkpoint_every: int = doc_field(
         500_000, "learner steps between checkpoints (0: final only)", ge=0
     )
+    sizes: str = doc_field(
+        "",
+        "player counts trained together, comma list (e.g. 5,8,20,50): one network on the "
+        "game's size-generic layout, num_games games per size (empty: num_players only)",
+    )
     run_dir: str = doc_field("", "output folder (default runs/<exp_name>-seed<seed>)")
     resume: str = doc_field("", "continue the run (or checkpoint) in this folder")
     tensorboard: bool = doc_field(True, "write TensorBoard events (if tensorboard is installed)")
@@ -128,6 +133,42 @@ class RunConfig(ConfigBase):
             self._fail("baselines", "games against the league need baselines or snapshot_every")
         if self.bc_steps and self.bc_games < 1:
             self._fail("bc_games", "must be at least 1 with a warm start")
+        self._validate_sizes()
+
+    def _validate_sizes(self) -> None:
+        """``sizes``: distinct player counts of a game with a size-generic layout."""
+        if not self.sizes.strip():
+            return
+        from cardsuite.agents.size_generic import layout_of
+        from cardsuite.games import get_game
+        from cardsuite.train.ppo_games import train_game
+
+        try:
+            layout_of(self.game)
+        except ConfigError as err:
+            self._fail("sizes", str(err))
+        sizes = self.size_list()
+        if not sizes or len(set(sizes)) != len(sizes):
+            self._fail("sizes", f"must list distinct player counts, got {self.sizes!r}")
+        for n in sizes:
+            try:  # the game's own config checks the player count (P2, S2)
+                get_game(self.game).config_class().from_dict(
+                    train_game(self.game).config(n, self.options)
+                )
+            except ConfigError as err:
+                self._fail("sizes", f"{n} players: {err}")
+        if self.snapshot_every:
+            self._fail("snapshot_every", "must be 0 with sizes (the league plays baselines only)")
+
+    def size_list(self) -> list[int]:
+        """The player counts of ``sizes`` (``[num_players]`` when empty)."""
+        if not self.sizes.strip():
+            return [self.num_players]
+        try:
+            sizes = [int(s) for s in self.sizes.split(",") if s.strip()]
+        except ValueError:
+            self._fail("sizes", f"must be a comma list of player counts, got {self.sizes!r}")
+        return sizes
 
     def names(self, name: str) -> list[str]:
         """The comma list of field ``name`` as names."""

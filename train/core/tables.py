@@ -1,0 +1,178 @@
+"""The games in flight of a batched trainer, one `GameTable` per player count.
+
+A run trains at ``num_players``, or with ``sizes`` at several player counts
+together: one batch of ``num_games`` games per count, one network on the
+game's size-generic layout (`cardsuite.agents.size_generic`: observations
+padded to the largest table, action masks padded with False). Batched PPO
+(`cardsuite.train.ppo`) and Deep Monte-Carlo (`cardsuite.train.dmc`) keep
+their games in these tables and share what does not depend on the
+algorithm:
+
+* `make_table`: a table's engine, League (the game's baselines), the split
+  of its games into self-play and league games, and each league game's
+  learner seat and member;
+* `GameTable.finish_games`: the league games that ended are scored for PFSP
+  (1 when the learner's seat beat the others' mean, 1/2 for a tie) and get
+  a new seat and member;
+* `warm_start_data`: the heuristic's games at every table, padded to the
+  network's layout, for the imitation warm start;
+* `evaluate_tables`: the trainers' duplicate evaluation at every table
+  (rows ``NAME@Pp`` with ``sizes``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cardsuite.agents.size_generic import pad_mask, pad_observation
+from cardsuite.train.core.evaluate import evaluate_against
+from cardsuite.train.core.league import League
+from cardsuite.train.core.netspec import Snapshot, obs_scale
+
+
+@dataclass(eq=False, kw_only=True)
+class GameTable:
+    """One player count's games in flight: engine, league, seats and the current state.
+
+    ``generic`` (the game's name, or empty) pads the network's inputs into the
+    size-generic layout; ``key`` prefixes the table's arrays in a checkpoint
+    (empty for a one-size run, whose checkpoint format is unchanged).
+    """
+
+    players: int
+    config: dict[str, Any]
+    eng: Any
+    league: League
+    eval_opponents: dict[str, Any]
+    selfplay: np.ndarray
+    learner_seat: np.ndarray
+    opp: np.ndarray
+    generic: str
+    key: str
+    obs: Any = None
+    mask: Any = None
+    to_act: Any = None
+
+    def net_obs(self, obs: Any) -> np.ndarray:
+        """The network's (unscaled) input of table observations: padded if generic."""
+        if not self.generic:
+            return np.asarray(obs, dtype=np.float32)
+        return pad_observation(obs, self.eng.obs_spec, self.generic)
+
+    def net_mask(self, mask: Any) -> np.ndarray:
+        """The network's action mask of table masks: padded with False if generic."""
+        return pad_mask(mask, self.generic) if self.generic else np.asarray(mask, dtype=bool)
+
+    def learner_rows(self, to_act: np.ndarray) -> np.ndarray:
+        """Which games' player to act is the learner (every seat of a self-play game)."""
+        return self.selfplay | (to_act == self.learner_seat)
+
+    def finish_games(self, done: np.ndarray, rewards: np.ndarray, rng: Any) -> np.ndarray:
+        """Score the finished league games for PFSP; draw their new seat and member.
+
+        Returns each finished league game's outcome for the learner's seat: 1
+        when its reward beat the other seats' mean, 1/2 for a tie, else 0.
+        """
+        fin = np.flatnonzero(done & ~self.selfplay)
+        if fin.size == 0:
+            return np.zeros(0)
+        p = self.eng.num_players
+        mine = rewards[fin, self.learner_seat[fin]]
+        others = (rewards[fin].sum(axis=1) - mine) / (p - 1)
+        outcome = np.asarray((mine > others) + 0.5 * (mine == others), dtype=np.float64)
+        self.league.record(self.opp[fin], outcome)
+        self.learner_seat[fin] = rng.integers(p, size=fin.size)
+        self.opp[fin] = self.league.draw(fin.size)
+        self.league.prune(self.opp)
+        return outcome
+
+
+def make_table(
+    game: Any, players: int, args: Any, rng: Any, *, generic: str, greedy: bool = False,
+    engine_kwargs: dict[str, Any] | None = None, opponents: dict[str, Any] | None = None,
+    scale: Any = None, table_class: type[GameTable] = GameTable, **extra: Any,
+) -> GameTable:  # fmt: skip
+    """A batch of ``args.num_games`` games of ``game`` (a `TrainGame`) at ``players``.
+
+    ``args`` is a `RunConfig`: its ``baselines`` fill the League (``opponents``
+    replaces them and ``eval_against``), ``self_play`` splits the games, and
+    every league game gets a random learner seat and a League member.
+    ``greedy``: snapshots in the League play their mode (Deep Monte-Carlo's
+    Q-policy). ``table_class`` and ``extra``: a trainer's own table type and
+    fields.
+    """
+    config: dict[str, Any] = game.config(players, args.options)
+    eng = game.make_engine(args.num_games, config, **(engine_kwargs or {}))
+    n, p = args.num_games, eng.num_players
+    fixed = opponents or game.baselines(args.names("baselines"), eng, args.seed)
+    league = League(fixed, max_snapshots=args.max_snapshots, weighting=args.pfsp,
+                    seed=args.seed, scale=scale, greedy=greedy)  # fmt: skip
+    selfplay = np.zeros(n, dtype=bool)
+    selfplay[: round(args.self_play * n)] = True
+    learner_seat = np.where(selfplay, -1, rng.integers(p, size=n))
+    opp = np.full(n, -1, dtype=np.int64)
+    if league.members:
+        opp[~selfplay] = league.draw(int((~selfplay).sum()))
+    return table_class(
+        players=players, config=config, eng=eng, league=league,
+        eval_opponents=opponents or game.baselines(args.names("eval_against"), eng, args.seed),
+        selfplay=selfplay, learner_seat=learner_seat, opp=opp, generic=generic,
+        key=f"p{players}/" if generic else "", **extra,
+    )  # fmt: skip
+
+
+def warm_start_data(
+    tables: Sequence[GameTable], game: str, args: Any, *, relative: bool = False
+) -> dict[str, np.ndarray]:
+    """The heuristic's games at every table (`cardsuite.train.imitation.heuristic_dataset`),
+    in the network's layout, concatenated.
+
+    A larger table's episode is longer, so it gets fewer games and more steps:
+    ``bc_games`` games of ``bc_steps`` steps at the smallest table, scaled by
+    the ratio of player counts, about the same rows at every size.
+    """
+    from cardsuite.train.imitation import heuristic_dataset
+
+    parts = []
+    low = min(t.players for t in tables)
+    for t in tables:
+        games = max(1, round(args.bc_games * low / t.players))
+        steps = round(args.bc_steps * t.players / low)
+        part = heuristic_dataset(games, steps, args.bc_explore, args.seed, t.config, game,
+                                 relative=relative)  # fmt: skip
+        part["obs"], part["mask"] = t.net_obs(part["obs"]), t.net_mask(part["mask"])
+        parts.append(part)
+    return {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
+
+
+def evaluate_tables(
+    snap: Snapshot, scale: np.ndarray, tables: Sequence[GameTable], *, game: str, deals: int,
+    seed: int, step: int,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """Duplicate deals of ``snap`` against each table's evaluation opponents; the rows.
+
+    ``scale``: the network's input factors. At a generic table the network
+    is seen through `cardsuite.train.size_generic.GenericSnapshot` with the
+    table's own scale, and the rows are named ``NAME@Pp``.
+    """
+    from cardsuite.train.size_generic import GenericSnapshot
+
+    rows: list[dict[str, Any]] = []
+    for t in tables:
+        me, my_scale = snap, scale
+        if t.generic:
+            me = GenericSnapshot(snap.step, snap.params, snap.activation, snap.actor,
+                                 game=t.generic, source=t.eng.obs_spec,
+                                 table_actions=t.eng.num_actions)  # fmt: skip
+            my_scale = obs_scale(t.eng.obs_spec)
+        for r in evaluate_against(me, my_scale, t.eval_opponents, deals=deals, seed=seed,
+                                  game=game, config=t.config, step=step):  # fmt: skip
+            if t.generic:
+                r = dataclasses.replace(r, against=f"{r.against}@{t.players}p")
+            rows.append(r.to_dict())
+    return rows
