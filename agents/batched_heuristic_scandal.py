@@ -327,6 +327,63 @@ class BatchedScandalHeuristic:
         phase = obs[:, self.sl["phase"]].argmax(axis=1)
         return self._choose(obs, mask, phase, rep.astype(np.int64))
 
+    def choose_engine(self, engine: Any, mask: Any, rows: Any) -> np.ndarray:
+        """Actions ``[K]`` of the players to act in ``rows`` of a numpy batched engine.
+
+        The view pieces are read from the engine's state arrays instead of
+        its observation (so the engine may step with ``observe=False``):
+        each row's choice is the one `choose` makes from the engine's
+        observation of that row, with every position met for the first time
+        (no repeat memory is read or written, as with ``repeat_memory=False``).
+
+        Args:
+            engine: a numpy [`BatchedScandal`][scandal_env.batched.engine.BatchedScandal]
+                of this heuristic's config.
+            mask: bool ``[K, A]``, the legal masks of ``rows`` (the engine's mask rows).
+            rows: int ``[K]`` engine rows whose hand is not over.
+
+        Raises:
+            UsageError: a torch engine, another deck or player count, or a
+                mask of the wrong shape.
+        """
+        if getattr(engine, "xp", None) is None or engine.xp.name != "numpy":
+            raise UsageError("heuristic: choose_engine reads numpy engine arrays only")
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        mask = np.asarray(mask).astype(bool, copy=False)
+        if engine.hands.shape[1:] != (self.P, self.n) or mask.shape != (rows.size, self.lay.size):
+            raise UsageError(
+                f"heuristic: need an engine of {self.P} players and {self.n} cards and a mask "
+                f"[{rows.size}, {self.lay.size}], got hands {engine.hands.shape[1:]} and "
+                f"mask {mask.shape}"
+            )
+        phase = engine.phase[rows]
+        repeat = np.zeros(rows.size, dtype=np.int64)
+        return self._choose_views(
+            mask,
+            phase,
+            repeat,
+            lambda sub: self._engine_views(engine, rows[sub]),
+            lambda sub: engine.observe_as(engine.cur)[rows[sub]],
+        )
+
+    def _engine_views(self, eng: Any, g: np.ndarray) -> dict[str, np.ndarray]:
+        """The view pieces of engine rows ``g`` (as `_views` reads them from the observation)."""
+        cur = eng.cur[g]
+        known = eng.known[g]
+        others = np.arange(self.P)[None, :] != cur[:, None]
+        pos = eng.pile_pos[g].astype(np.int64)
+        in_pile = pos >= 0
+        size = eng.pile_len[g]
+        return {
+            "hand": eng.hands[g, cur],
+            "melded": eng.meld_owner[g] >= 0,
+            "opp": (known & others[:, :, None]).any(axis=1),
+            "in_pile": in_pile,
+            "depth": np.where(in_pile, size[:, None] - 1 - pos, 0),
+            "size": size,
+            "stock": eng.stock_len[g],
+        }
+
     # ------------------------------------------------------------------ internals
     def _check(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         obs = np.asarray(obs, dtype=np.float32)
@@ -387,8 +444,22 @@ class BatchedScandalHeuristic:
         self, obs: np.ndarray, mask: np.ndarray, phase: np.ndarray, repeat: np.ndarray
     ) -> np.ndarray:
         """``ScandalPolicy.choose`` of every row, given the repeat counts."""
+        return self._choose_views(
+            mask, phase, repeat, lambda rows: self._views(obs[rows]), lambda rows: obs[rows]
+        )
+
+    def _choose_views(
+        self,
+        mask: np.ndarray,
+        phase: np.ndarray,
+        repeat: np.ndarray,
+        views: Any,
+        observe: Any,
+    ) -> np.ndarray:
+        """``ScandalPolicy.choose`` of every row: ``views(rows)`` gives the view pieces of
+        the draw and discard rows, ``observe(rows)`` their observations (the fallback)."""
         lay = self.lay
-        m = obs.shape[0]
+        m = mask.shape[0]
         actions = np.zeros(m, dtype=np.int64)
         # BUILD: the first card to add, else finish
         build = phase == Phase.BUILD
@@ -413,17 +484,17 @@ class BatchedScandalHeuristic:
         empty = ~legal.any(axis=1)
         if empty.any():
             raise UsageError(f"heuristic: row {int(rows[empty][0])} has no legal action")
-        v = self._views(obs[rows])
+        v = views(rows)
         v["mask"], v["repeat"], v["first"] = legal, repeat[rows], legal.argmax(axis=1)
         is_draw = draw[rows]
         out = np.empty(rows.size, dtype=np.int64)
         fall = np.zeros(rows.size, dtype=bool)
         self._decide(v, is_draw, out, fall)
         if fall.any():
-            for i in np.flatnonzero(fall).tolist():
-                out[i] = self._one(
-                    obs[rows[i]], legal[i], int(phase[rows[i]]), int(repeat[rows[i]])
-                )
+            falls = np.flatnonzero(fall)
+            seen = observe(rows[falls])
+            for j, i in enumerate(falls.tolist()):
+                out[i] = self._one(seen[j], legal[i], int(phase[rows[i]]), int(repeat[rows[i]]))
             self.fallbacks += int(fall.sum())
         actions[rows] = out
         return actions
@@ -438,17 +509,17 @@ class BatchedScandalHeuristic:
             "melded": obs[:, sl["melded_by"]].reshape(m, p, self.ns).max(axis=1) > 0.5,
             "opp": obs[:, sl["opp_known"]].reshape(m, p - 1, n).max(axis=1) > 0.5,
             "in_pile": in_pile,
-            "depth": obs[:, sl["discard_depth"]],
+            "depth": np.rint(obs[:, sl["discard_depth"]] * (n - 1)).astype(np.int64),
             "size": in_pile.sum(axis=1),
             "stock": np.rint(obs[:, self.stock_col] * n).astype(np.int64),
         }
 
     def _pile_order(self, in_pile: np.ndarray, depth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each row's cards in pile order (bottom first; the pile's cards first) and each
-        card's place in that order: deepest first, ties by card id (``ScandalReader.view``)."""
+        card's place in that order: deepest first, ties by card id (``ScandalReader.view``).
+        ``depth``: each card's integer depth in the pile (0: the top)."""
         n = self.n
-        d = np.rint(depth * (n - 1)).astype(np.int64)
-        order = np.argsort(np.where(in_pile, -d, n), axis=1, kind="stable")
+        order = np.argsort(np.where(in_pile, -depth, n), axis=1, kind="stable")
         rank = np.empty_like(order)
         rank[np.arange(order.shape[0])[:, None], order] = np.arange(n)
         return order, rank

@@ -93,14 +93,22 @@ class _Memoryless:
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self._forget = getattr(inner, "reset_games", None)
+        #: ``choose_engine(engine, mask, rows)``: the choices read from the engine's
+        #: state arrays (no observation needed), where the heuristic offers it.
+        self.choose_engine: Callable[..., np.ndarray] | None = None
         if getattr(inner, "repeat_memory", None) is not None:
             inner.repeat_memory = False
             self._forget = None
+            self.choose_engine = getattr(inner, "choose_engine", None)
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray, **_: Any) -> np.ndarray:
         if self._forget is not None:
             self._forget(np.arange(obs.shape[0]))
         return host(self.inner(obs, mask))
+
+
+#: Leaves per wave where the game's `LeafEngine` names no default ``batch``.
+DEFAULT_BATCH = 25
 
 
 def leaf_engine(game: str) -> LeafEngine | None:
@@ -156,6 +164,10 @@ class BatchedRollouts:
             )
         self.policy = policy
         self.num_players = int(self.engine.num_players)
+        # The policy reads the engine's arrays itself: the engine may skip observing.
+        self._direct: Callable[..., np.ndarray] | None = None
+        if backend == "numpy" and getattr(self.engine, "OBSERVE_OPTIONAL", False):
+            self._direct = getattr(policy, "choose_engine", None)
 
     def values(
         self,
@@ -189,6 +201,8 @@ class BatchedRollouts:
             on_load(start, host(obs)[:m].copy(), host(mask)[:m].astype(bool))
         steps = 0
         points = np.zeros((m, self.num_players))
+        direct = self._direct
+        observe: dict[str, bool] = {} if direct is None else {"observe": False}
         while self.cutoff == 0 or steps < self.cutoff:
             mask_h = host(mask)[:m].astype(bool)
             live = mask_h.any(axis=1)
@@ -196,7 +210,9 @@ class BatchedRollouts:
                 break
             rows = np.flatnonzero(live)
             actions = np.zeros(eng.num_games, dtype=np.int64)
-            if isinstance(self.policy, str):  # "random"
+            if direct is not None:
+                actions[rows] = direct(eng, mask_h[rows], rows)
+            elif isinstance(self.policy, str):  # "random"
                 counts = mask_h[rows].sum(axis=1)
                 pick = rng.integers(counts)
                 cum = np.cumsum(mask_h[rows], axis=1)
@@ -206,7 +222,9 @@ class BatchedRollouts:
                 actions[rows] = host(self.policy(obs_h, mask_h[rows]))
             active = np.zeros(eng.num_games, dtype=bool)
             active[rows] = True
-            res = eng.step(xp.asarray(actions, xp.int64), active=xp.asarray(active, xp.bool))
+            res = eng.step(
+                xp.asarray(actions, xp.int64), active=xp.asarray(active, xp.bool), **observe
+            )
             obs, mask = res.obs, res.mask
             if self.leaves.collects:
                 points += host(res.rewards)[:m]
@@ -220,7 +238,8 @@ class BatchedISMCTSAgent(ISMCTSAgent):
     Args:
         game: ``"scum"``, ``"scum_party"`` or ``"scandal"``.
         seed: seeds determinizations, expansions and random rollouts.
-        batch: leaves evaluated per engine call (a wave).
+        batch: leaves evaluated per engine call (a wave); default per game
+            (its `LeafEngine`'s ``defaults``: Scandal 50), else 25.
         parallel: ``"leaf"`` (one tree) or ``"root"`` (``batch`` trees).
         backend: ``"numpy"`` or ``"torch"`` for the rollout engine.
         device: torch device of the rollout engine (``"cpu"``, ``"cuda"``);
@@ -231,7 +250,8 @@ class BatchedISMCTSAgent(ISMCTSAgent):
             speed; leave it unset for reproducible benchmarks.
         **settings: ``budget``, ``rollout`` (``"heuristic"`` or ``"random"``),
             ``c``, ``cutoff``, ``max_hand`` and the heuristic's knobs, as for
-            [ISMCTSAgent][cardsuite.agents.ismcts.ISMCTSAgent].
+            [ISMCTSAgent][cardsuite.agents.ismcts.ISMCTSAgent]; ``cutoff``'s
+            default is the `LeafEngine`'s where it names one (Scandal 20).
     """
 
     name = "ismcts-batched"
@@ -241,7 +261,7 @@ class BatchedISMCTSAgent(ISMCTSAgent):
         game: str,
         seed: int | None = None,
         *,
-        batch: int = 25,
+        batch: int | None = None,
         parallel: str = "leaf",
         backend: str | None = None,
         device: str | None = None,
@@ -249,6 +269,15 @@ class BatchedISMCTSAgent(ISMCTSAgent):
         **settings: Any,
     ) -> None:
         """Check and store the settings; the rollout engine is built at ``reset``."""
+        leaves = leaf_engine(game)
+        # The game's defaults are this kind's own (a subclass such as the guided
+        # search keeps its own defaults).
+        mine = type(self).name == BatchedISMCTSAgent.name
+        own = dict(leaves.defaults) if leaves is not None and mine else {}
+        if batch is None:
+            batch = own.get("batch", DEFAULT_BATCH)
+        if settings.get("cutoff") is None and "cutoff" in own:
+            settings["cutoff"] = own["cutoff"]
         super().__init__(game, seed, **settings)
         check_loop(batch, parallel, time_limit)
         if backend is None:

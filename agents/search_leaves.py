@@ -13,7 +13,8 @@ pick a game by its name:
 * ``options``: the engine options of a rollout (a Scum rollout ends with the
   series and collects J8 points; a Scandal rollout ends with the hand);
 * ``score``: per-player rewards in [0, 1] of the rows after the rollout;
-* ``collects``: whether ``score`` needs the engine's step rewards summed.
+* ``collects``: whether ``score`` needs the engine's step rewards summed;
+* ``defaults``: ``ismcts-batched``'s default parameters in this game.
 
 A game whose ``SearchKind`` has no ``leaves`` (Scum Party: the batched Scum
 engine does not play Party rules) is rolled out by the reference.
@@ -42,12 +43,15 @@ class LeafEngine:
         options: engine options of a rollout, as ``(key, value)`` pairs.
         score: ``score(engine, m, points) -> [m, P]`` rewards in [0, 1] of rows ``0..m-1``.
         collects: whether ``points`` (the step rewards summed per row) are needed.
+        defaults: default parameters of ``ismcts-batched`` in this game, as
+            ``(name, value)`` pairs (``batch``, ``cutoff``); a spec's own win.
     """
 
     load: str
     options: tuple[tuple[str, Any], ...]
     score: Callable[[Any, int, np.ndarray], np.ndarray]
     collects: bool = False
+    defaults: tuple[tuple[str, Any], ...] = ()
 
 
 def scum_score(engine: Any, m: int, points: np.ndarray) -> np.ndarray:
@@ -91,5 +95,7 @@ scum_leaves = LeafEngine(
 )
 #: Scandal: one hand per rollout, scored from the table at its end or cutoff.
 scandal_leaves = LeafEngine(
-    "scandal_env.batched.bridge:load_states", (("episode", "hand"),), scandal_score
+    "scandal_env.batched.bridge:load_states",
+    (("episode", "hand"),),
+    scandal_score,
 )

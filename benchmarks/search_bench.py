@@ -16,10 +16,12 @@ Cases (the issue's targets at the default budget of 100 iterations):
 * ``party8``: one Scum Party hand at 8 players (one table);
 * ``scandal2``: one 2-player Scandal hand (default cutoff 40).
 
-Variants: ``reference`` (``ismcts``), ``leaf:B`` and ``root:B``
-(``ismcts-batched:batch=B,parallel=...``), and, with ``--learned``, the
-batched search with a shipped agent's rollouts (``search:pretrained:NAME``,
-same budget; Scum and Scandal).
+Variants: ``reference`` (``ismcts``), ``default`` (``ismcts-batched`` with
+the game's defaults: Scandal two waves of 50, cutoff 20), ``leaf:B`` and
+``root:B`` (``ismcts-batched:batch=B,parallel=...``, with ``--cutoff C`` if
+given, else the batched search's default cutoff), and, with ``--learned``,
+the batched search with a shipped agent's rollouts
+(``search:pretrained:NAME``, same budget; Scum and Scandal).
 
 ``--only reference leaf:25`` runs just those variants; ``--heuristic`` times
 only the rollout policy: the batched Scandal heuristic (no repeat memory, as in
@@ -30,11 +32,13 @@ Example::
 
     python -m benchmarks.search_bench --cases scum4 scandal2 --deals 2 --batches 25 100
     python -m benchmarks.search_bench --heuristic --batches 25 100
+    python -m benchmarks.search_bench --cases scandal2 --cpu-time --only default leaf:25 --cutoff 40
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import time
 from collections.abc import Callable
@@ -141,10 +145,14 @@ def variants(
     learned: str | None,
     device: str | None,
     learned_extra: str = "",
+    cutoff: int | None = None,
 ) -> dict[str, str]:
-    """Variant name -> agent spec."""
+    """Variant name -> agent spec (``cutoff``: of the ``leaf:B`` and ``root:B`` variants)."""
     out = {"reference": f"ismcts:budget={budget}"}
     extra = f",device={device}" if device else ""
+    out["default"] = f"ismcts-batched:budget={budget}{extra}"
+    if cutoff is not None:
+        extra += f",cutoff={cutoff}"
     for b in batches:
         out[f"leaf:{b}"] = f"ismcts-batched:budget={budget},batch={b},parallel=leaf{extra}"
         out[f"root:{b}"] = f"ismcts-batched:budget={budget},batch={b},parallel=root{extra}"
@@ -166,6 +174,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--learned", action="store_true", help="add search:pretrained:NAME")
     p.add_argument("--device", default=None, help="torch device of the rollout engines")
     p.add_argument("--learned-extra", default="", help="more search: parameters, e.g. cutoff=20")
+    p.add_argument(
+        "--cutoff", type=int, default=None, help="rollout cutoff of the leaf:B and root:B variants"
+    )
     p.add_argument(
         "--decisions", type=int, default=0, help="stop each deal after seat 0's first N decisions"
     )
@@ -196,7 +207,13 @@ def main(argv: list[str] | None = None) -> int:
     for case in a.cases:
         game, options, shipped = CASES[case]
         specs = variants(
-            game, a.budget, a.batches, shipped if a.learned else None, a.device, a.learned_extra
+            game,
+            a.budget,
+            a.batches,
+            shipped if a.learned else None,
+            a.device,
+            a.learned_extra,
+            a.cutoff,
         )
         if a.only:
             specs = {label: spec for label, spec in specs.items() if label in a.only}
@@ -206,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
                 play(
                     game,
                     options,
-                    lambda s=spec, g=game: make_agent(s, g, seed=0),
+                    functools.partial(make_agent, spec, game, seed=0),
                     seed,
                     a.decisions,
                     time.process_time if a.cpu_time else time.perf_counter,

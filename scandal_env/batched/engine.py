@@ -19,7 +19,7 @@ from counter-based streams keyed by ``(seed, game index, deal number)``
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -67,6 +67,9 @@ class BatchedScandal(ArrayGames):
             (``illegal_action``/``illegal_penalty`` do not apply: an illegal
             action raises [`IllegalActionError`][cardsuite.IllegalActionError]).
     """
+
+    #: ``step(..., observe=False)`` skips writing the observation (see `step`).
+    OBSERVE_OPTIONAL: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -199,12 +202,18 @@ class BatchedScandal(ArrayGames):
         self._ready = True
         return self._observe()
 
-    def step(self, actions: Any, active: Any = None) -> ScandalStepResult:
+    def step(self, actions: Any, active: Any = None, *, observe: bool = True) -> ScandalStepResult:
         """Apply one action in every game (or in the ``active`` ones only).
 
         Args:
             actions: ``[N]`` action ids of each game's player to act.
             active: optional ``[N]`` bools; other games are left untouched.
+            observe: with ``False`` the observation buffer is not rewritten
+                (the returned ``obs`` still holds the previous position): for
+                a caller that reads the state arrays and the mask only, such
+                as the search's rollouts with
+                `BatchedScandalHeuristic.choose_engine`. The state, the mask,
+                ``to_act``, the rewards and the flags are the same either way.
 
         Raises:
             IllegalActionError: an action of an active, running game is not
@@ -224,7 +233,7 @@ class BatchedScandal(ArrayGames):
         self._apply(a, live)
         if self.autoreset and xp.any(self.done):
             self._new_game(xp.nonzero(self.done))
-        obs, mask, to_act = self._observe()
+        obs, mask, to_act = self._observe(observe)
         return ScandalStepResult(obs, mask, to_act, self.rewards, self.done, self.truncated)
 
     def _restart(self, idx: Any) -> None:
@@ -373,13 +382,15 @@ class BatchedScandal(ArrayGames):
             self._deal(nxt)
 
     # ------------------------------------------------------------------ views
-    def _observe(self) -> tuple[Array, Array, Array]:
+    def _observe(self, observe: bool = True) -> tuple[Array, Array, Array]:
+        """Write the mask (and, with ``observe``, the observation) of every game's player to act."""
         xp, p, n = self.xp, self.P, self.t.n
         flat = self.rows * p + self.cur
         hand = xp.take_rows(self.hands.reshape(-1, n), flat)
         size = xp.take_flat(self.counts, flat)
         write_mask(self, self.mask, hand, size)
-        self.observer.write(self, self.obs, hand)
+        if observe:
+            self.observer.write(self, self.obs, hand)
         mask_out = self.mask.view(np.int8) if xp.name == "numpy" else self.mask.to(xp.int8)
         return self.obs, mask_out, self.to_act()
 
