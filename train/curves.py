@@ -3,7 +3,9 @@
 Reads ``progress.csv`` (and ``eval.csv`` when it has rows) of several runs of
 one preset that differ only by seed, puts each column on a common step grid
 (linear interpolation), and draws the mean over seeds with its 95% Student t
-band (the t quantile for the number of seeds times the standard error)::
+band (the t quantile for the number of seeds times the standard error).
+A run trained at several table sizes (``sizes``) evaluates at each one (rows
+``heuristic@20p``): the evaluation panel then draws one band per size::
 
     python -m cardsuite.train.curves runs/ppo4-s0 runs/ppo4-s1 runs/ppo4-s2 \\
         --out docs/img/ppo_scum4_quick_seeds.png
@@ -55,6 +57,20 @@ def band(
     return grid, mean, half, len(ys)
 
 
+def eval_opponents(runs: Sequence[Path], base: str = "heuristic") -> list[str]:
+    """The evaluation rows' opponents named ``base`` or ``base@Np`` in the runs' ``eval.csv``,
+    by player count (one per table size of a size-generic run)."""
+    names: set[str] = set()
+    for r in runs:
+        path = Path(r) / "eval.csv"
+        if path.is_file():
+            names.update(str(row.get("against", "")) for row in read_rows(path))
+    sized = [n for n in names if n.startswith(f"{base}@") and n.endswith("p")]
+    if not sized:
+        return [base]
+    return sorted(sized, key=lambda n: int(n[len(base) + 1 : -1] or 0))
+
+
 def plot_seeds(runs: Sequence[Path], out_png: Path, title: str = "") -> Path:
     """Draw the panels of `PANELS` for ``runs`` into ``out_png``."""
     import matplotlib
@@ -67,12 +83,18 @@ def plot_seeds(runs: Sequence[Path], out_png: Path, title: str = "") -> Path:
         raise ConfigError("curves: give at least one run directory")
     fig, axes = plt.subplots(1, len(PANELS), figsize=(4.2 * len(PANELS), 3.4))
     for ax, (file, name, label) in zip(axes, PANELS):
-        grid, mean, half, n = band(runs, file, name, "heuristic" if file == "eval.csv" else None)
-        if n and grid.size < 5:
-            ax.errorbar(grid, mean, yerr=half, marker="o", capsize=3)
-        elif n:
-            ax.plot(grid, mean)
-            ax.fill_between(grid, mean - half, mean + half, alpha=0.25)
+        against: list[str | None] = list(eval_opponents(runs)) if file == "eval.csv" else [None]
+        n = 0
+        for who in against:
+            grid, mean, half, n = band(runs, file, name, who)
+            tag = who.split("@", 1)[1] if who and "@" in who else None
+            if n and grid.size < 5:
+                ax.errorbar(grid, mean, yerr=half, marker="o", capsize=3, label=tag)
+            elif n:
+                ax.plot(grid, mean, label=tag)
+                ax.fill_between(grid, mean - half, mean + half, alpha=0.25)
+        if len(against) > 1:
+            ax.legend(fontsize=7)
         ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _p: f"{x / 1e6:g}M" if x else "0"))
         ax.set_title(f"{label} ({n} seed{'s' if n != 1 else ''})", fontsize=9)
         ax.set_xlabel("learner decisions")

@@ -106,3 +106,28 @@ def test_warm_start_reports_its_agreement_on_real_choices_apart() -> None:
     assert stats["bc_accuracy_real"] == pytest.approx(hit[real].mean())
     assert stats["bc_accuracy"] == pytest.approx(hit.mean())
     assert stats["bc_accuracy_real"] < stats["bc_accuracy"]
+
+
+def test_forced_rows_carry_no_cross_entropy_so_the_actor_does_not_move_on_them() -> None:
+    """docs/results.md: with one legal move the masked softmax gives it probability 1, so
+    imitating forced rows only leaves the actor's weights exactly as they were (the critic
+    still learns the returns)."""
+    import torch
+
+    from cardsuite.train.actor_critic import ActorCritic
+    from cardsuite.train.imitation import imitate
+
+    rng = np.random.default_rng(0)
+    rows, actions = 64, 5
+    label = rng.integers(actions, size=rows)
+    mask = np.zeros((rows, actions), dtype=bool)
+    mask[np.arange(rows), label] = True
+    data = {"obs": rng.normal(size=(rows, 6)).astype(np.float32), "mask": mask,
+            "label": label, "ret": rng.normal(size=rows).astype(np.float32)}  # fmt: skip
+    torch.manual_seed(0)
+    net = ActorCritic(6, actions, hidden=8, layers=1)
+    actor = {k: v.clone() for k, v in net.actor.state_dict().items()}
+    critic = {k: v.clone() for k, v in net.critic.state_dict().items()}
+    imitate(net, data, torch.ones(6), epochs=3, batch=16, seed=0)
+    assert all(torch.equal(v, net.actor.state_dict()[k]) for k, v in actor.items())
+    assert not all(torch.equal(v, net.critic.state_dict()[k]) for k, v in critic.items())

@@ -240,3 +240,22 @@ def test_seed_curves_average_runs(tmp_path: Path) -> None:
         12.7062 * 0.1414213 / 1.4142135, rel=1e-4
     )
     assert plot_seeds([tmp_path / "s0", tmp_path / "s1"], tmp_path / "c.png").stat().st_size > 1000
+
+
+def test_seed_curves_of_a_size_generic_run_draw_one_band_per_table_size(tmp_path: Path) -> None:
+    from cardsuite.train.curves import band, eval_opponents, plot_seeds
+
+    head = "step,against,deals,beats,beats_ci,mean_a,mean_b,margin,margin_ci\n"
+    for seed, at20 in ((0, 0.2), (1, 0.4)):
+        run = tmp_path / f"s{seed}"
+        run.mkdir()
+        (run / "progress.csv").write_text("step,league_win,entropy\n0,0.5,1.0\n100,0.5,0.5\n")
+        (run / "eval.csv").write_text(head + "".join(
+            f"{step},heuristic@{p}p,10,{v},0.1,1,1,0,0.1\n"
+            for step in (0, 100) for p, v in ((5, 0.6), (20, at20))))  # fmt: skip
+    runs = [tmp_path / "s0", tmp_path / "s1"]
+    assert eval_opponents(runs) == ["heuristic@5p", "heuristic@20p"]  # by size, not as text
+    _grid, mean, _half, n = band(runs, "eval.csv", "beats", "heuristic@20p")
+    assert n == 2 and mean[-1] == pytest.approx(0.3)
+    assert plot_seeds(runs, tmp_path / "c.png").stat().st_size > 1000
+    assert eval_opponents([tmp_path / "nothing"]) == ["heuristic"]
