@@ -250,8 +250,8 @@ class BatchedISMCTSAgent(ISMCTSAgent):
             speed; leave it unset for reproducible benchmarks.
         **settings: ``budget``, ``rollout`` (``"heuristic"`` or ``"random"``),
             ``c``, ``cutoff``, ``max_hand`` and the heuristic's knobs, as for
-            [ISMCTSAgent][cardsuite.agents.ismcts.ISMCTSAgent]; ``cutoff``'s
-            default is the `LeafEngine`'s where it names one (Scandal 20).
+            [ISMCTSAgent][cardsuite.agents.ismcts.ISMCTSAgent]; a ``cutoff``
+            named in the `LeafEngine`'s ``defaults`` replaces the reference's.
     """
 
     name = "ismcts-batched"

@@ -14,7 +14,8 @@ pick a game by its name:
   series and collects J8 points; a Scandal rollout ends with the hand);
 * ``score``: per-player rewards in [0, 1] of the rows after the rollout;
 * ``collects``: whether ``score`` needs the engine's step rewards summed;
-* ``defaults``: ``ismcts-batched``'s default parameters in this game.
+* ``defaults``: ``ismcts-batched``'s default parameters in this game (Scandal:
+  two waves of 50; docs/search.md, "Speed").
 
 A game whose ``SearchKind`` has no ``leaves`` (Scum Party: the batched Scum
 engine does not play Party rules) is rolled out by the reference.
@@ -93,9 +94,12 @@ scum_leaves = LeafEngine(
     scum_score,
     collects=True,
 )
-#: Scandal: one hand per rollout, scored from the table at its end or cutoff.
+#: Scandal: one hand per rollout, scored from the table at its end or cutoff;
+#: ``ismcts-batched`` runs two waves of 50 leaves (half the sequential steps of four
+#: waves of 25, as strong on the duplicate deals measured in docs/search.md).
 scandal_leaves = LeafEngine(
     "scandal_env.batched.bridge:load_states",
     (("episode", "hand"),),
     scandal_score,
+    defaults=(("batch", 50),),
 )

@@ -302,3 +302,19 @@ def test_bad_settings_are_named() -> None:
         BatchedISMCTSAgent("scum", backend="numpy", device="cuda")
     with pytest.raises(ConfigError, match="backend"):
         BatchedISMCTSAgent("scum", backend="jax")
+
+
+def test_scandal_defaults_come_from_its_leaf_engine_and_a_spec_wins() -> None:
+    """Scandal's ``ismcts-batched``: two waves of 50 (docs/search.md, "Speed"), the
+    reference's cutoff; the reference, Scum and the guided search keep their own defaults."""
+    from cardsuite.agents.registry import make_agent
+
+    agent = make_agent("ismcts-batched", "scandal")
+    assert (agent.batch, agent.cutoff, agent.budget) == (50, 40, 100)
+    agent = make_agent("ismcts-batched:batch=25,cutoff=20", "scandal")
+    assert (agent.batch, agent.cutoff) == (25, 20)
+    assert ISMCTSAgent("scandal").cutoff == 40
+    scum = BatchedISMCTSAgent("scum")
+    assert (scum.batch, scum.cutoff) == (25, 0)
+    guided = make_agent("search:pretrained:scandal2", "scandal")
+    assert (guided.batch, guided.cutoff) == (10, 20)
