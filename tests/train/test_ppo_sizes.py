@@ -109,3 +109,18 @@ def test_a_ppo_run_with_sizes_resumes_exactly(tmp_path: Path) -> None:
 def test_bad_sizes_are_named(tmp_path: Path, changes: dict[str, Any], field: str) -> None:
     with pytest.raises(ConfigError, match=field):
         _tiny(tmp_path / "run", **changes)
+
+
+@pytest.mark.slow
+def test_evaluations_during_a_run_do_not_change_what_it_learns(tmp_path: Path) -> None:
+    """What lets a catalogue line repeat a time-budgeted run with ``--total-steps N``: the
+    weights depend on the decisions trained, not on the evaluations played between them."""
+    fixed = {"bc_steps": 0, "anneal_lr": False, "total_steps": 240}
+    quiet = Trainer(_tiny(tmp_path / "quiet", eval_every=0, **fixed))
+    quiet.train()
+    busy = Trainer(_tiny(tmp_path / "busy", eval_every=60, checkpoint_every=100, **fixed))
+    busy.train()
+    assert len(busy.history) > len(quiet.history)
+    assert busy.step == quiet.step
+    for name, value in quiet.net.state_dict().items():
+        assert torch.equal(value, busy.net.state_dict()[name]), name

@@ -26,7 +26,9 @@ def test_every_catalogue_entry_is_a_valid_small_safe_agent() -> None:
         _arrays, meta = load_agent_numpy(agent_dir(name))
         assert meta.game == game and re.search(r"cardsuite (ppo|dmc) --config configs/", doc)
         size = sum(p.stat().st_size for p in agent_dir(name).iterdir())
-        assert size < 1_000_000
+        # the largest: the size-generic Scandal actor (1594 inputs, 256x2, 338 actions) in
+        # float16, 1.1 MB
+        assert size < 1_500_000
 
 
 def test_pretrained_scum4_plays_a_duplicate_match() -> None:
