@@ -85,12 +85,18 @@ from cardsuite.train.core.checkpoint import (
     write_checkpoint,
 )
 from cardsuite.train.core.cli import command_main, trainer_command
-from cardsuite.train.core.league import League
+from cardsuite.train.core.league import League  # noqa: F401  (re-exported: the core League)
 from cardsuite.train.core.log import open_log
 from cardsuite.train.core.loop import BatchedLoop, seed_all
 from cardsuite.train.core.netspec import NetworkSpec, Snapshot, obs_scale
 from cardsuite.train.core.rundir import plan_run
-from cardsuite.train.core.tables import GameTable, evaluate_tables, make_table, warm_start_data
+from cardsuite.train.core.tables import (
+    FirstTable,
+    GameTable,
+    evaluate_tables,
+    make_table,
+    warm_start_data,
+)
 from cardsuite.train.dmc_config import DMCConfig
 from cardsuite.train.dmc_core import (
     MCReturns,
@@ -134,7 +140,7 @@ class _Table(GameTable):
     )
 
 
-class DMCTrainer(BatchedLoop):
+class DMCTrainer(FirstTable, BatchedLoop):
     """State of one DMC run: engine, Q-network, optimiser, league, pending decisions, replay."""
 
     def __init__(self, args: DMCConfig) -> None:
@@ -150,7 +156,7 @@ class DMCTrainer(BatchedLoop):
         self.gen = torch.Generator()
         self.gen.manual_seed(args.seed)
         self.rng = np.random.default_rng(args.seed)
-        self.tables = [self._table(n) for n in args.size_list()]
+        self.tables: list[_Table] = [self._table(n) for n in args.size_list()]
         if self.generic:
             spec, num_actions = generic_spec(self.generic), layout_of(self.generic).num_actions
         else:
@@ -181,22 +187,6 @@ class DMCTrainer(BatchedLoop):
                            mc=MCReturns(self.args.num_games, players))  # fmt: skip
         assert isinstance(table, _Table)
         return table
-
-    # One-size runs: the table's pieces by their former names (tests, tools).
-    @property
-    def eng(self) -> Any:
-        """The first table's engine (the only one without ``sizes``)."""
-        return self.tables[0].eng
-
-    @property
-    def config(self) -> dict[str, Any]:
-        """The first table's engine options (the only one without ``sizes``)."""
-        return self.tables[0].config
-
-    @property
-    def league(self) -> League:
-        """The first table's league (the only one without ``sizes``)."""
-        return self.tables[0].league
 
     def note(self, text: str) -> None:
         """A log line (not in quiet mode)."""

@@ -54,12 +54,18 @@ from cardsuite.errors import CheckpointError
 from cardsuite.train import ppo_checkpoint
 from cardsuite.train.actor_critic import ActorCritic
 from cardsuite.train.core.cli import command_main, trainer_command
-from cardsuite.train.core.league import League
+from cardsuite.train.core.league import League  # noqa: F401  (re-exported: the core League)
 from cardsuite.train.core.log import open_log
 from cardsuite.train.core.loop import BatchedLoop, seed_all
 from cardsuite.train.core.netspec import Snapshot, obs_scale
 from cardsuite.train.core.rundir import plan_run
-from cardsuite.train.core.tables import GameTable, evaluate_tables, make_table, warm_start_data
+from cardsuite.train.core.tables import (
+    FirstTable,
+    GameTable,
+    evaluate_tables,
+    make_table,
+    warm_start_data,
+)
 from cardsuite.train.ppo_config import PPOConfig
 from cardsuite.train.ppo_games import train_game
 from cardsuite.train.rollout import SeatRollout, to_torch
@@ -127,7 +133,7 @@ class PPOTable(GameTable):
     buf: SeatRollout | None = None
 
 
-class Trainer(BatchedLoop):
+class Trainer(FirstTable, BatchedLoop):
     """State of one run: the tables of games in flight, network, optimiser, leagues.
 
     With ``sizes`` the run keeps one table of ``num_games`` games per player
@@ -196,22 +202,6 @@ class Trainer(BatchedLoop):
         if self.plan.checkpoint is not None and not self.games_restored:  # fresh deals
             for t in self.tables:
                 t.obs, t.mask, t.to_act = t.eng.reset(args.seed + self.iteration)
-
-    # One-size runs: the table's pieces by their former names (tests, tools, exploit).
-    @property
-    def eng(self) -> Any:
-        """The first table's engine (the only one without ``sizes``)."""
-        return self.tables[0].eng
-
-    @property
-    def config(self) -> dict[str, Any]:
-        """The first table's engine options (the only one without ``sizes``)."""
-        return self.tables[0].config
-
-    @property
-    def league(self) -> League:
-        """The first table's league (the only one without ``sizes``)."""
-        return self.tables[0].league
 
     @property
     def buf(self) -> SeatRollout:

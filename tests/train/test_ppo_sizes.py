@@ -14,16 +14,14 @@ import numpy as np
 import pytest
 import torch
 
-from cardsuite.agents.base import table_info
-from cardsuite.agents.registry import make_agent
 from cardsuite.agents.size_generic import generic_spec
 from cardsuite.errors import ConfigError
-from cardsuite.games import get_game
 from cardsuite.train.core.netspec import obs_scale
 from cardsuite.train.ppo import Trainer, train
 from cardsuite.train.ppo_config import PPOConfig
 from cardsuite.train.safe_io import read_meta
 from cardsuite.train.size_generic import SizeGenericAgent
+from tests.train.test_size_generic import plays_legal_moves
 
 
 def _tiny(run: Path, **changes: Any) -> PPOConfig:
@@ -47,16 +45,8 @@ def test_ppo_with_sizes_trains_one_generic_agent_that_sits_at_an_unseen_size(
     meta = read_meta(tmp_path / "run" / "agent")
     assert meta.network.layout == "generic" and "num_players" not in meta.options
     assert (meta.obs_size, meta.num_actions) == (generic_spec("scandal").size, 338)
-    agent = make_agent(f"ppo:{tmp_path / 'run' / 'agent'}", "scandal", seed=0)
+    agent = plays_legal_moves(tmp_path / "run" / "agent", "scandal", 5, seed=4)  # unseen size
     assert isinstance(agent, SizeGenericAgent)
-    env = get_game("scandal").make(num_players=5)  # never trained at 5 players
-    env.reset(seed=4)
-    agent.reset(table_info(env, "scandal", env.agent_selection))
-    for _ in range(40):
-        o = env.observe(env.agent_selection)
-        action = agent.act(o["observation"], o["action_mask"].astype(bool), {})
-        assert o["action_mask"][action]
-        env.step(action)
 
 
 @pytest.mark.slow

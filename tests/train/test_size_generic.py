@@ -153,6 +153,22 @@ def test_the_batch_evaluator_plays_a_generic_agent_at_two_sizes(tmp_path: Path) 
 
 
 # ------------------------------------------------------------- the trainer
+def plays_legal_moves(agent_dir: Path, game: str, players: int, *, seed: int,
+                      moves: int = 40) -> Any:  # fmt: skip
+    """The agent saved at ``agent_dir`` takes ``moves`` seats' turns at a ``players`` table of
+    ``game`` (every seat), each move legal; the agent."""
+    agent = make_agent(f"ppo:{agent_dir}", game, seed=0)
+    env = get_game(game).make(num_players=players)
+    env.reset(seed=seed)
+    agent.reset(table_info(env, game, env.agent_selection))
+    for _ in range(moves):
+        o = env.observe(env.agent_selection)
+        action = agent.act(o["observation"], o["action_mask"].astype(bool), {})
+        assert o["action_mask"][action]
+        env.step(action)
+    return agent
+
+
 def _tiny(run: Path, **changes: Any) -> DMCConfig:
     base: dict[str, Any] = {
         "game": "scandal", "sizes": "2,3", "total_steps": 500, "num_games": 4,
@@ -172,15 +188,7 @@ def test_mixed_size_dmc_trains_one_generic_network_end_to_end(tmp_path: Path) ->
     meta = read_meta(tmp_path / "run" / "agent")
     assert meta.network.layout == "generic" and "num_players" not in meta.options
     assert (meta.obs_size, meta.num_actions) == (generic_spec("scandal").size, 338)
-    agent = make_agent(f"ppo:{tmp_path / 'run' / 'agent'}", "scandal", seed=0)
-    env = get_game("scandal").make(num_players=6)  # a size it never trained at
-    env.reset(seed=2)
-    agent.reset(table_info(env, "scandal", env.agent_selection))
-    for _ in range(40):
-        o = env.observe(env.agent_selection)
-        action = agent.act(o["observation"], o["action_mask"].astype(bool), {})
-        assert o["action_mask"][action]
-        env.step(action)
+    plays_legal_moves(tmp_path / "run" / "agent", "scandal", 6, seed=2)  # never trained at 6
 
 
 @pytest.mark.slow

@@ -92,6 +92,32 @@ class GameTable:
         return outcome
 
 
+class FirstTable:
+    """A trainer's one-size views: the first table's pieces by their former names.
+
+    A run without ``sizes`` has one table; tests, tools and ``cardsuite exploit``
+    read its engine, options and league as the trainer's own. A trainer that
+    keeps `GameTable` objects in ``tables`` inherits these.
+    """
+
+    tables: Sequence[GameTable]
+
+    @property
+    def eng(self) -> Any:
+        """The first table's engine (the only one without ``sizes``)."""
+        return self.tables[0].eng
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The first table's engine options (the only one without ``sizes``)."""
+        return self.tables[0].config
+
+    @property
+    def league(self) -> League:
+        """The first table's league (the only one without ``sizes``)."""
+        return self.tables[0].league
+
+
 def make_table(
     game: Any, players: int, args: Any, rng: Any, *, generic: str, greedy: bool = False,
     engine_kwargs: dict[str, Any] | None = None, opponents: dict[str, Any] | None = None,
