@@ -93,15 +93,35 @@ def resample_hidden(state: State, observer: int, rng: np.random.Generator) -> St
             buckets.append([p, cap[p], room - loose])
     hands = known.copy()
     ok = True
-    for slot in cards:
-        weights = np.array([b[2] if b[1] >= slot else 0 for b in buckets], dtype=float)
-        total = weights.sum()
+    # Each card, highest first, goes to a bucket that may hold it with probability
+    # proportional to the bucket's room left (with no caps: a uniform deal of the
+    # pool over the room). One uniform per card, drawn at once; plain Python below,
+    # as the buckets are few (at most two per player).
+    uniforms = rng.random(cards.size).tolist()
+    counts = [0] * (len(buckets) * k)
+    for slot, u in zip(cards.tolist(), uniforms, strict=True):
+        total = 0
+        for b in buckets:
+            if b[1] >= slot:
+                total += b[2]
         if total <= 0:
             ok = False
             break
-        b = buckets[int(rng.choice(len(buckets), p=weights / total))]
-        b[2] -= 1
-        hands[b[0], slot] += 1
+        x = u * total
+        chosen = -1
+        for i, b in enumerate(buckets):
+            if b[1] >= slot and b[2] > 0:
+                chosen = i
+                x -= b[2]
+                if x < 0:
+                    break
+        buckets[chosen][2] -= 1
+        counts[chosen * k + slot] += 1
+    if ok:
+        for i, b in enumerate(buckets):
+            row = counts[i * k : (i + 1) * k]
+            if any(row):
+                hands[b[0]] += np.asarray(row, dtype=np.int16)
     if not ok:  # bounds inconsistent with a preset scenario: fall back to sizes only
         hands = known.copy()
         perm = rng.permutation(cards)
