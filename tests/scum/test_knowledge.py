@@ -90,3 +90,26 @@ def test_knowledge_resampling_uses_a_fresh_generator_and_keeps_the_real_one() ->
     assert sample.rng.bit_generator.state != before
     again = resample_hidden(state, 2, np.random.default_rng(0))
     np.testing.assert_array_equal(sample.hands, again.hands)
+
+
+def test_knowledge_without_trades_every_hidden_card_is_dealt_in_proportion_to_room() -> None:
+    # No trade: the observer knows only its own hand, so a resample is a uniform deal
+    # of the other hands' cards over their sizes. Then every hidden card of slot s
+    # lands with player p in expectation pool[s] * size[p] / hidden cards.
+    state = table(HANDS)
+    pool = state.hands[1:].sum(axis=0).astype(float)
+    sizes = np.asarray(state.ncards[1:], dtype=float)
+    expected = np.outer(sizes / sizes.sum(), pool)
+    draws = 4000
+    rng = np.random.default_rng(7)
+    total = np.zeros_like(expected)
+    for _ in range(draws):
+        sample = resample_hidden(state, 0, rng)
+        np.testing.assert_array_equal(sample.hands[0], state.hands[0])
+        np.testing.assert_array_equal(sample.hands[1:].sum(axis=0), pool)  # the same cards
+        np.testing.assert_array_equal(sample.hands.sum(axis=1), state.ncards)  # the same sizes
+        total += sample.hands[1:]
+    mean = total / draws
+    # a count of one slot in one hand is at most 4: its standard error is below 2 / sqrt(draws)
+    assert np.abs(mean - expected).max() < 4 * 2 / np.sqrt(draws)
+    assert np.abs(mean - expected).max() > 0  # sampled, not the expectation itself
