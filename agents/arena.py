@@ -32,8 +32,11 @@ from __future__ import annotations
 import copy
 import math
 import multiprocessing
+import multiprocessing.connection
+import os
 import pickle
 import sys
+import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
@@ -226,6 +229,25 @@ def play_chunk(setup: Setup, plans: list[GamePlan]) -> list[GameResult]:
     return [table.play(plan) for plan in plans]
 
 
+def exit_with_parent() -> None:
+    """In a worker process: exit as soon as the process that started it is gone.
+
+    The pool's ``initializer``. A tournament killed by a signal that lets it run no
+    clean-up (SIGTERM, SIGKILL) would otherwise leave its workers behind: busy
+    with their chunk, then blocked for ever on the pool's queue. A daemon thread
+    waits on the parent's sentinel and ends the worker at once.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
 def run_tournament(
     game: str,
     agents: list[str | Agent],
@@ -374,7 +396,9 @@ def _run_parallel(
     chunks = [plans[i : i + size] for i in range(0, len(plans), size)]
     results: list[GameResult] = []
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=exit_with_parent
+    ) as pool:
         pending: set[Future[list[GameResult]]] = {
             pool.submit(play_chunk, setup, chunk) for chunk in chunks
         }

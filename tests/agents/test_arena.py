@@ -267,3 +267,37 @@ def test_other_games_play_a_small_duplicate_tournament(game: str, tmp_path: Path
                 assert record["rewards"][agent] == info["score"]
             else:  # episode="hand": the return is the hand score / reward_scale
                 assert record["rewards"][agent] == pytest.approx(info["hand_score"] / 100.0)
+
+
+def test_tournament_workers_exit_when_the_tournament_is_killed() -> None:
+    # SIGKILL gives the tournament no clean-up: its worker processes must still go
+    # (exit_with_parent), not play on and then wait for ever on the pool's queue.
+    import subprocess
+    import sys
+    import time
+
+    psutil = pytest.importorskip("psutil")
+    script = (
+        "from cardsuite.agents.arena import run_tournament\n"
+        "run_tournament('scum', ['random', 'greedy'], games=200000, players=4, workers=2)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script])
+    workers: list[Any] = []
+    try:
+        tournament = psutil.Process(proc.pid)
+        for _ in range(600):  # up to a minute for the pool to start its two workers
+            workers = [c for c in tournament.children() if "spawn_main" in " ".join(c.cmdline())]
+            if len(workers) == 2 or proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert len(workers) == 2, "the tournament did not start its two workers"
+        proc.kill()
+        proc.wait()
+        _gone, alive = psutil.wait_procs(workers, timeout=60)
+        assert not alive, f"workers left behind: {[w.pid for w in alive]}"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for worker in workers:
+            if worker.is_running():
+                worker.kill()
