@@ -131,6 +131,12 @@ class BatchedRollouts:
         params: the heuristic's knobs.
         backend, device: the batched engine's array backend (``"torch"``,
             ``device="cuda"`` for a GPU).
+        compiled: with the heuristic policy on numpy, play the rollouts with
+            the game's compiled rollouts where it has them (its `LeafEngine`'s
+            ``compiled``: Scandal's, with numba installed): the same moves and
+            values, each row played on its own instead of the rows in lockstep
+            (``tests/agents/test_rollout_engine_path.py``). A caller that needs
+            the loaded observations (``on_load``) gets the lockstep loop.
     """
 
     def __init__(
@@ -143,6 +149,7 @@ class BatchedRollouts:
         params: dict[str, Any],
         backend: str = "numpy",
         device: str | None = None,
+        compiled: bool = True,
     ) -> None:
         """Build the engine (``autoreset=False``, episodes of one series or one hand)."""
         leaves = leaf_engine(game)
@@ -164,6 +171,20 @@ class BatchedRollouts:
             )
         self.policy = policy
         self.num_players = int(self.engine.num_players)
+        #: ``run(states, cutoff)``: the compiled heuristic rollouts, where they apply.
+        self._compiled: Callable[[list[Any], int], None] | None = None
+        knobs = getattr(getattr(policy, "inner", None), "policy", None)
+        if (
+            compiled
+            and leaves.compiled
+            and backend == "numpy"
+            and isinstance(policy, _Memoryless)
+            and policy.choose_engine is not None
+            and knobs is not None
+        ):
+            self._compiled = resolve(leaves.compiled)(
+                self.engine, knobs.take_cost, knobs.deep_margin
+            )
         # The policy reads the engine's arrays itself: the engine may skip observing.
         self._direct: Callable[..., np.ndarray] | None = None
         if backend == "numpy" and getattr(self.engine, "OBSERVE_OPTIONAL", False):
@@ -196,6 +217,9 @@ class BatchedRollouts:
     ) -> np.ndarray:
         eng, xp = self.engine, self.engine.xp
         m = len(states)
+        if self._compiled is not None and on_load is None:
+            self._compiled(states, self.cutoff)
+            return self.leaves.score(eng, m, np.zeros((m, self.num_players)))
         obs, mask, _ = self._load(eng, states)
         if on_load is not None:
             on_load(start, host(obs)[:m].copy(), host(mask)[:m].astype(bool))
@@ -248,6 +272,9 @@ class BatchedISMCTSAgent(ISMCTSAgent):
             interactive play: no new wave starts once it is spent (at least
             one wave always runs). Results then depend on the machine's
             speed; leave it unset for reproducible benchmarks.
+        compiled: play heuristic rollouts with the game's compiled rollouts
+            where there are some (Scandal, with numba: the ``fast`` extra);
+            the same choices either way, ``False`` for the array loop.
         **settings: ``budget``, ``rollout`` (``"heuristic"`` or ``"random"``),
             ``c``, ``cutoff``, ``max_hand`` and the heuristic's knobs, as for
             [ISMCTSAgent][cardsuite.agents.ismcts.ISMCTSAgent]; a ``cutoff``
@@ -266,6 +293,7 @@ class BatchedISMCTSAgent(ISMCTSAgent):
         backend: str | None = None,
         device: str | None = None,
         time_limit: float | None = None,
+        compiled: bool = True,
         **settings: Any,
     ) -> None:
         """Check and store the settings; the rollout engine is built at ``reset``."""
@@ -288,6 +316,9 @@ class BatchedISMCTSAgent(ISMCTSAgent):
             )
         if backend == "numpy" and device not in (None, "cpu"):
             raise ConfigError(f"ismcts parameter device={device!r} needs backend=torch")
+        if not isinstance(compiled, bool):
+            raise ConfigError(f"ismcts parameter compiled must be true or false, got {compiled!r}")
+        self.compiled = compiled
         self.time_limit = None if time_limit is None else float(time_limit)
         self.batch = int(batch)
         self.parallel = parallel
@@ -313,6 +344,7 @@ class BatchedISMCTSAgent(ISMCTSAgent):
                 self.params,
                 self.backend,
                 self.device,
+                self.compiled,
             )
 
     def roll_out(

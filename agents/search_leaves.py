@@ -15,7 +15,12 @@ pick a game by its name:
 * ``score``: per-player rewards in [0, 1] of the rows after the rollout;
 * ``collects``: whether ``score`` needs the engine's step rewards summed;
 * ``defaults``: ``ismcts-batched``'s default parameters in this game (Scandal:
-  two waves of 50; docs/search.md, "Speed").
+  two waves of 50; docs/search.md, "Speed");
+* ``compiled``: where the game has them, compiled heuristic rollouts
+  (``"module:attribute"`` of ``compiled(engine, take_cost, deep_margin) ->
+  run(states, cutoff)`` or None where they cannot run): the same moves and
+  values as the lockstep loop, each row played on its own (Scandal:
+  ``scandal_env.batched.rollout``, with numba).
 
 A game whose ``SearchKind`` has no ``leaves`` (Scum Party: the batched Scum
 engine does not play Party rules) is rolled out by the reference.
@@ -46,6 +51,8 @@ class LeafEngine:
         collects: whether ``points`` (the step rewards summed per row) are needed.
         defaults: default parameters of ``ismcts-batched`` in this game, as
             ``(name, value)`` pairs (``batch``, ``cutoff``); a spec's own win.
+        compiled: ``"module:attribute"`` of the game's compiled heuristic
+            rollouts, or ``""`` (see the module doc).
     """
 
     load: str
@@ -53,6 +60,7 @@ class LeafEngine:
     score: Callable[[Any, int, np.ndarray], np.ndarray]
     collects: bool = False
     defaults: tuple[tuple[str, Any], ...] = ()
+    compiled: str = ""
 
 
 def scum_score(engine: Any, m: int, points: np.ndarray) -> np.ndarray:
@@ -102,4 +110,5 @@ scandal_leaves = LeafEngine(
     (("episode", "hand"),),
     scandal_score,
     defaults=(("batch", 50),),
+    compiled="scandal_env.batched.rollout:compiled_rollouts",
 )

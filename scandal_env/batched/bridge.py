@@ -107,6 +107,19 @@ def load_states(eng: BatchedScandal, states: Sequence[State]) -> tuple[Array, Ar
     Raises:
         UsageError: more states than rows, or a state of another player count or deck.
     """
+    write_states(eng, states)
+    return eng._observe()
+
+
+def write_states(eng: BatchedScandal, states: Sequence[State]) -> None:
+    """`load_states` without the observation and mask: only the state arrays are written.
+
+    For a caller that reads the state arrays alone (the compiled rollouts,
+    ``scandal_env.batched.rollout``); ``step`` needs the mask `load_states` writes.
+
+    Raises:
+        UsageError: more states than rows, or a state of another player count or deck.
+    """
     m = len(states)
     if m > eng.num_games:
         raise UsageError(f"load_states: {m} states for an engine of {eng.num_games} games")
@@ -121,7 +134,6 @@ def load_states(eng: BatchedScandal, states: Sequence[State]) -> tuple[Array, Ar
     eng.truncated[:] = False
     eng.rewards[:] = 0.0
     eng._ready = True
-    return eng._observe()
 
 
-__all__ = ["load_states", "state_rows"]
+__all__ = ["load_states", "state_rows", "write_states"]

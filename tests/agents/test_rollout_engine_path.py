@@ -12,10 +12,15 @@ path:
   on the row's observation (real play of 2 to 4 players, heuristic and
   random moves; a made-up too-deep draw falls back to ``ScandalPolicy`` as
   the observation path does);
-* `BatchedRollouts` scores the same leaf states the same on both paths.
+* `BatchedRollouts` scores the same leaf states the same on both paths, and
+  on the compiled rollouts (``scandal_env.batched.rollout``, with numba),
+  whose search makes the same choices as the lockstep loop's.
 """
 
 from __future__ import annotations
+
+import functools
+from typing import Any
 
 import numpy as np
 import pytest
@@ -24,7 +29,8 @@ from cardsuite.agents.base import table_info
 from cardsuite.agents.batched_heuristic_scandal import BatchedScandalHeuristic
 from cardsuite.agents.heuristic import HeuristicAgent
 from cardsuite.agents.ismcts_batched import BatchedRollouts
-from cardsuite.errors import UsageError
+from cardsuite.agents.registry import make_agent
+from cardsuite.errors import ConfigError, UsageError
 from cardsuite.games import get_game
 from scandal_env.batched import BatchedScandal
 
@@ -147,8 +153,66 @@ def test_rollouts_score_the_same_with_and_without_observations(cutoff: int) -> N
     rollouts = BatchedRollouts("scandal", config, "heuristic", cutoff, 24, {})
     assert rollouts._direct is not None, "the Scandal heuristic rolls out from engine arrays"
     rng = np.random.default_rng(0)
+    first = rollouts.values(states, rng)
+    rollouts._compiled = None
     direct = rollouts.values(states, rng)
     rollouts._direct = None
     observed = rollouts.values(states, rng)
     assert np.array_equal(direct, observed)
+    assert np.array_equal(first, direct)
     assert len({tuple(v) for v in direct.tolist()}) > 1, "the leaves differ"
+
+
+@pytest.mark.parametrize(
+    ("cutoff", "params"), [(0, {}), (40, {}), (40, {"take_cost": 0.5, "deep_margin": 5.0})]
+)
+def test_compiled_rollouts_score_as_the_lockstep_loop(
+    cutoff: int, params: dict[str, float]
+) -> None:
+    pytest.importorskip("numba")
+    states, config = _leaves(40, seed=8)
+    compiled = BatchedRollouts("scandal", config, "heuristic", cutoff, 16, params)
+    loop = BatchedRollouts("scandal", config, "heuristic", cutoff, 16, params, compiled=False)
+    assert compiled._compiled is not None and loop._compiled is None
+    rng = np.random.default_rng(0)
+    got = compiled.values(states, rng)  # in three chunks of at most 16 rows
+    assert np.array_equal(got, loop.values(states, rng))
+    assert len({tuple(v) for v in got.tolist()}) > 1, "the leaves differ"
+    seen: list[int] = []
+    compiled.values(states[:3], rng, on_load=lambda start, obs, mask: seen.append(start))
+    assert seen == [0], "a caller of on_load gets the lockstep loop, which loads observations"
+
+
+class _Recorder:
+    """An ``ismcts-batched`` agent that records its choices (for `play`)."""
+
+    def __init__(self, spec: str, chosen: list[int]) -> None:
+        self.agent = make_agent(spec, "scandal", seed=0)
+        self.chosen = chosen
+
+    def reset(self, *args: Any, **kwargs: Any) -> None:
+        self.agent.reset(*args, **kwargs)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, info: Any) -> int:
+        action = int(self.agent.act(obs, mask, info))
+        self.chosen.append(action)
+        return action
+
+
+def test_the_compiled_search_makes_the_lockstep_choices() -> None:
+    pytest.importorskip("numba")
+    from benchmarks.search_bench import play
+
+    picks: dict[str, list[int]] = {}
+    for flag in ("true", "false"):
+        chosen = picks[flag] = []
+        spec = f"ismcts-batched:budget=40,batch=20,compiled={flag}"
+        make = functools.partial(_Recorder, spec, chosen)
+        play("scandal", {"num_players": 2}, make, seed=4, limit=12)
+    assert len(picks["true"]) == 12
+    assert picks["true"] == picks["false"]
+
+
+def test_compiled_must_be_a_bool() -> None:
+    with pytest.raises(ConfigError, match="compiled must be true or false"):
+        make_agent("ismcts-batched:compiled=maybe", "scandal", seed=0)

@@ -1,0 +1,195 @@
+"""The compiled heuristic rollouts (`scandal_env.batched.rollout`) against the lockstep loop.
+
+`play_out` plays each row of a numpy `BatchedScandal` on its own with the
+mask, the memoryless heuristic and the moves compiled by numba. The truth is
+the loop the search ran before: every row stepped together with
+``BatchedScandal.step(observe=False)`` and
+``BatchedScandalHeuristic(repeat_memory=False).choose_engine``. Both start
+from the same rows (positions of real 2- to 4-player play with heuristic and
+random moves, written by ``bridge.write_states``), and every state array must
+end the same, row for row, with and without a cutoff; the hands played to
+their end must reach the ways a hand ends (going out, S8; the turn limit, S4)
+and turn the pile over (S4), so the comparison covers them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from cardsuite.agents.base import table_info
+from cardsuite.agents.batched_heuristic_scandal import BatchedScandalHeuristic
+from cardsuite.agents.heuristic import HeuristicAgent
+from cardsuite.errors import UsageError
+from cardsuite.games import get_game
+from scandal_env.batched import BatchedScandal
+from scandal_env.batched.bridge import load_states, write_states
+from scandal_env.batched.consts import END_MAX_TURNS, END_OUT, OVER
+from scandal_env.state import clone
+
+rollout = pytest.importorskip("scandal_env.batched.rollout")
+if not rollout.available():  # pragma: no cover - the fast extra is not installed
+    pytest.skip("numba is not installed", allow_module_level=True)
+
+#: The arrays `play_out` must leave as the lockstep loop does (not the per-step outputs).
+FIELDS = ("hands", "known", "counts", "placed_by", "meld_owner", "table_pts", "build",
+          "build_scandal", "pile_arr", "pile_pos", "pile_len", "stock_arr", "stock_len",
+          "stock_public", "cur", "phase", "duty", "forbidden", "turn", "scores", "hand_end",
+          "game_over")  # fmt: skip
+
+
+def positions(num_players: int, count: int, seed: int, explore: float, **options: Any) -> list[Any]:
+    """``count`` states of real play: the heuristic, with random legal moves at rate ``explore``."""
+    rng = np.random.default_rng(seed)
+    out: list[Any] = []
+    hand = 0
+    while len(out) < count:
+        env = get_game("scandal").make(num_players=num_players, **options)
+        env.reset(seed=seed * 100 + hand)
+        hand += 1
+        agents = {}
+        for name in env.possible_agents:
+            agents[name] = HeuristicAgent("scandal")
+            agents[name].reset(table_info(env, "scandal", name), seed=hand)
+        for name in env.agent_iter():
+            obs, _r, term, trunc, _info = env.last()
+            if term or trunc:
+                break
+            if rng.random() < 0.25:
+                out.append(clone(env.unwrapped.game))
+            mask = obs["action_mask"]
+            if rng.random() < explore:
+                action = int(rng.choice(np.flatnonzero(mask)))
+            else:
+                action = agents[name].act(obs["observation"], mask, {})
+            env.step(action)
+    return out[:count]
+
+
+def lockstep(eng: BatchedScandal, states: list[Any] | int, cutoff: int) -> int:
+    """The search's loop before the compiled rollouts; the steps it took (``states``: the
+    leaf states to load, or the number of rows already in the engine)."""
+    plain = BatchedScandalHeuristic(eng.config, eng.obs_spec, repeat_memory=False)
+    if isinstance(states, int):
+        m = states
+        mask = eng._observe(False)[1]
+    else:
+        m = len(states)
+        mask = load_states(eng, states)[1]
+    steps = 0
+    while cutoff == 0 or steps < cutoff:
+        mask_h = mask[:m].astype(bool)
+        rows = np.flatnonzero(mask_h.any(axis=1))
+        if not rows.size:
+            break
+        actions = np.zeros(eng.num_games, dtype=np.int64)
+        actions[rows] = plain.choose_engine(eng, mask_h[rows], rows)
+        active = np.zeros(eng.num_games, dtype=bool)
+        active[rows] = True
+        mask = eng.step(actions, active=active, observe=False).mask
+        steps += 1
+    assert plain.fallbacks == 0
+    return steps
+
+
+CASES = [(2, 0.1, 0), (2, 0.5, 0), (3, 0.3, 0), (4, 0.3, 0), (6, 0.3, 0), (2, 0.3, 30)]
+
+
+@pytest.mark.parametrize(("num_players", "explore", "max_turns"), CASES)
+def test_play_out_ends_every_row_as_the_lockstep_loop(
+    num_players: int, explore: float, max_turns: int
+) -> None:
+    options = {"max_turns": max_turns} if max_turns else {}
+    seed = num_players * 10 + int(explore * 10) + max_turns
+    states = positions(num_players, 48, seed, explore, **options)
+    eng = BatchedScandal(48, num_players=num_players, autoreset=False, episode="hand", **options)
+    ends: set[int] = set()
+    for cutoff in (0, 40, 3):
+        longest = lockstep(eng, [clone(s) for s in states], cutoff)
+        want = {f: getattr(eng, f).copy() for f in FIELDS}
+        if cutoff == 0:
+            ends = set(want["hand_end"].tolist())
+            assert (want["phase"] == OVER).all(), "every hand was played to its end"
+        write_states(eng, [clone(s) for s in states])
+        played = rollout.play_out(eng, len(states), cutoff)
+        assert played.max() == longest
+        if cutoff:
+            assert played.max() <= cutoff
+        for f in FIELDS:
+            got = getattr(eng, f)
+            bad = np.flatnonzero((got != want[f]).reshape(len(states), -1).any(axis=1))
+            assert not bad.size, f"cutoff {cutoff}: {f} differs in rows {bad.tolist()}"
+    assert END_OUT in ends or max_turns
+    assert END_MAX_TURNS in ends or not max_turns
+
+
+def test_turned_over_piles_end_as_the_lockstep_loop() -> None:
+    """Rows far into their hand (stock draws drain the stock): S4 turn-overs, the turn limit."""
+    eng = BatchedScandal(64, num_players=2, autoreset=False, episode="hand")
+    _obs, mask, _ = eng.reset(7)
+    rng = np.random.default_rng(7)
+    for _ in range(260):
+        m = mask.astype(bool)
+        live = m.any(axis=1)
+        if not live.any():
+            break
+        actions = np.zeros(64, dtype=np.int64)
+        for i in np.flatnonzero(live).tolist():
+            legal = np.flatnonzero(m[i])
+            actions[i] = 0 if m[i, 0] and rng.random() < 0.9 else rng.choice(legal)
+        mask = eng.step(actions, active=live, observe=False).mask
+    start = {f: getattr(eng, f).copy() for f in FIELDS}
+    running = int((start["phase"] != OVER).sum())
+    assert running >= 16
+    ends: set[int] = set()
+    for cutoff in (0, 25):
+        for f in FIELDS:
+            getattr(eng, f)[:] = start[f]
+        lockstep(eng, 64, cutoff)
+        want = {f: getattr(eng, f).copy() for f in FIELDS}
+        if cutoff == 0:
+            ends = set(want["hand_end"][start["phase"] != OVER].tolist())
+        for f in FIELDS:
+            getattr(eng, f)[:] = start[f]
+        rollout.play_out(eng, 64, cutoff)
+        for f in FIELDS:
+            bad = np.flatnonzero((getattr(eng, f) != want[f]).reshape(64, -1).any(axis=1))
+            assert not bad.size, f"cutoff {cutoff}: {f} differs in rows {bad.tolist()}"
+    assert start["stock_public"].any(), "piles were turned over (S4)"
+    assert {END_OUT, END_MAX_TURNS} <= ends, ends
+
+
+def test_rows_past_m_and_finished_rows_are_left_alone() -> None:
+    states = positions(2, 6, seed=1, explore=0.2)
+    eng = BatchedScandal(8, num_players=2, autoreset=False, episode="hand")
+    write_states(eng, states)
+    before = {f: getattr(eng, f).copy() for f in FIELDS}
+    played = rollout.play_out(eng, 4, 10)
+    assert played.shape == (4,) and (played > 0).all()
+    for f in FIELDS:
+        assert np.array_equal(getattr(eng, f)[4:], before[f][4:]), f
+    eng.phase[:4] = OVER
+    again = {f: getattr(eng, f).copy() for f in FIELDS}
+    assert rollout.play_out(eng, 4, 10).tolist() == [0, 0, 0, 0]
+    for f in FIELDS:
+        assert np.array_equal(getattr(eng, f), again[f]), f
+
+
+def test_play_out_refuses_what_it_cannot_play() -> None:
+    game = BatchedScandal(2, num_players=2, autoreset=False, episode="game")
+    game.reset(0)
+    with pytest.raises(UsageError, match='episode="hand"'):
+        rollout.play_out(game, 2, 0)
+    assert rollout.compiled_rollouts(game, 0.2, 0.0) is None
+    hand = BatchedScandal(2, num_players=2, autoreset=False, episode="hand")
+    hand.reset(0)
+    with pytest.raises(UsageError, match=r"m must be in 0\.\.2"):
+        rollout.play_out(hand, 3, 0)
+    torch = pytest.importorskip("torch")
+    assert torch is not None
+    teng = BatchedScandal(2, num_players=2, backend="torch", autoreset=False, episode="hand")
+    with pytest.raises(UsageError, match="numpy"):
+        rollout.play_out(teng, 1, 0)
+    assert rollout.compiled_rollouts(teng, 0.2, 0.0) is None
