@@ -51,24 +51,33 @@ def _jit(f: Callable[..., Any]) -> Callable[..., Any]:
     return numba.njit(cache=True, nogil=True)(f)  # type: ignore[no-any-return]
 
 
+def _inline(f: Callable[..., Any]) -> Callable[..., Any]:
+    """Compiled into its caller (no call with dozens of array arguments per move)."""
+    if numba is None:  # pragma: no cover
+        return f
+    return numba.njit(cache=True, nogil=True, inline="always")(f)  # type: ignore[no-any-return]
+
+
 # ---------------------------------------------------------------- the legal mask
 @_jit
-def _hand_counts(hand, member_bg, member_nt, member_ti, bg, nt, ti):  # type: ignore[no-untyped-def]
+def _hand_counts(hand, scandals_of, nscandals_of, is_bg, is_title, bg, nt, ti):  # type: ignore[no-untyped-def]
     """Per scandal: the hand's blue/green, non-title and title cards (the mask's table)."""
-    ns = bg.shape[0]
-    for s in range(ns):
-        bg[s] = 0
-        nt[s] = 0
-        ti[s] = 0
+    bg[:] = 0
+    nt[:] = 0
+    ti[:] = 0
     for c in range(hand.shape[0]):
         if hand[c]:
-            for s in range(ns):
-                bg[s] += member_bg[c, s]
-                nt[s] += member_nt[c, s]
-                ti[s] += member_ti[c, s]
+            for j in range(nscandals_of[c]):
+                s = scandals_of[c, j]
+                if is_bg[c]:
+                    bg[s] += 1
+                if is_title[c]:
+                    ti[s] += 1
+                else:
+                    nt[s] += 1
 
 
-@_jit
+@_inline
 def _mask_row(  # type: ignore[no-untyped-def]
     g, mask, lay, tabs, hands, counts, meld_owner, build, build_scandal, pile_arr, pile_len,
     stock_len, cur, phase, duty, forbidden, bg, nt, ti,
@@ -85,9 +94,6 @@ def _mask_row(  # type: ignore[no-untyped-def]
     ncards_of = tabs[8]
     scandals_of = tabs[9]
     nscandals_of = tabs[10]
-    member_bg = tabs[11]
-    member_nt = tabs[12]
-    member_ti = tabs[13]
     ds, dd, ms, ma, mf, lo, di = lay[0], lay[1], lay[2], lay[3], lay[4], lay[5], lay[6]
     mask[:] = False
     ph = phase[g]
@@ -105,7 +111,7 @@ def _mask_row(  # type: ignore[no-untyped-def]
         if plen > 0:
             mask[dd] = True
         if plen >= 2:
-            _hand_counts(hand, member_bg, member_nt, member_ti, bg, nt, ti)
+            _hand_counts(hand, scandals_of, nscandals_of, is_bg, is_title, bg, nt, ti)
             sz = size
             for i in range(plen):  # the pile from the top (S3)
                 c = pile_arr[g, plen - 1 - i]
@@ -132,7 +138,7 @@ def _mask_row(  # type: ignore[no-untyped-def]
     if ph == MELD:
         d = duty[g]
         if d >= 0:  # S3: honour the duty first
-            _hand_counts(hand, member_bg, member_nt, member_ti, bg, nt, ti)
+            _hand_counts(hand, scandals_of, nscandals_of, is_bg, is_title, bg, nt, ti)
             for j in range(nscandals_of[d]):
                 s = scandals_of[d, j]
                 if meld_owner[g, s] >= 0:
@@ -164,7 +170,7 @@ def _mask_row(  # type: ignore[no-untyped-def]
                     if meld_owner[g, s] >= 0 and pair_of[f, s] >= 0:
                         mask[lo + pair_of[f, s]] = True
         if nonf >= 4 or (nonf == 3 and f >= 0):  # S5
-            _hand_counts(hand, member_bg, member_nt, member_ti, bg, nt, ti)
+            _hand_counts(hand, scandals_of, nscandals_of, is_bg, is_title, bg, nt, ti)
             for s in range(ns):
                 ok = bg[s] >= 1 and nt[s] >= 2 and ti[s] >= 1 and meld_owner[g, s] < 0
                 if nonf == 3:
@@ -229,8 +235,9 @@ def _playable(hand, melded, used, tabs):  # type: ignore[no-untyped-def]
     title_of = tabs[3]
     cards_of = tabs[7]
     ncards_of = tabs[8]
-    value = tabs[14]
+    value = tabs[11]
     used[:] = False
+    pts = 0.0
     for s in range(title_of.shape[0]):
         k = ncards_of[s]
         some = False
@@ -250,16 +257,14 @@ def _playable(hand, melded, used, tabs):  # type: ignore[no-untyped-def]
                 c = cards_of[s, j]
                 if hand[c] and not used[c] and not is_title[c]:
                     used[c] = True
+                    pts += value[c]
         elif hand[title_of[s]] and rest >= 2 and rest_bg:
             for j in range(k):
                 c = cards_of[s, j]
                 if hand[c] and not used[c]:
                     used[c] = True
-    pts = 0.0
-    for c in range(hand.shape[0]):
-        if used[c]:
-            pts += value[c]
-    return pts
+                    pts += value[c]
+    return pts  # a sum of integer card values: exact in any order
 
 
 @_jit
@@ -290,24 +295,43 @@ def _goes_out(hand, used, tabs):  # type: ignore[no-untyped-def]
 
 
 @_jit
-def _usefulness(card, hand, melded, opp, in_pile, tabs):  # type: ignore[no-untyped-def]
-    """``ScandalPolicy.usefulness`` (``in_pile``: the view's pile as flags)."""
+def _members(hand, scandals_of, nscandals_of, cnt):  # type: ignore[no-untyped-def]
+    """``cnt[s]``: the cards of scandal ``s`` in ``hand``."""
+    cnt[:] = 0
+    for c in range(hand.shape[0]):
+        if hand[c]:
+            for j in range(nscandals_of[c]):
+                cnt[scandals_of[c, j]] += 1
+
+
+@_jit
+def _seen(g, me, known, pile_pos, opp, in_pile):  # type: ignore[no-untyped-def]
+    """The view's cards known in an opponent's hand (``opp``) and in the pile (``in_pile``)."""
+    p = known.shape[1]
+    for c in range(known.shape[2]):
+        o = False
+        for q in range(p):
+            if q != me and known[g, q, c]:
+                o = True
+        opp[c] = o
+        in_pile[c] = pile_pos[g, c] >= 0
+
+
+@_jit
+def _usefulness(card, hand, cnt, melded, opp, in_pile, tabs):  # type: ignore[no-untyped-def]
+    """``ScandalPolicy.usefulness`` (``cnt``: `_members` of ``hand``; ``in_pile``: the
+    view's pile as flags)."""
     title_of = tabs[3]
-    cards_of = tabs[7]
-    ncards_of = tabs[8]
     scandals_of = tabs[9]
     nscandals_of = tabs[10]
+    mine = 1 if hand[card] else 0
     best = 0.0
     for i in range(nscandals_of[card]):
         s = scandals_of[card, i]
         if melded[s]:
             continue
         title = title_of[s]
-        others = 0
-        for j in range(ncards_of[s]):
-            c = cards_of[s, j]
-            if hand[c] and c != card:
-                others += 1
+        others = cnt[s] - mine  # the other cards of s in hand
         u = float(others)
         if card == title:
             u += 1.0 + others
@@ -323,19 +347,25 @@ def _usefulness(card, hand, melded, opp, in_pile, tabs):  # type: ignore[no-unty
 
 
 @_jit
-def _choose_row(  # type: ignore[no-untyped-def]
-    g, mask, lay, tabs, take_cost, deep_margin, hands, known, meld_owner, pile_arr, pile_len,
-    pile_pos, stock_len, cur, phase, melded, opp, in_pile, hand2, used,
-):  # fmt: skip
-    """``ScandalPolicy.choose(view, 0)`` of row ``g`` whose legal mask is ``mask``."""
-    value = tabs[14]
-    ds, dd, ms, ma, mf, lo, di = lay[0], lay[1], lay[2], lay[3], lay[4], lay[5], lay[6]
-    n = hands.shape[2]
-    first = -1
+def _first(mask):  # type: ignore[no-untyped-def]
+    """The lowest legal action (-1: none)."""
     for a in range(mask.shape[0]):
         if mask[a]:
-            first = a
-            break
+            return a
+    return -1
+
+
+@_inline
+def _choose_row(  # type: ignore[no-untyped-def]
+    g, mask, lay, tabs, take_cost, deep_margin, hands, known, meld_owner, pile_arr, pile_len,
+    pile_pos, stock_len, cur, phase, melded, opp, in_pile, hand2, used, cnt,
+):  # fmt: skip
+    """``ScandalPolicy.choose(view, 0)`` of row ``g`` whose legal mask is ``mask``."""
+    value = tabs[11]
+    scandals_of = tabs[9]
+    nscandals_of = tabs[10]
+    ds, dd, ms, ma, mf, lo, di = lay[0], lay[1], lay[2], lay[3], lay[4], lay[5], lay[6]
+    n = hands.shape[2]
     ph = phase[g]
     if ph == BUILD:
         for c in range(n):
@@ -351,26 +381,20 @@ def _choose_row(  # type: ignore[no-untyped-def]
                 return a
     me = cur[g]
     hand = hands[g, me]
-    p = hands.shape[1]
     for s in range(melded.shape[0]):
         melded[s] = meld_owner[g, s] >= 0
-    for c in range(n):
-        o = False
-        for q in range(p):
-            if q != me and known[g, q, c]:
-                o = True
-        opp[c] = o
-        in_pile[c] = pile_pos[g, c] >= 0
     if ph != DRAW:  # the discard: least useful, most valuable among equals, lowest id
+        _seen(g, me, known, pile_pos, opp, in_pile)
+        _members(hand, scandals_of, nscandals_of, cnt)
         best = -1
         bu = 0.0
         for c in range(n):
             if not mask[di + c]:
                 continue
-            u = _usefulness(c, hand, melded, opp, in_pile, tabs)
+            u = _usefulness(c, hand, cnt, melded, opp, in_pile, tabs)
             if best < 0 or u < bu or (u == bu and value[c] > value[best]):
                 best, bu = c, u
-        return first if best < 0 else di + best
+        return _first(mask) if best < 0 else di + best
     # the draw: a deep draw when it pays (S3), the top discard when it helps, else the stock
     plen = pile_len[g]
     base = _playable(hand, melded, used, tabs)
@@ -405,8 +429,10 @@ def _choose_row(  # type: ignore[no-untyped-def]
         if _playable(hand2, melded, used, tabs) > base:
             return dd
         # builds(view, top): after taking it, the pile without it
+        _seen(g, me, known, pile_pos, opp, in_pile)
         in_pile[top] = False
-        gain = _usefulness(top, hand2, melded, opp, in_pile, tabs)
+        _members(hand2, scandals_of, nscandals_of, cnt)
+        gain = _usefulness(top, hand2, cnt, melded, opp, in_pile, tabs)
         take = False
         if gain >= 2.0:  # and more useful than the least useful card then held
             take = True
@@ -416,15 +442,14 @@ def _choose_row(  # type: ignore[no-untyped-def]
                     break
             if not take:
                 for c in range(n):
-                    if hand[c] and gain > _usefulness(c, hand2, melded, opp, in_pile, tabs):
+                    if hand[c] and gain > _usefulness(c, hand2, cnt, melded, opp, in_pile, tabs):
                         take = True
                         break
-        in_pile[top] = True
         if take:
             return dd
     if mask[ds]:
         return ds
-    return first
+    return _first(mask)
 
 
 # ---------------------------------------------------------------- the move
@@ -448,7 +473,7 @@ def _end_hand(  # type: ignore[no-untyped-def]
     phase[g] = OVER
 
 
-@_jit
+@_inline
 def _apply_row(  # type: ignore[no-untyped-def]
     g, a, lay, tabs, max_turns, target, hands, known, counts, placed_by, meld_owner, table_pts,
     build, build_scandal, pile_arr, pile_pos, pile_len, stock_arr, stock_len, stock_public, cur,
@@ -457,7 +482,7 @@ def _apply_row(  # type: ignore[no-untyped-def]
     """Action ``a`` (legal) in row ``g``, as ``apply_actions`` applies it."""
     title_of = tabs[3]
     pair_card = tabs[4]
-    value = tabs[14]
+    value = tabs[11]
     ds, dd, ms, ma, mf, lo, di = lay[0], lay[1], lay[2], lay[3], lay[4], lay[5], lay[6]
     me = cur[g]
     n = hands.shape[2]
@@ -573,6 +598,7 @@ def _play_rows(  # type: ignore[no-untyped-def]
     in_pile = np.zeros(n, dtype=np.bool_)
     hand2 = np.zeros(n, dtype=np.bool_)
     used = np.zeros(n, dtype=np.bool_)
+    cnt = np.zeros(ns, dtype=np.int64)
     for g in range(m):
         k = 0
         while cutoff == 0 or k < cutoff:
@@ -582,7 +608,7 @@ def _play_rows(  # type: ignore[no-untyped-def]
                       pile_arr, pile_len, stock_len, cur, phase, duty, forbidden, bg, nt, ti)  # fmt: skip
             a = _choose_row(g, mask, lay, tabs, take_cost, deep_margin, hands, known, meld_owner,
                             pile_arr, pile_len, pile_pos, stock_len, cur, phase, melded, opp,
-                            in_pile, hand2, used)  # fmt: skip
+                            in_pile, hand2, used, cnt)  # fmt: skip
             if a < 0:  # no legal move: cannot happen in a running hand
                 break
             _apply_row(g, a, lay, tabs, max_turns, target, hands, known, counts, placed_by,
@@ -624,9 +650,6 @@ class RolloutTables:
             np.array([len(c) for c in deck.cards_of], dtype=np.int64),
             scandals_of,
             np.array([len(s) for s in deck.scandals_of], dtype=np.int64),
-            (member & is_bg[:, None]).astype(np.int64),
-            (member & ~is_title[:, None]).astype(np.int64),
-            (member & is_title[:, None]).astype(np.int64),
             np.asarray(deck.value, dtype=np.int64),
         )
         self.lay = np.array(
