@@ -22,33 +22,31 @@ def resample_hidden(state: State, observer: int, rng: np.random.Generator) -> St
     the observer's hand, the table, the pile and every public card in an
     opponent's hand (one taken from the discard pile) are kept.
 
+    When ``observer`` is to act, the copy keeps ``state``'s cached legal mask:
+    the mask reads only the hand of the player to act, the hand sizes, the
+    stock size and public cards, none of which is dealt anew.
+
     Args:
         state: the true state.
         observer: the seat whose knowledge is kept.
         rng: the randomness of the re-deal; the copy's own RNG is reseeded from it.
     """
-    out = clone(state)
     p = state.num_players
-    hidden_slots: list[tuple[int, int]] = []  # (seat, count); seat -1 = stock
-    pool: list[int] = []
-    for off in range(1, p):
-        seat = (observer + off) % p
-        secret = np.flatnonzero(state.hands[seat] & ~state.known[seat])
-        pool.extend(int(c) for c in secret)
-        hidden_slots.append((seat, len(secret)))
-        out.hands[seat, secret] = False
+    seats = [(observer + off) % p for off in range(1, p)]
+    # per opponent (from the observer's left): the cards nobody else has seen
+    secret = [np.flatnonzero(state.hands[seat] & ~state.known[seat]) for seat in seats]
+    parts = list(secret)
     if not state.stock_public:
-        pool.extend(state.stock)
-        hidden_slots.append((-1, len(state.stock)))
-    order = [pool[int(i)] for i in rng.permutation(len(pool))]
+        parts.append(np.asarray(state.stock, dtype=np.int64))
+    pool = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    order = pool[rng.permutation(len(pool))]
+    out = clone(state, rng=np.random.default_rng(int(rng.integers(2**63 - 1))))
     pos = 0
-    for seat, count in hidden_slots:
-        chunk = order[pos : pos + count]
-        pos += count
-        if seat < 0:
-            out.stock = chunk
-        else:
-            out.hands[seat, chunk] = True
-    out.rng = np.random.default_rng(int(rng.integers(2**63 - 1)))
-    out.mask_cache = None
+    for seat, cards in zip(seats, secret, strict=True):
+        out.hands[seat, cards] = False
+        out.hands[seat, order[pos : pos + cards.size]] = True
+        pos += cards.size
+    if not state.stock_public:
+        out.stock = order[pos : pos + len(state.stock)].tolist()
+    out.mask_cache = state.mask_cache if observer == state.to_act else None
     return out

@@ -178,8 +178,8 @@ def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
     return np.random.Generator(bg)
 
 
-def clone(state: State) -> State:
-    """An independent copy of ``state`` (arrays, lists and RNG copied)."""
+def clone(state: State, rng: np.random.Generator | None = None) -> State:
+    """An independent copy of ``state`` (arrays, lists and RNG copied; ``rng``: the copy's own)."""
     return State(
         rules=state.rules,
         hands=state.hands.copy(),
@@ -208,7 +208,7 @@ def clone(state: State) -> State:
         game_over=state.game_over,
         done=state.done,
         truncated=state.truncated,
-        rng=_copy_rng(state.rng),
+        rng=_copy_rng(state.rng) if rng is None else rng,
         mask_cache=state.mask_cache,
     )
 
