@@ -173,40 +173,62 @@ class ScandalPolicy:
         self.is_bg = [bool(v) for v in d.is_bg]
         self.cards_of = [list(c) for c in d.cards_of]
         self.scandals_of = [list(s) for s in d.scandals_of]
+        # Plain Python copies for the per-card loops (exact: card values are integers).
+        self._value = [float(v) for v in self.value]
+        self._plain = [[c for c in cs if not self.is_title[c]] for cs in self.cards_of]
 
     # ------------------------------------------------------------------ analysis
     def playable(self, hand: np.ndarray, melded: np.ndarray) -> tuple[float, set[int]]:
         """Points of the cards that could be laid down now, and those cards."""
+        return self._playable(_held(hand), _flags(melded))
+
+    def _playable(self, held: set[int], melded: list[bool]) -> tuple[float, set[int]]:
+        """`playable` of the cards ``held`` (a set) and the melded flags (a list).
+
+        The scandals are visited in order (a gold card goes to the first that
+        can use it); a scandal without a held card is skipped, as before.
+        """
         used: set[int] = set()
-        for s in range(self.ns):
-            cards = [c for c in self.cards_of[s] if hand[c] and c not in used]
+        scandals = sorted({s for c in held for s in self.scandals_of[c]})
+        for s in scandals:
+            cards = [c for c in self.cards_of[s] if c in held and c not in used]
             if not cards:
                 continue
             if melded[s]:
                 used.update(c for c in cards if not self.is_title[c])
-            elif hand[self.title_of[s]]:
+            elif self.title_of[s] in held:
                 rest = [c for c in cards if not self.is_title[c]]
                 if len(rest) >= 2 and any(self.is_bg[c] for c in rest):
                     used.update(cards)
-        return float(sum(self.value[c] for c in used)), used
+        value = self._value
+        return float(sum(value[c] for c in used)), used
 
     def usefulness(self, view: ScandalView, card: int) -> float:
         """How much keeping ``card`` helps a future meld (0 = dead card)."""
-        hand = view.hand
+        return self._usefulness(card, *self._facts(view))
+
+    def _facts(self, view: ScandalView) -> tuple[set[int], list[bool], list[bool], set[int]]:
+        """What `usefulness` reads of ``view``: held cards, melded and known flags, pile cards."""
+        return _held(view.hand), _flags(view.melded), _flags(view.opp_known), set(view.pile)
+
+    def _usefulness(
+        self, card: int, held: set[int], melded: list[bool], opp: list[bool], pile: set[int]
+    ) -> float:
+        """`usefulness` of ``card`` given `_facts`."""
         best = 0.0
         for s in self.scandals_of[card]:
-            if view.melded[s]:
+            if melded[s]:
                 continue
             title = self.title_of[s]
-            others = sum(1 for c in self.cards_of[s] if hand[c] and c != card)
+            others = sum(1 for c in self.cards_of[s] if c in held and c != card)
             u = float(others)
             if card == title:
                 u += 1.0 + others
-            elif hand[title]:
+            elif title in held:
                 u += 2.0
-            elif view.opp_known[title] or title in view.pile:
+            elif opp[title] or title in pile:
                 u -= 0.5  # the title is elsewhere: this set is harder to meld
-            if view.opp_known[title]:
+            if opp[title]:
                 u += 1.0  # an opponent holds the title: do not feed their meld
             best = max(best, u)
         return best
@@ -258,15 +280,14 @@ class ScandalPolicy:
         lay = self.lay
         pile = view.pile
         margin = self.deep_margin if not repeat else float("-inf")
-        best_action = self.best_deep_draw(view, legal, self.take_cost, margin)
+        held, melded = _held(view.hand), _flags(view.melded)
+        base, _ = self._playable(held, melded)
+        best_action = self.best_deep_draw(view, legal, self.take_cost, margin, base)
         if best_action >= 0:
             return best_action
-        base, _ = self.playable(view.hand, view.melded)
         if view.mask[lay.DRAW_DISCARD] and pile:
             top = pile[-1]
-            hand = view.hand.copy()
-            hand[top] = True
-            pts, _ = self.playable(hand, view.melded)
+            pts, _ = self._playable(held | {top}, melded)
             if pts > base or (not repeat and self.builds(view, top)):
                 return int(lay.DRAW_DISCARD)
         if view.mask[lay.DRAW_STOCK]:
@@ -274,11 +295,17 @@ class ScandalPolicy:
         return int(legal[0])
 
     def best_deep_draw(
-        self, view: ScandalView, legal: np.ndarray, take_cost: float, margin: float
+        self,
+        view: ScandalView,
+        legal: np.ndarray,
+        take_cost: float,
+        margin: float,
+        base: float | None = None,
     ) -> int:
         """The legal deep draw (S3) whose ``points laid down now - take_cost * waste``
         is highest and above ``margin`` (the shallowest among equals), or -1.
 
+        ``base``: `playable` points of the hand, if the caller has them.
         A deep draw is the only move that takes cards out of the stock and pile
         for good. One that would leave a single card there (S4: no one could
         then ever draw more than one card, so hands of one or two cards could
@@ -286,18 +313,23 @@ class ScandalPolicy:
         """
         lay = self.lay
         pile = view.pile
-        base, _ = self.playable(view.hand, view.melded)
+        deep = legal[(legal > lay.DRAW_DISCARD) & (legal < lay.MELD_START)].tolist()
+        if not deep:
+            return -1
+        held, melded = _held(view.hand), _flags(view.melded)
+        if base is None:
+            base, _ = self._playable(held, melded)
+        value = self._value
         best_gain, best_action = margin, -1
-        for a in legal[(legal > lay.DRAW_DISCARD) & (legal < lay.MELD_START)].tolist():
+        for a in deep:
             depth = a - lay.DRAW_DISCARD
             taken = pile[len(pile) - 1 - depth :]
-            hand = view.hand.copy()
-            hand[taken] = True
-            pts, used = self.playable(hand, view.melded)
+            after = held.union(taken)
+            pts, used = self._playable(after, melded)
             last = max(view.stock, 0) + len(pile) - len(taken) + 1 <= 1
-            if last and not self.goes_out(hand, used):
+            if last and not self._goes_out(len(after), used):
                 continue
-            waste = sum(self.value[c] for c in taken if c not in used)
+            waste = sum(value[c] for c in taken if c not in used)
             gain = pts - base - take_cost * waste
             if gain > best_gain:
                 best_gain, best_action = gain, a
@@ -307,7 +339,11 @@ class ScandalPolicy:
         """``hand`` can go out this turn: all its cards but one are laid down (``used``
         from `playable`), or all of one scandal, at least 4, of which one is
         kept back for the last discard (S8)."""
-        left = int(hand.sum()) - len(used)
+        return self._goes_out(int(hand.sum()), used)
+
+    def _goes_out(self, held: int, used: set[int]) -> bool:
+        """`goes_out` of a hand of ``held`` cards."""
+        left = held - len(used)
         if left == 1:
             return True
         if left or len(used) < 4:
@@ -317,18 +353,17 @@ class ScandalPolicy:
 
     def builds(self, view: ScandalView, top: int) -> bool:
         """Taking ``top`` builds a meld in hand: useful, and more so than the card then thrown."""
-        hand = view.hand.copy()
-        hand[top] = True
-        after = ScandalView(
-            hand, view.melded, view.pile[:-1], view.opp_known, view.phase, -1, top, view.mask
-        )
-        gain = self.usefulness(after, top)
+        rest = np.flatnonzero(view.hand).tolist()
+        # the view after taking it: ``top`` in hand, the pile without it
+        held, melded, opp = set(rest), _flags(view.melded), _flags(view.opp_known)
+        held.add(top)
+        pile = set(view.pile[:-1])
+        gain = self._usefulness(top, held, melded, opp, pile)
         if gain < 2.0:
             return False
-        rest = [c for c in np.flatnonzero(view.hand).tolist()]
         if not rest:
             return True
-        worst = min(self.usefulness(after, c) for c in rest)
+        worst = min(self._usefulness(c, held, melded, opp, pile) for c in rest)
         return gain > worst
 
     def discard(self, view: ScandalView, legal: np.ndarray, repeat: int = 0) -> int:
@@ -342,8 +377,20 @@ class ScandalPolicy:
         cards = (legal[legal >= lay.DISCARD] - lay.DISCARD).tolist()
         if not cards:
             return int(legal[0])
-        ranked = sorted(cards, key=lambda c: (self.usefulness(view, c), -self.value[c], c))
+        facts = self._facts(view)
+        value = self._value
+        ranked = sorted(cards, key=lambda c: (self._usefulness(c, *facts), -value[c], c))
         return int(lay.DISCARD + ranked[repeat % len(ranked)])
+
+
+def _held(hand: np.ndarray) -> set[int]:
+    """The card ids of a boolean hand."""
+    return set(np.flatnonzero(hand).tolist())
+
+
+def _flags(flags: np.ndarray) -> list[bool]:
+    """Boolean flags as a list (cheaper to index one by one than an array)."""
+    return np.asarray(flags, dtype=bool).tolist()  # type: ignore[no-any-return]
 
 
 class ScandalReader:
