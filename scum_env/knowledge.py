@@ -60,6 +60,44 @@ def caps(state: State, observer: int) -> tuple[list[int], list[int]]:
     return cap, free
 
 
+def deal_to_buckets(
+    cards: list[int], buckets: list[list[int]], k: int, rng: np.random.Generator
+) -> list[list[int]] | None:
+    """Deal ``cards`` (slots, highest first) into ``buckets`` of ``[player, cap, room]``.
+
+    Each card goes to a bucket whose cap is at least its slot, with probability
+    proportional to the room the bucket has left (with no caps: a uniform deal
+    of the cards over the room). One uniform per card, drawn as
+    ``rng.choice(len(buckets), p=...)`` draws it, so the deals are exactly those
+    of that call made per card (a test compares the two); plain Python, as there
+    are few buckets (at most two per player). The rooms are used up in place.
+
+    Returns:
+        Per bucket, the count of each of the ``k`` slots dealt to it; None when a
+        card fits no bucket (bounds inconsistent with a preset scenario).
+    """
+    counts = [[0] * k for _ in buckets]
+    draw = rng.random
+    for slot in cards:
+        total = 0
+        for b in buckets:
+            if b[1] >= slot:
+                total += b[2]
+        if total <= 0:
+            return None
+        x = draw() * total
+        chosen = -1
+        for i, b in enumerate(buckets):
+            if b[1] >= slot and b[2] > 0:
+                chosen = i
+                x -= b[2]
+                if x < 0:
+                    break
+        buckets[chosen][2] -= 1
+        counts[chosen][slot] += 1
+    return counts
+
+
 def resample_hidden(state: State, observer: int, rng: np.random.Generator) -> State:
     """A copy of ``state`` whose unseen cards are dealt again, consistently.
 
@@ -92,38 +130,12 @@ def resample_hidden(state: State, observer: int, rng: np.random.Generator) -> St
         if room - loose:
             buckets.append([p, cap[p], room - loose])
     hands = known.copy()
-    ok = True
-    # Each card, highest first, goes to a bucket that may hold it with probability
-    # proportional to the bucket's room left (with no caps: a uniform deal of the
-    # pool over the room). One uniform per card, drawn at once; plain Python below,
-    # as the buckets are few (at most two per player).
-    uniforms = rng.random(cards.size).tolist()
-    counts = [0] * (len(buckets) * k)
-    for slot, u in zip(cards.tolist(), uniforms, strict=True):
-        total = 0
-        for b in buckets:
-            if b[1] >= slot:
-                total += b[2]
-        if total <= 0:
-            ok = False
-            break
-        x = u * total
-        chosen = -1
-        for i, b in enumerate(buckets):
-            if b[1] >= slot and b[2] > 0:
-                chosen = i
-                x -= b[2]
-                if x < 0:
-                    break
-        buckets[chosen][2] -= 1
-        counts[chosen * k + slot] += 1
-    if ok:
-        for i, b in enumerate(buckets):
-            row = counts[i * k : (i + 1) * k]
+    dealt = deal_to_buckets(cards.tolist(), buckets, k, rng)
+    if dealt is not None:
+        for (p, _cap, _room), row in zip(buckets, dealt, strict=True):
             if any(row):
-                hands[b[0]] += np.asarray(row, dtype=np.int16)
-    if not ok:  # bounds inconsistent with a preset scenario: fall back to sizes only
-        hands = known.copy()
+                hands[p] += np.asarray(row, dtype=np.int16)
+    else:  # bounds inconsistent with a preset scenario: fall back to sizes only
         perm = rng.permutation(cards)
         start = 0
         for p in others:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from scum_env.knowledge import caps, known_cards, resample_hidden
+from scum_env.knowledge import caps, deal_to_buckets, known_cards, resample_hidden
 from tests.scum.scripted import give, hand, pass_, play, table
 
 # p0 President, p1 VP, p2 Middle Class, p3 Next to Scum, p4 Scum
@@ -113,3 +115,38 @@ def test_knowledge_without_trades_every_hidden_card_is_dealt_in_proportion_to_ro
     # a count of one slot in one hand is at most 4: its standard error is below 2 / sqrt(draws)
     assert np.abs(mean - expected).max() < 4 * 2 / np.sqrt(draws)
     assert np.abs(mean - expected).max() > 0  # sampled, not the expectation itself
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rooms=st.lists(st.integers(0, 6), min_size=1, max_size=8),
+    caps_=st.lists(st.integers(0, 12), min_size=8, max_size=8),
+    cards=st.lists(st.integers(0, 12), max_size=30),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_knowledge_bucket_deal_is_the_per_card_weighted_choice(
+    rooms: list[int], caps_: list[int], cards: list[int], seed: int
+) -> None:
+    # deal_to_buckets draws one uniform per card exactly as rng.choice(p=room left)
+    # did, so the determinizations (and the searches' choices for a seed) did not
+    # change when it replaced that call
+    k = 13
+    cards = sorted(cards, reverse=True)
+    buckets = [[i, caps_[i], room] for i, room in enumerate(rooms)]
+    expected: list[list[int]] | None = [[0] * k for _ in buckets]
+    left = [b[2] for b in buckets]
+    rng = np.random.default_rng(seed)
+    for slot in cards:
+        weights = np.array(
+            [left[i] if b[1] >= slot else 0 for i, b in enumerate(buckets)], dtype=float
+        )
+        if weights.sum() <= 0:
+            expected = None
+            break
+        i = int(rng.choice(len(buckets), p=weights / weights.sum()))
+        left[i] -= 1
+        assert expected is not None
+        expected[i][slot] += 1
+    other = np.random.default_rng(seed)
+    assert deal_to_buckets(cards, [list(b) for b in buckets], k, other) == expected
+    assert other.random() == rng.random()  # the same stream position after it (or its failure)
