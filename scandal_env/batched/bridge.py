@@ -16,6 +16,7 @@ build the engine with ``episode="hand"`` and ``autoreset=False``.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,71 +30,96 @@ from scandal_env.state import State
 
 
 def state_rows(states: Sequence[State], num_players: int, n: int, ns: int) -> dict[str, np.ndarray]:
-    """The engine's state arrays (host numpy) of ``states``, one row each."""
+    """The engine's state arrays (host numpy) of ``states``, one row each.
+
+    Raises:
+        UsageError: a state of another player count or deck size.
+    """
     m = len(states)
     p = num_players
-    out: dict[str, np.ndarray] = {
-        "hands": np.zeros((m, p, n), bool),
-        "known": np.zeros((m, p, n), bool),
-        "counts": np.zeros((m, p), np.int64),
-        "placed_by": np.full((m, n), -1, np.int8),
-        "meld_owner": np.full((m, ns), -1, np.int8),
-        "table_pts": np.zeros((m, p), np.int64),
-        "build": np.zeros((m, n), bool),
-        "build_scandal": np.full(m, -1, np.int64),
-        "pile_arr": np.zeros((m, n), np.int64),
-        "pile_pos": np.full((m, n), -1, np.int8),
-        "pile_len": np.zeros(m, np.int64),
-        "stock_arr": np.zeros((m, n), np.int64),
-        "stock_len": np.zeros(m, np.int64),
-        "stock_public": np.zeros(m, bool),
-        "cur": np.zeros(m, np.int64),
-        "phase": np.full(m, OVER, np.int64),
-        "duty": np.full(m, -1, np.int64),
-        "forbidden": np.full(m, -1, np.int64),
-        "turn": np.zeros(m, np.int64),
-        "dealer": np.zeros(m, np.int64),
-        "hand_no": np.zeros(m, np.int64),
-        "deals": np.zeros(m, np.int64),
-        "scores": np.zeros((m, p), np.int64),
-        "hand_end": np.full(m, END_NONE, np.int64),
-        "game_over": np.zeros(m, bool),
-    }
     for i, s in enumerate(states):
         if s.hands.shape != (p, n):
             raise UsageError(
                 f"load_states: state {i} has hands {s.hands.shape}, the engine {(p, n)}"
             )
-        value = s.rules.deck.value.astype(np.int64)
-        out["hands"][i] = s.hands
-        out["known"][i] = s.known
-        out["counts"][i] = s.hand_counts
-        out["placed_by"][i] = s.placed_by
-        out["meld_owner"][i] = s.meld_owner
-        for j in range(p):
-            out["table_pts"][i, j] = int(value[s.placed_by == j].sum())
-        out["build"][i] = s.build
-        out["build_scandal"][i] = s.build_scandal
-        k = len(s.pile)
-        out["pile_arr"][i, :k] = s.pile
-        out["pile_pos"][i, np.asarray(s.pile, np.int64)] = np.arange(k)
-        out["pile_len"][i] = k
-        k = len(s.stock)
-        out["stock_arr"][i, :k] = s.stock
-        out["stock_len"][i] = k
-        out["stock_public"][i] = s.stock_public
-        out["cur"][i] = s.to_act
-        live = not (s.done or s.hand_over)
-        out["phase"][i] = int(s.phase) if live else OVER
-        out["duty"][i] = s.duty
-        out["forbidden"][i] = s.forbidden
-        out["turn"][i] = s.turn
-        out["dealer"][i] = s.dealer
-        out["hand_no"][i] = s.hand_number
-        out["deals"][i] = s.hand_number + 1
-        out["scores"][i] = s.scores
-        out["game_over"][i] = s.game_over
-    return out
+    if not m:
+        return _empty_rows(p, n, ns)
+    # the piles and stocks, bottom first: every row's cards at once
+    pile_len, rows, cols, cards = _ragged([s.pile for s in states])
+    pile_arr = np.zeros((m, n), np.int64)
+    pile_arr[rows, cols] = cards
+    pile_pos = np.full((m, n), -1, np.int8)
+    pile_pos[rows, cards] = cols
+    stock_len, rows, cols, cards = _ragged([s.stock for s in states])
+    stock_arr = np.zeros((m, n), np.int64)
+    stock_arr[rows, cols] = cards
+    placed_by = np.stack([s.placed_by for s in states]).astype(np.int8)
+    # each player's table points (S9): the values of the cards they placed
+    table_pts = np.zeros((m, p), np.int64)
+    decks = {id(s.rules.deck): s.rules.deck for s in states}
+    for deck in decks.values():
+        rows = np.array([i for i, s in enumerate(states) if s.rules.deck is deck])
+        value = deck.value.astype(np.int64)
+        mine = placed_by[rows, None, :] == np.arange(p, dtype=np.int8)[None, :, None]
+        table_pts[rows] = (mine * value[None, None, :]).sum(axis=2)
+    live = [not (s.done or s.hand_over) for s in states]
+    hand_numbers = np.array([s.hand_number for s in states], np.int64)
+    return {
+        "hands": np.stack([s.hands for s in states]).astype(bool),
+        "known": np.stack([s.known for s in states]).astype(bool),
+        "counts": np.array([s.hand_counts for s in states], np.int64),
+        "placed_by": placed_by,
+        "meld_owner": np.stack([s.meld_owner for s in states]).astype(np.int8),
+        "table_pts": table_pts,
+        "build": np.stack([s.build for s in states]).astype(bool),
+        "build_scandal": np.array([s.build_scandal for s in states], np.int64),
+        "pile_arr": pile_arr,
+        "pile_pos": pile_pos,
+        "pile_len": pile_len,
+        "stock_arr": stock_arr,
+        "stock_len": stock_len,
+        "stock_public": np.array([s.stock_public for s in states], bool),
+        "cur": np.array([s.to_act for s in states], np.int64),
+        "phase": np.array(
+            [int(s.phase) if ok else OVER for s, ok in zip(states, live, strict=True)], np.int64
+        ),
+        "duty": np.array([s.duty for s in states], np.int64),
+        "forbidden": np.array([s.forbidden for s in states], np.int64),
+        "turn": np.array([s.turn for s in states], np.int64),
+        "dealer": np.array([s.dealer for s in states], np.int64),
+        "hand_no": hand_numbers,
+        "deals": hand_numbers + 1,
+        "scores": np.stack([s.scores for s in states]).astype(np.int64),
+        "hand_end": np.full(m, END_NONE, np.int64),
+        "game_over": np.array([s.game_over for s in states], bool),
+    }
+
+
+def _ragged(lists: list[list[int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Lists of cards as ``(lengths, rows, columns, cards)``: card ``k`` of list ``i`` at
+    ``(i, k)``."""
+    lengths = np.array([len(x) for x in lists], np.int64)
+    cards = np.fromiter(itertools.chain.from_iterable(lists), np.int64, int(lengths.sum()))
+    rows = np.repeat(np.arange(len(lists)), lengths)
+    starts = np.cumsum(lengths) - lengths
+    cols = np.arange(cards.size) - np.repeat(starts, lengths)
+    return lengths, rows, cols, cards
+
+
+def _empty_rows(p: int, n: int, ns: int) -> dict[str, np.ndarray]:
+    """`state_rows` of no state."""
+    shapes: dict[str, tuple[tuple[int, ...], Any]] = {
+        "hands": ((p, n), bool), "known": ((p, n), bool), "counts": ((p,), np.int64),
+        "placed_by": ((n,), np.int8), "meld_owner": ((ns,), np.int8),
+        "table_pts": ((p,), np.int64), "build": ((n,), bool), "build_scandal": ((), np.int64),
+        "pile_arr": ((n,), np.int64), "pile_pos": ((n,), np.int8), "pile_len": ((), np.int64),
+        "stock_arr": ((n,), np.int64), "stock_len": ((), np.int64), "stock_public": ((), bool),
+        "cur": ((), np.int64), "phase": ((), np.int64), "duty": ((), np.int64),
+        "forbidden": ((), np.int64), "turn": ((), np.int64), "dealer": ((), np.int64),
+        "hand_no": ((), np.int64), "deals": ((), np.int64), "scores": ((p,), np.int64),
+        "hand_end": ((), np.int64), "game_over": ((), bool),
+    }  # fmt: skip
+    return {name: np.zeros((0, *shape), dtype) for name, (shape, dtype) in shapes.items()}
 
 
 def load_states(eng: BatchedScandal, states: Sequence[State]) -> tuple[Array, Array, Array]:
