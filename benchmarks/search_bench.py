@@ -17,13 +17,17 @@ Cases (the issue's targets at the default budget of 100 iterations):
 * ``scandal2``: one 2-player Scandal hand (default cutoff 40).
 
 Variants: ``reference`` (``ismcts``), ``default`` (``ismcts-batched`` with
-the game's defaults: Scandal two waves of 50, cutoff 20), ``leaf:B`` and
+the game's defaults: Scandal two waves of 50, cutoff 40; its rollouts
+compiled where numba is installed), ``lockstep`` (the default with
+``compiled=false``: the rollouts stepped on the arrays, the same choices), ``leaf:B`` and
 ``root:B`` (``ismcts-batched:batch=B,parallel=...``, with ``--cutoff C`` if
 given, else the batched search's default cutoff), and, with ``--learned``,
 the batched search with a shipped agent's rollouts
 (``search:pretrained:NAME``, same budget; Scum and Scandal).
 
-``--only reference leaf:25`` runs just those variants; ``--heuristic`` times
+``--only reference leaf:25`` runs just those variants; ``--same-choices``
+says whether each variant played seat 0's moves as the first one did (a
+speed-up that must not change the search); ``--heuristic`` times
 only the rollout policy: the batched Scandal heuristic (no repeat memory, as in
 the rollouts) against the per-game ``ScandalPolicy.choose`` on the same
 positions, in decisions per second, for each ``--batches`` row count.
@@ -33,6 +37,7 @@ Example::
     python -m benchmarks.search_bench --cases scum4 scandal2 --deals 2 --batches 25 100
     python -m benchmarks.search_bench --heuristic --batches 25 100
     python -m benchmarks.search_bench --cases scandal2 --cpu-time --only default leaf:25 --cutoff 40
+    python -m benchmarks.search_bench --cases scandal2 --cpu-time --decisions 0 --only default lockstep --same-choices
 """
 
 from __future__ import annotations
@@ -72,11 +77,12 @@ def play(
     seed: int,
     limit: int = 0,
     clock: Callable[[], float] = time.perf_counter,
+    chosen: list[int] | None = None,
 ) -> tuple[float, int]:
     """Seconds seat 0 spent deciding in one deal (the others play the heuristic), and its
     decisions; with ``limit``, the deal stops after seat 0's first ``limit`` decisions.
     ``clock``: wall time, or ``time.process_time`` (this process's CPU time, steadier
-    on a shared machine)."""
+    on a shared machine); ``chosen``, if given, receives seat 0's actions."""
     env = get_game(game).make(**options)
     env.reset(seed=seed)
     me = env.possible_agents[0]
@@ -99,6 +105,8 @@ def play(
             action = agents[name].act(obs["observation"], obs["action_mask"], ctx)
             spent += clock() - start
             decisions += 1
+            if chosen is not None:
+                chosen.append(int(action))
             if decisions == limit:
                 break
         else:
@@ -151,6 +159,7 @@ def variants(
     out = {"reference": f"ismcts:budget={budget}"}
     extra = f",device={device}" if device else ""
     out["default"] = f"ismcts-batched:budget={budget}{extra}"
+    out["lockstep"] = f"ismcts-batched:budget={budget},compiled=false{extra}"
     if cutoff is not None:
         extra += f",cutoff={cutoff}"
     for b in batches:
@@ -189,6 +198,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--cpu-time", action="store_true", help="time in this process's CPU seconds, not wall"
     )
+    p.add_argument(
+        "--same-choices",
+        action="store_true",
+        help="say whether each variant chose seat 0's moves as the first variant did",
+    )
     a = p.parse_args(argv)
     print(f"load average (1, 5, 15 min) at start: {load()}")
     if a.cpu_time:
@@ -218,7 +232,9 @@ def main(argv: list[str] | None = None) -> int:
         if a.only:
             specs = {label: spec for label, spec in specs.items() if label in a.only}
         per_decision: dict[str, float] = {}
+        choices: dict[str, list[int]] = {}
         for label, spec in specs.items():
+            chosen = choices[label] = []
             runs = [
                 play(
                     game,
@@ -227,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
                     seed,
                     a.decisions,
                     time.process_time if a.cpu_time else time.perf_counter,
+                    chosen,
                 )
                 for seed in range(a.deals)
             ]
@@ -240,6 +257,12 @@ def main(argv: list[str] | None = None) -> int:
                 f"{1000 * per_decision[label]:.1f} | {ratio} |",
                 flush=True,
             )
+        if a.same_choices and len(choices) > 1:
+            first, *rest = choices
+            for label in rest:
+                same = choices[label] == choices[first]
+                print(f"{case}: {label} made {'the same' if same else 'other'} choices as {first} "
+                      f"({len(choices[label])} and {len(choices[first])} decisions)")  # fmt: skip
     print(f"load average (1, 5, 15 min) at end: {load()}")
     return 0
 
