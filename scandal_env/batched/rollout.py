@@ -45,17 +45,19 @@ def available() -> bool:
     return numba is not None
 
 
-def _jit(f: Callable[..., Any]) -> Callable[..., Any]:
+def _jit(f: Callable[..., Any], **options: Any) -> Callable[..., Any]:
+    """Compiled by numba at its first call, cached on disk (numba's ``__pycache__`` files)."""
     if numba is None:  # pragma: no cover
         return f
-    return numba.njit(cache=True, nogil=True)(f)  # type: ignore[no-any-return]
+    try:
+        return numba.njit(cache=True, nogil=True, **options)(f)  # type: ignore[no-any-return]
+    except RuntimeError:  # pragma: no cover - no writable cache place: compile per process
+        return numba.njit(nogil=True, **options)(f)  # type: ignore[no-any-return]
 
 
 def _inline(f: Callable[..., Any]) -> Callable[..., Any]:
     """Compiled into its caller (no call with dozens of array arguments per move)."""
-    if numba is None:  # pragma: no cover
-        return f
-    return numba.njit(cache=True, nogil=True, inline="always")(f)  # type: ignore[no-any-return]
+    return _jit(f, inline="always")
 
 
 # ---------------------------------------------------------------- the legal mask

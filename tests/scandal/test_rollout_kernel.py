@@ -193,3 +193,18 @@ def test_play_out_refuses_what_it_cannot_play() -> None:
     with pytest.raises(UsageError, match="numpy"):
         rollout.play_out(teng, 1, 0)
     assert rollout.compiled_rollouts(teng, 0.2, 0.0) is None
+
+
+def test_without_numba_there_are_no_compiled_rollouts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search then keeps the lockstep loop (`BatchedRollouts` asks `compiled_rollouts`)."""
+    from cardsuite.agents.ismcts_batched import BatchedRollouts
+
+    monkeypatch.setattr(rollout, "numba", None)
+    assert not rollout.available()
+    eng = BatchedScandal(2, num_players=2, autoreset=False, episode="hand")
+    eng.reset(0)
+    assert rollout.compiled_rollouts(eng, 0.2, 0.0) is None
+    with pytest.raises(UsageError, match="needs numba"):
+        rollout.play_out(eng, 2, 0)
+    rollouts = BatchedRollouts("scandal", eng.config, "heuristic", 40, 4, {})
+    assert rollouts._compiled is None and rollouts._direct is not None
