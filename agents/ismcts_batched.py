@@ -136,7 +136,8 @@ class BatchedRollouts:
             ``compiled``: Scandal's, with numba installed): the same moves and
             values, each row played on its own instead of the rows in lockstep
             (``tests/agents/test_rollout_engine_path.py``). A caller that needs
-            the loaded observations (``on_load``) gets the lockstep loop.
+            the loaded observations (``on_load``: a guided search's priors with
+            ``rollout=heuristic``) gets them from a first load of the leaves.
     """
 
     def __init__(
@@ -217,12 +218,15 @@ class BatchedRollouts:
     ) -> np.ndarray:
         eng, xp = self.engine, self.engine.xp
         m = len(states)
-        if self._compiled is not None and on_load is None:
-            self._compiled(states, self.cutoff)
-            return self.leaves.score(eng, m, np.zeros((m, self.num_players)))
-        obs, mask, _ = self._load(eng, states)
+        obs, mask = None, None
+        if on_load is not None or self._compiled is None:
+            obs, mask, _ = self._load(eng, states)
         if on_load is not None:
             on_load(start, host(obs)[:m].copy(), host(mask)[:m].astype(bool))
+        if self._compiled is not None:  # loads the states again, without observations
+            self._compiled(states, self.cutoff)
+            return self.leaves.score(eng, m, np.zeros((m, self.num_players)))
+        assert obs is not None and mask is not None
         steps = 0
         points = np.zeros((m, self.num_players))
         direct = self._direct

@@ -178,9 +178,19 @@ def test_compiled_rollouts_score_as_the_lockstep_loop(
     got = compiled.values(states, rng)  # in three chunks of at most 16 rows
     assert np.array_equal(got, loop.values(states, rng))
     assert len({tuple(v) for v in got.tolist()}) > 1, "the leaves differ"
-    seen: list[int] = []
-    compiled.values(states[:3], rng, on_load=lambda start, obs, mask: seen.append(start))
-    assert seen == [0], "a caller of on_load gets the lockstep loop, which loads observations"
+    # a caller of on_load (a guided search's priors) sees the loaded observations and
+    # masks, and the compiled rollouts still score as the lockstep loop
+    seen: dict[str, list[tuple[int, np.ndarray, np.ndarray]]] = {"compiled": [], "loop": []}
+    for name, rollouts in (("compiled", compiled), ("loop", loop)):
+        values = rollouts.values(
+            states, rng, on_load=lambda start, obs, mask, n=name: seen[n].append((start, obs, mask))
+        )
+        assert np.array_equal(values, got)
+    assert [s for s, _o, _m in seen["compiled"]] == [0, 16, 32]
+    for (_s, obs_c, mask_c), (_t, obs_l, mask_l) in zip(
+        seen["compiled"], seen["loop"], strict=True
+    ):
+        assert np.array_equal(obs_c, obs_l) and np.array_equal(mask_c, mask_l)
 
 
 class _Recorder:
