@@ -12,9 +12,12 @@ intervals by bootstrap over deals. Beside them, the head-to-head table (share
 of deals the row agent beat the column agent, ties half), each share with its
 95% bootstrap interval in the JSON output.
 
-Agents: ``random``, ``greedy``, ``heuristic``, ``ismcts`` (at ``--ismcts``
-parameters) and every shipped reference agent of a ``name`` kind whose loader
-offers ``available(game, options)`` (``pretrained:scum4`` ...), or the
+Agents: ``random``, ``greedy``, ``heuristic``, ISMCTS at the default budget
+or at ``--ismcts`` parameters (``ismcts``; in Scandal ``ismcts-batched``,
+whose compiled rollouts make a board of hundreds of deals affordable), every
+shipped reference agent of a ``name`` kind whose loader
+offers ``available(game, options)`` (``pretrained:scum4`` ...) and the
+search over each (``search:pretrained:scum4``) where the game has one, or the
 ``--agents`` given. Rule options follow as ``--key value`` (after an optional
 ``--config`` preset), as in every command. Nothing is written unless asked:
 ``--out FILE.md`` (this game's section replaced or added, a PNG of the
@@ -116,10 +119,16 @@ class Board:
 
 
 def default_agents(game: str, options: dict[str, Any], ismcts: str) -> list[str]:
-    """The baselines plus every shipped agent that fits ``game`` and ``options``."""
-    from cardsuite.agents.guided_search import guided_specs
+    """The baselines plus every shipped agent that fits ``game`` and ``options``.
 
-    specs = ["random", "greedy", "heuristic", f"ismcts:{ismcts}" if ismcts else "ismcts"]
+    The ISMCTS baseline is the game's `SearchKind.baseline` (``ismcts``, or
+    ``ismcts-batched`` in Scandal) with the ``ismcts`` parameters given.
+    """
+    from cardsuite.agents.guided_search import guided_specs
+    from cardsuite.agents.ismcts import search_record
+
+    kind = search_record(game).part("search").baseline
+    specs = ["random", "greedy", "heuristic", f"{kind}:{ismcts}" if ismcts else kind]
     shipped = shipped_agents(game, options)
     return specs + shipped + guided_specs(game, shipped)
 

@@ -205,3 +205,17 @@ def test_a_pilot_times_every_pair_and_projects_the_run() -> None:
     assert "| `random` vs `greedy` | 2 |" in text and "projected total:" in text
     with pytest.raises(ConfigError, match="at least 1"):
         lb.pilot("scum", 4, AGENTS, pilot_deals=0, deals=200)
+
+
+def test_the_board_seats_each_games_ismcts_baseline_at_the_given_parameters() -> None:
+    from cardsuite.agents.leaderboard import default_agents
+
+    def searches(game: str, options: dict[str, int], ismcts: str) -> list[str]:
+        return [a for a in default_agents(game, options, ismcts) if a.startswith("ismcts")]
+
+    # Scum and Party: the readable reference; Scandal: the batched search (same budget)
+    assert searches("scum", {"num_players": 4}, "") == ["ismcts"]
+    assert searches("scum_party", {"num_players": 8}, "") == ["ismcts"]
+    assert searches("scandal", {"num_players": 2}, "") == ["ismcts-batched"]
+    assert searches("scandal", {"num_players": 4}, "budget=30") == ["ismcts-batched:budget=30"]
+    assert searches("scum", {"num_players": 6}, "budget=10") == ["ismcts:budget=10"]
