@@ -77,16 +77,22 @@ def test_agent_hash_covers_spec_code_and_weights() -> None:
 
 
 def _small(monkeypatch: pytest.MonkeyPatch, ratings: dict[str, float] | None = None) -> None:
-    """A two-reference pool, so a report takes a second."""
+    """A two-reference pool, so a report takes a second; ``ratings`` None: uncalibrated."""
     monkeypatch.setattr(
         bm, "reference_pool", lambda ds, quick=False, ismcts=None: ["random", "heuristic"]
     )
+    real = bm.load_deal_set
     if ratings is not None:
-        real = bm.load_deal_set
         monkeypatch.setattr(
             bm, "load_deal_set",
             lambda g, n: dataclasses.replace(real(g, n), reference_ratings=ratings,
                                              calibration="test", calibration_deals=7),
+        )  # fmt: skip
+    else:  # whatever the shipped file holds (scum_4p's full pool is calibrated)
+        monkeypatch.setattr(
+            bm, "load_deal_set",
+            lambda g, n: dataclasses.replace(real(g, n), reference_ratings={},
+                                             calibration="", calibration_deals=0),
         )  # fmt: skip
 
 
