@@ -155,6 +155,17 @@ class SizeGenericAgent(PPOAgent):
         `reset`, the network itself, reading the generic layout)."""
         return self._view if self._view is not None else super().snapshot
 
+    def logits(self, scaled_obs: np.ndarray) -> np.ndarray:
+        """The table's action logits of table-scaled observations (or a batch), as `act` sees them.
+
+        What a caller of ``logits(obs * obs_scale)`` gets from any `PPOAgent` (the
+        guided search's priors and rollouts): the observation is padded into the
+        generic layout and the logits cut to the table's actions.
+        """
+        if self._view is None:
+            raise CheckpointError(f"{self.name}: call reset(table) before logits()")
+        return self._view.logits(scaled_obs)
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Any) -> int:
         """The policy's action among the table's legal ones (the mode, or a sample)."""
         if self._view is None or self._scale is None:

@@ -214,3 +214,25 @@ def test_scandal_defaults_come_from_the_record_and_a_spec_overrides_them() -> No
     assert (agent.budget, agent.cutoff) == (40, 5)
     agent = make_agent("search:pretrained:scum4", "scum")
     assert (agent.budget, agent.batch, agent.cutoff, agent.max_hand) == (50, 10, 0, 8)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_guided_search_wraps_a_size_generic_agent_at_any_table(players: int) -> None:
+    # pretrained:scandal4 reads the generic layout: its logits() must pad a table's
+    # observation as its act() does, or the search's priors meet a matrix of the
+    # wrong size (the leaderboard's default Scandal roster seats this search)
+    env = get_game("scandal").make(num_players=players)
+    env.reset(seed=11)
+    name = env.agent_selection
+    wrapped = make_agent("pretrained:scandal4", "scandal", seed=0)
+    search = make_agent("search:pretrained:scandal4:budget=4,batch=2", "scandal", seed=0)
+    wrapped.reset(table_info(env, "scandal", name), seed=0)
+    search.reset(table_info(env, "scandal", name), seed=0)
+    obs = env.observe(name)
+    logits = wrapped.logits(obs["observation"] * wrapped.obs_scale)
+    assert logits.shape == obs["action_mask"].shape
+    legal = np.flatnonzero(obs["action_mask"])
+    expected = wrapped.act(obs["observation"], obs["action_mask"], {})
+    assert int(legal[np.argmax(logits[legal])]) == expected
+    ctx = {"determinize": lambda rng: env.unwrapped.determinize(name, rng)}
+    assert obs["action_mask"][search.act(obs["observation"], obs["action_mask"], ctx)]
