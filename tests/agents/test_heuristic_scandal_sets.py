@@ -14,13 +14,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cardsuite.agents.base import table_info
-from cardsuite.agents.heuristic import HeuristicAgent
 from cardsuite.agents.heuristic_scandal import ScandalPolicy, ScandalView, view_from_state
-from cardsuite.games import get_game
 from scandal_env import engine as XE
 from scandal_env.config import ScandalConfig
-from scandal_env.state import State, clone
+from scandal_env.state import State
+from tests.scandal.real_play import heuristic_positions
 
 
 class PreviousPolicy:
@@ -227,29 +225,7 @@ class PreviousPolicy:
 
 def positions(num_players: int, seed: int, count: int) -> list[State]:
     """``count`` states of real play: the heuristic, with a random legal move one time in three."""
-    rng = np.random.default_rng(seed)
-    out: list[State] = []
-    deal = 0
-    while len(out) < count:
-        env = get_game("scandal").make(num_players=num_players)
-        env.reset(seed=seed * 1000 + deal)
-        deal += 1
-        agents = {}
-        for name in env.possible_agents:
-            agents[name] = HeuristicAgent("scandal")
-            agents[name].reset(table_info(env, "scandal", name), seed=deal)
-        for name in env.agent_iter():
-            obs, _r, term, trunc, _info = env.last()
-            if term or trunc or len(out) == count:
-                break
-            out.append(clone(env.unwrapped.game))
-            mask = obs["action_mask"]
-            if rng.random() < 1 / 3:
-                action = int(rng.choice(np.flatnonzero(mask)))
-            else:
-                action = agents[name].act(obs["observation"], mask, {})
-            env.step(action)
-    return out
+    return heuristic_positions(num_players, count, seed, explore=1 / 3, seed_stride=1000)
 
 
 @pytest.mark.parametrize(

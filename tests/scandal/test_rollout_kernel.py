@@ -19,15 +19,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cardsuite.agents.base import table_info
 from cardsuite.agents.batched_heuristic_scandal import BatchedScandalHeuristic
-from cardsuite.agents.heuristic import HeuristicAgent
 from cardsuite.errors import UsageError
-from cardsuite.games import get_game
 from scandal_env.batched import BatchedScandal
 from scandal_env.batched.bridge import load_states, write_states
 from scandal_env.batched.consts import END_MAX_TURNS, END_OUT, OVER
 from scandal_env.state import clone
+from tests.scandal.real_play import heuristic_positions
 
 rollout = pytest.importorskip("scandal_env.batched.rollout")
 if not rollout.available():  # pragma: no cover - the fast extra is not installed
@@ -41,31 +39,8 @@ FIELDS = ("hands", "known", "counts", "placed_by", "meld_owner", "table_pts", "b
 
 
 def positions(num_players: int, count: int, seed: int, explore: float, **options: Any) -> list[Any]:
-    """``count`` states of real play: the heuristic, with random legal moves at rate ``explore``."""
-    rng = np.random.default_rng(seed)
-    out: list[Any] = []
-    hand = 0
-    while len(out) < count:
-        env = get_game("scandal").make(num_players=num_players, **options)
-        env.reset(seed=seed * 100 + hand)
-        hand += 1
-        agents = {}
-        for name in env.possible_agents:
-            agents[name] = HeuristicAgent("scandal")
-            agents[name].reset(table_info(env, "scandal", name), seed=hand)
-        for name in env.agent_iter():
-            obs, _r, term, trunc, _info = env.last()
-            if term or trunc:
-                break
-            if rng.random() < 0.25:
-                out.append(clone(env.unwrapped.game))
-            mask = obs["action_mask"]
-            if rng.random() < explore:
-                action = int(rng.choice(np.flatnonzero(mask)))
-            else:
-                action = agents[name].act(obs["observation"], mask, {})
-            env.step(action)
-    return out[:count]
+    """``count`` states of real play (a quarter of those reached), random moves at ``explore``."""
+    return heuristic_positions(num_players, count, seed, explore=explore, keep=0.25, **options)
 
 
 def lockstep(eng: BatchedScandal, states: list[Any] | int, cutoff: int) -> int:
