@@ -9,6 +9,9 @@ import numpy as np
 from cardsuite.agents.base import table_info
 from cardsuite.agents.heuristic import HeuristicAgent
 from cardsuite.games import get_game
+from scandal_env import engine as E
+from scandal_env.config import ScandalConfig
+from scandal_env.masks import legal_mask
 from scandal_env.state import State, clone
 
 
@@ -51,3 +54,38 @@ def heuristic_positions(
                 action = agents[name].act(obs["observation"], mask, {})
             env.step(action)
     return out[:count]
+
+
+def random_positions(
+    num_players: int,
+    seed: int,
+    *,
+    moves: int,
+    every: int,
+    max_turns: int,
+    draw_stock: float = 0.0,
+    keep_last: bool = False,
+) -> list[State]:
+    """States of random play over two hands, every ``every``-th of up to ``moves`` moves.
+
+    With ``draw_stock``, the stock is drawn at that rate whenever it may be (so it
+    runs out and the pile is turned over, S4); ``keep_last`` adds the final state.
+    """
+    cfg = ScandalConfig(num_players=num_players, episode="game", max_hands=2, max_turns=max_turns)
+    state = E.new_game(cfg, seed=seed)
+    rng = np.random.default_rng(seed)
+    out: list[State] = []
+    for i in range(moves):
+        if state.done:
+            break
+        if i % every == 0:
+            out.append(clone(state))
+        mask = legal_mask(state)
+        stock = state.rules.layout.DRAW_STOCK
+        if draw_stock and mask[stock] and rng.random() < draw_stock:
+            E.apply(state, stock)
+        else:
+            E.apply(state, int(rng.choice(np.flatnonzero(mask))))
+    if keep_last:
+        out.append(clone(state))
+    return out

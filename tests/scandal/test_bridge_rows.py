@@ -15,12 +15,10 @@ import numpy as np
 import pytest
 
 from cardsuite.errors import UsageError
-from scandal_env import engine as E
 from scandal_env.batched.bridge import state_rows
 from scandal_env.batched.consts import END_NONE, OVER
-from scandal_env.config import ScandalConfig
-from scandal_env.masks import legal_mask
-from scandal_env.state import State, clone
+from scandal_env.state import State
+from tests.scandal.real_play import random_positions
 
 
 def previous_rows(
@@ -95,18 +93,7 @@ def previous_rows(
 
 def positions(num_players: int, seed: int) -> list[State]:
     """States of random play over two hands (the last one over), every fourth move."""
-    cfg = ScandalConfig(num_players=num_players, episode="game", max_hands=2, max_turns=60)
-    state = E.new_game(cfg, seed=seed)
-    rng = np.random.default_rng(seed)
-    out: list[State] = []
-    for i in range(500):
-        if state.done:
-            break
-        if i % 4 == 0:
-            out.append(clone(state))
-        E.apply(state, int(rng.choice(np.flatnonzero(legal_mask(state)))))
-    out.append(clone(state))
-    return out
+    return random_positions(num_players, seed, moves=500, every=4, max_turns=60, keep_last=True)
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])

@@ -16,11 +16,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from scandal_env import engine as E
-from scandal_env.config import ScandalConfig
 from scandal_env.knowledge import resample_hidden
 from scandal_env.masks import legal_mask
 from scandal_env.state import State, clone
+from tests.scandal.real_play import random_positions
 
 
 def previous(state: State, observer: int, rng: np.random.Generator) -> State:
@@ -55,22 +54,7 @@ def previous(state: State, observer: int, rng: np.random.Generator) -> State:
 def positions(num_players: int, seed: int) -> list[State]:
     """States of random play, every fifth move; the stock is drawn mostly, so it runs out and
     the pile is turned over (S4, a public stock)."""
-    cfg = ScandalConfig(num_players=num_players, episode="game", max_hands=2, max_turns=150)
-    state = E.new_game(cfg, seed=seed)
-    rng = np.random.default_rng(seed)
-    out: list[State] = []
-    for i in range(900):
-        if state.done:
-            break
-        if i % 5 == 0:
-            out.append(clone(state))
-        mask = legal_mask(state)
-        stock = state.rules.layout.DRAW_STOCK
-        if mask[stock] and rng.random() < 0.9:
-            E.apply(state, stock)
-        else:
-            E.apply(state, int(rng.choice(np.flatnonzero(mask))))
-    return out
+    return random_positions(num_players, seed, moves=900, every=5, max_turns=150, draw_stock=0.9)
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
