@@ -173,7 +173,7 @@ class BatchedRollouts:
         self.policy = policy
         self.num_players = int(self.engine.num_players)
         #: ``run(states, cutoff)``: the compiled heuristic rollouts, where they apply.
-        self._compiled: Callable[[list[Any], int], None] | None = None
+        self._compiled: Callable[..., None] | None = None
         knobs = getattr(getattr(policy, "inner", None), "policy", None)
         if (
             compiled
@@ -223,8 +223,8 @@ class BatchedRollouts:
             obs, mask, _ = self._load(eng, states)
         if on_load is not None:
             on_load(start, host(obs)[:m].copy(), host(mask)[:m].astype(bool))
-        if self._compiled is not None:  # loads the states again, without observations
-            self._compiled(states, self.cutoff)
+        if self._compiled is not None:  # plays the rows just loaded, or loads them itself
+            self._compiled(states, self.cutoff, loaded=obs is not None)
             return self.leaves.score(eng, m, np.zeros((m, self.num_players)))
         assert obs is not None and mask is not None
         steps = 0

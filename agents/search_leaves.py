@@ -18,7 +18,8 @@ pick a game by its name:
   two waves of 50; docs/search.md, "Speed");
 * ``compiled``: where the game has them, compiled heuristic rollouts
   (``"module:attribute"`` of ``compiled(engine, take_cost, deep_margin) ->
-  run(states, cutoff)`` or None where they cannot run): the same moves and
+  run(states, cutoff, loaded=False)`` or None where they cannot run; ``loaded``:
+  the states are already in rows ``0 ..`` from ``load``): the same moves and
   values as the lockstep loop, each row played on its own (Scandal:
   ``scandal_env.batched.rollout``, with numba).
 

@@ -720,13 +720,15 @@ def play_out(
 
 def compiled_rollouts(
     engine: Any, take_cost: float, deep_margin: float
-) -> Callable[[list[Any], int], None] | None:
+) -> Callable[..., None] | None:
     """The search's compiled heuristic rollouts on ``engine``, or None where they cannot run.
 
     The ``compiled`` part of Scandal's ``LeafEngine`` (``cardsuite.agents.search_leaves``):
-    the returned ``run(states, cutoff)`` writes the per-game leaf ``states``
-    into rows ``0 ..`` (``bridge.write_states``) and plays them out with
-    `play_out`. None without numba, on a torch engine or one that plays whole games.
+    the returned ``run(states, cutoff, loaded=False)`` writes the per-game leaf
+    ``states`` into rows ``0 ..`` (``bridge.write_states``; not again when the
+    caller has just ``loaded`` them there, as ``bridge.load_states`` does) and
+    plays them out with `play_out`. None without numba, on a torch engine or one
+    that plays whole games.
 
     Args:
         engine: the rollouts' `BatchedScandal`.
@@ -738,8 +740,9 @@ def compiled_rollouts(
 
     tables = RolloutTables(engine)
 
-    def run(states: list[Any], cutoff: int) -> None:
-        write_states(engine, states)
+    def run(states: list[Any], cutoff: int, loaded: bool = False) -> None:
+        if not loaded:
+            write_states(engine, states)
         play_out(engine, len(states), cutoff, take_cost, deep_margin, tables)
 
     return run
