@@ -19,7 +19,10 @@ with imperfect information:
 * **leaves**: scored by rolling the leaf out with the learned policy for every
   player (its most likely legal move; ``rollout="heuristic"``: the batched
   heuristic), all leaves of a wave in one batched engine call, to the end of
-  the deal or the game's cutoff.
+  the deal or the game's cutoff. In Scandal, with numba installed, each leaf
+  is played on its own by compiled code instead
+  (``scandal_env.batched.rollout_policy``; the heuristic's:
+  ``scandal_env.batched.rollout``).
 
 The move played is the most visited root move (among equals, the one the
 learned policy prefers). A spec names the learned
@@ -68,6 +71,7 @@ GUIDED_PARAMS = (
     "backend",
     "device",
     "time_limit",
+    "compiled",
 )
 
 #: How leaf values enter PUCT: ``minmax`` rescales the means to the spread of
@@ -150,8 +154,10 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         rollout: ``"policy"`` or ``"heuristic"`` (`ROLLOUTS`).
         **loop: ``cutoff`` and ``max_hand`` (default per game, as ISMCTS; with
             ``max_hand`` the wrapped agent plays larger hands), ``batch``,
-            ``parallel``, ``backend``, ``device``, ``time_limit``: as for
-            ``BatchedISMCTSAgent``.
+            ``parallel``, ``backend``, ``device``, ``time_limit``, ``compiled``:
+            as for ``BatchedISMCTSAgent`` (``compiled``: Scandal's rollouts by
+            the wrapped network, or by the heuristic, played by the compiled
+            rollouts where numba is installed; ``false`` for the lockstep loop).
 
     A ``search:`` spec (`load`) starts from the game's defaults,
     ``SearchKind.guided`` (Scandal: budget 40, batch 10, cutoff 20), then its own.
@@ -225,7 +231,8 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
 
     def rollout_policy(self, table: TableInfo) -> Any:
         """The wrapped agent's most likely legal move for every row, or the batched heuristic."""
-        self._prior_policy = LearnedRollout(self.inner.logits, self._scale())
+        snapshot = getattr(self.inner, "snapshot", None) if self.compiled else None
+        self._prior_policy = LearnedRollout(self.inner.logits, self._scale(), snapshot)
         return self._prior_policy if self.leaf_rollout == "policy" else "heuristic"
 
     def _scale(self) -> np.ndarray:

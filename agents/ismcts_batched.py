@@ -56,14 +56,23 @@ class LearnedRollout:
     Args:
         logits: ``logits(scaled_obs [M, D]) -> [M, A]`` (numpy).
         scale: ``[D]`` the observation scaling the policy was trained with.
+        snapshot: the network behind ``logits`` (a `Snapshot`, whose
+            ``logits`` are the same), where the game's compiled policy
+            rollouts may play it (`BatchedRollouts`); None: the lockstep loop.
     """
 
     per_game = False
 
-    def __init__(self, logits: Callable[[np.ndarray], np.ndarray], scale: np.ndarray) -> None:
+    def __init__(
+        self,
+        logits: Callable[[np.ndarray], np.ndarray],
+        scale: np.ndarray,
+        snapshot: Any = None,
+    ) -> None:
         """Wrap a logits function."""
         self.logits = logits
         self.scale = np.asarray(scale, dtype=np.float32)
+        self.snapshot = snapshot
 
     def masked(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``[M, A]`` logits with illegal actions at -inf."""
@@ -135,9 +144,13 @@ class BatchedRollouts:
             the game's compiled rollouts where it has them (its `LeafEngine`'s
             ``compiled``: Scandal's, with numba installed): the same moves and
             values, each row played on its own instead of the rows in lockstep
-            (``tests/agents/test_rollout_engine_path.py``). A caller that needs
-            the loaded observations (``on_load``: a guided search's priors with
-            ``rollout=heuristic``) gets them from a first load of the leaves.
+            (``tests/agents/test_rollout_engine_path.py``); with a
+            `LearnedRollout` that names its ``snapshot``, the game's compiled
+            policy rollouts (``compiled_policy``: Scandal's), the same moves up
+            to float32 rounding of the logits
+            (``tests/scandal/test_rollout_policy.py``). A caller that needs
+            the loaded observations (``on_load``: a guided search's priors)
+            gets them from a first load of the leaves.
     """
 
     def __init__(
@@ -186,6 +199,15 @@ class BatchedRollouts:
             self._compiled = resolve(leaves.compiled)(
                 self.engine, knobs.take_cost, knobs.deep_margin
             )
+        snapshot = getattr(policy, "snapshot", None)
+        if (
+            compiled
+            and leaves.compiled_policy
+            and backend == "numpy"
+            and isinstance(policy, LearnedRollout)
+            and snapshot is not None
+        ):
+            self._compiled = resolve(leaves.compiled_policy)(self.engine, snapshot, policy.scale)
         # The policy reads the engine's arrays itself: the engine may skip observing.
         self._direct: Callable[..., np.ndarray] | None = None
         if backend == "numpy" and getattr(self.engine, "OBSERVE_OPTIONAL", False):

@@ -21,7 +21,12 @@ pick a game by its name:
   run(states, cutoff, loaded=False)`` or None where they cannot run; ``loaded``:
   the states are already in rows ``0 ..`` from ``load``): the same moves and
   values as the lockstep loop, each row played on its own (Scandal:
-  ``scandal_env.batched.rollout``, with numba).
+  ``scandal_env.batched.rollout``, with numba);
+* ``compiled_policy``: where the game has them, compiled rollouts by a
+  learned policy (``compiled_policy(engine, snapshot, scale) -> run`` or None,
+  ``run`` as above; ``snapshot``: the network's `Snapshot`, ``scale``: the
+  table's observation scale): the guided search's ``rollout=policy`` moves,
+  each row on its own (Scandal: ``scandal_env.batched.rollout_policy``).
 
 A game whose ``SearchKind`` has no ``leaves`` (Scum Party: the batched Scum
 engine does not play Party rules) is rolled out by the reference.
@@ -54,6 +59,8 @@ class LeafEngine:
             ``(name, value)`` pairs (``batch``, ``cutoff``); a spec's own win.
         compiled: ``"module:attribute"`` of the game's compiled heuristic
             rollouts, or ``""`` (see the module doc).
+        compiled_policy: ``"module:attribute"`` of the game's compiled rollouts
+            by a learned MLP, or ``""`` (see the module doc).
     """
 
     load: str
@@ -62,6 +69,7 @@ class LeafEngine:
     collects: bool = False
     defaults: tuple[tuple[str, Any], ...] = ()
     compiled: str = ""
+    compiled_policy: str = ""
 
 
 def scum_score(engine: Any, m: int, points: np.ndarray) -> np.ndarray:
@@ -112,4 +120,5 @@ scandal_leaves = LeafEngine(
     scandal_score,
     defaults=(("batch", 50),),
     compiled="scandal_env.batched.rollout:compiled_rollouts",
+    compiled_policy="scandal_env.batched.rollout_policy:compiled_policy_rollouts",
 )

@@ -23,7 +23,9 @@ compiled where numba is installed), ``lockstep`` (the default with
 ``root:B`` (``ismcts-batched:batch=B,parallel=...``, with ``--cutoff C`` if
 given, else the batched search's default cutoff), and, with ``--learned``,
 the batched search with a shipped agent's rollouts
-(``search:pretrained:NAME``, same budget; Scum and Scandal).
+(``search:pretrained:NAME``, same budget; Scum and Scandal; its Scandal
+rollouts compiled where numba is installed) and ``learned-lockstep:NAME``
+(the same with ``compiled=false``: the rollouts stepped on the arrays).
 
 ``--only reference leaf:25`` runs just those variants; ``--same-choices``
 says whether each variant played seat 0's moves as the first one did (a
@@ -170,6 +172,7 @@ def variants(
         if learned_extra:
             more += f",{learned_extra}"
         out[f"learned:{learned}"] = f"search:pretrained:{learned}:budget={budget}{more}"
+        out[f"learned-lockstep:{learned}"] = out[f"learned:{learned}"] + ",compiled=false"
     return out
 
 

@@ -104,6 +104,22 @@ class GenericSnapshot(Snapshot):
         x = pad_observation(raw, self.source, self.game) * generic_scale(self.game)
         return actor_logits(self.params, self.network, x)[..., : self.table_actions]
 
+    def input_map(self, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`Snapshot.input_map` of the padded layout: a table entry's generic place and scale.
+
+        ``scale`` (the table's) is undone by `logits`, so it does not enter:
+        generic entry ``j`` is the raw table entry it is copied from times the
+        generic scale, or a constant (``seat_present``; zero padding).
+        """
+        assert self.source is not None  # __post_init__
+        size = self.source.size
+        const = pad_observation(np.zeros(size, np.float32), self.source, self.game)
+        moved = pad_observation(np.eye(size, dtype=np.float32), self.source, self.game) - const
+        src = np.where(moved.any(axis=0), moved.argmax(axis=0), -1).astype(np.int64)
+        gscale = generic_scale(self.game)
+        factor = np.where(src >= 0, gscale, 0.0).astype(np.float32)
+        return src, factor, (const * gscale).astype(np.float32)
+
 
 class SizeGenericAgent(PPOAgent):
     """A learned agent that takes a seat at any table size of its game.

@@ -157,6 +157,19 @@ class Snapshot:
         """Action logits of a (scaled) observation, or a batch of them."""
         return actor_logits(self.params, self.network, scaled_obs)
 
+    def input_map(self, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """How `logits` reads a table's raw observation, as ``(src, factor, const)``.
+
+        Entry ``j`` of the network's input is ``obs[src[j]] * factor[j] +
+        const[j]`` (``src[j] = -1``: ``const[j]`` alone), for the raw
+        observation ``obs`` whose scaled form ``obs * scale`` a caller hands to
+        `logits` (compiled rollouts read the network through it:
+        ``scandal_env.batched.rollout_policy``). Here the input is the scaled
+        observation itself.
+        """
+        factor = np.asarray(scale, np.float32).reshape(-1).copy()
+        return np.arange(factor.size, dtype=np.int64), factor, np.zeros(factor.size, np.float32)
+
     @classmethod
     def of(cls, module: Any, step: int, activation: str) -> Snapshot:
         """Freeze a torch actor (its state dict, copied to numpy)."""

@@ -1,0 +1,222 @@
+"""The compiled policy rollouts (`scandal_env.batched.rollout_policy`) against the lockstep loop.
+
+A guided search's ``rollout=policy`` leaves were played by stepping every row
+together on ``BatchedScandal.step`` and choosing with ``LearnedRollout`` (the
+numpy forward pass of the wrapped network). `play_out_policy` plays each row
+on its own in compiled code. The pieces are checked one by one on positions
+of real 2- to 6-player play (heuristic and random moves):
+
+* the observation of the player to act: bit for bit ``BatchObserver.write``'s;
+* the logits: the numpy forward pass's up to float32 rounding, for the
+  shipped table-layout agent (``pretrained:scandal2``), the size-generic one
+  (``pretrained:scandal4``, through its padded input map) and small ReLU
+  networks of two and four layers;
+* the rollouts: every state array ends as the lockstep loop leaves it, row
+  for row, to the end of the hand and with a cutoff;
+* the search: ``search:pretrained:scandal2`` makes the same choices with its
+  rollouts compiled or in the lockstep loop.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+import pytest
+
+from cardsuite.agents.base import table_info
+from cardsuite.agents.ismcts_batched import BatchedRollouts, LearnedRollout
+from cardsuite.agents.registry import make_agent
+from cardsuite.errors import UsageError
+from cardsuite.games import get_game
+from cardsuite.train.core.netspec import Snapshot, obs_scale
+from scandal_env.batched import BatchedScandal
+from scandal_env.batched.bridge import load_states, write_states
+from scandal_env.batched.consts import OVER
+from scandal_env.state import clone
+from tests.scandal.real_play import heuristic_positions
+
+rp = pytest.importorskip("scandal_env.batched.rollout_policy")
+if not rp.available():  # pragma: no cover - the fast extra is not installed
+    pytest.skip("numba is not installed", allow_module_level=True)
+
+FIELDS = ("hands", "known", "counts", "placed_by", "meld_owner", "table_pts", "build",
+          "build_scandal", "pile_arr", "pile_pos", "pile_len", "stock_arr", "stock_len",
+          "stock_public", "cur", "phase", "duty", "forbidden", "turn", "scores", "hand_end",
+          "game_over")  # fmt: skip
+
+
+def positions(num_players: int, count: int, seed: int, explore: float = 0.3) -> list[Any]:
+    """``count`` states of real play (a quarter of those reached)."""
+    return heuristic_positions(num_players, count, seed, explore=explore, keep=0.25)
+
+
+def table(num_players: int) -> Any:
+    """The `TableInfo` of seat 0 at a ``num_players`` Scandal table."""
+    env = get_game("scandal").make(num_players=num_players)
+    env.reset(seed=0)
+    return table_info(env, "scandal", env.possible_agents[0])
+
+
+def learned(spec: str, num_players: int) -> tuple[Any, np.ndarray]:
+    """A shipped agent reset at a ``num_players`` table: (its snapshot, the table's scale)."""
+    agent = make_agent(spec, "scandal", 0)
+    agent.reset(table(num_players), 0)
+    return agent.snapshot, np.asarray(agent.obs_scale, np.float32)
+
+
+def synthetic(num_players: int, hidden: tuple[int, ...], seed: int) -> tuple[Snapshot, np.ndarray]:
+    """A random ReLU MLP over the table's scaled observation."""
+    spec = table(num_players).obs_spec
+    rng = np.random.default_rng(seed)
+    actions = get_game("scandal").make(num_players=num_players).action_space("player_0").n
+    sizes = (spec.size, *hidden, actions)
+    params = {}
+    for i, (a, b) in enumerate(itertools.pairwise(sizes)):
+        params[f"actor.{2 * i}.weight"] = rng.normal(0, 1 / np.sqrt(a), (b, a)).astype(np.float32)
+        params[f"actor.{2 * i}.bias"] = rng.normal(0, 0.1, b).astype(np.float32)
+    return Snapshot(0, params, "relu"), obs_scale(spec)
+
+
+def lockstep(eng: BatchedScandal, states: list[Any], cutoff: int, policy: LearnedRollout) -> int:
+    """The search's loop without compiled rollouts; the steps it took."""
+    m = len(states)
+    obs, mask, _ = load_states(eng, states)
+    steps = 0
+    while cutoff == 0 or steps < cutoff:
+        mask_h = mask[:m].astype(bool)
+        rows = np.flatnonzero(mask_h.any(axis=1))
+        if not rows.size:
+            break
+        actions = np.zeros(eng.num_games, dtype=np.int64)
+        actions[rows] = policy(obs[rows], mask_h[rows])
+        active = np.zeros(eng.num_games, dtype=bool)
+        active[rows] = True
+        res = eng.step(actions, active=active)
+        obs, mask = res.obs, res.mask
+        steps += 1
+    return steps
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 6])
+def test_observations_are_the_observers_bits(num_players: int) -> None:
+    states = positions(num_players, 40, seed=70 + num_players)
+    eng = BatchedScandal(40, num_players=num_players, autoreset=False, episode="hand")
+    want = np.array(load_states(eng, states)[0], copy=True)
+    got = rp.observe_rows(eng, len(states))
+    assert got.dtype == np.float32 and got.shape == want.shape
+    bad = np.flatnonzero((got != want).any(axis=1))
+    assert not bad.size, f"rows {bad.tolist()} differ"
+    assert len({(s.phase, s.pile.__len__() > 0) for s in states}) > 2, "varied positions"
+
+
+NETS = [
+    ("pretrained:scandal2", 2),
+    ("pretrained:scandal4", 2),
+    ("pretrained:scandal4", 5),
+    ("relu:64", 3),
+    ("relu:32,16,24", 2),
+]
+
+
+def network(name: str, num_players: int) -> tuple[Any, np.ndarray]:
+    if name.startswith("relu:"):
+        hidden = tuple(int(h) for h in name[5:].split(","))
+        return synthetic(num_players, hidden, seed=len(hidden))
+    return learned(name, num_players)
+
+
+@pytest.mark.parametrize(("name", "num_players"), NETS)
+def test_logits_are_the_numpy_forward_pass(name: str, num_players: int) -> None:
+    snapshot, scale = network(name, num_players)
+    states = positions(num_players, 30, seed=90 + num_players)
+    eng = BatchedScandal(30, num_players=num_players, autoreset=False, episode="hand")
+    obs = np.array(load_states(eng, states)[0], copy=True)
+    net = rp.PolicyNet.of(snapshot, scale, eng.obs_dim)
+    want = snapshot.logits(obs * scale)
+    got = rp.net_logits(net, obs)[:, : want.shape[1]]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=2e-5)
+
+
+@pytest.mark.parametrize(("name", "num_players"), NETS)
+def test_rollouts_end_every_row_as_the_lockstep_loop(name: str, num_players: int) -> None:
+    snapshot, scale = network(name, num_players)
+    states = positions(num_players, 32, seed=110 + num_players)
+    eng = BatchedScandal(32, num_players=num_players, autoreset=False, episode="hand")
+    policy = LearnedRollout(snapshot.logits, scale)
+    run = rp.compiled_policy_rollouts(eng, snapshot, scale)
+    assert run is not None
+    for cutoff in (0, 40, 3):
+        longest = lockstep(eng, [clone(s) for s in states], cutoff, policy)
+        want = {f: getattr(eng, f).copy() for f in FIELDS}
+        if cutoff == 0:
+            assert (want["phase"] == OVER).all(), "every hand was played to its end"
+        write_states(eng, [clone(s) for s in states])
+        played = rp.play_out_policy(eng, len(states), cutoff,
+                                    rp.PolicyNet.of(snapshot, scale, eng.obs_dim))  # fmt: skip
+        assert played.max() == longest
+        for f in FIELDS:
+            bad = np.flatnonzero((getattr(eng, f) != want[f]).reshape(len(states), -1).any(axis=1))
+            assert not bad.size, f"cutoff {cutoff}: {f} differs in rows {bad.tolist()}"
+        run([clone(s) for s in states], cutoff)  # the search's entry: writes, then plays
+        for f in FIELDS:
+            assert np.array_equal(getattr(eng, f), want[f]), f
+
+
+def test_guided_search_makes_the_same_choices_compiled_or_not() -> None:
+    """A hand of ``search:pretrained:scandal2`` against the heuristic: both paths, every decision."""
+    from cardsuite.agents.guided_search import GuidedSearchAgent
+    from cardsuite.agents.heuristic import HeuristicAgent
+
+    env = get_game("scandal").make(num_players=2)
+    env.reset(seed=11)
+    me = env.possible_agents[0]
+    searches = []
+    for compiled in (True, False):
+        inner = make_agent("pretrained:scandal2", "scandal", 0)
+        agent = GuidedSearchAgent("scandal", inner, seed=3, budget=16, compiled=compiled)
+        agent.reset(table_info(env, "scandal", me), 3)
+        assert (agent._rollouts is not None and agent._rollouts._compiled is not None) is compiled
+        searches.append(agent)
+    other = HeuristicAgent("scandal")
+    other.reset(table_info(env, "scandal", env.possible_agents[1]), 0)
+    decisions = 0
+    for name in env.agent_iter():
+        obs, _r, term, trunc, _info = env.last()
+        if term or trunc or decisions == 12:
+            break
+        if name != me:
+            env.step(other.act(obs["observation"], obs["action_mask"], {}))
+            continue
+        ctx = {"determinize": lambda rng: env.unwrapped.determinize(me, rng)}
+        picks = [a.act(obs["observation"], obs["action_mask"], ctx) for a in searches]
+        assert picks[0] == picks[1], f"decision {decisions}"
+        decisions += 1
+        env.step(picks[0])
+    assert decisions >= 8
+
+
+def test_compiled_policy_rollouts_refuse_what_they_cannot_play(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    snapshot, scale = learned("pretrained:scandal2", 2)
+    game = BatchedScandal(2, num_players=2, autoreset=False, episode="game")
+    assert rp.compiled_policy_rollouts(game, snapshot, scale) is None
+    hand = BatchedScandal(2, num_players=2, autoreset=False, episode="hand")
+    hand.reset(0)
+    net = rp.PolicyNet.of(snapshot, scale, hand.obs_dim)
+    with pytest.raises(UsageError, match=r"m must be in 0\.\.2"):
+        rp.play_out_policy(hand, 3, 0, net)
+    four = BatchedScandal(2, num_players=4, autoreset=False, episode="hand")
+    with pytest.raises(UsageError, match="does not fit"):
+        rp.PolicyNet.of(snapshot, obs_scale(table(4).obs_spec), four.obs_dim)
+    from scandal_env.batched import rollout
+
+    monkeypatch.setattr(rollout, "numba", None)
+    assert rp.compiled_policy_rollouts(hand, snapshot, scale) is None
+    with pytest.raises(UsageError, match="need numba"):
+        rp.play_out_policy(hand, 2, 0, net)
+    policy = LearnedRollout(snapshot.logits, scale, snapshot)
+    rollouts = BatchedRollouts("scandal", hand.config, policy, 40, 4, {})
+    assert rollouts._compiled is None
