@@ -164,8 +164,26 @@ def test_rollouts_end_every_row_as_the_lockstep_loop(name: str, num_players: int
             assert np.array_equal(getattr(eng, f), want[f]), f
 
 
+def keep_roots(agent: Any) -> Any:
+    """``agent.search`` that also appends each root it returns to ``agent.roots``."""
+    search = agent.search
+
+    def wrapped(determinize: Any) -> Any:
+        root = search(determinize)
+        agent.roots.append(root)
+        return root
+
+    return wrapped
+
+
+def root_stats(root: Any) -> dict[int, tuple[int, float]]:
+    """Each root move's visits and summed value (the leaf values' sums, in backup order)."""
+    return {a: (c.visits, c.total) for a, c in root.children.items()}
+
+
 def test_guided_search_makes_the_same_choices_compiled_or_not() -> None:
-    """A hand of ``search:pretrained:scandal2`` against the heuristic: both paths, every decision."""
+    """A hand of ``search:pretrained:scandal2`` against the heuristic: both paths, every decision,
+    the same moves and the same visits and values at the root (the rollouts' values)."""
     from cardsuite.agents.guided_search import GuidedSearchAgent
     from cardsuite.agents.heuristic import HeuristicAgent
 
@@ -174,14 +192,17 @@ def test_guided_search_makes_the_same_choices_compiled_or_not() -> None:
     me = env.possible_agents[0]
     searches = []
     for compiled in (True, False):
-        inner = make_agent("pretrained:scandal2", "scandal", 0)
-        agent = GuidedSearchAgent("scandal", inner, seed=3, budget=16, compiled=compiled)
+        spec = "search:pretrained:scandal2:budget=16" + ("" if compiled else ",compiled=false")
+        agent = make_agent(spec, "scandal", 3)  # Scandal's defaults: batch 10, cutoff 20
+        assert isinstance(agent, GuidedSearchAgent) and agent.compiled is compiled
         agent.reset(table_info(env, "scandal", me), 3)
+        agent.roots = []  # type: ignore[attr-defined]
+        agent.search = keep_roots(agent)  # type: ignore[method-assign]
         assert (agent._rollouts is not None and agent._rollouts._compiled is not None) is compiled
         searches.append(agent)
     other = HeuristicAgent("scandal")
     other.reset(table_info(env, "scandal", env.possible_agents[1]), 0)
-    decisions = 0
+    decisions = searched = 0
     for name in env.agent_iter():
         obs, _r, term, trunc, _info = env.last()
         if term or trunc or decisions == 12:
@@ -190,11 +211,18 @@ def test_guided_search_makes_the_same_choices_compiled_or_not() -> None:
             env.step(other.act(obs["observation"], obs["action_mask"], {}))
             continue
         ctx = {"determinize": lambda rng: env.unwrapped.determinize(me, rng)}
+        before = [len(a.roots) for a in searches]
         picks = [a.act(obs["observation"], obs["action_mask"], ctx) for a in searches]
         assert picks[0] == picks[1], f"decision {decisions}"
+        new = [a.roots[n:] for a, n in zip(searches, before, strict=True)]
+        assert len(new[0]) == len(new[1]) <= 1
+        if new[0]:
+            stats = [root_stats(roots[0]) for roots in new]
+            assert stats[0] == stats[1], f"decision {decisions}: the leaf values differ"
+            searched += 1
         decisions += 1
         env.step(picks[0])
-    assert decisions >= 8
+    assert decisions >= 8 and searched >= 4
 
 
 def test_compiled_policy_rollouts_refuse_what_they_cannot_play(
