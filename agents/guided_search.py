@@ -25,7 +25,12 @@ with imperfect information:
   ``scandal_env.batched.rollout``).
 
 The move played is the most visited root move (among equals, the one the
-learned policy prefers). A spec names the learned
+learned policy prefers). Under a sharp prior PUCT rarely visits another
+move; ``root="gumbel"`` instead searches the prior's best ``candidates``
+moves by sequential halving and plays the best of ``log prior + sigma(q)``,
+as Gumbel AlphaZero's root does (Danihelka et al., 2022, here without the
+Gumbel noise: a deterministic player), so a move's value can overrule its
+prior (`HalvingRoot`). A spec names the learned
 agent and, optionally, the search's parameters after a last colon::
 
     search:pretrained:scum4
@@ -72,6 +77,8 @@ GUIDED_PARAMS = (
     "device",
     "time_limit",
     "compiled",
+    "root",
+    "candidates",
 )
 
 #: How leaf values enter PUCT: ``minmax`` rescales the means to the spread of
@@ -82,6 +89,87 @@ VALUES = ("minmax", "raw")
 #: Who plays the rollouts: the wrapped policy for every player, or the game's
 #: batched heuristic for every player (the prior stays the wrapped policy's).
 ROLLOUTS = ("policy", "heuristic")
+
+#: How the root's moves are chosen: PUCT, or sequential halving over the
+#: prior's best moves (Gumbel AlphaZero's root, without the Gumbel noise).
+ROOTS = ("puct", "gumbel")
+
+#: Gumbel AlphaZero's value scale: ``sigma(q) = (C_VISIT + max visits) * C_SCALE * q``
+#: for a normalised mean ``q`` in [0, 1] (Danihelka et al., 2022).
+C_VISIT, C_SCALE = 50.0, 1.0
+
+
+class HalvingRoot:
+    """Sequential halving over a root's candidate moves (``root="gumbel"``).
+
+    The ``candidates`` moves of highest prior are searched; the budget is
+    split over ``ceil(log2(candidates))`` phases, each giving every remaining
+    move an equal share of descents, after which the better half is kept by
+    ``log prior + sigma(q)`` (`score`). A move of low prior thus gets
+    descents of its own and can win on its value, which PUCT under a sharp
+    prior never gives it.
+
+    Args:
+        log_prior: ``[A]`` the log prior (``-inf`` off the legal moves).
+        budget: descents of the search.
+        candidates: moves searched at most.
+    """
+
+    def __init__(self, log_prior: np.ndarray, budget: int, candidates: int) -> None:
+        """Pick the candidates (highest prior, lowest id among equals) and the first quota."""
+        legal = np.flatnonzero(np.isfinite(log_prior))
+        order = sorted(legal.tolist(), key=lambda a: (-float(log_prior[a]), a))
+        self.log_prior = log_prior
+        self.remaining: list[int] = order[: max(1, min(candidates, len(order)))]
+        self.phases = max(1, math.ceil(math.log2(len(self.remaining))))
+        self.budget = budget
+        self.quota = 0
+        self._raise_quota()
+
+    def _raise_quota(self) -> None:
+        """The visits each remaining move has by the end of this phase."""
+        share = self.budget // (self.phases * len(self.remaining))
+        self.quota += max(1, share)
+
+    def pick(self, root: Any) -> int:
+        """The remaining move with the fewest visits so far (then the higher prior)."""
+        children = root.children
+
+        def visits(a: int) -> int:
+            child = children.get(a)
+            return 0 if child is None else int(child.visits)
+
+        return min(self.remaining, key=lambda a: (visits(a), -float(self.log_prior[a]), a))
+
+    def score(self, root: Any, a: int) -> float:
+        """``log prior + sigma(q)``, ``q`` the root means normalised to their spread (0.5 if none)."""
+        means = {
+            b: c.total / c.visits
+            for b, c in root.children.items()
+            if c.visits and b in self.remaining
+        }
+        most = max((root.children[b].visits for b in means), default=0)
+        lo, hi = min(means.values(), default=0.0), max(means.values(), default=0.0)
+        q = 0.5 if a not in means or hi <= lo else (means[a] - lo) / (hi - lo)
+        return float(self.log_prior[a]) + (C_VISIT + most) * C_SCALE * q
+
+    def after_wave(self, root: Any) -> None:
+        """Halve the remaining moves once every one has had its share of this phase."""
+        if len(self.remaining) == 1:
+            return
+        children = root.children
+        if any(a not in children or children[a].visits < self.quota for a in self.remaining):
+            return
+        ranked = sorted(self.remaining, key=lambda a: (-self.score(root, a), a))
+        self.remaining = ranked[: math.ceil(len(self.remaining) / 2)]
+        self._raise_quota()
+
+    def choose(self, root: Any, allowed: set[int]) -> int | None:
+        """The remaining move of highest `score`."""
+        moves = [a for a in self.remaining if a in allowed and a in root.children]
+        if not moves:
+            return None
+        return max(moves, key=lambda a: (self.score(root, a), -a))
 
 
 def supports(game: str) -> bool:
@@ -152,6 +240,11 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         fpu: the (normalised) mean an unvisited move counts with.
         value: ``"minmax"`` or ``"raw"`` (`VALUES`).
         rollout: ``"policy"`` or ``"heuristic"`` (`ROLLOUTS`).
+        root: ``"puct"`` (the root's moves by PUCT, the most visited played) or
+            ``"gumbel"`` (`HalvingRoot`: sequential halving over the
+            ``candidates`` moves of highest prior, the best ``log prior +
+            sigma(q)`` played; `ROOTS`).
+        candidates: moves the ``"gumbel"`` root searches at most (>= 2).
         **loop: ``cutoff`` and ``max_hand`` (default per game, as ISMCTS; with
             ``max_hand`` the wrapped agent plays larger hands), ``batch``,
             ``parallel``, ``backend``, ``device``, ``time_limit``, ``compiled``:
@@ -176,6 +269,8 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         fpu: float = 0.0,
         value: str = "minmax",
         rollout: str = "policy",
+        root: str = "puct",
+        candidates: int = 8,
         **loop: Any,
     ) -> None:
         """Check the settings; the rollout engine is built at ``reset``."""
@@ -206,12 +301,24 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
             raise ConfigError(
                 f"search parameter rollout must be one of {ROLLOUTS}, got {rollout!r}"
             )
+        if root not in ROOTS:
+            raise ConfigError(f"search parameter root must be one of {ROOTS}, got {root!r}")
+        if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 2:
+            raise ConfigError(
+                f"search parameter candidates must be an integer >= 2, got {candidates!r}"
+            )
+        if root == "gumbel" and loop.get("parallel", "leaf") != "leaf":
+            raise ConfigError("search parameter root=gumbel needs parallel=leaf (one tree)")
         super().__init__(game, seed, budget=budget, rollout="heuristic", c=c, **loop)
         self.inner = inner
         self.temperature = float(temperature)
         self.fpu = float(fpu)
         self.value = value
         self.leaf_rollout = rollout
+        self.root = root
+        self.candidates = candidates
+        self._halving: HalvingRoot | None = None
+        self._root_node: Node | None = None
         self.name = f"search:{getattr(inner, 'name', 'learned')}"
         self._root_prior: np.ndarray | None = None
         self._prior_policy: LearnedRollout | None = None
@@ -262,6 +369,16 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
             np.asarray(logits).reshape(-1), np.asarray(action_mask, bool), self.temperature
         )
         self._lo, self._hi = math.inf, -math.inf
+        self._halving = None
+        if self.root == "gumbel":
+            with np.errstate(divide="ignore"):
+                self._halving = HalvingRoot(np.log(self._root_prior), self.budget, self.candidates)
+
+    def choose(self, root: Node, allowed: set[int]) -> int | None:
+        """PUCT: the most visited root move; ``root="gumbel"``: the halving's best."""
+        if self._halving is not None:
+            return self._halving.choose(root, allowed)
+        return super().choose(root, allowed)
 
     def preference(self, action: int) -> float:
         """Among equally visited root moves, the one the learned policy prefers."""
@@ -273,12 +390,23 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         node = PNode(player)
         if player < 0:
             node.prior = self._root_prior
+            self._root_node = node
         return node
 
     def select(
         self, game: SearchGame[Any], state: Any, node: Node, legal: np.ndarray, rng: Any
     ) -> int:
-        """PUCT over the node's prior (uniform until known); an unvisited move counts ``fpu``."""
+        """PUCT over the node's prior (uniform until known); an unvisited move counts ``fpu``.
+
+        At the root with ``root="gumbel"``: the halving's least visited remaining move.
+        """
+        if self._halving is not None and node is self._root_node:
+            a = self._halving.pick(node)
+            for b in legal.tolist():
+                child = node.children.get(b)
+                if child is not None:
+                    child.avail += 1
+            return a
         c, fpu = self.c, self.fpu
         lo, span = 0.0, 1.0
         if self.value == "minmax":  # no spread seen yet: every visited move counts as average
@@ -321,13 +449,16 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         return list(self._rollouts.values(states, rng, on_load=set_priors))
 
     def after_wave(self, paths: list[list[Node]]) -> None:
-        """The spread of the means (MuZero's min-max), over the nodes of the wave's paths."""
+        """The spread of the means (MuZero's min-max), over the nodes of the wave's paths;
+        with ``root="gumbel"``, the halving's next phase once this one is played."""
         lo, hi = self._lo, self._hi
         for path in paths:
             for n in path[1:]:
                 mean = n.total / n.visits
                 lo, hi = min(lo, mean), max(hi, mean)
         self._lo, self._hi = lo, hi
+        if self._halving is not None and self._root_node is not None:
+            self._halving.after_wave(self._root_node)
 
 
 def split_spec(text: str) -> tuple[str, dict[str, Any]]:

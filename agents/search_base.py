@@ -11,7 +11,9 @@ are one `SearchBase` each, differing only in its hooks:
 * `SearchBase.roll_out`: the values of the non-terminal leaves of a wave
   (one per-game rollout each, or all of them on a batched engine);
 * `SearchBase.fallback`: the move played where no search runs;
-* `SearchBase.preference`: the tie-break among equally visited root moves.
+* `SearchBase.preference`: the tie-break among equally visited root moves;
+* `SearchBase.choose`: the move played after the search (the most visited
+  legal root move; the guided search's ``root="gumbel"`` replaces it).
 
 What they share is here: a `Node` of the single-observer tree, the descent
 (`SearchBase.descend`: select, apply, expand the first new move and stop),
@@ -157,7 +159,16 @@ class SearchBase:
                 return self.fallback(observation, action_mask, info)
         self.before_search(observation, action_mask)
         root = self.search(determinize)
-        allowed = set(legal.tolist())
+        best = self.choose(root, set(legal.tolist()))
+        if best is None:
+            return self.fallback(observation, action_mask, info)
+        return best
+
+    def choose(self, root: Node, allowed: set[int]) -> int | None:
+        """The move played after a search: the most visited legal root move (None: none visited).
+
+        Among equally visited moves the highest `preference` wins, then the lowest id.
+        """
         best = max(
             (
                 (child.visits, self.preference(a), -a)
@@ -166,9 +177,7 @@ class SearchBase:
             ),
             default=None,
         )
-        if best is None:
-            return self.fallback(observation, action_mask, info)
-        return -best[2]
+        return None if best is None else -best[2]
 
     # ------------------------------------------------------------ the loop
     def search(self, determinize: Callable[[np.random.Generator], Any]) -> Node:

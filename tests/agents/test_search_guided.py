@@ -236,3 +236,83 @@ def test_the_guided_search_wraps_a_size_generic_agent_at_any_table(players: int)
     assert int(legal[np.argmax(logits[legal])]) == expected
     ctx = {"determinize": lambda rng: env.unwrapped.determinize(name, rng)}
     assert obs["action_mask"][search.act(obs["observation"], obs["action_mask"], ctx)]
+
+
+# ---------------------------------------------------------------- root="gumbel"
+def _root(stats: dict[int, tuple[int, float]]) -> PNode:
+    """A root whose children have (visits, mean) as given."""
+    from cardsuite.agents.guided_search import PNode as Root
+
+    root = Root(-1)
+    for a, (visits, mean) in stats.items():
+        child = root.children[a] = Root(0)
+        child.visits, child.total = visits, visits * mean
+    root.visits = sum(v for v, _ in stats.values())
+    return root
+
+
+def test_halving_searches_the_best_prior_moves_and_keeps_the_better_half() -> None:
+    from cardsuite.agents.guided_search import C_SCALE, C_VISIT, HalvingRoot
+
+    prior = np.array([0.0, 0.6, 0.25, 0.1, 0.05])  # action 0 illegal
+    with np.errstate(divide="ignore"):
+        h = HalvingRoot(np.log(prior), budget=16, candidates=4)
+    assert h.remaining == [1, 2, 3, 4] and h.phases == 2
+    assert h.quota == 2  # 16 descents over 2 phases of 4 moves
+    root = _root({1: (2, 0.50), 2: (1, 0.52)})
+    assert h.pick(root) == 3  # unvisited first, then by prior
+    h.after_wave(root)
+    assert h.remaining == [1, 2, 3, 4], "not every move has had its share yet"
+    root = _root({1: (2, 0.50), 2: (2, 0.52), 3: (2, 0.60), 4: (2, 0.40)})
+    h.after_wave(root)
+    # log prior + (50 + 2) * q, q the means rescaled to their spread (0.40 .. 0.60)
+    expect = {a: np.log(prior[a]) + (C_VISIT + 2) * C_SCALE * (m - 0.4) / 0.2
+              for a, m in {1: 0.5, 2: 0.52, 3: 0.6, 4: 0.4}.items()}  # fmt: skip
+    assert h.score(_root({1: (2, 0.50), 2: (2, 0.52), 3: (2, 0.60), 4: (2, 0.40)}), 3) == (
+        pytest.approx(expect[3])
+    )
+    assert sorted(h.remaining) == [2, 3] and h.quota == 2 + 4
+    root = _root({1: (2, 0.5), 2: (6, 0.55), 3: (6, 0.58), 4: (2, 0.4)})
+    h.after_wave(root)
+    assert h.remaining == [3]
+    assert h.choose(root, {1, 2, 3, 4}) == 3, "the value overrules a prior four times larger"
+    assert h.choose(root, {1, 2}) is None
+
+
+def test_a_one_candidate_halving_plays_the_prior_move() -> None:
+    from cardsuite.agents.guided_search import HalvingRoot
+
+    h = HalvingRoot(np.log(np.array([0.3, 0.7])), budget=5, candidates=2)
+    assert h.remaining == [1, 0]
+    root = _root({1: (3, 0.4), 0: (2, 0.4)})  # equal means: the prior decides
+    assert h.choose(root, {0, 1}) == 1
+
+
+def test_gumbel_root_finds_the_forced_win_and_spends_the_budget() -> None:
+    from tests.agents.test_ismcts import RACE, RULES, SLOT, scum_position
+
+    env = scum_position(RACE, lead=(1, "9"))
+    name = env.agent_selection
+    agent = make_agent("search:pretrained:scum4:budget=40,batch=8,root=gumbel", "scum", seed=0)
+    assert isinstance(agent, GuidedSearchAgent) and agent.root == "gumbel"
+    agent.reset(table_info(env, "scum", name), seed=1)
+    obs = env.observe(name)
+    ctx = {"determinize": lambda rng: env.unwrapped.determinize(name, rng)}
+    assert agent.act(obs["observation"], obs["action_mask"], ctx) == RULES.play_action(1, SLOT["P"])
+    assert agent._halving is not None and agent._root_node is not None
+    assert agent._root_node.visits == 40
+    legal = int(obs["action_mask"].sum())
+    assert len(agent._root_node.children) == min(legal, 8), "every candidate was searched"
+
+
+@pytest.mark.parametrize(
+    ("extra", "match"),
+    [
+        ("root=best", "root must be one of"),
+        ("root=gumbel,candidates=1", "candidates must be an integer >= 2"),
+        ("root=gumbel,parallel=root", "needs parallel=leaf"),
+    ],
+)
+def test_bad_root_parameters_are_named(extra: str, match: str) -> None:
+    with pytest.raises(ConfigError, match=match):
+        make_agent(f"search:pretrained:scum4:{extra}", "scum")
