@@ -115,8 +115,11 @@ class HalvingRoot:
         candidates: moves searched at most.
     """
 
-    def __init__(self, log_prior: np.ndarray, budget: int, candidates: int) -> None:
+    def __init__(
+        self, log_prior: np.ndarray, budget: int, candidates: int, spread: bool = True
+    ) -> None:
         """Pick the candidates (highest prior, lowest id among equals) and the first quota."""
+        self.spread = spread
         legal = np.flatnonzero(np.isfinite(log_prior))
         order = sorted(legal.tolist(), key=lambda a: (-float(log_prior[a]), a))
         self.log_prior = log_prior
@@ -142,15 +145,20 @@ class HalvingRoot:
         return min(self.remaining, key=lambda a: (visits(a), -float(self.log_prior[a]), a))
 
     def score(self, root: Any, a: int) -> float:
-        """``log prior + sigma(q)``, ``q`` the root means normalised to their spread (0.5 if none)."""
+        """``log prior + sigma(q)``: ``q`` the root mean rescaled to the spread of the
+        remaining moves' means (0.5 where there is none), or with ``spread=False``
+        the mean itself (a reward in [0, 1]; 0.5 unvisited)."""
         means = {
             b: c.total / c.visits
             for b, c in root.children.items()
             if c.visits and b in self.remaining
         }
         most = max((root.children[b].visits for b in means), default=0)
-        lo, hi = min(means.values(), default=0.0), max(means.values(), default=0.0)
-        q = 0.5 if a not in means or hi <= lo else (means[a] - lo) / (hi - lo)
+        if not self.spread:
+            q = means.get(a, 0.5)
+        else:
+            lo, hi = min(means.values(), default=0.0), max(means.values(), default=0.0)
+            q = 0.5 if a not in means or hi <= lo else (means[a] - lo) / (hi - lo)
         return float(self.log_prior[a]) + (C_VISIT + most) * C_SCALE * q
 
     def after_wave(self, root: Any) -> None:
@@ -238,7 +246,9 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
             wrapped agent (`default_temperature`).
         c: PUCT exploration constant (on the normalised values with ``value="minmax"``).
         fpu: the (normalised) mean an unvisited move counts with.
-        value: ``"minmax"`` or ``"raw"`` (`VALUES`).
+        value: ``"minmax"`` or ``"raw"`` (`VALUES`); with ``root="gumbel"``,
+            whether ``sigma(q)`` reads the root means rescaled to their spread
+            or the means themselves (`HalvingRoot`).
         rollout: ``"policy"`` or ``"heuristic"`` (`ROLLOUTS`).
         root: ``"puct"`` (the root's moves by PUCT, the most visited played) or
             ``"gumbel"`` (`HalvingRoot`: sequential halving over the
@@ -372,7 +382,12 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         self._halving = None
         if self.root == "gumbel":
             with np.errstate(divide="ignore"):
-                self._halving = HalvingRoot(np.log(self._root_prior), self.budget, self.candidates)
+                self._halving = HalvingRoot(
+                    np.log(self._root_prior),
+                    self.budget,
+                    self.candidates,
+                    spread=self.value == "minmax",
+                )
 
     def choose(self, root: Node, allowed: set[int]) -> int | None:
         """PUCT: the most visited root move; ``root="gumbel"``: the halving's best."""

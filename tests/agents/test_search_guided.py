@@ -316,3 +316,18 @@ def test_gumbel_root_finds_the_forced_win_and_spends_the_budget() -> None:
 def test_bad_root_parameters_are_named(extra: str, match: str) -> None:
     with pytest.raises(ConfigError, match=match):
         make_agent(f"search:pretrained:scum4:{extra}", "scum")
+
+
+def test_halving_with_raw_values_adds_the_mean_itself() -> None:
+    """``value=raw``: ``sigma(q)`` of the mean reward, not of its rank in the spread."""
+    from cardsuite.agents.guided_search import C_SCALE, C_VISIT, HalvingRoot
+
+    prior = np.array([0.9, 0.1])
+    h = HalvingRoot(np.log(prior), budget=8, candidates=2, spread=False)
+    root = _root({0: (4, 0.50), 1: (4, 0.52)})
+    assert h.score(root, 1) == pytest.approx(np.log(0.1) + (C_VISIT + 4) * C_SCALE * 0.52)
+    assert h.choose(root, {0, 1}) == 0, "0.02 of reward does not overrule a 9:1 prior"
+    spread = HalvingRoot(np.log(prior), budget=8, candidates=2)
+    assert spread.choose(root, {0, 1}) == 1, "rescaled to the spread, it does"
+    agent = make_agent("search:pretrained:scum4:root=gumbel,value=raw", "scum")
+    assert isinstance(agent, GuidedSearchAgent) and agent.value == "raw"
