@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 
 from cardsuite.agents.base import table_info
 from cardsuite.agents.heuristic import HeuristicAgent
@@ -13,6 +14,27 @@ from scandal_env import engine as E
 from scandal_env.config import ScandalConfig
 from scandal_env.masks import legal_mask
 from scandal_env.state import State, clone
+
+#: The batched engine's arrays a compiled rollout must leave as the lockstep loop does
+#: (not the per-step outputs).
+ROLLOUT_FIELDS = ("hands", "known", "counts", "placed_by", "meld_owner", "table_pts", "build",
+                  "build_scandal", "pile_arr", "pile_pos", "pile_len", "stock_arr", "stock_len",
+                  "stock_public", "cur", "phase", "duty", "forbidden", "turn", "scores",
+                  "hand_end", "game_over")  # fmt: skip
+
+
+def engine_arrays(eng: Any) -> dict[str, np.ndarray]:
+    """Copies of ``eng``'s `ROLLOUT_FIELDS`, by name."""
+    return {f: getattr(eng, f).copy() for f in ROLLOUT_FIELDS}
+
+
+def compiled_module(name: str) -> Any:
+    """Import the numba-backed module ``name``, skipping the calling test module when the
+    ``fast`` extra (numba) is not installed."""
+    module = pytest.importorskip(name)
+    if not module.available():  # pragma: no cover - the fast extra is not installed
+        pytest.skip("numba is not installed", allow_module_level=True)
+    return module
 
 
 def heuristic_positions(

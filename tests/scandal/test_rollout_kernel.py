@@ -25,17 +25,14 @@ from scandal_env.batched import BatchedScandal
 from scandal_env.batched.bridge import load_states, write_states
 from scandal_env.batched.consts import END_MAX_TURNS, END_OUT, OVER
 from scandal_env.state import clone
-from tests.scandal.real_play import heuristic_positions
+from tests.scandal.real_play import (
+    ROLLOUT_FIELDS,
+    compiled_module,
+    engine_arrays,
+    heuristic_positions,
+)
 
-rollout = pytest.importorskip("scandal_env.batched.rollout")
-if not rollout.available():  # pragma: no cover - the fast extra is not installed
-    pytest.skip("numba is not installed", allow_module_level=True)
-
-#: The arrays `play_out` must leave as the lockstep loop does (not the per-step outputs).
-FIELDS = ("hands", "known", "counts", "placed_by", "meld_owner", "table_pts", "build",
-          "build_scandal", "pile_arr", "pile_pos", "pile_len", "stock_arr", "stock_len",
-          "stock_public", "cur", "phase", "duty", "forbidden", "turn", "scores", "hand_end",
-          "game_over")  # fmt: skip
+rollout = compiled_module("scandal_env.batched.rollout")
 
 
 def positions(num_players: int, count: int, seed: int, explore: float, **options: Any) -> list[Any]:
@@ -83,7 +80,7 @@ def test_play_out_ends_every_row_as_the_lockstep_loop(
     ends: set[int] = set()
     for cutoff in (0, 40, 3):
         longest = lockstep(eng, [clone(s) for s in states], cutoff)
-        want = {f: getattr(eng, f).copy() for f in FIELDS}
+        want = engine_arrays(eng)
         if cutoff == 0:
             ends = set(want["hand_end"].tolist())
             assert (want["phase"] == OVER).all(), "every hand was played to its end"
@@ -92,7 +89,7 @@ def test_play_out_ends_every_row_as_the_lockstep_loop(
         assert played.max() == longest
         if cutoff:
             assert played.max() <= cutoff
-        for f in FIELDS:
+        for f in ROLLOUT_FIELDS:
             got = getattr(eng, f)
             bad = np.flatnonzero((got != want[f]).reshape(len(states), -1).any(axis=1))
             assert not bad.size, f"cutoff {cutoff}: {f} differs in rows {bad.tolist()}"
@@ -115,21 +112,21 @@ def test_turned_over_piles_end_as_the_lockstep_loop() -> None:
             legal = np.flatnonzero(m[i])
             actions[i] = 0 if m[i, 0] and rng.random() < 0.9 else rng.choice(legal)
         mask = eng.step(actions, active=live, observe=False).mask
-    start = {f: getattr(eng, f).copy() for f in FIELDS}
+    start = engine_arrays(eng)
     running = int((start["phase"] != OVER).sum())
     assert running >= 16
     ends: set[int] = set()
     for cutoff in (0, 25):
-        for f in FIELDS:
+        for f in ROLLOUT_FIELDS:
             getattr(eng, f)[:] = start[f]
         lockstep(eng, 64, cutoff)
-        want = {f: getattr(eng, f).copy() for f in FIELDS}
+        want = engine_arrays(eng)
         if cutoff == 0:
             ends = set(want["hand_end"][start["phase"] != OVER].tolist())
-        for f in FIELDS:
+        for f in ROLLOUT_FIELDS:
             getattr(eng, f)[:] = start[f]
         rollout.play_out(eng, 64, cutoff)
-        for f in FIELDS:
+        for f in ROLLOUT_FIELDS:
             bad = np.flatnonzero((getattr(eng, f) != want[f]).reshape(64, -1).any(axis=1))
             assert not bad.size, f"cutoff {cutoff}: {f} differs in rows {bad.tolist()}"
     assert start["stock_public"].any(), "piles were turned over (S4)"
@@ -140,15 +137,15 @@ def test_rows_past_m_and_finished_rows_are_left_alone() -> None:
     states = positions(2, 6, seed=1, explore=0.2)
     eng = BatchedScandal(8, num_players=2, autoreset=False, episode="hand")
     write_states(eng, states)
-    before = {f: getattr(eng, f).copy() for f in FIELDS}
+    before = engine_arrays(eng)
     played = rollout.play_out(eng, 4, 10)
     assert played.shape == (4,) and (played > 0).all()
-    for f in FIELDS:
+    for f in ROLLOUT_FIELDS:
         assert np.array_equal(getattr(eng, f)[4:], before[f][4:]), f
     eng.phase[:4] = OVER
-    again = {f: getattr(eng, f).copy() for f in FIELDS}
+    again = engine_arrays(eng)
     assert rollout.play_out(eng, 4, 10).tolist() == [0, 0, 0, 0]
-    for f in FIELDS:
+    for f in ROLLOUT_FIELDS:
         assert np.array_equal(getattr(eng, f), again[f]), f
 
 

@@ -35,16 +35,14 @@ from scandal_env.batched import BatchedScandal
 from scandal_env.batched.bridge import load_states, write_states
 from scandal_env.batched.consts import OVER
 from scandal_env.state import clone
-from tests.scandal.real_play import heuristic_positions
+from tests.scandal.real_play import (
+    ROLLOUT_FIELDS,
+    compiled_module,
+    engine_arrays,
+    heuristic_positions,
+)
 
-rp = pytest.importorskip("scandal_env.batched.rollout_policy")
-if not rp.available():  # pragma: no cover - the fast extra is not installed
-    pytest.skip("numba is not installed", allow_module_level=True)
-
-FIELDS = ("hands", "known", "counts", "placed_by", "meld_owner", "table_pts", "build",
-          "build_scandal", "pile_arr", "pile_pos", "pile_len", "stock_arr", "stock_len",
-          "stock_public", "cur", "phase", "duty", "forbidden", "turn", "scores", "hand_end",
-          "game_over")  # fmt: skip
+rp = compiled_module("scandal_env.batched.rollout_policy")
 
 
 def positions(num_players: int, count: int, seed: int, explore: float = 0.3) -> list[Any]:
@@ -149,18 +147,18 @@ def test_rollouts_end_every_row_as_the_lockstep_loop(name: str, num_players: int
     assert run is not None
     for cutoff in (0, 40, 3):
         longest = lockstep(eng, [clone(s) for s in states], cutoff, policy)
-        want = {f: getattr(eng, f).copy() for f in FIELDS}
+        want = engine_arrays(eng)
         if cutoff == 0:
             assert (want["phase"] == OVER).all(), "every hand was played to its end"
         write_states(eng, [clone(s) for s in states])
         played = rp.play_out_policy(eng, len(states), cutoff,
                                     rp.PolicyNet.of(snapshot, scale, eng.obs_dim))  # fmt: skip
         assert played.max() == longest
-        for f in FIELDS:
+        for f in ROLLOUT_FIELDS:
             bad = np.flatnonzero((getattr(eng, f) != want[f]).reshape(len(states), -1).any(axis=1))
             assert not bad.size, f"cutoff {cutoff}: {f} differs in rows {bad.tolist()}"
         run([clone(s) for s in states], cutoff)  # the search's entry: writes, then plays
-        for f in FIELDS:
+        for f in ROLLOUT_FIELDS:
             assert np.array_equal(getattr(eng, f), want[f]), f
 
 
