@@ -30,7 +30,10 @@ move; ``root="gumbel"`` instead searches the prior's best ``candidates``
 moves by sequential halving and plays the best of ``log prior + sigma(q)``,
 as Gumbel AlphaZero's root does (Danihelka et al., 2022, here without the
 Gumbel noise: a deterministic player), so a move's value can overrule its
-prior (`HalvingRoot`). A spec names the learned
+prior (`HalvingRoot`). ``root="paired"`` compares the prior's best moves on
+common determinizations and leaves the prior's top move only for a
+candidate whose paired gain is significant (`cardsuite.agents.paired_root`).
+A spec names the learned
 agent and, optionally, the search's parameters after a last colon::
 
     search:pretrained:scum4
@@ -49,7 +52,8 @@ The loop, the descent and the decision are
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -57,6 +61,7 @@ import numpy as np
 from cardsuite.agents.base import TableInfo
 from cardsuite.agents.ismcts import SearchGame, SearchKind, search_record
 from cardsuite.agents.ismcts_batched import BatchedISMCTSAgent, LearnedRollout, leaf_engine
+from cardsuite.agents.paired_root import candidates_by_prior, paired_choice
 from cardsuite.agents.registry import spec_scalar
 from cardsuite.agents.search_base import Node
 from cardsuite.errors import ConfigError
@@ -79,6 +84,7 @@ GUIDED_PARAMS = (
     "compiled",
     "root",
     "candidates",
+    "gate",
 )
 
 #: How leaf values enter PUCT: ``minmax`` rescales the means to the spread of
@@ -90,9 +96,11 @@ VALUES = ("minmax", "raw")
 #: batched heuristic for every player (the prior stays the wrapped policy's).
 ROLLOUTS = ("policy", "heuristic")
 
-#: How the root's moves are chosen: PUCT, or sequential halving over the
-#: prior's best moves (Gumbel AlphaZero's root, without the Gumbel noise).
-ROOTS = ("puct", "gumbel")
+#: How the root's moves are chosen: PUCT, sequential halving over the
+#: prior's best moves (Gumbel AlphaZero's root, without the Gumbel noise), or
+#: the prior's best moves compared on common determinizations
+#: (`cardsuite.agents.paired_root`).
+ROOTS = ("puct", "gumbel", "paired")
 
 #: Gumbel AlphaZero's value scale: ``sigma(q) = (C_VISIT + max visits) * C_SCALE * q``
 #: for a normalised mean ``q`` in [0, 1] (Danihelka et al., 2022).
@@ -254,7 +262,13 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
             ``"gumbel"`` (`HalvingRoot`: sequential halving over the
             ``candidates`` moves of highest prior, the best ``log prior +
             sigma(q)`` played; `ROOTS`).
-        candidates: moves the ``"gumbel"`` root searches at most (>= 2).
+            ``"paired"`` (`cardsuite.agents.paired_root`: the ``candidates``
+            moves of highest prior each rolled out on the same
+            ``budget // candidates`` determinizations; the prior's top move
+            played unless another's paired mean gain passes ``gate``).
+        candidates: moves the ``"gumbel"`` or ``"paired"`` root searches at most (>= 2).
+        gate: ``root="paired"``: the standard errors of its paired gains by
+            which a candidate must beat the prior's top move to be played (>= 0).
         **loop: ``cutoff`` and ``max_hand`` (default per game, as ISMCTS; with
             ``max_hand`` the wrapped agent plays larger hands), ``batch``,
             ``parallel``, ``backend``, ``device``, ``time_limit``, ``compiled``:
@@ -281,6 +295,7 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         rollout: str = "policy",
         root: str = "puct",
         candidates: int = 8,
+        gate: float = 2.0,
         **loop: Any,
     ) -> None:
         """Check the settings; the rollout engine is built at ``reset``."""
@@ -317,8 +332,15 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
             raise ConfigError(
                 f"search parameter candidates must be an integer >= 2, got {candidates!r}"
             )
-        if root == "gumbel" and loop.get("parallel", "leaf") != "leaf":
-            raise ConfigError("search parameter root=gumbel needs parallel=leaf (one tree)")
+        if (
+            isinstance(gate, bool)
+            or not isinstance(gate, int | float)
+            or math.isnan(gate)
+            or gate < 0
+        ):
+            raise ConfigError(f"search parameter gate must be a number >= 0, got {gate!r}")
+        if root != "puct" and loop.get("parallel", "leaf") != "leaf":
+            raise ConfigError(f"search parameter root={root} needs parallel=leaf (one tree)")
         super().__init__(game, seed, budget=budget, rollout="heuristic", c=c, **loop)
         self.inner = inner
         self.temperature = float(temperature)
@@ -327,6 +349,9 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         self.leaf_rollout = rollout
         self.root = root
         self.candidates = candidates
+        self.gate = float(gate)
+        self._root_legal: np.ndarray | None = None
+        self._paired: int | None = None  # the move the paired root chose
         self._halving: HalvingRoot | None = None
         self._root_node: Node | None = None
         self.name = f"search:{getattr(inner, 'name', 'learned')}"
@@ -380,6 +405,8 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         )
         self._lo, self._hi = math.inf, -math.inf
         self._halving = None
+        self._root_legal = np.flatnonzero(action_mask)
+        self._paired = None
         if self.root == "gumbel":
             with np.errstate(divide="ignore"):
                 self._halving = HalvingRoot(
@@ -390,7 +417,10 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
                 )
 
     def choose(self, root: Node, allowed: set[int]) -> int | None:
-        """PUCT: the most visited root move; ``root="gumbel"``: the halving's best."""
+        """PUCT: the most visited root move; ``root="gumbel"``: the halving's best;
+        ``root="paired"``: `paired_choice`'s."""
+        if self.root == "paired":
+            return self._paired if self._paired in allowed else None
         if self._halving is not None:
             return self._halving.choose(root, allowed)
         return super().choose(root, allowed)
@@ -445,6 +475,58 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
             if score > best_score:
                 best_score, best_action = score, a
         return best_action
+
+    def search(self, determinize: Callable[[np.random.Generator], Any]) -> Node:
+        """``root="paired"``: the candidates on common determinizations (`paired_search`);
+        otherwise the tree search of `SearchBase`."""
+        if self.root != "paired":
+            return super().search(determinize)
+        return self.paired_search(determinize)
+
+    def paired_search(self, determinize: Callable[[np.random.Generator], Any]) -> Node:
+        """Roll every candidate out on each of ``budget // candidates`` (at least 2)
+        determinizations, in waves of about ``batch`` leaves; record the choice.
+
+        The root returned has one child per candidate, its visits and summed
+        rewards those of its rollouts. ``time_limit`` starts no new wave once
+        spent (two determinizations are always played).
+        """
+        assert self._root_prior is not None and self._root_legal is not None
+        game, rng = self._search, self._rng
+        if game is None:
+            raise RuntimeError("GuidedSearchAgent.paired_search called before reset")
+        moves = candidates_by_prior(self._root_prior, self._root_legal, self.candidates)
+        root = self.new_node(-1)
+        children = [root.children.setdefault(a, self.new_node(self._player)) for a in moves]
+        deals = max(2, self.budget // len(moves))
+        per_wave = max(1, self.batch // len(moves))
+        rewards: list[np.ndarray] = []
+        start = time.perf_counter()
+        while len(rewards) < deals:
+            limit = self.time_limit
+            if len(rewards) >= 2 and limit is not None and time.perf_counter() - start >= limit:
+                break
+            wave = min(per_wave, deals - len(rewards))
+            leaves, paths, movers = [], [], []
+            for _ in range(wave):
+                base, me = game.prepare(determinize(rng), self._player)
+                movers.append(me)
+                for a, child in zip(moves, children, strict=True):
+                    state = game.clone(base)
+                    game.apply(state, a)
+                    leaves.append(state)
+                    paths.append([root, child])
+            values = self.evaluate(game, leaves, paths, rng)
+            for i, me in enumerate(movers):
+                row = values[i * len(moves) : (i + 1) * len(moves)]
+                rewards.append(np.array([float(v[me]) for v in row]))
+        table = np.stack(rewards)
+        for j, child in enumerate(children):
+            child.visits = child.avail = table.shape[0]
+            child.total = float(table[:, j].sum())
+        root.visits = table.size
+        self._paired = moves[paired_choice(table, self.gate)]
+        return root
 
     def roll_out(
         self, game: SearchGame[Any], states: list[Any], paths: list[list[Node]], rng: Any

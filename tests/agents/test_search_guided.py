@@ -310,7 +310,7 @@ def test_gumbel_root_finds_the_forced_win_and_spends_the_budget() -> None:
     [
         ("root=best", "root must be one of"),
         ("root=gumbel,candidates=1", "candidates must be an integer >= 2"),
-        ("root=gumbel,parallel=root", "needs parallel=leaf"),
+        ("root=gumbel,parallel=root", "root=gumbel needs parallel=leaf"),
     ],
 )
 def test_bad_root_parameters_are_named(extra: str, match: str) -> None:
@@ -331,3 +331,106 @@ def test_halving_with_raw_values_adds_the_mean_itself() -> None:
     assert spread.choose(root, {0, 1}) == 1, "rescaled to the spread, it does"
     agent = make_agent("search:pretrained:scum4:root=gumbel,value=raw", "scum")
     assert isinstance(agent, GuidedSearchAgent) and agent.value == "raw"
+
+
+# ---------------------------------------------------------------- root="paired"
+def test_paired_choice_needs_a_significant_paired_gain() -> None:
+    from cardsuite.agents.paired_root import paired_choice
+
+    base = np.array([0.3, 0.9, 0.5, 0.1, 0.7])  # the deals differ by far more than the moves
+    same = np.stack([base, base, base], axis=1)
+    assert paired_choice(same, 2.0) == 0, "no gain: the prior's move"
+    small = np.stack([base, base + 0.01, base - 0.01], axis=1)
+    assert paired_choice(small, 2.0) == 1, "a constant gain of 0.01 has no spread: significant"
+    noisy = np.stack([base, base + np.array([0.2, -0.19, 0.2, -0.19, 0.0])], axis=1)
+    # mean gain 0.004, standard error 0.2 / sqrt(5): not 2 of them, but above 0 at gate 0
+    assert paired_choice(noisy, 2.0) == 0
+    assert paired_choice(noisy, 0.0) == 1
+    two = np.stack([base, base + 0.02, base + 0.05, base - 0.5], axis=1)
+    assert paired_choice(two, 2.0) == 2, "the highest mean gain among the significant ones"
+    assert paired_choice(two[:1], 0.0) == 0, "one deal has no standard error"
+    assert paired_choice(base[:, None], 0.0) == 0, "one candidate"
+
+
+def test_candidates_by_prior_take_the_best_legal_moves() -> None:
+    from cardsuite.agents.paired_root import candidates_by_prior
+
+    prior = np.array([0.5, 0.2, 0.2, 0.1, 0.0])
+    assert candidates_by_prior(prior, np.array([1, 2, 3, 4]), 3) == [1, 2, 3]
+    assert candidates_by_prior(prior, np.array([4, 2]), 8) == [2, 4]
+
+
+@pytest.mark.parametrize(
+    ("game", "players", "name"), [("scum", 4, "scum4"), ("scandal", 2, "scandal2")]
+)
+def test_paired_root_with_a_high_gate_plays_the_wrapped_agent(
+    game: str, players: int, name: str
+) -> None:
+    """Each candidate rolled out on the same ``budget // candidates`` determinizations; no gain
+    passes a gate of 1000, so the move is the learned policy's own."""
+    env = get_game(game).make(num_players=players)
+    env.reset(seed=8)
+    wrapped = make_agent(f"pretrained:{name}", game)
+    search = make_agent(
+        f"search:pretrained:{name}:root=paired,budget=12,candidates=3,gate=1000,batch=5,max_hand=0",
+        game,
+    )
+    assert isinstance(search, GuidedSearchAgent) and search.gate == 1000
+    me = env.agent_selection
+    wrapped.reset(table_info(env, game, me))
+    search.reset(table_info(env, game, me), seed=0)
+    calls: list[int] = []
+
+    def determinize(r: np.random.Generator) -> object:
+        calls.append(1)
+        return env.unwrapped.determinize(me, r)
+
+    rng = np.random.default_rng(1)
+    compared = 0
+    for _ in range(40):
+        name_ = env.agent_selection
+        if env.terminations[name_] or env.truncations[name_]:
+            break
+        obs = env.observe(name_)
+        if name_ == me and obs["action_mask"].sum() > 1:
+            calls.clear()
+            expected = wrapped.act(obs["observation"], obs["action_mask"], {})
+            ctx = {"determinize": determinize}
+            assert search.act(obs["observation"], obs["action_mask"], ctx) == expected
+            k = min(3, int(obs["action_mask"].sum()))
+            deals = max(2, 12 // k)
+            root = search._root_node
+            assert root is not None and len(root.children) == k
+            assert all(c.visits == deals for c in root.children.values())
+            assert len(calls) == deals, "one determinization per deal, shared by the candidates"
+            compared += 1
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert compared >= 3
+
+
+def test_paired_root_finds_the_forced_win() -> None:
+    from tests.agents.test_ismcts import RACE, RULES, SLOT, scum_position
+
+    env = scum_position(RACE, lead=(1, "9"))
+    name = env.agent_selection
+    agent = make_agent("search:pretrained:scum4:budget=40,root=paired,gate=0", "scum", seed=0)
+    agent.reset(table_info(env, "scum", name), seed=1)
+    obs = env.observe(name)
+    ctx = {"determinize": lambda rng: env.unwrapped.determinize(name, rng)}
+    best = RULES.play_action(1, SLOT["P"])
+    assert agent.act(obs["observation"], obs["action_mask"], ctx) == best
+    root = agent._root_node
+    assert root is not None and root.children[best].total == root.children[best].visits
+
+
+@pytest.mark.parametrize(
+    ("extra", "match"),
+    [
+        ("root=paired,gate=-1", "gate must be a number >= 0"),
+        ("root=paired,gate=yes", "gate must be a number >= 0"),
+        ("root=paired,parallel=root", "root=paired needs parallel=leaf"),
+    ],
+)
+def test_bad_paired_parameters_are_named(extra: str, match: str) -> None:
+    with pytest.raises(ConfigError, match=match):
+        make_agent(f"search:pretrained:scum4:{extra}", "scum")
