@@ -311,6 +311,9 @@ def test_gumbel_root_finds_the_forced_win_and_spends_the_budget() -> None:
         ("root=best", "root must be one of"),
         ("root=gumbel,candidates=1", "candidates must be an integer >= 2"),
         ("root=gumbel,parallel=root", "root=gumbel needs parallel=leaf"),
+        ("root=paired,gate=-1", "gate must be a number >= 0"),
+        ("root=paired,gate=yes", "gate must be a number >= 0"),
+        ("root=paired,parallel=root", "root=paired needs parallel=leaf"),
     ],
 )
 def test_bad_root_parameters_are_named(extra: str, match: str) -> None:
@@ -421,16 +424,3 @@ def test_paired_root_finds_the_forced_win() -> None:
     assert agent.act(obs["observation"], obs["action_mask"], ctx) == best
     root = agent._root_node
     assert root is not None and root.children[best].total == root.children[best].visits
-
-
-@pytest.mark.parametrize(
-    ("extra", "match"),
-    [
-        ("root=paired,gate=-1", "gate must be a number >= 0"),
-        ("root=paired,gate=yes", "gate must be a number >= 0"),
-        ("root=paired,parallel=root", "root=paired needs parallel=leaf"),
-    ],
-)
-def test_bad_paired_parameters_are_named(extra: str, match: str) -> None:
-    with pytest.raises(ConfigError, match=match):
-        make_agent(f"search:pretrained:scum4:{extra}", "scum")
