@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -192,9 +193,12 @@ def test_presets_are_read_by_name_and_options_win_over_them() -> None:
         cardsuite.make("scum", preset="seven_players")
 
 
-def test_sb3_maskable_ppo_trains_on_a_registered_id() -> None:
+def test_sb3_maskable_ppo_trains_on_a_registered_id(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """The SB3 user's path: gymnasium.make(id) straight into MaskablePPO (train extra)."""
     sb3_contrib = pytest.importorskip("sb3_contrib")
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))  # SB3's default logger folder, not /tmp
     env = gymnasium.make("cardsuite/ScandalSingle-v0", opponents="heuristic")
     model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, n_epochs=1, seed=0)
     model.learn(32)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -40,8 +42,11 @@ def test_vector_env_rejects_bad_seats() -> None:
         ScumVectorEnv(2, opponents=[RandomPolicy(0)] * 3, num_players=4)
 
 
-def test_maskable_ppo_trains_on_the_sb3_adapter() -> None:
+def test_maskable_ppo_trains_on_the_sb3_adapter(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     sb3_contrib = pytest.importorskip("sb3_contrib")
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))  # SB3's default logger folder, not /tmp
     torch = pytest.importorskip("torch")
     torch.set_num_threads(1)
     from stable_baselines3.common.vec_env import VecEnv
