@@ -17,7 +17,8 @@ The protocol (``docs/benchmark.md``), version `PROTOCOL`:
   deal set names, and the shipped ``pretrained:`` agents for that game and
   size when the deal set was made. An agent shipped later does not enter
   the pool (that would change the protocol's numbers); ``--quick`` swaps
-  the ISMCTS entry for `QUICK_ISMCTS`. The agent under test plays
+  the ISMCTS entry for the same kind at `QUICK_BUDGET` (`quick_ismcts`:
+  ``ismcts:budget=10``, in Scandal ``ismcts-batched:budget=10``). The agent under test plays
   every reference head to head (one reference at the table at a time).
 * **Size.** The default uses all the deals: 400, enough for a 95% interval
   of at most ±5 points on the share of deals won against each reference
@@ -58,11 +59,17 @@ import numpy as np
 from cardsuite.errors import ConfigError
 
 #: The protocol's name and version: results of different versions are not comparable.
-PROTOCOL = "cardsuite-benchmark/1"
+#: A new deal set is made under this one; a shipped deal set names its own.
+PROTOCOL = "cardsuite-benchmark/2"
+#: Every version a shipped deal set may name: version 1 seated the per-game
+#: reference ``ismcts`` in every pool; version 2 seats the game's leaderboard
+#: ISMCTS (`SearchKind.baseline`: ``ismcts-batched`` in Scandal, ``ismcts``
+#: elsewhere), so the two differ only in Scandal.
+PROTOCOLS = ("cardsuite-benchmark/1", PROTOCOL)
 #: Deals of a ``--quick`` run (the first ones of the deal set).
 QUICK_DEALS = 40
-#: The ISMCTS entry of the pool in a ``--quick`` run.
-QUICK_ISMCTS = "ismcts:budget=10"
+#: The ISMCTS budget of the pool in a ``--quick`` run (the deal set's ISMCTS kind).
+QUICK_BUDGET = 10
 #: Bootstrap resamples behind every interval.
 RESAMPLES = 2000
 #: What a benchmark folder holds.
@@ -83,6 +90,7 @@ class DealSet:
         sha256: `deal_set_hash` of all ``deals`` deals.
         quick_sha256: `deal_set_hash` of the first `QUICK_DEALS`.
         ismcts: the pool's ISMCTS spec.
+        protocol: the protocol version the deal set was made under (`PROTOCOLS`).
         pool: the reference pool, fixed with the deal set (``ismcts`` among them).
         reference_ratings: calibrated Elo ratings of the pool by spec (full
             runs), or empty where the deal set has none yet.
@@ -109,6 +117,7 @@ class DealSet:
     quick_calibration: str
     calibration_deals: int = 0
     quick_calibration_deals: int = 0
+    protocol: str = PROTOCOL
 
 
 def deal_set_names() -> list[str]:
@@ -130,8 +139,10 @@ def load_deal_set(game: str, players: int) -> DealSet:
         )
     text = (files("cardsuite.configs") / "benchmark" / f"{name}.json").read_text("utf-8")
     data = loads(text, f"deal set {name}", error=ConfigError)
-    if data.get("protocol") != PROTOCOL:
-        raise ConfigError(f"deal set {name} is for {data.get('protocol')!r}, not {PROTOCOL}")
+    if data.get("protocol") not in PROTOCOLS:
+        raise ConfigError(
+            f"deal set {name} is for {data.get('protocol')!r}, not one of {', '.join(PROTOCOLS)}"
+        )
     return DealSet(
         name=name,
         game=str(data["game"]),
@@ -151,6 +162,7 @@ def load_deal_set(game: str, players: int) -> DealSet:
         quick_calibration=str(data.get("quick_calibration", "")),
         calibration_deals=int(data.get("calibration_deals", 0)),
         quick_calibration_deals=int(data.get("quick_calibration_deals", 0)),
+        protocol=str(data["protocol"]),
     )
 
 
@@ -187,16 +199,19 @@ def deal_set_hash(game: str, options: dict[str, Any], seed: int, deals: int) -> 
 
 
 def deal_set_data(
-    game: str, players: int, seed: int, *, ismcts: str, deals: int = 400
+    game: str, players: int, seed: int, *, ismcts: str | None = None, deals: int = 400
 ) -> dict[str, Any]:
     """The content of a new deal set file: the full rule options, the seed and the hashes.
 
     The options are the game's whole config at the rule book's defaults (so a
     later change of a default cannot change the protocol's games silently).
+    ``ismcts`` defaults to the game's leaderboard ISMCTS at budget 100
+    (`baseline_ismcts`), as `PROTOCOL` fixes it.
     """
     from cardsuite.games import get_game
 
     spec = get_game(game)
+    ismcts = ismcts or baseline_ismcts(spec.name)
     config = spec.config_class().from_dict({spec.players_key: players}).to_dict()
     # how the env treats an illegal move is the arena's business (env(): the penalty)
     options = {k: v for k, v in config.items() if k not in ("illegal_action", "illegal_penalty")}
@@ -225,8 +240,27 @@ def reference_pool(
     deal_set: DealSet, *, quick: bool = False, ismcts: str | None = None
 ) -> list[str]:
     """The deal set's fixed pool, its ISMCTS entry swapped for ``--quick`` or ``ismcts``."""
-    search = ismcts or (QUICK_ISMCTS if quick else deal_set.ismcts)
+    search = pool_ismcts(deal_set, quick=quick, ismcts=ismcts)
     return [search if spec == deal_set.ismcts else spec for spec in deal_set.pool]
+
+
+def pool_ismcts(deal_set: DealSet, *, quick: bool = False, ismcts: str | None = None) -> str:
+    """The ISMCTS a run seats: ``ismcts`` if given, else `quick_ismcts` or the deal set's own."""
+    return ismcts or (quick_ismcts(deal_set) if quick else deal_set.ismcts)
+
+
+def quick_ismcts(deal_set: DealSet) -> str:
+    """The pool's ISMCTS in a ``--quick`` run: the deal set's kind at `QUICK_BUDGET`."""
+    from cardsuite.agents.registry import parse_spec
+
+    return f"{parse_spec(deal_set.ismcts).kind}:budget={QUICK_BUDGET}"
+
+
+def baseline_ismcts(game: str) -> str:
+    """The ISMCTS a new deal set seats: the game's leaderboard kind at budget 100 (`PROTOCOL`)."""
+    from cardsuite.agents.ismcts import search_record
+
+    return f"{search_record(game).part('search').baseline}:budget=100"
 
 
 def reference_pool_now(game: str, players: int, ismcts: str) -> list[str]:
@@ -417,8 +451,13 @@ def calibrate(
     workers: int = 1,
     progress: bool = False,
     resamples: int = 1000,
+    checkpoint: str | Path | None = None,
 ) -> dict[str, Any]:
     """Rate the reference pool on the deal set (a leaderboard round-robin); the deal set's new entries.
+
+    ``checkpoint``: a JSON-lines file of finished pairs, as ``cardsuite
+    leaderboard --checkpoint`` (`cardsuite.agents.leaderboard.run_leaderboard`):
+    a calibration of hours can be spread over several sittings.
 
     Returns ``{"reference_ratings" (or "quick_reference_ratings"): {spec:
     Elo}, "calibration" (or "quick_calibration"): the command,
@@ -441,6 +480,7 @@ def calibrate(
         workers=workers,
         progress=progress,
         resamples=resamples,
+        checkpoint=checkpoint,
     )
     prefix = "quick_" if quick else ""
     command = (
@@ -532,7 +572,7 @@ def run_benchmark(
         versus, deal_set, quick=quick, resamples=resamples, seed=deal_set.seed % 2**32
     )
     return {
-        "protocol": PROTOCOL,
+        "protocol": deal_set.protocol,
         "cardsuite": __version__,
         "agent": spec,
         "game": deal_set.game,
@@ -553,6 +593,7 @@ def run_benchmark(
         "citable": standard,
         "deals_for_5_points": deals_for_half_width(0.05),
         "pool": pool,
+        "ismcts": pool_ismcts(deal_set, quick=quick, ismcts=ismcts),
         "versus": rows,
         "rating": rating,
         "resamples": resamples,
@@ -571,7 +612,7 @@ def to_markdown(report: dict[str, Any], command: str) -> str:
         why = "QUICK RUN" if report["quick"] else "NON-STANDARD RUN"
         lines += [
             f"> **{why}: not citable.** {ds['deals']} deals"
-            + (f", ISMCTS at `{QUICK_ISMCTS}`" if report["quick"] else "")
+            + (f", ISMCTS at `{report['ismcts']}`" if report["quick"] else "")
             + f"; the protocol's run plays {report['deals_for_5_points']}+ deals "
             "(`cardsuite benchmark` without `--quick`).",
             "",
@@ -675,13 +716,20 @@ def add_command(sub: Any) -> tuple[str, Any]:
     p.add_argument(
         "--quick",
         action="store_true",
-        help=f"first {QUICK_DEALS} deals, {QUICK_ISMCTS}: a smoke test, not citable",
+        help=f"first {QUICK_DEALS} deals, the pool's ISMCTS at budget={QUICK_BUDGET}: "
+        "a smoke test, not citable",
     )
     p.add_argument("--ismcts", default=None, help="another ISMCTS spec for the pool (not citable)")
     p.add_argument("--workers", type=int, default=1, help="worker processes")
     p.add_argument("--out", default=None, help="a new folder for benchmark.json and benchmark.md")
     p.add_argument("--resamples", type=int, default=RESAMPLES, help="bootstrap resamples")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument(
+        "--checkpoint",
+        default=None,
+        help="with --calibrate: a JSON-lines file of finished pairs; a rerun plays only "
+        "the pairs not in it (as cardsuite leaderboard --checkpoint)",
+    )
 
     def run(ns: argparse.Namespace, extra: list[str]) -> int:
         if extra:
@@ -693,6 +741,8 @@ def add_command(sub: Any) -> tuple[str, Any]:
             raise ConfigError(f"--resamples must be at least 1, got {ns.resamples}")
         if ns.calibrate:
             return _run_calibrate(ns)
+        if ns.checkpoint:
+            raise ConfigError("--checkpoint is for --calibrate (a benchmark run takes minutes)")
         if ns.spec is None:
             raise ConfigError(
                 "give the agent to benchmark: cardsuite benchmark SPEC --game G --players N"
@@ -753,6 +803,7 @@ def _run_calibrate(ns: argparse.Namespace) -> int:
         workers=ns.workers,
         progress=not ns.no_progress,
         resamples=ns.resamples,
+        checkpoint=ns.checkpoint,
     )
     (out / "calibration.json").write_text(json.dumps(result, indent=1) + "\n", "utf-8")
     shown = {k: v for k, v in result.items() if k != "leaderboard"}

@@ -47,7 +47,7 @@ def test_pool_has_the_baselines_ismcts_and_the_shipped_agent() -> None:
     assert bm.reference_pool(ds) == [
         "random", "greedy", "heuristic", "ismcts:budget=100", "pretrained:scum4"
     ]  # fmt: skip
-    assert bm.reference_pool(ds, quick=True)[3] == bm.QUICK_ISMCTS
+    assert bm.reference_pool(ds, quick=True)[3] == "ismcts:budget=10"
     assert bm.reference_pool(ds, ismcts="ismcts:budget=7")[3] == "ismcts:budget=7"
 
 
@@ -55,11 +55,33 @@ def test_the_pool_is_fixed_with_the_deal_set(monkeypatch: pytest.MonkeyPatch) ->
     """An agent shipped later does not join a deal set's pool (it would change the numbers)."""
     import cardsuite.agents.leaderboard as lb
 
-    before = bm.reference_pool(bm.load_deal_set("scandal", 4))
+    before = bm.reference_pool(bm.load_deal_set("scum_party", 8))
     monkeypatch.setattr(lb, "shipped_agents", lambda game, options: ["pretrained:new"])
-    assert bm.reference_pool(bm.load_deal_set("scandal", 4)) == before
-    assert before == ["random", "greedy", "heuristic", "ismcts:budget=100"]
-    assert bm.reference_pool_now("scandal", 4, "ismcts:budget=100")[-1] == "pretrained:new"
+    assert bm.reference_pool(bm.load_deal_set("scum_party", 8)) == before
+    assert before == ["random", "greedy", "heuristic", "ismcts:budget=100", "pretrained:party8"]
+    assert bm.reference_pool_now("scum_party", 8, "ismcts:budget=100")[-1] == "pretrained:new"
+
+
+def test_scandal_pools_seat_the_leaderboards_ismcts() -> None:
+    """Protocol 2: Scandal's pools seat ismcts-batched (the per-game reference takes ~9 s a
+    hand); the quick run swaps in the same kind at budget 10; Scum keeps ``ismcts``."""
+    for n in (2, 4):
+        ds = bm.load_deal_set("scandal", n)
+        assert ds.protocol == "cardsuite-benchmark/2" == bm.PROTOCOL
+        assert ds.ismcts == "ismcts-batched:budget=100" == bm.baseline_ismcts("scandal")
+        assert bm.reference_pool(ds)[3] == ds.ismcts
+        assert bm.reference_pool(ds, quick=True)[3] == "ismcts-batched:budget=10"
+    assert bm.load_deal_set("scandal", 4).pool[-1] == "pretrained:scandal4"
+    scum = bm.load_deal_set("scum", 4)
+    assert scum.protocol == "cardsuite-benchmark/1" and bm.baseline_ismcts("scum") == scum.ismcts
+    data = bm.deal_set_data("scandal", 2, 24003, deals=3)
+    assert data["protocol"] == bm.PROTOCOL and data["ismcts"] == "ismcts-batched:budget=100"
+
+
+def test_a_deal_set_of_an_unknown_protocol_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bm, "PROTOCOLS", ("cardsuite-benchmark/9",))
+    with pytest.raises(ConfigError, match=r"deal set scum_4p is for 'cardsuite-benchmark/1'"):
+        bm.load_deal_set("scum", 4)
 
 
 def test_a_deal_set_without_a_valid_pool_is_refused() -> None:
@@ -169,10 +191,15 @@ def test_quick_cards_say_quick(
     sub = argparse.ArgumentParser().add_subparsers()
     _, run = bm.add_command(sub)
     ns = argparse.Namespace(spec="greedy", game="scum", players=4, quick=True, ismcts=None,
-                            workers=1, out=None, resamples=50, no_progress=True, calibrate=False)  # fmt: skip
+                            workers=1, out=None, resamples=50, no_progress=True, calibrate=False,
+                            checkpoint=None)  # fmt: skip
     assert run(ns, []) == 0
     out, err = capsys.readouterr()
     assert "QUICK RUN: not citable" in out and "QUICK" in err
+    assert "2 deals, ISMCTS at `ismcts:budget=10`" in out
+    report = bm.run_benchmark("greedy", "scandal", 2, quick=True, resamples=50)
+    assert report["protocol"] == "cardsuite-benchmark/2" and not report["citable"]
+    assert "2 deals, ISMCTS at `ismcts-batched:budget=10`" in bm.to_markdown(report, "cmd")
 
 
 def test_out_is_written_once_and_never_overwritten(
@@ -185,7 +212,8 @@ def test_out_is_written_once_and_never_overwritten(
     _, run = bm.add_command(sub)
     out = tmp_path / "bench"
     ns = argparse.Namespace(spec="greedy", game="scum", players=4, quick=True, ismcts=None,
-                            workers=1, out=str(out), resamples=50, no_progress=True, calibrate=False)  # fmt: skip
+                            workers=1, out=str(out), resamples=50, no_progress=True, calibrate=False,
+                            checkpoint=None)  # fmt: skip
     monkeypatch.setattr(bm, "QUICK_DEALS", 2)
     assert run(ns, []) == 0
     assert sorted(p.name for p in out.iterdir()) == ["benchmark.json", "benchmark.md"]
@@ -205,6 +233,42 @@ def test_calibrate_rates_the_pool_on_the_deal_set(monkeypatch: pytest.MonkeyPatc
     assert result["leaderboard"]["deals_per_pair"] == 3
     assert result["quick_calibration_deals"] == 3
     assert np.isfinite(list(ratings.values())).all()
+
+
+def test_calibration_resumes_from_its_checkpoint(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A calibration spread over sittings: the finished pairs are read back, not replayed."""
+    import argparse
+
+    import cardsuite.agents.arena as arena
+
+    _small(monkeypatch)
+    monkeypatch.setattr(bm, "QUICK_DEALS", 2)
+    sub = argparse.ArgumentParser().add_subparsers()
+    _, run = bm.add_command(sub)
+    ckpt = tmp_path / "calib.jsonl"
+
+    def ns(out: str) -> argparse.Namespace:
+        return argparse.Namespace(spec=None, game="scum", players=4, quick=True, ismcts=None,
+                                  workers=1, out=str(tmp_path / out), resamples=20,
+                                  no_progress=True, calibrate=True, checkpoint=str(ckpt))  # fmt: skip
+
+    assert run(ns("a"), []) == 0
+    assert len(ckpt.read_text().splitlines()) == 1  # one pair: random against heuristic
+    first = json.loads((tmp_path / "a" / "calibration.json").read_text())
+
+    def no_games(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a pair in the checkpoint was played again")
+
+    monkeypatch.setattr(arena, "run_tournament", no_games)
+    assert run(ns("b"), []) == 0
+    again = json.loads((tmp_path / "b" / "calibration.json").read_text())
+    assert again["quick_reference_ratings"] == first["quick_reference_ratings"]
+    bench = ns("c")
+    bench.calibrate, bench.spec = False, "greedy"
+    with pytest.raises(ConfigError, match="--checkpoint is for --calibrate"):
+        run(bench, [])
 
 
 def test_an_exec_agent_takes_the_benchmark(monkeypatch: pytest.MonkeyPatch) -> None:
