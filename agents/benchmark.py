@@ -34,7 +34,9 @@ The protocol (``docs/benchmark.md``), version `PROTOCOL`:
   calibrated rating for a reference of the pool (`calibrate` has not been run
   for it), there is no rating: the report and the card name the uncalibrated
   references, and say how many deals per pair the stored calibration used.
-  Then the protocol version, the deal set's hash and a SHA-256 of every
+  Then the protocol version, the deal set's hash, a SHA-256 of the game's
+  rules engine (`engine_hash`: every file of its package, so a changed
+  rule is visible even where the deals are not) and a SHA-256 of every
   reference agent (its spec, its code and, for shipped agents, its weights). Written as
   ``benchmark.json`` and a Markdown card, ``benchmark.md``, into a new
   ``--out`` folder (nothing is ever overwritten; without ``--out`` the card
@@ -270,6 +272,38 @@ def reference_pool_now(game: str, players: int, ismcts: str) -> list[str]:
 
     size = {get_game(game).players_key: players}  # any reward variant
     return ["random", "greedy", "heuristic", ismcts, *shipped_agents(game, size)]
+
+
+def engine_hash(game: str) -> str:
+    """SHA-256 of ``game``'s rules engine: every file of its package (``scum_env``, ...).
+
+    The deal set's hash sees a changed deal, not a changed rule; this sees
+    both (and any other edit of the package's source, so a change of a
+    docstring changes it too). Files are taken in sorted order of their path
+    relative to the package, each hashed with that path.
+    """
+    from cardsuite.games import get_game
+
+    package = importlib.import_module(get_game(game).module.partition(".")[0])
+    return source_tree_hash(Path(str(package.__file__)).parent)
+
+
+def source_tree_hash(root: Path) -> str:
+    """SHA-256 of every file under ``root`` but Python's caches (relative path, then bytes).
+
+    Files are taken in the sorted order of their relative paths; the source
+    and the data beside it (Scandal's ``data/deck.json``) count alike.
+    """
+    digest = hashlib.sha256()
+    files_in = [
+        f
+        for f in root.rglob("*")
+        if f.is_file() and "__pycache__" not in f.parts and f.suffix not in (".pyc", ".pyo")
+    ]
+    for file in sorted(files_in, key=lambda f: f.relative_to(root).as_posix()):
+        digest.update(file.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(file.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 def agent_hash(spec: str, game: str) -> str:
@@ -588,6 +622,7 @@ def run_benchmark(
             if n == QUICK_DEALS
             else None,
         },
+        "engine_sha256": engine_hash(deal_set.game),
         "quick": quick,
         "standard": standard,
         "citable": standard,
@@ -666,6 +701,8 @@ def to_markdown(report: dict[str, Any], command: str) -> str:
         "Deals won: share of deals on which the agent's mean return over its seats beat the "
         "reference's (ties half). Mean points: the agent's mean return per deal. Intervals: "
         f"{report['interval']}, {report['resamples']} resamples.",
+        "",
+        f"Rules engine (SHA-256 of its package's source): `{report['engine_sha256'][:16]}…`.",
         "",
         "Reference agents (SHA-256 of spec, code and weights):",
         "",

@@ -98,6 +98,28 @@ def test_agent_hash_covers_spec_code_and_weights() -> None:
     assert "cardsuite.agents.heuristic_scum" in bm._code_modules("cardsuite.agents.ismcts")
 
 
+def test_engine_hash_sees_every_file_of_the_games_package(tmp_path: Path) -> None:
+    """A changed rule changes no deal; the engine's hash in the report still shows it."""
+    assert bm.engine_hash("scum") == bm.engine_hash("scum_party")  # one package, scum_env
+    assert bm.engine_hash("scum") != bm.engine_hash("scandal")
+    root = tmp_path / "pkg"
+    (root / "sub" / "__pycache__").mkdir(parents=True)
+    (root / "rules.py").write_text("PASS_ENDS_TRICK = True\n")
+    (root / "sub" / "deck.json").write_text("[1, 2]")
+    before = bm.source_tree_hash(root)
+    (root / "sub" / "__pycache__" / "rules.cpython-311.pyc").write_bytes(b"cache")
+    assert bm.source_tree_hash(root) == before  # caches are not the engine
+    (root / "rules.py").write_text("PASS_ENDS_TRICK = False\n")
+    assert bm.source_tree_hash(root) != before
+    (root / "rules.py").write_text("PASS_ENDS_TRICK = True\n")
+    assert bm.source_tree_hash(root) == before
+    (root / "sub" / "deck.json").write_text("[1, 3]")
+    assert bm.source_tree_hash(root) != before
+    (root / "sub" / "deck.json").rename(root / "deck.json")  # same bytes, another path
+    (root / "deck.json").write_text("[1, 2]")
+    assert bm.source_tree_hash(root) != before
+
+
 def _small(monkeypatch: pytest.MonkeyPatch, ratings: dict[str, float] | None = None) -> None:
     """A two-reference pool, so a report takes a second; ``ratings`` None: uncalibrated."""
     monkeypatch.setattr(
@@ -138,6 +160,10 @@ def test_report_without_calibration_names_why_there_is_no_rating(
     assert "**Uncalibrated references: `random`, `heuristic`.**" in card
     assert "(6 deals against each reference)" in card
     assert card.count("| uncalibrated |") == 2 and "calibrated by a round-robin" not in card
+    assert report["engine_sha256"] == bm.engine_hash("scum")
+    assert (
+        f"Rules engine (SHA-256 of its package's source): `{bm.engine_hash('scum')[:16]}…`" in card
+    )
     json.dumps(report, allow_nan=False)
 
 
