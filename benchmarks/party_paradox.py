@@ -368,7 +368,8 @@ def part_imitation(args: argparse.Namespace, emit: Callable[..., None]) -> None:
     from safetensors.torch import load_file, save_file
 
     from cardsuite.train.actor_critic import ActorCritic
-    from cardsuite.train.imitation import heuristic_dataset, imitate
+    from cardsuite.train.imitation import dagger, greedy_actor, heuristic_dataset, imitate
+    from cardsuite.train.ppo import DAGGER_SEED
 
     obs_scale, _ = scaling()
     torch.set_num_threads(1)
@@ -385,6 +386,16 @@ def part_imitation(args: argparse.Namespace, emit: Callable[..., None]) -> None:
         stats = {"bc_accuracy": float("nan")}
     else:
         stats = imitate(net, data, scale, epochs=args.bc_epochs, seed=args.train_seed)
+        if args.bc_dagger:  # the trainer's DAgger rounds (PPOConfig.bc_dagger)
+            data, more = dagger(
+                net, data, scale, rounds=args.bc_dagger, epochs=args.bc_dagger_epochs,
+                seed=args.train_seed,
+                collect=lambda r: heuristic_dataset(
+                    args.bc_games, args.bc_steps, args.bc_explore,
+                    args.train_seed + DAGGER_SEED * r, cfg, "scum_party",
+                    actor=greedy_actor(net, scale)),
+            )  # fmt: skip
+            stats |= more
         if args.net:
             save_file({k: v.contiguous() for k, v in net.state_dict().items()}, args.net)
     with torch.no_grad():
@@ -395,7 +406,8 @@ def part_imitation(args: argparse.Namespace, emit: Callable[..., None]) -> None:
          bc_steps=args.bc_steps, bc_epochs=args.bc_epochs, samples=len(ok),
          accuracy_all=float(ok.mean()), accuracy_real=float(ok[real].mean()),
          forced_share=float((~real).mean()), seconds=time.perf_counter() - t0,
-         bc_accuracy=stats["bc_accuracy"])  # fmt: skip
+         bc_dagger=args.bc_dagger,
+         **{k: v for k, v in stats.items() if k.startswith("bc_")})  # fmt: skip
 
     def actor_logits(scaled: np.ndarray) -> np.ndarray:
         with torch.no_grad():
@@ -440,6 +452,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bc-steps", type=int, default=1500)
     ap.add_argument("--bc-epochs", type=int, default=20)
     ap.add_argument("--bc-explore", type=float, default=0.15)
+    ap.add_argument("--bc-dagger", type=int, default=0, help="imitation: DAgger rounds")
+    ap.add_argument("--bc-dagger-epochs", type=int, default=4)
     ap.add_argument("--hidden", type=int, default=128)
     ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--agent", default="pretrained:party8")

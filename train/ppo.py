@@ -70,6 +70,8 @@ from cardsuite.train.ppo_config import PPOConfig
 from cardsuite.train.ppo_games import train_game
 from cardsuite.train.rollout import SeatRollout, to_torch
 
+DAGGER_SEED = 7_919  # a DAgger round r deals games of seed + DAGGER_SEED * r
+
 PROGRESS_FIELDS = ("step", "iteration", "sps", "rollout_s", "update_s", "lr", "league_games",
                    "league_win", "pg_loss", "v_loss", "entropy", "approx_kl", "clipfrac",
                    "explained_var")  # fmt: skip
@@ -252,16 +254,38 @@ class Trainer(FirstTable, BatchedLoop):
         self.net.load_state_dict(theirs)
 
     def warm_start(self) -> None:
-        """Imitate the heuristic before PPO (`cardsuite.train.imitation`)."""
-        from cardsuite.train.imitation import imitate
+        """Imitate the heuristic before PPO, then ``bc_dagger`` DAgger rounds
+        (`cardsuite.train.imitation`)."""
+        from cardsuite.train.imitation import dagger, imitate
 
         args = self.args
         t0 = time.perf_counter()
         data = warm_start_data(self.tables, self.game.name, args)
         stats = imitate(self.net, data, self.scale, epochs=args.bc_epochs, seed=args.seed)
+        if args.bc_dagger:
+            # Each round deals games of its own seed; the copy plays, the heuristic labels.
+            _, more = dagger(
+                self.net, data, self.scale, rounds=args.bc_dagger, epochs=args.bc_dagger_epochs,
+                seed=args.seed, note=self.log.note,
+                collect=lambda r: warm_start_data(self.tables, self.game.name, args,
+                                                  seed=args.seed + DAGGER_SEED * r,
+                                                  actor_for=self._greedy_actor),
+            )  # fmt: skip
+            stats |= more
         stats["bc_seconds"] = time.perf_counter() - t0
         self.log.note("warm start: " + ", ".join(f"{k} {v:.4g}" for k, v in stats.items()))
         self.history.append({"step": 0, "against": "warm_start", **stats})
+
+    def _greedy_actor(self, t: PPOTable) -> Any:
+        """The network's greedy move at table ``t``, on the engine's own arrays (DAgger)."""
+
+        def act(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+            rows = torch.arange(len(obs), device=self.dev)
+            with torch.no_grad():
+                x, m = self._net_input(t, rows, obs, mask)
+                return self.net.logits(x, m).argmax(-1).cpu().numpy()
+
+        return act
 
     # ------------------------------------------------------------------ rollout
     def rollout(self) -> dict[str, float]:

@@ -38,6 +38,15 @@ class PPOConfig(RunConfig):
     target_kl: float = doc_field(
         0.0, "stop an update's epochs above this approximate KL (0: never)", ge=0.0
     )
+    bc_dagger: int = doc_field(
+        0,
+        "warm start: DAgger rounds after the imitation (each plays bc_games games with the copy "
+        "in every seat, labels its states with the heuristic's moves and trains on all the data)",
+        ge=0,
+    )
+    bc_dagger_epochs: int = doc_field(
+        4, "warm start: passes over all the data after each DAgger round", ge=1
+    )
     init: str = doc_field(
         "",
         "start from this agent directory (safe format, e.g. RUN/agent) instead of a fresh network",
@@ -46,5 +55,7 @@ class PPOConfig(RunConfig):
     def validate(self) -> None:
         """The shared checks, then: ``sizes`` steps the numpy engines (padding is numpy)."""
         super().validate()
+        if self.bc_dagger and not self.bc_steps:
+            self._fail("bc_dagger", "DAgger rounds need the warm start (bc_steps above 0)")
         if self.sizes.strip() and (self.backend != "numpy" or self.device != "cpu"):
             self._fail("sizes", "needs backend numpy on device cpu (the padding is numpy)")

@@ -23,9 +23,9 @@ algorithm:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,6 +33,9 @@ from cardsuite.agents.size_generic import pad_mask, pad_observation
 from cardsuite.train.core.evaluate import evaluate_against
 from cardsuite.train.core.league import League
 from cardsuite.train.core.netspec import Snapshot, obs_scale
+
+if TYPE_CHECKING:
+    from cardsuite.train.imitation import Actor
 
 
 @dataclass(eq=False, kw_only=True)
@@ -153,14 +156,17 @@ def make_table(
 
 
 def warm_start_data(
-    tables: Sequence[GameTable], game: str, args: Any, *, relative: bool = False
-) -> dict[str, np.ndarray]:
+    tables: Sequence[GameTable], game: str, args: Any, *, relative: bool = False,
+    seed: int | None = None, actor_for: Callable[[GameTable], Actor] | None = None,
+) -> dict[str, np.ndarray]:  # fmt: skip
     """The heuristic's games at every table (`cardsuite.train.imitation.heuristic_dataset`),
     in the network's layout, concatenated.
 
     A larger table's episode is longer, so it gets fewer games and more steps:
     ``bc_games`` games of ``bc_steps`` steps at the smallest table, scaled by
     the ratio of player counts, about the same rows at every size.
+    ``seed``: the games' seed (default ``args.seed``); ``actor_for``: each
+    table's mover (a DAgger round: the copy plays, the heuristic labels).
     """
     from cardsuite.train.imitation import heuristic_dataset
 
@@ -169,8 +175,10 @@ def warm_start_data(
     for t in tables:
         games = max(1, round(args.bc_games * low / t.players))
         steps = round(args.bc_steps * t.players / low)
-        part = heuristic_dataset(games, steps, args.bc_explore, args.seed, t.config, game,
-                                 relative=relative)  # fmt: skip
+        part = heuristic_dataset(games, steps, args.bc_explore,
+                                 args.seed if seed is None else seed, t.config, game,
+                                 relative=relative,
+                                 actor=None if actor_for is None else actor_for(t))  # fmt: skip
         part["obs"], part["mask"] = t.net_obs(part["obs"]), t.net_mask(part["mask"])
         parts.append(part)
     return {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
