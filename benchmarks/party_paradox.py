@@ -308,6 +308,43 @@ def duel(policy: Callable[..., Any], heuristic: Callable[..., Any], *, deals: in
     return out
 
 
+class CountFeatures:
+    """Card-counting inputs computed from the observation alone (``--features counts``).
+
+    The diagnosis found the copy's costly errors in the last cards, where the
+    heuristic counts exactly which higher cards are still out. These inputs
+    give a network that count instead of asking it to learn it: per rank,
+    the cards still out (``deck - played - hand``, public information plus its
+    own hand), the most cards of a higher ordinary rank still out, whether a
+    higher special card is still out, and whether its own group of that rank
+    can still be beaten (``BatchedScumHeuristic._counts`` / ``_analyse``, the
+    same arithmetic). An experiment of this script only: no shipped agent
+    reads them.
+    """
+
+    def __init__(self, heuristic: Any, spec: Any, players: int) -> None:
+        """Rules of the ``players``-seat table, read from its batched heuristic."""
+        self.rules = heuristic.policy_for(players)
+        self.sl_hand, self.sl_played = spec.slices["hand"], spec.slices["played"]
+        self.scale = float(max(self.rules.deck.max(), 1))
+
+    @property
+    def size(self) -> int:
+        """Inputs added."""
+        return 4 * len(self.rules.deck)
+
+    def __call__(self, obs: np.ndarray) -> np.ndarray:
+        """``[B, size]`` float32 of raw (unscaled) observations ``[B, D]``."""
+        hand = np.rint(obs[:, self.sl_hand]).astype(np.int64)
+        played = np.rint(obs[:, self.sl_played]).astype(np.int64)
+        r = self.rules
+        out = np.maximum(r.deck[None, :] - played - hand, 0)
+        sup, spec_above = r._counts(hand, played)
+        boss = (hand > 0) & r._unbeatable(hand, r.ends[None, :], sup, spec_above)
+        return np.concatenate([out / self.scale, sup / self.scale, spec_above, boss],
+                              axis=1).astype(np.float32)  # fmt: skip
+
+
 # --------------------------------------------------------------------- parts
 def part_null(args: argparse.Namespace, emit: Callable[..., None]) -> None:
     """Heuristic against itself in both evaluation paths; the one-seat layout."""
@@ -371,15 +408,29 @@ def part_imitation(args: argparse.Namespace, emit: Callable[..., None]) -> None:
     from cardsuite.train.imitation import dagger, greedy_actor, heuristic_dataset, imitate
     from cardsuite.train.ppo import DAGGER_SEED
 
-    obs_scale, _ = scaling()
+    obs_scale, masked_logits = scaling()
     torch.set_num_threads(1)
-    _spec, cfg, eng, _heur = party(args.players)
+    _spec, cfg, eng, heur = party(args.players)
+    feats = CountFeatures(heur, eng.obs_spec, args.players) if args.features else None
+
+    def net_obs(obs: np.ndarray) -> np.ndarray:
+        """The network's input: the observation, plus the count features if asked."""
+        return obs if feats is None else np.concatenate([obs, feats(obs)], axis=1)
+
+    def dataset(seed: int, actor: Any = None) -> dict[str, np.ndarray]:
+        d = heuristic_dataset(args.bc_games, args.bc_steps, args.bc_explore, seed, cfg,
+                              "scum_party", actor=actor)  # fmt: skip
+        d["obs"] = net_obs(d["obs"])
+        return d
+
     t0 = time.perf_counter()
-    data = heuristic_dataset(args.bc_games, args.bc_steps, args.bc_explore, args.train_seed,
-                             cfg, "scum_party")  # fmt: skip
-    scale = torch.from_numpy(obs_scale(eng.obs_spec))
+    data = dataset(args.train_seed)
+    scale_np = obs_scale(eng.obs_spec)
+    if feats is not None:
+        scale_np = np.concatenate([scale_np, np.ones(feats.size, dtype=scale_np.dtype)])
+    scale = torch.from_numpy(scale_np)
     torch.manual_seed(args.train_seed)
-    net = ActorCritic(eng.obs_spec.size, data["mask"].shape[1], hidden=args.hidden,
+    net = ActorCritic(data["obs"].shape[1], data["mask"].shape[1], hidden=args.hidden,
                       layers=args.layers)  # fmt: skip
     if args.net and Path(args.net).exists():  # the same warm start, measured again
         net.load_state_dict(load_file(args.net))
@@ -390,10 +441,9 @@ def part_imitation(args: argparse.Namespace, emit: Callable[..., None]) -> None:
             data, more = dagger(
                 net, data, scale, rounds=args.bc_dagger, epochs=args.bc_dagger_epochs,
                 seed=args.train_seed,
-                collect=lambda r: heuristic_dataset(
-                    args.bc_games, args.bc_steps, args.bc_explore,
-                    args.train_seed + DAGGER_SEED * r, cfg, "scum_party",
-                    actor=greedy_actor(net, scale)),
+                collect=lambda r: dataset(
+                    args.train_seed + DAGGER_SEED * r,
+                    actor=lambda o, m: greedy_actor(net, scale)(net_obs(o), m)),
             )  # fmt: skip
             stats |= more
         if args.net:
@@ -406,15 +456,23 @@ def part_imitation(args: argparse.Namespace, emit: Callable[..., None]) -> None:
          bc_steps=args.bc_steps, bc_epochs=args.bc_epochs, samples=len(ok),
          accuracy_all=float(ok.mean()), accuracy_real=float(ok[real].mean()),
          forced_share=float((~real).mean()), seconds=time.perf_counter() - t0,
-         bc_dagger=args.bc_dagger,
+         bc_dagger=args.bc_dagger, features=args.features,
          **{k: v for k, v in stats.items() if k.startswith("bc_")})  # fmt: skip
 
     def actor_logits(scaled: np.ndarray) -> np.ndarray:
         with torch.no_grad():
             return net.actor(torch.from_numpy(np.asarray(scaled, dtype=np.float32))).numpy()
 
-    counterfactuals("imitation", greedy_policy(actor_logits, scale.numpy()), args, emit,
-                    train_seed=args.train_seed)  # fmt: skip
+    if feats is None:  # the evaluator's own greedy learner, as the trainer evaluates
+        policy = greedy_policy(actor_logits, scale.numpy())
+    else:
+
+        def policy(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+            x = net_obs(np.asarray(obs, dtype=np.float32)) * scale_np
+            return np.argmax(masked_logits(actor_logits(x), np.asarray(mask)), axis=1)
+
+    counterfactuals("imitation", policy, args, emit, train_seed=args.train_seed,
+                    features=args.features)  # fmt: skip
 
 
 def part_agent(args: argparse.Namespace, emit: Callable[..., None]) -> None:
@@ -454,6 +512,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bc-explore", type=float, default=0.15)
     ap.add_argument("--bc-dagger", type=int, default=0, help="imitation: DAgger rounds")
     ap.add_argument("--bc-dagger-epochs", type=int, default=4)
+    ap.add_argument(
+        "--features",
+        choices=("", "counts"),
+        default="",
+        help="imitation: extra inputs (counts: CountFeatures)",
+    )
     ap.add_argument("--hidden", type=int, default=128)
     ap.add_argument("--layers", type=int, default=2)
     ap.add_argument("--agent", default="pretrained:party8")
