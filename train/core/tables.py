@@ -157,7 +157,7 @@ def make_table(
 
 def warm_start_data(
     tables: Sequence[GameTable], game: str, args: Any, *, relative: bool = False,
-    seed: int | None = None, actor_for: Callable[[GameTable], Actor] | None = None,
+    seed: int | None = None, actor_for: Callable[[Any], Actor] | None = None,
 ) -> dict[str, np.ndarray]:  # fmt: skip
     """The heuristic's games at every table (`cardsuite.train.imitation.heuristic_dataset`),
     in the network's layout, concatenated.
