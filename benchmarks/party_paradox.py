@@ -308,41 +308,18 @@ def duel(policy: Callable[..., Any], heuristic: Callable[..., Any], *, deals: in
     return out
 
 
-class CountFeatures:
-    """Card-counting inputs computed from the observation alone (``--features counts``).
+def count_features(heuristic: Any, spec: Any, players: int) -> Any:
+    """Card-counting inputs of raw observations (``--features counts``).
 
     The diagnosis found the copy's costly errors in the last cards, where the
     heuristic counts exactly which higher cards are still out. These inputs
-    give a network that count instead of asking it to learn it: per rank,
-    the cards still out (``deck - played - hand``, public information plus its
-    own hand), the most cards of a higher ordinary rank still out, whether a
-    higher special card is still out, and whether its own group of that rank
-    can still be beaten (``BatchedScumHeuristic._counts`` / ``_analyse``, the
-    same arithmetic). An experiment of this script only: no shipped agent
-    reads them.
+    give a network that count (`cardsuite.train.core.features.CountInputs`,
+    what ``cardsuite ppo --features counts`` trains with). This script adds
+    them to the raw observation, so they are built with unit scales.
     """
+    from cardsuite.train.core.features import count_inputs
 
-    def __init__(self, heuristic: Any, spec: Any, players: int) -> None:
-        """Rules of the ``players``-seat table, read from its batched heuristic."""
-        self.rules = heuristic.policy_for(players)
-        self.sl_hand, self.sl_played = spec.slices["hand"], spec.slices["played"]
-        self.scale = float(max(self.rules.deck.max(), 1))
-
-    @property
-    def size(self) -> int:
-        """Inputs added."""
-        return 4 * len(self.rules.deck)
-
-    def __call__(self, obs: np.ndarray) -> np.ndarray:
-        """``[B, size]`` float32 of raw (unscaled) observations ``[B, D]``."""
-        hand = np.rint(obs[:, self.sl_hand]).astype(np.int64)
-        played = np.rint(obs[:, self.sl_played]).astype(np.int64)
-        r = self.rules
-        out = np.maximum(r.deck[None, :] - played - hand, 0)
-        sup, spec_above = r._counts(hand, played)
-        boss = (hand > 0) & r._unbeatable(hand, r.ends[None, :], sup, spec_above)
-        return np.concatenate([out / self.scale, sup / self.scale, spec_above, boss],
-                              axis=1).astype(np.float32)  # fmt: skip
+    return count_inputs(heuristic, spec, players, np.ones(spec.size, dtype=np.float32))
 
 
 # --------------------------------------------------------------------- parts
@@ -411,7 +388,7 @@ def part_imitation(args: argparse.Namespace, emit: Callable[..., None]) -> None:
     obs_scale, masked_logits = scaling()
     torch.set_num_threads(1)
     _spec, cfg, eng, heur = party(args.players)
-    feats = CountFeatures(heur, eng.obs_spec, args.players) if args.features else None
+    feats = count_features(heur, eng.obs_spec, args.players) if args.features else None
 
     def net_obs(obs: np.ndarray) -> np.ndarray:
         """The network's input: the observation, plus the count features if asked."""
@@ -516,7 +493,7 @@ def main(argv: list[str] | None = None) -> int:
         "--features",
         choices=("", "counts"),
         default="",
-        help="imitation: extra inputs (counts: CountFeatures)",
+        help="imitation: extra inputs (counts: count_features)",
     )
     ap.add_argument("--hidden", type=int, default=128)
     ap.add_argument("--layers", type=int, default=2)

@@ -22,6 +22,7 @@ import torch
 from torch import nn
 
 from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.train.core.features import CountInputs
 from cardsuite.train.core.netspec import NetworkSpec, actor_prefixes
 from cardsuite.train.safe_io import AgentMeta, load_agent_numpy, save_agent
 
@@ -44,11 +45,17 @@ def _mlp(sizes: list[int], activation: str, out_gain: float) -> nn.Sequential:
 
 
 class ActorCritic(nn.Module):
-    """Actor and critic MLPs with ``layers`` hidden layers of ``hidden`` units each."""
+    """Actor and critic MLPs with ``layers`` hidden layers of ``hidden`` units each.
+
+    ``features`` (`cardsuite.train.core.features.CountInputs`) appends derived
+    inputs to every (scaled) observation before both networks, computed by
+    the same numpy code the saved agent's forward pass runs; they carry no
+    gradient.
+    """
 
     def __init__(
         self, obs_size: int, num_actions: int, hidden: int = 128, layers: int = 2,
-        activation: str = "tanh",
+        activation: str = "tanh", features: CountInputs | None = None,
     ) -> None:  # fmt: skip
         """Build both networks (orthogonal init, small actor output gain)."""
         super().__init__()
@@ -56,11 +63,20 @@ class ActorCritic(nn.Module):
             raise ConfigError(f"activation must be 'tanh' or 'relu', got {activation!r}")
         if hidden < 1 or layers < 1:
             raise ConfigError("hidden and layers must be at least 1")
-        sizes = [obs_size] + [hidden] * layers
+        extra = 0 if features is None else features.size
+        sizes = [obs_size + extra] + [hidden] * layers
         self.activation = activation
+        self.features = features
         self.obs_size, self.num_actions = obs_size, num_actions
         self.actor = _mlp([*sizes, num_actions], activation, 0.01)
         self.critic = _mlp([*sizes, 1], activation, 1.0)
+
+    def inputs(self, obs: torch.Tensor) -> torch.Tensor:
+        """The networks' input of scaled observations: with the derived features, if any."""
+        if self.features is None:
+            return obs
+        extra = self.features(obs.detach().cpu().numpy())
+        return torch.cat([obs, torch.from_numpy(extra).to(obs.device)], dim=-1)
 
     def prefixes(self) -> tuple[str, ...]:
         """State-dict prefixes of the actor's linear layers, input first (``network.actor``)."""
@@ -70,11 +86,11 @@ class ActorCritic(nn.Module):
 
     def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Masked action logits ``[B, A]`` (``mask`` bool ``[B, A]``)."""
-        return self.actor(obs).masked_fill(~mask, MASKED)
+        return self.actor(self.inputs(obs)).masked_fill(~mask, MASKED)
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
         """State values ``[B]``."""
-        return self.critic(obs).squeeze(-1)
+        return self.critic(self.inputs(obs)).squeeze(-1)
 
     def act(
         self, obs: torch.Tensor, mask: torch.Tensor, gen: torch.Generator | None = None
@@ -110,7 +126,9 @@ def agent_meta(
         options=dict(options),
         obs_size=net.obs_size,
         num_actions=net.num_actions,
-        network=NetworkSpec(activation=net.activation, actor=net.prefixes(), layout=layout),
+        network=NetworkSpec(
+            activation=net.activation, actor=net.prefixes(), layout=layout, features=net.features
+        ),
         step=int(step),
         trainer=TRAINER,
         config=dict(config),
@@ -132,7 +150,8 @@ def load_network(directory: Any) -> tuple[ActorCritic, AgentMeta]:
     first = arrays["actor.0.weight"]
     hidden = int(first.shape[0])
     layers = len(meta.network.actor) - 1
-    net = ActorCritic(meta.obs_size, meta.num_actions, hidden, layers, meta.network.activation)
+    net = ActorCritic(meta.obs_size, meta.num_actions, hidden, layers, meta.network.activation,
+                      meta.network.features)  # fmt: skip
     state = {k: torch.from_numpy(np.array(v)) for k, v in arrays.items()}
     try:
         net.load_state_dict(state)

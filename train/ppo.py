@@ -54,6 +54,7 @@ from cardsuite.errors import CheckpointError
 from cardsuite.train import ppo_checkpoint
 from cardsuite.train.actor_critic import ActorCritic
 from cardsuite.train.core.cli import command_main, trainer_command
+from cardsuite.train.core.features import count_inputs
 from cardsuite.train.core.league import League  # noqa: F401  (re-exported: the core League)
 from cardsuite.train.core.log import open_log
 from cardsuite.train.core.loop import BatchedLoop, seed_all
@@ -175,8 +176,13 @@ class Trainer(FirstTable, BatchedLoop):
         else:
             spec, num_actions = self.eng.obs_spec, self.eng.num_actions
         self.scale = torch.as_tensor(obs_scale(spec), device=self.dev)
+        features = None
+        if args.features:  # one table (PPOConfig refuses them with sizes)
+            first = self.tables[0]
+            features = count_inputs(self.game.heuristic(first.eng), spec, first.players,
+                                    obs_scale(spec))  # fmt: skip
         self.net = ActorCritic(spec.size, num_actions, args.hidden, args.layers,
-                               args.activation).to(self.dev)  # fmt: skip
+                               args.activation, features).to(self.dev)  # fmt: skip
         self.opt = torch.optim.Adam(self.net.parameters(), lr=args.learning_rate, eps=1e-5)
         self.gen = torch.Generator(device=self.dev)
         self.gen.manual_seed(args.seed)
@@ -357,7 +363,7 @@ class Trainer(FirstTable, BatchedLoop):
     # ------------------------------------------------------------------ loop
     def evaluate(self) -> list[dict[str, Any]]:
         """Duplicate deals (``eval_seed``) of the greedy learner against each eval baseline."""
-        snap = Snapshot.of(self.net.actor, self.step, self.args.activation)
+        snap = Snapshot.of(self.net.actor, self.step, self.args.activation, self.net.features)
         dicts = evaluate_tables(snap, self.scale.cpu().numpy(), self.tables, game=self.game.name,
                                 deals=self.args.eval_deals, seed=self.args.eval_seed,
                                 step=self.step)  # fmt: skip
@@ -388,7 +394,9 @@ class Trainer(FirstTable, BatchedLoop):
 
     def add_snapshot(self) -> None:
         """Freeze the actor into the League."""
-        self.league.add_snapshot(Snapshot.of(self.net.actor, self.step, self.args.activation))
+        self.league.add_snapshot(
+            Snapshot.of(self.net.actor, self.step, self.args.activation, self.net.features)
+        )
         self.log.note(f"league: {self.league.describe()}")
 
     def save(self) -> Path:

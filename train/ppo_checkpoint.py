@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 STATE_VERSION = 2
 MUST_MATCH = ("game", "num_players", "options", "hidden", "layers", "activation", "num_games",
-              "sizes")  # fmt: skip
+              "sizes", "features")  # fmt: skip
 _FILES = re.compile(
     r"agent/(weights\.safetensors|agent\.json)|optimizer\.safetensors|run\.safetensors"
     r"|league/snapshot@\d{1,15}\.safetensors"
@@ -104,10 +104,12 @@ def load_checkpoint(tr: Trainer, path: Path) -> None:
         if opt_file.exists():  # checked against the optimizer; torch moves it to the device
             restore_optimizer(tr.opt, load_tensors(opt_file), None)
         tr.league.restore(state["league"], lambda name: load_tensors_numpy(
-            ckpt / "league" / f"{Path(name).name}.safetensors"), tr.args.activation)  # fmt: skip
+            ckpt / "league" / f"{Path(name).name}.safetensors"), tr.args.activation,
+            tr.net.features)  # fmt: skip
         for t in tr.tables[1:]:
             t.league.restore(state["leagues"][t.key], lambda name: load_tensors_numpy(
-                ckpt / "league" / f"{Path(name).name}.safetensors"), tr.args.activation)  # fmt: skip
+                ckpt / "league" / f"{Path(name).name}.safetensors"), tr.args.activation,
+            tr.net.features)  # fmt: skip
         tr.step, tr.iteration = int(state["step"]), int(state["iteration"])
         tr.due = {k: int(v) for k, v in state["due"].items()}
         rng = state["rng"]

@@ -59,6 +59,7 @@ import numpy as np
 
 from cardsuite import safe_json
 from cardsuite.errors import CheckpointError
+from cardsuite.train.core.features import CountInputs
 from cardsuite.train.core.netspec import ACTIVATIONS, NetworkSpec, actor_logits
 
 __all__ = [
@@ -131,6 +132,10 @@ class AgentMeta:
         """The metadata as a JSON object (``network.actor`` as a list)."""
         doc = asdict(self)
         doc["network"]["actor"] = list(self.network.actor)
+        if self.network.features is None:
+            del doc["network"]["features"]  # absent, as in agents saved before the field
+        else:
+            doc["network"]["features"] = self.network.features.to_json()
         return doc
 
 
@@ -443,6 +448,11 @@ def _validate_meta(doc: Any, d: Path) -> tuple[AgentMeta, str]:
         or not all(isinstance(p, str) and TENSOR_NAME.fullmatch(p) for p in actor)
     ):
         raise fail("network.actor", "must list 1 to 64 state-dict prefixes of linear layers")
+    features = None
+    if net.get("features") is not None:
+        if net.get("layout", "table") != "table":
+            raise fail("network.features", "are only read by the one-table layout ('table')")
+        features = CountInputs.from_json(net["features"], doc["obs_size"], where)
     meta = AgentMeta(
         game=game,
         options=dict(doc["options"]),
@@ -453,6 +463,7 @@ def _validate_meta(doc: Any, d: Path) -> tuple[AgentMeta, str]:
             actor=tuple(actor),
             obs_scale=net.get("obs_scale", "obs_spec"),
             layout=net.get("layout", "table"),
+            features=features,
         ),
         step=doc.get("step", 0),
         trainer=doc.get("trainer", ""),
@@ -465,7 +476,7 @@ def _validate_meta(doc: Any, d: Path) -> tuple[AgentMeta, str]:
 def _check_weights(arrays: Mapping[str, np.ndarray], meta: AgentMeta, d: Path) -> None:
     """The actor's tensors exist, are float, and chain obs_size -> ... -> num_actions."""
     where = f"agent {str(d)!r}: {WEIGHTS_FILE}"
-    width = meta.obs_size
+    width = meta.obs_size + meta.network.extra_inputs
     for i, prefix in enumerate(meta.network.actor):
         w, b = arrays.get(f"{prefix}.weight"), arrays.get(f"{prefix}.bias")
         if w is None or b is None:

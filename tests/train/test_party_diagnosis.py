@@ -139,7 +139,7 @@ def test_count_features_count_the_cards_still_out_and_the_unbeatable_groups(part
     Hand: 2 fives, 1 king, 3 aces.
     """
     _spec, _cfg, eng, heur = party8
-    feats = pp.CountFeatures(heur, eng.obs_spec, 8)
+    feats = pp.count_features(heur, eng.obs_spec, 8)
     sl = eng.obs_spec.slices
     obs = np.zeros((2, eng.obs_spec.size), dtype=np.float32)
     hand = np.zeros(14)

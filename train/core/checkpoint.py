@@ -409,10 +409,17 @@ def finite(x: Any) -> Any:
     return x
 
 
+ABSENT_MEANS = {"game": "scum", "features": ""}
+"""What a field missing from an older checkpoint's config meant (0.2.0: Scum only; no
+derived inputs before ``features``)."""
+
+
 def check_must_match(saved: dict[str, Any], args: Any, keys: tuple[str, ...]) -> None:
     """The fields a resume may not change (CheckpointError naming the first that differs)."""
     for key in keys:
-        was = saved.get(key, "scum") if key == "game" else saved[key]  # 0.2.0: Scum only
+        if key not in saved and key not in ABSENT_MEANS:
+            raise CheckpointError(f"resume: the checkpoint's config lacks field {key!r}")
+        was = saved.get(key, ABSENT_MEANS.get(key))
         if was != getattr(args, key):
             raise CheckpointError(
                 f"resume: field {key!r} is {getattr(args, key)!r} but the checkpoint "

@@ -48,6 +48,7 @@ import numpy as np
 from cardsuite.agents.base import Agent, TableInfo
 from cardsuite.batched.policies import call_policy
 from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.train.core.features import CountInputs
 from cardsuite.train.core.netspec import Snapshot, obs_scale, pick
 
 WEIGHTINGS = ("hard", "variance", "uniform")
@@ -343,9 +344,10 @@ class League:
 
     def restore(
         self, state: Mapping[str, Any], load: Callable[[str], Mapping[str, np.ndarray]],
-        activation: str,
+        activation: str, features: CountInputs | None = None,
     ) -> None:  # fmt: skip
-        """Put back a `state` (a snapshot's weights by ``load(name)``, its hidden ``activation``).
+        """Put back a `state` (a snapshot's weights by ``load(name)``, its hidden ``activation``
+        and derived inputs ``features``).
 
         Members keep their ids and counts; the snapshots' sampling generators
         restart from their seeds.
@@ -355,7 +357,8 @@ class League:
         for e in state["members"]:
             name, snap = str(e["name"]), None
             if name.startswith("snapshot@"):
-                snap = Snapshot(int(name.split("@")[1]), dict(load(name)), activation)
+                snap = Snapshot(int(name.split("@")[1]), dict(load(name)), activation,
+                                features=features)  # fmt: skip
                 policy: Callable[[Any, Any], Any] = SnapshotPolicy(
                     snap, self.scale, self.seed * 7919 + int(e["id"]), self.greedy
                 )

@@ -18,6 +18,7 @@ import numpy as np
 
 from cardsuite.errors import CheckpointError
 from cardsuite.obsspec import ObsSpec
+from cardsuite.train.core.features import CountInputs
 
 ACTIVATIONS = ("tanh", "relu")
 
@@ -36,6 +37,8 @@ class NetworkSpec:
         layout: ``"table"`` (reads one table size's observation) or
             ``"generic"`` (reads the game's size-generic layout,
             `cardsuite.agents.size_generic`: plays every table size).
+        features: derived inputs after the observation
+            (`cardsuite.train.core.features.CountInputs`), or None.
     """
 
     activation: str
@@ -43,6 +46,12 @@ class NetworkSpec:
     obs_scale: str = "obs_spec"
     kind: str = "mlp"
     layout: str = "table"
+    features: CountInputs | None = None
+
+    @property
+    def extra_inputs(self) -> int:
+        """Derived inputs the first layer reads after the observation (0 without features)."""
+        return 0 if self.features is None else self.features.size
 
 
 def obs_scale(spec: ObsSpec) -> np.ndarray:
@@ -64,8 +73,11 @@ def actor_logits(
 
     Raises:
         CheckpointError: a layer of ``network.actor`` has no weight or bias.
+    The network's derived inputs (``network.features``) are appended first.
     """
     x = np.asarray(scaled_obs, dtype=np.float32)
+    if network.features is not None:
+        x = network.features.extend(x)
     last = len(network.actor) - 1
     for i, prefix in enumerate(network.actor):
         try:
@@ -132,17 +144,20 @@ class Snapshot:
         params: the actor's parameters by state-dict name, float32 arrays.
         activation: the hidden activation, ``"tanh"`` or ``"relu"``.
         actor: the linear layers' prefixes (empty: `actor_prefixes` of ``params``).
+        features: the network's derived inputs (`NetworkSpec.features`), or None.
     """
 
     step: int
     params: Mapping[str, np.ndarray]
     activation: str
     actor: tuple[str, ...] = ()
+    features: CountInputs | None = None
 
     @property
     def network(self) -> NetworkSpec:
         """The actor's spec."""
-        return NetworkSpec(self.activation, self.actor or actor_prefixes(self.params))
+        return NetworkSpec(self.activation, self.actor or actor_prefixes(self.params),
+                           features=self.features)  # fmt: skip
 
     def layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """(weight, bias) of each layer, input first (CheckpointError if one is missing)."""
@@ -166,15 +181,26 @@ class Snapshot:
         `logits` (compiled rollouts read the network through it:
         ``scandal_env.batched.rollout_policy``). Here the input is the scaled
         observation itself.
+
+        Raises:
+            CheckpointError: the network reads derived inputs (``features``),
+                which are not an affine map of the observation.
         """
+        if self.features is not None:
+            raise CheckpointError(
+                "a network with derived inputs (network.features) has no affine input map; "
+                "compiled rollouts cannot read it"
+            )
         factor = np.asarray(scale, np.float32).reshape(-1).copy()
         return np.arange(factor.size, dtype=np.int64), factor, np.zeros(factor.size, np.float32)
 
     @classmethod
-    def of(cls, module: Any, step: int, activation: str) -> Snapshot:
+    def of(
+        cls, module: Any, step: int, activation: str, features: CountInputs | None = None
+    ) -> Snapshot:
         """Freeze a torch actor (its state dict, copied to numpy)."""
         params = {
             name: t.detach().cpu().numpy().astype(np.float32, copy=True)
             for name, t in module.state_dict().items()
         }
-        return cls(step, params, activation, actor_prefixes(params))
+        return cls(step, params, activation, actor_prefixes(params), features)

@@ -1,0 +1,192 @@
+"""Card-counting inputs: derived features a Scum network may read beside its observation.
+
+A climbing game's last cards are won by counting: which higher cards are
+still out, and whether one's own group can still be beaten. The heuristic
+counts exactly (`cardsuite.agents.batched_heuristic_scum`); a network fed
+the raw observation must learn that arithmetic, and in Scum Party the
+imitation of the heuristic failed mostly there (``docs/results.md``, "Scum
+Party: why a near-copy of the heuristic loses"). `CountInputs` hands the
+network the count instead. Per rank slot of the table's deck, from the
+observation alone (its own hand and the public ``played`` counts):
+
+* the cards of that rank still out (``deck - played - hand``);
+* the most cards of one higher ordinary rank still out;
+* whether a higher special card (a Joker) is still out;
+* whether its own group of that rank can no longer be beaten.
+
+The four blocks follow the observation in the network's input (``4 * R``
+more inputs), counts divided by the largest deck count. They are a fixed
+part of the network (``network.features`` in ``agent.json``): the numpy
+forward pass (`cardsuite.train.core.netspec.actor_logits`) and the torch
+network (`cardsuite.train.actor_critic.ActorCritic`) call the same numpy
+code, so a saved agent plays exactly what it trained. Each block is computed
+from the *scaled* observation every consumer hands a network, undoing the
+scaling of the two slices it reads (the stored ``hand_scale`` /
+``played_scale``).
+
+The features exist for the one-table layouts of Scum and Scum Party
+(``cardsuite ppo --features counts``); the size-generic layout refuses them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cardsuite.errors import CheckpointError, ConfigError
+
+FEATURES = ("counts",)
+"""Names ``cardsuite ppo --features`` accepts."""
+
+MAX_SLOTS = 64
+
+
+@dataclass(frozen=True)
+class CountInputs:
+    """The card-counting inputs of one table's observation (see the module doc).
+
+    Attributes:
+        hand: ``(start, stop)`` of the observation's own-hand counts per slot.
+        played: ``(start, stop)`` of its public played counts per slot.
+        hand_scale: the factor each hand entry was scaled by (1 / its bound).
+        played_scale: the same for the played entries.
+        deck: cards of each slot in the deck.
+        special: slots of special cards (Jokers), which beat any ordinary rank.
+        ends: slots whose play ends the round (nothing beats them).
+    """
+
+    hand: tuple[int, int]
+    played: tuple[int, int]
+    hand_scale: tuple[float, ...]
+    played_scale: tuple[float, ...]
+    deck: tuple[int, ...]
+    special: tuple[bool, ...]
+    ends: tuple[bool, ...]
+    kind: str = "counts"
+
+    @property
+    def size(self) -> int:
+        """Inputs added after the observation."""
+        return 4 * len(self.deck)
+
+    def __call__(self, scaled_obs: np.ndarray) -> np.ndarray:
+        """``[..., size]`` float32 features of scaled observations ``[..., D]``."""
+        x = np.asarray(scaled_obs, dtype=np.float32)
+        flat = x.reshape(-1, x.shape[-1])
+        deck = np.asarray(self.deck, np.int64)[None, :]
+        special = np.asarray(self.special, bool)[None, :]
+        ends = np.asarray(self.ends, bool)[None, :]
+        h0, h1 = self.hand
+        p0, p1 = self.played
+        hand = np.rint(flat[:, h0:h1] / np.asarray(self.hand_scale, np.float32)).astype(np.int64)
+        played = np.rint(flat[:, p0:p1] / np.asarray(self.played_scale, np.float32))
+        out = np.maximum(deck - played.astype(np.int64) - hand, 0)
+        # highest ordinary count over the slots strictly above each slot
+        normal = np.where(special, 0, out)
+        rev = np.maximum.accumulate(normal[:, ::-1], axis=1)[:, ::-1]
+        sup = np.zeros_like(out)
+        sup[:, :-1] = rev[:, 1:]
+        spec_out = (out > 0) & special
+        rev_s = np.logical_or.accumulate(spec_out[:, ::-1], axis=1)[:, ::-1]
+        spec_above = np.zeros_like(spec_out)
+        spec_above[:, :-1] = rev_s[:, 1:]
+        boss = (hand > 0) & (ends | (~spec_above & (sup < hand)))
+        top = float(max(int(deck.max()), 1))
+        feats = np.concatenate([out / top, sup / top, spec_above, boss], axis=1)
+        return feats.astype(np.float32).reshape(*x.shape[:-1], self.size)
+
+    def extend(self, scaled_obs: np.ndarray) -> np.ndarray:
+        """The network's input: the scaled observation with the features after it."""
+        x = np.asarray(scaled_obs, dtype=np.float32)
+        return np.concatenate([x, self(x)], axis=-1)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``network.features`` entry of ``agent.json``."""
+        return {"kind": self.kind, "hand": list(self.hand), "played": list(self.played),
+                "hand_scale": list(self.hand_scale), "played_scale": list(self.played_scale),
+                "deck": list(self.deck), "special": list(self.special),
+                "ends": list(self.ends)}  # fmt: skip
+
+    @classmethod
+    def from_json(cls, doc: Any, obs_size: int, where: str) -> CountInputs:
+        """Validate a ``network.features`` entry (CheckpointError naming the field)."""
+
+        def fail(field: str, why: str) -> CheckpointError:
+            return CheckpointError(f"{where}: field 'network.features.{field}' {why}")
+
+        if not isinstance(doc, Mapping):
+            raise CheckpointError(f"{where}: field 'network.features' must be a JSON object")
+        extra = sorted(set(doc) - {"kind", "hand", "played", "hand_scale", "played_scale",
+                                   "deck", "special", "ends"})  # fmt: skip
+        if extra:
+            raise fail(extra[0], "is not a known field")
+        if doc.get("kind") not in FEATURES:
+            raise fail("kind", f"must be one of {FEATURES}, got {doc.get('kind')!r}")
+        deck = doc.get("deck")
+        if (not isinstance(deck, list) or not 1 <= len(deck) <= MAX_SLOTS
+                or not all(type(v) is int and 0 <= v <= 1000 for v in deck)):  # fmt: skip
+            raise fail("deck", f"must list 1 to {MAX_SLOTS} card counts (0 to 1000)")
+        slots = len(deck)
+        spans: dict[str, tuple[int, int]] = {}
+        for name in ("hand", "played"):
+            span = doc.get(name)
+            if (not isinstance(span, list) or len(span) != 2
+                    or not all(type(v) is int for v in span)
+                    or not 0 <= span[0] < span[1] <= obs_size or span[1] - span[0] != slots):  # fmt: skip
+                raise fail(name, f"must be [start, stop] of {slots} observation entries "
+                                 f"within obs_size {obs_size}")  # fmt: skip
+            spans[name] = (span[0], span[1])
+        scales: dict[str, tuple[float, ...]] = {}
+        for name in ("hand_scale", "played_scale"):
+            vals = doc.get(name)
+            if (not isinstance(vals, list) or len(vals) != slots
+                    or not all(type(v) in (int, float) and 0 < v <= 1 for v in vals)):  # fmt: skip
+                raise fail(name, f"must list {slots} factors in (0, 1]")
+            scales[name] = tuple(float(v) for v in vals)
+        flags: dict[str, tuple[bool, ...]] = {}
+        for name in ("special", "ends"):
+            vals = doc.get(name)
+            if (
+                not isinstance(vals, list)
+                or len(vals) != slots
+                or not all(type(v) is bool for v in vals)
+            ):
+                raise fail(name, f"must list {slots} booleans")
+            flags[name] = tuple(vals)
+        return cls(spans["hand"], spans["played"], scales["hand_scale"], scales["played_scale"],
+                   tuple(deck), flags["special"], flags["ends"])  # fmt: skip
+
+
+def count_inputs(heuristic: Any, obs_spec: Any, players: int, scale: np.ndarray) -> CountInputs:
+    """The `CountInputs` of a Scum or Scum Party table.
+
+    ``heuristic``: the table's batched heuristic (its compiled rules give the
+    deck, the specials and the round-ending slots); ``scale``: the per-entry
+    factors the network's observations are multiplied by.
+
+    Raises:
+        ConfigError: the game has no card-counting inputs (naming ``features``).
+    """
+    rules = heuristic.policy_for(players) if hasattr(heuristic, "policy_for") else heuristic
+    slices = getattr(obs_spec, "slices", {})
+    if not all(hasattr(rules, k) for k in ("deck", "special", "ends")) or not {
+        "hand",
+        "played",
+    } <= set(slices):
+        raise ConfigError(
+            "field 'features': card-counting inputs ('counts') exist for Scum and Scum Party only"
+        )
+    hand, played = slices["hand"], slices["played"]
+    factors = np.asarray(scale, np.float32).reshape(-1)
+    return CountInputs(
+        hand=(int(hand.start), int(hand.stop)),
+        played=(int(played.start), int(played.stop)),
+        hand_scale=tuple(float(v) for v in factors[hand]),
+        played_scale=tuple(float(v) for v in factors[played]),
+        deck=tuple(int(v) for v in rules.deck),
+        special=tuple(bool(v) for v in rules.special),
+        ends=tuple(bool(v) for v in rules.ends),
+    )
