@@ -73,10 +73,7 @@ class ActorCritic(nn.Module):
 
     def inputs(self, obs: torch.Tensor) -> torch.Tensor:
         """The networks' input of scaled observations: with the derived features, if any."""
-        if self.features is None:
-            return obs
-        extra = self.features(obs.detach().cpu().numpy())
-        return torch.cat([obs, torch.from_numpy(extra).to(obs.device)], dim=-1)
+        return obs if self.features is None else self.features.extend_torch(obs)
 
     def prefixes(self) -> tuple[str, ...]:
         """State-dict prefixes of the actor's linear layers, input first (``network.actor``)."""

@@ -85,6 +85,7 @@ from cardsuite.train.core.checkpoint import (
     write_checkpoint,
 )
 from cardsuite.train.core.cli import command_main, trainer_command
+from cardsuite.train.core.features import table_features
 from cardsuite.train.core.league import League  # noqa: F401  (re-exported: the core League)
 from cardsuite.train.core.log import open_log
 from cardsuite.train.core.loop import BatchedLoop, seed_all
@@ -121,7 +122,7 @@ STATE_VERSION = 1
 PROGRESS_FIELDS = ("step", "iteration", "sps", "seconds", "rollout_s", "update_s", "loss",
                    "mean_q", "mean_return", "buffer", "pending", "league_games", "league_score")  # fmt: skip
 MUST_MATCH = ("game", "num_players", "options", "hidden", "layers", "activation", "num_games",
-              "buffer_size", "sizes")  # fmt: skip
+              "buffer_size", "sizes", "features")  # fmt: skip
 PENDING = ("obs", "action", "episode", "seat", "start")
 _FILES = re.compile(
     r"agent/(weights\.safetensors|agent\.json)|(optimizer|replay|pending|returns|run)\.safetensors"
@@ -164,8 +165,12 @@ class DMCTrainer(FirstTable, BatchedLoop):
         self.scale = torch.as_tensor(obs_scale(spec))
         for t in self.tables:
             t.league.scale = self.scale.numpy()
+        first = self.tables[0]  # derived inputs read one table (refused with sizes)
+        features = table_features(
+            args.features, self.game, first.eng, first.eng.num_players, obs_scale(spec)
+        )
         self.net = QNet(spec.size, num_actions, args.hidden, args.layers,
-                        args.activation).to(self.dev)  # fmt: skip
+                        args.activation, features).to(self.dev)  # fmt: skip
         self.opt = torch.optim.Adam(self.net.parameters(), lr=args.learning_rate)
         self.replay = Replay(args.buffer_size, spec.size, args.seed + 7)
         self.step, self.iteration, self.credit = 0, 0, 0.0
@@ -299,7 +304,7 @@ class DMCTrainer(FirstTable, BatchedLoop):
     # ------------------------------------------------------------------ loop
     def snapshot(self) -> Snapshot:
         """The Q-network frozen (numpy), as the league and the evaluator play it."""
-        return Snapshot.of(self.net.actor, self.step, self.args.activation)
+        return Snapshot.of(self.net.actor, self.step, self.args.activation, self.net.features)
 
     def evaluate(self) -> list[dict[str, Any]]:
         """Duplicate deals (``eval_seed``) of the greedy Q-policy against each eval baseline.
@@ -342,7 +347,8 @@ class DMCTrainer(FirstTable, BatchedLoop):
             game=self.game.name, options=options, obs_size=self.net.obs_size,
             num_actions=self.net.num_actions, step=self.step, trainer=TRAINER,
             network=NetworkSpec(activation=self.net.activation, actor=self.net.prefixes(),
-                                layout="generic" if self.generic else "table"),
+                                layout="generic" if self.generic else "table",
+                                features=self.net.features),
             config=self.args.to_dict(),
         )  # fmt: skip
 
@@ -432,10 +438,12 @@ class DMCTrainer(FirstTable, BatchedLoop):
                 t.obs, t.mask, t.to_act = mine.pop("obs"), mine.pop("mask"), mine.pop("to_act")
                 restore_engine_state(t.eng, mine)
             self.league.restore(state["league"], lambda name: load_tensors_numpy(
-                ckpt / "league" / f"{name}.safetensors"), self.args.activation)  # fmt: skip
+                ckpt / "league" / f"{name}.safetensors"), self.args.activation,
+                self.net.features)  # fmt: skip
             for t in self.tables[1:]:
                 t.league.restore(state["leagues"][t.key], lambda name: load_tensors_numpy(
-                    ckpt / "league" / f"{name}.safetensors"), self.args.activation)  # fmt: skip
+                    ckpt / "league" / f"{name}.safetensors"), self.args.activation,
+                self.net.features)  # fmt: skip
             self.step, self.iteration = int(state["step"]), int(state["iteration"])
             self.credit = float(state["credit"])
             self.due = {k: int(v) for k, v in state["due"].items()}

@@ -23,21 +23,29 @@ import numpy as np
 import torch
 from torch import nn
 
+from cardsuite.train.core.features import CountInputs
 from cardsuite.train.core.netspec import actor_prefixes
 
 MASKED = -1e8
 
 
 class QNet(nn.Module):
-    """Q-values ``[B, A]`` of scaled observations (``hidden`` x ``layers`` MLP)."""
+    """Q-values ``[B, A]`` of scaled observations (``hidden`` x ``layers`` MLP).
+
+    ``features`` (`cardsuite.train.core.features.CountInputs`) appends derived
+    inputs to every observation first, as `cardsuite.train.actor_critic.ActorCritic` does.
+    """
 
     def __init__(
-        self, obs_size: int, num_actions: int, hidden: int, layers: int, activation: str
-    ) -> None:
+        self, obs_size: int, num_actions: int, hidden: int, layers: int, activation: str,
+        features: CountInputs | None = None,
+    ) -> None:  # fmt: skip
         """Build the MLP (PyTorch's default init, zero output bias)."""
         super().__init__()
         act: type[nn.Module] = nn.ReLU if activation == "relu" else nn.Tanh
-        sizes = [obs_size] + [hidden] * layers + [num_actions]
+        self.features = features
+        extra = 0 if features is None else features.size
+        sizes = [obs_size + extra] + [hidden] * layers + [num_actions]
         mods: list[nn.Module] = []
         for i in range(len(sizes) - 1):
             mods.append(nn.Linear(sizes[i], sizes[i + 1]))
@@ -48,7 +56,7 @@ class QNet(nn.Module):
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """Q-values of every action (legal or not)."""
-        return self.actor(obs)
+        return self.actor(obs if self.features is None else self.features.extend_torch(obs))
 
     def prefixes(self) -> tuple[str, ...]:
         """State-dict prefixes of the actor's linear layers, input first (``network.actor``)."""

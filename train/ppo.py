@@ -54,7 +54,7 @@ from cardsuite.errors import CheckpointError
 from cardsuite.train import ppo_checkpoint
 from cardsuite.train.actor_critic import ActorCritic
 from cardsuite.train.core.cli import command_main, trainer_command
-from cardsuite.train.core.features import count_inputs
+from cardsuite.train.core.features import table_features
 from cardsuite.train.core.league import League  # noqa: F401  (re-exported: the core League)
 from cardsuite.train.core.log import open_log
 from cardsuite.train.core.loop import BatchedLoop, seed_all
@@ -176,11 +176,9 @@ class Trainer(FirstTable, BatchedLoop):
         else:
             spec, num_actions = self.eng.obs_spec, self.eng.num_actions
         self.scale = torch.as_tensor(obs_scale(spec), device=self.dev)
-        features = None
-        if args.features:  # one table (PPOConfig refuses them with sizes)
-            first = self.tables[0]
-            features = count_inputs(self.game.heuristic(first.eng), spec, first.players,
-                                    obs_scale(spec))  # fmt: skip
+        first = self.tables[0]  # derived inputs read one table (refused with sizes)
+        features = table_features(args.features, self.game, first.eng, first.players,
+                                  obs_scale(spec))  # fmt: skip
         self.net = ActorCritic(spec.size, num_actions, args.hidden, args.layers,
                                args.activation, features).to(self.dev)  # fmt: skip
         self.opt = torch.optim.Adam(self.net.parameters(), lr=args.learning_rate, eps=1e-5)

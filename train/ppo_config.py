@@ -47,11 +47,6 @@ class PPOConfig(RunConfig):
     bc_dagger_epochs: int = doc_field(
         4, "warm start: passes over all the data after each DAgger round", ge=1
     )
-    features: Literal["", "counts"] = doc_field(
-        "",
-        "derived network inputs: 'counts' adds card-counting inputs (cards still out, higher "
-        "cards out, unbeatable groups; Scum and Scum Party, one table size)",
-    )
     init: str = doc_field(
         "",
         "start from this agent directory (safe format, e.g. RUN/agent) instead of a fresh network",
@@ -62,9 +57,5 @@ class PPOConfig(RunConfig):
         super().validate()
         if self.bc_dagger and not self.bc_steps:
             self._fail("bc_dagger", "DAgger rounds need the warm start (bc_steps above 0)")
-        if self.features and self.sizes.strip():
-            self._fail("features", "is read by one table size's layout only, not with sizes")
-        if self.features and self.game.replace("-", "_").lower() not in ("scum", "scum_party"):
-            self._fail("features", "card-counting inputs exist for scum and scum_party only")
         if self.sizes.strip() and (self.backend != "numpy" or self.device != "cpu"):
             self._fail("sizes", "needs backend numpy on device cpu (the padding is numpy)")

@@ -143,3 +143,31 @@ def test_features_are_refused_where_no_layout_reads_them() -> None:
         PPOConfig(game="scum_party", sizes="8,12", snapshot_every=0, features="counts")
     with pytest.raises(ConfigError, match="features"):
         PPOConfig(game="scum", features="oracle")  # type: ignore[arg-type]
+
+
+def test_deep_monte_carlo_trains_and_saves_the_same_inputs(tmp_path: Path) -> None:
+    """`cardsuite dmc --features counts`: the Q-network reads them, the saved agent too, and
+    a resume keeps them (checked against the config like every must-match field)."""
+    from cardsuite.train.dmc import DMCTrainer
+    from cardsuite.train.dmc_config import DMCConfig
+
+    base = {"total_steps": 600, "num_games": 16, "rollout_steps": 16, "hidden": 16,
+            "layers": 1, "batch_size": 64, "buffer_size": 2048, "eval_every": 0,
+            "eval_deals": 4, "quiet": True, "run_dir": str(tmp_path / "run"),
+            "features": "counts", "snapshot_every": 300, "baselines": "heuristic"}  # fmt: skip
+    tr = DMCTrainer(DMCConfig.from_dict(base))
+    tr.train()
+    _arrays, meta = load_agent_numpy(tmp_path / "run" / "agent")
+    assert meta.network.features == tr.net.features is not None
+    eng, _ = _table("scum", 4)
+    obs, _mask, _ = eng.reset(5)
+    scaled = np.asarray(obs, np.float32) * obs_scale(eng.obs_spec)
+    with torch.no_grad():
+        want = tr.net(torch.from_numpy(scaled)).numpy()
+    np.testing.assert_allclose(PPOAgent.load(tmp_path / "run" / "agent").logits(scaled), want,
+                               atol=1e-5)  # fmt: skip
+    again = DMCTrainer(DMCConfig.from_dict({**base, "total_steps": 900,
+                                            "resume": str(tmp_path / "run")}))  # fmt: skip
+    assert again.step == tr.step and again.net.features == tr.net.features
+    with pytest.raises(CheckpointError, match="features"):
+        DMCTrainer(DMCConfig.from_dict({**base, "features": "", "resume": str(tmp_path / "run")}))

@@ -103,6 +103,13 @@ class CountInputs:
         x = np.asarray(scaled_obs, dtype=np.float32)
         return np.concatenate([x, self(x)], axis=-1)
 
+    def extend_torch(self, scaled_obs: Any) -> Any:
+        """`extend` of a torch tensor, on its device (the features carry no gradient)."""
+        import torch
+
+        extra = self(scaled_obs.detach().cpu().numpy())
+        return torch.cat([scaled_obs, torch.from_numpy(extra).to(scaled_obs.device)], dim=-1)
+
     def to_json(self) -> dict[str, Any]:
         """The ``network.features`` entry of ``agent.json``."""
         return {"kind": self.kind, "hand": list(self.hand), "played": list(self.played),
@@ -158,6 +165,18 @@ class CountInputs:
             flags[name] = tuple(vals)
         return cls(spans["hand"], spans["played"], scales["hand_scale"], scales["played_scale"],
                    tuple(deck), flags["special"], flags["ends"])  # fmt: skip
+
+
+def table_features(
+    name: str, game: Any, eng: Any, players: int, scale: np.ndarray
+) -> CountInputs | None:
+    """A trainer's derived inputs: ``name`` (its ``features`` field) at a table of
+    ``game`` (a `cardsuite.train.ppo_games.TrainGame`) with engine ``eng``; None for ``""``."""
+    if not name:
+        return None
+    if name not in FEATURES:
+        raise ConfigError(f"field 'features': must be one of {('', *FEATURES)}, got {name!r}")
+    return count_inputs(game.heuristic(eng), eng.obs_spec, players, scale)
 
 
 def count_inputs(heuristic: Any, obs_spec: Any, players: int, scale: np.ndarray) -> CountInputs:

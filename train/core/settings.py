@@ -110,6 +110,11 @@ class RunConfig(ConfigBase):
         "player counts trained together, comma list (e.g. 5,8,20,50): one network on the "
         "game's size-generic layout, num_games games per size (empty: num_players only)",
     )
+    features: Literal["", "counts"] = doc_field(
+        "",
+        "derived network inputs: 'counts' adds card-counting inputs (cards still out, higher "
+        "cards out, unbeatable groups; Scum and Scum Party, one table size)",
+    )
     run_dir: str = doc_field("", "output folder (default runs/<exp_name>-seed<seed>)")
     resume: str = doc_field("", "continue the run (or checkpoint) in this folder")
     tensorboard: bool = doc_field(True, "write TensorBoard events (if tensorboard is installed)")
@@ -134,6 +139,10 @@ class RunConfig(ConfigBase):
         if self.bc_steps and self.bc_games < 1:
             self._fail("bc_games", "must be at least 1 with a warm start")
         self._validate_sizes()
+        if self.features and self.sizes.strip():
+            self._fail("features", "are read by one table size's layout only, not with sizes")
+        if self.features and self.game.replace("-", "_").lower() not in ("scum", "scum_party"):
+            self._fail("features", "card-counting inputs exist for scum and scum_party only")
 
     def _validate_sizes(self) -> None:
         """``sizes``: distinct player counts of a game with a size-generic layout."""
