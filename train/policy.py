@@ -143,7 +143,9 @@ class PPOAgent:
     def snapshot(self) -> Snapshot:
         """The actor as a frozen `Snapshot` (for batch play and evaluation)."""
         network = self.meta.network
-        return Snapshot(self.meta.step, self._arrays, network.activation, network.actor)
+        return Snapshot(
+            self.meta.step, self._arrays, network.activation, network.actor, network.features
+        )
 
     def logits(self, scaled_obs: np.ndarray) -> np.ndarray:
         """The actor's logits of a scaled observation (or a batch)."""

@@ -103,6 +103,8 @@ def test_the_saved_agent_plays_exactly_what_the_trainer_trained(counted_run: Pat
     with torch.no_grad():
         want = net.actor(net.inputs(torch.from_numpy(scaled))).numpy()
     np.testing.assert_allclose(agent.logits(scaled), want, atol=1e-5)
+    # the batch path (the evaluator's and the benchmark's `GreedyPolicy`) reads them too
+    np.testing.assert_allclose(agent.snapshot.logits(scaled), want, atol=1e-5)
     # the counting columns are read: the features of these states are not all zero
     assert np.abs(meta.network.features(scaled)).sum() > 0
 

@@ -71,9 +71,10 @@ def actor_logits(
 ) -> np.ndarray:
     """The actor's action logits for a (scaled) observation or a batch, in numpy.
 
+    The network's derived inputs (``network.features``) are appended first.
+
     Raises:
         CheckpointError: a layer of ``network.actor`` has no weight or bias.
-    The network's derived inputs (``network.features``) are appended first.
     """
     x = np.asarray(scaled_obs, dtype=np.float32)
     if network.features is not None:
