@@ -150,8 +150,8 @@ class CountInputs:
         for name in ("hand_scale", "played_scale"):
             vals = doc.get(name)
             if (not isinstance(vals, list) or len(vals) != slots
-                    or not all(type(v) in (int, float) and 0 < v <= 1 for v in vals)):  # fmt: skip
-                raise fail(name, f"must list {slots} factors in (0, 1]")
+                    or not all(type(v) in (int, float) and 1e-6 <= v <= 1 for v in vals)):  # fmt: skip
+                raise fail(name, f"must list {slots} factors in [1e-6, 1]")
             scales[name] = tuple(float(v) for v in vals)
         flags: dict[str, tuple[bool, ...]] = {}
         for name in ("special", "ends"):
