@@ -141,8 +141,21 @@ class RunConfig(ConfigBase):
         self._validate_sizes()
         if self.features and self.sizes.strip():
             self._fail("features", "are read by one table size's layout only, not with sizes")
-        if self.features and self.game.replace("-", "_").lower() not in ("scum", "scum_party"):
-            self._fail("features", "card-counting inputs exist for scum and scum_party only")
+        if self.features and not self.sizes.strip():
+            self._check_features()
+
+    def _check_features(self) -> None:
+        """``features``: the game's one-table layout can compute them (asked of its rules)."""
+        from cardsuite.train.core.features import table_features
+        from cardsuite.train.core.netspec import obs_scale
+        from cardsuite.train.ppo_games import train_game
+
+        game = train_game(self.game)
+        try:
+            eng = game.make_engine(1, game.config(self.num_players, self.options))
+            table_features(self.features, game, eng, self.num_players, obs_scale(eng.obs_spec))
+        except ConfigError as err:
+            self._fail("features", str(err).removeprefix("field 'features': "))
 
     def _validate_sizes(self) -> None:
         """``sizes``: distinct player counts of a game with a size-generic layout."""
