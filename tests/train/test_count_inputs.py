@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -27,18 +28,15 @@ def _table(game: str, players: int) -> tuple:
     return eng, spec.heuristic(eng)
 
 
-def test_party_counts_read_the_scaled_observation() -> None:
+def check_scripted_party_hand(feats: Any, spec: Any, scale: np.ndarray) -> np.ndarray:
     """Two decks at 5-8 players (8 per rank, 4 Jokers: scum-party.txt, "The Cards").
 
     Hand: 2 fives, 1 king, 3 aces; every other king and ace played, and every
-    Joker (row 0) or all but one (row 1). The network sees the observation
-    scaled by `obs_scale`; the features undo that scaling exactly.
+    Joker (row 0) or all but one (row 1). ``feats`` reads the observation
+    scaled by ``scale``; returns the (scaled) observations it was handed.
     """
-    eng, heur = _table("scum_party", 8)
-    scale = obs_scale(eng.obs_spec)
-    feats = count_inputs(heur, eng.obs_spec, 8, scale)
-    sl = eng.obs_spec.slices
-    raw = np.zeros((2, eng.obs_spec.size), dtype=np.float32)
+    sl = spec.slices
+    raw = np.zeros((2, spec.size), dtype=np.float32)
     raw[:, sl["hand"]] = np.bincount([3, 11, 12], weights=[2, 1, 3], minlength=14)
     raw[:, sl["played"]] = np.bincount([11, 12, 13], weights=[7, 5, 4], minlength=14)
     raw[1, sl["played"].start + 13] = 3
@@ -53,9 +51,19 @@ def test_party_counts_read_the_scaled_observation() -> None:
     # Row 1: one Joker out beats anything (scum-party.txt), so no group is safe.
     assert spec_above[1, :13].all() and not spec_above[0].any()
     assert boss[1].tolist() == [0] * 14
-    x = feats.extend(raw * scale)
+    return raw * scale
+
+
+def test_party_counts_read_the_scaled_observation() -> None:
+    """The network sees the observation scaled by `obs_scale`; the features undo that
+    scaling exactly (the scripted hand of `check_scripted_party_hand`)."""
+    eng, heur = _table("scum_party", 8)
+    scale = obs_scale(eng.obs_spec)
+    feats = count_inputs(heur, eng.obs_spec, 8, scale)
+    scaled = check_scripted_party_hand(feats, eng.obs_spec, scale)
+    x = feats.extend(scaled)
     assert x.shape == (2, eng.obs_spec.size + 56)
-    np.testing.assert_array_equal(x[:, : eng.obs_spec.size], raw * scale)
+    np.testing.assert_array_equal(x[:, : eng.obs_spec.size], scaled)
 
 
 def test_counts_need_a_climbing_game() -> None:

@@ -134,28 +134,10 @@ def test_forced_rows_carry_no_cross_entropy_so_the_actor_does_not_move_on_them()
 
 
 def test_count_features_count_the_cards_still_out_and_the_unbeatable_groups(party8: tuple) -> None:
-    """Two decks at 5-8 players (8 per rank, 4 Jokers: scum-party.txt, "The Cards").
+    """The script's inputs on raw observations: the scripted hand's counts (scum-party.txt,
+    "The Cards"; `check_scripted_party_hand`), read with unit scales."""
+    from tests.train.test_count_inputs import check_scripted_party_hand
 
-    Hand: 2 fives, 1 king, 3 aces.
-    """
     _spec, _cfg, eng, heur = party8
     feats = pp.count_features(heur, eng.obs_spec, 8)
-    sl = eng.obs_spec.slices
-    obs = np.zeros((2, eng.obs_spec.size), dtype=np.float32)
-    hand = np.zeros(14)
-    hand[[3, 11, 12]] = [2, 1, 3]
-    played = np.zeros(14)
-    played[[11, 12, 13]] = [7, 5, 4]  # every other king and ace gone, every Joker played
-    obs[:, sl["hand"]], obs[:, sl["played"]] = hand, played
-    obs[1, sl["played"].start + 13] = 3  # row 1: one Joker still out
-    out, sup, spec_above, boss = np.split(feats(obs), 4, axis=1)
-    assert feats.size == 56
-    np.testing.assert_allclose(out[0] * 8, [8, 8, 8, 6, 8, 8, 8, 8, 8, 8, 8, 0, 0, 0])
-    assert out[1, 13] * 8 == 1
-    # Nothing above the king or the ace is out in row 0: both groups are bosses. The fives are
-    # not: eight of each rank from six to queen are still out, enough to beat a pair.
-    assert sup[0, 11] == 0 and sup[0, 3] == 1.0
-    assert boss[0].tolist() == [0] * 11 + [1, 1, 0]
-    # One Joker out (row 1): "one Joker will be anything on the table", so no group is safe.
-    assert spec_above[1, :13].all() and not spec_above[0].any()
-    assert boss[1].tolist() == [0] * 14
+    check_scripted_party_hand(feats, eng.obs_spec, np.ones(eng.obs_spec.size, np.float32))
