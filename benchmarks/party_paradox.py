@@ -27,7 +27,10 @@ explain that:
     kind C) and *only C* (the heuristic, with the agent's move only on kind C).
 ``agent``
     The same disagreement and counterfactual table for a saved agent
-    (``pretrained:party8``, ``ppo:RUN/agent``).
+    (``pretrained:party8``, ``ppo:RUN/agent``). ``--runs one_seat`` adds
+    the agent in the trainers' league layout instead of the duplicate match's
+    four seats against four: one seat against seven heuristics, every deal
+    in all 8 seat rotations (``--deals`` deals).
 
 Decision kinds partition the real choices: ``last_cards`` (4 cards or fewer
 in hand), else ``lead`` or ``follow`` (the table's phase). Forced decisions
@@ -374,6 +377,10 @@ def counterfactuals(
             res = duel(mix, heur, deals=args.deals, seed=seed, cfg=cfg)
             emit(part=name, run=label, seed=seed, **extra, **res,
                  disagreement=mix.disagreement(), decisions=mix.seen)  # fmt: skip
+    if args.runs and "one_seat" in args.runs:  # the trainers' league layout (ONE_SEAT)
+        for seed in args.eval_seeds:
+            res = one_seat_match(agent, heur, deals=args.deals, seed=seed, cfg=cfg)
+            emit(part=name, run="one seat", seed=seed, **extra, **res)
 
 
 def part_imitation(args: argparse.Namespace, emit: Callable[..., None]) -> None:
@@ -503,7 +510,8 @@ def main(argv: list[str] | None = None) -> int:
         nargs="*",
         default=[],
         help="only these counterfactuals "
-        "(as_is, fix_lead, fix_follow, fix_last_cards, only_lead, ...); default all",
+        "(as_is, fix_lead, fix_follow, fix_last_cards, only_lead, ...); default all; "
+        "one_seat (only when named): one seat against seven heuristics",
     )
     ap.add_argument(
         "--net",

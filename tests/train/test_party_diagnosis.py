@@ -40,6 +40,19 @@ def test_one_seat_layout_null_is_one_half_with_every_deal_tied(party8: tuple) ->
     assert out["ties"] == 1.0
 
 
+def test_one_seat_run_of_the_counterfactuals_is_asked_for_by_name(party8: tuple) -> None:
+    """``--runs one_seat`` alone plays only the league layout, once per evaluation seed."""
+    import argparse
+
+    _spec, _cfg, eng, heur = party8
+    wrapped = pp.HeuristicAsLearned(heur, obs_scale(eng.obs_spec))
+    lines: list[dict] = []
+    args = argparse.Namespace(players=8, runs=["one_seat"], deals=2, eval_seeds=[5, 6])
+    pp.counterfactuals("agent", wrapped, args, lambda **kw: lines.append(kw))
+    assert [(d["run"], d["seed"]) for d in lines] == [("one seat", 5), ("one seat", 6)]
+    assert all(d["beats"] == 0.5 and d["ties"] == 1.0 for d in lines)
+
+
 def test_mixed_policy_of_the_heuristic_with_itself_never_differs(party8: tuple) -> None:
     _spec, cfg, eng, heur = party8
     mix = pp.Mixed(eng.obs_spec, heur, heur, base="agent", swap=("lead",))
