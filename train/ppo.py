@@ -18,7 +18,9 @@ Per iteration:
    lasting until that seat acts again; rewards are credited per seat and GAE
    runs along each seat's decisions (`cardsuite.train.rollout`).
 3. **Update.** Clipped-ratio PPO with an entropy bonus and a (clipped) value
-   loss over minibatches of the learner decisions, for ``update_epochs``.
+   loss over minibatches of the learner decisions, for ``update_epochs``;
+   with ``anchor_coef``, a KL penalty towards the actor as PPO began
+   (`anchor_kl`).
 4. **League, evaluation, logging, checkpoints.** Snapshots join the league
    every ``snapshot_every`` steps and are drawn by PFSP; duplicate deals
    against the baselines are played every ``eval_every`` steps
@@ -76,17 +78,38 @@ DAGGER_SEED = 7_919  # a DAgger round r deals games of seed + DAGGER_SEED * r
 PROGRESS_FIELDS = ("step", "iteration", "sps", "rollout_s", "update_s", "lr", "league_games",
                    "league_win", "pg_loss", "v_loss", "entropy", "approx_kl", "clipfrac",
                    "explained_var")  # fmt: skip
+ANCHOR_FIELDS = ("anchor_kl",)  # progress.csv's last column with anchor_coef above 0
+
+
+def anchor_kl(
+    net: ActorCritic, anchor: ActorCritic, obs: torch.Tensor, mask: torch.Tensor
+) -> torch.Tensor:
+    """Mean ``KL(anchor || net)`` of the masked policies over a batch (gradient to ``net``).
+
+    Illegal moves have probability exactly 0 under both (their logits are
+    `MASKED`), so they add nothing; a forced decision adds 0.
+    """
+    with torch.no_grad():
+        ref = torch.log_softmax(anchor.logits(obs, mask), dim=-1)
+    cur = torch.log_softmax(net.logits(obs, mask), dim=-1)
+    return (ref.exp() * (ref - cur)).sum(dim=-1).mean()
 
 
 def ppo_update(
     net: ActorCritic, opt: torch.optim.Optimizer, data: dict[str, torch.Tensor], args: PPOConfig,
-    gen: torch.Generator,
+    gen: torch.Generator, anchor: ActorCritic | None = None,
 ) -> dict[str, float]:  # fmt: skip
-    """Clipped PPO epochs over ``data`` (flat learner decisions); the loss statistics."""
+    """Clipped PPO epochs over ``data`` (flat learner decisions); the loss statistics.
+
+    With ``anchor`` (and ``args.anchor_coef`` above 0) the loss adds
+    ``anchor_coef * KL(anchor || policy)`` (`anchor_kl`).
+    """
     n = data["obs"].shape[0]
     mb = max(1, n // args.num_minibatches)
     stats: dict[str, list[float]] = {"pg_loss": [], "v_loss": [], "entropy": [], "approx_kl": [],
                                      "clipfrac": []}  # fmt: skip
+    if anchor is not None and args.anchor_coef:
+        stats["anchor_kl"] = []
     for _epoch in range(args.update_epochs):
         perm = torch.randperm(n, generator=gen, device="cpu").to(data["obs"].device)
         kl = 0.0
@@ -112,6 +135,11 @@ def ppo_update(
                 v_loss = 0.5 * ((value - ret) ** 2).mean()
             ent = entropy.mean()
             loss = pg - args.ent_coef * ent + args.vf_coef * v_loss
+            if "anchor_kl" in stats:
+                assert anchor is not None
+                akl = anchor_kl(net, anchor, data["obs"][idx], data["mask"][idx])
+                loss = loss + args.anchor_coef * akl
+                stats["anchor_kl"].append(float(akl.detach()))
             pg_f, v_f, ent_f = float(pg.detach()), float(v_loss.detach()), float(ent.detach())
             opt.zero_grad(set_to_none=True)
             loss.backward()
@@ -195,16 +223,20 @@ class Trainer(FirstTable, BatchedLoop):
         self.due = self.schedule_start()
         self.history: list[dict[str, Any]] = []
         self.games_restored = False
+        self.anchor: ActorCritic | None = None  # the frozen actor of anchor_coef (a checkpoint's)
         for t in self.tables:
             t.obs, t.mask, t.to_act = t.eng.reset(args.seed)
         if self.plan.checkpoint is not None:
             ppo_checkpoint.load_checkpoint(self, self.plan.checkpoint)
-        self.log = open_log(self.plan, self.step, PROGRESS_FIELDS, tensorboard=args.tensorboard,
+        fields = PROGRESS_FIELDS + (ANCHOR_FIELDS if args.anchor_coef else ())
+        self.log = open_log(self.plan, self.step, fields, tensorboard=args.tensorboard,
                             quiet=args.quiet, headline=("entropy", "approx_kl", "league_win"))  # fmt: skip
         if self.plan.checkpoint is None and args.init:
             self.load_init(args.init)
         elif self.plan.checkpoint is None and args.bc_steps:
             self.warm_start()
+        if self.plan.checkpoint is None and args.anchor_coef:
+            self.anchor = self.frozen_copy()
         if self.plan.checkpoint is not None and not self.games_restored:  # fresh deals
             for t in self.tables:
                 t.obs, t.mask, t.to_act = t.eng.reset(args.seed + self.iteration)
@@ -240,6 +272,14 @@ class Trainer(FirstTable, BatchedLoop):
     def opp(self) -> np.ndarray:
         """The first table's League member per game (-1: self-play)."""
         return self.tables[0].opp
+
+    def frozen_copy(self) -> ActorCritic:
+        """A copy of the network as it is now, without gradients (the anchor of anchor_coef)."""
+        copy = ActorCritic(self.net.obs_size, self.net.num_actions, self.args.hidden,
+                           self.args.layers, self.args.activation,
+                           self.net.features).to(self.dev)  # fmt: skip
+        copy.load_state_dict(self.net.state_dict())
+        return copy.requires_grad_(False)
 
     def load_init(self, path: str) -> None:
         """Start from a saved agent (actor and critic); CheckpointError if it does not fit."""
@@ -386,7 +426,7 @@ class Trainer(FirstTable, BatchedLoop):
         data = parts[0] if len(parts) == 1 else {
             k: torch.cat([part[k] for part in parts]) for k in parts[0]}  # fmt: skip
         t_upd = time.perf_counter()
-        stats = ppo_update(self.net, self.opt, data, args, self.cpu_gen)
+        stats = ppo_update(self.net, self.opt, data, args, self.cpu_gen, self.anchor)
         return {"rollout_s": t_upd - t_roll, "update_s": time.perf_counter() - t_upd,
                 "lr": self.opt.param_groups[0]["lr"], **episodes, **stats}  # fmt: skip
 

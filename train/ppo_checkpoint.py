@@ -7,6 +7,8 @@
     league/<name>.safetensors   each league snapshot's actor weights
     run.safetensors        the games in flight (the engine's arrays), each
                            game's learner seat and league member
+    anchor.safetensors     with ``anchor_coef``: the frozen actor and critic
+                           that the KL penalty pulls towards
     state.json             step, iteration, schedule, the run's config, league
                            statistics, RNG states (numpy, torch, python), the
                            evaluation history and the files' checksums
@@ -52,7 +54,7 @@ MUST_MATCH = ("game", "num_players", "options", "hidden", "layers", "activation"
               "sizes", "features")  # fmt: skip
 _FILES = re.compile(
     r"agent/(weights\.safetensors|agent\.json)|optimizer\.safetensors|run\.safetensors"
-    r"|league/snapshot@\d{1,15}\.safetensors"
+    r"|league/snapshot@\d{1,15}\.safetensors|anchor\.safetensors"
 )
 
 
@@ -77,6 +79,8 @@ def save_checkpoint(tr: Trainer) -> Path:
                 part.update(obs=t.obs, mask=t.mask, to_act=t.to_act, **games)
             run.update({t.key + k: v for k, v in part.items()})
         save_tensors(tmp / "run.safetensors", run)
+        if tr.anchor is not None:
+            save_tensors(tmp / "anchor.safetensors", dict(tr.anchor.state_dict()))
         return {
             "version": STATE_VERSION, "step": tr.step, "iteration": tr.iteration,
             "due": tr.due, "config": tr.args.to_dict(), "league": tr.league.state(),
@@ -98,6 +102,7 @@ def load_checkpoint(tr: Trainer, path: Path) -> None:
         raise CheckpointError(f"checkpoint {str(ckpt)!r}: unknown state.json version")
     try:
         check_must_match(state["config"], tr.args, MUST_MATCH)
+        check_anchor(ckpt, state["config"], tr)
         net, _meta = load_network(ckpt / "agent")
         tr.net.load_state_dict(net.state_dict())
         opt_file = ckpt / "optimizer.safetensors"
@@ -131,6 +136,24 @@ def load_checkpoint(tr: Trainer, path: Path) -> None:
         tr.games_restored = restore
     except (KeyError, TypeError, ValueError, RuntimeError) as err:
         raise CheckpointError(f"checkpoint {str(ckpt)!r}: cannot resume: {err}") from None
+
+
+def check_anchor(ckpt: Path, saved: dict[str, Any], tr: Trainer) -> None:
+    """Restore the anchor of ``anchor_coef``; a resume may change the coefficient, not
+    whether there is one (the anchor is the actor as the run's PPO began)."""
+    had = bool(saved.get("anchor_coef", 0.0))
+    if had != bool(tr.args.anchor_coef):
+        raise CheckpointError(
+            f"checkpoint {str(ckpt)!r}: anchor_coef: the run was trained "
+            f"{'with' if had else 'without'} an anchor; a resume cannot "
+            f"{'drop' if had else 'add'} it"
+        )
+    if not had:
+        return
+    anchor = tr.frozen_copy()
+    restore = load_tensors(ckpt / "anchor.safetensors")
+    anchor.load_state_dict(restore)
+    tr.anchor = anchor
 
 
 def save_final_agent(tr: Trainer) -> Path:

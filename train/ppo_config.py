@@ -47,6 +47,12 @@ class PPOConfig(RunConfig):
     bc_dagger_epochs: int = doc_field(
         4, "warm start: passes over all the data after each DAgger round", ge=1
     )
+    anchor_coef: float = doc_field(
+        0.0,
+        "penalty on the KL divergence from the anchor (the actor as PPO starts, after the warm "
+        "start or init; kept frozen) to the policy: PPO leaves the copy only where it gains",
+        ge=0.0,
+    )
     init: str = doc_field(
         "",
         "start from this agent directory (safe format, e.g. RUN/agent) instead of a fresh network",
