@@ -102,14 +102,20 @@ class ActorCritic(nn.Module):
             logp = logp_all.gather(1, action[:, None]).squeeze(1)
             return action, logp, self.value(obs)
 
+    def log_policy(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Log-probabilities ``[B, A]`` of every action under the masked policy."""
+        return torch.log_softmax(self.logits(obs, mask), dim=-1)
+
     def evaluate(
         self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Log-probabilities of ``action``, entropies and values (with gradients)."""
-        logp_all = torch.log_softmax(self.logits(obs, mask), dim=-1)
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Log-probabilities of ``action``, entropies, values and the whole
+        `log_policy` (with gradients; PPO's anchor reads the last)."""
+        logp_all = self.log_policy(obs, mask)
         p = logp_all.exp()
         entropy = -(p * logp_all).sum(-1)
-        return logp_all.gather(1, action[:, None]).squeeze(1), entropy, self.value(obs)
+        logp = logp_all.gather(1, action[:, None]).squeeze(1)
+        return logp, entropy, self.value(obs), logp_all
 
 
 def agent_meta(

@@ -82,17 +82,17 @@ ANCHOR_FIELDS = ("anchor_kl",)  # progress.csv's last column with anchor_coef ab
 
 
 def anchor_kl(
-    net: ActorCritic, anchor: ActorCritic, obs: torch.Tensor, mask: torch.Tensor
+    log_policy: torch.Tensor, anchor: ActorCritic, obs: torch.Tensor, mask: torch.Tensor
 ) -> torch.Tensor:
-    """Mean ``KL(anchor || net)`` of the masked policies over a batch (gradient to ``net``).
+    """Mean ``KL(anchor || policy)`` over a batch; ``log_policy``: the learner's
+    `ActorCritic.log_policy` of ``obs`` and ``mask`` (the gradient flows to it).
 
     Illegal moves have probability exactly 0 under both (their logits are
     `MASKED`), so they add nothing; a forced decision adds 0.
     """
     with torch.no_grad():
-        ref = torch.log_softmax(anchor.logits(obs, mask), dim=-1)
-    cur = torch.log_softmax(net.logits(obs, mask), dim=-1)
-    return (ref.exp() * (ref - cur)).sum(dim=-1).mean()
+        ref = anchor.log_policy(obs, mask)
+    return (ref.exp() * (ref - log_policy)).sum(dim=-1).mean()
 
 
 def ppo_update(
@@ -115,8 +115,8 @@ def ppo_update(
         kl = 0.0
         for start in range(0, n, mb):
             idx = perm[start : start + mb]
-            logp, entropy, value = net.evaluate(data["obs"][idx], data["mask"][idx],
-                                                data["action"][idx])  # fmt: skip
+            logp, entropy, value, log_pi = net.evaluate(data["obs"][idx], data["mask"][idx],
+                                                        data["action"][idx])  # fmt: skip
             logratio = logp - data["logp"][idx]
             ratio = logratio.exp()
             with torch.no_grad():
@@ -137,7 +137,7 @@ def ppo_update(
             loss = pg - args.ent_coef * ent + args.vf_coef * v_loss
             if "anchor_kl" in stats:
                 assert anchor is not None
-                akl = anchor_kl(net, anchor, data["obs"][idx], data["mask"][idx])
+                akl = anchor_kl(log_pi, anchor, data["obs"][idx], data["mask"][idx])
                 loss = loss + args.anchor_coef * akl
                 stats["anchor_kl"].append(float(akl.detach()))
             pg_f, v_f, ent_f = float(pg.detach()), float(v_loss.detach()), float(ent.detach())

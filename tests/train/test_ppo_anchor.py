@@ -40,7 +40,8 @@ def test_anchor_kl_is_zero_for_the_anchor_itself_and_for_forced_moves() -> None:
     mask = torch.tensor([[True, True, False, True]] * 4 + [[False, False, True, False]])
 
     def kl(a: ActorCritic, b: ActorCritic, rows: slice) -> float:
-        return float(anchor_kl(a, b, obs[rows], mask[rows]).detach())
+        return float(anchor_kl(a.log_policy(obs[rows], mask[rows]), b, obs[rows],
+                               mask[rows]).detach())  # fmt: skip
 
     assert kl(net, net, slice(None)) == pytest.approx(0.0, abs=1e-6)
     assert kl(other, net, slice(4, 5)) == 0.0  # one legal move
@@ -57,7 +58,7 @@ def _kl_to_start(tr: Trainer, start: ActorCritic) -> float:
     t = tr.tables[0]
     obs = torch.as_tensor(t.obs, dtype=torch.float32) * tr.scale
     mask = torch.as_tensor(t.mask).bool()
-    return float(anchor_kl(tr.net, start, obs, mask).detach())
+    return float(anchor_kl(tr.net.log_policy(obs, mask), start, obs, mask).detach())
 
 
 def test_a_strong_anchor_keeps_the_policy_near_where_it_started(tmp_path: Path) -> None:
