@@ -16,7 +16,10 @@ with imperfect information:
   better mean can overrule the prior even where the rewards differ by
   hundredths (Scandal's ``0.5 + difference / 400``); an unvisited move
   counts ``fpu``;
-* **leaves**: scored by rolling the leaf out with the learned policy for every
+* **leaves**: with ``leaf="value"``, scored by the wrapped agent's critic
+  (each player's value of its own observation of the leaf, on the game's
+  reward scale), with no rollout, as AlphaZero scores its leaves; by default
+  scored by rolling the leaf out with the learned policy for every
   player (its most likely legal move; ``rollout="heuristic"``: the batched
   heuristic), all leaves of a wave in one batched engine call, to the end of
   the deal or the game's cutoff. In Scandal, with numba installed, each leaf
@@ -85,6 +88,7 @@ GUIDED_PARAMS = (
     "root",
     "candidates",
     "gate",
+    "leaf",
 )
 
 #: How leaf values enter PUCT: ``minmax`` rescales the means to the spread of
@@ -95,6 +99,11 @@ VALUES = ("minmax", "raw")
 #: Who plays the rollouts: the wrapped policy for every player, or the game's
 #: batched heuristic for every player (the prior stays the wrapped policy's).
 ROLLOUTS = ("policy", "heuristic")
+
+#: How a leaf is scored: rolled out (by ``rollout``, to ``cutoff``) and scored
+#: there, or by the wrapped agent's critic on the spot (its values of every
+#: player's observation on the game's reward scale; a finished deal exactly).
+LEAVES = ("rollout", "value")
 
 #: How the root's moves are chosen: PUCT, sequential halving over the
 #: prior's best moves (Gumbel AlphaZero's root, without the Gumbel noise), or
@@ -269,6 +278,11 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         candidates: moves the ``"gumbel"`` or ``"paired"`` root searches at most (>= 2).
         gate: ``root="paired"``: the standard errors of its paired gains by
             which a candidate must beat the prior's top move to be played (>= 0).
+        leaf: ``"rollout"`` (rolled out by ``rollout`` to ``cutoff``) or
+            ``"value"`` (no rollout: the wrapped agent's critic scores the
+            leaf, every player's value read from that player's observation,
+            mapped by the game's ``LeafEngine.value_score``; a finished deal
+            by its score; needs an agent saved with its critic, `LEAVES`).
         **loop: ``cutoff`` and ``max_hand`` (default per game, as ISMCTS; with
             ``max_hand`` the wrapped agent plays larger hands), ``batch``,
             ``parallel``, ``backend``, ``device``, ``time_limit``, ``compiled``:
@@ -296,6 +310,7 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         root: str = "puct",
         candidates: int = 8,
         gate: float = 2.0,
+        leaf: str = "rollout",
         **loop: Any,
     ) -> None:
         """Check the settings; the rollout engine is built at ``reset``."""
@@ -339,6 +354,19 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
             or gate < 0
         ):
             raise ConfigError(f"search parameter gate must be a number >= 0, got {gate!r}")
+        if leaf not in LEAVES:
+            raise ConfigError(f"search parameter leaf must be one of {LEAVES}, got {leaf!r}")
+        if leaf == "value":
+            leaves = leaf_engine(game)
+            if leaves is None or leaves.value_score is None:
+                raise ConfigError(f"search parameter leaf=value: {game!r} has no critic scale")
+            if not getattr(inner, "has_value", False):
+                raise ConfigError(
+                    f"search parameter leaf=value: {getattr(inner, 'name', inner)!r} has no "
+                    "critic (the shipped pretrained agents keep their actor only); wrap a PPO "
+                    "run's agent (ppo:RUN/agent), e.g. one whose critic was fitted with "
+                    "cardsuite ppo --init pretrained:NAME --set critic_warmup=N"
+                )
         if root != "puct" and loop.get("parallel", "leaf") != "leaf":
             raise ConfigError(f"search parameter root={root} needs parallel=leaf (one tree)")
         super().__init__(game, seed, budget=budget, rollout="heuristic", c=c, **loop)
@@ -350,6 +378,7 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         self.root = root
         self.candidates = candidates
         self.gate = float(gate)
+        self.leaf = leaf
         self._root_legal: np.ndarray | None = None
         self._paired: int | None = None  # the move the paired root chose
         self._halving: HalvingRoot | None = None
@@ -543,6 +572,14 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
                 if isinstance(leaf, PNode) and leaf.prior is None:
                     leaf.prior = priors[j]
 
+        if self.leaf == "value":
+            scale = self._scale()
+            inner = self.inner
+
+            def critic(obs: np.ndarray) -> np.ndarray:
+                return np.asarray(inner.value(np.asarray(obs, np.float32) * scale))
+
+            return list(self._rollouts.critic_values(states, critic, on_load=set_priors))
         return list(self._rollouts.values(states, rng, on_load=set_priors))
 
     def after_wave(self, paths: list[list[Node]]) -> None:

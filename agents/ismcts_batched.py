@@ -231,6 +231,42 @@ class BatchedRollouts:
             out[start : start + len(chunk)] = self._values(chunk, rng, start, on_load)
         return out
 
+    def critic_values(
+        self,
+        states: list[Any],
+        value: Callable[[np.ndarray], np.ndarray],
+        on_load: Callable[[int, np.ndarray, np.ndarray], None] | None = None,
+    ) -> np.ndarray:
+        """``[len(states), P]`` rewards in [0, 1] of the states as they are, no rollout:
+        a finished deal by the game's ``score``, any other by its ``value_score``
+        of ``value(obs)`` (a critic's values, ``[M, D] -> [M]``) of every player's
+        observation (``engine.observe_as``). ``on_load`` as for `values`.
+
+        Raises:
+            ConfigError: the game's `LeafEngine` has no ``value_score``.
+        """
+        value_score = self.leaves.value_score
+        if value_score is None:
+            raise ConfigError("this game's search leaves have no critic scale (value_score)")
+        eng = self.engine
+        out = np.empty((len(states), self.num_players))
+        for start in range(0, len(states), self.capacity):
+            chunk = states[start : start + self.capacity]
+            m = len(chunk)
+            obs, mask, _ = self._load(eng, chunk)
+            live = host(mask)[:m].astype(bool)
+            if on_load is not None:
+                on_load(start, host(obs)[:m].copy(), live)
+            values = np.stack(
+                [value(host(eng.observe_as(p))[:m]) for p in range(self.num_players)], axis=1
+            )
+            rows = value_score(eng, values)
+            over = ~live.any(axis=1)
+            if over.any():
+                rows[over] = self.leaves.score(eng, m, np.zeros((m, self.num_players)))[over]
+            out[start : start + m] = rows
+        return out
+
     def _values(
         self,
         states: list[Any],

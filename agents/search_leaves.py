@@ -22,6 +22,10 @@ pick a game by its name:
   the states are already in rows ``0 ..`` from ``load``): the same moves and
   values as the lockstep loop, each row played on its own (Scandal:
   ``scandal_env.batched.rollout``, with numba);
+* ``value_score``: where the game has one, the map from a learned critic's
+  values of the players (``[m, P]``, the env's reward units) to the rewards
+  ``score`` gives, so that a guided search's ``leaf=value`` scores a leaf by
+  its wrapped agent's critic on the same scale (Scandal: `scandal_value_score`);
 * ``compiled_policy``: where the game has them, compiled rollouts by a
   learned policy (``compiled_policy(engine, snapshot, scale) -> run`` or None,
   ``run`` as above; ``snapshot``: the network's `Snapshot`, ``scale``: the
@@ -61,6 +65,8 @@ class LeafEngine:
             rollouts, or ``""`` (see the module doc).
         compiled_policy: ``"module:attribute"`` of the game's compiled rollouts
             by a learned MLP, or ``""`` (see the module doc).
+        value_score: ``value_score(engine, values [m, P]) -> [m, P]`` rewards in
+            [0, 1] from a critic's values, or None (see the module doc).
     """
 
     load: str
@@ -70,6 +76,7 @@ class LeafEngine:
     defaults: tuple[tuple[str, Any], ...] = ()
     compiled: str = ""
     compiled_policy: str = ""
+    value_score: Callable[[Any, np.ndarray], np.ndarray] | None = None
 
 
 def scum_score(engine: Any, m: int, points: np.ndarray) -> np.ndarray:
@@ -94,14 +101,24 @@ def scum_score(engine: Any, m: int, points: np.ndarray) -> np.ndarray:
 
 def scandal_score(engine: Any, m: int, points: np.ndarray) -> np.ndarray:
     """The hand scored as if it ended now (S9), ``0.5 + (own - mean of others) / 400`` clipped."""
-    n = int(engine.num_players)
     value = np.asarray(engine.rules.deck.value, dtype=np.int64)
     hands = host(engine.hands)[:m].astype(np.int64)
     left = (hands * value[None, None, :]).sum(axis=2)
-    scores = (host(engine.table_pts)[:m] - left).astype(float)
+    return relative_score((host(engine.table_pts)[:m] - left).astype(float))
+
+
+def relative_score(scores: np.ndarray) -> np.ndarray:
+    """``0.5 + (own - mean of others) / 400`` clipped to [0, 1], per row of ``[m, P]`` points."""
+    n = scores.shape[1]
     others = (scores.sum(axis=1, keepdims=True) - scores) / (n - 1)
     result: np.ndarray = np.clip(0.5 + (scores - others) / 400.0, 0.0, 1.0)
     return result
+
+
+def scandal_value_score(engine: Any, values: np.ndarray) -> np.ndarray:
+    """`scandal_score` of the hand scores a critic expects: its values (each hand's
+    net score / ``reward_scale``, S9) times ``reward_scale``."""
+    return relative_score(np.asarray(values, float) * float(engine.config.reward_scale))
 
 
 #: Scum: one series per rollout, J8 points collected from the step rewards.
@@ -121,4 +138,5 @@ scandal_leaves = LeafEngine(
     defaults=(("batch", 50),),
     compiled="scandal_env.batched.rollout:compiled_rollouts",
     compiled_policy="scandal_env.batched.rollout_policy:compiled_policy_rollouts",
+    value_score=scandal_value_score,
 )

@@ -143,6 +143,17 @@ def save_network(directory: Any, net: ActorCritic, meta: AgentMeta) -> Any:
     return save_agent(directory, net.state_dict(), meta)
 
 
+def load_actor(directory: Any) -> tuple[ActorCritic, AgentMeta, bool]:
+    """`load_network`, or the actor of an agent saved without its critic (the shipped
+    pretrained ones) with a fresh critic (seeded by torch's global generator);
+    the flag says whether the critic is fresh."""
+    arrays, meta = load_agent_numpy(directory)
+    if not any(k.startswith("critic.") for k in arrays):
+        return _with_fresh_critic(directory, arrays, meta), meta, True
+    net, meta = load_network(directory)
+    return net, meta, False
+
+
 def load_network(directory: Any) -> tuple[ActorCritic, AgentMeta]:
     """A network saved by `save_network` (critic included); CheckpointError otherwise."""
     arrays, meta = load_agent_numpy(directory)
@@ -161,3 +172,35 @@ def load_network(directory: Any) -> tuple[ActorCritic, AgentMeta]:
     except RuntimeError as err:
         raise CheckpointError(f"agent {str(directory)!r}: weights do not fit: {err}") from None
     return net, meta
+
+
+def _with_fresh_critic(directory: Any, arrays: Mapping[str, Any], meta: AgentMeta) -> ActorCritic:
+    """An `ActorCritic` with the actor of ``arrays`` and a new critic (`load_actor`)."""
+    if meta.trainer != TRAINER:
+        raise CheckpointError(
+            f"agent {str(directory)!r} was written by {meta.trainer!r}, not {TRAINER!r}"
+        )
+    if meta.network.kind != "mlp" or "actor.0.weight" not in arrays:
+        raise CheckpointError(
+            f"agent {str(directory)!r}: not an MLP actor (network kind {meta.network.kind!r})"
+        )
+    hidden = int(arrays["actor.0.weight"].shape[0])
+    layers = len(meta.network.actor) - 1
+    net = ActorCritic(meta.obs_size, meta.num_actions, hidden, layers, meta.network.activation,
+                      meta.network.features)  # fmt: skip
+    state = net.state_dict()
+    actor = {k: v for k, v in state.items() if not k.startswith("critic.")}
+    if set(actor) != {k for k in arrays if not k.startswith("critic.")}:
+        raise CheckpointError(
+            f"agent {str(directory)!r}: its tensors {sorted(arrays)} are not an actor of "
+            f"{layers} hidden layers of {hidden} units"
+        )
+    for k, v in actor.items():
+        got = np.asarray(arrays[k])
+        if tuple(got.shape) != tuple(v.shape):
+            raise CheckpointError(
+                f"agent {str(directory)!r}: {k} has shape {got.shape}, expected {tuple(v.shape)}"
+            )
+        state[k] = torch.from_numpy(got.astype(np.float32))
+    net.load_state_dict(state)
+    return net

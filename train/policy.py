@@ -22,6 +22,7 @@ converts a zip you trust, with an explicit opt-in flag
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -104,6 +105,18 @@ class PPOAgent:
             for prefix in meta.network.actor
             for part in ("weight", "bias")
         }
+        # The critic, where the agent was saved with it (a PPO run's agent/;
+        # the shipped pretrained agents keep their actor only).
+        critic = tuple("critic" + p.removeprefix("actor") for p in meta.network.actor)
+        self._critic: dict[str, np.ndarray] = {}
+        self._critic_spec: Any = None
+        if all(f"{p}.{part}" in arrays for p in critic for part in ("weight", "bias")):
+            self._critic = {
+                f"{p}.{part}": np.asarray(arrays[f"{p}.{part}"], dtype=np.float32)
+                for p in critic
+                for part in ("weight", "bias")
+            }
+            self._critic_spec = dataclasses.replace(meta.network, actor=critic)
         self._scale: np.ndarray | None = None
         self._rng = np.random.default_rng(seed)
 
@@ -150,6 +163,26 @@ class PPOAgent:
     def logits(self, scaled_obs: np.ndarray) -> np.ndarray:
         """The actor's logits of a scaled observation (or a batch)."""
         return actor_logits(self._arrays, self.meta.network, scaled_obs)
+
+    @property
+    def has_value(self) -> bool:
+        """Whether the agent carries its critic (a PPO run's agent does)."""
+        return self._critic_spec is not None
+
+    def value(self, scaled_obs: np.ndarray) -> np.ndarray:
+        """The critic's value of a scaled observation (``[M, D]`` -> ``[M]``): the
+        return the seat expects from here, in the training env's reward units.
+
+        Raises:
+            CheckpointError: the agent was saved without its critic.
+        """
+        if self._critic_spec is None:
+            raise CheckpointError(
+                f"{self.name} has no critic (its weights hold the actor only); train one "
+                "with cardsuite ppo (e.g. --init pretrained:NAME --set critic_warmup=...)"
+            )
+        out = actor_logits(self._critic, self._critic_spec, scaled_obs)
+        return np.asarray(out, dtype=np.float64)[..., 0]
 
     def reset(self, table: TableInfo, seed: int | None = None) -> None:
         """Check the table matches the network's sizes; seed sampling if asked."""

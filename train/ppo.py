@@ -97,12 +97,14 @@ def anchor_kl(
 
 def ppo_update(
     net: ActorCritic, opt: torch.optim.Optimizer, data: dict[str, torch.Tensor], args: PPOConfig,
-    gen: torch.Generator, anchor: ActorCritic | None = None,
+    gen: torch.Generator, anchor: ActorCritic | None = None, critic_only: bool = False,
 ) -> dict[str, float]:  # fmt: skip
     """Clipped PPO epochs over ``data`` (flat learner decisions); the loss statistics.
 
     With ``anchor`` (and ``args.anchor_coef`` above 0) the loss adds
-    ``anchor_coef * KL(anchor || policy)`` (`anchor_kl`).
+    ``anchor_coef * KL(anchor || policy)`` (`anchor_kl`). With ``critic_only``
+    (``critic_warmup``) the loss is the value loss alone: no gradient reaches
+    the actor, which Adam then leaves exactly as it is.
     """
     n = data["obs"].shape[0]
     mb = max(1, n // args.num_minibatches)
@@ -135,7 +137,9 @@ def ppo_update(
                 v_loss = 0.5 * ((value - ret) ** 2).mean()
             ent = entropy.mean()
             loss = pg - args.ent_coef * ent + args.vf_coef * v_loss
-            if "anchor_kl" in stats:
+            if critic_only:
+                loss = args.vf_coef * v_loss
+            elif "anchor_kl" in stats:
                 assert anchor is not None
                 akl = anchor_kl(log_pi, anchor, data["obs"][idx], data["mask"][idx])
                 loss = loss + args.anchor_coef * akl
@@ -282,10 +286,22 @@ class Trainer(FirstTable, BatchedLoop):
         return copy.requires_grad_(False)
 
     def load_init(self, path: str) -> None:
-        """Start from a saved agent (actor and critic); CheckpointError if it does not fit."""
-        from cardsuite.train.actor_critic import load_network
+        """Start from a saved agent; CheckpointError if it does not fit.
 
-        net, _meta = load_network(path)
+        ``path``: an agent directory or ``pretrained:NAME``. An agent saved with
+        its actor only (the shipped ones) starts with a fresh critic; fit it with
+        ``critic_warmup`` before the actor learns from its advantages.
+        """
+        from cardsuite.train.actor_critic import load_actor
+
+        if path.startswith("pretrained:"):
+            from cardsuite.train.pretrained import agent_dir
+
+            path = str(agent_dir(path.removeprefix("pretrained:")))
+        torch.manual_seed(self.args.seed)  # a fresh critic's initial weights
+        net, _meta, fresh = load_actor(path)
+        if fresh:
+            self.log.note(f"init: {path} has no critic; the critic starts fresh")
         mine = self.net.state_dict()
         theirs = net.state_dict()
         if {k: tuple(v.shape) for k, v in mine.items()} != {
@@ -417,6 +433,7 @@ class Trainer(FirstTable, BatchedLoop):
             for group in self.opt.param_groups:
                 group["lr"] = frac * args.learning_rate
         t_roll = time.perf_counter()
+        start = self.step  # critic_warmup: judged by the decisions before this rollout
         episodes = self.rollout()
         parts = []
         for t in self.tables:
@@ -426,7 +443,8 @@ class Trainer(FirstTable, BatchedLoop):
         data = parts[0] if len(parts) == 1 else {
             k: torch.cat([part[k] for part in parts]) for k in parts[0]}  # fmt: skip
         t_upd = time.perf_counter()
-        stats = ppo_update(self.net, self.opt, data, args, self.cpu_gen, self.anchor)
+        stats = ppo_update(self.net, self.opt, data, args, self.cpu_gen, self.anchor,
+                           critic_only=start < args.critic_warmup)  # fmt: skip
         return {"rollout_s": t_upd - t_roll, "update_s": time.perf_counter() - t_upd,
                 "lr": self.opt.param_groups[0]["lr"], **episodes, **stats}  # fmt: skip
 

@@ -53,6 +53,13 @@ class PPOConfig(RunConfig):
         "start or init; kept frozen) to the policy: PPO leaves the copy only where it gains",
         ge=0.0,
     )
+    critic_warmup: int = doc_field(
+        0,
+        "decisions at the start of PPO during which only the critic learns (the actor is "
+        "frozen): a value fitted to the starting policy, e.g. after init from an actor-only "
+        "agent (a pretrained one); total_steps or more fits a critic and leaves the actor as is",
+        ge=0,
+    )
     init: str = doc_field(
         "",
         "start from this agent directory (safe format, e.g. RUN/agent) instead of a fresh network",

@@ -1,0 +1,79 @@
+"""PPO's ``critic_warmup`` and ``init`` from an agent saved without its critic.
+
+During the warm-up only the value loss is minimised: the actor is exactly
+as it started. ``init`` takes a shipped actor-only agent (``pretrained:NAME``)
+with a fresh critic, and refuses an agent another trainer wrote.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.train.ppo import Trainer
+from cardsuite.train.ppo_config import PPOConfig
+from cardsuite.train.pretrained import agent_dir
+from cardsuite.train.safe_io import load_agent_numpy
+
+
+def _tiny(run_dir: Path, **changes: object) -> PPOConfig:
+    base: dict[str, object] = dict(
+        num_games=32, rollout_steps=8, total_steps=700, hidden=16, layers=1, eval_deals=4,
+        eval_every=0, snapshot_every=0, checkpoint_every=0, tensorboard=False, quiet=True,
+        threads=1, self_play=0.5, baselines="heuristic", run_dir=str(run_dir),
+        learning_rate=3e-3,
+    )  # fmt: skip
+    base.update(changes)
+    return PPOConfig(**base)  # type: ignore[arg-type]
+
+
+def _params(net: torch.nn.Module) -> dict[str, torch.Tensor]:
+    return {k: v.detach().clone() for k, v in net.state_dict().items()}
+
+
+@pytest.mark.parametrize("warmup", [10**6, 300])
+def test_only_the_critic_learns_during_the_warmup(tmp_path: Path, warmup: int) -> None:
+    tr = Trainer(_tiny(tmp_path / "run", critic_warmup=warmup))
+    start = _params(tr.net)
+    tr.train()
+    end = _params(tr.net)
+    actor_same = all(torch.equal(start[k], end[k]) for k in start if k.startswith("actor."))
+    critic_same = all(torch.equal(start[k], end[k]) for k in start if k.startswith("critic."))
+    assert not critic_same, "the critic learns"
+    assert actor_same == (warmup >= 700), "the actor waits out the warm-up, then learns"
+    with open(tmp_path / "run" / "progress.csv", encoding="utf-8") as fh:
+        kls = [float(r["approx_kl"]) for r in csv.DictReader(fh)]
+    assert kls[0] == 0.0, "the first update leaves the policy as it was"
+    assert (max(kls) > 0.0) == (warmup < 700)
+
+
+def test_init_takes_a_shipped_actor_and_gives_it_a_fresh_critic(tmp_path: Path) -> None:
+    arrays, meta = load_agent_numpy(agent_dir("scandal2"))
+    assert not any(k.startswith("critic.") for k in arrays), "shipped with its actor only"
+    cfg = _tiny(tmp_path / "run", game="scandal", num_players=2, hidden=128, layers=2,
+                init="pretrained:scandal2", bc_steps=0)  # fmt: skip
+    tr = Trainer(cfg)
+    state = tr.net.state_dict()
+    for k, v in arrays.items():
+        assert np.array_equal(state[k].numpy(), np.asarray(v, np.float32)), k
+    values = tr.net.value(torch.zeros(3, meta.obs_size))
+    assert torch.isfinite(values).all()
+    again = Trainer(_tiny(tmp_path / "again", game="scandal", num_players=2, hidden=128,
+                          layers=2, init="pretrained:scandal2", bc_steps=0))  # fmt: skip
+    assert all(torch.equal(v, again.net.state_dict()[k]) for k, v in state.items()), (
+        "the fresh critic is seeded by the run's seed"
+    )
+
+
+def test_init_refuses_what_is_not_a_ppo_actor(tmp_path: Path) -> None:
+    with pytest.raises(CheckpointError, match="cardsuite-dmc"):
+        Trainer(_tiny(tmp_path / "dmc", hidden=256, layers=3, init="pretrained:scum4"))
+    with pytest.raises(ConfigError, match="no pretrained agent 'nosuch'"):
+        Trainer(_tiny(tmp_path / "none", init="pretrained:nosuch"))
+    with pytest.raises(ConfigError, match="critic_warmup"):
+        _tiny(tmp_path / "neg", critic_warmup=-1)
