@@ -42,9 +42,14 @@ class Agreement:
     cpu_seconds: float
 
 
+def agent_spec(agent: str) -> str:
+    """``pretrained:AGENT`` for a shipped agent's name; a spec (``ppo:PATH``) as it is."""
+    return agent if ":" in agent else f"pretrained:{agent}"
+
+
 def search_spec(agent: str, extra: str) -> str:
-    """``search:pretrained:AGENT`` with its parameters ``extra`` (``""``: the game's defaults)."""
-    return f"search:pretrained:{agent}" + (f":{extra}" if extra else "")
+    """``search:`` over `agent_spec` with its parameters ``extra`` (``""``: the game's defaults)."""
+    return f"search:{agent_spec(agent)}" + (f":{extra}" if extra else "")
 
 
 def measure(
@@ -59,7 +64,7 @@ def measure(
         env.reset(seed=seed + d)
         me = env.possible_agents[0]
         search = make_agent(spec, game, seed + d)
-        wrapped = make_agent(f"pretrained:{agent}", game, seed + d)
+        wrapped = make_agent(agent_spec(agent), game, seed + d)
         for a in (search, wrapped):
             a.reset(table_info(env, game, me), seed + d)
         others = {}
@@ -112,7 +117,11 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else "")
     p.add_argument("--game", default="scandal")
     p.add_argument("--players", type=int, default=2)
-    p.add_argument("--agent", default="scandal2", help="the shipped agent the search wraps")
+    p.add_argument(
+        "--agent",
+        default="scandal2",
+        help="the shipped agent the search wraps, or a learned agent's spec (ppo:PATH)",
+    )
     p.add_argument(
         "--extra",
         nargs="+",

@@ -156,18 +156,77 @@ def ship(source: str | Path, name: str, *, half: bool = False, root: Path = ROOT
     return save_agent(root / name, actor, meta)
 
 
+def add_critic(source: str | Path, name: str, *, root: Path = ROOT) -> Path:
+    """Add the critic of the trained agent ``source`` to the shipped ``pretrained:name``.
+
+    ``source`` must hold the shipped actor itself (a run started with
+    ``init: pretrained:NAME`` and ``critic_warmup`` above its steps, which
+    leaves the actor exactly as it was): a critic fitted to another policy
+    would misjudge this one, so a differing actor is refused. The critic is
+    stored in the actor's dtype; the metadata keeps the shipped agent's and
+    records the critic's training config as ``config["critic"]``. The shipped
+    folder is replaced through a temporary sibling.
+
+    Raises:
+        CheckpointError: ``source``'s actor is not the shipped one, it has no
+            critic, or the shipped agent has one already.
+    """
+    import dataclasses
+    import shutil
+
+    import numpy as np
+
+    from cardsuite.errors import CheckpointError
+    from cardsuite.train.safe_io import load_agent_numpy, save_agent
+
+    target = root / name
+    shipped, meta = load_agent_numpy(target)
+    arrays, source_meta = load_agent_numpy(source)
+    if any(k.startswith("critic.") for k in shipped):
+        raise CheckpointError(f"pretrained:{name} has a critic already")
+    critic = {k: v for k, v in arrays.items() if k.startswith("critic.")}
+    if not critic:
+        raise CheckpointError(f"{str(source)!r} has no critic (critic.* tensors)")
+    for k, v in shipped.items():
+        if k not in arrays or not np.array_equal(np.asarray(arrays[k], v.dtype), v):
+            raise CheckpointError(
+                f"{str(source)!r}: {k} differs from pretrained:{name}'s; its critic was "
+                "fitted to another actor (train it with init: pretrained:NAME and "
+                "critic_warmup above total_steps)"
+            )
+    dtype = next(iter(shipped.values())).dtype
+    tensors = {**shipped, **{k: np.ascontiguousarray(v, dtype=dtype) for k, v in critic.items()}}
+    config = {**meta.config, "critic": {**source_meta.config, "step": source_meta.step}}
+    new = dataclasses.replace(meta, config=config)
+    tmp = target.with_name(f".{name}.critic-tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    save_agent(tmp, tensors, new)
+    old = target.with_name(f".{name}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    target.rename(old)
+    tmp.rename(target)
+    shutil.rmtree(old)
+    return target
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m cardsuite.train.pretrained RUN/agent NAME [--half]``: `ship`."""
+    """``python -m cardsuite.train.pretrained RUN/agent NAME [--half | --critic]``: `ship`,
+    or `add_critic` with ``--critic``."""
     import argparse
 
     p = argparse.ArgumentParser(description=ship.__doc__.split("\n\n")[0] if ship.__doc__ else "")
     p.add_argument("source", help="a trained agent directory (RUN/agent)")
     p.add_argument("name", help="the pretrained name (a key of CATALOGUE)")
     p.add_argument("--half", action="store_true", help="store the weights as float16")
+    p.add_argument(
+        "--critic",
+        action="store_true",
+        help="add RUN/agent's critic to the shipped NAME (its actor must be NAME's)",
+    )
     a = p.parse_args(argv)
     if a.name not in CATALOGUE:
         raise SystemExit(f"add {a.name!r} to CATALOGUE (game and doc line) first")
-    print(ship(a.source, a.name, half=a.half))
+    print(add_critic(a.source, a.name) if a.critic else ship(a.source, a.name, half=a.half))
     return 0
 
 

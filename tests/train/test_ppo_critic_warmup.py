@@ -77,3 +77,32 @@ def test_init_refuses_what_is_not_a_ppo_actor(tmp_path: Path) -> None:
         Trainer(_tiny(tmp_path / "none", init="pretrained:nosuch"))
     with pytest.raises(ConfigError, match="critic_warmup"):
         _tiny(tmp_path / "neg", critic_warmup=-1)
+
+
+def test_a_fitted_critic_is_added_to_a_shipped_actor_only_agent(tmp_path: Path) -> None:
+    """`add_critic`: the shipped actor plays as before and now has the run's critic."""
+    from cardsuite.train.policy import PPOAgent
+    from cardsuite.train.pretrained import add_critic, ship
+
+    small = dict(hidden=16, layers=1)
+    Trainer(_tiny(tmp_path / "first", total_steps=300, **small)).train()
+    shipped = ship(tmp_path / "first" / "agent", "tiny", half=True, root=tmp_path / "pkg")
+    before = PPOAgent.load(shipped)
+    assert not before.has_value
+    Trainer(_tiny(tmp_path / "fit", init=str(shipped), critic_warmup=10**6, **small)).train()
+    fitted = PPOAgent.load(tmp_path / "fit" / "agent")
+    out = add_critic(tmp_path / "fit" / "agent", "tiny", root=tmp_path / "pkg")
+    after = PPOAgent.load(out)
+    obs = np.random.default_rng(0).uniform(-1, 1, (32, after.meta.obs_size)).astype(np.float32)
+    assert np.array_equal(after.logits(obs), before.logits(obs)), "the actor is untouched"
+    assert after.has_value
+    np.testing.assert_allclose(after.value(obs), fitted.value(obs), atol=2e-2)  # float16
+    assert after.meta.config["critic"]["critic_warmup"] == 10**6
+    assert after.meta.step == before.meta.step
+    with pytest.raises(CheckpointError, match="has a critic already"):
+        add_critic(tmp_path / "fit" / "agent", "tiny", root=tmp_path / "pkg")
+    other = ship(tmp_path / "first" / "agent", "other", half=True, root=tmp_path / "pkg")
+    Trainer(_tiny(tmp_path / "free", **small)).train()  # a critic of another actor
+    with pytest.raises(CheckpointError, match="fitted to another actor"):
+        add_critic(tmp_path / "free" / "agent", "other", root=tmp_path / "pkg")
+    assert not PPOAgent.load(other).has_value, "a refused critic leaves the agent as it was"
