@@ -52,7 +52,11 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "scandal",
         "Scandal, 2 players, default rules; batched PPO warm-started on the heuristic, "
         "8M decisions (float16 actor): "
-        "cardsuite ppo --config configs/train/ppo_scandal2.yaml --seed 1",
+        "cardsuite ppo --config configs/train/ppo_scandal2.yaml --seed 1; its critic (for "
+        "search:pretrained:scandal2:leaf=value) fitted to that actor afterwards, 1.5M "
+        "decisions of self-play with the actor frozen (float16): "
+        "cardsuite ppo --config configs/train/ppo_scandal2_critic.yaml --seed 0, then "
+        "python -m cardsuite.train.pretrained RUN/agent scandal2 --critic",
     ),
     "party20": (
         "scum_party",
@@ -201,6 +205,9 @@ def add_critic(source: str | Path, name: str, *, root: Path = ROOT) -> Path:
     tmp = target.with_name(f".{name}.critic-tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     save_agent(tmp, tensors, new)
+    tmp.chmod(target.stat().st_mode)  # the shipped folder's permissions, not the temporary's
+    for file in tmp.iterdir():
+        file.chmod((target / file.name).stat().st_mode)
     old = target.with_name(f".{name}.old")
     shutil.rmtree(old, ignore_errors=True)
     target.rename(old)
