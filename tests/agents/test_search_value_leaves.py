@@ -59,14 +59,28 @@ def test_the_numpy_critic_is_the_trained_networks_critic(tmp_path: Path) -> None
 
 
 def test_an_actor_only_agent_has_no_value_and_says_so() -> None:
-    shipped = make_agent("pretrained:scandal2", "scandal")
+    shipped = make_agent("pretrained:scandal4", "scandal")  # shipped with its actor only
     assert not shipped.has_value
     with pytest.raises(CheckpointError, match="no critic"):
         shipped.value(np.zeros((1, shipped.meta.obs_size), np.float32))
     with pytest.raises(ConfigError, match="leaf=value"):
-        make_agent("search:pretrained:scandal2:leaf=value", "scandal")
+        make_agent("search:pretrained:scandal4:leaf=value", "scandal")
     with pytest.raises(ConfigError, match="leaf must be one of"):
         make_agent("search:pretrained:scandal2:leaf=critic", "scandal")
+
+
+def test_pretrained_scandal2_ships_a_critic_of_the_hand_score() -> None:
+    """It carries the critic its catalogue line names; a search reads it at the leaves."""
+    agent = make_agent("pretrained:scandal2", "scandal")
+    assert agent.has_value and agent.meta.config["critic"]["critic_warmup"] > 0
+    search = make_agent("search:pretrained:scandal2:leaf=value", "scandal")
+    assert search.leaf == "value"
+    env = get_game("scandal").make(num_players=2)
+    env.reset(seed=0)
+    search.reset(table_info(env, "scandal", "player_0"), seed=0)
+    values = agent.value(env.observe("player_0")["observation"][None] * search._scale())
+    assert values.shape == (1,) and np.isfinite(values).all()
+    assert -5.0 < float(values[0]) < 5.0, "a hand's net score / 100, at the deal"
 
 
 def test_critic_values_map_each_hand_score_to_the_search_reward() -> None:
