@@ -53,21 +53,32 @@ def test_only_the_critic_learns_during_the_warmup(tmp_path: Path, warmup: int) -
 
 
 def test_init_takes_a_shipped_actor_and_gives_it_a_fresh_critic(tmp_path: Path) -> None:
-    arrays, meta = load_agent_numpy(agent_dir("scandal2"))
+    from cardsuite.train.pretrained import ship
+
+    small = dict(hidden=16, layers=1)
+    Trainer(_tiny(tmp_path / "first", total_steps=300, **small)).train()
+    shipped = ship(tmp_path / "first" / "agent", "tiny", half=True, root=tmp_path / "pkg")
+    arrays, meta = load_agent_numpy(shipped)
     assert not any(k.startswith("critic.") for k in arrays), "shipped with its actor only"
-    cfg = _tiny(tmp_path / "run", game="scandal", num_players=2, hidden=128, layers=2,
-                init="pretrained:scandal2", bc_steps=0)  # fmt: skip
-    tr = Trainer(cfg)
+    tr = Trainer(_tiny(tmp_path / "run", init=str(shipped), **small))
     state = tr.net.state_dict()
     for k, v in arrays.items():
         assert np.array_equal(state[k].numpy(), np.asarray(v, np.float32)), k
-    values = tr.net.value(torch.zeros(3, meta.obs_size))
-    assert torch.isfinite(values).all()
-    again = Trainer(_tiny(tmp_path / "again", game="scandal", num_players=2, hidden=128,
-                          layers=2, init="pretrained:scandal2", bc_steps=0))  # fmt: skip
+    assert torch.isfinite(tr.net.value(torch.zeros(3, meta.obs_size))).all()
+    again = Trainer(_tiny(tmp_path / "again", init=str(shipped), **small))
     assert all(torch.equal(v, again.net.state_dict()[k]) for k, v in state.items()), (
         "the fresh critic is seeded by the run's seed"
     )
+
+
+def test_init_takes_a_pretrained_name(tmp_path: Path) -> None:
+    arrays, _meta = load_agent_numpy(agent_dir("scandal2"))
+    cfg = _tiny(tmp_path / "run", game="scandal", num_players=2, hidden=128, layers=2,
+                init="pretrained:scandal2", bc_steps=0)  # fmt: skip
+    state = Trainer(cfg).net.state_dict()
+    assert set(state) == set(arrays), "actor and the critic it ships"
+    for k, v in arrays.items():
+        assert np.array_equal(state[k].numpy(), np.asarray(v, np.float32)), k
 
 
 def test_init_refuses_what_is_not_a_ppo_actor(tmp_path: Path) -> None:
