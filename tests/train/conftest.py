@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from cardsuite.train.config import TrainConfig
+from cardsuite.train.ppo_config import PPOConfig
 
 
 def tiny_config(**changes: Any) -> TrainConfig:
@@ -37,6 +38,18 @@ def tiny_config(**changes: Any) -> TrainConfig:
     }
     base.update(changes)
     return TrainConfig.from_dict(base)
+
+
+def tiny_ppo(run_dir: Path, **changes: Any) -> PPOConfig:
+    """A batched PPO config that trains a Scum table in seconds."""
+    base: dict[str, Any] = dict(
+        num_games=32, rollout_steps=8, total_steps=600, hidden=16, layers=1, eval_deals=4,
+        eval_every=0, snapshot_every=0, checkpoint_every=0, tensorboard=False, quiet=True,
+        threads=1, self_play=0.5, baselines="heuristic", run_dir=str(run_dir),
+        learning_rate=3e-3,
+    )  # fmt: skip
+    base.update(changes)
+    return PPOConfig(**base)
 
 
 @pytest.fixture(autouse=True)

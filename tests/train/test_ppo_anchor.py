@@ -17,17 +17,9 @@ from cardsuite.errors import CheckpointError
 from cardsuite.train.actor_critic import ActorCritic
 from cardsuite.train.ppo import Trainer, anchor_kl, train
 from cardsuite.train.ppo_config import PPOConfig
+from tests.train.conftest import tiny_ppo
 
-
-def _tiny(run_dir: Path, **changes: object) -> PPOConfig:
-    base: dict[str, object] = dict(
-        num_games=32, rollout_steps=8, total_steps=600, hidden=16, layers=1, eval_deals=4,
-        eval_every=0, snapshot_every=0, checkpoint_every=0, tensorboard=False, quiet=True,
-        threads=1, self_play=0.5, baselines="heuristic", run_dir=str(run_dir),
-        learning_rate=3e-3,
-    )  # fmt: skip
-    base.update(changes)
-    return PPOConfig(**base)  # type: ignore[arg-type]
+_tiny = tiny_ppo
 
 
 def test_anchor_kl_is_zero_for_the_anchor_itself_and_for_forced_moves() -> None:

@@ -19,17 +19,11 @@ from cardsuite.train.ppo import Trainer
 from cardsuite.train.ppo_config import PPOConfig
 from cardsuite.train.pretrained import agent_dir
 from cardsuite.train.safe_io import load_agent_numpy
+from tests.train.conftest import tiny_ppo
 
 
 def _tiny(run_dir: Path, **changes: object) -> PPOConfig:
-    base: dict[str, object] = dict(
-        num_games=32, rollout_steps=8, total_steps=700, hidden=16, layers=1, eval_deals=4,
-        eval_every=0, snapshot_every=0, checkpoint_every=0, tensorboard=False, quiet=True,
-        threads=1, self_play=0.5, baselines="heuristic", run_dir=str(run_dir),
-        learning_rate=3e-3,
-    )  # fmt: skip
-    base.update(changes)
-    return PPOConfig(**base)  # type: ignore[arg-type]
+    return tiny_ppo(run_dir, **{"total_steps": 700, **changes})
 
 
 def _params(net: torch.nn.Module) -> dict[str, torch.Tensor]:
