@@ -47,7 +47,10 @@ Any agent with ``logits(scaled_obs)`` and an observation scale set at
 ``reset`` (``ppo:`` and ``pretrained:`` agents) can be wrapped. A game is
 searched where its record's ``SearchKind`` names batched ``leaves`` (Scum,
 Scandal); Scum Party's tables are not played by the batched Scum engine, so a
-Party table is refused. Defaults per game come from ``SearchKind.guided``.
+Party table is refused. Defaults per game come from ``SearchKind.guided``;
+where the wrapped agent carries a critic and the spec names no ``leaf``,
+from ``SearchKind.guided_critic`` over them (Scandal: value leaves, the
+halving root, raw values; ``leaf=rollout`` keeps the rollouts).
 The loop, the descent and the decision are
 [`SearchBase`][cardsuite.agents.search_base.SearchBase]'s.
 """
@@ -212,13 +215,18 @@ def guided_specs(game: str, shipped: list[str]) -> list[str]:
     return [f"search:{spec}" for spec in shipped if spec.startswith("pretrained:")]
 
 
-def game_defaults(game: str) -> dict[str, Any]:
-    """The guided search's default parameters in ``game`` (its record's ``SearchKind.guided``)."""
+def game_defaults(game: str, critic: bool = False) -> dict[str, Any]:
+    """The guided search's default parameters in ``game`` (its record's ``SearchKind.guided``).
+
+    With ``critic`` (the wrapped agent carries one), the record's
+    ``guided_critic`` settings override them: in Scandal, value leaves scored
+    by that critic (``leaf=value,root=gumbel,value=raw``).
+    """
     try:
         kind: SearchKind = search_record(game).part("search")
     except ConfigError:
         return {}
-    return dict(kind.guided)
+    return {**dict(kind.guided), **(dict(kind.guided_critic) if critic else {})}
 
 
 def default_temperature(inner: Any) -> float:
@@ -363,9 +371,9 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
             if not getattr(inner, "has_value", False):
                 raise ConfigError(
                     f"search parameter leaf=value: {getattr(inner, 'name', inner)!r} has no "
-                    "critic (the shipped pretrained agents keep their actor only); wrap a PPO "
-                    "run's agent (ppo:RUN/agent), e.g. one whose critic was fitted with "
-                    "cardsuite ppo --init pretrained:NAME --set critic_warmup=N"
+                    "critic; wrap an agent saved with one (pretrained:scandal2, or a PPO run's "
+                    "ppo:RUN/agent), or fit one to this actor with cardsuite ppo --init "
+                    "pretrained:NAME --set critic_warmup=N"
                 )
         if root != "puct" and loop.get("parallel", "leaf") != "leaf":
             raise ConfigError(f"search parameter root={root} needs parallel=leaf (one tree)")
@@ -398,7 +406,8 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         if not inner_spec:
             raise ConfigError("search needs a learned agent to wrap, e.g. search:pretrained:scum4")
         inner = make_agent(inner_spec, game, seed)
-        return cls(game, inner, seed, **{**game_defaults(game), **params})
+        critic = "leaf" not in params and bool(getattr(inner, "has_value", False))
+        return cls(game, inner, seed, **{**game_defaults(game, critic), **params})
 
     def rollout_policy(self, table: TableInfo) -> Any:
         """The wrapped agent's most likely legal move for every row, or the batched heuristic."""

@@ -23,7 +23,7 @@ compiled where numba is installed), ``lockstep`` (the default with
 ``root:B`` (``ismcts-batched:batch=B,parallel=...``, with ``--cutoff C`` if
 given, else the batched search's default cutoff), and, with ``--learned``,
 the batched search with a shipped agent's rollouts
-(``search:pretrained:NAME``, same budget; Scum and Scandal; its Scandal
+(``search:pretrained:NAME:leaf=rollout``, same budget; Scum and Scandal; its Scandal
 rollouts compiled where numba is installed) and ``learned-lockstep:NAME``
 (the same with ``compiled=false``: the rollouts stepped on the arrays).
 
@@ -168,7 +168,8 @@ def variants(
         out[f"leaf:{b}"] = f"ismcts-batched:budget={budget},batch={b},parallel=leaf{extra}"
         out[f"root:{b}"] = f"ismcts-batched:budget={budget},batch={b},parallel=root{extra}"
     if learned and game != "scum_party":
-        more = (",max_hand=6" if game == "scum" else "") + extra
+        # its rollouts are what this times (an agent with a critic would get value leaves)
+        more = ",leaf=rollout" + (",max_hand=6" if game == "scum" else "") + extra
         if learned_extra:
             more += f",{learned_extra}"
         out[f"learned:{learned}"] = f"search:pretrained:{learned}:budget={budget}{more}"

@@ -106,7 +106,7 @@ class PPOAgent:
             for part in ("weight", "bias")
         }
         # The critic, where the agent was saved with it (a PPO run's agent/;
-        # the shipped pretrained agents keep their actor only).
+        # most shipped pretrained agents keep their actor only; scandal2 carries one).
         critic = tuple("critic" + p.removeprefix("actor") for p in meta.network.actor)
         self._critic: dict[str, np.ndarray] = {}
         self._critic_spec: Any = None

@@ -289,7 +289,7 @@ class Trainer(FirstTable, BatchedLoop):
         """Start from a saved agent; CheckpointError if it does not fit.
 
         ``path``: an agent directory or ``pretrained:NAME``. An agent saved with
-        its actor only (the shipped ones) starts with a fresh critic; fit it with
+        its actor only (most shipped ones) starts with a fresh critic; fit it with
         ``critic_warmup`` before the actor learns from its advantages.
         """
         from cardsuite.train.actor_critic import load_actor

@@ -53,7 +53,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "Scandal, 2 players, default rules; batched PPO warm-started on the heuristic, "
         "8M decisions (float16 actor): "
         "cardsuite ppo --config configs/train/ppo_scandal2.yaml --seed 1; its critic (for "
-        "search:pretrained:scandal2:leaf=value) fitted to that actor afterwards, 1.5M "
+        "the value leaves of search:pretrained:scandal2) fitted to that actor afterwards, 1.5M "
         "decisions of self-play with the actor frozen (float16): "
         "cardsuite ppo --config configs/train/ppo_scandal2_critic.yaml --seed 0, then "
         "python -m cardsuite.train.pretrained RUN/agent scandal2 --critic",

@@ -108,7 +108,9 @@ def test_guided_search_plays_scandal() -> None:
     env = get_game("scandal").make(num_players=2)
     env.reset(seed=4)
     name = env.agent_selection
-    agent = make_agent("search:pretrained:scandal2:budget=6,batch=3,cutoff=6", "scandal", seed=0)
+    agent = make_agent(
+        "search:pretrained:scandal2:budget=6,batch=3,cutoff=6,leaf=rollout", "scandal", seed=0
+    )
     agent.reset(table_info(env, "scandal", name), seed=1)
     obs = env.observe(name)
     ctx = {"determinize": lambda rng: env.unwrapped.determinize(name, rng)}
@@ -183,8 +185,8 @@ def _two_moves(spec: str, game: str) -> int:
 
 def test_min_max_values_let_a_better_mean_overrule_the_prior() -> None:
     """Raw values in [0, 1] move PUCT by hundredths: the prior decides (search = copy)."""
-    assert _two_moves("search:pretrained:scandal2:value=raw", "scandal") == 0
-    assert _two_moves("search:pretrained:scandal2", "scandal") == 1
+    assert _two_moves("search:pretrained:scandal2:leaf=rollout,value=raw", "scandal") == 0
+    assert _two_moves("search:pretrained:scandal2:leaf=rollout", "scandal") == 1
     with pytest.raises(ConfigError, match="value must be one of"):
         make_agent("search:pretrained:scandal2:value=tanh", "scandal")
     with pytest.raises(ConfigError, match="rollout must be one of"):
@@ -214,6 +216,22 @@ def test_scandal_defaults_come_from_the_record_and_a_spec_overrides_them() -> No
     assert (agent.budget, agent.cutoff) == (40, 5)
     agent = make_agent("search:pretrained:scum4", "scum")
     assert (agent.budget, agent.batch, agent.cutoff, agent.max_hand) == (50, 10, 0, 8)
+
+
+def test_an_agent_with_a_critic_gets_value_leaves_unless_the_spec_names_a_leaf() -> None:
+    """Scandal's ``guided_critic`` defaults: the setting that beat scandal2 (docs/search.md)."""
+    settings = ("leaf", "root", "value")
+    agent = make_agent("search:pretrained:scandal2", "scandal")
+    assert [getattr(agent, k) for k in settings] == ["value", "gumbel", "raw"]
+    agent = make_agent("search:pretrained:scandal2:root=puct", "scandal")
+    assert [getattr(agent, k) for k in settings] == ["value", "puct", "raw"]
+    agent = make_agent("search:pretrained:scandal2:leaf=rollout", "scandal")
+    assert [getattr(agent, k) for k in settings] == ["rollout", "puct", "minmax"]
+    assert (agent.budget, agent.batch, agent.cutoff) == (40, 10, 20)
+    no_critic = make_agent("search:pretrained:scandal4", "scandal")
+    assert not no_critic.inner.has_value
+    assert [getattr(no_critic, k) for k in settings] == ["rollout", "puct", "minmax"]
+    assert make_agent("search:pretrained:scum4", "scum").leaf == "rollout"
 
 
 @pytest.mark.parametrize("players", [2, 4])

@@ -190,7 +190,9 @@ def test_guided_search_makes_the_same_choices_compiled_or_not() -> None:
     me = env.possible_agents[0]
     searches = []
     for compiled in (True, False):
-        spec = "search:pretrained:scandal2:budget=16" + ("" if compiled else ",compiled=false")
+        spec = "search:pretrained:scandal2:budget=16,leaf=rollout" + (
+            "" if compiled else ",compiled=false"
+        )
         agent = make_agent(spec, "scandal", 3)  # Scandal's defaults: batch 10, cutoff 20
         assert isinstance(agent, GuidedSearchAgent) and agent.compiled is compiled
         agent.reset(table_info(env, "scandal", me), 3)
