@@ -318,3 +318,25 @@ def test_tournament_workers_exit_when_the_tournament_is_killed() -> None:
         for worker in workers:
             if worker.is_running():
                 worker.kill()
+
+
+def test_tournament_workers_start_with_one_blas_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spawned workers get one BLAS/OpenMP thread unless the user chose; the parent is unchanged."""
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    from cardsuite.agents.arena import THREAD_VARIABLES, one_thread_per_worker
+
+    for name in THREAD_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MKL_NUM_THREADS", "3")  # the user's choice is kept
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        with one_thread_per_worker():
+            futures = [pool.submit(os.getenv, name) for name in THREAD_VARIABLES]
+        seen = [f.result() for f in futures]
+    assert seen == ["1", "1", "3"]
+    assert os.environ.get("OPENBLAS_NUM_THREADS") is None
+    assert os.environ.get("OMP_NUM_THREADS") is None
+    assert os.environ["MKL_NUM_THREADS"] == "3"
