@@ -401,10 +401,11 @@ def one_thread_per_worker() -> Iterator[None]:
     The workers already fill the cores; a learned agent's small matrix
     products (a 10-row batch through a 128-unit layer) gain nothing from more
     threads, and BLAS threads that spin while other processes hold the cores
-    made a 2-worker tournament of a value-leaf search about 40 times slower
-    in those products (45 ms against 0.3 ms a batch, measured on the 2-core
-    machine). A variable the user has set is kept; the parent's environment
-    is restored on exit.
+    made those products over 100 times slower (45 ms against 0.3 ms a
+    batch, beside two busy workers on the 2-core machine) and a 2-worker
+    match of a value-leaf Scandal search 7 times slower (7 s a game against
+    1 s). A variable the user has set is kept; the parent's environment is
+    restored on exit.
     """
     saved = {name: os.environ.get(name) for name in THREAD_VARIABLES}
     for name, value in saved.items():
