@@ -44,10 +44,15 @@ agent and, optionally, the search's parameters after a last colon::
     search:ppo:runs/scum-4p/final:budget=200
 
 Any agent with ``logits(scaled_obs)`` and an observation scale set at
-``reset`` (``ppo:`` and ``pretrained:`` agents) can be wrapped. A game is
-searched where its record's ``SearchKind`` names batched ``leaves`` (Scum,
-Scandal); Scum Party's tables are not played by the batched Scum engine, so a
-Party table is refused. Defaults per game come from ``SearchKind.guided``;
+``reset`` (``ppo:`` and ``pretrained:`` agents) can be wrapped. Where the
+game's record names batched ``leaves`` (Scum, Scandal) the search is the one
+above. Scum Party's tables are not played by the batched Scum engine, so
+there the search is ISMCTS's own over the player's table with the learned
+policy as the root's prior: the leaves are rolled out by the reference with
+the heuristic (``rollout=heuristic``, the only rollout there), the nodes
+below the root have a uniform prior (no observation of a Party seat is built
+inside the search), and outside the searched last ``max_hand`` cards the
+wrapped agent plays. Defaults per game come from ``SearchKind.guided``;
 where the wrapped agent carries a critic and the spec names no ``leaf``,
 from ``SearchKind.guided_critic`` over them (Scandal: value leaves, the
 halving root, raw values; ``leaf=rollout`` keeps the rollouts).
@@ -201,7 +206,19 @@ class HalvingRoot:
 
 
 def supports(game: str) -> bool:
-    """Whether ``game`` can be searched over a learned agent (its batched engine plays the leaves)."""
+    """Whether ``game`` can be searched over a learned agent (its record has a ``search`` part)."""
+    try:
+        search_record(game).part("search")
+    except ConfigError:
+        return False
+    return True
+
+
+def learned_leaves(game: str) -> bool:
+    """Whether ``game``'s batched engine plays the leaves, so that the wrapped
+    policy can roll them out, score them with its critic and set the priors
+    below the root (Scum, Scandal); otherwise (Scum Party) the reference's
+    heuristic rollouts score them and only the root has a learned prior."""
     try:
         return leaf_engine(game) is not None
     except ConfigError:
@@ -209,10 +226,14 @@ def supports(game: str) -> bool:
 
 
 def guided_specs(game: str, shipped: list[str]) -> list[str]:
-    """``search:SPEC`` for every shipped learned agent ``pretrained:NAME`` in ``shipped`` (the leaderboard's)."""
+    """``search:SPEC`` for the shipped learned agents ``pretrained:NAME`` in ``shipped``
+    (the leaderboard's): every one, or the first ``SearchKind.guided_agents`` of them
+    (Scum Party: 1, the agent of that table size where one is shipped)."""
     if not supports(game):
         return []
-    return [f"search:{spec}" for spec in shipped if spec.startswith("pretrained:")]
+    learned = [f"search:{spec}" for spec in shipped if spec.startswith("pretrained:")]
+    most = search_record(game).part("search").guided_agents
+    return learned if most is None else learned[:most]
 
 
 def game_defaults(game: str, critic: bool = False) -> dict[str, Any]:
@@ -263,7 +284,8 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
     """PUCT information-set search with a learned prior and learned-policy rollouts.
 
     Args:
-        game: a game whose batched engine plays search leaves (Scum, Scandal).
+        game: a game with a search record (Scum, Scandal; Scum Party: root prior
+            only, heuristic rollouts by the reference, `learned_leaves`).
         inner: the learned agent (with ``logits`` and a ``reset`` that sets its scale).
         seed: seeds the determinizations.
         budget: descents per decision.
@@ -323,10 +345,7 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
     ) -> None:
         """Check the settings; the rollout engine is built at ``reset``."""
         if not supports(game):
-            raise ConfigError(
-                f"no guided search for game {game!r}: its batched engine does not play "
-                "search leaves (its record's search part has no leaves)"
-            )
+            raise ConfigError(f"no guided search for game {game!r}: it has no search record")
         if not callable(getattr(inner, "logits", None)):
             raise ConfigError(
                 f"search: {getattr(inner, 'name', inner)!r} has no policy logits to guide a "
@@ -364,6 +383,13 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
             raise ConfigError(f"search parameter gate must be a number >= 0, got {gate!r}")
         if leaf not in LEAVES:
             raise ConfigError(f"search parameter leaf must be one of {LEAVES}, got {leaf!r}")
+        if not learned_leaves(game) and (rollout != "heuristic" or leaf != "rollout"):
+            bad = f"rollout={rollout}" if rollout != "heuristic" else f"leaf={leaf}"
+            raise ConfigError(
+                f"search parameter {bad}: {game!r} leaves are played by the reference "
+                "engine, which rolls them out with the heuristic (rollout=heuristic, "
+                "leaf=rollout); the learned policy is the root's prior"
+            )
         if leaf == "value":
             leaves = leaf_engine(game)
             if leaves is None or leaves.value_score is None:
@@ -423,8 +449,8 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
 
     def reset(self, table: TableInfo, seed: int | None = None) -> None:
         """Reset the wrapped agent, then build the search for ``table``."""
-        if not supports(table.game):
-            raise ConfigError(f"no guided search at a {table.game!r} table")
+        if table.game != self.game:
+            raise ConfigError(f"search: built for {self.game!r}, seated at a {table.game!r} table")
         self.inner.reset(table, seed)
         super().reset(table, seed)
 
@@ -570,7 +596,9 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         self, game: SearchGame[Any], states: list[Any], paths: list[list[Node]], rng: Any
     ) -> list[np.ndarray]:
         """All leaves rolled out in one batch; the new leaves' priors from their observations."""
-        assert self._rollouts is not None and self._prior_policy is not None
+        if self._rollouts is None:  # Scum Party: the reference's heuristic rollouts
+            return super().roll_out(game, states, paths, rng)
+        assert self._prior_policy is not None
         policy = self._prior_policy
         temperature = self.temperature
 

@@ -44,8 +44,11 @@ def test_the_kind_is_registered_and_wraps_only_learned_agents() -> None:
         make_agent("search:heuristic", "scum")
     with pytest.raises(ConfigError, match="temperature"):
         make_agent("search:pretrained:scum4:temperature=0", "scum")
-    with pytest.raises(ConfigError, match="no guided search"):
-        make_agent("search:pretrained:party8", "scum_party")
+    # Scum Party: the reference plays the leaves, with the heuristic only
+    with pytest.raises(ConfigError, match="rollout=policy: 'scum_party'"):
+        make_agent("search:pretrained:party8:rollout=policy", "scum_party")
+    with pytest.raises(ConfigError, match="leaf=value: 'scum_party'"):
+        make_agent("search:pretrained:party8:leaf=value", "scum_party")
     with pytest.raises(CardsuiteError):
         make_agent("search:pretrained:nosuch", "scum")
 
@@ -118,15 +121,59 @@ def test_guided_search_plays_scandal() -> None:
     assert obs["action_mask"][a] == 1
 
 
+def test_guided_search_at_a_party_table_has_a_learned_root_and_reference_leaves() -> None:
+    """Scum Party: the root's prior is the wrapped policy's; the leaves are the
+    reference's heuristic rollouts, so the nodes below the root have no prior."""
+    env = get_game("scum_party").make(num_players=8)
+    env.reset(seed=3)
+    me = env.agent_selection
+    wrapped = make_agent("pretrained:party8", "scum_party")
+    agent = make_agent("search:pretrained:party8:budget=12,batch=4", "scum_party", seed=0)
+    wrapped.reset(table_info(env, "scum_party", me))
+    agent.reset(table_info(env, "scum_party", me), seed=0)
+    assert agent._rollouts is None  # type: ignore[attr-defined]
+    rng = np.random.default_rng(2)
+    for _ in range(400):
+        obs = env.observe(env.agent_selection)
+        mine = env.agent_selection == me
+        party, seat = env.unwrapped.game, env.unwrapped._seat_of[me]
+        table = party.tables[party.table_of[seat]]
+        hand = int(table.ncards[party.local_of[seat]]) if mine else 99
+        if obs["action_mask"].sum() > 1 and hand <= 6:
+            break
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    else:
+        pytest.fail("the seat never reached a searched decision")
+    ctx = {"determinize": lambda r: env.unwrapped.determinize(me, r)}
+    agent.before_search(obs["observation"], obs["action_mask"])  # type: ignore[attr-defined]
+    root = agent.search(ctx["determinize"])  # type: ignore[attr-defined]
+    scale = np.asarray(wrapped.obs_scale, np.float32)  # type: ignore[attr-defined]
+    logits = np.asarray(wrapped.logits(obs["observation"] * scale)).reshape(-1)  # type: ignore[attr-defined]
+    expected = softmax_prior(logits, obs["action_mask"].astype(bool), 1.0)
+    assert isinstance(root, PNode) and root.visits == 12
+    np.testing.assert_allclose(root.prior, expected)
+    below = [g for c in root.children.values() for g in c.children.values()]
+    assert all(getattr(n, "prior", None) is None for n in below)
+    assert obs["action_mask"][agent.act(obs["observation"], obs["action_mask"], ctx)] == 1
+
+
 @pytest.mark.parametrize(
-    ("game", "players", "name"), [("scum", 4, "scum4"), ("scandal", 2, "scandal2")]
+    ("game", "players", "name"),
+    [
+        ("scum", 4, "scum4"),
+        ("scandal", 2, "scandal2"),
+        ("scum_party", 8, "party8:max_hand=0"),  # root prior only; search every decision
+    ],
 )
 def test_budget_one_plays_the_wrapped_agent(game: str, players: int, name: str) -> None:
     """One descent visits the move of highest prior, the learned policy's own choice."""
     env = get_game(game).make(num_players=players)
     env.reset(seed=8)
-    wrapped = make_agent(f"pretrained:{name}", game)
-    search = make_agent(f"search:pretrained:{name}:budget=1", game, seed=0)
+    agent, _, extra = name.partition(":")
+    wrapped = make_agent(f"pretrained:{agent}", game)
+    search = make_agent(
+        f"search:pretrained:{agent}:budget=1{',' * bool(extra)}{extra}", game, seed=0
+    )
     me = env.agent_selection
     wrapped.reset(table_info(env, game, me))
     search.reset(table_info(env, game, me), seed=0)
@@ -151,7 +198,11 @@ def test_the_leaderboard_adds_a_guided_search_over_each_shipped_agent() -> None:
     from cardsuite.agents.leaderboard import default_agents
 
     assert guided_specs("scum", ["heuristic", "pretrained:scum4"]) == ["search:pretrained:scum4"]
-    assert guided_specs("scum_party", ["pretrained:party8"]) == []  # no batched Party leaves
+    # Party: a guided pair costs an ISMCTS pair's time, so only over the first agent
+    assert guided_specs("scum_party", ["pretrained:party8", "pretrained:party20"]) == [
+        "search:pretrained:party8"
+    ]
+    assert guided_specs("nosuchgame", ["pretrained:party8"]) == []
     agents = default_agents("scandal", {"num_players": 2}, "")
     shipped = [a for a in agents if a.startswith("pretrained:")]
     assert "pretrained:scandal2" in shipped
