@@ -181,6 +181,8 @@ class ScumPolicy:
             [s for s in range(self.k) if self.rank[s] == r] for r in range(self.num_ranks)
         ]
         self.special_rank = [all(self.special[s] for s in slots) for slots in self.slots_of_rank]
+        self.max_count = int(rules.max_count)
+        self.special_slots = [int(s) for s in rules.special_slots]
 
     # ------------------------------------------------------------------ entry
     def choose(self, view: ClimbView) -> int:
@@ -193,7 +195,25 @@ class ScumPolicy:
         counts = _Counts(self, view.hand, view.played)
         if view.phase == LEAD:
             return self.lead(view.hand, plays, counts)
-        return self.follow(view, plays, counts)
+        return self.follow(view.hand, view.top_count, plays, counts)
+
+    def choose_state(self, state: E.State) -> int:
+        """``choose(view_from_state(state))``, for search rollouts: the same action, faster.
+
+        Outside colour mode and the give-backs it lists the legal plays straight
+        from the hand (`plays_from_hand`) instead of building the action mask.
+        """
+        if self.colour_mode or state.phase != E.PLAY:
+            return self.choose(view_from_state(state))
+        hand = state.hands[state.to_act].tolist()
+        top_count = state.top_count
+        plays = self.plays_from_hand(hand, top_count, state.top_slot)
+        if not plays:
+            return 0
+        counts = _Counts(self, hand, state.played.tolist())
+        if top_count == 0:
+            return self.lead(hand, plays, counts)
+        return self.follow(hand, top_count, plays, counts)
 
     # ------------------------------------------------------------------ analysis
     def _legal_plays(self, mask: np.ndarray) -> list[tuple[int, int, int]]:
@@ -203,6 +223,31 @@ class ScumPolicy:
             (a, (a - 1) // k + 1, (a - 1) % k)
             for a in (np.flatnonzero(mask[1 : self.give_base]) + 1).tolist()
         ]
+
+    def plays_from_hand(
+        self, hand: list[int], top_count: int, top_slot: int
+    ) -> list[tuple[int, int, int]]:
+        """The legal plays of ``hand`` as `_legal_plays` lists them (J5, J6; no colour mode).
+
+        Leading: every set of one slot, by count then slot. Following ``top_count``
+        cards with best ``top_slot``: a single special above it when the top is
+        a set of two or more (J6), then sets of exactly ``top_count`` above it.
+        """
+        k = self.k
+        if top_count == 0:
+            most = min(max(hand), self.max_count)
+            return [
+                (1 + (c - 1) * k + s, c, s)
+                for c in range(1, most + 1)
+                for s in range(k)
+                if hand[s] >= c
+            ]
+        out = []
+        if top_count > 1:
+            out = [(1 + s, 1, s) for s in self.special_slots if s > top_slot and hand[s] >= 1]
+        base = 1 + (top_count - 1) * k
+        out += [(base + s, top_count, s) for s in range(top_slot + 1, k) if hand[s] >= top_count]
+        return out
 
     def avail(self, counts: list[int]) -> list[int]:
         """Per slot, the most cards of a play with that best slot (as the engine counts)."""
@@ -298,9 +343,10 @@ class ScumPolicy:
         return out
 
     # ------------------------------------------------------------------ follow
-    def follow(self, view: ClimbView, plays: list[tuple[int, int, int]], counts: _Counts) -> int:
-        """Follow: go out, take a winning lead, play the lowest unbroken set, or pass."""
-        hand = view.hand
+    def follow(
+        self, hand: list[int], top_count: int, plays: list[tuple[int, int, int]], counts: _Counts
+    ) -> int:
+        """Follow ``top_count`` cards: go out, take a winning lead, play the lowest unbroken set, or pass."""
         total = sum(hand)
         for a, c, _s in plays:  # 1. go out
             if c == total:
@@ -320,7 +366,7 @@ class ScumPolicy:
         specials = [a for a, _c, s in plays if self.special[s]]
         if specials:  # 5. spend a special for the lead
             top_need = self.params.special_top_count
-            if top_need and view.top_count >= top_need:
+            if top_need and top_count >= top_need:
                 return specials[0]
             if self.params.spend_specials:
                 losers, _bosses, controls = self.analyse(hand, counts)

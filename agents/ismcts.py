@@ -63,7 +63,7 @@ import numpy as np
 
 from cardsuite.agents.base import TableInfo
 from cardsuite.agents.heuristic_scandal import ScandalPolicy
-from cardsuite.agents.heuristic_scum import ScumParams, ScumPolicy, view_from_state
+from cardsuite.agents.heuristic_scum import ScumParams, ScumPolicy
 from cardsuite.agents.search_base import Node, SearchBase
 from cardsuite.engine import EngineState
 from cardsuite.errors import ConfigError
@@ -177,7 +177,7 @@ class ClimbSearch:
         pol = self._policies.get(id(rules))
         if pol is None:
             pol = self._policies[id(rules)] = ScumPolicy(rules, self.params)
-        return pol.choose(view_from_state(state))
+        return int(pol.choose_state(state))
 
     def hand_size(self, state: SE.State, player: int) -> int:
         """Cards in ``player``'s hand."""
