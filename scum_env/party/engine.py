@@ -19,6 +19,7 @@ Pure Python and numpy; randomness only from the tables' seeded generators.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -265,37 +266,43 @@ def determinize(party: Party, player: int, rng: np.random.Generator) -> Party:
     same hand sizes (played cards and the current trick kept). Every table
     gets a fresh generator from ``rng``, so later deals differ from the real ones.
     """
-    out = clone(party)
     own = party.table_of[player]
+    tables = []
     for t, st in enumerate(party.tables):
         if t == own:
-            view = E.clone(st)
+            # resample_hidden only reads its state: a shallow view with the bounds' log
+            view = copy.copy(st)
             # "low" steps (giver above receiver) give the lowest cards: no upper bound.
             view.trade_log = [
                 (g, r, s, forced and st.pos[g] > st.pos[r]) for g, r, s, forced in st.trade_log
             ]
-            copy = resample_hidden(view, party.local_of[player], rng)
-            copy.trade_log = st.trade_log[:]
+            table = resample_hidden(view, party.local_of[player], rng)
+            table.trade_log = st.trade_log[:]
         else:
-            copy = E.clone(st)
-            copy.rng = np.random.default_rng(int(rng.integers(0, 2**63 - 1)))
+            table = E.clone(st)
+            table.rng = np.random.default_rng(int(rng.integers(0, 2**63 - 1)))
             pool = np.repeat(np.arange(st.rules.num_slots), st.hands.sum(axis=0))
             pool = rng.permutation(pool)
             start = 0
             for q in range(st.num_players):
                 take = pool[start : start + st.ncards[q]]
-                copy.hands[q] = np.bincount(take, minlength=st.rules.num_slots)
+                table.hands[q] = np.bincount(take, minlength=st.rules.num_slots)
                 start += st.ncards[q]
-        out.tables[t] = copy
-    return out
+        tables.append(table)
+    return _with_tables(party, tables)
 
 
 # --------------------------------------------------------------------------- copies
 def clone(party: Party) -> Party:
     """A deep copy sharing only the immutable config and rules."""
+    return _with_tables(party, [E.clone(st) for st in party.tables])
+
+
+def _with_tables(party: Party, tables: list[E.State]) -> Party:
+    """A copy of ``party``'s own fields around the given (new) table states."""
     return Party(
         config=party.config,
-        tables=[E.clone(st) for st in party.tables],
+        tables=tables,
         members=[m[:] for m in party.members],
         table_of=party.table_of[:],
         local_of=party.local_of[:],

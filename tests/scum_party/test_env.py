@@ -202,6 +202,7 @@ def test_determinize_keeps_what_the_player_knows() -> None:
     game = env.game
     assert game is not None
     player = game.members[1][2]
+    before = PE.to_json(game)
     sample = env.determinize(f"player_{player}", np.random.default_rng(0))
     t, q = game.table_of[player], game.local_of[player]
     assert sample.tables[t].hands[q].tolist() == game.tables[t].hands[q].tolist()
@@ -213,7 +214,9 @@ def test_determinize_keeps_what_the_player_knows() -> None:
         not np.array_equal(r.hands, f.hands)
         for r, f in zip(game.tables, sample.tables, strict=True)
     )
-    PE.apply(sample, int(np.flatnonzero(PE.legal_mask(sample))[0]))  # the sample plays on
+    for _ in range(40):  # the sample plays on, sharing no state with the real game
+        PE.apply(sample, int(np.flatnonzero(PE.legal_mask(sample))[-1]))
+    assert PE.to_json(game) == before
 
 
 def test_render_one_table_and_the_ladder() -> None:
