@@ -192,10 +192,7 @@ class ScumPolicy:
         plays = self._legal_plays(view.mask)
         if not plays:
             return 0
-        counts = _Counts(self, view.hand, view.played)
-        if view.phase == LEAD:
-            return self.lead(view.hand, plays, counts)
-        return self.follow(view.hand, view.top_count, plays, counts)
+        return self._decide(view.phase == LEAD, view.hand, view.top_count, view.played, plays)
 
     def choose_state(self, state: E.State) -> int:
         """``choose(view_from_state(state))``, for search rollouts: the same action, faster.
@@ -210,8 +207,19 @@ class ScumPolicy:
         plays = self.plays_from_hand(hand, top_count, state.top_slot)
         if not plays:
             return 0
-        counts = _Counts(self, hand, state.played.tolist())
-        if top_count == 0:
+        return self._decide(top_count == 0, hand, top_count, state.played.tolist(), plays)
+
+    def _decide(
+        self,
+        leading: bool,
+        hand: list[int],
+        top_count: int,
+        played: list[int],
+        plays: list[tuple[int, int, int]],
+    ) -> int:
+        """Lead, or follow ``top_count`` cards, counting the cards ``played`` so far."""
+        counts = _Counts(self, hand, played)
+        if leading:
             return self.lead(hand, plays, counts)
         return self.follow(hand, top_count, plays, counts)
 

@@ -177,7 +177,7 @@ class ClimbSearch:
         pol = self._policies.get(id(rules))
         if pol is None:
             pol = self._policies[id(rules)] = ScumPolicy(rules, self.params)
-        return int(pol.choose_state(state))
+        return pol.choose_state(state)
 
     def hand_size(self, state: SE.State, player: int) -> int:
         """Cards in ``player``'s hand."""
