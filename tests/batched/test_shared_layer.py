@@ -86,3 +86,39 @@ def test_vector_env_and_arena_serve_scandal_with_its_truncations() -> None:
     assert cut > 0
     res = run_arena(make, [RandomPolicy(1)] * 2, 12, batch=6)
     assert res.episodes == 12 and res.steps > 0
+
+
+@pytest.mark.parametrize("pick", ["numpy", "torch_cpu", "torch_max"])
+def test_random_policy_is_uniform_over_the_legal_actions(pick: str) -> None:
+    """Every pick of RandomPolicy (numpy, torch's running count, the accelerator's arg-max
+    of uniforms, here on CPU tensors) is legal and uniform: a chi-square test per mask row."""
+    rows = np.array(
+        [
+            [1, 0, 1, 0, 0, 0, 0, 0, 0, 1],  # 3 legal, first and last columns
+            [0] * 9 + [1],  # 1 legal
+            [1] * 10,
+        ],  # all legal
+        dtype=np.int8,
+    )
+    reps = 6000
+    mask = np.repeat(rows, reps, axis=0)
+    policy = RandomPolicy(4)
+    if pick == "numpy":
+        actions = policy(None, mask)
+    else:
+        torch = pytest.importorskip("torch")
+        t_mask = torch.as_tensor(mask)
+        if pick == "torch_cpu":
+            actions = policy(None, t_mask).numpy()
+        else:
+            gen = torch.Generator().manual_seed(4)
+            actions = RandomPolicy._torch_pick_max(t_mask, gen).numpy()
+    actions = np.asarray(actions).reshape(len(rows), reps)
+    for row, chosen in zip(rows, actions, strict=True):
+        legal = np.flatnonzero(row)
+        assert np.isin(chosen, legal).all()
+        counts = np.array([(chosen == a).sum() for a in legal])
+        expected = reps / len(legal)
+        chi2 = float(((counts - expected) ** 2 / expected).sum())
+        # 99.9% quantile of chi-square with up to 9 degrees of freedom is 27.9
+        assert chi2 < 27.9, (row, counts)
