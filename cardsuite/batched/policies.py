@@ -78,8 +78,8 @@ class RandomPolicy:
         On an accelerator (a torch tensor on any device but the CPU) every
         legal entry draws a uniform number and the largest wins
         (`_torch_pick_max`): the same distribution without the running
-        count, which there is the slow pass (about half the time of a
-        4-million-game Scum step on an H200).
+        count, whose scan there cost more than the engine's whole step (4
+        million Scum games on an H200: 27.6 ms against 20.7 ms).
         """
         if is_torch(mask):
             import torch

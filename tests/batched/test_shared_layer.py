@@ -96,8 +96,8 @@ def test_random_policy_is_uniform_over_the_legal_actions(pick: str) -> None:
         [
             [1, 0, 1, 0, 0, 0, 0, 0, 0, 1],  # 3 legal, first and last columns
             [0] * 9 + [1],  # 1 legal
-            [1] * 10,
-        ],  # all legal
+            [1] * 10,  # all legal
+        ],
         dtype=np.int8,
     )
     reps = 6000
