@@ -457,6 +457,7 @@ def benchmark_rating(
             "low": None,
             "high": None,
             "scale": scale,
+            "measured": None,
             "basis": f"none: deal set {deal_set.name} holds no {kind} calibrated rating for "
             f"{', '.join(missing)} (cardsuite benchmark --calibrate"
             + (" --quick" if quick else "")
@@ -466,13 +467,24 @@ def benchmark_rating(
     names = ["(agent)", *refs]
     pairs = [PairDeals(0, i + 1, v.won) for i, v in enumerate(versus)]
     r = rate(names, pairs, fixed={x: table[x] for x in refs}, resamples=resamples, seed=seed)
+    bound = ""
+    if not r.identified:
+        won = r.tiers[0] == 0
+        bound = (
+            f"; not measured: the agent {'won' if won else 'lost'} every deal against every "
+            "reference, so this rating is set by the fit's prior (one virtual tied deal per "
+            "reference), not by the games, and its interval does not measure it: read it as "
+            + ("above" if won else "below")
+            + " every reference"
+        )
     return {
         "elo": r.rating[0],
         "low": r.low[0],
         "high": r.high[0],
         "scale": scale,
+        "measured": r.identified,
         "basis": f"the references held at their calibrated ratings ({how}); "
-        "Bradley-Terry fit over every deal, interval by bootstrap over deals",
+        "Bradley-Terry fit over every deal, interval by bootstrap over deals" + bound,
         **facts,
     }
 

@@ -99,6 +99,8 @@ class Board:
                 for i, a in enumerate(self.agents)
             },
             "bootstrap_resamples": r.resamples,
+            "rating_tiers": dict(zip(self.agents, r.tiers, strict=True)),
+            "unmeasured": r.unmeasured(),
             "head_to_head": {
                 self.agents[i]: {
                     self.agents[j]: {"share": v, "low": lo_hi[0], "high": lo_hi[1]}
@@ -445,6 +447,8 @@ def to_markdown(board: Board, command: str) -> str:
             f"| {r.low[i]:.0f} to {r.high[i]:.0f} "
             f"| {100 * float(np.mean(beats)):.1f}% |"
         )
+    if not r.identified:
+        lines += ["", f"{r.unmeasured()}."]
     widths = [
         (hi - lo) / 2 for row in board.h2h_interval for lo_hi in row if lo_hi for lo, hi in [lo_hi]
     ]

@@ -73,6 +73,11 @@ class Ratings:
         high: upper end of the 95% bootstrap interval per agent.
         anchor: the agent held at 0.
         resamples: bootstrap resamples behind ``low`` and ``high`` (0: none).
+        tiers: per agent, its group of the deals' win graph (`tiers`; 0 = the
+            strongest group). The deals measure the rating gaps within a group;
+            between two groups they measure nothing (the lower one never won or
+            tied a deal against the upper one), and the gap is set by the fit's
+            prior (`PRIOR_TIES`). All 0 where every gap is measured.
     """
 
     agents: list[str]
@@ -81,10 +86,34 @@ class Ratings:
     high: list[float]
     anchor: str
     resamples: int
+    tiers: list[int]
 
     def order(self) -> list[int]:
         """Agent indices, best rating first (ties: in the order given)."""
         return sorted(range(len(self.agents)), key=lambda i: (-self.rating[i], i))
+
+    @property
+    def identified(self) -> bool:
+        """True when the deals measure every rating gap (one tier: `tiers`)."""
+        return len(set(self.tiers)) <= 1
+
+    def unmeasured(self, unit: str = "deal") -> str | None:
+        """A sentence naming the gaps that the units (``unit``: deal, game) do not measure, or None."""
+        if self.identified:
+            return None
+        groups = [
+            [self.agents[i] for i in range(len(self.agents)) if self.tiers[i] == t]
+            for t in sorted(set(self.tiers))
+        ]
+        named = [", ".join(f"`{a}`" for a in g) for g in groups]
+        return (
+            "Not measured: the rating gaps between the groups "
+            + ", ".join(f"{{{n}}}" for n in named)
+            + f" (strongest first). No agent of a lower group won or tied a {unit} against a "
+            "higher one, so the distance between groups is set by the fit's prior (one virtual "
+            f"tied {unit} per pair), not by the games, and the intervals do not measure it; only "
+            "distances within a group are measured"
+        )
 
 
 def win_matrix(num_agents: int, pairs: Sequence[PairDeals]) -> np.ndarray:
@@ -161,6 +190,31 @@ def fit_strengths(
     return theta
 
 
+def tiers(wins: np.ndarray, fixed: Sequence[int] = ()) -> list[int]:
+    """Per agent, its group of the deals' win graph, 0 the strongest (`Ratings.tiers`).
+
+    Agent ``a`` points at ``b`` where it won or tied at least one deal against
+    ``b`` (``wins[a][b] > 0``); agents held at fixed ratings are joined to each
+    other. The groups are the graph's strongly connected components: within
+    one, the maximum-likelihood gaps exist; across two, the lower group never
+    took a deal from the upper, the likelihood rises without end as the gap
+    grows, and only the prior (`PRIOR_TIES`) bounds it. Groups are numbered by
+    how many agents they reach (more first; equal: first agent first).
+    """
+    w = np.asarray(wins, dtype=np.float64)
+    k = w.shape[0]
+    reach = (w > 0) | np.eye(k, dtype=bool)
+    pinned = list(fixed)
+    for i in pinned:
+        reach[i, pinned] = True
+    for m in range(k):  # transitive closure (Floyd-Warshall on booleans)
+        reach |= reach[:, m : m + 1] & reach[m : m + 1, :]
+    same = reach & reach.T
+    comp = [int(np.flatnonzero(same[i])[0]) for i in range(k)]  # lowest member names the group
+    heads = sorted(set(comp), key=lambda c: (-int(reach[c].sum()), c))
+    return [heads.index(c) for c in comp]
+
+
 def _check_connected(played: np.ndarray, fixed: dict[int, float]) -> None:
     k = played.shape[0]
     for i in range(k):
@@ -226,7 +280,8 @@ def rate(
     low, high = point.copy(), point.copy()
     if resamples > 0:
         low, high = bootstrap_intervals(fit, samples, resamples=resamples, seed=seed)
-    return Ratings(names, point.tolist(), low.tolist(), high.tolist(), anchor, resamples)
+    groups = tiers(win_matrix(k, pairs), fixed=sorted(fix_idx or {}))
+    return Ratings(names, point.tolist(), low.tolist(), high.tolist(), anchor, resamples, groups)
 
 
 def fit_strengths_batch(
@@ -370,7 +425,8 @@ def rate_units(
         high = np.asarray(res.confidence_interval.high, dtype=np.float64)
     else:
         resamples = 0
-    return Ratings(names, point.tolist(), low.tolist(), high.tolist(), anchor, resamples)
+    groups = tiers(per_unit.sum(axis=0))
+    return Ratings(names, point.tolist(), low.tolist(), high.tolist(), anchor, resamples, groups)
 
 
 def bootstrap_intervals(

@@ -91,6 +91,7 @@ class TournamentResult:
     results: list[GameResult] = field(repr=False)
     rating_anchor: str = ""
     rating_resamples: int = 0
+    rating_unmeasured: str | None = None
 
     @classmethod
     def from_games(
@@ -173,6 +174,7 @@ class TournamentResult:
             results=list(results),
             rating_anchor=ratings.anchor,
             rating_resamples=ratings.resamples,
+            rating_unmeasured=ratings.unmeasured("deal" if duplicate else "game"),
         )
 
     @property
@@ -202,6 +204,9 @@ class TournamentResult:
           bootstrap interval over units; equal to the rating when there are none);
         * ``"rating_scale"``: the scale in words; ``"rating_anchor"``: the agent
           rated 0; ``"rating_resamples"``: bootstrap resamples (0: no intervals);
+          ``"rating_unmeasured"``: None, or a sentence naming the groups of agents
+          whose rating gaps only the fit's prior sets (a group that never won or
+          tied a unit against another; `cardsuite.agents.ratings.tiers`);
         * ``"head_to_head"``: ``{a: {b: fraction}}`` for a != b, the fraction of
           units (games, or deals with duplicate) where a's score beat b's, ties 1/2;
         * ``"games"``: games played; ``"deals"``: units (== games without
@@ -236,6 +241,7 @@ class TournamentResult:
             "rating_scale": RATING_SCALE,
             "rating_anchor": self.rating_anchor,
             "rating_resamples": self.rating_resamples,
+            "rating_unmeasured": self.rating_unmeasured,
             "head_to_head": {
                 names[i]: {names[j]: self.head_to_head[i][j] for j in range(len(names)) if j != i}
                 for i in range(len(names))
@@ -320,6 +326,8 @@ class TournamentResult:
                 else "no interval (fewer than 2 distinct units)"
             ),
         ]
+        if self.rating_unmeasured:
+            lines.append(f"{self.rating_unmeasured}.")
         lines += ["", f"head-to-head: fraction of {unit} the row agent's score beat the column's"]
         cols = [max(10, len(n)) for n in self.names]  # full names, never cut
         lines.append(" " * width + "".join(f" {n:>{w}}" for n, w in zip(self.names, cols)))

@@ -219,3 +219,32 @@ def test_the_board_seats_each_games_ismcts_baseline_at_the_given_parameters() ->
     assert searches("scandal", {"num_players": 2}, "") == ["ismcts-batched"]
     assert searches("scandal", {"num_players": 4}, "budget=30") == ["ismcts-batched:budget=30"]
     assert searches("scum", {"num_players": 6}, "budget=10") == ["ismcts:budget=10"]
+
+
+def test_the_markdown_names_gaps_the_deals_do_not_measure() -> None:
+    """random lost every deal: the board says its distance to the others is the prior's."""
+    from cardsuite.agents.leaderboard import Board
+    from cardsuite.agents.ratings import PairDeals, rate
+
+    agents = ["random", "heuristic", "greedy"]
+    pairs = [
+        PairDeals(0, 1, np.zeros(10)),
+        PairDeals(0, 2, np.zeros(10)),
+        PairDeals(1, 2, np.r_[np.ones(6), np.zeros(4)]),
+    ]
+    h2h: list[list[float | None]] = [[None, 0.0, 0.0], [1.0, None, 0.6], [1.0, 0.4, None]]
+    ci: list[list[tuple[float, float] | None]] = [
+        [None if i == j else (0.0, 1.0) for j in range(3)] for i in range(3)
+    ]
+    board = Board("scum", 4, 10, 0, agents, pairs, rate(agents, pairs, resamples=0), h2h, ci)
+    text = to_markdown(board, "cardsuite leaderboard scum")
+    assert (
+        "Not measured: the rating gaps between the groups {`heuristic`, `greedy`}, {`random`}"
+        in text
+    )
+    data = board.to_dict()
+    assert data["rating_tiers"] == {"random": 1, "heuristic": 0, "greedy": 0}
+    assert data["unmeasured"].startswith("Not measured")
+    pairs[1] = PairDeals(0, 2, np.r_[1.0, np.zeros(9)])  # random beat greedy once
+    board = Board("scum", 4, 10, 0, agents, pairs, rate(agents, pairs, resamples=0), h2h, ci)
+    assert "Not measured" not in to_markdown(board, "x") and board.to_dict()["unmeasured"] is None

@@ -17,6 +17,7 @@ from cardsuite.agents.ratings import (
     fit_strengths_batch,
     rate,
     rate_units,
+    tiers,
     win_matrix,
 )
 from cardsuite.errors import ConfigError
@@ -163,3 +164,78 @@ def test_identical_units_or_one_unit_give_no_interval_and_bad_tables_are_named()
         rate_units(["a"], np.zeros((3, 1)))
     with pytest.raises(ConfigError, match="anchor"):
         rate_units(["a", "b"], np.zeros((3, 2)), anchor="zzz")
+
+
+def test_an_agent_that_lost_every_deal_is_named_as_unmeasured() -> None:
+    """random lost all 50 deals, heuristic and greedy tied: random's gap is the prior's, not the games'."""
+    pairs = [PairDeals(0, 1, np.zeros(50)), PairDeals(1, 2, np.full(50, 0.5))]
+    r = rate(["random", "heuristic", "greedy"], pairs, resamples=0)
+    assert r.tiers == [1, 0, 0]
+    assert not r.identified
+    text = r.unmeasured()
+    assert text is not None and "{`heuristic`, `greedy`}, {`random`} (strongest first)" in text
+
+
+def test_a_chain_of_sweeps_gives_one_tier_per_agent() -> None:
+    """a swept b and c, b swept c: three tiers; one deal c took from a joins them all."""
+    sweep = np.ones(20)
+    r = rate(
+        ["a", "b", "c"],
+        [PairDeals(0, 1, sweep), PairDeals(1, 2, sweep), PairDeals(0, 2, sweep)],
+        resamples=0,
+    )
+    assert r.tiers == [0, 1, 2]
+    joined = np.r_[np.ones(19), 0.0]  # c beat a once
+    r = rate(
+        ["a", "b", "c"],
+        [PairDeals(0, 1, sweep), PairDeals(1, 2, sweep), PairDeals(0, 2, joined)],
+        resamples=0,
+    )
+    assert r.tiers == [0, 0, 0] and r.identified and r.unmeasured() is None
+
+
+def test_mixed_results_are_measured_and_tournament_units_too() -> None:
+    r = rate(["random", "b"], [PairDeals(0, 1, np.r_[np.zeros(9), 1.0])], resamples=0)
+    assert r.identified and r.tiers == [0, 0]
+    units = np.array([[0.0, 1.0, 2.0], [0.0, 2.0, 1.0]])  # random last in every unit
+    ru = rate_units(["random", "b", "c"], units, resamples=0)
+    assert ru.tiers == [1, 0, 0] and not ru.identified
+
+
+def test_a_newcomer_against_fixed_references_is_unmeasured_only_when_it_sweeps() -> None:
+    fixed = {"r1": 100.0, "r2": 900.0}
+    names = ["new", "r1", "r2"]
+    won_all = [PairDeals(0, 1, np.ones(30)), PairDeals(0, 2, np.ones(30))]
+    lost_all = [PairDeals(0, 1, np.zeros(30)), PairDeals(0, 2, np.zeros(30))]
+    mixed = [PairDeals(0, 1, np.ones(30)), PairDeals(0, 2, np.r_[np.ones(10), np.zeros(20)])]
+    assert rate(names, won_all, fixed=fixed, resamples=0).tiers == [0, 1, 1]
+    assert rate(names, lost_all, fixed=fixed, resamples=0).tiers == [1, 0, 0]
+    assert rate(names, mixed, fixed=fixed, resamples=0).identified
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.integers(2, 5).flatmap(
+        lambda k: st.lists(
+            st.integers(0, 6), min_size=k * (k - 1) // 2, max_size=k * (k - 1) // 2
+        ).map(lambda ws: (k, ws))
+    )
+)
+def test_tiers_say_which_gaps_the_data_fix(case: tuple[int, list[int]]) -> None:
+    """Property: with 100 times the same deals the prior fades; gaps within a tier settle,
+    gaps across tiers keep growing (the maximum-likelihood gap there is infinite)."""
+    k, won = case
+    wins = np.zeros((k, k))
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    for (a, b), w in zip(pairs, won, strict=True):
+        wins[a, b], wins[b, a] = w, 6 - w  # every pair met on 6 deals
+    groups = tiers(wins)
+    small = fit_strengths(wins * 100)
+    large = fit_strengths(wins * 10000)
+    for a in range(k):
+        for b in range(k):
+            change = abs((large[a] - large[b]) - (small[a] - small[b]))
+            if groups[a] == groups[b]:
+                assert change < 0.05
+            else:
+                assert change > 2.0  # about ln(100) = 4.6 for one sweep

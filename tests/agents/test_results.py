@@ -136,6 +136,9 @@ def test_scripted_tournament_ratings_are_the_bradley_terry_fit() -> None:
         assert a["rating_low"] <= a["rating"] <= a["rating_high"]
     assert d["rating_resamples"] == 1000
     assert "rating: Elo" in r.table() and "random = 0" in r.table()
+    # random won no deal: its distance to the others is the prior's, and the result says so
+    assert d["rating_unmeasured"] is not None and "{`random`}" in d["rating_unmeasured"]
+    assert "won or tied a deal" in r.table()
 
 
 @settings(max_examples=15, deadline=None)

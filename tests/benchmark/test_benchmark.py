@@ -306,3 +306,25 @@ def test_an_exec_agent_takes_the_benchmark(monkeypatch: pytest.MonkeyPatch) -> N
     spec = f"exec:{shlex.quote(sys.executable)} {shlex.quote(str(bot))}"
     report = bm.run_benchmark(spec, "scum", 4, deals=3, resamples=50)
     assert report["agent"] == spec and all(r["illegal_games"] == 0 for r in report["versus"])
+
+
+def _versus(ds: bm.DealSet, won: float) -> list[bm.VersusReference]:
+    n = 40
+    return [
+        bm.VersusReference(ref, "0" * 64, np.full(n, won), np.zeros(n), np.zeros(n), 0)
+        for ref in bm.reference_pool(ds)
+    ]
+
+
+def test_a_rating_the_deals_cannot_measure_says_so() -> None:
+    """An agent that won (or lost) every deal against every reference gets the prior's
+    rating: the report marks it not measured and says which side of the pool it is on."""
+    ds = bm.load_deal_set("scum", 4)
+    top = bm.benchmark_rating(_versus(ds, 1.0), ds, quick=False, resamples=0, seed=0)
+    assert top["measured"] is False and "won every deal" in top["basis"]
+    assert "above every reference" in top["basis"]
+    assert top["elo"] > max(ds.reference_ratings.values())
+    bottom = bm.benchmark_rating(_versus(ds, 0.0), ds, quick=False, resamples=0, seed=0)
+    assert bottom["measured"] is False and "below every reference" in bottom["basis"]
+    level = bm.benchmark_rating(_versus(ds, 0.5), ds, quick=False, resamples=0, seed=0)
+    assert level["measured"] is True and "not measured" not in level["basis"]
