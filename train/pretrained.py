@@ -29,7 +29,7 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "scum4": (
         "scum",
         "Scum, 4 players, default rules; Deep Monte-Carlo warm-started on the heuristic, "
-        "12.76M decisions (the preset's 7-minute budget on this run; float16 Q-network): "
+        "12.76M decisions (7 minutes, the preset's budget then, on this run; float16 Q-network): "
         "cardsuite dmc --config configs/train/dmc_scum4.yaml --seed 1 --budget-minutes 0 "
         "--total-steps 12760309",
     ),
