@@ -22,9 +22,12 @@ import numpy as np
 from cardsuite.errors import ConfigError
 from cardsuite.train.core.log import read_rows
 
-PANELS = (("progress.csv", "league_win", "learner's score in league games"),
-          ("progress.csv", "entropy", "policy entropy"),
-          ("eval.csv", "beats", "beats the heuristic (duplicate deals)"))  # fmt: skip
+#: (file, [(column, title), ...]): each panel draws the first column the runs have
+#: (PPO logs ``league_win`` and ``entropy``; Deep Monte-Carlo ``league_score`` and ``loss``).
+PANELS = (("progress.csv", [("league_win", "learner's score in league games"),
+                            ("league_score", "learner's score in league games")]),
+          ("progress.csv", [("entropy", "policy entropy"), ("loss", "Q-regression loss")]),
+          ("eval.csv", [("beats", "beats the heuristic (duplicate deals)")]))  # fmt: skip
 
 
 def _column(path: Path, name: str, against: str | None) -> tuple[np.ndarray, np.ndarray]:
@@ -71,6 +74,16 @@ def eval_opponents(runs: Sequence[Path], base: str = "heuristic") -> list[str]:
     return sorted(sized, key=lambda n: int(n[len(base) + 1 : -1] or 0))
 
 
+def panel_column(
+    runs: Sequence[Path], file: str, choices: Sequence[tuple[str, str]]
+) -> tuple[str, str]:
+    """The first ``(column, title)`` of ``choices`` that some run's ``file`` has rows of."""
+    for name, label in choices:
+        if any(_column(Path(r) / file, name, None)[0].size for r in runs):
+            return name, label
+    return choices[0]
+
+
 def plot_seeds(runs: Sequence[Path], out_png: Path, title: str = "") -> Path:
     """Draw the panels of `PANELS` for ``runs`` into ``out_png``."""
     import matplotlib
@@ -82,7 +95,8 @@ def plot_seeds(runs: Sequence[Path], out_png: Path, title: str = "") -> Path:
     if not runs:
         raise ConfigError("curves: give at least one run directory")
     fig, axes = plt.subplots(1, len(PANELS), figsize=(4.2 * len(PANELS), 3.4))
-    for ax, (file, name, label) in zip(axes, PANELS):
+    for ax, (file, choices) in zip(axes, PANELS):
+        name, label = panel_column(runs, file, choices)
         against: list[str | None] = list(eval_opponents(runs)) if file == "eval.csv" else [None]
         n = 0
         for who in against:
@@ -99,7 +113,10 @@ def plot_seeds(runs: Sequence[Path], out_png: Path, title: str = "") -> Path:
         ax.set_title(f"{label} ({n} seed{'s' if n != 1 else ''})", fontsize=9)
         ax.set_xlabel("learner decisions")
         ax.grid(alpha=0.3)
-        if name in ("league_win", "beats"):
+        if not n:
+            ax.text(0.5, 0.5, f"no {name} in these runs", ha="center", va="center",
+                    transform=ax.transAxes, fontsize=8)  # fmt: skip
+        if name in ("league_win", "league_score", "beats"):
             ax.axhline(0.5, color="grey", lw=0.8, ls="--")
     fig.suptitle(title or ", ".join(Path(r).name for r in runs), fontsize=10)
     fig.tight_layout()

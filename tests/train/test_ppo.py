@@ -259,3 +259,23 @@ def test_seed_curves_of_a_size_generic_run_draw_one_band_per_table_size(tmp_path
     assert n == 2 and mean[-1] == pytest.approx(0.3)
     assert plot_seeds(runs, tmp_path / "c.png").stat().st_size > 1000
     assert eval_opponents([tmp_path / "nothing"]) == ["heuristic"]
+
+
+def test_seed_curves_of_deep_monte_carlo_runs_draw_its_columns(tmp_path: Path) -> None:
+    """DMC logs league_score and loss (no entropy): the panels pick those, not empty PPO ones."""
+    from cardsuite.train.curves import PANELS, band, panel_column, plot_seeds
+
+    for seed, value in ((0, 0.55), (1, 0.65)):
+        run = tmp_path / f"s{seed}"
+        run.mkdir()
+        (run / "progress.csv").write_text(
+            "step,loss,mean_q,league_score\n10,nan,nan,nan\n50,0.3,0.0,0.5\n90,0.2,0.1,"
+            + str(value)
+            + "\n"
+        )
+    runs = [tmp_path / "s0", tmp_path / "s1"]
+    assert panel_column(runs, "progress.csv", PANELS[0][1])[0] == "league_score"
+    assert panel_column(runs, "progress.csv", PANELS[1][1]) == ("loss", "Q-regression loss")
+    grid, mean, _half, n = band(runs, "progress.csv", "league_score")
+    assert n == 2 and grid[0] == 50 and mean[-1] == pytest.approx(0.6)  # nan rows skipped
+    assert plot_seeds(runs, tmp_path / "c.png").stat().st_size > 1000
