@@ -18,6 +18,10 @@ Here, per iteration:
    has not finished wait; finished ones enter a FIFO replay.
 3. **Update.** Adam on the mean squared error of ``Q(s, a_taken)`` against
    the return, in minibatches, about ``replay_ratio`` passes per decision.
+   With ``polyak`` > 0 a running average of the weights follows each step
+   (``avg += (1 - polyak) * (net - avg)``), and the average, not the trained
+   network, is what the evaluations play, the league freezes and the agent
+   saves; rollouts still act with the trained network.
 
 Optional warm start (``bc_steps``): fit ``Q(s, heuristic move)`` to the
 heuristic games' returns with a large-margin term making the heuristic's
@@ -55,6 +59,7 @@ Run: ``cardsuite dmc --config dmc_scum4 --seed 0 --run-dir RUN [--device cuda]``
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import re
 import shutil
@@ -122,10 +127,10 @@ STATE_VERSION = 1
 PROGRESS_FIELDS = ("step", "iteration", "sps", "seconds", "rollout_s", "update_s", "loss",
                    "mean_q", "mean_return", "buffer", "pending", "league_games", "league_score")  # fmt: skip
 MUST_MATCH = ("game", "num_players", "options", "hidden", "layers", "activation", "num_games",
-              "buffer_size", "sizes", "features")  # fmt: skip
+              "buffer_size", "sizes", "features", "polyak")  # fmt: skip
 PENDING = ("obs", "action", "episode", "seat", "start")
 _FILES = re.compile(
-    r"agent/(weights\.safetensors|agent\.json)|(optimizer|replay|pending|returns|run)\.safetensors"
+    r"agent/(weights\.safetensors|agent\.json)|(optimizer|average|replay|pending|returns|run)\.safetensors"
     r"|league/snapshot@\d{1,15}\.safetensors"
 )
 
@@ -172,6 +177,8 @@ class DMCTrainer(FirstTable, BatchedLoop):
         self.net = QNet(spec.size, num_actions, args.hidden, args.layers,
                         args.activation, features).to(self.dev)  # fmt: skip
         self.opt = torch.optim.Adam(self.net.parameters(), lr=args.learning_rate)
+        # the Polyak average that is played outside rollouts (module doc); None without one
+        self.avg: QNet | None = copy.deepcopy(self.net) if args.polyak else None
         self.replay = Replay(args.buffer_size, spec.size, args.seed + 7)
         self.step, self.iteration, self.credit = 0, 0, 0.0
         self.due = self.schedule_start()
@@ -184,6 +191,8 @@ class DMCTrainer(FirstTable, BatchedLoop):
                             quiet=args.quiet, headline=("loss", "mean_q", "league_score"))  # fmt: skip
         if self.plan.checkpoint is None and args.bc_steps:
             self.warm_start()
+        if self.plan.checkpoint is None and self.avg is not None:
+            self.avg.load_state_dict(self.net.state_dict())  # the average starts at the start
 
     def _table(self, players: int) -> _Table:
         """A batch of ``num_games`` games at ``players`` (league, seats, returns)."""
@@ -293,6 +302,10 @@ class DMCTrainer(FirstTable, BatchedLoop):
             if self.args.max_grad_norm:
                 torch.nn.utils.clip_grad_norm_(self.net.parameters(), self.args.max_grad_norm)
             self.opt.step()
+            if self.avg is not None:
+                with torch.no_grad():
+                    for a, w in zip(self.avg.parameters(), self.net.parameters(), strict=True):
+                        a.lerp_(w, 1.0 - self.args.polyak)
             losses.append(float(loss.detach()))
         if self.replay.size:
             with torch.no_grad():
@@ -302,9 +315,15 @@ class DMCTrainer(FirstTable, BatchedLoop):
                 "mean_q": qs[0] if qs else float("nan"), "buffer": float(self.replay.size)}  # fmt: skip
 
     # ------------------------------------------------------------------ loop
+    @property
+    def played(self) -> QNet:
+        """The network played outside rollouts: the Polyak average, or the trained one."""
+        return self.avg if self.avg is not None else self.net
+
     def snapshot(self) -> Snapshot:
-        """The Q-network frozen (numpy), as the league and the evaluator play it."""
-        return Snapshot.of(self.net.actor, self.step, self.args.activation, self.net.features)
+        """The played Q-network frozen (numpy), as the league and the evaluator play it."""
+        net = self.played
+        return Snapshot.of(net.actor, self.step, self.args.activation, net.features)
 
     def evaluate(self) -> list[dict[str, Any]]:
         """Duplicate deals (``eval_seed``) of the greedy Q-policy against each eval baseline.
@@ -322,7 +341,7 @@ class DMCTrainer(FirstTable, BatchedLoop):
     def train(self) -> dict[str, Any]:
         """Evaluate first if asked (``eval_first``), then the core's loop (`BatchedLoop.train`)."""
         if self.args.eval_first and self.plan.checkpoint is None:
-            self.evaluate()
+            self.evaluate_and_keep()
         return super().train()
 
     def iterate(self) -> dict[str, float]:
@@ -359,6 +378,8 @@ class DMCTrainer(FirstTable, BatchedLoop):
             save_agent(tmp / "agent", self.net.state_dict(), self.agent_meta())
             tensors, groups = flatten_optimizer(self.opt.state_dict())
             save_tensors(tmp / "optimizer.safetensors", tensors)
+            if self.avg is not None:
+                save_tensors(tmp / "average.safetensors", self.avg.state_dict())
             r = self.replay
             save_tensors(tmp / "replay.safetensors", {"obs": r.obs, "action": r.action,
                                                        "ret": r.ret})  # fmt: skip
@@ -412,6 +433,8 @@ class DMCTrainer(FirstTable, BatchedLoop):
             self.net.load_state_dict(weights)
             restore_optimizer(self.opt, load_tensors(ckpt / "optimizer.safetensors"),
                               state["optimizer"])  # fmt: skip
+            if self.avg is not None:
+                self.avg.load_state_dict(load_tensors(ckpt / "average.safetensors"))
             replay = load_tensors(ckpt / "replay.safetensors")
             r = self.replay
             r.obs[...], r.action[...], r.ret[...] = replay["obs"], replay["action"], replay["ret"]
@@ -460,12 +483,12 @@ class DMCTrainer(FirstTable, BatchedLoop):
         ids = [t.mc.next_id for t in self.tables]
         return ids[0] if len(ids) == 1 else ids
 
-    def save_agent(self) -> Path:
-        """Write the Q-network as ``RUN/agent`` (safe format, playable as ``ppo:RUN/agent``)."""
-        out = self.dir / "agent"
+    def save_agent(self, name: str = "agent") -> Path:
+        """Write the Q-network as ``RUN/<name>`` (safe format, playable as ``ppo:RUN/agent``)."""
+        out = self.dir / name
         if out.exists():
             shutil.rmtree(out)
-        return save_agent(out, self.net.state_dict(), self.agent_meta())
+        return save_agent(out, self.played.state_dict(), self.agent_meta())
 
 
 def train(args: DMCConfig) -> dict[str, Any]:

@@ -46,6 +46,13 @@ class DMCConfig(RunConfig):
     bc_margin_coef: float = doc_field(
         1.0, "warm start: weight of the margin loss beside the return regression", ge=0.0
     )
+    polyak: float = doc_field(
+        0.0,
+        "keep a running average of the Q-network's weights, moved (1 - polyak) of the way to "
+        "them after each gradient step, and evaluate, save and freeze that average instead "
+        "(0: the trained weights themselves; 0.999: about the last 1,000 steps)",
+        ge=0.0, le=0.99999,
+    )  # fmt: skip
     eval_first: bool = doc_field(False, "also evaluate before training (the warm start alone)")
     relative_reward: bool = doc_field(
         False, "train on each seat's reward minus the others' mean (games not zero-sum: Scandal)"

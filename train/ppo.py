@@ -459,9 +459,9 @@ class Trainer(FirstTable, BatchedLoop):
         """Write ``RUN/checkpoint`` (`cardsuite.train.ppo_checkpoint`)."""
         return ppo_checkpoint.save_checkpoint(self)
 
-    def save_agent(self) -> Path:
-        """Write the trained network as ``RUN/agent``."""
-        return ppo_checkpoint.save_final_agent(self)
+    def save_agent(self, name: str = "agent") -> Path:
+        """Write the trained network as ``RUN/<name>``."""
+        return ppo_checkpoint.save_final_agent(self, name)
 
 
 def train(args: PPOConfig) -> dict[str, Any]:

@@ -156,9 +156,9 @@ def check_anchor(ckpt: Path, saved: dict[str, Any], tr: Trainer) -> None:
     tr.anchor = anchor
 
 
-def save_final_agent(tr: Trainer) -> Path:
-    """Write the trained network as ``RUN/agent`` (replacing an older one)."""
-    out = tr.run_dir / "agent"
+def save_final_agent(tr: Trainer, name: str = "agent") -> Path:
+    """Write the trained network as ``RUN/<name>`` (replacing an older one)."""
+    out = tr.run_dir / name
     if out.exists():
         shutil.rmtree(out)
     save_network(out, tr.net, trainer_meta(tr))

@@ -409,9 +409,9 @@ def finite(x: Any) -> Any:
     return x
 
 
-ABSENT_MEANS = {"game": "scum", "features": ""}
+ABSENT_MEANS = {"game": "scum", "features": "", "polyak": 0.0}
 """What a field missing from an older checkpoint's config meant (0.2.0: Scum only; no
-derived inputs before ``features``)."""
+derived inputs before ``features``; no weight average before Deep Monte-Carlo's ``polyak``)."""
 
 
 def check_must_match(saved: dict[str, Any], args: Any, keys: tuple[str, ...]) -> None:

@@ -9,6 +9,15 @@ evaluation runs every ``eval_every`` and a checkpoint is written every
 ``checkpoint_every`` (0: never). At the end come a final evaluation, a last
 checkpoint and the trained agent in ``RUN/agent``.
 
+With ``keep_best``, every evaluation whose score (`selection_score`: the
+share of deals won against the first ``eval_against`` opponent, averaged over
+the table sizes) beats every earlier one also writes the learner as
+``RUN/best_agent`` and its step and score as ``RUN/best.json``. The earlier
+scores are read from the evaluation history, which the checkpoint keeps, so a
+resumed run chooses as an uninterrupted one. The evaluation deals then chose
+the agent: its score there is optimistic, and its strength must be measured
+on deals of another seed (the arena's ``--seed``).
+
 An algorithm fills the hooks: `iterate` (one rollout and update, its
 statistics), `add_snapshot`, `evaluate` (logs its rows and returns them),
 `save` (the checkpoint, through `cardsuite.train.core.checkpoint`) and
@@ -25,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from cardsuite.train.safe_io import write_json_atomic
 
 SCHEDULES = ("snapshot", "eval", "checkpoint")
 
@@ -47,6 +58,7 @@ class BatchedLoop:
 
     args: Any
     log: Any
+    plan: Any  # the run's folder plan (``plan.run_dir``)
     step: int
     iteration: int
     due: dict[str, int]
@@ -55,7 +67,8 @@ class BatchedLoop:
     add_snapshot: Callable[[], None]  # freeze the learner into the League
     evaluate: Callable[[], list[dict[str, Any]]]  # logged and kept in the history; its rows
     save: Callable[[], Path]  # the checkpoint
-    save_agent: Callable[[], Path]  # ``RUN/agent``
+    save_agent: Callable[[str], Path]  # the learner as ``RUN/<name>`` (``agent``, ``best_agent``)
+    history: list[dict[str, Any]]  # every evaluation row so far (kept by the checkpoint)
 
     def schedule_start(self) -> dict[str, int]:
         """The first step of each schedule in a fresh run."""
@@ -73,9 +86,9 @@ class BatchedLoop:
             self.log.progress({"step": self.step, "iteration": self.iteration, "seconds": now - t0,
                                "sps": (self.step - start_step) / max(now - t0, 1e-9), **stats})  # fmt: skip
             self.run_schedules()
-        rows = self.evaluate()
+        rows = self.evaluate_and_keep()
         self.save()
-        self.save_agent()
+        self.save_agent("agent")
         self.log.close()
         return {"step": self.step, "eval": rows}
 
@@ -86,8 +99,47 @@ class BatchedLoop:
             self.add_snapshot()
             self.due["snapshot"] += args.snapshot_every
         if args.eval_every and step >= self.due["eval"] and step < args.total_steps:
-            self.evaluate()
+            self.evaluate_and_keep()
             self.due["eval"] += args.eval_every
         if args.checkpoint_every and step >= self.due["checkpoint"]:
             self.save()
             self.due["checkpoint"] += args.checkpoint_every
+
+    def evaluate_and_keep(self) -> list[dict[str, Any]]:
+        """Evaluate (the algorithm's hook); with ``keep_best``, keep a new best (module doc)."""
+        rows = self.evaluate()
+        if getattr(self.args, "keep_best", False):
+            self.keep_if_best(rows)
+        return rows
+
+    def keep_if_best(self, rows: list[dict[str, Any]]) -> bool:
+        """Write ``RUN/best_agent`` and ``RUN/best.json`` when ``rows`` score above every
+        earlier evaluation of the history (ties keep the earlier); whether they did."""
+        against = self.args.names("eval_against")[0]
+        score = selection_score(rows, against)
+        earlier = self.history[: len(self.history) - len(rows)]
+        steps = sorted({int(r["step"]) for r in earlier if _against(r) == against})
+        best = max((selection_score([r for r in earlier if r["step"] == s], against)
+                    for s in steps), default=-1.0)  # fmt: skip
+        if not score > best:
+            return False
+        self.save_agent("best_agent")
+        sizes = sorted({str(r["against"]) for r in rows if _against(r) == against})
+        write_json_atomic(self.plan.run_dir / "best.json", {
+            "step": self.step, "score": score, "against": against, "rows": sizes,
+            "eval_seed": self.args.eval_seed, "eval_deals": self.args.eval_deals,
+            "note": "chosen on these deals: measure it on deals of another seed",
+        })  # fmt: skip
+        return True
+
+
+def _against(row: dict[str, Any]) -> str:
+    """The opponent of an evaluation row without its table size (``heuristic@4p``)."""
+    return str(row.get("against", "")).split("@")[0]
+
+
+def selection_score(rows: list[dict[str, Any]], against: str) -> float:
+    """The mean share of deals won (``beats``) over the rows against ``against`` (every
+    table size); -1 when there is none."""
+    scores = [float(r["beats"]) for r in rows if _against(r) == against]
+    return float(np.mean(scores)) if scores else -1.0

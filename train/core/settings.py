@@ -102,6 +102,11 @@ class RunConfig(ConfigBase):
     eval_against: str = doc_field(
         "heuristic", "evaluation opponents: comma list of heuristic, random"
     )
+    keep_best: bool = doc_field(
+        False,
+        "also keep the learner of the best evaluation (deals won against the first "
+        "eval_against, mean over sizes) as RUN/best_agent; measure it on deals of another seed",
+    )
     checkpoint_every: int = doc_field(
         500_000, "learner steps between checkpoints (0: final only)", ge=0
     )

@@ -45,6 +45,10 @@ class GameTable:
     ``generic`` (the game's name, or empty) pads the network's inputs into the
     size-generic layout; ``key`` prefixes the table's arrays in a checkpoint
     (empty for a one-size run, whose checkpoint format is unchanged).
+    ``eval_opponents`` (given opponents) or ``eval_names`` (baselines, made
+    afresh for each evaluation, seeded by its deal seed, so an evaluation of
+    the same network on the same deals always gives the same rows, however
+    many came before it or whether the run was resumed).
     """
 
     players: int
@@ -52,6 +56,7 @@ class GameTable:
     eng: Any
     league: League
     eval_opponents: dict[str, Any]
+    eval_names: tuple[str, ...] = ()
     selfplay: np.ndarray
     learner_seat: np.ndarray
     opp: np.ndarray
@@ -149,7 +154,8 @@ def make_table(
         opp[~selfplay] = league.draw(int((~selfplay).sum()))
     return table_class(
         players=players, config=config, eng=eng, league=league,
-        eval_opponents=opponents or game.baselines(args.names("eval_against"), eng, args.seed),
+        eval_opponents=opponents or {},
+        eval_names=() if opponents else tuple(args.names("eval_against")),
         selfplay=selfplay, learner_seat=learner_seat, opp=opp, generic=generic,
         key=f"p{players}/" if generic else "", **extra,
     )  # fmt: skip
@@ -194,6 +200,7 @@ def evaluate_tables(
     is seen through `cardsuite.train.size_generic.GenericSnapshot` with the
     table's own scale, and the rows are named ``NAME@Pp``.
     """
+    from cardsuite.train.ppo_games import train_game
     from cardsuite.train.size_generic import GenericSnapshot
 
     rows: list[dict[str, Any]] = []
@@ -204,7 +211,10 @@ def evaluate_tables(
                                  game=t.generic, source=t.eng.obs_spec,
                                  table_actions=t.eng.num_actions)  # fmt: skip
             my_scale = obs_scale(t.eng.obs_spec)
-        for r in evaluate_against(me, my_scale, t.eval_opponents, deals=deals, seed=seed,
+        opponents = t.eval_opponents
+        if t.eval_names:  # fresh baselines: the rows depend on the network and deals only
+            opponents = train_game(game).baselines(list(t.eval_names), t.eng, seed)
+        for r in evaluate_against(me, my_scale, opponents, deals=deals, seed=seed,
                                   game=game, config=t.config, step=step):  # fmt: skip
             if t.generic:
                 r = dataclasses.replace(r, against=f"{r.against}@{t.players}p")
