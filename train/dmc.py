@@ -304,8 +304,8 @@ class DMCTrainer(FirstTable, BatchedLoop):
             self.opt.step()
             if self.avg is not None:
                 with torch.no_grad():
-                    for a, w in zip(self.avg.parameters(), self.net.parameters(), strict=True):
-                        a.lerp_(w, 1.0 - self.args.polyak)
+                    for mean, w in zip(self.avg.parameters(), self.net.parameters(), strict=True):
+                        mean.lerp_(w, 1.0 - self.args.polyak)
             losses.append(float(loss.detach()))
         if self.replay.size:
             with torch.no_grad():
