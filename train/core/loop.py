@@ -14,7 +14,8 @@ share of deals won against the first ``eval_against`` opponent, averaged over
 the table sizes) beats every earlier one also writes the learner as
 ``RUN/best_agent`` and its step and score as ``RUN/best.json``. The earlier
 scores are read from the evaluation history, which the checkpoint keeps, so a
-resumed run chooses as an uninterrupted one. The evaluation deals then chose
+resumed run chooses from the same evaluations as an uninterrupted one (plus
+the one it made when it stopped). The evaluation deals then chose
 the agent: its score there is optimistic, and its strength must be measured
 on deals of another seed (the arena's ``--seed``).
 
@@ -108,7 +109,7 @@ class BatchedLoop:
     def evaluate_and_keep(self) -> list[dict[str, Any]]:
         """Evaluate (the algorithm's hook); with ``keep_best``, keep a new best (module doc)."""
         rows = self.evaluate()
-        if getattr(self.args, "keep_best", False):
+        if self.args.keep_best:
             self.keep_if_best(rows)
         return rows
 
