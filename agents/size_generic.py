@@ -41,7 +41,8 @@ import numpy as np
 from cardsuite.errors import ConfigError
 from cardsuite.obsspec import ObsSpec, Piece
 
-PARTY_MAX_SEATS = 15  # P2: tables of 5 to 15 players
+PARTY_MIN_SEATS = 5  # P2: tables of 5 to 15 players
+PARTY_MAX_SEATS = 15
 PARTY_MAX_TABLES = 10  # 50 players (P2) in tables of 5
 PARTY_MAX_ACTIONS = 225  # 1 + 16 * 14: four decks (P1) at a 13-15 player table
 SCANDAL_MAX_SEATS = 6  # S2
@@ -70,6 +71,7 @@ class GenericLayout:
         num_actions: actions of the largest table.
         per_seat: per-seat pieces (name -> entries per seat, seat offset).
         per_table: pieces with one entry per table.
+        min_seats: seats of the smallest table.
     """
 
     game: str
@@ -78,6 +80,7 @@ class GenericLayout:
     num_actions: int
     per_seat: dict[str, tuple[int, int]]
     per_table: tuple[str, ...] = ()
+    min_seats: int = 2
 
     def seats_of(self, spec: ObsSpec) -> int:
         """The per-seat entity count of a table's spec (Party: its config's largest table)."""
@@ -123,7 +126,7 @@ def _index(spec: ObsSpec, name: str) -> int:
 
 
 PARTY = GenericLayout("scum_party", PARTY_MAX_SEATS, PARTY_MAX_TABLES, PARTY_MAX_ACTIONS,
-                      PARTY_PER_SEAT, ("table",))  # fmt: skip
+                      PARTY_PER_SEAT, ("table",), PARTY_MIN_SEATS)  # fmt: skip
 SCANDAL = GenericLayout("scandal", SCANDAL_MAX_SEATS, 1, 338, SCANDAL_PER_SEAT)
 LAYOUTS = {layout.game: layout for layout in (PARTY, SCANDAL)}
 

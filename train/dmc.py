@@ -170,10 +170,9 @@ class DMCTrainer(FirstTable, BatchedLoop):
         self.scale = torch.as_tensor(obs_scale(spec))
         for t in self.tables:
             t.league.scale = self.scale.numpy()
-        first = self.tables[0]  # derived inputs read one table (refused with sizes)
-        features = table_features(
-            args.features, self.game, first.eng, first.eng.num_players, obs_scale(spec)
-        )
+        first = self.tables[0]  # its heuristic's rules give every table size's decks
+        features = table_features(args.features, self.game, first.eng, first.eng.num_players,
+                                  obs_scale(spec), generic=self.generic)  # fmt: skip
         self.net = QNet(spec.size, num_actions, args.hidden, args.layers,
                         args.activation, features).to(self.dev)  # fmt: skip
         self.opt = torch.optim.Adam(self.net.parameters(), lr=args.learning_rate)

@@ -208,9 +208,9 @@ class Trainer(FirstTable, BatchedLoop):
         else:
             spec, num_actions = self.eng.obs_spec, self.eng.num_actions
         self.scale = torch.as_tensor(obs_scale(spec), device=self.dev)
-        first = self.tables[0]  # derived inputs read one table (refused with sizes)
+        first = self.tables[0]  # its heuristic's rules give every table size's decks
         features = table_features(args.features, self.game, first.eng, first.players,
-                                  obs_scale(spec))  # fmt: skip
+                                  obs_scale(spec), generic=self.generic)  # fmt: skip
         self.net = ActorCritic(spec.size, num_actions, args.hidden, args.layers,
                                args.activation, features).to(self.dev)  # fmt: skip
         self.opt = torch.optim.Adam(self.net.parameters(), lr=args.learning_rate, eps=1e-5)

@@ -450,8 +450,6 @@ def _validate_meta(doc: Any, d: Path) -> tuple[AgentMeta, str]:
         raise fail("network.actor", "must list 1 to 64 state-dict prefixes of linear layers")
     features = None
     if net.get("features") is not None:
-        if net.get("layout", "table") != "table":
-            raise fail("network.features", "are only read by the one-table layout ('table')")
         features = CountInputs.from_json(net["features"], doc["obs_size"], where)
     meta = AgentMeta(
         game=game,

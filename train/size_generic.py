@@ -112,6 +112,8 @@ class GenericSnapshot(Snapshot):
         generic scale, or a constant (``seat_present``; zero padding).
         """
         assert self.source is not None  # __post_init__
+        if self.features is not None:
+            super().input_map(scale)  # raises: derived inputs are not an affine map
         size = self.source.size
         const = pad_observation(np.zeros(size, np.float32), self.source, self.game)
         moved = pad_observation(np.eye(size, dtype=np.float32), self.source, self.game) - const
@@ -160,7 +162,7 @@ class SizeGenericAgent(PPOAgent):
         self._scale = obs_scale(table.obs_spec)
         net = self.meta.network
         self._view = GenericSnapshot(self.meta.step, self._arrays, net.activation, net.actor,
-                                     game=self.game, source=table.obs_spec,
+                                     net.features, game=self.game, source=table.obs_spec,
                                      table_actions=table.num_actions)  # fmt: skip
         if seed is not None:
             self._rng = np.random.default_rng(seed)

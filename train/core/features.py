@@ -24,8 +24,15 @@ from the *scaled* observation every consumer hands a network, undoing the
 scaling of the two slices it reads (the stored ``hand_scale`` /
 ``played_scale``).
 
-The features exist for the one-table layouts of Scum and Scum Party
-(``cardsuite ppo --features counts``); the size-generic layout refuses them.
+The features exist for the one-table layouts of Scum and Scum Party and for
+Scum Party's size-generic layout (``cardsuite ppo --features counts``, with or
+without ``sizes``). A Party table's decks depend on its size (P1: two decks
+up to 8 players, three up to 12, four up to 15), so on the generic layout the
+deck of each row is looked up from its table's size, the sum of its ``seats``
+piece as the heuristic reads it (``sized``: one deck per table size; every
+block is then divided by the largest deck's count, the same at every size).
+A one-table Party layout of several tables (20 players: two tables of 10)
+counts against its tables' decks the same way, not its player count's.
 """
 
 from __future__ import annotations
@@ -56,6 +63,14 @@ class CountInputs:
         deck: cards of each slot in the deck.
         special: slots of special cards (Jokers), which beat any ordinary rank.
         ends: slots whose play ends the round (nothing beats them).
+        kind: the feature set's name (``counts``).
+        sized: ``(table size, deck)`` pairs, ascending, on a layout that holds
+            several table sizes (empty: ``deck`` is every row's deck, which
+            is then the largest of them).
+        seats: ``(start, stop)`` of the observation's ``seats`` piece (1 per
+            player at the row's table), whose sum is the row's table size
+            (with ``sized``).
+        seats_scale: the factor those entries were scaled by.
     """
 
     hand: tuple[int, int]
@@ -66,6 +81,9 @@ class CountInputs:
     special: tuple[bool, ...]
     ends: tuple[bool, ...]
     kind: str = "counts"
+    sized: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    seats: tuple[int, int] = (0, 0)
+    seats_scale: float = 1.0
 
     @property
     def size(self) -> int:
@@ -76,7 +94,7 @@ class CountInputs:
         """``[..., size]`` float32 features of scaled observations ``[..., D]``."""
         x = np.asarray(scaled_obs, dtype=np.float32)
         flat = x.reshape(-1, x.shape[-1])
-        deck = np.asarray(self.deck, np.int64)[None, :]
+        deck = self._decks(flat)
         special = np.asarray(self.special, bool)[None, :]
         ends = np.asarray(self.ends, bool)[None, :]
         h0, h1 = self.hand
@@ -94,9 +112,21 @@ class CountInputs:
         spec_above = np.zeros_like(spec_out)
         spec_above[:, :-1] = rev_s[:, 1:]
         boss = (hand > 0) & (ends | (~spec_above & (sup < hand)))
-        top = float(max(int(deck.max()), 1))
+        top = float(max(max(self.deck), 1))
         feats = np.concatenate([out / top, sup / top, spec_above, boss], axis=1)
         return feats.astype(np.float32).reshape(*x.shape[:-1], self.size)
+
+    def _decks(self, flat: np.ndarray) -> np.ndarray:
+        """Each row's deck, ``[N, R]`` (``[1, R]`` when one deck fits every row)."""
+        if not self.sized:
+            return np.asarray(self.deck, np.int64)[None, :]
+        sizes = np.asarray([n for n, _ in self.sized], np.int64)
+        decks = np.asarray([d for _, d in self.sized], np.int64)
+        s0, s1 = self.seats
+        n = np.rint(flat[:, s0:s1].sum(axis=1) / self.seats_scale).astype(np.int64)
+        # a size between two listed ones takes the smaller's deck; below the first, the first's
+        idx = np.clip(np.searchsorted(sizes, n, side="right") - 1, 0, len(sizes) - 1)
+        return decks[idx]
 
     def extend(self, scaled_obs: np.ndarray) -> np.ndarray:
         """The network's input: the scaled observation with the features after it."""
@@ -111,11 +141,15 @@ class CountInputs:
         return torch.cat([scaled_obs, torch.from_numpy(extra).to(scaled_obs.device)], dim=-1)
 
     def to_json(self) -> dict[str, Any]:
-        """The ``network.features`` entry of ``agent.json``."""
-        return {"kind": self.kind, "hand": list(self.hand), "played": list(self.played),
-                "hand_scale": list(self.hand_scale), "played_scale": list(self.played_scale),
-                "deck": list(self.deck), "special": list(self.special),
-                "ends": list(self.ends)}  # fmt: skip
+        """The ``network.features`` entry of ``agent.json`` (``sized`` only where set)."""
+        doc: dict[str, Any] = {"kind": self.kind, "hand": list(self.hand), "played": list(self.played),
+               "hand_scale": list(self.hand_scale), "played_scale": list(self.played_scale),
+               "deck": list(self.deck), "special": list(self.special),
+               "ends": list(self.ends)}  # fmt: skip
+        if self.sized:
+            doc |= {"sized": [[n, list(d)] for n, d in self.sized], "seats": list(self.seats),
+                    "seats_scale": self.seats_scale}  # fmt: skip
+        return doc
 
     @classmethod
     def from_json(cls, doc: Any, obs_size: int, where: str) -> CountInputs:
@@ -127,7 +161,8 @@ class CountInputs:
         if not isinstance(doc, Mapping):
             raise CheckpointError(f"{where}: field 'network.features' must be a JSON object")
         extra = sorted(set(doc) - {"kind", "hand", "played", "hand_scale", "played_scale",
-                                   "deck", "special", "ends"})  # fmt: skip
+                                   "deck", "special", "ends", "sized", "seats",
+                                   "seats_scale"})  # fmt: skip
         if extra:
             raise fail(extra[0], "is not a known field")
         if doc.get("kind") not in FEATURES:
@@ -163,49 +198,121 @@ class CountInputs:
             ):
                 raise fail(name, f"must list {slots} booleans")
             flags[name] = tuple(vals)
+        sized = _sized_from_json(doc, slots, obs_size, fail)
         return cls(spans["hand"], spans["played"], scales["hand_scale"], scales["played_scale"],
-                   tuple(deck), flags["special"], flags["ends"])  # fmt: skip
+                   tuple(deck), flags["special"], flags["ends"], **sized)  # fmt: skip
+
+
+def _sized_from_json(
+    doc: Mapping[str, Any], slots: int, obs_size: int, fail: Any
+) -> dict[str, Any]:
+    """The ``sized`` / ``seats`` / ``seats_scale`` fields of a features entry (all or none)."""
+    keys = ("sized", "seats", "seats_scale")
+    present = [k for k in keys if k in doc]
+    if not present:
+        return {}
+    if len(present) != len(keys):
+        missing = next(k for k in keys if k not in doc)
+        raise fail(missing, f"is required with {present[0]!r}")
+    sized = doc["sized"]
+    if not isinstance(sized, list) or not 1 <= len(sized) <= MAX_SLOTS:
+        raise fail("sized", f"must list 1 to {MAX_SLOTS} [table size, deck] pairs")
+    pairs: list[tuple[int, tuple[int, ...]]] = []
+    for pair in sized:
+        if (not isinstance(pair, list) or len(pair) != 2 or type(pair[0]) is not int
+                or not 1 <= pair[0] <= 1000 or not isinstance(pair[1], list)
+                or len(pair[1]) != slots
+                or not all(type(v) is int and 0 <= v <= 1000 for v in pair[1])):  # fmt: skip
+            raise fail("sized", f"must list [table size 1-1000, {slots} card counts] pairs")
+        pairs.append((pair[0], tuple(pair[1])))
+    if [n for n, _ in pairs] != sorted({n for n, _ in pairs}):
+        raise fail("sized", "must list each table size once, ascending")
+    span = doc["seats"]
+    if (not isinstance(span, list) or len(span) != 2 or not all(type(v) is int for v in span)
+            or not 0 <= span[0] < span[1] <= obs_size):  # fmt: skip
+        raise fail(
+            "seats", f"must be [start, stop] of observation entries within obs_size {obs_size}"
+        )
+    scale = doc["seats_scale"]
+    if type(scale) not in (int, float) or not 1e-6 <= scale <= 1:
+        raise fail("seats_scale", "must be a factor in [1e-6, 1]")
+    return {"sized": tuple(pairs), "seats": (span[0], span[1]), "seats_scale": float(scale)}
 
 
 def table_features(
-    name: str, game: Any, eng: Any, players: int, scale: np.ndarray
+    name: str, game: Any, eng: Any, players: int, scale: np.ndarray, generic: str = ""
 ) -> CountInputs | None:
     """A trainer's derived inputs: ``name`` (its ``features`` field) at a table of
-    ``game`` (a `cardsuite.train.ppo_games.TrainGame`) with engine ``eng``; None for ``""``."""
+    ``game`` (a `cardsuite.train.ppo_games.TrainGame`) with engine ``eng``; None for ``""``.
+
+    ``generic`` (the game's name, or empty): the network reads the game's
+    size-generic layout (``sizes``), so the inputs serve every table size;
+    ``scale`` is then that layout's.
+    """
     if not name:
         return None
     if name not in FEATURES:
         raise ConfigError(f"field 'features': must be one of {('', *FEATURES)}, got {name!r}")
-    return count_inputs(game.heuristic(eng), eng.obs_spec, players, scale)
+    heuristic = game.heuristic(eng)
+    if not generic:
+        # a Party of several tables: the sizes its tables can have (P2), not its player count
+        sizes = sorted(set(getattr(getattr(heuristic, "config", None), "sizes", ()) or ()))
+        return count_inputs(heuristic, eng.obs_spec, players, scale, sizes)
+    from cardsuite.agents.size_generic import generic_spec, layout_of
+
+    sizes = list(range(layout_of(generic).min_seats, layout_of(generic).max_seats + 1))
+    return count_inputs(heuristic, generic_spec(generic), players, scale, sizes)
 
 
-def count_inputs(heuristic: Any, obs_spec: Any, players: int, scale: np.ndarray) -> CountInputs:
+def count_inputs(
+    heuristic: Any, obs_spec: Any, players: int, scale: np.ndarray, sizes: Any = ()
+) -> CountInputs:
     """The `CountInputs` of a Scum or Scum Party table.
 
     ``heuristic``: the table's batched heuristic (its compiled rules give the
     deck, the specials and the round-ending slots); ``scale``: the per-entry
-    factors the network's observations are multiplied by.
+    factors the network's observations are multiplied by. ``sizes``: the
+    table sizes a row may come from (a Party's tables, or every size on the
+    generic layout); where their decks differ, each row's deck is the one of
+    table's size (``sized``: the sum of its ``seats`` piece), else the one deck
+    they share.
 
     Raises:
         ConfigError: the game has no card-counting inputs (naming ``features``).
     """
-    rules = heuristic.policy_for(players) if hasattr(heuristic, "policy_for") else heuristic
+    sizes = tuple(sizes)
+    multi = hasattr(heuristic, "policy_for")
+    rules = heuristic.policy_for(sizes[0] if sizes else players) if multi else heuristic
     slices = getattr(obs_spec, "slices", {})
-    if not all(hasattr(rules, k) for k in ("deck", "special", "ends")) or not {
-        "hand",
-        "played",
-    } <= set(slices):
+    need = {"hand", "played"} | ({"seats"} if len(sizes) > 1 else set())
+    if not all(hasattr(rules, k) for k in ("deck", "special", "ends")) or not need <= set(slices):
         raise ConfigError(
             "field 'features': card-counting inputs ('counts') exist for Scum and Scum Party only"
         )
     hand, played = slices["hand"], slices["played"]
     factors = np.asarray(scale, np.float32).reshape(-1)
+    extra: dict[str, Any] = {}
+    deck = tuple(int(v) for v in rules.deck)
+    every = [heuristic.policy_for(n) if multi else heuristic for n in sizes]
+    if len({tuple(int(v) for v in r.deck) for r in every}) > 1:
+        if any(tuple(map(bool, r.special)) != tuple(map(bool, rules.special))
+               or tuple(map(bool, r.ends)) != tuple(map(bool, rules.ends)) for r in every):  # fmt: skip
+            raise ConfigError(
+                "field 'features': the table sizes' decks differ in more than their counts"
+            )
+        decks = [tuple(int(v) for v in r.deck) for r in every]
+        deck = tuple(int(v) for v in np.max(np.asarray(decks), axis=0))
+        seats = slices["seats"]
+        extra = {"sized": tuple(zip(sizes, decks, strict=True)),
+                 "seats": (int(seats.start), int(seats.stop)),
+                 "seats_scale": float(factors[seats.start])}  # fmt: skip
     return CountInputs(
         hand=(int(hand.start), int(hand.stop)),
         played=(int(played.start), int(played.stop)),
         hand_scale=tuple(float(v) for v in factors[hand]),
         played_scale=tuple(float(v) for v in factors[played]),
-        deck=tuple(int(v) for v in rules.deck),
+        deck=deck,
         special=tuple(bool(v) for v in rules.special),
         ends=tuple(bool(v) for v in rules.ends),
+        **extra,
     )

@@ -118,7 +118,7 @@ class RunConfig(ConfigBase):
     features: Literal["", "counts"] = doc_field(
         "",
         "derived network inputs: 'counts' adds card-counting inputs (cards still out, higher "
-        "cards out, unbeatable groups; Scum and Scum Party, one table size)",
+        "cards out, unbeatable groups; Scum and Scum Party, with sizes too)",
     )
     run_dir: str = doc_field("", "output folder (default runs/<exp_name>-seed<seed>)")
     resume: str = doc_field("", "continue the run (or checkpoint) in this folder")
@@ -144,21 +144,25 @@ class RunConfig(ConfigBase):
         if self.bc_steps and self.bc_games < 1:
             self._fail("bc_games", "must be at least 1 with a warm start")
         self._validate_sizes()
-        if self.features and self.sizes.strip():
-            self._fail("features", "are read by one table size's layout only, not with sizes")
-        if self.features and not self.sizes.strip():
+        if self.features:
             self._check_features()
 
     def _check_features(self) -> None:
-        """``features``: the game's one-table layout can compute them (asked of its rules)."""
+        """``features``: the network's layout can compute them (asked of the game's rules):
+        the one-table layout, or with ``sizes`` the game's size-generic one."""
+        from cardsuite.agents.size_generic import generic_spec
         from cardsuite.train.core.features import table_features
         from cardsuite.train.core.netspec import obs_scale
         from cardsuite.train.ppo_games import train_game
 
         game = train_game(self.game)
+        sizes = self.sizes.strip()
+        players = self.size_list()[0] if sizes else self.num_players
         try:
-            eng = game.make_engine(1, game.config(self.num_players, self.options))
-            table_features(self.features, game, eng, self.num_players, obs_scale(eng.obs_spec))
+            eng = game.make_engine(1, game.config(players, self.options))
+            spec = generic_spec(self.game) if sizes else eng.obs_spec
+            table_features(self.features, game, eng, players, obs_scale(spec),
+                           generic=self.game if sizes else "")  # fmt: skip
         except ConfigError as err:
             self._fail("features", str(err).removeprefix("field 'features': "))
 

@@ -208,7 +208,7 @@ def evaluate_tables(
         me, my_scale = snap, scale
         if t.generic:
             me = GenericSnapshot(snap.step, snap.params, snap.activation, snap.actor,
-                                 game=t.generic, source=t.eng.obs_spec,
+                                 snap.features, game=t.generic, source=t.eng.obs_spec,
                                  table_actions=t.eng.num_actions)  # fmt: skip
             my_scale = obs_scale(t.eng.obs_spec)
         opponents = t.eval_opponents
