@@ -37,6 +37,9 @@ from cardsuite.batched.policies import RandomPolicy, call_policy
 from cardsuite.errors import ConfigError
 from cardsuite.train.actor_critic import ActorCritic
 
+CHUNK = 65_536
+"""Rows scored at once after training (bounds the memory of a large warm start)."""
+
 Actor = Callable[[np.ndarray, np.ndarray], np.ndarray]
 """A batch policy of the engine's layout: (observations, masks) -> one action per game."""
 
@@ -109,9 +112,14 @@ def imitate(
     net: ActorCritic, data: dict[str, np.ndarray], scale: torch.Tensor, *, epochs: int,
     batch: int = 1024, lr: float = 1e-3, seed: int = 0,
 ) -> dict[str, float]:  # fmt: skip
-    """Fit the actor to the labels and the critic to the returns; final train accuracy and loss."""
+    """Fit the actor to the labels and the critic to the returns; final train accuracy and loss.
+
+    The rows are scaled a minibatch at a time and scored in chunks, so the
+    memory beside ``data`` stays that of a chunk (a Party warm start with
+    DAgger holds millions of rows).
+    """
     dev = scale.device
-    obs = torch.from_numpy(data["obs"]).to(dev) * scale
+    obs = torch.from_numpy(data["obs"]).to(dev)  # unscaled: shares the array's memory on CPU
     mask = torch.from_numpy(data["mask"]).to(dev)
     label = torch.from_numpy(data["label"]).to(dev)
     ret = torch.from_numpy(data["ret"]).to(dev)
@@ -123,21 +131,28 @@ def imitate(
         perm = torch.randperm(n, generator=gen).to(dev)
         for start in range(0, n, batch):
             idx = perm[start : start + batch]
-            logits = net.logits(obs[idx], mask[idx])
+            x = obs[idx] * scale
+            logits = net.logits(x, mask[idx])
             ce = torch.nn.functional.cross_entropy(logits, label[idx])
-            v = 0.5 * ((net.value(obs[idx]) - ret[idx]) ** 2).mean()
+            v = 0.5 * ((net.value(x) - ret[idx]) ** 2).mean()
             loss = ce + 0.5 * v
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
+    hit_parts, sq = [], 0.0
     with torch.no_grad():
-        hit = net.logits(obs, mask).argmax(-1) == label
+        for start in range(0, n, CHUNK):
+            x = obs[start : start + CHUNK] * scale
+            hit_parts.append(net.logits(x, mask[start : start + CHUNK]).argmax(-1)
+                             == label[start : start + CHUNK])  # fmt: skip
+            sq += float(((net.value(x) - ret[start : start + CHUNK]) ** 2).sum())
+        hit = torch.cat(hit_parts) if hit_parts else torch.zeros(0, dtype=torch.bool)
         acc = float(hit.float().mean())
         # Forced rows (one legal action) always agree: in Scum Party they are 45% of the rows,
         # so the real choices' agreement is the one that predicts strength (docs/results.md).
         real = mask.bool().sum(dim=-1) > 1
         acc_real = float(hit[real].float().mean()) if bool(real.any()) else 1.0
-        v_loss = float(0.5 * ((net.value(obs) - ret) ** 2).mean())
+        v_loss = 0.5 * sq / max(n, 1)
     return {"bc_accuracy": acc, "bc_accuracy_real": acc_real, "bc_value_loss": v_loss,
             "bc_samples": float(n)}  # fmt: skip
 
@@ -146,10 +161,14 @@ def agreement(
     net: ActorCritic, data: dict[str, np.ndarray], scale: torch.Tensor
 ) -> dict[str, float]:
     """The greedy actor's agreement with the labels: all rows and real choices (2+ legal moves)."""
+    parts = []
     with torch.no_grad():
-        obs = torch.from_numpy(data["obs"]).to(scale.device) * scale
-        mask = torch.from_numpy(data["mask"]).to(scale.device)
-        hit = (net.logits(obs, mask).argmax(-1).cpu() == torch.from_numpy(data["label"])).numpy()
+        for start in range(0, len(data["label"]), CHUNK):
+            obs = torch.from_numpy(data["obs"][start : start + CHUNK]).to(scale.device) * scale
+            mask = torch.from_numpy(data["mask"][start : start + CHUNK]).to(scale.device)
+            parts.append(net.logits(obs, mask).argmax(-1).cpu().numpy())
+    moves = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+    hit = moves == data["label"]
     real = data["mask"].sum(axis=1) > 1
     return {"all": float(hit.mean()) if hit.size else 1.0,
             "real": float(hit[real].mean()) if real.any() else 1.0}  # fmt: skip
