@@ -136,7 +136,12 @@ def default_agents(game: str, options: dict[str, Any], ismcts: str) -> list[str]
 
 
 def shipped_agents(game: str, options: dict[str, Any]) -> list[str]:
-    """Every shipped reference agent (a ``name`` kind) that fits ``game`` and ``options``."""
+    """Every shipped reference agent (a ``name`` kind) that fits ``game`` and ``options``.
+
+    A name that plays another listed name's weights (``pretrained:party50`` is
+    ``party20``'s network, its loader's ``shares``) is left out: it would
+    only play its twin to a tie and repeat its every pair.
+    """
     specs: list[str] = []
     for kind in KINDS.values():
         if kind.argument != "name":
@@ -148,7 +153,9 @@ def shipped_agents(game: str, options: dict[str, Any]) -> list[str]:
             continue  # its extra is not installed
         available = getattr(loader, "available", None)
         if available is not None:
-            specs += [f"{kind.name}:{name}" for name in available(game, options)]
+            names = available(game, options)
+            shares = getattr(loader, "shares", lambda _name: None)
+            specs += [f"{kind.name}:{n}" for n in names if shares(n) not in names]
     return specs
 
 

@@ -248,3 +248,16 @@ def test_the_markdown_names_gaps_the_deals_do_not_measure() -> None:
     pairs[1] = PairDeals(0, 2, np.r_[1.0, np.zeros(9)])  # random beat greedy once
     board = Board("scum", 4, 10, 0, agents, pairs, rate(agents, pairs, resamples=0), h2h, ci)
     assert "Not measured" not in to_markdown(board, "x") and board.to_dict()["unmeasured"] is None
+
+
+def test_a_name_that_plays_anothers_weights_is_rated_once() -> None:
+    """`pretrained:party50` is `party20`'s network (`SHARED`): both sit at any party, but the
+    board rates the weights once; `pretrained:party50` still loads and is listed as available."""
+    from cardsuite.agents.leaderboard import shipped_agents
+    from cardsuite.train.pretrained import PretrainedAgent
+
+    assert PretrainedAgent.shares("party50") == "party20"
+    assert "party50" in PretrainedAgent.available("scum_party", {"num_players": 20})
+    shipped = shipped_agents("scum_party", {"num_players": 20})
+    assert "pretrained:party20" in shipped and "pretrained:party50" not in shipped
+    assert shipped_agents("scum", {"num_players": 4}) == ["pretrained:scum4"]
