@@ -117,9 +117,24 @@ def test_the_saved_agent_plays_exactly_what_the_trainer_trained(counted_run: Pat
     assert np.abs(meta.network.features(scaled)).sum() > 0
 
 
-def test_a_tampered_features_field_is_refused_naming_it(counted_run: Path, tmp_path: Path) -> None:
+def assert_tampered_features_refused(
+    agent: Path, tmp_path: Path, cases: dict[str, Any], load: Any
+) -> None:
+    """Each case edits a copy of ``agent``'s ``network.features``; ``load`` must refuse the
+    copy with a `CheckpointError` naming the case's field."""
     import shutil
 
+    for i, (field, change) in enumerate(cases.items()):
+        d = tmp_path / f"a{i}"
+        shutil.copytree(agent, d)
+        doc = json.loads((d / "agent.json").read_text())
+        change(doc["network"]["features"])
+        (d / "agent.json").write_text(json.dumps(doc))
+        with pytest.raises(CheckpointError, match=field.replace(".", r"\.")):
+            load(d)
+
+
+def test_a_tampered_features_field_is_refused_naming_it(counted_run: Path, tmp_path: Path) -> None:
     cases = {
         "network.features.hand": lambda f: f.update(hand=[0, 3]),
         "network.features.kind": lambda f: f.update(kind="oracle"),
@@ -128,14 +143,7 @@ def test_a_tampered_features_field_is_refused_naming_it(counted_run: Path, tmp_p
         "network.features.hand_scale": lambda f: f.update(hand_scale=[0.0] * 14),
         "network.features.ends": lambda f: f.update(ends=[1] * 14),
     }
-    for i, (field, change) in enumerate(cases.items()):
-        d = tmp_path / f"a{i}"
-        shutil.copytree(counted_run / "agent", d)
-        doc = json.loads((d / "agent.json").read_text())
-        change(doc["network"]["features"])
-        (d / "agent.json").write_text(json.dumps(doc))
-        with pytest.raises(CheckpointError, match=field.replace(".", r"\.")):
-            PPOAgent.load(d)
+    assert_tampered_features_refused(counted_run / "agent", tmp_path, cases, PPOAgent.load)
 
 
 def test_resume_keeps_the_features_and_refuses_to_drop_them(counted_run: Path) -> None:
