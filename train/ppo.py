@@ -56,6 +56,7 @@ from cardsuite.errors import CheckpointError
 from cardsuite.train import ppo_checkpoint
 from cardsuite.train.actor_critic import ActorCritic
 from cardsuite.train.core.cli import command_main, trainer_command
+from cardsuite.train.core.duplicate import TwinDeals
 from cardsuite.train.core.features import table_features
 from cardsuite.train.core.league import League  # noqa: F401  (re-exported: the core League)
 from cardsuite.train.core.log import open_log
@@ -79,6 +80,7 @@ PROGRESS_FIELDS = ("step", "iteration", "sps", "rollout_s", "update_s", "lr", "l
                    "league_win", "pg_loss", "v_loss", "entropy", "approx_kl", "clipfrac",
                    "explained_var")  # fmt: skip
 ANCHOR_FIELDS = ("anchor_kl",)  # progress.csv's last column with anchor_coef above 0
+DUPLICATE_FIELDS = ("dup_margin",)  # and with duplicate_baseline
 
 
 def anchor_kl(
@@ -166,6 +168,17 @@ class PPOTable(GameTable):
     """A table's games (`cardsuite.train.core.tables.GameTable`) and its rollout buffer."""
 
     buf: SeatRollout | None = None
+    twin: TwinDeals | None = None  # duplicate_baseline: the same deals played by the heuristic
+
+    def reset_games(self, seed: int) -> None:
+        """New deals of ``seed`` in every game (and in the twin games, the same)."""
+        self.obs, self.mask, self.to_act = self.eng.reset(seed)
+        if self.twin is not None:
+            self.twin.reset(seed)
+
+    def hands_dealt(self) -> np.ndarray:
+        """Hands dealt so far in each game (the engines' deal counters)."""
+        return np.array(self.eng.xp.to_numpy(self.eng.deals), dtype=np.int64)  # a copy
 
 
 class Trainer(FirstTable, BatchedLoop):
@@ -222,6 +235,8 @@ class Trainer(FirstTable, BatchedLoop):
             t.league.scale = obs_scale(spec)
             t.buf = SeatRollout(args.rollout_steps, args.num_games, t.eng.num_players, spec.size,
                                 num_actions, self.dev)  # fmt: skip
+            if args.duplicate_baseline:
+                t.twin = TwinDeals(self.game, t.config, args.num_games, kwargs)
         self.step = 0
         self.iteration = 0
         self.due = self.schedule_start()
@@ -229,10 +244,11 @@ class Trainer(FirstTable, BatchedLoop):
         self.games_restored = False
         self.anchor: ActorCritic | None = None  # the frozen actor of anchor_coef (a checkpoint's)
         for t in self.tables:
-            t.obs, t.mask, t.to_act = t.eng.reset(args.seed)
+            t.reset_games(args.seed)
         if self.plan.checkpoint is not None:
             ppo_checkpoint.load_checkpoint(self, self.plan.checkpoint)
-        fields = PROGRESS_FIELDS + (ANCHOR_FIELDS if args.anchor_coef else ())
+        fields = (PROGRESS_FIELDS + (ANCHOR_FIELDS if args.anchor_coef else ())
+                  + (DUPLICATE_FIELDS if args.duplicate_baseline else ()))  # fmt: skip
         self.log = open_log(self.plan, self.step, fields, tensorboard=args.tensorboard,
                             quiet=args.quiet, headline=("entropy", "approx_kl", "league_win"))  # fmt: skip
         if self.plan.checkpoint is None and args.init:
@@ -243,7 +259,7 @@ class Trainer(FirstTable, BatchedLoop):
             self.anchor = self.frozen_copy()
         if self.plan.checkpoint is not None and not self.games_restored:  # fresh deals
             for t in self.tables:
-                t.obs, t.mask, t.to_act = t.eng.reset(args.seed + self.iteration)
+                t.reset_games(args.seed + self.iteration)
 
     @property
     def buf(self) -> SeatRollout:
@@ -351,11 +367,16 @@ class Trainer(FirstTable, BatchedLoop):
     def rollout(self) -> dict[str, float]:
         """Fill every table's buffer with ``rollout_steps`` steps of its games; episode statistics."""
         outcomes: list[np.ndarray] = []
+        margins: list[np.ndarray] = []
         for t in self.tables:
-            outcomes += self._rollout_table(t)
+            outcomes += self._rollout_table(t, margins)
         finished = np.concatenate(outcomes) if outcomes else np.zeros(0)
-        return {"league_games": float(finished.size),
-                "league_win": float(finished.mean()) if finished.size else float("nan")}  # fmt: skip
+        out = {"league_games": float(finished.size),
+               "league_win": float(finished.mean()) if finished.size else float("nan")}  # fmt: skip
+        if self.args.duplicate_baseline:
+            dup = np.concatenate(margins) if margins else np.zeros(0)
+            out["dup_margin"] = float(dup.mean()) if dup.size else float("nan")
+        return out
 
     def _net_input(self, t: PPOTable, rows: torch.Tensor, obs: Any, mask: Any) -> tuple[
             torch.Tensor, torch.Tensor]:  # fmt: skip
@@ -367,8 +388,13 @@ class Trainer(FirstTable, BatchedLoop):
         x = torch.from_numpy(t.net_obs(self.xp.to_numpy(obs)[idx])).to(self.dev) * self.scale
         return x, torch.from_numpy(t.net_mask(self.xp.to_numpy(mask)[idx])).to(self.dev)
 
-    def _rollout_table(self, t: PPOTable) -> list[np.ndarray]:
-        """``rollout_steps`` steps of one table's games; its finished league games' outcomes."""
+    def _rollout_table(self, t: PPOTable, margins: list[np.ndarray]) -> list[np.ndarray]:
+        """``rollout_steps`` steps of one table's games; its finished league games' outcomes.
+
+        With ``duplicate_baseline`` the rewards credited are the table's less its
+        twin games' (`cardsuite.train.core.duplicate`), and each finished league
+        game's learner margin over its twin is appended to ``margins``.
+        """
         xp, buf, dev = self.xp, t.buf, self.dev
         assert buf is not None
         buf.clear()
@@ -392,9 +418,20 @@ class Trainer(FirstTable, BatchedLoop):
                 o_np, m_np = xp.to_numpy(t.obs), xp.to_numpy(t.mask)
                 actions[other] = t.league.act(t.opp[other], o_np[other], m_np[other], other,
                                               to_act[other])  # fmt: skip
+            if t.twin is not None:
+                dealt = t.hands_dealt()
+                t.twin.keep_up(dealt)
             res = t.eng.step(xp.asarray(actions, xp.int64))
-            buf.add_rewards(to_torch(res.rewards, dev), to_torch(res.done, dev))
             done = xp.to_numpy(res.done).astype(bool)
+            credit = res.rewards
+            if t.twin is not None:
+                raw = np.asarray(xp.to_numpy(res.rewards), dtype=np.float64)
+                shaped = t.twin.subtract(dealt, t.hands_dealt(), done, raw)
+                credit = torch.from_numpy(shaped.astype(np.float32))
+                league = np.flatnonzero(done & ~t.selfplay)
+                margins.append(t.twin.take_margin(league, t.learner_seat[league]))
+                t.twin.margin[done] = 0.0  # self-play games: every seat is the learner
+            buf.add_rewards(to_torch(credit, dev), to_torch(res.done, dev))
             if done.any():
                 outcomes.append(t.finish_games(done, xp.to_numpy(res.rewards), self.rng))
             t.obs, t.mask, t.to_act = res.obs, res.mask, res.to_act

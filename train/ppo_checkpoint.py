@@ -44,6 +44,7 @@ from cardsuite.train.core.checkpoint import (
     set_gen,
     write_checkpoint,
 )
+from cardsuite.train.core.duplicate import split_twin
 from cardsuite.train.safe_io import AgentMeta, load_tensors, load_tensors_numpy, save_tensors
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
 
 STATE_VERSION = 2
 MUST_MATCH = ("game", "num_players", "options", "hidden", "layers", "activation", "num_games",
-              "sizes", "features")  # fmt: skip
+              "sizes", "features", "duplicate_baseline")  # fmt: skip
 _FILES = re.compile(
     r"agent/(weights\.safetensors|agent\.json)|optimizer\.safetensors|run\.safetensors"
     r"|league/snapshot@\d{1,15}\.safetensors|anchor\.safetensors"
@@ -75,8 +76,11 @@ def save_checkpoint(tr: Trainer) -> Path:
             games = engine_state(t.eng) if saved else None
             saved = games is not None
             part = {"learner_seat": t.learner_seat, "opp": t.opp}
+            twin = t.twin.state() if t.twin is not None and games is not None else None
+            if t.twin is not None and twin is None:
+                games, saved = None, False
             if games is not None:
-                part.update(obs=t.obs, mask=t.mask, to_act=t.to_act, **games)
+                part.update(obs=t.obs, mask=t.mask, to_act=t.to_act, **games, **(twin or {}))
             run.update({t.key + k: v for k, v in part.items()})
         save_tensors(tmp / "run.safetensors", run)
         if tr.anchor is not None:
@@ -130,9 +134,12 @@ def load_checkpoint(tr: Trainer, path: Path) -> None:
             mine = {name[len(k):]: v for name, v in run.items() if name.startswith(k)
                     and (k or "/" not in name)}  # fmt: skip
             t.learner_seat[:], t.opp[:] = mine.pop("learner_seat"), mine.pop("opp")
+            mine, twin = split_twin(mine)
             if restore:
                 t.obs, t.mask, t.to_act = mine.pop("obs"), mine.pop("mask"), mine.pop("to_act")
                 restore_engine_state(t.eng, mine)
+                if t.twin is not None:
+                    t.twin.restore(twin)
         tr.games_restored = restore
     except (KeyError, TypeError, ValueError, RuntimeError) as err:
         raise CheckpointError(f"checkpoint {str(ckpt)!r}: cannot resume: {err}") from None

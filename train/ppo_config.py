@@ -60,6 +60,13 @@ class PPOConfig(RunConfig):
         "agent (a pretrained one); total_steps or more fits a critic and leaves the actor as is",
         ge=0,
     )
+    duplicate_baseline: bool = doc_field(
+        False,
+        "subtract from each hand's rewards those of the same deal played by the heuristic in "
+        "every seat (a twin batch of games, cardsuite.train.core.duplicate): the luck of the "
+        "cards leaves the signal, the gradient's expectation is unchanged; logs dup_margin, "
+        "the learner's points over its twin per league game",
+    )
     init: str = doc_field(
         "",
         "start from this agent directory (safe format, e.g. RUN/agent) instead of a fresh network",
