@@ -460,12 +460,23 @@ def part_imitation(args: argparse.Namespace, emit: Callable[..., None]) -> None:
 
 
 def part_agent(args: argparse.Namespace, emit: Callable[..., None]) -> None:
-    """The counterfactual table of a saved agent (greedy, numpy forward pass)."""
+    """The counterfactual table of a saved agent (greedy, numpy forward pass).
+
+    The agent is seated at the table first (``reset``), which checks the
+    table against its network; a size-generic agent (``pretrained:party20``)
+    also learns there which table it pads from, so it plays any ``--players``.
+    """
+    from cardsuite.agents.base import TableInfo
     from cardsuite.agents.registry import make_agent
+    from cardsuite.games import get_game
 
     obs_scale, masked_logits = scaling()
-    _spec, _cfg, eng, _heur = party(args.players)
+    _spec, cfg, eng, _heur = party(args.players)
     agent = make_agent(args.agent, "scum_party")
+    record = get_game("scum_party")
+    table = TableInfo("scum_party", record.config_class().from_dict(cfg), "player_0",
+                      eng.num_actions, eng.obs_spec, record.make(**cfg).describe_action)  # fmt: skip
+    agent.reset(table)
     scale = obs_scale(eng.obs_spec)
 
     def policy(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
