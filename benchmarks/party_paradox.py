@@ -136,7 +136,8 @@ class Mixed:
     """A batch policy playing ``base`` except on decision kinds ``swap``, where ``other`` plays.
 
     Counts, per kind, the decisions it saw and those where ``agent`` and
-    ``heuristic`` (always both computed) differ.
+    ``heuristic`` (always both computed) differ; and, of the decisions where
+    it may pass or play (action 0 is the pass), how often each would pass.
     """
 
     def __init__(
@@ -148,6 +149,8 @@ class Mixed:
         self.base, self.swap = base, swap
         self.seen: dict[str, int] = {}
         self.differ: dict[str, int] = {}
+        self.could_play = 0
+        self.passed = {"agent": 0, "heuristic": 0}
 
     def __call__(self, obs: Any, mask: Any) -> np.ndarray:
         """One action per row."""
@@ -156,6 +159,10 @@ class Mixed:
         a_heur = np.asarray(self.heuristic(obs, mask))
         kinds = kinds_of(self.spec, obs, mask)
         diff = a_agent != a_heur
+        choice = mask[:, 0].astype(bool) & (mask[:, 1:].sum(axis=1) > 0)
+        self.could_play += int(choice.sum())
+        self.passed["agent"] += int((choice & (a_agent == 0)).sum())
+        self.passed["heuristic"] += int((choice & (a_heur == 0)).sum())
         for k, rows in kinds.items():
             self.seen[k] = self.seen.get(k, 0) + int(rows.sum())
             self.differ[k] = self.differ.get(k, 0) + int((rows & diff).sum())
@@ -168,6 +175,13 @@ class Mixed:
     def disagreement(self) -> dict[str, float]:
         """Share of decisions per kind where the agent's move is not the heuristic's."""
         return {k: self.differ[k] / max(self.seen[k], 1) for k in self.seen}
+
+    def passes(self) -> dict[str, float]:
+        """Of the decisions where a pass and a play were both legal: how many, and the
+        share where the agent, and the heuristic, would pass."""
+        n = max(self.could_play, 1)
+        return {"decisions": self.could_play, "agent": self.passed["agent"] / n,
+                "heuristic": self.passed["heuristic"] / n}  # fmt: skip
 
 
 class Noisy:
@@ -376,7 +390,7 @@ def counterfactuals(
             mix = Mixed(eng.obs_spec, agent, heur, base=base, swap=swap)
             res = duel(mix, heur, deals=args.deals, seed=seed, cfg=cfg)
             emit(part=name, run=label, seed=seed, **extra, **res,
-                 disagreement=mix.disagreement(), decisions=mix.seen)  # fmt: skip
+                 disagreement=mix.disagreement(), decisions=mix.seen, passes=mix.passes())  # fmt: skip
     if args.runs and "one_seat" in args.runs:  # the trainers' league layout (ONE_SEAT)
         for seed in args.eval_seeds:
             res = one_seat_match(agent, heur, deals=args.deals, seed=seed, cfg=cfg)

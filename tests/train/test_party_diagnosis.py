@@ -60,6 +60,25 @@ def test_mixed_policy_of_the_heuristic_with_itself_never_differs(party8: tuple) 
     assert res.beats == 0.5
     assert mix.seen["real"] > 0
     assert all(v == 0.0 for v in mix.disagreement().values())
+    shares = mix.passes()
+    assert shares["decisions"] > 0 and shares["agent"] == shares["heuristic"]
+
+
+def test_mixed_policy_counts_the_passes_where_a_play_was_legal(party8: tuple) -> None:
+    """An agent that passes whenever it may (action 0) against the heuristic, which
+    mostly plays when it can: the pass shares are counted on the same decisions."""
+    _spec, cfg, eng, heur = party8
+
+    def passer(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        m = np.asarray(mask, dtype=bool)
+        return np.where(m[:, 0], 0, np.argmax(m, axis=1))
+
+    mix = pp.Mixed(eng.obs_spec, passer, heur, base="agent")
+    duplicate_match(mix, heur, deals=4, seed=1_000_003, game="scum_party", **cfg)
+    shares = mix.passes()
+    assert shares["decisions"] > 20
+    assert shares["agent"] == 1.0
+    assert 0.0 < shares["heuristic"] < 0.5
 
 
 def test_noisy_heuristic_deviates_only_on_real_choices(party8: tuple) -> None:
@@ -158,9 +177,11 @@ def test_count_features_count_the_cards_still_out_and_the_unbeatable_groups(part
 
 def test_agent_part_seats_a_size_generic_agent_at_a_party_of_two_tables(capsys) -> None:
     """``party_paradox.py agent`` plays the shipped size-generic copy at 20 players (two
-    tables, P2); it used to stop with "call reset(table) before logits()". The copy
-    differs from the heuristic on few of its own real choices there (docs/results.md,
-    "Size-generic agents")."""
+    tables, P2); it used to stop with "call reset(table) before logits()". The shipped
+    agent (PPO with Monte-Carlo advantages from a copy of the heuristic) stays near the
+    heuristic there: about 5-7% of its real choices differ and it passes about as often,
+    where the agents that drifted differed on 37-74% and passed up to 90% of the time
+    (docs/results.md, "Why PPO drifted in Party")."""
     import json
 
     argv = ["agent", "--agent", "pretrained:party20", "--players", "20", "--deals", "1",
@@ -169,4 +190,6 @@ def test_agent_part_seats_a_size_generic_agent_at_a_party_of_two_tables(capsys) 
     (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert row["run"] == "as is" and row["deals"] == 1
     assert row["decisions"]["real"] > 100
-    assert 0.0 <= row["disagreement"]["real"] < 0.05
+    assert 0.0 <= row["disagreement"]["real"] < 0.15
+    passes = row["passes"]
+    assert passes["decisions"] > 50 and passes["agent"] < 2 * passes["heuristic"] + 0.05
