@@ -102,12 +102,13 @@ def test_pretrained_scandal2_plays_legally_and_beats_random() -> None:
 #: sha256 (first 16 hex digits) of each shipped agent's 300 greedy actions on the fixed
 #: observations of `_fixed_rows`, recorded with the code before the training core
 #: (commit a481cb1): the shipped agents play exactly as they did. ``party8`` was
-#: re-shipped on 2026-12-03 (the preset with card-counting inputs); its digest is the new
-#: agent's, recorded when it was shipped.
+#: re-shipped on 2026-12-03 (the preset with card-counting inputs) and on 2026-12-05 (the
+#: preset with Monte-Carlo advantages); its digest is the newest agent's, recorded when it
+#: was shipped.
 GOLDEN = {
     "scum4": ("scum", {"num_players": 4}, "96adec56af10da61"),
     "scum6": ("scum", {"num_players": 6}, "6f89202b31e360e5"),
-    "party8": ("scum_party", {"num_players": 8}, "f7af5cbd35803e53"),
+    "party8": ("scum_party", {"num_players": 8}, "7ae302d7f4e1ed24"),
     "scandal2": ("scandal", {"num_players": 2}, "e2b535ebf97e0f39"),
 }
 
@@ -155,3 +156,19 @@ def test_shipped_agents_play_the_same_actions_as_before_the_core(name: str) -> N
     assert hashlib.sha256(rows.tobytes()).hexdigest()[:16] == digest
     batch = GreedyPolicy(agent.snapshot, obs_scale(table.obs_spec))(obs, masks)
     assert batch.tolist() == rows.tolist()
+
+
+def test_shipping_cli_refuses_a_taken_name_with_a_clear_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`python -m cardsuite.train.pretrained RUN/agent NAME` never overwrites a shipped agent
+    and never ends in a traceback: exit code 2 and one line naming the folder."""
+    from cardsuite.train.pretrained import main
+
+    before = (agent_dir("scum4") / "weights.safetensors").read_bytes()
+    assert main([str(agent_dir("scum6")), "scum4"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "already exists" in err and "scum4" in err
+    assert (agent_dir("scum4") / "weights.safetensors").read_bytes() == before
+    assert main([str(tmp_path / "missing"), "scum4"]) == 2
+    assert "is not a directory" in capsys.readouterr().err
