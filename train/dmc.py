@@ -127,7 +127,7 @@ STATE_VERSION = 1
 PROGRESS_FIELDS = ("step", "iteration", "sps", "seconds", "rollout_s", "update_s", "loss",
                    "mean_q", "mean_return", "buffer", "pending", "league_games", "league_score")  # fmt: skip
 MUST_MATCH = ("game", "num_players", "options", "hidden", "layers", "activation", "num_games",
-              "buffer_size", "sizes", "features", "polyak")  # fmt: skip
+              "buffer_size", "sizes", "features", "polyak", "learner_seats")  # fmt: skip
 PENDING = ("obs", "action", "episode", "seat", "start")
 _FILES = re.compile(
     r"agent/(weights\.safetensors|agent\.json)|(optimizer|average|replay|pending|returns|run)\.safetensors"
@@ -396,7 +396,7 @@ class DMCTrainer(FirstTable, BatchedLoop):
                 if games is None:
                     raise CheckpointError(f"{self.game.name}: its engine cannot be checkpointed")
                 run.update({t.key + k: v for k, v in {
-                    "learner_seat": t.learner_seat, "opp": t.opp, "obs": t.obs, "mask": t.mask,
+                    **t.seat_state(), "obs": t.obs, "mask": t.mask,
                     "to_act": np.asarray(t.to_act), **games}.items()})  # fmt: skip
             if pending:
                 save_tensors(tmp / "pending.safetensors", pending)
@@ -456,7 +456,7 @@ class DMCTrainer(FirstTable, BatchedLoop):
                 t.mc.next_id = int(next_id)
                 mine = {name[len(k):]: v for name, v in run.items() if name.startswith(k)
                         and (k or "/" not in name)}  # fmt: skip
-                t.learner_seat[:], t.opp[:] = mine.pop("learner_seat"), mine.pop("opp")
+                t.restore_seats(mine)
                 t.obs, t.mask, t.to_act = mine.pop("obs"), mine.pop("mask"), mine.pop("to_act")
                 restore_engine_state(t.eng, mine)
             self.league.restore(state["league"], lambda name: load_tensors_numpy(

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
 STATE_VERSION = 2
 MUST_MATCH = ("game", "num_players", "options", "hidden", "layers", "activation", "num_games",
-              "sizes", "features", "duplicate_baseline")  # fmt: skip
+              "sizes", "features", "duplicate_baseline", "learner_seats")  # fmt: skip
 _FILES = re.compile(
     r"agent/(weights\.safetensors|agent\.json)|optimizer\.safetensors|run\.safetensors"
     r"|league/snapshot@\d{1,15}\.safetensors|anchor\.safetensors"
@@ -75,7 +75,7 @@ def save_checkpoint(tr: Trainer) -> Path:
         for t in tr.tables:
             games = engine_state(t.eng) if saved else None
             saved = games is not None
-            part = {"learner_seat": t.learner_seat, "opp": t.opp}
+            part = t.seat_state()
             twin = t.twin.state() if t.twin is not None and games is not None else None
             if t.twin is not None and twin is None:
                 games, saved = None, False
@@ -133,7 +133,7 @@ def load_checkpoint(tr: Trainer, path: Path) -> None:
             k = t.key
             mine = {name[len(k):]: v for name, v in run.items() if name.startswith(k)
                     and (k or "/" not in name)}  # fmt: skip
-            t.learner_seat[:], t.opp[:] = mine.pop("learner_seat"), mine.pop("opp")
+            t.restore_seats(mine)
             mine, twin = split_twin(mine)
             if restore:
                 t.obs, t.mask, t.to_act = mine.pop("obs"), mine.pop("mask"), mine.pop("to_act")

@@ -114,3 +114,11 @@ def test_evaluations_during_a_run_do_not_change_what_it_learns(tmp_path: Path) -
     assert busy.step == quiet.step
     for name, value in quiet.net.state_dict().items():
         assert torch.equal(value, busy.net.state_dict()[name]), name
+
+
+def test_one_size_may_be_given_as_a_number(tmp_path: Path) -> None:
+    """``sizes: 20`` in a preset (YAML reads a number) is the one-size generic run."""
+    config = PPOConfig.from_dict({"game": "scum_party", "sizes": 20, "snapshot_every": 0})
+    assert config.sizes == "20" and config.size_list() == [20]
+    with pytest.raises(ConfigError, match="sizes"):
+        PPOConfig.from_dict({"game": "scum_party", "sizes": True, "snapshot_every": 0})

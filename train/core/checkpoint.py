@@ -409,10 +409,17 @@ def finite(x: Any) -> Any:
     return x
 
 
-ABSENT_MEANS = {"game": "scum", "features": "", "polyak": 0.0, "duplicate_baseline": False}
+ABSENT_MEANS = {
+    "game": "scum",
+    "features": "",
+    "polyak": 0.0,
+    "duplicate_baseline": False,
+    "learner_seats": 1,
+}
 """What a field missing from an older checkpoint's config meant (0.2.0: Scum only; no
 derived inputs before ``features``; no weight average before Deep Monte-Carlo's ``polyak``;
-no twin games before PPO's ``duplicate_baseline``)."""
+no twin games before PPO's ``duplicate_baseline``; one learner seat per league game
+before ``learner_seats``)."""
 
 
 def check_must_match(saved: dict[str, Any], args: Any, keys: tuple[str, ...]) -> None:

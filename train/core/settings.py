@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from cardsuite.config import ConfigBase, doc_field
 from cardsuite.errors import ConfigError
@@ -76,6 +77,12 @@ class RunConfig(ConfigBase):
     baselines: str = doc_field(
         "heuristic", "fixed league members: comma list of heuristic, random (may be empty)"
     )
+    learner_seats: int = doc_field(
+        1,
+        "seats the learner plays in each league game (the League member plays the others): "
+        "more learner decisions per engine step at a large table, e.g. 5 of 50",
+        ge=1,
+    )
     snapshot_every: int = doc_field(
         250_000, "learner steps between frozen snapshots added to the league (0: none)", ge=0
     )
@@ -125,6 +132,16 @@ class RunConfig(ConfigBase):
     tensorboard: bool = doc_field(True, "write TensorBoard events (if tensorboard is installed)")
     quiet: bool = doc_field(False, "no log lines on stdout")
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None) -> Self:
+        """`ConfigBase.from_dict`, taking one player count for ``sizes`` as a number too
+        (``sizes: 20`` in YAML, ``--set sizes=20``): one table size on the generic layout."""
+        if isinstance(data, Mapping):
+            given = data.get("sizes")
+            if isinstance(given, int) and not isinstance(given, bool):
+                data = {**data, "sizes": str(given)}
+        return super().from_dict(data, source=source)
+
     def validate(self) -> None:
         """The combinations: device, baseline names, a league to play against, warm start."""
         from cardsuite.train.ppo_games import train_game
@@ -144,6 +161,10 @@ class RunConfig(ConfigBase):
         if self.bc_steps and self.bc_games < 1:
             self._fail("bc_games", "must be at least 1 with a warm start")
         self._validate_sizes()
+        fewest = min(self.size_list())
+        if self.learner_seats >= fewest:
+            self._fail("learner_seats", f"must leave the league a seat: below {fewest} players, "
+                       f"got {self.learner_seats}")  # fmt: skip
         if self.features:
             self._check_features()
 

@@ -10,7 +10,7 @@ algorithm:
 
 * `make_table`: a table's engine, League (the game's baselines), the split
   of its games into self-play and league games, and each league game's
-  learner seat and member;
+  learner seat (``learner_seats`` of them: `draw_seats`) and member;
 * `GameTable.finish_games`: the league games that ended are scored for PFSP
   (1 when the learner's seat beat the others' mean, 1/2 for a tie) and get
   a new seat and member;
@@ -62,6 +62,8 @@ class GameTable:
     opp: np.ndarray
     generic: str
     key: str
+    learns: np.ndarray | None = None  # (games, players) learner seats; None: learner_seat only
+    learner_count: int = 1  # learner seats per league game (args.learner_seats)
     obs: Any = None
     mask: Any = None
     to_act: Any = None
@@ -78,7 +80,25 @@ class GameTable:
 
     def learner_rows(self, to_act: np.ndarray) -> np.ndarray:
         """Which games' player to act is the learner (every seat of a self-play game)."""
-        return self.selfplay | (to_act == self.learner_seat)
+        if self.learns is None:
+            return self.selfplay | (to_act == self.learner_seat)
+        seat = np.asarray(to_act, dtype=np.int64)
+        ok = (seat >= 0) & (seat < self.learns.shape[1])
+        mine = self.learns[np.arange(len(seat)), np.where(ok, seat, 0)] & ok
+        return self.selfplay | mine
+
+    def seat_state(self) -> dict[str, np.ndarray]:
+        """The seat arrays a checkpoint keeps (``learns`` only with several learner seats)."""
+        state = {"learner_seat": self.learner_seat, "opp": self.opp}
+        if self.learns is not None:
+            state["learns"] = self.learns
+        return state
+
+    def restore_seats(self, saved: dict[str, np.ndarray]) -> None:
+        """Take back `seat_state`'s arrays, popping them from ``saved`` (KeyError if missing)."""
+        self.learner_seat[:], self.opp[:] = saved.pop("learner_seat"), saved.pop("opp")
+        if self.learns is not None:
+            self.learns[:] = saved.pop("learns")
 
     def finish_games(self, done: np.ndarray, rewards: np.ndarray, rng: Any) -> np.ndarray:
         """Score the finished league games for PFSP; draw their new seat and member.
@@ -94,7 +114,9 @@ class GameTable:
         others = (rewards[fin].sum(axis=1) - mine) / (p - 1)
         outcome = np.asarray((mine > others) + 0.5 * (mine == others), dtype=np.float64)
         self.league.record(self.opp[fin], outcome)
-        self.learner_seat[fin] = rng.integers(p, size=fin.size)
+        self.learner_seat[fin], learns = draw_seats(rng, fin.size, p, self.learner_count)
+        if self.learns is not None:
+            self.learns[fin] = learns
         self.opp[fin] = self.league.draw(fin.size)
         self.league.prune(self.opp)
         return outcome
@@ -126,6 +148,23 @@ class FirstTable:
         return self.tables[0].league
 
 
+def draw_seats(rng: Any, games: int, players: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each of ``games`` league games' learner seats: ``k`` distinct seats at random.
+
+    Returns the first of them per game (the seat PFSP scores and the
+    duplicate baseline's margin follows) and the (games, players) mask of all
+    ``k``. With ``k`` 1 the draw is the one seat per game it always was, so
+    one-seat runs repeat their former deals and seats exactly.
+    """
+    if k == 1:
+        seat = rng.integers(players, size=games)
+        return seat, seat[:, None] == np.arange(players)
+    order = np.argsort(rng.random((games, players)), axis=1)[:, :k]
+    learns = np.zeros((games, players), dtype=bool)
+    np.put_along_axis(learns, order, True, axis=1)
+    return order[:, 0], learns
+
+
 def make_table(
     game: Any, players: int, args: Any, rng: Any, *, generic: str, greedy: bool = False,
     engine_kwargs: dict[str, Any] | None = None, opponents: dict[str, Any] | None = None,
@@ -135,7 +174,8 @@ def make_table(
 
     ``args`` is a `RunConfig`: its ``baselines`` fill the League (``opponents``
     replaces them and ``eval_against``), ``self_play`` splits the games, and
-    every league game gets a random learner seat and a League member.
+    every league game gets ``args.learner_seats`` random learner seats (one
+    by default) and a League member, who plays every other seat.
     ``greedy``: snapshots in the League play their mode (Deep Monte-Carlo's
     Q-policy). ``table_class`` and ``extra``: a trainer's own table type and
     fields.
@@ -148,7 +188,9 @@ def make_table(
                     seed=args.seed, scale=scale, greedy=greedy)  # fmt: skip
     selfplay = np.zeros(n, dtype=bool)
     selfplay[: round(args.self_play * n)] = True
-    learner_seat = np.where(selfplay, -1, rng.integers(p, size=n))
+    k = getattr(args, "learner_seats", 1)
+    seat, learns = draw_seats(rng, n, p, k)
+    learner_seat = np.where(selfplay, -1, seat)
     opp = np.full(n, -1, dtype=np.int64)
     if league.members:
         opp[~selfplay] = league.draw(int((~selfplay).sum()))
@@ -157,7 +199,8 @@ def make_table(
         eval_opponents=opponents or {},
         eval_names=() if opponents else tuple(args.names("eval_against")),
         selfplay=selfplay, learner_seat=learner_seat, opp=opp, generic=generic,
-        key=f"p{players}/" if generic else "", **extra,
+        key=f"p{players}/" if generic else "", learns=None if k == 1 else learns & ~selfplay[:, None],
+        learner_count=k, **extra,
     )  # fmt: skip
 
 
