@@ -31,6 +31,12 @@ explain that:
     the agent in the trainers' league layout instead of the duplicate match's
     four seats against four: one seat against seven heuristics, every deal
     in all 8 seat rotations (``--deals`` deals).
+``hands``
+    How long a hand lasts at each party size (``--sizes``), the heuristic in
+    every seat: engine steps per hand and one seat's decisions per hand.
+    A PPO rollout of fewer steps than a hand ends before any of its
+    decisions sees its hand's points, so every return is the critic's
+    guess (``configs/train/ppo_party20.yaml``, ``ppo_party50.yaml``).
 
 Decision kinds partition the real choices: ``last_cards`` (4 cards or fewer
 in hand), else ``lead`` or ``follow`` (the table's phase). Forced decisions
@@ -42,6 +48,7 @@ Run (CPU, a few minutes; use ``nice`` on a shared machine)::
     python benchmarks/party_paradox.py noise --deals 400
     python benchmarks/party_paradox.py imitation --train-seed 0 --deals 400
     python benchmarks/party_paradox.py agent --agent pretrained:party8 --deals 400
+    python benchmarks/party_paradox.py hands --sizes 8 20 50 --deals 64 --steps 4000
 
 Every line printed is one JSON object (``--out FILE`` appends them there too).
 """
@@ -499,10 +506,34 @@ def part_agent(args: argparse.Namespace, emit: Callable[..., None]) -> None:
     counterfactuals("agent", policy, args, emit, spec=args.agent)
 
 
+def hand_length(players: int, *, games: int, steps: int, seed: int) -> dict[str, float]:
+    """``games`` parties of ``players`` played by the heuristic for ``steps`` engine steps
+    (a finished tournament deals the next): the hands that ended and their mean length."""
+    spec, cfg, _eng, _ = party(players)
+    eng = spec.make_engine(games, cfg)
+    heuristic = spec.heuristic(eng)
+    obs, mask, _to_act = eng.reset(seed)
+    dealt = np.array(eng.deals, dtype=np.int64)  # the engine's deal counter per game
+    for _ in range(steps):
+        res = eng.step(np.asarray(heuristic(obs, mask), dtype=np.int64))
+        obs, mask = res.obs, res.mask
+    hands = int((np.array(eng.deals, dtype=np.int64) - dealt).sum())  # each deal ends a hand
+    per_hand = games * steps / max(hands, 1)
+    return {"players": players, "games": games, "steps": steps, "hands": hands,
+            "steps_per_hand": per_hand, "seat_decisions_per_hand": per_hand / players}  # fmt: skip
+
+
+def part_hands(args: argparse.Namespace, emit: Callable[..., None]) -> None:
+    """Steps per hand at each size (module doc)."""
+    for players in args.sizes:
+        emit(part="hands", **hand_length(players, games=args.deals, steps=args.steps,
+                                         seed=args.eval_seeds[0]))  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line (module doc)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("part", choices=("null", "noise", "imitation", "agent"))
+    ap.add_argument("part", choices=("null", "noise", "imitation", "agent", "hands"))
     ap.add_argument("--players", type=int, default=8)
     ap.add_argument("--deals", type=int, default=400)
     ap.add_argument("--arena-deals", type=int, default=50, help="null: arena deals (8 players)")
@@ -544,6 +575,8 @@ def main(argv: list[str] | None = None) -> int:
         help="imitation weights (safetensors): loaded if the "
         "file exists, else written after training",
     )
+    ap.add_argument("--sizes", type=int, nargs="+", default=[8, 20, 50], help="hands: sizes")
+    ap.add_argument("--steps", type=int, default=4000, help="hands: engine steps per size")
     ap.add_argument("--out", default="")
     args = ap.parse_args(argv)
 
@@ -555,7 +588,7 @@ def main(argv: list[str] | None = None) -> int:
                 fh.write(line + "\n")
 
     {"null": part_null, "noise": part_noise, "imitation": part_imitation,
-     "agent": part_agent}[args.part](args, emit)  # fmt: skip
+     "agent": part_agent, "hands": part_hands}[args.part](args, emit)  # fmt: skip
     return 0
 
 

@@ -193,3 +193,18 @@ def test_agent_part_seats_a_size_generic_agent_at_a_party_of_two_tables(capsys) 
     assert 0.0 <= row["disagreement"]["real"] < 0.15
     passes = row["passes"]
     assert passes["decisions"] > 50 and passes["agent"] < 2 * passes["heuristic"] + 0.05
+
+
+def test_hands_measures_how_many_engine_steps_a_hand_lasts(capsys: pytest.CaptureFixture) -> None:
+    """`hands`: a 20-player hand (two tables taking turns, P2) lasts several times as many
+    engine steps as an 8-player one: the reason ppo_party20 needs longer rollouts."""
+    import json
+
+    assert pp.main(["hands", "--sizes", "8", "20", "--deals", "4", "--steps", "1200"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["players"] for r in rows] == [8, 20]
+    for r in rows:
+        assert r["hands"] > 0
+        assert r["steps_per_hand"] == pytest.approx(4 * 1200 / r["hands"])
+        assert r["seat_decisions_per_hand"] == pytest.approx(r["steps_per_hand"] / r["players"])
+    assert rows[1]["steps_per_hand"] > 2.5 * rows[0]["steps_per_hand"]
