@@ -318,6 +318,7 @@ def save_agent(directory: str | Path, tensors: Mapping[str, Any], meta: AgentMet
         save_tensors(tmp / WEIGHTS_FILE, arrays)
         doc = {"format": FORMAT, **doc, "sha256": sha256_file(tmp / WEIGHTS_FILE)}
         write_json_atomic(tmp / META_FILE, doc)
+        _usual_modes(tmp)
         if out.exists():
             out.rmdir()
         os.replace(tmp, out)
@@ -327,6 +328,17 @@ def save_agent(directory: str | Path, tensors: Mapping[str, Any], meta: AgentMet
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     return out
+
+
+def _usual_modes(directory: Path) -> None:
+    """Give ``directory`` and its files the modes a plain ``mkdir``/``open`` would (the
+    umask's), not the owner-only ones of the temporary files they were written through: an
+    agent is shared, shipped in the package and read by other users."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    directory.chmod(0o777 & ~mask)
+    for f in directory.iterdir():
+        f.chmod(0o666 & ~mask)
 
 
 def is_agent_dir(path: str | Path) -> bool:

@@ -63,6 +63,22 @@ def test_round_trip_numpy_and_torch(tmp_path: Path) -> None:
     np.testing.assert_allclose(actor_logits(arrays, loaded.network, obs), expected, rtol=1e-6)
 
 
+def test_a_saved_agent_has_the_modes_of_plain_files(tmp_path: Path) -> None:
+    """Written through a temporary folder (owner-only modes) and renamed, an agent still
+    gets the umask's modes: it is shared, shipped in the package and read by other users."""
+    import os
+    import stat
+
+    tensors, meta = _tiny()
+    old = os.umask(0o022)
+    try:
+        out = save_agent(tmp_path / "agent", tensors, meta)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o755
+    assert {stat.S_IMODE(f.stat().st_mode) for f in out.iterdir()} == {0o644}
+
+
 def test_never_overwrites_and_refuses_unloadable_weights(tmp_path: Path) -> None:
     tensors, meta = _tiny()
     save_agent(tmp_path / "a", tensors, meta)
