@@ -209,6 +209,37 @@ def test_exploit_trains_against_one_frozen_agent_and_reports_a_margin() -> None:
         exploit("heuristic", budget_minutes=0)
 
 
+def test_exploit_set_reaches_the_best_responses_run_and_names_a_bad_field(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture,
+) -> None:
+    """``cardsuite exploit --set KEY=VALUE``: a PPO field of the best response's run, over
+    the command's own settings; a field the command owns, or none, is a one-line error
+    naming it (exit status 2)."""
+    from cardsuite.cli import main as cli_main
+    from cardsuite.train import exploit as ex
+
+    seen: dict[str, object] = {}
+
+    def fake(agent: str, **kwargs: object) -> dict[str, object]:
+        seen.update(kwargs)
+        return {"steps": 1, "beats": 0.5, "beats_ci": 0.1, "deals": 2, "margin": 0.0,
+                "margin_ci": 0.0}  # fmt: skip
+
+    monkeypatch.setattr(ex, "exploit", fake)
+    base = ["exploit", "--agent", "heuristic", "--game", "scum_party", "--players", "20",
+            "--budget", "1"]  # fmt: skip
+    assert cli_main([*base, "--set", "gae_lambda=1.0", "--set", "rollout_steps=1024",
+                     "--set", "learning_rate=0.0003"]) == 0  # fmt: skip
+    assert seen["gae_lambda"] == 1.0 and seen["rollout_steps"] == 1024
+    assert seen["learning_rate"] == 0.0003 and seen["bc_epochs"] == 15  # the command's own
+    assert "best response to heuristic" in capsys.readouterr().out
+    for bad, field in (("gae_lamda=1", "gae_lamda"), ("self_play=0.5", "self_play")):
+        assert cli_main([*base, "--set", bad]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("cardsuite exploit: error: unknown option") and field in err
+
+
 def test_a_trained_agent_plays_in_the_arena_as_ppo_path(tmp_path: Path) -> None:
     from cardsuite.agents.arena import run_tournament
 
