@@ -250,14 +250,27 @@ def test_the_markdown_names_gaps_the_deals_do_not_measure() -> None:
     assert "Not measured" not in to_markdown(board, "x") and board.to_dict()["unmeasured"] is None
 
 
-def test_a_name_that_plays_anothers_weights_is_rated_once() -> None:
-    """`pretrained:party50` is `party20`'s network (`SHARED`): both sit at any party, but the
-    board rates the weights once; `pretrained:party50` still loads and is listed as available."""
+def test_a_name_that_plays_anothers_weights_is_rated_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A name listed in `SHARED` plays another name's folder (the same weights): both sit
+    at the table, but the board rates the weights once; the twin still loads and is listed
+    as available. (No shipped name shares weights since party20 and party50 became two
+    networks on 2026-12-05; the mechanism is checked with a twin of party_generic.)"""
     from cardsuite.agents.leaderboard import shipped_agents
+    from cardsuite.train import pretrained
     from cardsuite.train.pretrained import PretrainedAgent
 
-    assert PretrainedAgent.shares("party50") == "party20"
-    assert "party50" in PretrainedAgent.available("scum_party", {"num_players": 20})
+    assert pretrained.SHARED == {}
     shipped = shipped_agents("scum_party", {"num_players": 20})
-    assert "pretrained:party20" in shipped and "pretrained:party50" not in shipped
+    assert shipped == ["pretrained:party20", "pretrained:party50", "pretrained:party_generic"]
+    monkeypatch.setitem(pretrained.SHARED, "twin", "party_generic")
+    monkeypatch.setitem(pretrained.CATALOGUE, "twin", pretrained.CATALOGUE["party_generic"])
+    assert PretrainedAgent.shares("twin") == "party_generic"
+    assert "twin" in PretrainedAgent.available("scum_party", {"num_players": 20})
+    assert shipped_agents("scum_party", {"num_players": 20}) == shipped  # rated once
+    from cardsuite.agents.registry import make_agent
+
+    twin = make_agent("pretrained:twin", "scum_party", seed=0)
+    assert twin.meta == make_agent("pretrained:party_generic", "scum_party", seed=0).meta
     assert shipped_agents("scum", {"num_players": 4}) == ["pretrained:scum4"]

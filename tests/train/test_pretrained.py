@@ -42,12 +42,14 @@ def test_available_matches_the_table() -> None:
     assert PretrainedAgent.available("scum", {"num_players": 6}) == [
         n for n in CATALOGUE if n == "scum6"
     ]
-    # size-generic agents (scandal4, party20 = party50) record no player count: every size
+    # size-generic agents (scandal4, party20, party50, party_generic) record no player
+    # count: they are available at every size
     assert PretrainedAgent.available("scandal", {"num_players": 2}) == ["scandal2", "scandal4"]
     assert PretrainedAgent.available("scandal", {"num_players": 3}) == ["scandal4"]
     assert PretrainedAgent.available("scum_party", {"num_players": 8}) == [
-        "party8", "party20", "party50"]  # fmt: skip
-    assert PretrainedAgent.available("scum_party", {"num_players": 9}) == ["party20", "party50"]
+        "party8", "party20", "party50", "party_generic"]  # fmt: skip
+    assert PretrainedAgent.available("scum_party", {"num_players": 9}) == [
+        "party20", "party50", "party_generic"]  # fmt: skip
 
 
 def test_unknown_names_are_refused() -> None:
