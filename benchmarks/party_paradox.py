@@ -34,9 +34,9 @@ explain that:
 ``hands``
     How long a hand lasts at each party size (``--sizes``), the heuristic in
     every seat: engine steps per hand and one seat's decisions per hand.
-    A PPO rollout of fewer steps than a hand ends before any of its
-    decisions sees its hand's points, so every return is the critic's
-    guess (``configs/train/ppo_party20.yaml``, ``ppo_party50.yaml``).
+    In a PPO rollout of fewer steps than a hand most decisions do not see
+    their hand's points, so their returns are mostly the critic's guess
+    (``configs/train/ppo_party20.yaml``, ``ppo_party50.yaml``).
 
 Decision kinds partition the real choices: ``last_cards`` (4 cards or fewer
 in hand), else ``lead`` or ``follow`` (the table's phase). Forced decisions
