@@ -216,8 +216,13 @@ def test_exploit_set_reaches_the_best_responses_run_and_names_a_bad_field(
     """``cardsuite exploit --set KEY=VALUE``: a PPO field of the best response's run, over
     the command's own settings; a field the command owns, or none, is a one-line error
     naming it (exit status 2)."""
+    import importlib
+
     from cardsuite.cli import main as cli_main
-    from cardsuite.train import exploit as ex
+
+    # the module the command's entry point loads (sys.modules), not a package attribute
+    # another test may have left pointing at an older import
+    ex = importlib.import_module("cardsuite.train.exploit")
 
     seen: dict[str, object] = {}
 
