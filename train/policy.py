@@ -148,6 +148,11 @@ class PPOAgent:
         return cls(arrays, meta, deterministic=deterministic, seed=seed)
 
     @property
+    def weights(self) -> dict[str, np.ndarray]:
+        """The actor's arrays and, where it was saved with one, the critic's (float32)."""
+        return {**self._arrays, **self._critic}
+
+    @property
     def obs_scale(self) -> np.ndarray | None:
         """The observation scaling set at `reset` (``logits`` takes ``obs * obs_scale``); None before."""
         return self._scale
@@ -196,6 +201,7 @@ class PPOAgent:
                 f"{self.name}: the model expects observations ({self.meta.obs_size},) and "
                 f"{self.meta.num_actions} actions, this table has ({table.obs_spec.size},) and "
                 f"{table.num_actions} (different rule options or player count)"
+                + _ANY_TABLE_HINT.get(self.game, "")
             )
         if self.meta.network.obs_scale == "obs_spec":
             self._scale = obs_scale(table.obs_spec)
@@ -210,6 +216,14 @@ class PPOAgent:
             raise CheckpointError(f"{self.name}: call reset(table) before act()")
         logits = self.logits(observation * self._scale)
         return int(pick(logits, action_mask, self.deterministic, self._rng))
+
+
+#: What a table-sized agent's size error adds where the game lets it sit at every size.
+_ANY_TABLE_HINT = {
+    game: "; to seat it at every size of the game, copy it marked any-table: "
+    "python -m cardsuite.train.any_table AGENT_DIR NEW_DIR"
+    for game in ("scum_party", "scandal")
+}
 
 
 # ------------------------------------------------------ MaskablePPO policies

@@ -42,19 +42,24 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "party8": (
         "scum_party",
-        "Scum Party, 8 players (one table, tournaments of 5 hands); batched PPO with "
+        "Scum Party, trained at 8 players (one table, tournaments of 5 hands); any-table (it "
+        "sits at any party of 5-50 players through its projection, network.layout: "
+        "projected); batched PPO with "
         "card-counting inputs, warm-started on the heuristic with three DAgger rounds, then "
         "10.38M decisions (the preset's 20 minutes) of PPO with Monte-Carlo advantages against "
         "the heuristic, seed 2 of three: 66.25% of 400 unseen duplicate deals against the "
         "heuristic (seed 2,000,003), 61.75% of 400 of the trainer's evaluation seed: "
         "cardsuite ppo --config configs/train/ppo_party8.yaml --seed 2 --budget-minutes 0 "
-        "--total-steps 10384623",
+        "--total-steps 10384623, shipped with "
+        "python -m cardsuite.train.pretrained RUN/agent party8 --any-table",
     ),
     "scandal2": (
         "scandal",
-        "Scandal, 2 players, default rules; batched PPO warm-started on the heuristic, "
-        "8M decisions (float16 actor): "
-        "cardsuite ppo --config configs/train/ppo_scandal2.yaml --seed 1; its critic (for "
+        "Scandal, trained at 2 players, default rules; any-table (it sits at 3-6 players "
+        "through its projection, network.layout: projected); batched PPO warm-started on the "
+        "heuristic, 8M decisions (float16 actor): "
+        "cardsuite ppo --config configs/train/ppo_scandal2.yaml --seed 1, shipped with "
+        "python -m cardsuite.train.pretrained RUN/agent scandal2 --half --any-table; its critic (for "
         "the value leaves of search:pretrained:scandal2) fitted to that actor afterwards, 1.5M "
         "decisions of self-play with the actor frozen (float16): "
         "cardsuite ppo --config configs/train/ppo_scandal2_critic.yaml --seed 0, then "
@@ -144,7 +149,9 @@ class PretrainedAgent:
     def available(cls, game: str, options: dict[str, Any]) -> list[str]:
         """Shipped agents trained for ``game`` with these rule options (e.g. the player count).
 
-        A size-generic agent records no player count, so it is available at every size.
+        A size-generic agent records no player count, and an any-table one
+        (``network.layout: projected``) sits at every count, so both are
+        available at every size.
         """
         from cardsuite.train.safe_io import read_meta
 
@@ -153,7 +160,8 @@ class PretrainedAgent:
             if trained_on != game or not (_folder(name) / "agent.json").is_file():
                 continue
             meta = read_meta(_folder(name))
-            if all(meta.options.get(k, v) == v for k, v in options.items()):
+            free = ("num_players",) if meta.network.layout == "projected" else ()
+            if all(meta.options.get(k, v) == v for k, v in options.items() if k not in free):
                 names.append(name)
         return names
 
@@ -173,20 +181,34 @@ class PretrainedAgent:
         return agent
 
 
-def ship(source: str | Path, name: str, *, half: bool = False, root: Path = ROOT) -> Path:
+def ship(
+    source: str | Path, name: str, *, half: bool = False, any_table: bool = False,
+    root: Path = ROOT,
+) -> Path:  # fmt: skip
     """Copy the actor of the trained agent ``source`` into the package as ``pretrained:name``.
 
     Only the actor's layers are kept (the critic is not needed to play);
     ``half`` stores them as float16 (the numpy forward pass computes in
     float32), which keeps a Scandal network (864 inputs, 338 actions) at a
     few hundred KB. The metadata (game, options, network, training config)
-    is the source's. The target must not exist yet.
+    is the source's; ``any_table`` marks a table-sized network
+    ``network.layout: projected`` (`cardsuite.train.any_table`: it plays its
+    own table exactly as before and takes a seat at every other size of its
+    game). The target must not exist yet.
+
+    Raises:
+        CheckpointError: ``any_table`` for a network that is not table-sized,
+            or of a game without a size-generic layout.
     """
     import numpy as np
 
     from cardsuite.train.safe_io import load_agent_numpy, save_agent
 
     arrays, meta = load_agent_numpy(source)
+    if any_table:
+        from cardsuite.train.any_table import as_projected
+
+        meta = as_projected(meta, f"agent {str(source)!r}")
     keep = {f"{p}.{k}" for p in meta.network.actor for k in ("weight", "bias")}
     dtype = np.float16 if half else np.float32
     actor = {k: np.ascontiguousarray(v, dtype=dtype) for k, v in arrays.items() if k in keep}
@@ -250,8 +272,8 @@ def add_critic(source: str | Path, name: str, *, root: Path = ROOT) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m cardsuite.train.pretrained RUN/agent NAME [--half | --critic]``: `ship`,
-    or `add_critic` with ``--critic``."""
+    """``python -m cardsuite.train.pretrained RUN/agent NAME [--half] [--any-table] | --critic``:
+    `ship`, or `add_critic` with ``--critic``."""
     import argparse
     import sys
 
@@ -260,15 +282,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("name", help="the pretrained name (a key of CATALOGUE)")
     p.add_argument("--half", action="store_true", help="store the weights as float16")
     p.add_argument(
+        "--any-table",
+        action="store_true",
+        help="let a table-sized network sit at every size of its game (network.layout: projected)",
+    )
+    p.add_argument(
         "--critic",
         action="store_true",
         help="add RUN/agent's critic to the shipped NAME (its actor must be NAME's)",
     )
     a = p.parse_args(argv)
+    if a.critic and (a.half or a.any_table):
+        p.error("--critic adds a critic to a shipped agent (in its dtype and layout); "
+                "--half and --any-table belong to shipping it")  # fmt: skip
     if a.name not in CATALOGUE:
         raise SystemExit(f"add {a.name!r} to CATALOGUE (game and doc line) first")
     try:
-        print(add_critic(a.source, a.name) if a.critic else ship(a.source, a.name, half=a.half))
+        if a.critic:
+            print(add_critic(a.source, a.name))
+        else:
+            print(ship(a.source, a.name, half=a.half, any_table=a.any_table))
     except CardsuiteError as e:  # a clear line, not a traceback (e.g. NAME already shipped)
         print(f"error: {e}", file=sys.stderr)
         return 2

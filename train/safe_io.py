@@ -97,7 +97,7 @@ META_FILE = "agent.json"
 
 MAX_JSON_DEPTH = 32
 OBS_SCALES = ("obs_spec", "none")
-LAYOUTS = ("table", "generic")
+LAYOUTS = ("table", "generic", "projected")
 FLOAT_DTYPES = ("F32", "F64", "F16", "BF16")
 _SHA = re.compile(r"[0-9a-f]{64}")
 

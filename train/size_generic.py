@@ -69,6 +69,29 @@ def check_generic_meta(meta: AgentMeta, where: str) -> None:
         )
 
 
+def check_table_fits(name: str, game: str, table: TableInfo) -> None:
+    """``table`` is of ``game`` and fits its size-generic layout (seats, tables, actions).
+
+    Raises:
+        CheckpointError: naming agent ``name``, the table's game or what does not fit.
+    """
+    if table.game != game:
+        raise CheckpointError(
+            f"{name} was trained on {game!r}, not {table.game!r}; "
+            f"use a {game} table or an agent trained on {table.game}"
+        )
+    layout = layout_of(game)
+    try:
+        layout.spec(table.obs_spec)
+    except ConfigError as err:
+        raise CheckpointError(f"{name}: this table does not fit: {err}") from None
+    if table.num_actions > layout.num_actions:
+        raise CheckpointError(
+            f"{name}: this table has {table.num_actions} actions, more than the "
+            f"generic {game} layout's {layout.num_actions}"
+        )
+
+
 @dataclass(frozen=True)
 class GenericSnapshot(Snapshot):
     """A size-generic actor seen at one table: that table's scaled observations in, its logits out.
@@ -144,21 +167,7 @@ class SizeGenericAgent(PPOAgent):
 
     def reset(self, table: TableInfo, seed: int | None = None) -> None:
         """Check the table is of the agent's game and fits its layout; seed sampling if asked."""
-        if table.game != self.game:
-            raise CheckpointError(
-                f"{self.name} was trained on {self.game!r}, not {table.game!r}; "
-                f"use a {self.game} table or an agent trained on {table.game}"
-            )
-        layout = layout_of(self.game)
-        try:
-            layout.spec(table.obs_spec)
-        except ConfigError as err:
-            raise CheckpointError(f"{self.name}: this table does not fit: {err}") from None
-        if table.num_actions > layout.num_actions:
-            raise CheckpointError(
-                f"{self.name}: this table has {table.num_actions} actions, more than the "
-                f"generic {self.game} layout's {layout.num_actions}"
-            )
+        check_table_fits(self.name, self.game, table)
         self._scale = obs_scale(table.obs_spec)
         net = self.meta.network
         self._view = GenericSnapshot(self.meta.step, self._arrays, net.activation, net.actor,
@@ -193,20 +202,28 @@ class SizeGenericAgent(PPOAgent):
 
 
 class TrainedAgent:
-    """Namespace of the ``ppo:PATH`` kind: `load` gives a `PPOAgent` or a `SizeGenericAgent`."""
+    """Namespace of the ``ppo:PATH`` kind: `load` gives a `PPOAgent`, a `SizeGenericAgent`
+    or an `AnyTableAgent` (`cardsuite.train.any_table`), as the metadata's
+    ``network.layout`` says."""
 
     @classmethod
     def load(
         cls, path: str | Path, game: str | None = None, seed: int | None = None, *,
         deterministic: bool = True,
     ) -> PPOAgent:  # fmt: skip
-        """Load an agent, checkpoint or run directory; size-generic if its metadata says so.
+        """Load an agent, checkpoint or run directory; size-generic or any-table if its
+        metadata says so.
 
         Raises:
             CheckpointError: as `PPOAgent.load`, or a size-generic agent whose
                 metadata does not fit its game's layout (the field named).
         """
         agent = PPOAgent.load(path, game, seed, deterministic=deterministic)
+        if agent.meta.network.layout == "projected":
+            from cardsuite.train.any_table import AnyTableAgent
+
+            return AnyTableAgent(agent.weights, agent.meta, deterministic=deterministic,
+                                 seed=seed, name=agent.name)  # fmt: skip
         if agent.meta.network.layout != "generic":
             return agent
         return SizeGenericAgent(agent.snapshot.params, agent.meta, deterministic=deterministic,
@@ -252,8 +269,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=2_000_003, help="the deals' seed (unseen)")
     a = p.parse_args(argv)
     try:
-        for row in evaluate_sizes(a.agent, a.game, a.players, against=a.against,
-                                  deals=a.deals, seed=a.seed):  # fmt: skip
+        for n in a.players:  # one size at a time, so each line shows as soon as it is measured
+            (row,) = evaluate_sizes(a.agent, a.game, [n], against=a.against, deals=a.deals,
+                                    seed=a.seed)  # fmt: skip
             print(json.dumps(row), flush=True)
     except CardsuiteError as err:
         print(f"error: {err}", file=sys.stderr)

@@ -8,7 +8,8 @@ of real 2- to 6-player play (heuristic and random moves):
 
 * the observation of the player to act: bit for bit ``BatchObserver.write``'s;
 * the logits: the numpy forward pass's up to float32 rounding, for the
-  shipped table-layout agent (``pretrained:scandal2``), the size-generic one
+  shipped table-layout agent (``pretrained:scandal2``, at 2 players and through
+  its projection at 4), the size-generic one
   (``pretrained:scandal4``, through its padded input map) and small ReLU
   networks of two and four layers;
 * the rollouts: every state array ends as the lockstep loop leaves it, row
@@ -111,6 +112,7 @@ def test_observations_are_the_observers_bits(num_players: int) -> None:
 
 NETS = [
     ("pretrained:scandal2", 2),
+    ("pretrained:scandal2", 4),
     ("pretrained:scandal4", 2),
     ("pretrained:scandal4", 5),
     ("relu:64", 3),

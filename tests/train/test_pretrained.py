@@ -43,13 +43,15 @@ def test_available_matches_the_table() -> None:
         n for n in CATALOGUE if n == "scum6"
     ]
     # size-generic agents (scandal4, party20, party50, party_generic) record no player
-    # count: they are available at every size
-    assert PretrainedAgent.available("scandal", {"num_players": 2}) == ["scandal2", "scandal4"]
-    assert PretrainedAgent.available("scandal", {"num_players": 3}) == ["scandal4"]
-    assert PretrainedAgent.available("scum_party", {"num_players": 8}) == [
-        "party8", "party20", "party50", "party_generic"]  # fmt: skip
-    assert PretrainedAgent.available("scum_party", {"num_players": 9}) == [
-        "party20", "party50", "party_generic"]  # fmt: skip
+    # count, and any-table ones (party8, scandal2: network.layout projected) sit at every
+    # count: Scandal and Scum Party list all their agents at every size (issue 21, item 2)
+    for n in (2, 3, 6):
+        assert PretrainedAgent.available("scandal", {"num_players": n}) == ["scandal2", "scandal4"]
+    for n in (5, 8, 9, 50):
+        assert PretrainedAgent.available("scum_party", {"num_players": n}) == [
+            "party8", "party20", "party50", "party_generic"]  # fmt: skip
+    # the other options still have to match (all four were trained with reward: points)
+    assert PretrainedAgent.available("scum_party", {"num_players": 9, "reward": "rank"}) == []
 
 
 def test_unknown_names_are_refused() -> None:

@@ -6,6 +6,7 @@ seat at every table size: its metadata says ``network.layout: generic``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pickle
 from pathlib import Path
@@ -23,6 +24,7 @@ from cardsuite.train.core.netspec import NetworkSpec, actor_logits, obs_scale
 from cardsuite.train.dmc import DMCTrainer, train
 from cardsuite.train.dmc_config import DMCConfig
 from cardsuite.train.policy import PPOAgent
+from cardsuite.train.pretrained import ROOT
 from cardsuite.train.safe_io import AgentMeta, load_agent_numpy, read_meta, save_agent
 from cardsuite.train.size_generic import (
     SizeGenericAgent,
@@ -82,7 +84,10 @@ def test_a_table_agent_still_refuses_another_size_and_a_generic_one_accepts_it(
     env = get_game("scum_party").make(num_players=20)
     env.reset(seed=0)
     table = table_info(env, "scum_party", env.agent_selection)
-    party8 = make_agent("pretrained:party8", "scum_party", seed=0)
+    arrays, meta = load_agent_numpy(ROOT / "party8")  # a plain table-sized copy of party8
+    plain = save_agent(tmp_path / "party8", arrays, dataclasses.replace(
+        meta, network=dataclasses.replace(meta.network, layout="table")))  # fmt: skip
+    party8 = make_agent(f"ppo:{plain}", "scum_party", seed=0)
     assert type(party8) is PPOAgent
     with pytest.raises(CheckpointError, match=r"expects observations \(184,\)"):
         party8.reset(table)

@@ -34,9 +34,11 @@ class NetworkSpec:
             the last one outputs the action logits.
         obs_scale: ``"obs_spec"`` (divide each entry by its declared bound,
             `obs_scale`) or ``"none"``.
-        layout: ``"table"`` (reads one table size's observation) or
+        layout: ``"table"`` (reads one table size's observation),
             ``"generic"`` (reads the game's size-generic layout,
-            `cardsuite.agents.size_generic`: plays every table size).
+            `cardsuite.agents.size_generic`: plays every table size) or
+            ``"projected"`` (reads one table size's observation and sits at
+            every other size through a projection, `cardsuite.train.any_table`).
         features: derived inputs after the observation
             (`cardsuite.train.core.features.CountInputs`), or None.
     """

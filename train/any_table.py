@@ -1,0 +1,290 @@
+"""Table-sized agents that take a seat at any table of their game (``network.layout: projected``).
+
+A table-sized network reads one table's observation layout (``pretrained:party8``
+reads 184 entries, the layout of an 8-player party) and scores that table's
+actions, so a plain `PPOAgent` refuses every other size with a
+`CheckpointError`. Its metadata can instead say ``network.layout:
+"projected"`` (`cardsuite.train.pretrained` ships ``party8`` and ``scandal2``
+so; ``python -m cardsuite.train.pretrained RUN/agent NAME --any-table``).
+``python -m cardsuite.train.any_table RUN/agent OUT`` writes such a copy of
+any table-sized agent folder (`mark_any_table`). Such an agent:
+
+* at its own table (the observation and action sizes its ``options``
+  give) plays exactly as the `PPOAgent` it is: the same code path, bit for
+  bit;
+* at any other table of its game, *projects* the observation onto its own
+  table's layout: the table's observation is padded into the game's
+  size-generic layout (`cardsuite.agents.size_generic.pad_observation`) and
+  cut back to the network's own seats and tables
+  (`cardsuite.agents.size_generic.unpad_observation`). Relative seats past
+  its own count are dropped, seats a smaller table lacks read zero (as a
+  player with nothing in hand), and a count past its own table's bound
+  reads beyond 1 after scaling. Actions keep their ids at every table (the
+  generic layout's property), so the network's logits are the table's first
+  ones; a larger table's further actions (Scum Party's plays of more cards
+  of a rank than its own table's decks hold) get a logit of ``-1e30``: never
+  chosen while one of the network's own actions is legal, uniform among
+  themselves otherwise.
+
+So it always plays a legal action at every size; how *well* it plays off
+its own size is measured, not assumed (docs/results.md, "Shipped agents at
+every size"). Only games with a size-generic layout (Scum Party, Scandal)
+accept the layout; the check names ``network.layout`` otherwise.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cardsuite.agents.base import TableInfo
+from cardsuite.agents.size_generic import LAYOUTS, pad_observation, unpad_observation
+from cardsuite.errors import CardsuiteError, CheckpointError, ConfigError
+from cardsuite.obsspec import ObsSpec
+from cardsuite.train.core.netspec import Snapshot, actor_logits, obs_scale, pick
+from cardsuite.train.policy import PPOAgent
+from cardsuite.train.safe_io import AgentMeta, load_agent_numpy, save_agent
+
+#: The logit of an action past the network's own (module doc).
+FAR_BELOW = np.float32(-1e30)
+
+
+@functools.lru_cache(maxsize=16)
+def _own_table(game: str, options_json: str) -> tuple[ObsSpec, int]:
+    from cardsuite.games import get_game
+
+    env = get_game(game).make(**json.loads(options_json))
+    try:
+        base = env.unwrapped
+        return base.obs_spec, int(base.num_actions)
+    finally:
+        env.close()
+
+
+def own_table(meta: AgentMeta, where: str) -> tuple[ObsSpec, int]:
+    """The observation spec and action count of the table ``meta.options`` describes.
+
+    Raises:
+        CheckpointError: the game has no size-generic layout (field
+            ``network.layout``), its options do not build a table (field
+            ``options``), or that table's sizes are not the network's
+            (fields ``obs_size`` / ``num_actions``).
+    """
+    if meta.game not in LAYOUTS:
+        raise CheckpointError(
+            f"{where}: field 'network.layout': 'projected' needs a game with a size-generic "
+            f"layout ({', '.join(LAYOUTS)}), not {meta.game!r}"
+        )
+    try:
+        spec, actions = _own_table(meta.game, json.dumps(meta.options, sort_keys=True))
+    except (CardsuiteError, TypeError, ValueError) as err:
+        raise CheckpointError(f"{where}: field 'options' does not build a table: {err}") from None
+    if spec.size != meta.obs_size:
+        raise CheckpointError(
+            f"{where}: field 'obs_size': its options' table has {spec.size} entries, "
+            f"got {meta.obs_size}"
+        )
+    if actions != meta.num_actions:
+        raise CheckpointError(
+            f"{where}: field 'num_actions': its options' table has {actions} actions, "
+            f"got {meta.num_actions}"
+        )
+    return spec, actions
+
+
+def as_projected(meta: AgentMeta, where: str) -> AgentMeta:
+    """``meta`` of a table-sized network, marked ``network.layout: projected``.
+
+    Raises:
+        CheckpointError: the network is not table-sized (field
+            ``network.layout``), or `own_table`'s checks fail.
+    """
+    if meta.network.layout != "table":
+        raise CheckpointError(
+            f"{where}: field 'network.layout' is {meta.network.layout!r}; only a table-sized "
+            "network ('table') can be made any-table"
+        )
+    network = dataclasses.replace(meta.network, layout="projected")
+    marked = dataclasses.replace(meta, network=network)
+    own_table(marked, where)
+    return marked
+
+
+def mark_any_table(source: str | Path, target: str | Path) -> Path:
+    """Copy the agent folder ``source`` to the new folder ``target``, marked any-table.
+
+    Every tensor (the critic too) is copied as stored; only ``network.layout``
+    changes, so the copy plays its own table exactly as ``source`` does.
+
+    Raises:
+        CheckpointError: ``source`` is not a loadable table-sized agent of a
+            game with a size-generic layout, or ``target`` exists and is not empty.
+    """
+    arrays, meta = load_agent_numpy(source)
+    return save_agent(target, arrays, as_projected(meta, f"agent {str(source)!r}"))
+
+
+@dataclass(frozen=True)
+class ProjectedSnapshot(Snapshot):
+    """A table-sized actor seen at another table of its game (module doc).
+
+    ``logits`` takes that table's scaled observations (``obs *
+    obs_scale(source)``, as every `Snapshot` caller hands them), projects them
+    onto the network's own table, scales them as the network was trained and
+    returns the table's ``table_actions`` logits.
+
+    Attributes:
+        game: the game's registry name.
+        source: the table's observation spec.
+        own: the network's own table's observation spec.
+        own_scale: the network's input factors on its own table.
+        table_actions: the table's number of actions.
+    """
+
+    game: str = ""
+    source: ObsSpec | None = None
+    own: ObsSpec | None = None
+    own_scale: np.ndarray = field(default_factory=lambda: np.ones(0, np.float32), repr=False)
+    table_actions: int = 0
+    _bound: np.ndarray = field(default_factory=lambda: np.ones(0, np.float32), repr=False)
+
+    def __post_init__(self) -> None:
+        """Precompute the table's scale bounds (what its `obs_scale` divides by)."""
+        if self.source is None or self.own is None or not self.game or self.table_actions < 1:
+            raise ConfigError("ProjectedSnapshot needs game, source, own and table_actions")
+        object.__setattr__(self, "_bound", (1.0 / obs_scale(self.source)).astype(np.float32))
+
+    def project(self, scaled_obs: np.ndarray) -> np.ndarray:
+        """The network's input (own table's layout, scaled) of table-scaled observations."""
+        assert self.source is not None and self.own is not None  # __post_init__
+        raw = np.asarray(scaled_obs, dtype=np.float32) * self._bound
+        mine = unpad_observation(pad_observation(raw, self.source, self.game), self.own, self.game)
+        return mine * self.own_scale
+
+    def fit(self, logits: np.ndarray) -> np.ndarray:
+        """The network's logits as the table's: cut, or extended by `FAR_BELOW`."""
+        have = logits.shape[-1]
+        if self.table_actions <= have:
+            return logits[..., : self.table_actions]
+        far = np.full((*logits.shape[:-1], self.table_actions - have), FAR_BELOW, np.float32)
+        return np.concatenate([logits, far], axis=-1)
+
+    def logits(self, scaled_obs: np.ndarray) -> np.ndarray:
+        """The table's action logits of a table-scaled observation (or a batch)."""
+        return self.fit(actor_logits(self.params, self.network, self.project(scaled_obs)))
+
+    def input_map(self, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`Snapshot.input_map` of the projection: a table entry's place and scale, or zero.
+
+        ``scale`` (the table's) is undone by `logits`, so it does not enter.
+        """
+        assert self.source is not None and self.own is not None  # __post_init__
+        if self.features is not None:
+            super().input_map(scale)  # raises: derived inputs are not an affine map
+        size = self.source.size
+
+        def through(x: np.ndarray) -> np.ndarray:
+            assert self.source is not None and self.own is not None
+            padded = pad_observation(x, self.source, self.game)
+            return unpad_observation(padded, self.own, self.game)
+
+        const = through(np.zeros(size, np.float32))
+        moved = through(np.eye(size, dtype=np.float32)) - const
+        src = np.where(moved.any(axis=0), moved.argmax(axis=0), -1).astype(np.int64)
+        factor = np.where(src >= 0, self.own_scale, 0.0).astype(np.float32)
+        return src, factor, (const * self.own_scale).astype(np.float32)
+
+
+class AnyTableAgent(PPOAgent):
+    """A table-sized learned agent that takes a seat at any table of its game (module doc).
+
+    At its own table it is the `PPOAgent` it wraps, bit for bit; at another
+    it plays through a `ProjectedSnapshot` (``logits``, ``value`` and
+    ``snapshot`` too, so the guided search and the batched evaluator see the
+    same projection).
+    """
+
+    def __init__(self, arrays: Any, meta: AgentMeta, **kwargs: Any) -> None:
+        """Wrap loaded weights (CheckpointError naming a metadata field that does not fit)."""
+        where = f"agent {kwargs.get('name', 'ppo')!r}"
+        if meta.network.layout != "projected":
+            raise CheckpointError(
+                f"{where}: field 'network.layout' must be 'projected' for an any-table agent, "
+                f"got {meta.network.layout!r}"
+            )
+        self._own, _ = own_table(meta, where)
+        super().__init__(arrays, meta, **kwargs)
+        self._view: ProjectedSnapshot | None = None
+
+    def reset(self, table: TableInfo, seed: int | None = None) -> None:
+        """Accept any table of the agent's game that fits its generic layout; seed if asked."""
+        from cardsuite.train.size_generic import check_table_fits
+
+        check_table_fits(self.name, self.game, table)
+        if table.obs_spec.size == self.meta.obs_size and table.num_actions == self.meta.num_actions:
+            self._view = None
+            super().reset(table, seed)  # its own table: exactly the PPOAgent
+            return
+        net = self.meta.network
+        own_scale = (obs_scale(self._own) if net.obs_scale == "obs_spec"
+                     else np.ones(self._own.size, np.float32))  # fmt: skip
+        self._scale = obs_scale(table.obs_spec)
+        self._view = ProjectedSnapshot(self.meta.step, self._arrays, net.activation, net.actor,
+                                       net.features, game=self.game, source=table.obs_spec,
+                                       own=self._own, own_scale=own_scale,
+                                       table_actions=table.num_actions)  # fmt: skip
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The actor at the table of the last `reset` (a `ProjectedSnapshot` off its own size)."""
+        return self._view if self._view is not None else super().snapshot
+
+    def logits(self, scaled_obs: np.ndarray) -> np.ndarray:
+        """The table's logits of table-scaled observations, as `act` sees them."""
+        if self._view is None:
+            return super().logits(scaled_obs)
+        return self._view.logits(scaled_obs)
+
+    def value(self, scaled_obs: np.ndarray) -> np.ndarray:
+        """The critic's value of table-scaled observations, projected as `logits` is."""
+        if self._view is None:
+            return super().value(scaled_obs)
+        return super().value(self._view.project(scaled_obs))
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Any) -> int:
+        """The policy's action among the table's legal ones (the mode, or a sample)."""
+        if self._view is None:
+            return super().act(observation, action_mask, info)  # its own table (or no reset)
+        if self._scale is None:
+            raise CheckpointError(f"{self.name}: call reset(table) before act()")
+        logits = self.logits(np.asarray(observation, dtype=np.float32) * self._scale)
+        return int(pick(logits, action_mask, self.deterministic, self._rng))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m cardsuite.train.any_table SOURCE TARGET``: `mark_any_table`; an error is one
+    line on stderr and exit status 2."""
+    import argparse
+
+    p = argparse.ArgumentParser(description="copy a table-sized agent folder, marked any-table")
+    p.add_argument("source", help="a table-sized agent folder (RUN/agent)")
+    p.add_argument("target", help="the new agent folder (must not exist)")
+    a = p.parse_args(argv)
+    try:
+        out = mark_any_table(a.source, a.target)
+    except CardsuiteError as err:
+        p.exit(2, f"error: {err}\n")
+    print(out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
