@@ -17,9 +17,11 @@ any table-sized agent folder (`mark_any_table`). Such an agent:
   size-generic layout (`cardsuite.agents.size_generic.pad_observation`) and
   cut back to the network's own seats and tables
   (`cardsuite.agents.size_generic.unpad_observation`). Relative seats past
-  its own count are dropped, seats a smaller table lacks read zero (as a
-  player with nothing in hand), and a count past its own table's bound
-  reads beyond 1 after scaling. Actions keep their ids at every table (the
+  its own count are dropped and seats a smaller table lacks read zero.
+  Each entry keeps the table's own scaling (`obs_scale`: a share of its
+  bound at this table), as the network's entries were shares of theirs at
+  its own: 16 cards of a rank among four decks read as 8 among two, the
+  13th place of 13 as the 8th of 8. Actions keep their ids at every table (the
   generic layout's property), so the network's logits are the table's first
   ones; a larger table's further actions (Scum Party's plays of more cards
   of a rank than its own table's decks hold) get a logit of ``-1e30``: never
@@ -27,8 +29,7 @@ any table-sized agent folder (`mark_any_table`). Such an agent:
   themselves otherwise.
 
 So it always plays a legal action at every size; how *well* it plays off
-its own size is measured, not assumed (docs/results.md, "Shipped agents at
-every size"). Only games with a size-generic layout (Scum Party, Scandal)
+its own size is measured, not assumed (docs/results.md, "Any-table agents"). Only games with a size-generic layout (Scum Party, Scandal)
 accept the layout; the check names ``network.layout`` otherwise.
 """
 
@@ -37,7 +38,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -136,36 +137,33 @@ class ProjectedSnapshot(Snapshot):
 
     ``logits`` takes that table's scaled observations (``obs *
     obs_scale(source)``, as every `Snapshot` caller hands them), projects them
-    onto the network's own table, scales them as the network was trained and
-    returns the table's ``table_actions`` logits.
+    onto the network's own table's layout, entry by entry and keeping the
+    table's scaling (each entry a share of its bound at this table, as the
+    network's were at its own), and returns the table's ``table_actions``
+    logits.
 
     Attributes:
         game: the game's registry name.
         source: the table's observation spec.
         own: the network's own table's observation spec.
-        own_scale: the network's input factors on its own table.
         table_actions: the table's number of actions.
     """
 
     game: str = ""
     source: ObsSpec | None = None
     own: ObsSpec | None = None
-    own_scale: np.ndarray = field(default_factory=lambda: np.ones(0, np.float32), repr=False)
     table_actions: int = 0
-    _bound: np.ndarray = field(default_factory=lambda: np.ones(0, np.float32), repr=False)
 
     def __post_init__(self) -> None:
-        """Precompute the table's scale bounds (what its `obs_scale` divides by)."""
+        """Check the fields a projection needs."""
         if self.source is None or self.own is None or not self.game or self.table_actions < 1:
             raise ConfigError("ProjectedSnapshot needs game, source, own and table_actions")
-        object.__setattr__(self, "_bound", (1.0 / obs_scale(self.source)).astype(np.float32))
 
     def project(self, scaled_obs: np.ndarray) -> np.ndarray:
-        """The network's input (own table's layout, scaled) of table-scaled observations."""
+        """The network's input (its own table's layout) of table-scaled observations."""
         assert self.source is not None and self.own is not None  # __post_init__
-        raw = np.asarray(scaled_obs, dtype=np.float32) * self._bound
-        mine = unpad_observation(pad_observation(raw, self.source, self.game), self.own, self.game)
-        return mine * self.own_scale
+        padded = pad_observation(scaled_obs, self.source, self.game)
+        return unpad_observation(padded, self.own, self.game)
 
     def fit(self, logits: np.ndarray) -> np.ndarray:
         """The network's logits as the table's: cut, or extended by `FAR_BELOW`."""
@@ -180,25 +178,15 @@ class ProjectedSnapshot(Snapshot):
         return self.fit(actor_logits(self.params, self.network, self.project(scaled_obs)))
 
     def input_map(self, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """`Snapshot.input_map` of the projection: a table entry's place and scale, or zero.
-
-        ``scale`` (the table's) is undone by `logits`, so it does not enter.
-        """
-        assert self.source is not None and self.own is not None  # __post_init__
+        """`Snapshot.input_map` of the projection: network entry ``j`` is the table's raw entry
+        ``src[j]`` times the table's ``scale`` there, or zero (``src[j] = -1``)."""
         if self.features is not None:
             super().input_map(scale)  # raises: derived inputs are not an affine map
-        size = self.source.size
-
-        def through(x: np.ndarray) -> np.ndarray:
-            assert self.source is not None and self.own is not None
-            padded = pad_observation(x, self.source, self.game)
-            return unpad_observation(padded, self.own, self.game)
-
-        const = through(np.zeros(size, np.float32))
-        moved = through(np.eye(size, dtype=np.float32)) - const
+        size = np.asarray(scale).size
+        moved = self.project(np.eye(size, dtype=np.float32))
         src = np.where(moved.any(axis=0), moved.argmax(axis=0), -1).astype(np.int64)
-        factor = np.where(src >= 0, self.own_scale, 0.0).astype(np.float32)
-        return src, factor, (const * self.own_scale).astype(np.float32)
+        factor = np.where(src >= 0, np.asarray(scale, np.float32).reshape(-1)[src], 0.0)
+        return src, factor.astype(np.float32), np.zeros(src.size, np.float32)
 
 
 class AnyTableAgent(PPOAgent):
@@ -232,13 +220,11 @@ class AnyTableAgent(PPOAgent):
             super().reset(table, seed)  # its own table: exactly the PPOAgent
             return
         net = self.meta.network
-        own_scale = (obs_scale(self._own) if net.obs_scale == "obs_spec"
-                     else np.ones(self._own.size, np.float32))  # fmt: skip
-        self._scale = obs_scale(table.obs_spec)
+        self._scale = (obs_scale(table.obs_spec) if net.obs_scale == "obs_spec"
+                       else np.ones(table.obs_spec.size, np.float32))  # fmt: skip
         self._view = ProjectedSnapshot(self.meta.step, self._arrays, net.activation, net.actor,
                                        net.features, game=self.game, source=table.obs_spec,
-                                       own=self._own, own_scale=own_scale,
-                                       table_actions=table.num_actions)  # fmt: skip
+                                       own=self._own, table_actions=table.num_actions)  # fmt: skip
         if seed is not None:
             self._rng = np.random.default_rng(seed)
 

@@ -125,9 +125,10 @@ def test_party8_plays_legal_moves_at_any_party_size(players: int, seed: int) -> 
 
 
 def test_off_its_size_it_reads_the_tables_pieces_cut_to_its_own_seats() -> None:
-    """The projection at a 20-player party (tables of 10) onto party8's 8 seats: the hand and
-    the cards played are copied, per-seat pieces keep the first 8 relative seats, the
-    observer's table flag keeps the first table entry."""
+    """The projection at a 20-player party (tables of 10) onto party8's 8 seats: the hand is
+    copied, per-seat pieces keep the first 8 relative seats, the observer's table flag keeps
+    the first table entry; every entry as the table scales it (three decks' counts as shares
+    of three decks)."""
     agent = make_agent("pretrained:party8", "scum_party", seed=0)
     env = get_game("scum_party").make(num_players=20)
     env.reset(seed=2)
@@ -136,10 +137,11 @@ def test_off_its_size_it_reads_the_tables_pieces_cut_to_its_own_seats() -> None:
     agent.reset(table)
     view = agent.snapshot
     assert isinstance(view, ProjectedSnapshot)
-    raw = np.asarray(env.observe(seat)["observation"], np.float32)
-    mine = view.project(raw * obs_scale(table.obs_spec)) / view.own_scale
+    scaled = np.asarray(env.observe(seat)["observation"], np.float32) * obs_scale(table.obs_spec)
+    mine = view.project(scaled)
     src, own = table.obs_spec, view.own
     assert own is not None
+    raw = scaled  # each entry keeps the table's scaling: a share of its bound at this table
     part = lambda spec, x, name: x[spec.slices[name]]  # noqa: E731
     np.testing.assert_allclose(part(own, mine, "hand"), part(src, raw, "hand"), rtol=1e-6)
     np.testing.assert_allclose(part(own, mine, "cards_left"), part(src, raw, "cards_left")[:8],
