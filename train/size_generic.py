@@ -222,8 +222,11 @@ class TrainedAgent:
         if agent.meta.network.layout == "projected":
             from cardsuite.train.any_table import AnyTableAgent
 
-            return AnyTableAgent(agent.weights, agent.meta, deterministic=deterministic,
-                                 seed=seed, name=agent.name)  # fmt: skip
+            try:
+                return AnyTableAgent(agent.weights, agent.meta, deterministic=deterministic,
+                                     seed=seed, name=agent.name)  # fmt: skip
+            except CheckpointError as err:
+                raise CheckpointError(f"{str(path)!r}: {err}") from None
         if agent.meta.network.layout != "generic":
             return agent
         return SizeGenericAgent(agent.snapshot.params, agent.meta, deterministic=deterministic,
