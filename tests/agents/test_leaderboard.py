@@ -263,8 +263,12 @@ def test_a_name_that_plays_anothers_weights_is_rated_once(
 
     assert pretrained.SHARED == {}
     shipped = shipped_agents("scum_party", {"num_players": 20})
-    assert shipped == ["pretrained:party8", "pretrained:party20", "pretrained:party50",
-                       "pretrained:party_generic"]  # fmt: skip  (party8: any-table)
+    assert shipped == [
+        "pretrained:party8",
+        "pretrained:party20",
+        "pretrained:party50",
+        "pretrained:party_generic",
+    ]  # fmt: skip  (party8: any-table)
     monkeypatch.setitem(pretrained.SHARED, "twin", "party_generic")
     monkeypatch.setitem(pretrained.CATALOGUE, "twin", pretrained.CATALOGUE["party_generic"])
     assert PretrainedAgent.shares("twin") == "party_generic"
