@@ -268,7 +268,7 @@ def test_a_name_that_plays_anothers_weights_is_rated_once(
         "pretrained:party20",
         "pretrained:party50",
         "pretrained:party_generic",
-    ]  # fmt: skip  (party8: any-table)
+    ]  # party8 is any-table: it sits at 20 players too
     monkeypatch.setitem(pretrained.SHARED, "twin", "party_generic")
     monkeypatch.setitem(pretrained.CATALOGUE, "twin", pretrained.CATALOGUE["party_generic"])
     assert PretrainedAgent.shares("twin") == "party_generic"
