@@ -58,9 +58,10 @@ FAR_BELOW = np.float32(-1e30)
 
 @functools.lru_cache(maxsize=16)
 def _own_table(game: str, options_json: str) -> tuple[ObsSpec, int]:
+    from cardsuite import safe_json
     from cardsuite.games import get_game
 
-    env = get_game(game).make(**json.loads(options_json))
+    env = get_game(game).make(**safe_json.loads(options_json, "options"))
     try:
         base = env.unwrapped
         return base.obs_spec, int(base.num_actions)
