@@ -4,7 +4,8 @@ A Scum Party observation has per-player pieces as long as the config's
 largest table and a ``table`` piece as long as its number of tables; a
 Scandal observation has per-player pieces as long as the player count. So
 a network trained on one table's observations (``party8``'s 184 entries)
-cannot read a 20-player party's (211) as they are. This module maps any table's observation, *as the env documents it*, into
+cannot read a 20-player party's (211) as they are. This module maps any
+table's observation, *as the env documents it*, into
 one fixed layout per game, so a single network can play every size:
 
 * per-seat pieces (relative seating: entry 0 is the observer, entry ``i`` the

@@ -21,15 +21,16 @@ any table-sized agent folder (`mark_any_table`). Such an agent:
   Each entry keeps the table's own scaling (`obs_scale`: a share of its
   bound at this table), as the network's entries were shares of theirs at
   its own: 16 cards of a rank among four decks read as 8 among two, the
-  13th place of 13 as the 8th of 8. Actions keep their ids at every table (the
-  generic layout's property), so the network's logits are the table's first
-  ones; a larger table's further actions (Scum Party's plays of more cards
+  13th place of 13 as the 8th of 8. Actions keep their ids at every table
+  (the generic layout's property), so the network's logits are the table's
+  first ones; a larger table's further actions (Scum Party's plays of more cards
   of a rank than its own table's decks hold) get a logit of ``-1e30``: never
   chosen while one of the network's own actions is legal, uniform among
   themselves otherwise.
 
 So it always plays a legal action at every size; how *well* it plays off
-its own size is measured, not assumed (docs/results.md, "Any-table agents"). Only games with a size-generic layout (Scum Party, Scandal)
+its own size is measured, not assumed (docs/results.md, "Any-table
+agents"). Only games with a size-generic layout (Scum Party, Scandal)
 accept the layout; the check names ``network.layout`` otherwise.
 """
 
@@ -38,7 +39,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -154,17 +155,26 @@ class ProjectedSnapshot(Snapshot):
     source: ObsSpec | None = None
     own: ObsSpec | None = None
     table_actions: int = 0
+    _src: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)
 
     def __post_init__(self) -> None:
-        """Check the fields a projection needs."""
+        """Check the fields a projection needs; find each network entry's table entry once.
+
+        Padding then cutting back copies entries or leaves zeros, so the
+        projection is a gather: network entry ``j`` is table entry ``_src[j]``,
+        or zero where ``_src[j] = -1``.
+        """
         if self.source is None or self.own is None or not self.game or self.table_actions < 1:
             raise ConfigError("ProjectedSnapshot needs game, source, own and table_actions")
+        eye = np.eye(self.source.size, dtype=np.float32)
+        moved = unpad_observation(pad_observation(eye, self.source, self.game), self.own, self.game)
+        src = np.where(moved.any(axis=0), moved.argmax(axis=0), -1).astype(np.int64)
+        object.__setattr__(self, "_src", src)
 
     def project(self, scaled_obs: np.ndarray) -> np.ndarray:
         """The network's input (its own table's layout) of table-scaled observations."""
-        assert self.source is not None and self.own is not None  # __post_init__
-        padded = pad_observation(scaled_obs, self.source, self.game)
-        return unpad_observation(padded, self.own, self.game)
+        x = np.asarray(scaled_obs, dtype=np.float32)
+        return np.where(self._src >= 0, x[..., np.maximum(self._src, 0)], np.float32(0.0))
 
     def fit(self, logits: np.ndarray) -> np.ndarray:
         """The network's logits as the table's: cut, or extended by `FAR_BELOW`."""
@@ -183,9 +193,7 @@ class ProjectedSnapshot(Snapshot):
         ``src[j]`` times the table's ``scale`` there, or zero (``src[j] = -1``)."""
         if self.features is not None:
             super().input_map(scale)  # raises: derived inputs are not an affine map
-        size = np.asarray(scale).size
-        moved = self.project(np.eye(size, dtype=np.float32))
-        src = np.where(moved.any(axis=0), moved.argmax(axis=0), -1).astype(np.int64)
+        src = self._src.copy()
         factor = np.where(src >= 0, np.asarray(scale, np.float32).reshape(-1)[src], 0.0)
         return src, factor.astype(np.float32), np.zeros(src.size, np.float32)
 
@@ -248,11 +256,9 @@ class AnyTableAgent(PPOAgent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Any) -> int:
         """The policy's action among the table's legal ones (the mode, or a sample)."""
-        if self._view is None:
+        if self._view is None or self._scale is None:
             return super().act(observation, action_mask, info)  # its own table (or no reset)
-        if self._scale is None:
-            raise CheckpointError(f"{self.name}: call reset(table) before act()")
-        logits = self.logits(np.asarray(observation, dtype=np.float32) * self._scale)
+        logits = self._view.logits(np.asarray(observation, dtype=np.float32) * self._scale)
         return int(pick(logits, action_mask, self.deterministic, self._rng))
 
 

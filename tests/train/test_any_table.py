@@ -151,6 +151,28 @@ def test_off_its_size_it_reads_the_tables_pieces_cut_to_its_own_seats() -> None:
     np.testing.assert_allclose(part(own, mine, "table"), part(src, raw, "table")[:1], rtol=1e-6)
 
 
+@pytest.mark.parametrize(("name", "game", "players"), [
+    ("party8", "scum_party", 5), ("party8", "scum_party", 13), ("party8", "scum_party", 50),
+    ("scandal2", "scandal", 4), ("scandal2", "scandal", 6),
+])  # fmt: skip
+def test_the_projection_is_padding_then_cutting_back(name: str, game: str, players: int) -> None:
+    """A differential check: the precomputed gather gives exactly ``unpad(pad(x))`` on a batch
+    of arbitrary values (any entry, not only what play reaches)."""
+    from cardsuite.agents.size_generic import pad_observation, unpad_observation
+
+    agent = make_agent(f"pretrained:{name}", game, seed=0)
+    env = get_game(game).make(num_players=players)
+    env.reset(seed=0)
+    table = table_info(env, game, env.agent_selection)
+    agent.reset(table)
+    view = agent.snapshot
+    assert isinstance(view, ProjectedSnapshot) and view.own is not None
+    x = np.random.default_rng(players).normal(size=(7, table.obs_spec.size)).astype(np.float32)
+    want = unpad_observation(pad_observation(x, table.obs_spec, game), view.own, game)
+    assert np.array_equal(view.project(x), want)
+    assert np.array_equal(view.project(x[0]), want[0])
+
+
 def test_actions_past_its_own_are_chosen_only_when_none_of_its_own_is_legal() -> None:
     """A 13-15 seat table has 225 actions (four decks, P1), party8's network 113: the rest get
     `FAR_BELOW`; greedy play picks one of them only where nothing else is legal, and then
