@@ -29,7 +29,12 @@ appends every finished pair's deal outcomes to ``FILE`` (JSON lines), and the
 same command run again skips the pairs already there. A pair's games depend
 only on its two specs (in order), the rule options, the seed and the deal
 count, so the board is the one an uninterrupted run gives; a checkpoint line
-of other settings is refused, never mixed in.
+of other settings is refused, never mixed in. Each line also records the
+SHA-256 of the weights its two agents played (`weights_sha256`: a shipped
+``pretrained:NAME``, a ``ppo:PATH`` directory, through ``search:``), so a
+line whose agent now plays other weights (a name re-shipped, a run
+retrained into the same folder) is refused by name too; lines written
+before 2026-12-05 carry no such record and are taken as they are.
 """
 
 from __future__ import annotations
@@ -187,8 +192,10 @@ def read_checkpoint(path: str | Path, key: dict[str, Any]) -> dict[tuple[str, st
 
     Raises:
         ConfigError: a line that is not a pair of this run's settings (other
-            game, players, options, seed or deal count), or a broken line.
+            game, players, options, seed or deal count), a line whose agent
+            plays other weights now than it recorded, or a broken line.
     """
+    from cardsuite.agents.registry import weights_sha256
     from cardsuite.safe_json import loads, read_bounded
 
     source = Path(path)
@@ -199,6 +206,7 @@ def read_checkpoint(path: str | Path, key: dict[str, Any]) -> dict[tuple[str, st
     )
     lines = text.split("\n")[:-1]  # the part after the last newline is unfinished
     done: dict[tuple[str, str], np.ndarray] = {}
+    hashes: dict[str, str | None] = {}
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -221,18 +229,51 @@ def read_checkpoint(path: str | Path, key: dict[str, Any]) -> dict[tuple[str, st
             or any(x not in (0, 0.5, 1) for x in out)
         ):
             raise ConfigError(f"{where}: needs a, b and {key['deals']} outcomes of 0, 0.5 or 1")
+        recorded = data.get("weights", [None, None])
+        if (
+            not isinstance(recorded, list)
+            or len(recorded) != 2
+            or any(w is not None and not isinstance(w, str) for w in recorded)
+        ):
+            raise ConfigError(f"{where}: weights must be a list of two SHA-256 strings or null")
+        for spec, then in zip((a, b), recorded, strict=True):
+            if then is None:
+                continue
+            if spec not in hashes:
+                hashes[spec] = weights_sha256(spec)
+            if hashes[spec] != then:
+                now = (hashes[spec] or "none")[:12]
+                raise ConfigError(
+                    f"{where}: {spec!r} played weights of SHA-256 {then[:12]}... then and "
+                    f"plays {now}... now (re-shipped or retrained): delete that line to play "
+                    "the pair again, or give a new --checkpoint file"
+                )
         done[(a, b)] = np.asarray(out, dtype=np.float64)
     return done
 
 
 def append_checkpoint(
-    path: str | Path, key: dict[str, Any], a: str, b: str, outcomes: np.ndarray
+    path: str | Path,
+    key: dict[str, Any],
+    a: str,
+    b: str,
+    outcomes: np.ndarray,
+    weights: tuple[str | None, str | None] | None = None,
 ) -> None:
-    """Append one finished pair to the checkpoint file (one line, flushed to disk)."""
+    """Append one finished pair to the checkpoint file (one line, flushed to disk).
+
+    The line records the SHA-256 of the weights each agent played: ``weights``
+    as hashed when the pair started, else `weights_sha256` now.
+    """
     import os
 
+    from cardsuite.agents.registry import weights_sha256
+
     target = Path(path)
-    line = json.dumps({**key, "a": a, "b": b, "outcomes": [float(x) for x in outcomes]})
+    played = list(weights) if weights is not None else [weights_sha256(a), weights_sha256(b)]
+    line = json.dumps({
+        **key, "a": a, "b": b, "outcomes": [float(x) for x in outcomes], "weights": played,
+    })  # fmt: skip
     try:
         with target.open("a+b") as fh:
             fh.seek(0, os.SEEK_END)
@@ -285,6 +326,7 @@ def run_leaderboard(
             anything `run_tournament` refuses.
     """
     from cardsuite.agents.arena import run_tournament
+    from cardsuite.agents.registry import weights_sha256
 
     if len(agents) < 2:
         raise ConfigError("a leaderboard needs at least 2 agents")
@@ -315,6 +357,7 @@ def run_leaderboard(
                 bar.set_postfix_str(f"{agents[i]} vs {agents[j]}")
             won = done.get((agents[i], agents[j]))
             if won is None:
+                weights = (weights_sha256(agents[i]), weights_sha256(agents[j]))
                 res = run_tournament(
                     game,
                     [agents[i], agents[j]],
@@ -328,7 +371,7 @@ def run_leaderboard(
                 )
                 won = deal_outcomes(res)
                 if checkpoint is not None:
-                    append_checkpoint(checkpoint, key, agents[i], agents[j], won)
+                    append_checkpoint(checkpoint, key, agents[i], agents[j], won, weights)
             pairs.append(PairDeals(i, j, won))
             share, low, high = mean_interval(won, resamples=resamples, seed=seed)
             h2h[i][j], h2h[j][i] = share, 1.0 - share

@@ -163,6 +163,57 @@ def parse_spec(spec: str) -> AgentSpec:
     return AgentSpec(text, name, _parse_params(text, name, rest))
 
 
+def wrapped_spec(parsed: AgentSpec) -> tuple[str, dict[str, Any]] | None:
+    """The spec a wrapping kind's agent wraps and the kind's own parameters, or None.
+
+    ``search:pretrained:scum4:budget=50`` -> ``("pretrained:scum4", {"budget": 50})``
+    (the kind's `AgentKind.wraps` splits it); a kind that wraps nothing gives None.
+    """
+    kind = KINDS.get(parsed.kind)
+    if kind is None or kind.wraps is None:
+        return None
+    module, _, name = kind.wraps.partition(":")
+    inner, params = getattr(importlib.import_module(module), name)(parsed.path or "")
+    return str(inner), dict(params)
+
+
+def weights_sha256(spec: str, depth: int = 0) -> str | None:
+    """SHA-256 of the weights a spec plays, through any wrapper (``search:``), or None.
+
+    A shipped agent (``pretrained:NAME``) and a trained agent directory
+    (``ppo:PATH``) play ``weights.safetensors``; a checkpoint file is hashed
+    whole. A rule-based agent, a name or path that does not resolve, or
+    wrappers nested more than 3 deep give None (making the agent reports those).
+    """
+    parsed = parse_spec(spec)
+    inner = wrapped_spec(parsed)
+    if inner is not None:
+        return weights_sha256(inner[0], depth + 1) if depth < 3 else None
+    kind = KINDS.get(parsed.kind)
+    if kind is None or kind.argument not in ("name", "path") or not parsed.path:
+        return None
+    if kind.argument == "name":
+        if parsed.kind != "pretrained":
+            return None
+        from cardsuite.train.pretrained import agent_dir
+
+        try:
+            source = agent_dir(parsed.path) / "weights.safetensors"
+        except ConfigError:
+            return None
+    else:
+        source = Path(parsed.path).expanduser()
+        if source.is_dir():
+            source = source / "weights.safetensors"
+    if not source.is_file():
+        return None
+    digest = hashlib.sha256()
+    with source.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def _parse_params(text: str, name: str, rest: str) -> dict[str, Any]:
     """``key=value,...`` as a dict; ConfigError naming a malformed or repeated item."""
     params: dict[str, Any] = {}

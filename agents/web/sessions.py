@@ -303,9 +303,7 @@ def _check_spec(
     text: str, outer: str, allowed: frozenset[str], limits: Any, depth: int = 0
 ) -> None:
     """`check_specs` for one spec; a wrapping kind (``search:``) checks what it wraps too."""
-    import importlib
-
-    from cardsuite.agents.registry import KINDS
+    from cardsuite.agents.registry import KINDS, wrapped_spec
 
     if text.strip() in allowed:
         return
@@ -319,9 +317,9 @@ def _check_spec(
             "start the server with cardsuite serve --agents SPEC to offer this one"
         )
     params = parsed.params
-    if kind.wraps is not None:
-        module, _, name = kind.wraps.partition(":")
-        inner, params = getattr(importlib.import_module(module), name)(parsed.path or "")
+    wrapped = wrapped_spec(parsed)
+    if wrapped is not None:
+        inner, params = wrapped
         _check_spec(inner, outer, allowed, limits, depth + 1)
     if limits is not None:
         limits.check_spec_params(outer, params)

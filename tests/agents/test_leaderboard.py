@@ -192,6 +192,61 @@ def test_a_line_cut_short_is_ignored_and_then_dropped(tmp_path: Path) -> None:
     assert lb.read_checkpoint(ckpt, key)[("random", "heuristic")].tolist() == [0.0, 0.0]
 
 
+def test_weights_sha256_follows_the_files_an_agent_plays(tmp_path: Path) -> None:
+    import hashlib
+    import shutil
+
+    from cardsuite.agents.registry import weights_sha256
+    from cardsuite.train.pretrained import agent_dir
+
+    shipped = agent_dir("scum4") / "weights.safetensors"
+    want = hashlib.sha256(shipped.read_bytes()).hexdigest()
+    assert weights_sha256("pretrained:scum4") == want
+    assert weights_sha256("search:pretrained:scum4:budget=5") == want  # through the wrapper
+    run = tmp_path / "run"
+    shutil.copytree(agent_dir("scum4"), run)
+    assert weights_sha256(f"ppo:{run}") == want
+    for spec in ("heuristic", "ismcts-batched:budget=3", "pretrained:nosuch", f"ppo:{run}x"):
+        assert weights_sha256(spec) is None
+
+
+def test_a_pair_whose_agent_now_plays_other_weights_is_refused(tmp_path: Path) -> None:
+    """A name re-shipped (or a run retrained into the same folder) after its pair was saved:
+    the line names the agent and both digests, and is never reused silently."""
+    import shutil
+
+    from safetensors.numpy import load_file, save_file
+
+    from cardsuite.train.pretrained import agent_dir
+
+    run = tmp_path / "run"
+    shutil.copytree(agent_dir("scum4"), run)
+    agents = ["random", f"ppo:{run}"]
+    ckpt = tmp_path / "lb.jsonl"
+    board = run_leaderboard("scum", 4, agents, deals=1, resamples=0, checkpoint=ckpt)
+    line = json.loads(ckpt.read_text())
+    assert line["weights"][0] is None and len(line["weights"][1]) == 64
+    again = run_leaderboard("scum", 4, agents, deals=1, resamples=0, checkpoint=ckpt)
+    assert again.to_dict() == board.to_dict()  # the same files: the line is reused
+    tensors = load_file(run / "weights.safetensors")
+    first = sorted(tensors)[0]
+    tensors[first] = tensors[first] + np.ones_like(tensors[first])
+    save_file(tensors, run / "weights.safetensors")
+    with pytest.raises(ConfigError, match=r"line 1: 'ppo:.*' played weights of SHA-256 .* now"):
+        run_leaderboard("scum", 4, agents, deals=1, resamples=0, checkpoint=ckpt)
+    # a line written before weights were recorded is taken as it is; a malformed record is not
+    key = lb._checkpoint_key("scum", 4, {}, 0, 1)
+    legacy = tmp_path / "legacy.jsonl"
+    legacy.write_text(json.dumps({**key, "a": "random", "b": agents[1], "outcomes": [1]}) + "\n")
+    assert lb.read_checkpoint(legacy, key)[("random", agents[1])].tolist() == [1.0]
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(
+        json.dumps({**key, "a": "random", "b": "greedy", "outcomes": [1], "weights": "x"}) + "\n"
+    )
+    with pytest.raises(ConfigError, match="weights must be a list of two SHA-256"):
+        lb.read_checkpoint(broken, key)
+
+
 def test_a_pilot_times_every_pair_and_projects_the_run() -> None:
     rows = lb.pilot("scum", 4, AGENTS, pilot_deals=1, deals=200, seed=0)
     assert [(r["a"], r["b"]) for r in rows] == [
