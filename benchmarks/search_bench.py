@@ -14,7 +14,8 @@ Cases (the issue's targets at the default budget of 100 iterations):
 
 * ``scum4``: one 4-player Scum game (a series), ISMCTS's default ``max_hand=6``;
 * ``party8``: one Scum Party hand at 8 players (one table);
-* ``scandal2``: one 2-player Scandal hand (default cutoff 40).
+* ``scandal2``: one 2-player Scandal hand (default cutoff 40; ``--learned`` wraps
+  ``scandal2_table``, the network docs/search.md measured).
 
 Variants: ``reference`` (``ismcts``), ``default`` (``ismcts-batched`` with
 the game's defaults: Scandal two waves of 50, cutoff 40; its rollouts
@@ -62,7 +63,8 @@ from cardsuite.games import get_game
 CASES: dict[str, tuple[str, dict[str, Any], str | None]] = {
     "scum4": ("scum", {"num_players": 4}, "scum4"),
     "party8": ("scum_party", {"num_players": 8, "num_hands": 1}, None),
-    "scandal2": ("scandal", {"num_players": 2}, "scandal2"),
+    # the table-sized network the figures in docs/search.md were measured with
+    "scandal2": ("scandal", {"num_players": 2}, "scandal2_table"),
 }
 
 

@@ -57,16 +57,31 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     ),
     "scandal2": (
         "scandal",
-        "Scandal, trained at 2 players, default rules; any-table (it sits at 3-6 players "
-        "through its projection, network.layout: projected); batched PPO warm-started on the "
-        "heuristic, 8M decisions (float16 actor; against the heuristic on 200 unseen "
-        "duplicate deals 71.0% at 2 players, 49.5-62% at 3-6): "
-        "cardsuite ppo --config configs/train/ppo_scandal2.yaml --seed 1, shipped with "
-        "python -m cardsuite.train.pretrained RUN/agent scandal2 --half --any-table; its critic (for "
-        "the value leaves of search:pretrained:scandal2) fitted to that actor afterwards, 1.5M "
+        "Scandal, trained at 2 players, default rules, on the size-generic layout (it sits at "
+        "any Scandal table of 2-6 players); batched PPO warm-started on the heuristic, every "
+        "game at 2 players, 5.33M decisions (the preset's 30 minutes), seed 0 of three (the "
+        "first trained; not chosen by its score), float16 actor; AGAINST_LINE: "
+        "cardsuite ppo --config configs/train/ppo_scandal2_generic.yaml --seed 0 "
+        "--budget-minutes 0 --total-steps 5330000, shipped with "
+        "python -m cardsuite.train.pretrained RUN/agent scandal2 --half; its critic (for the "
+        "value leaves of search:pretrained:scandal2) fitted to that actor afterwards, 1.5M "
         "decisions of self-play with the actor frozen (float16): "
-        "cardsuite ppo --config configs/train/ppo_scandal2_critic.yaml --seed 0, then "
+        "cardsuite ppo --config configs/train/ppo_scandal2_generic_critic.yaml --seed 0, then "
         "python -m cardsuite.train.pretrained RUN/agent scandal2 --critic",
+    ),
+    "scandal2_table": (
+        "scandal",
+        "Scandal, trained at 2 players, default rules (shipped as scandal2 until "
+        "2026-12-05); any-table (it sits at 3-6 players through its projection, "
+        "network.layout: projected); batched PPO warm-started on the heuristic, 8M "
+        "decisions (float16 actor; against the heuristic on 200 unseen duplicate deals 71.0% "
+        "at 2 players, 49.5-62% at 3-6): "
+        "cardsuite ppo --config configs/train/ppo_scandal2.yaml --seed 1, shipped with "
+        "python -m cardsuite.train.pretrained RUN/agent scandal2_table --half --any-table; its "
+        "critic (for the value leaves of search:pretrained:scandal2_table) fitted to that "
+        "actor afterwards, 1.5M decisions of self-play with the actor frozen (float16): "
+        "cardsuite ppo --config configs/train/ppo_scandal2_critic.yaml --seed 0, then "
+        "python -m cardsuite.train.pretrained RUN/agent scandal2_table --critic",
     ),
     "party20": (
         "scum_party",
@@ -117,7 +132,9 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "30-minute budget on a busy machine; float16 actor; against the heuristic on 100 "
         "duplicate deals at each count: 68% at 2 players, 62% at 4, 54.5% at 6): "
         "cardsuite ppo --config configs/train/ppo_scandal_generic.yaml --seed 0 "
-        "--budget-minutes 0 --total-steps 2689466",
+        "--budget-minutes 0 --total-steps 2689466 (with the trainer of 2026-12-02; today's "
+        "follows another trajectory to a network as strong, not these weights: "
+        "docs/results.md)",
     ),
 }
 

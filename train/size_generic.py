@@ -120,12 +120,18 @@ class GenericSnapshot(Snapshot):
             raise ConfigError("GenericSnapshot needs game, source and table_actions")
         object.__setattr__(self, "_bound", (1.0 / obs_scale(self.source)).astype(np.float32))
 
-    def logits(self, scaled_obs: np.ndarray) -> np.ndarray:
-        """The table's action logits of a table-scaled observation (or a batch)."""
+    def padded(self, scaled_obs: np.ndarray) -> np.ndarray:
+        """A table-scaled observation (or a batch) as the network reads it: the generic
+        layout, scaled as in training (the input of the actor and of the critic)."""
         assert self.source is not None  # __post_init__
         raw = np.asarray(scaled_obs, dtype=np.float32) * self._bound
-        x = pad_observation(raw, self.source, self.game) * generic_scale(self.game)
-        return actor_logits(self.params, self.network, x)[..., : self.table_actions]
+        return pad_observation(raw, self.source, self.game) * generic_scale(self.game)
+
+    def logits(self, scaled_obs: np.ndarray) -> np.ndarray:
+        """The table's action logits of a table-scaled observation (or a batch)."""
+        return actor_logits(self.params, self.network, self.padded(scaled_obs))[
+            ..., : self.table_actions
+        ]
 
     def input_map(self, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """`Snapshot.input_map` of the padded layout: a table entry's generic place and scale.
@@ -193,6 +199,19 @@ class SizeGenericAgent(PPOAgent):
             raise CheckpointError(f"{self.name}: call reset(table) before logits()")
         return self._view.logits(scaled_obs)
 
+    def value(self, scaled_obs: np.ndarray) -> np.ndarray:
+        """The critic's value of table-scaled observations (or a batch), padded as `logits`
+        pads them (the guided search's value leaves at any table).
+
+        Raises:
+            CheckpointError: the agent was saved without its critic, or no `reset` yet.
+        """
+        if not self.has_value:
+            return super().value(scaled_obs)  # names the missing critic
+        if self._view is None:
+            raise CheckpointError(f"{self.name}: call reset(table) before value()")
+        return super().value(self._view.padded(scaled_obs))
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Any) -> int:
         """The policy's action among the table's legal ones (the mode, or a sample)."""
         if self._view is None or self._scale is None:
@@ -229,7 +248,7 @@ class TrainedAgent:
                 raise CheckpointError(f"{str(path)!r}: {err}") from None
         if agent.meta.network.layout != "generic":
             return agent
-        return SizeGenericAgent(agent.snapshot.params, agent.meta, deterministic=deterministic,
+        return SizeGenericAgent(agent.weights, agent.meta, deterministic=deterministic,
                                 seed=seed, name=agent.name)  # fmt: skip
 
 

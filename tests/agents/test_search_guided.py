@@ -270,7 +270,7 @@ def test_scandal_defaults_come_from_the_record_and_a_spec_overrides_them() -> No
 
 
 def test_an_agent_with_a_critic_gets_value_leaves_unless_the_spec_names_a_leaf() -> None:
-    """Scandal's ``guided_critic`` defaults: the setting that beat scandal2 (docs/search.md)."""
+    """Scandal's ``guided_critic`` defaults: the setting that beat scandal2_table (docs/search.md)."""
     settings = ("leaf", "root", "value")
     agent = make_agent("search:pretrained:scandal2", "scandal")
     assert [getattr(agent, k) for k in settings] == ["value", "gumbel", "raw"]

@@ -58,6 +58,36 @@ def test_the_numpy_critic_is_the_trained_networks_critic(tmp_path: Path) -> None
     assert np.ptp(got) > 1e-3, "the values differ between observations"
 
 
+def test_a_size_generic_critic_reads_any_table_padded_as_in_training(tmp_path: Path) -> None:
+    """`SizeGenericAgent.value` at a 4-player table is the trained network's critic on the
+    trainer's own input (`train/core/tables.py`: the padded observation times the generic
+    layout's scale), as its logits are; before `reset` it names the missing table."""
+    from cardsuite.agents.size_generic import generic_spec, pad_observation
+    from cardsuite.train.size_generic import SizeGenericAgent, TrainedAgent, generic_scale
+
+    largest = get_game("scandal").make(num_players=6)
+    torch.manual_seed(2)
+    net = ActorCritic(generic_spec("scandal").size, int(largest.action_space("player_0").n), 16, 1)
+    with torch.no_grad():
+        for p in net.critic.parameters():
+            p.mul_(5.0)
+    meta = agent_meta(net, "scandal", {}, 7, {}, layout="generic")
+    agent = TrainedAgent.load(save_network(tmp_path / "agent", net, meta), "scandal")
+    assert isinstance(agent, SizeGenericAgent) and agent.has_value
+    env = get_game("scandal").make(num_players=4)
+    env.reset(seed=3)
+    raw = np.stack([env.observe(a)["observation"] for a in env.possible_agents]).astype(np.float32)
+    with pytest.raises(CheckpointError, match="reset"):
+        agent.value(raw)
+    agent.reset(table_info(env, "scandal", "player_0"))
+    x = pad_observation(raw, env.unwrapped.obs_spec, "scandal") * generic_scale("scandal")
+    with torch.no_grad():
+        want = net.value(torch.from_numpy(x)).numpy()
+    got = agent.value(raw * agent.obs_scale)
+    assert got.shape == (4,) and np.allclose(got, want, atol=1e-5)
+    assert np.ptp(got) > 1e-3, "the four seats' values differ"
+
+
 def test_an_actor_only_agent_has_no_value_and_says_so() -> None:
     shipped = make_agent("pretrained:scandal4", "scandal")  # shipped with its actor only
     assert not shipped.has_value
@@ -69,15 +99,17 @@ def test_an_actor_only_agent_has_no_value_and_says_so() -> None:
         make_agent("search:pretrained:scandal2:leaf=critic", "scandal")
 
 
-def test_pretrained_scandal2_ships_a_critic_of_the_hand_score() -> None:
+@pytest.mark.parametrize("name", ["scandal2", "scandal2_table"])
+def test_pretrained_scandal2_ships_a_critic_of_the_hand_score(name: str) -> None:
     """It carries the critic its catalogue line names; a search reads it at the leaves."""
-    agent = make_agent("pretrained:scandal2", "scandal")
+    agent = make_agent(f"pretrained:{name}", "scandal")
     assert agent.has_value and agent.meta.config["critic"]["critic_warmup"] > 0
-    search = make_agent("search:pretrained:scandal2:leaf=value", "scandal")
+    search = make_agent(f"search:pretrained:{name}:leaf=value", "scandal")
     assert search.leaf == "value"
     env = get_game("scandal").make(num_players=2)
     env.reset(seed=0)
     search.reset(table_info(env, "scandal", "player_0"), seed=0)
+    agent.reset(table_info(env, "scandal", "player_0"))  # a size-generic one pads for its table
     values = agent.value(env.observe("player_0")["observation"][None] * search._scale())
     assert values.shape == (1,) and np.isfinite(values).all()
     assert -5.0 < float(values[0]) < 5.0, "a hand's net score / 100, at the deal"

@@ -8,13 +8,13 @@ of real 2- to 6-player play (heuristic and random moves):
 
 * the observation of the player to act: bit for bit ``BatchObserver.write``'s;
 * the logits: the numpy forward pass's up to float32 rounding, for the
-  shipped table-layout agent (``pretrained:scandal2``, at 2 players and through
+  shipped table-layout agent (``pretrained:scandal2_table``, at 2 players and through
   its projection at 4), the size-generic one
   (``pretrained:scandal4``, through its padded input map) and small ReLU
   networks of two and four layers;
 * the rollouts: every state array ends as the lockstep loop leaves it, row
   for row, to the end of the hand and with a cutoff;
-* the search: ``search:pretrained:scandal2`` makes the same choices with its
+* the search: ``search:pretrained:scandal2_table`` makes the same choices with its
   rollouts compiled or in the lockstep loop.
 """
 
@@ -111,8 +111,9 @@ def test_observations_are_the_observers_bits(num_players: int) -> None:
 
 
 NETS = [
+    ("pretrained:scandal2_table", 2),
+    ("pretrained:scandal2_table", 4),
     ("pretrained:scandal2", 2),
-    ("pretrained:scandal2", 4),
     ("pretrained:scandal4", 2),
     ("pretrained:scandal4", 5),
     ("relu:64", 3),
@@ -182,8 +183,8 @@ def root_stats(root: Any) -> dict[int, tuple[int, float]]:
 
 
 def test_guided_search_makes_the_same_choices_compiled_or_not() -> None:
-    """A hand of ``search:pretrained:scandal2`` against the heuristic: both paths, every decision,
-    the same moves and the same visits and values at the root (the rollouts' values)."""
+    """A hand of ``search:pretrained:scandal2_table`` against the heuristic: both paths, every
+    decision, the same moves and the same visits and values at the root (the rollouts' values)."""
     from cardsuite.agents.guided_search import GuidedSearchAgent
     from cardsuite.agents.heuristic import HeuristicAgent
 
@@ -192,7 +193,7 @@ def test_guided_search_makes_the_same_choices_compiled_or_not() -> None:
     me = env.possible_agents[0]
     searches = []
     for compiled in (True, False):
-        spec = "search:pretrained:scandal2:budget=16,leaf=rollout" + (
+        spec = "search:pretrained:scandal2_table:budget=16,leaf=rollout" + (
             "" if compiled else ",compiled=false"
         )
         agent = make_agent(spec, "scandal", 3)  # Scandal's defaults: batch 10, cutoff 20
@@ -230,7 +231,7 @@ def test_guided_search_makes_the_same_choices_compiled_or_not() -> None:
 def test_compiled_policy_rollouts_refuse_what_they_cannot_play(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    snapshot, scale = learned("pretrained:scandal2", 2)
+    snapshot, scale = learned("pretrained:scandal2_table", 2)
     game = BatchedScandal(2, num_players=2, autoreset=False, episode="game")
     assert rp.compiled_policy_rollouts(game, snapshot, scale) is None
     hand = BatchedScandal(2, num_players=2, autoreset=False, episode="hand")

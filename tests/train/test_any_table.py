@@ -2,7 +2,7 @@
 
 Issue 21, item 2: a Scum Party agent takes a seat at any table of a 5-50
 player party and a Scandal agent plays 2-6 players. ``pretrained:party8``
-and ``pretrained:scandal2`` are table-sized networks marked
+and ``pretrained:scandal2_table`` are table-sized networks marked
 ``network.layout: projected``: at their own table they play exactly as the
 plain `PPOAgent`, at any other they read the table's observation projected
 onto their own layout (P2 tables of 5-15 seats, S2 2-6 players).
@@ -62,7 +62,7 @@ def _play(game: str, players: int, agents: dict[str, Any], seed: int, limit: int
 
 
 @pytest.mark.parametrize(("name", "game", "players"), [
-    ("party8", "scum_party", 8), ("scandal2", "scandal", 2),
+    ("party8", "scum_party", 8), ("scandal2_table", "scandal", 2),
 ])  # fmt: skip
 def test_at_its_own_table_it_is_the_table_agent_bit_for_bit(
     tmp_path: Path, name: str, game: str, players: int
@@ -94,8 +94,8 @@ def test_at_its_own_table_it_is_the_table_agent_bit_for_bit(
 
 @pytest.mark.parametrize(("name", "game", "players"), [
     ("party8", "scum_party", 5), ("party8", "scum_party", 13), ("party8", "scum_party", 20),
-    ("party8", "scum_party", 50), ("scandal2", "scandal", 3), ("scandal2", "scandal", 4),
-    ("scandal2", "scandal", 6),
+    ("party8", "scum_party", 50), ("scandal2_table", "scandal", 3),
+    ("scandal2_table", "scandal", 4), ("scandal2_table", "scandal", 6),
 ])  # fmt: skip
 def test_it_takes_a_seat_and_finishes_the_game_at_other_sizes(
     name: str, game: str, players: int
@@ -153,7 +153,7 @@ def test_off_its_size_it_reads_the_tables_pieces_cut_to_its_own_seats() -> None:
 
 @pytest.mark.parametrize(("name", "game", "players"), [
     ("party8", "scum_party", 5), ("party8", "scum_party", 13), ("party8", "scum_party", 50),
-    ("scandal2", "scandal", 4), ("scandal2", "scandal", 6),
+    ("scandal2_table", "scandal", 4), ("scandal2_table", "scandal", 6),
 ])  # fmt: skip
 def test_the_projection_is_padding_then_cutting_back(name: str, game: str, players: int) -> None:
     """A differential check: the precomputed gather gives exactly ``unpad(pad(x))`` on a batch
@@ -196,7 +196,7 @@ def test_actions_past_its_own_are_chosen_only_when_none_of_its_own_is_legal() ->
 
 def test_search_over_scandal2_sits_at_four_players_with_its_critic() -> None:
     """The guided search's value leaves read the critic through the same projection."""
-    spec = "search:pretrained:scandal2:budget=8"
+    spec = "search:pretrained:scandal2_table:budget=8"
     env = get_game("scandal").make(num_players=4)
     env.reset(seed=1)
     agent = make_agent(spec, "scandal", seed=0)
@@ -205,7 +205,7 @@ def test_search_over_scandal2_sits_at_four_players_with_its_critic() -> None:
     obs, _r, _t, _tr, info = env.last()
     action = agent.act(obs["observation"], obs["action_mask"], info)
     assert obs["action_mask"][action]
-    inner = make_agent("pretrained:scandal2", "scandal", seed=0)
+    inner = make_agent("pretrained:scandal2_table", "scandal", seed=0)
     table = table_info(env, "scandal", seat)
     inner.reset(table)
     x = np.asarray(obs["observation"], np.float32)[None] * obs_scale(table.obs_spec)
@@ -222,7 +222,7 @@ def test_the_batched_evaluator_seats_it_off_its_size() -> None:
 
 
 @pytest.mark.parametrize(("name", "game", "players", "size"), [
-    ("party8", "scum_party", 20, 184), ("scandal2", "scandal", 4, 864),
+    ("party8", "scum_party", 20, 184), ("scandal2_table", "scandal", 4, 864),
 ])  # fmt: skip
 def test_a_plain_table_agent_still_refuses_another_size_and_says_how_to_seat_it(
     tmp_path: Path, name: str, game: str, players: int, size: int
@@ -238,9 +238,9 @@ def test_a_plain_table_agent_still_refuses_another_size_and_says_how_to_seat_it(
 
 
 def test_the_shipped_names_are_listed_at_every_size() -> None:
-    """`PretrainedAgent.available` offers party8 at a 20-player party and scandal2 at 4."""
+    """`PretrainedAgent.available` offers party8 at a 20-player party and scandal2_table at 4."""
     assert "party8" in PretrainedAgent.available("scum_party", {"num_players": 20})
-    assert "scandal2" in PretrainedAgent.available("scandal", {"num_players": 4})
+    assert "scandal2_table" in PretrainedAgent.available("scandal", {"num_players": 4})
     assert "scum4" not in PretrainedAgent.available("scum", {"num_players": 6})
 
 
@@ -276,7 +276,7 @@ def test_mark_any_table_copies_a_run_agent_and_refuses_what_it_cannot(
     exit 2 naming why, and nothing is overwritten."""
     from cardsuite.train.any_table import main
 
-    source = _table_copy("scandal2", tmp_path / "run" / "agent")
+    source = _table_copy("scandal2_table", tmp_path / "run" / "agent")
     assert main([str(source), str(tmp_path / "out")]) == 0
     before, _ = load_agent_numpy(source)
     after, meta = load_agent_numpy(tmp_path / "out")

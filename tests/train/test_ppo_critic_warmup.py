@@ -66,9 +66,9 @@ def test_init_takes_a_shipped_actor_and_gives_it_a_fresh_critic(tmp_path: Path) 
 
 
 def test_init_takes_a_pretrained_name(tmp_path: Path) -> None:
-    arrays, _meta = load_agent_numpy(agent_dir("scandal2"))
+    arrays, _meta = load_agent_numpy(agent_dir("scandal2_table"))
     cfg = _tiny(tmp_path / "run", game="scandal", num_players=2, hidden=128, layers=2,
-                init="pretrained:scandal2", bc_steps=0)  # fmt: skip
+                init="pretrained:scandal2_table", bc_steps=0)  # fmt: skip
     state = Trainer(cfg).net.state_dict()
     assert set(state) == set(arrays), "actor and the critic it ships"
     for k, v in arrays.items():
