@@ -180,9 +180,9 @@ def wrapped_spec(parsed: AgentSpec) -> tuple[str, dict[str, Any]] | None:
 def weights_sha256(spec: str, depth: int = 0) -> str | None:
     """SHA-256 of the weights a spec plays, through any wrapper (``search:``), or None.
 
-    A shipped agent (``pretrained:NAME``) and a trained agent directory
-    (``ppo:PATH``) play ``weights.safetensors``; a checkpoint file is hashed
-    whole. A rule-based agent, a name or path that does not resolve, or
+    A shipped agent (``pretrained:NAME``: its kind's ``folder(NAME)``) and a
+    trained agent directory (``ppo:PATH``) play ``weights.safetensors``; a
+    checkpoint file is hashed whole. A rule-based agent, a name or path that does not resolve, or
     wrappers nested more than 3 deep give None (making the agent reports those).
     """
     parsed = parse_spec(spec)
@@ -192,14 +192,13 @@ def weights_sha256(spec: str, depth: int = 0) -> str | None:
     kind = KINDS.get(parsed.kind)
     if kind is None or kind.argument not in ("name", "path") or not parsed.path:
         return None
-    if kind.argument == "name":
-        if parsed.kind != "pretrained":
-            return None
-        from cardsuite.train.pretrained import agent_dir
-
+    if kind.argument == "name":  # the kind's class says where a name's files are
         try:
-            source = agent_dir(parsed.path) / "weights.safetensors"
+            folder = getattr(_load(parsed), "folder", None)
+            source = Path(folder(parsed.path)) / "weights.safetensors" if folder else None
         except ConfigError:
+            return None
+        if source is None:
             return None
     else:
         source = Path(parsed.path).expanduser()

@@ -186,6 +186,11 @@ class PretrainedAgent:
         return names
 
     @classmethod
+    def folder(cls, name: str) -> Path:
+        """The shipped folder ``name`` plays (`agent_dir`; ConfigError for an unknown name)."""
+        return agent_dir(name)
+
+    @classmethod
     def shares(cls, name: str) -> str | None:
         """The name whose shipped weights ``name`` plays (`SHARED`), or None for its own."""
         return SHARED.get(name)
