@@ -182,8 +182,9 @@ def weights_sha256(spec: str, depth: int = 0) -> str | None:
 
     A shipped agent (``pretrained:NAME``: its kind's ``folder(NAME)``) and a
     trained agent directory (``ppo:PATH``) play ``weights.safetensors``; a
-    checkpoint file is hashed whole. A rule-based agent, a name or path that does not resolve, or
-    wrappers nested more than 3 deep give None (making the agent reports those).
+    checkpoint file is hashed whole. A rule-based agent, a name or path that
+    does not resolve, or wrappers nested more than 3 deep give None (making
+    the agent reports those).
     """
     parsed = parse_spec(spec)
     inner = wrapped_spec(parsed)

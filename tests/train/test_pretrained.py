@@ -25,6 +25,7 @@ def test_every_catalogue_entry_is_a_valid_small_safe_agent() -> None:
     for name, (game, doc) in CATALOGUE.items():
         _arrays, meta = load_agent_numpy(agent_dir(name))
         assert meta.game == game and re.search(r"cardsuite (ppo|dmc) --config configs/", doc)
+        assert not re.search(r"\b[A-Z]+_[A-Z_]+\b", doc), f"{name}: a placeholder left in"
         size = sum(p.stat().st_size for p in agent_dir(name).iterdir())
         # the largest: scandal2, the size-generic Scandal actor (1594 inputs, 256x2, 338
         # actions) with its critic for the search's value leaves, float16: 2.1 MB
