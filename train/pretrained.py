@@ -130,13 +130,14 @@ CATALOGUE: dict[str, tuple[str, str]] = {
     "scandal4": (
         "scandal",
         "Scandal, any player count 2-6 (size-generic: trained at 2-6 together), default "
-        "rules; batched PPO warm-started on the heuristic, 2.69M decisions (the preset's "
-        "30-minute budget on a busy machine; float16 actor; against the heuristic on 100 "
-        "duplicate deals at each count: 68% at 2 players, 62% at 4, 54.5% at 6): "
+        "rules; batched PPO warm-started on the heuristic, 2.70M decisions, seed 0, float16 "
+        "actor (re-shipped on 2026-12-05 from this command: the weights shipped before it "
+        "were not given again by any committed trainer); against the heuristic on unseen "
+        "duplicate deals (seed 2,000,003) 74.25%, 63.5%, 64%, 63% and 55.5% of 200 at 2-6 "
+        "players, 57.75% of 400 at 4: "
         "cardsuite ppo --config configs/train/ppo_scandal_generic.yaml --seed 0 "
-        "--budget-minutes 0 --total-steps 2689466 (with the trainer of 2026-12-02; today's "
-        "follows another trajectory to a network as strong, not these weights: "
-        "docs/results.md)",
+        "--budget-minutes 0 --total-steps 2689466 (it stops at 2,697,931 decisions), "
+        "shipped with python -m cardsuite.train.pretrained RUN/agent scandal4 --half",
     ),
 }
 

@@ -115,13 +115,16 @@ def test_pretrained_scandal2_plays_legally_and_beats_random() -> None:
 #: preset with Monte-Carlo advantages); its digest is the newest agent's, recorded when it
 #: was shipped. ``scandal2_table`` is the network shipped as ``scandal2`` until
 #: 2026-12-05 (the same digest); ``scandal2`` since is the size-generic preset's seed 0,
-#: its digest recorded when it was shipped.
+#: its digest recorded when it was shipped. ``scandal4`` was re-shipped on 2026-12-05 from
+#: its catalogue command (the former weights were not reproducible); its digest is the
+#: re-shipped agent's, recorded when it was shipped.
 GOLDEN = {
     "scum4": ("scum", {"num_players": 4}, "96adec56af10da61"),
     "scum6": ("scum", {"num_players": 6}, "6f89202b31e360e5"),
     "party8": ("scum_party", {"num_players": 8}, "7ae302d7f4e1ed24"),
     "scandal2_table": ("scandal", {"num_players": 2}, "e2b535ebf97e0f39"),
     "scandal2": ("scandal", {"num_players": 2}, "9c20f86eb2499052"),
+    "scandal4": ("scandal", {"num_players": 4}, "ff537d89c0d5c9ea"),
 }
 
 
