@@ -34,6 +34,10 @@ The protocol (``docs/benchmark.md``), version `PROTOCOL`:
   calibrated rating for a reference of the pool (`calibrate` has not been run
   for it), there is no rating: the report and the card name the uncalibrated
   references, and say how many deals per pair the stored calibration used.
+  The same holds for a learned reference that now plays other weights than
+  the SHA-256 the deal set records for its calibration (``reference_weights``,
+  `stale_references`): a re-shipped agent never lends its old rating to new
+  weights.
   Then the protocol version, the deal set's hash, a SHA-256 of the game's
   rules engine (`engine_hash`: every file of its package, so a changed
   rule is visible even where the deals are not) and a SHA-256 of every
@@ -49,9 +53,11 @@ import argparse
 import hashlib
 import importlib
 import json
+import re
 import sys
 import types
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -101,6 +107,10 @@ class DealSet:
         quick_calibration: how those were made, or empty.
         calibration_deals: deals per pair of the calibration round-robin (0: none).
         quick_calibration_deals: the same for the quick calibration.
+        reference_weights: the SHA-256 of the weights each learned reference
+            played when the pool was calibrated (`registry.weights_sha256`), by
+            spec; a reference whose weights differ now has no calibrated rating
+            (`stale_references`). Empty in a deal set that records none.
     """
 
     name: str
@@ -120,6 +130,7 @@ class DealSet:
     calibration_deals: int = 0
     quick_calibration_deals: int = 0
     protocol: str = PROTOCOL
+    reference_weights: dict[str, str] = field(default_factory=dict)
 
 
 def deal_set_names() -> list[str]:
@@ -165,7 +176,41 @@ def load_deal_set(game: str, players: int) -> DealSet:
         calibration_deals=int(data.get("calibration_deals", 0)),
         quick_calibration_deals=int(data.get("quick_calibration_deals", 0)),
         protocol=str(data["protocol"]),
+        reference_weights=_reference_weights(data, name),
     )
+
+
+def _reference_weights(data: dict[str, Any], name: str) -> dict[str, str]:
+    """The deal set's ``reference_weights``: spec -> SHA-256 (64 hex digits); ConfigError
+    naming the field and the entry otherwise."""
+    raw = data.get("reference_weights", {})
+    if not isinstance(raw, dict):
+        raise ConfigError(f"deal set {name}: 'reference_weights' must map specs to SHA-256 digests")
+    for spec, digest in raw.items():
+        if not (isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{64}", digest)):
+            raise ConfigError(
+                f"deal set {name}: 'reference_weights' entry {spec!r} must be a SHA-256 digest "
+                f"(64 lowercase hex digits), got {digest!r}"
+            )
+    return {str(k): str(v) for k, v in raw.items()}
+
+
+def stale_references(deal_set: DealSet, refs: Sequence[str]) -> dict[str, tuple[str, str | None]]:
+    """The references of ``refs`` whose weights differ from those they were calibrated with.
+
+    Returns ``{spec: (recorded SHA-256, SHA-256 now or None)}`` for each spec
+    the deal set records weights for (``reference_weights``) that now plays
+    other weights, or none it can find. A reference re-shipped with new weights
+    thereby loses its calibrated rating instead of lending it to other weights.
+    """
+    from cardsuite.agents.registry import weights_sha256
+
+    stale: dict[str, tuple[str, str | None]] = {}
+    for spec in refs:
+        recorded = deal_set.reference_weights.get(spec)
+        if recorded is not None and (now := weights_sha256(spec)) != recorded:
+            stale[spec] = (recorded, now)
+    return stale
 
 
 def _pool(data: dict[str, Any], name: str) -> tuple[str, ...]:
@@ -443,23 +488,35 @@ def benchmark_rating(
     how = deal_set.quick_calibration if quick else deal_set.calibration
     calib_deals = deal_set.quick_calibration_deals if quick else deal_set.calibration_deals
     scale = "Elo (400 points = 10:1 odds of winning a deal), random = 0"
-    missing = [r for r in refs if r not in table]
+    stale = stale_references(deal_set, refs)
+    missing = [r for r in refs if r not in table or r in stale]
     facts = {
         "calibration": "quick" if quick else "full",
         "calibration_deals": calib_deals if table else None,
-        "reference_ratings": {r: table.get(r) for r in refs},
+        "reference_ratings": {r: None if r in stale else table.get(r) for r in refs},
         "uncalibrated": missing,
+        "stale_weights": {r: {"calibrated": a, "now": b} for r, (a, b) in stale.items()},
     }
     if missing:
         kind = "quick-run" if quick else "full-run"
+        absent = [r for r in missing if r not in stale]
+        why = (
+            [f"deal set {deal_set.name} holds no {kind} calibrated rating for {', '.join(absent)}"]
+            if absent
+            else []
+        )
+        why += [
+            f"{r} now plays other weights than it was calibrated with (SHA-256 "
+            f"{a[:16]}… then, {'none found' if b is None else b[:16] + '…'} now)"
+            for r, (a, b) in stale.items()
+        ]
         return {
             "elo": None,
             "low": None,
             "high": None,
             "scale": scale,
             "measured": None,
-            "basis": f"none: deal set {deal_set.name} holds no {kind} calibrated rating for "
-            f"{', '.join(missing)} (cardsuite benchmark --calibrate"
+            "basis": f"none: {'; '.join(why)} (cardsuite benchmark --calibrate"
             + (" --quick" if quick else "")
             + " makes them)",
             **facts,
@@ -508,7 +565,8 @@ def calibrate(
     Returns ``{"reference_ratings" (or "quick_reference_ratings"): {spec:
     Elo}, "calibration" (or "quick_calibration"): the command,
     "calibration_deals" (or "quick_calibration_deals"): deals per pair,
-    "leaderboard": the board}``: paste the first three into
+    "reference_weights": {spec: SHA-256 of the weights each learned reference
+    played}, "leaderboard": the board}``: paste the first four into
     ``configs/benchmark/GAME_Np.json``.
     """
     from cardsuite.agents.leaderboard import run_leaderboard
@@ -534,10 +592,14 @@ def calibrate(
         + (" --quick" if quick else "")
         + f" ({n} deals per pair, cardsuite {_version()})"
     )
+    from cardsuite.agents.registry import weights_sha256
+
+    weights = {spec: weights_sha256(spec) for spec in pool}
     return {
         f"{prefix}reference_ratings": dict(zip(pool, board.ratings.rating, strict=True)),
         f"{prefix}calibration": command,
         f"{prefix}calibration_deals": n,
+        "reference_weights": {spec: d for spec, d in weights.items() if d is not None},
         "leaderboard": board.to_dict(),
     }
 
@@ -687,13 +749,25 @@ def to_markdown(report: dict[str, Any], command: str) -> str:
         )
     kind = r.get("calibration", "quick" if report["quick"] else "full")
     missing = r.get("uncalibrated", [])
+    stale = r.get("stale_weights", {})
     if missing:
         names = ", ".join(f"`{m}`" for m in missing)
+        absent = ", ".join(f"`{m}`" for m in missing if m not in stale)
+        why = (
+            [f"Deal set `{ds['name']}` stores no {kind}-run rating for {absent}."] if absent else []
+        )
+        why += [
+            f"`{m}` now plays other weights than it was calibrated with (SHA-256 "
+            f"`{w['calibrated'][:16]}…` then, "
+            + ("none found" if w["now"] is None else f"`{w['now'][:16]}…`")
+            + " now), so its stored rating is not its own."
+            for m, w in stale.items()
+        ]
         lines += [
             "",
-            f"**Uncalibrated references: {names}.** Deal set `{ds['name']}` stores no "
-            f"{kind}-run rating for them, so this card gives no rating; the shares and "
-            f"points above stand on their own ({ds['deals']} deals against each reference).",
+            f"**Uncalibrated references: {names}.** " + " ".join(why) + " So this card gives "
+            f"no rating; the shares and points above stand on their own ({ds['deals']} deals "
+            "against each reference).",
         ]
     if r.get("calibration_deals"):
         lines += [
@@ -858,6 +932,6 @@ def _run_calibrate(ns: argparse.Namespace) -> int:
     shown = {k: v for k, v in result.items() if k != "leaderboard"}
     print(json.dumps(shown, indent=1))
     print(
-        f"wrote {out / 'calibration.json'}: paste the first three entries into the deal set's file"
+        f"wrote {out / 'calibration.json'}: paste the first four entries into the deal set's file"
     )
     return 0

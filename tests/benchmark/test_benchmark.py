@@ -73,7 +73,9 @@ def test_scandal_pools_seat_the_leaderboards_ismcts() -> None:
         assert ds.ismcts == "ismcts-batched:budget=100" == bm.baseline_ismcts("scandal")
         assert bm.reference_pool(ds)[3] == ds.ismcts
         assert bm.reference_pool(ds, quick=True)[3] == "ismcts-batched:budget=10"
-    assert bm.load_deal_set("scandal", 4).pool[-1] == "pretrained:scandal4"
+    # pretrained:scandal4 left both Scandal pools when it was re-shipped (2026-12-05)
+    assert bm.load_deal_set("scandal", 4).pool == ("random", "greedy", "heuristic", ds.ismcts)
+    assert bm.load_deal_set("scandal", 2).pool[-1] == "pretrained:scandal2_table"
     scum = bm.load_deal_set("scum", 4)
     assert scum.protocol == "cardsuite-benchmark/1" and bm.baseline_ismcts("scum") == scum.ismcts
     data = bm.deal_set_data("scandal", 2, 24003, deals=3)
@@ -193,6 +195,67 @@ def test_a_pool_that_gained_a_reference_names_it_uncalibrated(
     assert "**Uncalibrated references: `heuristic`.**" in card and "| 0 |" in card
 
 
+def test_a_reference_with_other_weights_loses_its_calibrated_rating(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A reference re-shipped with new weights (the deal set's ``reference_weights`` no longer
+    match) is named uncalibrated: its stored rating was measured with other weights."""
+    _small(monkeypatch, {"random": 0.0, "heuristic": 600.0})
+    real = bm.load_deal_set
+    calibrated_with = "ab" * 32
+    monkeypatch.setattr(
+        bm, "load_deal_set",
+        lambda g, n: dataclasses.replace(real(g, n), reference_weights={"heuristic": calibrated_with}),
+    )  # fmt: skip
+    report = bm.run_benchmark("greedy", "scum", 4, deals=2, resamples=50)
+    r = report["rating"]
+    assert r["elo"] is None and r["uncalibrated"] == ["heuristic"]
+    assert r["reference_ratings"] == {"random": 0.0, "heuristic": None}
+    assert r["stale_weights"] == {"heuristic": {"calibrated": calibrated_with, "now": None}}
+    assert "heuristic now plays other weights than it was calibrated with" in r["basis"]
+    card = bm.to_markdown(report, "cmd")
+    assert "**Uncalibrated references: `heuristic`.**" in card
+    assert "`heuristic` now plays other weights than it was calibrated with (SHA-256 `abab" in card
+    assert "stores no" not in card and card.count("| uncalibrated |") == 1
+    json.dumps(report, allow_nan=False)
+
+
+def test_stale_references_compare_the_shipped_weights() -> None:
+    """The digest of a shipped agent's weights file decides; rule-based references and
+    references the deal set records nothing for are never stale."""
+    from cardsuite.agents.registry import weights_sha256
+
+    ds = bm.load_deal_set("scum", 4)
+    now = weights_sha256("pretrained:scum4")
+    assert now is not None
+    same = dataclasses.replace(ds, reference_weights={"pretrained:scum4": now})
+    assert bm.stale_references(same, ["random", "pretrained:scum4"]) == {}
+    other = dataclasses.replace(ds, reference_weights={"pretrained:scum4": "0" * 64})
+    assert bm.stale_references(other, ["random", "pretrained:scum4"]) == {
+        "pretrained:scum4": ("0" * 64, now)
+    }
+    assert bm.stale_references(dataclasses.replace(ds, reference_weights={}), ds.pool) == {}
+
+
+@pytest.mark.parametrize(("game", "players"), SETS)
+def test_every_recorded_reference_plays_the_weights_it_was_calibrated_with(
+    game: str, players: int
+) -> None:
+    """Re-shipping a reference's weights without calibrating it again (or taking it out of
+    the pool, as pretrained:party8 and pretrained:scandal4 were) fails here."""
+    ds = bm.load_deal_set(game, players)
+    assert set(ds.reference_weights) <= set(ds.pool)
+    assert bm.stale_references(ds, ds.pool) == {}
+
+
+def test_a_malformed_weights_record_is_refused_naming_the_field() -> None:
+    with pytest.raises(ConfigError, match="'reference_weights' must map specs"):
+        bm._reference_weights({"reference_weights": ["x"]}, "scum_4p")
+    with pytest.raises(ConfigError, match="'reference_weights' entry 'pretrained:scum4' must be"):
+        bm._reference_weights({"reference_weights": {"pretrained:scum4": "abc"}}, "scum_4p")
+    assert bm._reference_weights({}, "scum_4p") == {}
+
+
 @pytest.mark.parametrize(("game", "players"), SETS)
 def test_every_deal_set_says_how_it_was_calibrated(game: str, players: int) -> None:
     """Stored ratings cover the whole pool and name their deals per pair; none: 0 deals."""
@@ -260,6 +323,7 @@ def test_calibrate_rates_the_pool_on_the_deal_set(monkeypatch: pytest.MonkeyPatc
     assert ratings["random"] == 0.0 and ratings["heuristic"] > 0
     assert result["leaderboard"]["deals_per_pair"] == 3
     assert result["quick_calibration_deals"] == 3
+    assert result["reference_weights"] == {}  # rule-based references play no weights
     assert np.isfinite(list(ratings.values())).all()
 
 
