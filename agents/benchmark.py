@@ -753,10 +753,10 @@ def to_markdown(report: dict[str, Any], command: str) -> str:
     if missing:
         names = ", ".join(f"`{m}`" for m in missing)
         absent = ", ".join(f"`{m}`" for m in missing if m not in stale)
-        why = (
+        reasons = (
             [f"Deal set `{ds['name']}` stores no {kind}-run rating for {absent}."] if absent else []
         )
-        why += [
+        reasons += [
             f"`{m}` now plays other weights than it was calibrated with (SHA-256 "
             f"`{w['calibrated'][:16]}…` then, "
             + ("none found" if w["now"] is None else f"`{w['now'][:16]}…`")
@@ -765,7 +765,7 @@ def to_markdown(report: dict[str, Any], command: str) -> str:
         ]
         lines += [
             "",
-            f"**Uncalibrated references: {names}.** " + " ".join(why) + " So this card gives "
+            f"**Uncalibrated references: {names}.** " + " ".join(reasons) + " So this card gives "
             f"no rating; the shares and points above stand on their own ({ds['deals']} deals "
             "against each reference).",
         ]
