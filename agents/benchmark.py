@@ -213,6 +213,17 @@ def stale_references(deal_set: DealSet, refs: Sequence[str]) -> dict[str, tuple[
     return stale
 
 
+def stale_text(spec: str, calibrated: str, now: str | None, quote: str = "") -> str:
+    """How a stale reference is named in a report's basis and on its card."""
+    q = quote
+    return (
+        f"{q}{spec}{q} now plays other weights than it was calibrated with (SHA-256 "
+        f"{q}{calibrated[:16]}…{q} then, "
+        + ("none found" if now is None else f"{q}{now[:16]}…{q}")
+        + " now)"
+    )
+
+
 def _pool(data: dict[str, Any], name: str) -> tuple[str, ...]:
     pool = data.get("pool")
     if (
@@ -505,11 +516,7 @@ def benchmark_rating(
             if absent
             else []
         )
-        why += [
-            f"{r} now plays other weights than it was calibrated with (SHA-256 "
-            f"{a[:16]}… then, {'none found' if b is None else b[:16] + '…'} now)"
-            for r, (a, b) in stale.items()
-        ]
+        why += [stale_text(r, a, b) for r, (a, b) in stale.items()]
         return {
             "elo": None,
             "low": None,
@@ -570,6 +577,7 @@ def calibrate(
     ``configs/benchmark/GAME_Np.json``.
     """
     from cardsuite.agents.leaderboard import run_leaderboard
+    from cardsuite.agents.registry import weights_sha256
 
     deal_set = load_deal_set(game, players)
     pool = reference_pool(deal_set, quick=quick)
@@ -592,8 +600,6 @@ def calibrate(
         + (" --quick" if quick else "")
         + f" ({n} deals per pair, cardsuite {_version()})"
     )
-    from cardsuite.agents.registry import weights_sha256
-
     weights = {spec: weights_sha256(spec) for spec in pool}
     return {
         f"{prefix}reference_ratings": dict(zip(pool, board.ratings.rating, strict=True)),
@@ -757,10 +763,7 @@ def to_markdown(report: dict[str, Any], command: str) -> str:
             [f"Deal set `{ds['name']}` stores no {kind}-run rating for {absent}."] if absent else []
         )
         reasons += [
-            f"`{m}` now plays other weights than it was calibrated with (SHA-256 "
-            f"`{w['calibrated'][:16]}…` then, "
-            + ("none found" if w["now"] is None else f"`{w['now'][:16]}…`")
-            + " now), so its stored rating is not its own."
+            stale_text(m, w["calibrated"], w["now"], "`") + ", so its stored rating is not its own."
             for m, w in stale.items()
         ]
         lines += [
