@@ -1,4 +1,5 @@
-"""The training configs' reference tables, generated from the classes by ``cardsuite.docs``.
+"""The training layer's generated tables, written by ``cardsuite.docs``: the configs'
+reference tables (from the classes) and the citable results table (`citable.RECORD`).
 
 Registered as the ``cardsuite.doc_tables`` entry point ``training``:
 ``python -m cardsuite.docs --write`` rewrites them between their markers and
@@ -11,7 +12,8 @@ from collections.abc import Callable
 
 
 def tables() -> list[tuple[str, str, Callable[[], str]]]:
-    """``(page, marker, generate)`` of every training config's table."""
+    """``(page, marker, generate)`` of every training config's table and of the results table."""
+    from cardsuite.train.citable import table
     from cardsuite.train.config import TrainConfig
     from cardsuite.train.dmc_config import DMCConfig
     from cardsuite.train.ppo_config import PPOConfig
@@ -22,4 +24,5 @@ def tables() -> list[tuple[str, str, Callable[[], str]]]:
         ("docs/training.md", "dmc-config", DMCConfig.doc_table),
         ("docs/training.md", "maskable-ppo-config", TrainConfig.doc_table),
         ("docs/rllib.md", "rllib-config", RLlibTrainConfig.doc_table),
+        ("docs/results.md", "citable-results", table),
     ]
