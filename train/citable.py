@@ -163,7 +163,7 @@ RECORD: tuple[Row, ...] = (
     Row(
         "Scum 4p", "heuristic", 60.0, "dmc_scum4.yaml",
         "cardsuite dmc --config configs/train/dmc_scum4.yaml --seed S --run-dir RUN",
-        "the trainer's final evaluation (`RUN/eval.csv`)", 1_000_003,
+        "the trainer's final evaluation, the last rows of `RUN/eval.csv`", 1_000_003,
         (SeedRun(0, 30_100_000, 28.2, 66.0, 3.6, 400),
          SeedRun(1, 29_300_000, 28.2, 74.8, 3.3, 400),
          SeedRun(2, 31_000_000, 28.2, 70.6, 3.6, 400)),
@@ -198,20 +198,24 @@ RECORD: tuple[Row, ...] = (
         "cardsuite ppo --config configs/train/ppo_party20.yaml --seed S --run-dir RUN",
         f"`{_SG} --game scum_party --players 20 --deals 400 --seed 2000003`", 2_000_003,
         (SeedRun(0, 6_253_375, 25.8, 65.5, 4.6, 400),
-         SeedRun(1, 4_141_629, 30.2, 58.5, 4.7, 400),
+         SeedRun(1, 5_908_255, 26.1, 63.625, 4.6, 400),
          SeedRun(2, 5_801_538, 26.3, 59.75, 4.8, 400)),
         "party-20-50",
-        "Seed 0 ships as `pretrained:party20`.",
+        "Seed 0 ships as `pretrained:party20`. Seed 1 is its run of 2026-12-05; its first run "
+        "shared the cores with other jobs and stopped at 4.14M decisions after 30.2 minutes "
+        "(58.5%).",
     ),
     Row(
         "Scum Party 50p", "heuristic", 55.0, "ppo_party50.yaml",
         "cardsuite ppo --config configs/train/ppo_party50.yaml --seed S --run-dir RUN",
         f"`{_SG} --game scum_party --players 50 --deals 400 --seed 2000003`", 2_000_003,
         (SeedRun(0, 5_911_041, 26.6, 61.25, 4.8, 400),
-         SeedRun(1, 3_957_296, 31.3, 48.6, 4.9, 400),
+         SeedRun(1, 5_532_133, 27.2, 55.375, 4.8, 400),
          SeedRun(2, 5_377_018, 27.2, 61.9, 4.7, 400)),
         "party-20-50",
-        "Seed 0 ships as `pretrained:party50`.",
+        "Seed 0 ships as `pretrained:party50`. Seed 1 is its run of 2026-12-05; its first run "
+        "shared the cores with other jobs and stopped at 3.96M decisions after 31.3 minutes "
+        "(48.6%).",
     ),
     Row(
         "Scandal 2p", "heuristic", 75.0, "ppo_scandal2_generic.yaml",
