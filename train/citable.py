@@ -56,8 +56,8 @@ class Row:
         game: the game and table size (``"Scum Party 20p"``).
         opponent: who the agent plays (``"heuristic"``, ``"ISMCTS"``).
         target: percent of the deals to win.
-        preset: the preset file under ``configs/train/``.
-        train: the training command (``S``: the seed; ``RUN``: its run folder).
+        preset: the preset file under ``configs/train/`` (``ppo_*`` trains with
+            ``cardsuite ppo``, ``dmc_*`` with ``cardsuite dmc``: `train`).
         measure: how a run's agent is measured (Markdown: a command in backticks).
         deal_seed: the seed of the measured deals (no training run uses it).
         runs: the seeds' runs.
@@ -69,12 +69,17 @@ class Row:
     opponent: str
     target: float
     preset: str
-    train: str
     measure: str
     deal_seed: int
     runs: tuple[SeedRun, ...]
     section: str
     note: str = ""
+
+    @property
+    def train(self) -> str:
+        """The training command (``S``: the seed; ``RUN``: its run folder)."""
+        trainer = self.preset.split("_", 1)[0]
+        return f"cardsuite {trainer} --config configs/train/{self.preset} --seed S --run-dir RUN"
 
     def mean(self) -> float:
         """The mean over seeds of the percent won."""
@@ -162,7 +167,6 @@ _SG = "python -m cardsuite.train.size_generic ppo:RUN/agent"
 RECORD: tuple[Row, ...] = (
     Row(
         "Scum 4p", "heuristic", 60.0, "dmc_scum4.yaml",
-        "cardsuite dmc --config configs/train/dmc_scum4.yaml --seed S --run-dir RUN",
         "the trainer's final evaluation, the last rows of `RUN/eval.csv`", 1_000_003,
         (SeedRun(0, 30_100_000, 28.2, 66.0, 3.6, 400),
          SeedRun(1, 29_300_000, 28.2, 74.8, 3.3, 400),
@@ -172,7 +176,6 @@ RECORD: tuple[Row, ...] = (
     ),
     Row(
         "Scum 4p", "ISMCTS (default budget)", 60.0, "dmc_scum4.yaml",
-        "cardsuite dmc --config configs/train/dmc_scum4.yaml --seed S --run-dir RUN",
         "`cardsuite tournament scum --agents ppo:RUN/agent ismcts --players 4 --games 400 "
         "--duplicate --seed 2000003`", 2_000_003,
         (SeedRun(0, 30_100_000, 28.2, 60.0, 4.8, 400),
@@ -184,7 +187,6 @@ RECORD: tuple[Row, ...] = (
     ),
     Row(
         "Scum Party 8p", "heuristic", 60.0, "ppo_party8.yaml",
-        "cardsuite ppo --config configs/train/ppo_party8.yaml --seed S --run-dir RUN",
         f"`{_SG} --game scum_party --players 8 --deals 400 --seed 2000003`", 2_000_003,
         (SeedRun(0, 10_576_203, 24.2, 62.1, 4.7, 400),
          SeedRun(1, 9_908_335, 24.8, 62.4, 4.7, 400),
@@ -195,7 +197,6 @@ RECORD: tuple[Row, ...] = (
     ),
     Row(
         "Scum Party 20p", "heuristic", 55.0, "ppo_party20.yaml",
-        "cardsuite ppo --config configs/train/ppo_party20.yaml --seed S --run-dir RUN",
         f"`{_SG} --game scum_party --players 20 --deals 400 --seed 2000003`", 2_000_003,
         (SeedRun(0, 6_253_375, 25.8, 65.5, 4.6, 400),
          SeedRun(1, 5_908_255, 26.1, 63.625, 4.6, 400),
@@ -207,7 +208,6 @@ RECORD: tuple[Row, ...] = (
     ),
     Row(
         "Scum Party 50p", "heuristic", 55.0, "ppo_party50.yaml",
-        "cardsuite ppo --config configs/train/ppo_party50.yaml --seed S --run-dir RUN",
         f"`{_SG} --game scum_party --players 50 --deals 400 --seed 2000003`", 2_000_003,
         (SeedRun(0, 5_911_041, 26.6, 61.25, 4.8, 400),
          SeedRun(1, 5_532_133, 27.2, 55.375, 4.8, 400),
@@ -219,7 +219,6 @@ RECORD: tuple[Row, ...] = (
     ),
     Row(
         "Scandal 2p", "heuristic", 75.0, "ppo_scandal2_generic.yaml",
-        "cardsuite ppo --config configs/train/ppo_scandal2_generic.yaml --seed S --run-dir RUN",
         "`cardsuite tournament scandal --agents ppo:RUN/agent heuristic --players 2 --games 400 "
         "--duplicate --seed 2000003`", 2_000_003,
         (SeedRun(0, 5_331_151, 30.5, 79.6, 3.9, 400),
@@ -234,7 +233,6 @@ RECORD: tuple[Row, ...] = (
     ),
     Row(
         "Scandal 4p", "heuristic", 60.0, "ppo_scandal_generic.yaml",
-        "cardsuite ppo --config configs/train/ppo_scandal_generic.yaml --seed S --run-dir RUN",
         f"`{_SG} --game scandal --players 4 --deals 400 --seed 2000003`", 2_000_003,
         (SeedRun(0, 4_097_270, 28.9, 64.25, 4.7, 400),
          SeedRun(1, 4_040_830, 29.0, 60.5, 4.8, 400),
@@ -246,7 +244,6 @@ RECORD: tuple[Row, ...] = (
     ),
     Row(
         "Scandal 2p", "ISMCTS (default budget)", 60.0, "ppo_scandal_generic.yaml",
-        "cardsuite ppo --config configs/train/ppo_scandal_generic.yaml --seed S --run-dir RUN",
         "`cardsuite tournament scandal --agents ppo:RUN/agent ismcts-batched --players 2 "
         "--games 200 --duplicate --seed 2000003`", 2_000_003,
         (SeedRun(0, 4_097_270, 28.9, 86.0, 4.8, 200),

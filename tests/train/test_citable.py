@@ -20,8 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _row(won: tuple[float, ...], target: float = 65.0, minutes: float = 20.0) -> Row:
     runs = tuple(SeedRun(s, 1_000_000, minutes, w, 4.0, 400) for s, w in enumerate(won))
-    return Row("Scum 4p", "heuristic", target, "dmc_scum4.yaml", "train S", "`measure`",
-               7, runs, "anchor")  # fmt: skip
+    return Row("Scum 4p", "heuristic", target, "dmc_scum4.yaml", "`measure`", 7, runs,
+               "anchor")  # fmt: skip
 
 
 def test_mean_and_intervals_by_hand() -> None:
@@ -65,6 +65,7 @@ def test_each_row_names_a_preset_that_loads(row: Row) -> None:
     assert path.is_file(), row.preset
     words = shlex.split(row.train)
     assert words[:2] == ["cardsuite", "ppo" if row.preset.startswith("ppo_") else "dmc"]
+    assert {"--seed", "S", "--run-dir", "RUN"} <= set(words)
     assert words[words.index("--config") + 1] == f"configs/train/{row.preset}"
     config = (PPOConfig if words[1] == "ppo" else DMCConfig).from_dict(preset(str(path)))
     players = int(re.search(r"(\d+)p$", row.game).group(1))  # type: ignore[union-attr]
