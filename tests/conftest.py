@@ -10,6 +10,7 @@ at import time. Inside other modules, use ``pytest.importorskip``.
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,16 @@ def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> 
         f"needs the {extra} extra ({module} is not installed): pip install 'cardsuite[{extra}]'"
     )
     return node
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _sb3_logdir(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Point Stable-Baselines3's default log folder into pytest's temporary tree.
+
+    A model that learns without a logger (``MaskablePPO(...).learn(...)``, as
+    users write it and as some tests do) makes an ``SB3-<date>`` folder under the
+    system temporary directory unless ``SB3_LOGDIR`` names one; left unset, every
+    test run would leave such folders behind in ``/tmp``.
+    """
+    if "SB3_LOGDIR" not in os.environ:
+        os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3"))
