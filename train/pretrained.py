@@ -59,7 +59,8 @@ CATALOGUE: dict[str, tuple[str, str]] = {
         "scandal",
         "Scandal, trained at 2 players, default rules, on the size-generic layout (it sits at "
         "any Scandal table of 2-6 players); batched PPO warm-started on the heuristic, every "
-        "game at 2 players, 5.33M decisions (the preset's 30 minutes), seed 0 of three (the "
+        "game at 2 players, 5.33M decisions (30 minutes of PPO, the preset's budget until "
+        "2026-12-06), seed 0 of three (the "
         "first trained; not chosen by its score), float16 actor; against the heuristic on "
         "unseen duplicate deals 86.0% of 400 at 2 players (arena 79.6%), 79%, 71.5%, 63% and "
         "59.5% of 200 at 3-6: "
