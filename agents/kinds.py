@@ -1,7 +1,7 @@
 """What an agent kind is: the record that the arena's registry keeps for each kind.
 
 Kept apart from [`cardsuite.agents.registry`][cardsuite.agents.registry] so that a layer registering
-its own kinds (``cardsuite.train.kinds``, a third-party package) can import it
+its own kinds (``cardsuite.agents.learned.kinds``, a third-party package) can import it
 without importing, and so re-entering, the registry while it loads its plug-ins.
 """
 

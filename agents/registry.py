@@ -24,7 +24,7 @@ its constructor takes them, and must have ``name``, ``reset`` and ``act``
 Parameter values are read as YAML scalars (``200`` is an int, ``1.5`` a
 float, ``true`` a bool, anything else a string). Agent classes are imported
 lazily, so listing or parsing specs never imports torch; only a ``ppo:`` spec
-imports `cardsuite.train.policy`, and only an ``rllib:`` spec imports ray.
+imports `cardsuite.agents.learned.policy`, and only an ``rllib:`` spec imports ray.
 Kinds that need training code are not named here: the layer that owns them
 registers them through the ``cardsuite.agents`` entry-point group
 (`ENTRY_POINT_GROUP`), as any other package may. Every mistake raises a named error: an unknown
@@ -57,13 +57,15 @@ _BUILTIN = (
     AgentKind("random", "cardsuite.agents.base:RandomAgent", "uniform over the legal actions"),
     AgentKind(
         "greedy",
-        "cardsuite.agents.greedy:GreedyAgent",
+        "cardsuite.agents.baselines.greedy:GreedyAgent",
         "simple rule bot: sheds the most cards, melds at once",
     ),
-    AgentKind("heuristic", "cardsuite.agents.heuristic:HeuristicAgent", "hand-written rule bot"),
+    AgentKind(
+        "heuristic", "cardsuite.agents.baselines.heuristic:HeuristicAgent", "hand-written rule bot"
+    ),
     AgentKind(
         "ismcts",
-        "cardsuite.agents.ismcts:ISMCTSAgent",
+        "cardsuite.agents.search.reference:ISMCTSAgent",
         "information-set Monte Carlo tree search (e.g. ismcts:budget=200)",
     ),
 )

@@ -3,7 +3,7 @@
 ``configs/train/dmc_scandal2.yaml`` starts from a warm start at about 46% of
 duplicate deals against the heuristic and ends near 35% after 1.4M
 decisions. This script runs the real trainer (``DMCTrainer`` of
-``cardsuite.train.dmc``) briefly with one change at a time and reports, at
+``cardsuite.train.dmc.trainer``) briefly with one change at a time and reports, at
 every evaluation, the share of duplicate deals won against the heuristic
 and what the Q-network does on held-out heuristic states:
 
@@ -115,8 +115,8 @@ def use_zero_sum_rewards() -> None:
     seats' (this process only): the quantity the evaluation scores, since a
     deal is won by the higher score and Scandal's scores are not zero-sum (S9).
     """
-    import cardsuite.train.dmc as dmc
-    import cardsuite.train.ppo_games as games
+    import cardsuite.train.core.games as games
+    import cardsuite.train.dmc.trainer as dmc
 
     original = games.train_game
 
@@ -130,7 +130,7 @@ def use_zero_sum_rewards() -> None:
 
 def held_out(config: dict[str, Any], games: int, steps: int) -> dict[str, np.ndarray]:
     """Heuristic states of ``HELD_OUT_SEED`` (no exploration), with the heuristic's labels."""
-    from cardsuite.train.imitation import heuristic_dataset
+    from cardsuite.train.ppo.imitation import heuristic_dataset
 
     return heuristic_dataset(games, steps, 0.0, HELD_OUT_SEED, config, "scandal")
 
@@ -142,7 +142,7 @@ def diagnostics(
 
     ``taken``: how often each action id was played by the learner in the replay.
     """
-    from cardsuite.train.dmc_core import MASKED
+    from cardsuite.train.dmc.parts import MASKED
 
     with torch.no_grad():
         q = net(torch.from_numpy(data["obs"]) * scale)
@@ -170,7 +170,7 @@ def load_config(path: str, **overrides: Any) -> Any:
     given = {k: v for k, v in overrides.items() if v is not None}
     try:  # the shared training core
         from cardsuite.train.core.cli import preset
-        from cardsuite.train.dmc_config import DMCConfig
+        from cardsuite.train.dmc.config import DMCConfig
     except ImportError:  # before it
         from cardsuite.train.dmc_args import load_args
 
@@ -180,8 +180,8 @@ def load_config(path: str, **overrides: Any) -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line (module doc)."""
-    from cardsuite.train.dmc import DMCTrainer
-    from cardsuite.train.dmc_core import fit_heuristic, margin_loss
+    from cardsuite.train.dmc.parts import fit_heuristic, margin_loss
+    from cardsuite.train.dmc.trainer import DMCTrainer
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--variant", choices=("preset", "margin_on", "zero_sum"), default="preset")
@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     args = dataclasses.replace(args, eval_every=ns.eval_every, bc_games=ns.bc_games,
                                eval_deals=ns.eval_deals, eval_against="heuristic",
                                eval_first=bool(ns.eval_first), quiet=True)  # fmt: skip
-    if hasattr(args, "relative_reward"):  # the trainer's own option (train/dmc_config.py)
+    if hasattr(args, "relative_reward"):  # the trainer's own option (train/dmc/config.py)
         args = dataclasses.replace(args, relative_reward=ns.variant == "zero_sum")
     elif ns.variant == "zero_sum":  # a481cb1, before the option: the engines pay zero-sum
         use_zero_sum_rewards()
@@ -240,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
         def warm_start(self) -> None:
             from safetensors.torch import load_file, save_file
 
-            from cardsuite.train.imitation import heuristic_dataset
+            from cardsuite.train.ppo.imitation import heuristic_dataset
 
             a = self.args
             warm = Path(ns.warm) if ns.warm else None
@@ -273,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
             out: dict[str, float] = {}
             while self.credit >= 1.0 and self.replay.size:  # the preset's step, plus the margin
                 self.credit -= 1.0
-                from cardsuite.train.dmc_core import q_loss
+                from cardsuite.train.dmc.parts import q_loss
 
                 obs, action, ret = self.replay.sample(self.args.batch_size)
                 idx = torch.randint(bc["obs"].shape[0], (self.args.batch_size,),

@@ -83,7 +83,7 @@ def evaluation() -> Any:
 def scaling() -> tuple[Callable[..., np.ndarray], Callable[..., np.ndarray]]:
     """``obs_scale`` and ``masked_logits`` of the trainers' network code."""
     try:
-        from cardsuite.train.core.netspec import masked_logits, obs_scale
+        from cardsuite.agents.learned.netspec import masked_logits, obs_scale
     except ImportError:
         from cardsuite.train.opponents import masked_logits, obs_scale
     return obs_scale, masked_logits
@@ -117,7 +117,7 @@ def party(players: int = 8, **options: Any) -> tuple[Any, dict[str, Any], Any, A
 
     ``options``: rule options (the trainer's presets use none: 5 hands per tournament).
     """
-    from cardsuite.train.ppo_games import train_game
+    from cardsuite.train.core.games import train_game
 
     spec = train_game("scum_party")
     cfg = spec.config(players, options)
@@ -247,9 +247,9 @@ def heuristic_as_ppo_agent() -> Any:
     observation as the network would and returns a large logit on the
     heuristic's choice for the unscaled one.
     """
-    from cardsuite.agents.heuristic import make_policy
-    from cardsuite.train.policy import PPOAgent
-    from cardsuite.train.pretrained import agent_dir
+    from cardsuite.agents.baselines.heuristic import make_policy
+    from cardsuite.agents.learned.policy import PPOAgent
+    from cardsuite.agents.learned.pretrained import agent_dir
 
     base = PPOAgent.load(agent_dir("party8"))
 
@@ -281,7 +281,7 @@ def one_seat_match(
     The agent beats the field on a deal when its mean episode reward over the
     ``n`` rotations beats the heuristic seats' mean (ties: half).
     """
-    from cardsuite.train.ppo_games import train_game
+    from cardsuite.train.core.games import train_game
 
     _play = evaluation()._play
 
@@ -306,7 +306,7 @@ def summary(won: np.ndarray, diff: np.ndarray) -> dict[str, float]:
     The share's interval is `share_interval`'s (Wilson, or Student t with ties)
     and ``beats_ci`` its wider side; the margin's is Student t (`mean_ci`).
     """
-    from cardsuite.agents.stats import mean_ci, share_interval
+    from cardsuite.agents.arena.stats import mean_ci, share_interval
 
     n = len(won)
     beats, low, high = share_interval(won)
@@ -337,11 +337,11 @@ def count_features(heuristic: Any, spec: Any, players: int) -> Any:
 
     The diagnosis found the copy's costly errors in the last cards, where the
     heuristic counts exactly which higher cards are still out. These inputs
-    give a network that count (`cardsuite.train.core.features.CountInputs`,
+    give a network that count (`cardsuite.agents.learned.features.CountInputs`,
     what ``cardsuite ppo --features counts`` trains with). This script adds
     them to the raw observation, so they are built with unit scales.
     """
-    from cardsuite.train.core.features import count_inputs
+    from cardsuite.agents.learned.features import count_inputs
 
     return count_inputs(heuristic, spec, players, np.ones(spec.size, dtype=np.float32))
 
@@ -349,7 +349,7 @@ def count_features(heuristic: Any, spec: Any, players: int) -> Any:
 # --------------------------------------------------------------------- parts
 def part_null(args: argparse.Namespace, emit: Callable[..., None]) -> None:
     """Heuristic against itself in both evaluation paths; the one-seat layout."""
-    from cardsuite.agents.arena import run_tournament
+    from cardsuite.agents.arena.tournament import run_tournament
 
     obs_scale, _ = scaling()
     _spec, cfg, eng, heur = party(args.players)
@@ -409,9 +409,9 @@ def part_imitation(args: argparse.Namespace, emit: Callable[..., None]) -> None:
     import torch
     from safetensors.torch import load_file, save_file
 
-    from cardsuite.train.actor_critic import ActorCritic
-    from cardsuite.train.imitation import dagger, greedy_actor, heuristic_dataset, imitate
-    from cardsuite.train.ppo import DAGGER_SEED
+    from cardsuite.train.ppo.imitation import dagger, greedy_actor, heuristic_dataset, imitate
+    from cardsuite.train.ppo.network import ActorCritic
+    from cardsuite.train.ppo.trainer import DAGGER_SEED
 
     obs_scale, masked_logits = scaling()
     torch.set_num_threads(1)

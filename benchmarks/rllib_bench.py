@@ -24,7 +24,7 @@ per game per vector step), ``episodes`` (the array runner's
 env), ``x2 overlap`` (``overlap_sampling``), ``x2 all seats``
 (``self_play_all_seats``), ``rllib_per_game x1`` (the AEC
 env through RLlib's PettingZoo wrapper, 4 envs per runner), and
-``batched_ppo`` (`cardsuite.train.ppo`, ``cardsuite ppo``, the
+``batched_ppo`` (`cardsuite.train.ppo.trainer`, ``cardsuite ppo``, the
 single-machine trainer, via ``benchmarks.train_bench``). Every RLlib path
 uses the preset's PPO settings (1 epoch, minibatches of 4,096, MLP
 256x256). The train batch is ``--batch-per-runner`` x runners, so an added
@@ -170,7 +170,7 @@ def bench_batched_trainer(seconds: float, games: int) -> dict[str, Any]:
 
     load_before = os.getloadavg()[0]
     r = bench_batched_ppo(seconds, games, 32, "cpu", 1, 0.5)
-    return {"path": "batched_ppo (cardsuite ppo, train/ppo.py)", "runners": 0,
+    return {"path": "batched_ppo (cardsuite ppo, train/ppo/trainer.py)", "runners": 0,
             "envs_per_runner": games, "sample_steps_per_s": r["rollout_steps_per_s"],
             "train_steps_per_s": r["trained_steps_per_s"],
             "load_average": [load_before, os.getloadavg()[0]]}  # fmt: skip

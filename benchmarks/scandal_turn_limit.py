@@ -11,7 +11,7 @@ the hands that would have needed more than ``L`` turns (a hand is cut when
 ``turn >= max_turns`` after a discard that did not go out). Hands still
 running at the cap count as cut at every candidate. The agents remember the
 positions they met this hand and never play one the same way twice (see
-`cardsuite.agents.heuristic_scandal`), so a repeated table state does not
+`cardsuite.agents.baselines.scandal`), so a repeated table state does not
 mean a cycle: every hand is played out to the cap.
 
 Tables: ``greedy`` (every seat greedy), ``heuristic`` (every seat the
@@ -47,8 +47,8 @@ Policy = Callable[[E.State], int]
 def _policies(table: str, config: ScandalConfig, seed: int) -> list[Policy]:
     """One policy per seat for ``table``: the registry's agents, fed the env's observations."""
     from cardsuite.agents.base import TableInfo
-    from cardsuite.agents.greedy import GreedyAgent
-    from cardsuite.agents.heuristic import HeuristicAgent
+    from cardsuite.agents.baselines.greedy import GreedyAgent
+    from cardsuite.agents.baselines.heuristic import HeuristicAgent
     from scandal_env.actions import describe
     from scandal_env.encoding import Encoder
 

@@ -25,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite.agents.arena.stats import share_interval
 from cardsuite.agents.base import table_info
-from cardsuite.agents.heuristic import HeuristicAgent
+from cardsuite.agents.baselines.heuristic import HeuristicAgent
 from cardsuite.agents.registry import make_agent
-from cardsuite.agents.stats import share_interval
 from cardsuite.games import get_game
 
 

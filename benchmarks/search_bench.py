@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.base import table_info
-from cardsuite.agents.heuristic import HeuristicAgent
+from cardsuite.agents.baselines.heuristic import HeuristicAgent
 from cardsuite.agents.registry import make_agent
 from cardsuite.games import get_game
 
@@ -125,8 +125,8 @@ def heuristic_rates(
     """Decisions per second of the batched Scandal heuristic (no repeat memory) and of the
     per-game ``ScandalPolicy.choose`` (with its view), on the positions of ``rows`` 2-player
     hands played ``steps`` moves by the heuristic (rollout positions)."""
-    from cardsuite.agents.batched_heuristic_scandal import BatchedScandalHeuristic
-    from cardsuite.agents.heuristic_scandal import ScandalPolicy, ScandalReader
+    from cardsuite.agents.baselines.batched_scandal import BatchedScandalHeuristic
+    from cardsuite.agents.baselines.scandal import ScandalPolicy, ScandalReader
     from scandal_env.batched import BatchedScandal
 
     eng = BatchedScandal(rows, num_players=2)

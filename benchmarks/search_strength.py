@@ -21,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from cardsuite.agents.arena import run_tournament
-from cardsuite.agents.results import TournamentResult
-from cardsuite.agents.stats import share_interval, unit_values
+from cardsuite.agents.arena.results import TournamentResult
+from cardsuite.agents.arena.stats import share_interval, unit_values
+from cardsuite.agents.arena.tournament import run_tournament
 
 
 def interval(res: TournamentResult) -> float:

@@ -6,7 +6,7 @@ minibatch gradient steps). Scum, 4 players (``--game``/``--players`` for
 the batched trainer rows), 128x2 tanh MLPs (actor and critic) everywhere,
 torch on every core by default (``--threads``). Measured:
 
-* ``batched_ppo``: `cardsuite.train.ppo`, shared-policy self-play (every
+* ``batched_ppo``: `cardsuite.train.ppo.trainer`, shared-policy self-play (every
   seat learns) on the batched engine, ``--games`` games x ``--rollout``
   steps per iteration, 4 epochs of 4 minibatches (the trainer's defaults);
   also with the league (half the games against the heuristic);
@@ -42,9 +42,9 @@ def bench_batched_ppo(
     seconds: float, games: int, rollout: int, device: str, threads: int, self_play: float,
     game: str = "scum", players: int = 4,
 ) -> dict[str, Any]:  # fmt: skip
-    """Whole PPO iterations of `cardsuite.train.ppo.Trainer` for about ``seconds``."""
-    from cardsuite.train.ppo import Trainer, ppo_update
-    from cardsuite.train.ppo_config import PPOConfig
+    """Whole PPO iterations of `cardsuite.train.ppo.trainer.Trainer` for about ``seconds``."""
+    from cardsuite.train.ppo.config import PPOConfig
+    from cardsuite.train.ppo.trainer import Trainer, ppo_update
 
     with tempfile.TemporaryDirectory() as d:
         args = PPOConfig(game=game, num_players=players, num_games=games, rollout_steps=rollout, device=device, threads=threads,
@@ -75,8 +75,8 @@ def bench_batched_ppo(
 
 def bench_maskable(seconds: float, preset: str) -> dict[str, Any]:
     """SB3 MaskablePPO ``learn`` on a preset's vec env, whole rollouts, about ``seconds``."""
-    from cardsuite.train.config import TrainConfig
-    from cardsuite.train.trainer import build_model, make_vec_env
+    from cardsuite.train.sb3.config import TrainConfig
+    from cardsuite.train.sb3.trainer import build_model, make_vec_env
 
     doc = {"scum_quick": {"n_envs": 2, "vec_env": "auto", "n_steps": 1024},
            "scum_batched": {"n_envs": 64, "vec_env": "batched", "n_steps": 32}}[preset]  # fmt: skip

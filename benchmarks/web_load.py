@@ -10,7 +10,7 @@ locust: it needs nothing beyond the web extra's ``httpx``, runs the same in a
 test, and a game's requests depend on the previous answer (the legal moves),
 which is plain code here.
 
-By default it starts its own server (``python -m cardsuite.agents.web.cli``)
+By default it starts its own server (``python -m cardsuite.agents.play.web.cli``)
 on a free 127.0.0.1 port and reads the server's resident memory (RSS) from
 ``/proc``; ``--url`` tests a server already running (no memory figures).
 
@@ -145,7 +145,7 @@ def start_server() -> tuple[subprocess.Popen[bytes], str]:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cardsuite.agents.web.cli", "--port", str(port)],
+        [sys.executable, "-m", "cardsuite.agents.play.web.cli", "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )

@@ -224,13 +224,13 @@ def tournament(
         **options: the game's rule options, e.g. ``num_players=4``.
 
     Returns:
-        The [TournamentResult][cardsuite.agents.results.TournamentResult]:
+        The [TournamentResult][cardsuite.agents.arena.results.TournamentResult]:
         per-agent win shares, mean rewards and ranks with intervals, ratings.
 
     Raises:
         ConfigError: a bad spec, option or count (named).
     """
-    from cardsuite.agents.arena import run_tournament
+    from cardsuite.agents.arena.tournament import run_tournament
 
     return run_tournament(
         game,
@@ -258,7 +258,7 @@ def single_seat_env(
     """One seat of ``game`` as a ``gymnasium.Env``; the other seats play inside.
 
     The entry point of the ``cardsuite/<Game>Single-v0`` Gymnasium ids
-    ([SelfPlayEnv][cardsuite.train.wrappers.SelfPlayEnv], no torch needed):
+    ([SelfPlayEnv][cardsuite.train.sb3.single_seat.SelfPlayEnv], no torch needed):
     observations are scaled into [-1, 1], ``action_masks()`` gives the legal
     actions (what sb3-contrib's ``MaskablePPO`` calls), and a step's reward is
     the seat's own reward since its previous decision.
@@ -275,7 +275,7 @@ def single_seat_env(
     Raises:
         ConfigError: an unknown game, option, opponent kind or seat.
     """
-    from cardsuite.train.wrappers import SelfPlayEnv, fixed_seats
+    from cardsuite.train.sb3.single_seat import SelfPlayEnv, fixed_seats
 
     name = get_game(game).name
     probs = {opponents: 1.0} if isinstance(opponents, str) else dict(opponents)

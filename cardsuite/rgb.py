@@ -1,7 +1,7 @@
 """Draw a table model as an RGB image (``render_mode="rgb_array"``), with matplotlib.
 
 Every game describes what is on its table as a *table model*, a JSON-able
-dict that the web page (`cardsuite.agents.web`) draws in the browser and
+dict that the web page (`cardsuite.agents.play.web`) draws in the browser and
 `draw_table` draws here, so the picture and the page show the same::
 
     {"game": "scum", "title": "...",

@@ -1,24 +1,60 @@
 """Training for the suite's games: four trainers on one training core.
 
-Imported as ``cardsuite.train`` (the folder is ``train/`` in the
-repository, so a user's own ``train.py`` cannot shadow it).
+Imported as ``cardsuite.train`` (the folder is ``train/`` in the repository,
+so a user's own ``train.py`` cannot shadow it). Folders by purpose:
 
-* ``core``: what every trainer stands on: the run folder and the one resume
-  rule, the one checkpoint writer, the network spec and numpy forward pass,
-  the league, the duplicate evaluator, logging, the shared settings and the
-  command-line grammar;
-* ``ppo`` (``cardsuite ppo``) and ``dmc`` (``cardsuite dmc``): batched PPO and
-  Deep Monte-Carlo, one readable file each, with their settings in
-  ``ppo_config`` and ``dmc_config``;
-* ``trainer``, ``config``, ``wrappers``, ``sb3_setup``, ``checkpoint``,
-  ``evaluate``, ``cli`` (``cardsuite train``): the MaskablePPO (SB3) adapter;
-* ``rllib`` (``cardsuite train --backend rllib``): the RLlib adapter;
-* ``policy``: a trained agent for the arena (``ppo:PATH``), no torch needed.
+* ``core/``: what every trainer stands on: the settings every config derives
+  from, the run folder and its one resume rule, the one checkpoint writer,
+  the scheduler (evaluation, snapshots, checkpoints, budget, signals), the
+  league, the duplicate evaluator, logging and the training games table;
+* ``ppo/`` (``cardsuite ppo``) and ``dmc/`` (``cardsuite dmc``): batched PPO and
+  Deep Monte-Carlo, each a readable algorithm on the core;
+* ``sb3/`` (``cardsuite train``) and ``rllib/`` (``cardsuite train --backend rllib``):
+  adapters that translate the core to Stable-Baselines3's MaskablePPO and to RLlib;
+* ``tools/``: commands and reports on trained agents: ``exploit``, ``export``,
+  learning curves, the citable results table, generated doc tables.
 
-Only the trainers import torch, and only when used.
+Imports: this layer may import ``cardsuite``, the games and ``cardsuite.agents``;
+nothing below it imports it. Only the trainers import torch, and only when used.
 """
+
+from cardsuite.moved import alias_modules
 
 if __name__ == "train":  # imported from a checkout under its pre-0.2 top-level name
     raise ImportError(
         "the top-level package 'train' was retired in cardsuite 0.3; import 'cardsuite.train' instead"
     )
+
+alias_modules(
+    {
+        "cardsuite.train.actor_critic": "cardsuite.train.ppo.network",
+        "cardsuite.train.any_table": "cardsuite.agents.learned.any_table",
+        "cardsuite.train.batched": "cardsuite.train.sb3.batched",
+        "cardsuite.train.checkpoint": "cardsuite.train.sb3.checkpoint",
+        "cardsuite.train.citable": "cardsuite.train.tools.citable",
+        "cardsuite.train.cli": "cardsuite.train.sb3.cli",
+        "cardsuite.train.config": "cardsuite.train.sb3.config",
+        "cardsuite.train.core.features": "cardsuite.agents.learned.features",
+        "cardsuite.train.core.netspec": "cardsuite.agents.learned.netspec",
+        "cardsuite.train.curves": "cardsuite.train.tools.curves",
+        "cardsuite.train.dmc_config": "cardsuite.train.dmc.config",
+        "cardsuite.train.dmc_core": "cardsuite.train.dmc.parts",
+        "cardsuite.train.docs": "cardsuite.train.tools.docs",
+        "cardsuite.train.evaluate": "cardsuite.train.sb3.report",
+        "cardsuite.train.exploit": "cardsuite.train.tools.exploit",
+        "cardsuite.train.export": "cardsuite.train.tools.export",
+        "cardsuite.train.imitation": "cardsuite.train.ppo.imitation",
+        "cardsuite.train.kinds": "cardsuite.agents.learned.kinds",
+        "cardsuite.train.policy": "cardsuite.agents.learned.policy",
+        "cardsuite.train.ppo_checkpoint": "cardsuite.train.ppo.checkpoint",
+        "cardsuite.train.ppo_config": "cardsuite.train.ppo.config",
+        "cardsuite.train.ppo_games": "cardsuite.train.core.games",
+        "cardsuite.train.pretrained": "cardsuite.agents.learned.pretrained",
+        "cardsuite.train.rollout": "cardsuite.train.ppo.rollout",
+        "cardsuite.train.safe_io": "cardsuite.agents.learned.safe_io",
+        "cardsuite.train.sb3_setup": "cardsuite.train.sb3.setup",
+        "cardsuite.train.size_generic": "cardsuite.agents.learned.size_generic",
+        "cardsuite.train.trainer": "cardsuite.train.sb3.trainer",
+        "cardsuite.train.wrappers": "cardsuite.train.sb3.single_seat",
+    }
+)

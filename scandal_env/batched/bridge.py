@@ -1,6 +1,6 @@
 """Per-game states into batched rows: `load_states` (the search's state bridge).
 
-A search (``cardsuite.agents.ismcts_batched``) grows its tree on per-game
+A search (``cardsuite.agents.search.batched``) grows its tree on per-game
 [`scandal_env.state.State`][scandal_env.state.State] objects and evaluates the leaves in one
 [`BatchedScandal`][scandal_env.batched.engine.BatchedScandal] call: each leaf state is
 written into one row of the engine's arrays, exactly as if the engine had
@@ -141,7 +141,7 @@ def write_states(eng: BatchedScandal, states: Sequence[State]) -> None:
     """`load_states` without the observation and mask: only the state arrays are written.
 
     For a caller that reads the state arrays alone (the compiled rollouts,
-    ``scandal_env.batched.rollout``); ``step`` needs the mask `load_states` writes.
+    ``cardsuite.agents.search.kernels.scandal_heuristic``); ``step`` needs the mask `load_states` writes.
 
     Raises:
         UsageError: more states than rows, or a state of another player count or deck.

@@ -1,6 +1,6 @@
 """Per-game table states into batched rows: `load_states` (the search's state bridge).
 
-A search (``cardsuite.agents.ismcts_batched``) grows its tree on per-game
+A search (``cardsuite.agents.search.batched``) grows its tree on per-game
 [`scum_env.state.State`][scum_env.state.State] objects and evaluates the leaves in one
 [`BatchedScum`][scum_env.batched.engine.BatchedScum] call: each leaf state is written
 into one row of the engine's arrays (per role position, as the engine holds

@@ -15,11 +15,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from cardsuite.agents import registry
-from cardsuite.agents.arena import num_rotations, plan_games, run_tournament, seating
+from cardsuite.agents.arena.records import read_records
+from cardsuite.agents.arena.stats import competition_ranks, mean_ci, seat_ranks
+from cardsuite.agents.arena.tournament import num_rotations, plan_games, run_tournament, seating
 from cardsuite.agents.base import TableInfo
-from cardsuite.agents.records import read_records
 from cardsuite.agents.registry import KINDS, AgentKind
-from cardsuite.agents.stats import competition_ranks, mean_ci, seat_ranks
 from cardsuite.cli import main
 from cardsuite.errors import ConfigError
 
@@ -278,7 +278,7 @@ def test_tournament_workers_exit_when_the_tournament_is_killed() -> None:
 
     psutil = pytest.importorskip("psutil")
     script = (
-        "from cardsuite.agents.arena import run_tournament\n"
+        "from cardsuite.agents.arena.tournament import run_tournament\n"
         "run_tournament('scum', ['random', 'greedy'], games=200000, players=4, workers=2)\n"
     )
     proc = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE)
@@ -326,7 +326,7 @@ def test_tournament_workers_start_with_one_blas_thread(monkeypatch: pytest.Monke
     import os
     from concurrent.futures import ProcessPoolExecutor
 
-    from cardsuite.agents.arena import THREAD_VARIABLES, one_thread_per_worker
+    from cardsuite.agents.arena.tournament import THREAD_VARIABLES, one_thread_per_worker
 
     for name in THREAD_VARIABLES:
         monkeypatch.delenv(name, raising=False)

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cardsuite.agents.batched_heuristic_scum import BatchedScumHeuristic
-from cardsuite.agents.heuristic_scum import ScumHeuristic
+from cardsuite.agents.baselines.batched_scum import BatchedScumHeuristic
+from cardsuite.agents.baselines.scum import ScumHeuristic
 from scum_env.batched import BatchedScum, RandomPolicy
 
 

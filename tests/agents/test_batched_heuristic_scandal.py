@@ -19,11 +19,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cardsuite.agents.batched_heuristic_scandal import (
+from cardsuite.agents.baselines.batched_scandal import (
     BatchedScandalHeuristic,
     make_batched_heuristic,
 )
-from cardsuite.agents.heuristic_scandal import ScandalHeuristic, make
+from cardsuite.agents.baselines.scandal import ScandalHeuristic, make
 from cardsuite.errors import ConfigError, UsageError
 from scandal_env.batched import BatchedScandal
 

@@ -72,7 +72,7 @@ def no_train_extra(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_ppo_agents_name_the_train_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from cardsuite.train.policy import PPOAgent
+    from cardsuite.agents.learned.policy import PPOAgent
 
     def load_needing_torch(*args: object, **kwargs: object) -> None:
         import torch  # noqa: F401  (blocked below: a core install)

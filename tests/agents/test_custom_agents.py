@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from cardsuite.agents import registry
-from cardsuite.agents.arena import run_tournament
+from cardsuite.agents.arena.tournament import run_tournament
 from cardsuite.agents.base import RandomAgent
 from cardsuite.agents.registry import make_agent, parse_spec
 from cardsuite.errors import ConfigError
@@ -151,7 +151,7 @@ def test_third_party_agents_come_through_the_entry_point_group(
 
 def test_replaying_a_record_never_loads_the_files_its_seats_name(tmp_path: Path) -> None:
     """A record names a file.py:Class seat; reading and replaying it runs no code from it."""
-    from cardsuite.agents.records import read_records, replay_record
+    from cardsuite.agents.arena.records import read_records, replay_record
 
     path = tmp_path / "my_agent.py"
     path.write_text(AGENT_FILE)

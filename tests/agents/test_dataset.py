@@ -11,8 +11,8 @@ from typing import Any, ClassVar
 import numpy as np
 import pytest
 
-from cardsuite.agents import dataset as ds
-from cardsuite.agents.arena import run_tournament
+from cardsuite.agents.arena import dataset as ds
+from cardsuite.agents.arena.tournament import run_tournament
 from cardsuite.agents.base import RandomAgent
 from cardsuite.errors import ConfigError
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from cardsuite.agents.arena import run_tournament
-from cardsuite.agents.exec_agent import (
+from cardsuite.agents.arena.tournament import run_tournament
+from cardsuite.agents.external.exec import (
     AgentCrashed,
     AgentIllegalMove,
     AgentProtocolError,
@@ -177,7 +177,7 @@ def test_the_command_never_goes_through_a_shell(tmp_path: Path) -> None:
 
 def test_the_web_page_cannot_name_an_exec_agent_that_serve_did_not_list() -> None:
     """A request naming ``exec:...`` would run a command: only ``serve --agents`` may offer one."""
-    from cardsuite.agents.web.sessions import check_specs
+    from cardsuite.agents.play.web.sessions import check_specs
 
     with pytest.raises(ConfigError, match="serve --agents"):
         check_specs(["exec:touch /tmp/cardsuite-pwned"])
@@ -187,7 +187,7 @@ def test_the_web_page_cannot_name_an_exec_agent_that_serve_did_not_list() -> Non
 
 def test_a_served_table_seats_exec_agents_the_server_listed() -> None:
     """``cardsuite serve --agents exec:...`` builds them through the same registry."""
-    sessions = pytest.importorskip("cardsuite.agents.web.sessions")
+    sessions = pytest.importorskip("cardsuite.agents.play.web.sessions")
     spec = f"exec:{PY} {ROOT / 'examples/bots/random_bot.py'}"
     table = sessions.PlaySession(
         "scum", agents=[spec], seat=0, seed=3, options={"num_players": 4}, allowed=frozenset([spec])

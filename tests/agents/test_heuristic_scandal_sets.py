@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cardsuite.agents.heuristic_scandal import ScandalPolicy, ScandalView, view_from_state
+from cardsuite.agents.baselines.scandal import ScandalPolicy, ScandalView, view_from_state
 from scandal_env import engine as XE
 from scandal_env.config import ScandalConfig
 from scandal_env.state import State

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cardsuite.agents.heuristic_scum import ScumParams, ScumPolicy, view_from_state
+from cardsuite.agents.baselines.scum import ScumParams, ScumPolicy, view_from_state
 from scum_env import engine as E
 from scum_env.config import ScumConfig
 from scum_env.party.state import table_rules

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from cardsuite.agents.base import RandomAgent, table_info
-from cardsuite.agents.greedy import GreedyAgent
-from cardsuite.agents.heuristic import HeuristicAgent
-from cardsuite.agents.heuristic_scandal import RepeatMemory
-from cardsuite.agents.heuristic_scum import LEAD, ClimbView, ScumPolicy
+from cardsuite.agents.baselines.greedy import GreedyAgent
+from cardsuite.agents.baselines.heuristic import HeuristicAgent
+from cardsuite.agents.baselines.scandal import RepeatMemory
+from cardsuite.agents.baselines.scum import LEAD, ClimbView, ScumPolicy
 from cardsuite.games import get_game
 from scandal_env import engine as XE
 from scum_env.config import ScumConfig

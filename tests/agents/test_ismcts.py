@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from cardsuite.agents.base import table_info
-from cardsuite.agents.ismcts import ISMCTSAgent, Node
+from cardsuite.agents.search.reference import ISMCTSAgent, Node
 from cardsuite.games import get_game
 from scum_env.config import ScumConfig
 from scum_env.rules import scum_rules

@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cardsuite.agents import leaderboard as lb
-from cardsuite.agents.arena import run_tournament
-from cardsuite.agents.leaderboard import deal_outcomes, plot, run_leaderboard, to_markdown
+from cardsuite.agents.arena import leaderboard as lb
+from cardsuite.agents.arena.leaderboard import deal_outcomes, plot, run_leaderboard, to_markdown
+from cardsuite.agents.arena.tournament import run_tournament
 from cardsuite.errors import ConfigError
 
 
@@ -65,7 +65,7 @@ def test_needs_two_agents() -> None:
 
 
 def test_sections_are_replaced_or_appended() -> None:
-    from cardsuite.agents.leaderboard import merge_section
+    from cardsuite.agents.arena.leaderboard import merge_section
 
     a = "### scum, 4 players\n\nold 4p\n"
     b = "### scum, 6 players\n\n6p\n"
@@ -112,7 +112,7 @@ def test_cli_names_a_bad_rule_option(tmp_path: Path) -> None:
 
 
 def test_rule_options_take_a_preset_then_flags() -> None:
-    from cardsuite.agents.leaderboard import rule_options
+    from cardsuite.agents.arena.leaderboard import rule_options
     from cardsuite.games import get_game
 
     scum = get_game("scum")
@@ -143,18 +143,18 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_to_the_same_board(
         played.append(list(agents))
         return real(game, agents, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("cardsuite.agents.arena.run_tournament", interrupted)
+    monkeypatch.setattr("cardsuite.agents.arena.tournament.run_tournament", interrupted)
     with pytest.raises(KeyboardInterrupt):
         run_leaderboard("scum", 4, AGENTS, deals=3, seed=2, resamples=0, checkpoint=ckpt)
     assert len(ckpt.read_text().splitlines()) == 2
     played.clear()
-    monkeypatch.setattr("cardsuite.agents.arena.run_tournament", real)
+    monkeypatch.setattr("cardsuite.agents.arena.tournament.run_tournament", real)
 
     def counting(game: str, agents: list[str], **kw: object) -> object:
         played.append(list(agents))
         return real(game, agents, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("cardsuite.agents.arena.run_tournament", counting)
+    monkeypatch.setattr("cardsuite.agents.arena.tournament.run_tournament", counting)
     resumed = run_leaderboard("scum", 4, AGENTS, deals=3, seed=2, resamples=0, checkpoint=ckpt)
     assert played == [["greedy", "heuristic"]]
     assert resumed.to_dict() == whole.to_dict()
@@ -196,8 +196,8 @@ def test_weights_sha256_follows_the_files_an_agent_plays(tmp_path: Path) -> None
     import hashlib
     import shutil
 
+    from cardsuite.agents.learned.pretrained import agent_dir
     from cardsuite.agents.registry import weights_sha256
-    from cardsuite.train.pretrained import agent_dir
 
     shipped = agent_dir("scum4") / "weights.safetensors"
     want = hashlib.sha256(shipped.read_bytes()).hexdigest()
@@ -217,7 +217,7 @@ def test_a_pair_whose_agent_now_plays_other_weights_is_refused(tmp_path: Path) -
 
     from safetensors.numpy import load_file, save_file
 
-    from cardsuite.train.pretrained import agent_dir
+    from cardsuite.agents.learned.pretrained import agent_dir
 
     run = tmp_path / "run"
     shutil.copytree(agent_dir("scum4"), run)
@@ -263,7 +263,7 @@ def test_a_pilot_times_every_pair_and_projects_the_run() -> None:
 
 
 def test_the_board_seats_each_games_ismcts_baseline_at_the_given_parameters() -> None:
-    from cardsuite.agents.leaderboard import default_agents
+    from cardsuite.agents.arena.leaderboard import default_agents
 
     def searches(game: str, options: dict[str, int], ismcts: str) -> list[str]:
         return [a for a in default_agents(game, options, ismcts) if a.startswith("ismcts")]
@@ -278,8 +278,8 @@ def test_the_board_seats_each_games_ismcts_baseline_at_the_given_parameters() ->
 
 def test_the_markdown_names_gaps_the_deals_do_not_measure() -> None:
     """random lost every deal: the board says its distance to the others is the prior's."""
-    from cardsuite.agents.leaderboard import Board
-    from cardsuite.agents.ratings import PairDeals, rate
+    from cardsuite.agents.arena.leaderboard import Board
+    from cardsuite.agents.arena.ratings import PairDeals, rate
 
     agents = ["random", "heuristic", "greedy"]
     pairs = [
@@ -312,9 +312,9 @@ def test_a_name_that_plays_anothers_weights_is_rated_once(
     at the table, but the board rates the weights once; the twin still loads and is listed
     as available. (No shipped name shares weights since party20 and party50 became two
     networks on 2026-12-05; the mechanism is checked with a twin of party_generic.)"""
-    from cardsuite.agents.leaderboard import shipped_agents
-    from cardsuite.train import pretrained
-    from cardsuite.train.pretrained import PretrainedAgent
+    from cardsuite.agents.arena.leaderboard import shipped_agents
+    from cardsuite.agents.learned import pretrained
+    from cardsuite.agents.learned.pretrained import PretrainedAgent
 
     assert pretrained.SHARED == {}
     shipped = shipped_agents("scum_party", {"num_players": 20})

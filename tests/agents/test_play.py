@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from cardsuite.agents.base import table_info
-from cardsuite.agents.play import HumanAgent, HumanQuit, play_games
-from cardsuite.agents.views import table_view
+from cardsuite.agents.play.terminal import HumanAgent, HumanQuit, play_games
+from cardsuite.agents.play.views import table_view
 from cardsuite.cli import main
 from cardsuite.errors import ConfigError
 from scum_env import scum_v0
@@ -97,7 +97,7 @@ def test_quit_and_end_of_input_leave_cleanly() -> None:
 def test_a_scripted_person_plays_two_series() -> None:
     shown: list[str] = []
     done = play_games(
-        "scum", ["random", "greedy" if _has("cardsuite.agents.greedy") else "random"], seat=2, seed=4,
+        "scum", ["random", "greedy" if _has("cardsuite.agents.baselines.greedy") else "random"], seat=2, seed=4,
         games=2, input_fn=scripted(["x"]), print_fn=shown.append,
     )  # fmt: skip
     assert done == 2
@@ -196,8 +196,8 @@ def last_move(prompt: str) -> str:
 
 def test_the_terminal_log_hides_other_players_give_backs(tmp_path: Path) -> None:
     """Issue 25 item 4: seed 0, seat 0, episode=game target_score=12, the last legal move."""
-    from cardsuite.agents.move_log import step
-    from cardsuite.agents.records import make_env, read_records
+    from cardsuite.agents.arena.records import make_env, read_records
+    from cardsuite.agents.play.move_log import step
 
     shown: list[str] = []
     path = tmp_path / "games.jsonl"
@@ -240,8 +240,8 @@ def test_the_seed_is_random_unless_set_and_printed() -> None:
 
 
 def test_play_record_appends_games_that_replay_to_the_same_end(tmp_path: Path) -> None:
-    from cardsuite.agents.records import read_records, replay_record, same_state
-    from cardsuite.agents.replay import show_record
+    from cardsuite.agents.arena.records import read_records, replay_record, same_state
+    from cardsuite.agents.play.replay import show_record
 
     path = tmp_path / "mine.jsonl"
     shown: list[str] = []

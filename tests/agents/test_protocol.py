@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from cardsuite.agents.base import Agent, table_info
-from cardsuite.agents.greedy import GreedyAgent
-from cardsuite.agents.heuristic import HeuristicAgent
-from cardsuite.agents.ismcts import ISMCTSAgent
+from cardsuite.agents.baselines.greedy import GreedyAgent
+from cardsuite.agents.baselines.heuristic import HeuristicAgent
+from cardsuite.agents.search.reference import ISMCTSAgent
 from cardsuite.games import get_game
 from scum_env.config import ScumConfig
 from scum_env.rules import scum_rules

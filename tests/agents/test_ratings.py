@@ -1,4 +1,4 @@
-"""Order-free ratings (agents/ratings.py): Bradley-Terry maximum likelihood, bootstrap intervals."""
+"""Order-free ratings (agents/arena/ratings.py): Bradley-Terry maximum likelihood, bootstrap intervals."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cardsuite.agents.ratings import (
+from cardsuite.agents.arena.ratings import (
     ELO_PER_UNIT,
     PairDeals,
     deals_for_half_width,

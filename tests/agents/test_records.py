@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from cardsuite.agents.arena import run_tournament
-from cardsuite.agents.records import engine_state, read_records, replay_record, same_state
+from cardsuite.agents.arena.records import engine_state, read_records, replay_record, same_state
+from cardsuite.agents.arena.tournament import run_tournament
 from cardsuite.cli import main
 from cardsuite.errors import ConfigError, StateError
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from cardsuite.agents import record_schema
-from cardsuite.agents.arena import Table, run_tournament
-from cardsuite.agents.records import read_records, replay_record
+from cardsuite.agents.arena import record_schema
+from cardsuite.agents.arena.records import read_records, replay_record
+from cardsuite.agents.arena.tournament import Table, run_tournament
 from cardsuite.cli import main
 from cardsuite.errors import ConfigError, StateError
 

@@ -18,10 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from matplotlib.figure import Figure
 
-from cardsuite.agents.arena import run_tournament
-from cardsuite.agents.ratings import ELO_PER_UNIT, fit_strengths
-from cardsuite.agents.results import TournamentResult
-from cardsuite.agents.stats import GameResult
+from cardsuite.agents.arena.ratings import ELO_PER_UNIT, fit_strengths
+from cardsuite.agents.arena.results import TournamentResult
+from cardsuite.agents.arena.stats import GameResult
+from cardsuite.agents.arena.tournament import run_tournament
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ path:
   random moves; a made-up too-deep draw falls back to ``ScandalPolicy`` as
   the observation path does);
 * `BatchedRollouts` scores the same leaf states the same on both paths, and
-  on the compiled rollouts (``scandal_env.batched.rollout``, with numba),
+  on the compiled rollouts (``cardsuite.agents.search.kernels.scandal_heuristic``, with numba),
   whose search makes the same choices as the lockstep loop's.
 """
 
@@ -26,10 +26,10 @@ import numpy as np
 import pytest
 
 from cardsuite.agents.base import table_info
-from cardsuite.agents.batched_heuristic_scandal import BatchedScandalHeuristic
-from cardsuite.agents.heuristic import HeuristicAgent
-from cardsuite.agents.ismcts_batched import BatchedRollouts
+from cardsuite.agents.baselines.batched_scandal import BatchedScandalHeuristic
+from cardsuite.agents.baselines.heuristic import HeuristicAgent
 from cardsuite.agents.registry import make_agent
+from cardsuite.agents.search.batched import BatchedRollouts
 from cardsuite.errors import ConfigError, UsageError
 from cardsuite.games import get_game
 from scandal_env.batched import BatchedScandal

@@ -24,8 +24,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cardsuite.agents.batched_heuristic_scandal import BatchedScandalHeuristic, ScandalArrays
-from cardsuite.agents.heuristic_scandal import ScandalPolicy, ScandalReader, ScandalView
+from cardsuite.agents.baselines.batched_scandal import BatchedScandalHeuristic, ScandalArrays
+from cardsuite.agents.baselines.scandal import ScandalPolicy, ScandalReader, ScandalView
 from cardsuite.errors import UsageError
 from scandal_env.batched import BatchedScandal
 from scandal_env.config import ScandalConfig

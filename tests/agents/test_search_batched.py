@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from cardsuite.agents.base import table_info
-from cardsuite.agents.ismcts import ISMCTSAgent, Node
-from cardsuite.agents.ismcts_batched import BatchedISMCTSAgent, BatchedRollouts
+from cardsuite.agents.search.batched import BatchedISMCTSAgent, BatchedRollouts
+from cardsuite.agents.search.reference import ISMCTSAgent, Node
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
 from scandal_env.batched import BatchedScandal
@@ -138,7 +138,7 @@ def play_deal(
 ) -> list[tuple[int, ...]]:
     """Seat 0 is ``agents`` (each asked the same decision), the others play the heuristic;
     the choices of seat 0's first ``limit`` decisions, one per agent."""
-    from cardsuite.agents.heuristic import HeuristicAgent
+    from cardsuite.agents.baselines.heuristic import HeuristicAgent
 
     env = get_game(game).make(num_players=players)
     env.reset(seed=seed)

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from cardsuite.agents.base import table_info
-from cardsuite.agents.guided_search import GuidedSearchAgent, PNode, softmax_prior, split_spec
-from cardsuite.agents.ismcts_batched import LearnedRollout
 from cardsuite.agents.registry import make_agent, parse_spec
+from cardsuite.agents.search.batched import LearnedRollout
+from cardsuite.agents.search.guided import GuidedSearchAgent, PNode, softmax_prior, split_spec
 from cardsuite.errors import CardsuiteError, ConfigError
 from cardsuite.games import get_game
 
@@ -194,8 +194,8 @@ def test_budget_one_plays_the_wrapped_agent(game: str, players: int, name: str) 
 
 
 def test_the_leaderboard_adds_a_guided_search_over_each_shipped_agent() -> None:
-    from cardsuite.agents.guided_search import guided_specs
-    from cardsuite.agents.leaderboard import default_agents
+    from cardsuite.agents.arena.leaderboard import default_agents
+    from cardsuite.agents.search.guided import guided_specs
 
     assert guided_specs("scum", ["heuristic", "pretrained:scum4"]) == ["search:pretrained:scum4"]
     # Party: a guided pair costs an ISMCTS pair's time, so only over the first agent
@@ -310,7 +310,7 @@ def test_the_guided_search_wraps_a_size_generic_agent_at_any_table(players: int)
 # ---------------------------------------------------------------- root="gumbel"
 def _root(stats: dict[int, tuple[int, float]]) -> PNode:
     """A root whose children have (visits, mean) as given."""
-    from cardsuite.agents.guided_search import PNode as Root
+    from cardsuite.agents.search.guided import PNode as Root
 
     root = Root(-1)
     for a, (visits, mean) in stats.items():
@@ -321,7 +321,7 @@ def _root(stats: dict[int, tuple[int, float]]) -> PNode:
 
 
 def test_halving_searches_the_best_prior_moves_and_keeps_the_better_half() -> None:
-    from cardsuite.agents.guided_search import C_SCALE, C_VISIT, HalvingRoot
+    from cardsuite.agents.search.guided import C_SCALE, C_VISIT, HalvingRoot
 
     prior = np.array([0.0, 0.6, 0.25, 0.1, 0.05])  # action 0 illegal
     with np.errstate(divide="ignore"):
@@ -349,7 +349,7 @@ def test_halving_searches_the_best_prior_moves_and_keeps_the_better_half() -> No
 
 
 def test_a_one_candidate_halving_plays_the_prior_move() -> None:
-    from cardsuite.agents.guided_search import HalvingRoot
+    from cardsuite.agents.search.guided import HalvingRoot
 
     h = HalvingRoot(np.log(np.array([0.3, 0.7])), budget=5, candidates=2)
     assert h.remaining == [1, 0]
@@ -392,7 +392,7 @@ def test_bad_root_parameters_are_named(extra: str, match: str) -> None:
 
 def test_halving_with_raw_values_adds_the_mean_itself() -> None:
     """``value=raw``: ``sigma(q)`` of the mean reward, not of its rank in the spread."""
-    from cardsuite.agents.guided_search import C_SCALE, C_VISIT, HalvingRoot
+    from cardsuite.agents.search.guided import C_SCALE, C_VISIT, HalvingRoot
 
     prior = np.array([0.9, 0.1])
     h = HalvingRoot(np.log(prior), budget=8, candidates=2, spread=False)
@@ -407,7 +407,7 @@ def test_halving_with_raw_values_adds_the_mean_itself() -> None:
 
 # ---------------------------------------------------------------- root="paired"
 def test_paired_choice_needs_a_significant_paired_gain() -> None:
-    from cardsuite.agents.paired_root import paired_choice
+    from cardsuite.agents.search.paired_root import paired_choice
 
     base = np.array([0.3, 0.9, 0.5, 0.1, 0.7])  # the deals differ by far more than the moves
     same = np.stack([base, base, base], axis=1)
@@ -425,7 +425,7 @@ def test_paired_choice_needs_a_significant_paired_gain() -> None:
 
 
 def test_candidates_by_prior_take_the_best_legal_moves() -> None:
-    from cardsuite.agents.paired_root import candidates_by_prior
+    from cardsuite.agents.search.paired_root import candidates_by_prior
 
     prior = np.array([0.5, 0.2, 0.2, 0.1, 0.0])
     assert candidates_by_prior(prior, np.array([1, 2, 3, 4]), 3) == [1, 2, 3]

@@ -21,14 +21,14 @@ import pytest
 import torch
 
 from cardsuite.agents.base import table_info
-from cardsuite.agents.ismcts_batched import BatchedRollouts
+from cardsuite.agents.learned.netspec import obs_scale
+from cardsuite.agents.learned.policy import PPOAgent
 from cardsuite.agents.registry import make_agent
-from cardsuite.agents.search_leaves import relative_score, scandal_score, scandal_value_score
+from cardsuite.agents.search.batched import BatchedRollouts
+from cardsuite.agents.search.leaves import relative_score, scandal_score, scandal_value_score
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.games import get_game
-from cardsuite.train.actor_critic import ActorCritic, agent_meta, save_network
-from cardsuite.train.core.netspec import obs_scale
-from cardsuite.train.policy import PPOAgent
+from cardsuite.train.ppo.network import ActorCritic, agent_meta, save_network
 
 
 def _agent_with_critic(tmp_path: Path, num_players: int = 2) -> tuple[Path, ActorCritic]:
@@ -62,8 +62,8 @@ def test_a_size_generic_critic_reads_any_table_padded_as_in_training(tmp_path: P
     """`SizeGenericAgent.value` at a 4-player table is the trained network's critic on the
     trainer's own input (`train/core/tables.py`: the padded observation times the generic
     layout's scale), as its logits are; before `reset` it names the missing table."""
-    from cardsuite.agents.size_generic import generic_spec, pad_observation
-    from cardsuite.train.size_generic import SizeGenericAgent, TrainedAgent, generic_scale
+    from cardsuite.agents.learned.layout import generic_spec, pad_observation
+    from cardsuite.agents.learned.size_generic import SizeGenericAgent, TrainedAgent, generic_scale
 
     largest = get_game("scandal").make(num_players=6)
     torch.manual_seed(2)

@@ -1,11 +1,11 @@
-"""Size-generic observations (``agents/size_generic.py``): every table size in one layout."""
+"""Size-generic observations (``agents/learned/layout.py``): every table size in one layout."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from cardsuite.agents import size_generic as sg
+from cardsuite.agents.learned import layout as sg
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cardsuite.agents import size_generic as sg
+from cardsuite.agents.learned import layout as sg
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
 

@@ -6,11 +6,11 @@ import re
 
 import pytest
 
-from cardsuite.agents.arena import run_tournament
+from cardsuite.agents.arena.simulate import format_report, simulate
+from cardsuite.agents.arena.tournament import run_tournament
 from cardsuite.agents.base import RandomAgent, table_info
-from cardsuite.agents.play import play_games
-from cardsuite.agents.simulate import format_report, simulate
-from cardsuite.agents.views import relative_names, table_view
+from cardsuite.agents.play.terminal import play_games
+from cardsuite.agents.play.views import relative_names, table_view
 from cardsuite.cli import main
 from scandal_env import scandal_v0
 from scum_env import scum_v0

@@ -14,7 +14,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from cardsuite.agents.stats import GameResult, mean_ci, share_interval, unit_values, wilson_interval
+from cardsuite.agents.arena.stats import (
+    GameResult,
+    mean_ci,
+    share_interval,
+    unit_values,
+    wilson_interval,
+)
 
 
 def test_wilson_has_width_where_wald_had_none() -> None:

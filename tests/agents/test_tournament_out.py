@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from cardsuite.agents.arena import run_tournament
-from cardsuite.agents.results import RESULT_FILES, TournamentResult, check_results_dir
-from cardsuite.agents.tournament_cli import add_command
+from cardsuite.agents.arena.cli import add_command
+from cardsuite.agents.arena.results import RESULT_FILES, TournamentResult, check_results_dir
+from cardsuite.agents.arena.tournament import run_tournament
 from cardsuite.errors import ConfigError
 
 BOOM = """

@@ -17,8 +17,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import cardsuite
-from cardsuite.agents.arena import run_tournament
-from cardsuite.agents.results import TournamentResult
+from cardsuite.agents.arena.results import TournamentResult
+from cardsuite.agents.arena.tournament import run_tournament
 from cardsuite.errors import ConfigError
 
 GAMES = {"scum": 4, "scum_party": 8, "scandal": 2}  # game -> its default table size

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cardsuite.agents.batched_heuristic_scandal import BatchedScandalHeuristic
+from cardsuite.agents.baselines.batched_scandal import BatchedScandalHeuristic
 from scandal_env.batched import BatchedScandal
 from scandal_env.config import ScandalConfig
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cardsuite.agents import benchmark as bm
-from cardsuite.agents.ratings import deals_for_half_width
+from cardsuite.agents.arena import benchmark as bm
+from cardsuite.agents.arena.ratings import deals_for_half_width
 from cardsuite.errors import ConfigError
 
 SETS = [("scum", 4), ("scum", 6), ("scum_party", 8), ("scandal", 2), ("scandal", 4)]
@@ -53,7 +53,7 @@ def test_pool_has_the_baselines_ismcts_and_the_shipped_agent() -> None:
 
 def test_the_pool_is_fixed_with_the_deal_set(monkeypatch: pytest.MonkeyPatch) -> None:
     """An agent shipped later does not join a deal set's pool (it would change the numbers)."""
-    import cardsuite.agents.leaderboard as lb
+    import cardsuite.agents.arena.leaderboard as lb
 
     before = bm.reference_pool(bm.load_deal_set("scum_party", 8))
     monkeypatch.setattr(lb, "shipped_agents", lambda game, options: ["pretrained:new"])
@@ -99,7 +99,9 @@ def test_agent_hash_covers_spec_code_and_weights() -> None:
     a = bm.agent_hash("ismcts:budget=10", "scum")
     assert a == bm.agent_hash("ismcts:budget=10", "scum")
     assert a != bm.agent_hash("ismcts:budget=11", "scum")
-    assert "cardsuite.agents.heuristic_scum" in bm._code_modules("cardsuite.agents.ismcts")
+    assert "cardsuite.agents.baselines.scum" in bm._code_modules(
+        "cardsuite.agents.search.reference"
+    )
 
 
 def test_engine_hash_sees_every_file_of_the_games_package(tmp_path: Path) -> None:
@@ -333,7 +335,7 @@ def test_calibration_resumes_from_its_checkpoint(
     """A calibration spread over sittings: the finished pairs are read back, not replayed."""
     import argparse
 
-    import cardsuite.agents.arena as arena
+    import cardsuite.agents.arena.tournament as arena
 
     _small(monkeypatch)
     monkeypatch.setattr(bm, "QUICK_DEALS", 2)

@@ -38,8 +38,8 @@ def test_every_game_names_every_part() -> None:
 def test_the_records_vec_env_is_what_maskable_ppo_builds_on() -> None:
     pytest.importorskip("stable_baselines3")
     from cardsuite.batched.vector_env import BatchedVectorEnv
-    from cardsuite.train.batched import BatchedSelfPlayEnv
-    from cardsuite.train.wrappers import fixed_seats
+    from cardsuite.train.sb3.batched import BatchedSelfPlayEnv
+    from cardsuite.train.sb3.single_seat import fixed_seats
 
     front = get_game("scum").part("sb3_vec_env")
     assert issubclass(front, BatchedVectorEnv)
@@ -96,12 +96,12 @@ def test_the_env_knows_its_record(name: str) -> None:
 
 
 def test_heuristic_knobs_are_the_heuristics_own() -> None:
-    from cardsuite.agents.heuristic_scum import ScumParams
+    from cardsuite.agents.baselines.scum import ScumParams
 
     climb = tuple(f.name for f in fields(ScumParams))
     assert get_game("scum").heuristic_params == climb
     assert get_game("scum_party").heuristic_params == climb
-    from cardsuite.agents.heuristic_scandal import ScandalPolicy
+    from cardsuite.agents.baselines.scandal import ScandalPolicy
 
     knobs = [p for p in inspect.signature(ScandalPolicy).parameters if p != "config"]
     assert list(get_game("scandal").heuristic_params) == knobs
@@ -110,10 +110,10 @@ def test_heuristic_knobs_are_the_heuristics_own() -> None:
 @pytest.mark.parametrize("name", GAMES)
 def test_agents_build_the_parts_the_record_names(name: str) -> None:
     from cardsuite.agents.base import table_info
-    from cardsuite.agents.greedy import GreedyAgent
-    from cardsuite.agents.heuristic import HeuristicAgent, make_policy
-    from cardsuite.agents.ismcts import search_game
-    from cardsuite.agents.views import legend, table_view
+    from cardsuite.agents.baselines.greedy import GreedyAgent
+    from cardsuite.agents.baselines.heuristic import HeuristicAgent, make_policy
+    from cardsuite.agents.play.views import legend, table_view
+    from cardsuite.agents.search.reference import search_game
 
     record = get_game(name)
     env = record.make()
@@ -141,9 +141,9 @@ def test_agents_build_the_parts_the_record_names(name: str) -> None:
 
 
 def test_a_game_without_a_part_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
-    from cardsuite.agents.greedy import GreedyAgent
-    from cardsuite.agents.heuristic import HeuristicAgent
-    from cardsuite.agents.ismcts import ISMCTSAgent
+    from cardsuite.agents.baselines.greedy import GreedyAgent
+    from cardsuite.agents.baselines.heuristic import HeuristicAgent
+    from cardsuite.agents.search.reference import ISMCTSAgent
 
     table = dict(games())
     table["bare"] = Game("bare", "scum_env.scum_v0", "scum_env.config:ScumConfig")
@@ -157,7 +157,7 @@ def test_a_game_without_a_part_is_refused_by_name(monkeypatch: pytest.MonkeyPatc
 @pytest.mark.parametrize("name", GAMES)
 def test_trainers_and_rllib_play_against_the_records_batched_heuristic(name: str) -> None:
     pytest.importorskip("torch")
-    from cardsuite.train.ppo_games import train_game
+    from cardsuite.train.core.games import train_game
 
     record = get_game(name)
     twin = record.part("batched_heuristic")

@@ -61,8 +61,8 @@ def test_merge_keeps_the_files_other_options() -> None:
 
 
 def test_every_config_uses_it() -> None:
-    from cardsuite.train.config import parse_overrides as train_overrides
     from cardsuite.train.rllib.config import parse_overrides as rllib_overrides
+    from cardsuite.train.sb3.config import parse_overrides as train_overrides
 
     assert parse_options(get_game("scum"), ["--num-players", "5"]) == {"num_players": 5}
     with pytest.raises(ConfigError, match="unknown option --dupliate for scum"):

@@ -34,11 +34,11 @@ def test_a_users_train_py_and_agents_folder_do_not_shadow_the_suite(tmp_path: Pa
             assert agents.MINE
             from cardsuite.agents.registry import make_agent
             from cardsuite.games import get_game
-            from cardsuite.train.config import TrainConfig
-            import cardsuite.train.wrappers as wrappers
+            from cardsuite.train.sb3.config import TrainConfig
+            import cardsuite.train.sb3.single_seat as wrappers
             from scum_env import scum_v0
 
-            assert wrappers.__name__ == "cardsuite.train.wrappers"
+            assert wrappers.__name__ == "cardsuite.train.sb3.single_seat"
             env = scum_v0.env()
             env.reset(seed=0)
             agent = make_agent("heuristic", "scum", seed=0)
@@ -172,9 +172,9 @@ def test_the_wheel_ships_presets_and_types_and_no_top_level_agents_or_train(
     assert "cardsuite/py.typed" in names
     assert "cardsuite/configs/scum/six_players.yaml" in names
     assert "cardsuite/agents/registry.py" in names
-    assert "cardsuite/train/config.py" in names
-    assert "cardsuite/agents/web/static/index.html" in names
-    assert "cardsuite/train/pretrained/scum4/weights.safetensors" in names
-    assert "cardsuite/train/pretrained/scum4/agent.json" in names
+    assert "cardsuite/train/sb3/config.py" in names
+    assert "cardsuite/agents/play/web/static/index.html" in names
+    assert "cardsuite/agents/learned/models/scum4/weights.safetensors" in names
+    assert "cardsuite/agents/learned/models/scum4/agent.json" in names
     assert "cardsuite/configs/train/scum_quick.yaml" in names
     assert "scandal_env/data/deck.json" in names

@@ -97,8 +97,8 @@ def test_deck_files_and_agent_metadata_refuse_a_repeated_key(tmp_path: Path) -> 
     with pytest.raises(DeckError, match="duplicate key"):
         load_deck(deck)
     pytest.importorskip("safetensors")
-    from cardsuite.train.pretrained import ROOT as PRETRAINED
-    from cardsuite.train.safe_io import META_FILE, read_meta
+    from cardsuite.agents.learned.pretrained import ROOT as PRETRAINED
+    from cardsuite.agents.learned.safe_io import META_FILE, read_meta
 
     meta = tmp_path / "agent"
     meta.mkdir()
@@ -109,8 +109,8 @@ def test_deck_files_and_agent_metadata_refuse_a_repeated_key(tmp_path: Path) -> 
 
 #: json.loads of text the suite itself has just written (never outside text).
 OWN_TEXT = {
-    "agents/records.py": "engine_state parses the engine's own to_json output",
-    "train/export.py": "a json.dumps round trip that makes a config JSON-plain",
+    "agents/arena/records.py": "engine_state parses the engine's own to_json output",
+    "train/tools/export.py": "a json.dumps round trip that makes a config JSON-plain",
 }
 
 

@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cardsuite.agents.arena import run_tournament
-from cardsuite.agents.records import read_records, replay_record, select_record
+from cardsuite.agents.arena.records import read_records, replay_record, select_record
+from cardsuite.agents.arena.tournament import run_tournament
 from cardsuite.errors import ConfigError, DeckError
 from scandal_env import scandal_v0
 from scandal_env.deck import deck_from_data, load_deck

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cardsuite.agents.records import engine_state_json
+from cardsuite.agents.arena.records import engine_state_json
 from scandal_env import scandal_v0
 from scum_env import scum_party_v0, scum_v0
 from tests.fuzz.fuzz import check_obs

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cardsuite.agents.openspiel import load_game, register
+from cardsuite.agents.external.openspiel import load_game, register
 from cardsuite.errors import ConfigError
 
 pyspiel = pytest.importorskip("pyspiel", reason="needs the openspiel extra (open-spiel)")
@@ -217,7 +217,7 @@ def test_information_state_fixes_the_legal_actions(name: str, params: dict[str, 
 
 
 def test_demo_prints_seat_zero_return(capsys: pytest.CaptureFixture[str]) -> None:
-    from cardsuite.agents.openspiel.demo import main
+    from cardsuite.agents.external.openspiel.demo import main
 
     main(["scum", "--sims", "5", "--episodes", "2", "--set", "players=5"])
     out = capsys.readouterr().out

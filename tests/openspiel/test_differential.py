@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cardsuite.agents.openspiel import load_game
+from cardsuite.agents.external.openspiel import load_game
 from tests.openspiel.helpers import cards, play_both
 
 pytest.importorskip("pyspiel", reason="needs the openspiel extra (open-spiel)")

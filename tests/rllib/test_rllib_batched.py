@@ -18,7 +18,7 @@ import ray
 import torch
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-from cardsuite.agents.arena import run_tournament
+from cardsuite.agents.arena.tournament import run_tournament
 from cardsuite.errors import ConfigError
 from cardsuite.train.core.league import League
 from cardsuite.train.rllib import trainer
@@ -219,8 +219,8 @@ def test_bad_env_config_and_baseline_are_named() -> None:
 @pytest.mark.parametrize(("game", "players"), [("scum", 4), ("scum_party", 6), ("scandal", 2)])
 def test_the_league_holds_the_real_heuristic_of_every_game(game: str, players: int) -> None:
     """RLlib trains against the heuristic the other trainers and the evaluator use (issue 20)."""
+    from cardsuite.train.core.games import train_game
     from cardsuite.train.core.league import League
-    from cardsuite.train.ppo_games import train_game
 
     env = BatchedRLlibEnv({"game": game, "options": {"num_players": players}, "num_envs": 4,
                            "baselines": ["heuristic", "random"]})  # fmt: skip
@@ -258,7 +258,7 @@ def test_an_older_checkpoints_league_loads_as_core_snapshots(tmp_path: Path) -> 
     module's scale): they load as core Snapshots giving the module's logits."""
     import json
 
-    from cardsuite.train.safe_io import save_tensors
+    from cardsuite.agents.learned.safe_io import save_tensors
 
     module, w = _scum_module([8])
     run = load_run(None, game="scum", options={"num_players": 4}, hidden_size=8, hidden_layers=1,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from cardsuite.agents.base import table_info
-from cardsuite.agents.heuristic import HeuristicAgent
+from cardsuite.agents.baselines.heuristic import HeuristicAgent
 from cardsuite.games import get_game
 from scandal_env import engine as E
 from scandal_env.config import ScandalConfig

@@ -1,4 +1,4 @@
-"""The compiled heuristic rollouts (`scandal_env.batched.rollout`) against the lockstep loop.
+"""The compiled heuristic rollouts (`cardsuite.agents.search.kernels.scandal_heuristic`) against the lockstep loop.
 
 `play_out` plays each row of a numpy `BatchedScandal` on its own with the
 mask, the memoryless heuristic and the moves compiled by numba. The truth is
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cardsuite.agents.batched_heuristic_scandal import BatchedScandalHeuristic
+from cardsuite.agents.baselines.batched_scandal import BatchedScandalHeuristic
 from cardsuite.errors import UsageError
 from scandal_env.batched import BatchedScandal
 from scandal_env.batched.bridge import load_states, write_states
@@ -32,7 +32,7 @@ from tests.scandal.real_play import (
     heuristic_positions,
 )
 
-rollout = compiled_module("scandal_env.batched.rollout")
+rollout = compiled_module("cardsuite.agents.search.kernels.scandal_heuristic")
 
 
 def positions(num_players: int, count: int, seed: int, explore: float, **options: Any) -> list[Any]:
@@ -169,7 +169,7 @@ def test_play_out_refuses_what_it_cannot_play() -> None:
 
 def test_without_numba_there_are_no_compiled_rollouts(monkeypatch: pytest.MonkeyPatch) -> None:
     """The search then keeps the lockstep loop (`BatchedRollouts` asks `compiled_rollouts`)."""
-    from cardsuite.agents.ismcts_batched import BatchedRollouts
+    from cardsuite.agents.search.batched import BatchedRollouts
 
     monkeypatch.setattr(rollout, "numba", None)
     assert not rollout.available()

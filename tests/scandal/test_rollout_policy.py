@@ -1,4 +1,4 @@
-"""The compiled policy rollouts (`scandal_env.batched.rollout_policy`) against the lockstep loop.
+"""The compiled policy rollouts (`cardsuite.agents.search.kernels.scandal_policy`) against the lockstep loop.
 
 A guided search's ``rollout=policy`` leaves were played by stepping every row
 together on ``BatchedScandal.step`` and choosing with ``LearnedRollout`` (the
@@ -27,11 +27,11 @@ import numpy as np
 import pytest
 
 from cardsuite.agents.base import table_info
-from cardsuite.agents.ismcts_batched import BatchedRollouts, LearnedRollout
+from cardsuite.agents.learned.netspec import Snapshot, obs_scale
 from cardsuite.agents.registry import make_agent
+from cardsuite.agents.search.batched import BatchedRollouts, LearnedRollout
 from cardsuite.errors import UsageError
 from cardsuite.games import get_game
-from cardsuite.train.core.netspec import Snapshot, obs_scale
 from scandal_env.batched import BatchedScandal
 from scandal_env.batched.bridge import load_states, write_states
 from scandal_env.batched.consts import OVER
@@ -43,7 +43,7 @@ from tests.scandal.real_play import (
     heuristic_positions,
 )
 
-rp = compiled_module("scandal_env.batched.rollout_policy")
+rp = compiled_module("cardsuite.agents.search.kernels.scandal_policy")
 
 
 def positions(num_players: int, count: int, seed: int, explore: float = 0.3) -> list[Any]:
@@ -185,8 +185,8 @@ def root_stats(root: Any) -> dict[int, tuple[int, float]]:
 def test_guided_search_makes_the_same_choices_compiled_or_not() -> None:
     """A hand of ``search:pretrained:scandal2_table`` against the heuristic: both paths, every
     decision, the same moves and the same visits and values at the root (the rollouts' values)."""
-    from cardsuite.agents.guided_search import GuidedSearchAgent
-    from cardsuite.agents.heuristic import HeuristicAgent
+    from cardsuite.agents.baselines.heuristic import HeuristicAgent
+    from cardsuite.agents.search.guided import GuidedSearchAgent
 
     env = get_game("scandal").make(num_players=2)
     env.reset(seed=11)
@@ -242,7 +242,7 @@ def test_compiled_policy_rollouts_refuse_what_they_cannot_play(
     four = BatchedScandal(2, num_players=4, autoreset=False, episode="hand")
     with pytest.raises(UsageError, match="does not fit"):
         rp.PolicyNet.of(snapshot, obs_scale(table(4).obs_spec), four.obs_dim)
-    from scandal_env.batched import rollout
+    from cardsuite.agents.search.kernels import scandal_heuristic as rollout
 
     monkeypatch.setattr(rollout, "numba", None)
     assert rp.compiled_policy_rollouts(hand, snapshot, scale) is None

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from cardsuite.train.config import TrainConfig
-from cardsuite.train.ppo_config import PPOConfig
+from cardsuite.train.ppo.config import PPOConfig
+from cardsuite.train.sb3.config import TrainConfig
 
 
 def tiny_config(**changes: Any) -> TrainConfig:
@@ -65,7 +65,7 @@ def trained_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A run directory trained for 256 steps by the tiny config (final eval skipped)."""
     import torch
 
-    from cardsuite.train.trainer import Trainer
+    from cardsuite.train.sb3.trainer import Trainer
 
     torch.set_num_threads(1)
     run = tmp_path_factory.mktemp("runs") / "tiny"

@@ -1,4 +1,4 @@
-"""Table-sized agents that sit at every table of their game (``train/any_table.py``).
+"""Table-sized agents that sit at every table of their game (``agents/learned/any_table.py``).
 
 Issue 21, item 2: a Scum Party agent takes a seat at any table of a 5-50
 player party and a Scandal agent plays 2-6 players. ``pretrained:party8``
@@ -22,15 +22,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cardsuite.agents.base import table_info
+from cardsuite.agents.learned.any_table import FAR_BELOW, AnyTableAgent, ProjectedSnapshot
+from cardsuite.agents.learned.netspec import obs_scale, pick
+from cardsuite.agents.learned.policy import PPOAgent
+from cardsuite.agents.learned.pretrained import ROOT, PretrainedAgent, ship
+from cardsuite.agents.learned.safe_io import load_agent_numpy, save_agent
+from cardsuite.agents.learned.size_generic import TrainedAgent
 from cardsuite.agents.registry import make_agent
 from cardsuite.errors import CheckpointError
 from cardsuite.games import get_game
-from cardsuite.train.any_table import FAR_BELOW, AnyTableAgent, ProjectedSnapshot
-from cardsuite.train.core.netspec import obs_scale, pick
-from cardsuite.train.policy import PPOAgent
-from cardsuite.train.pretrained import ROOT, PretrainedAgent, ship
-from cardsuite.train.safe_io import load_agent_numpy, save_agent
-from cardsuite.train.size_generic import TrainedAgent
 
 
 def _table_copy(name: str, path: Path) -> Path:
@@ -158,7 +158,7 @@ def test_off_its_size_it_reads_the_tables_pieces_cut_to_its_own_seats() -> None:
 def test_the_projection_is_padding_then_cutting_back(name: str, game: str, players: int) -> None:
     """A differential check: the precomputed gather gives exactly ``unpad(pad(x))`` on a batch
     of arbitrary values (any entry, not only what play reaches)."""
-    from cardsuite.agents.size_generic import pad_observation, unpad_observation
+    from cardsuite.agents.learned.layout import pad_observation, unpad_observation
 
     agent = make_agent(f"pretrained:{name}", game, seed=0)
     env = get_game(game).make(num_players=players)
@@ -215,7 +215,7 @@ def test_search_over_scandal2_sits_at_four_players_with_its_critic() -> None:
 
 def test_the_batched_evaluator_seats_it_off_its_size() -> None:
     """`evaluate_sizes` (the trainers' duplicate evaluator) plays party8 at 20 players."""
-    from cardsuite.train.size_generic import evaluate_sizes
+    from cardsuite.train.tools.sizes import evaluate_sizes
 
     rows = evaluate_sizes("pretrained:party8", "scum_party", [20], deals=2, seed=11)
     assert rows[0]["players"] == 20 and rows[0]["deals"] == 2 and 0.0 <= rows[0]["beats"] <= 1.0
@@ -233,7 +233,7 @@ def test_a_plain_table_agent_still_refuses_another_size_and_says_how_to_seat_it(
     env = get_game(game).make(num_players=players)
     env.reset(seed=0)
     with pytest.raises(CheckpointError, match=rf"expects observations \({size},\).*"
-                       r"python -m cardsuite\.train\.any_table"):  # fmt: skip
+                       r"python -m cardsuite\.agents\.learned\.any_table"):  # fmt: skip
         plain.reset(table_info(env, game, env.agent_selection))
 
 
@@ -271,10 +271,10 @@ def test_bad_metadata_names_its_field(tmp_path: Path, change: dict[str, Any], fi
 def test_mark_any_table_copies_a_run_agent_and_refuses_what_it_cannot(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``python -m cardsuite.train.any_table SOURCE TARGET``: the copy sits at 20 players,
+    """``python -m cardsuite.agents.learned.any_table SOURCE TARGET``: the copy sits at 20 players,
     keeps every tensor (the critic too); an existing target, a size-generic or a Scum agent
     exit 2 naming why, and nothing is overwritten."""
-    from cardsuite.train.any_table import main
+    from cardsuite.agents.learned.any_table import main
 
     source = _table_copy("scandal2_table", tmp_path / "run" / "agent")
     assert main([str(source), str(tmp_path / "out")]) == 0

@@ -7,12 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cardsuite.agents.learned.netspec import Snapshot, obs_scale
 from cardsuite.errors import ConfigError
-from cardsuite.train.batched import BatchedSelfPlayEnv, make_batched_vec_env
 from cardsuite.train.core.league import SeatMember
-from cardsuite.train.core.netspec import Snapshot, obs_scale
-from cardsuite.train.trainer import SelfPlayCallback, train
-from cardsuite.train.wrappers import fixed_seats
+from cardsuite.train.sb3.batched import BatchedSelfPlayEnv, make_batched_vec_env
+from cardsuite.train.sb3.single_seat import fixed_seats
+from cardsuite.train.sb3.trainer import SelfPlayCallback, train
 from scum_env import scum_v0
 from tests.train.conftest import tiny_config
 
@@ -127,7 +127,7 @@ def test_each_finished_game_reports_the_learners_outcome_against_every_seat() ->
 
 def test_batched_training_moves_the_pfsp_counts(tmp_path: Path) -> None:
     """The batched VecEnv reports outcomes to the core League: its PFSP counts leave the prior."""
-    from cardsuite.train.trainer import Trainer
+    from cardsuite.train.sb3.trainer import Trainer
 
     config = tiny_config(vec_env="batched", n_envs=16, n_steps=16, batch_size=64,
                          opponent_heuristic=0.5, opponent_random=0.5, opponent_snapshot=0.0,
@@ -156,7 +156,7 @@ def test_trainer_learns_on_the_batched_engine(tmp_path: Path) -> None:
 
 def test_batched_heuristic_seats_play_the_real_heuristic() -> None:
     """The League's ``heuristic`` member is the game's real heuristic (its batched twin)."""
-    from cardsuite.agents.batched_heuristic_scum import BatchedScumHeuristic
+    from cardsuite.agents.baselines.batched_scum import BatchedScumHeuristic
 
     env = BatchedSelfPlayEnv(4, learner=0, table=fixed_seats({"heuristic": 1.0}), num_players=4)
     assert all(type(p) is BatchedScumHeuristic for p in env.opponents)

@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 
 from cardsuite.errors import CheckpointError, ConfigError
-from cardsuite.train.checkpoint import (
+from cardsuite.train.core.rundir import check_run_dir
+from cardsuite.train.sb3.checkpoint import (
     capture_rng,
     find_checkpoint,
     load_checkpoint,
     read_state,
     restore_rng,
 )
-from cardsuite.train.core.rundir import check_run_dir
 from tests.train.conftest import tiny_config
 
 
@@ -38,7 +38,7 @@ def tensors_equal(a: Any, b: Any) -> bool:
 def test_interrupt_then_resume_restores_everything_and_continues(tmp_path: Path) -> None:
     import copy
 
-    from cardsuite.train.trainer import Trainer
+    from cardsuite.train.sb3.trainer import Trainer
 
     config = tiny_config(total_steps=512, checkpoint_every=0)
     run = tmp_path / "run"
@@ -152,7 +152,7 @@ def test_bad_json_missing_file_and_format_are_named(run_copy: Path) -> None:
 
 
 def test_config_mismatch_is_named(run_copy: Path) -> None:
-    from cardsuite.train.trainer import Trainer
+    from cardsuite.train.sb3.trainer import Trainer
 
     with pytest.raises(CheckpointError, match=r"hidden_size was 16, now 32"):
         Trainer(tiny_config(hidden_size=32), run_copy, resume=run_copy)
@@ -165,7 +165,7 @@ def test_config_mismatch_is_named(run_copy: Path) -> None:
 
 
 def test_a_new_run_never_overwrites_a_checkpoint(run_copy: Path) -> None:
-    from cardsuite.train.trainer import Trainer
+    from cardsuite.train.sb3.trainer import Trainer
 
     with pytest.raises(
         ConfigError, match=r"already holds files \(checkpoint.*continue it with --resume"
@@ -174,7 +174,7 @@ def test_a_new_run_never_overwrites_a_checkpoint(run_copy: Path) -> None:
 
 
 def test_failed_save_keeps_the_previous_checkpoint(run_copy: Path) -> None:
-    from cardsuite.train.checkpoint import save_checkpoint
+    from cardsuite.train.sb3.checkpoint import save_checkpoint
 
     before = (run_copy / "checkpoint" / "state.json").read_text()
     _, state = read_state(run_copy)
@@ -194,7 +194,7 @@ def test_failed_save_keeps_the_previous_checkpoint(run_copy: Path) -> None:
 
 
 def test_save_interrupted_between_renames_is_recovered(run_copy: Path) -> None:
-    from cardsuite.train.checkpoint import PREVIOUS_DIR
+    from cardsuite.train.sb3.checkpoint import PREVIOUS_DIR
 
     (run_copy / "checkpoint").rename(run_copy / PREVIOUS_DIR)
     assert find_checkpoint(run_copy) == run_copy / PREVIOUS_DIR
@@ -264,7 +264,7 @@ def test_a_pickled_pt_in_the_pool_is_refused_unread(run_copy: Path, tmp_path: Pa
     """A pool file swapped for a pickle (with a recomputed sum) is refused by its kind."""
     import pickle
 
-    from cardsuite.train.safe_io import sha256_file
+    from cardsuite.agents.learned.files import sha256_file
 
     marker = tmp_path / "pwned"
 
@@ -314,7 +314,7 @@ def test_train_resume_of_a_tampered_state_exits_2_naming_the_field(
 # ------------------------------------------------- runs are never overwritten
 def test_new_run_refuses_any_used_directory(tmp_path: Path, trained_run: Path) -> None:
     from cardsuite.cli import main
-    from cardsuite.train.trainer import Trainer
+    from cardsuite.train.sb3.trainer import Trainer
 
     config = tmp_path / "c.yaml"
     config.write_text("game: scum\noptions: {num_players: 4}\ntotal_steps: 64\n")
@@ -379,7 +379,7 @@ def _tb_scalar_steps(folder: Path, tag: str) -> list[int]:
 
 def test_resume_after_a_kill_keeps_each_step_once(tmp_path: Path) -> None:
     """Killed at step 384 with the last checkpoint at 256: the resume drops 257..384 once."""
-    from cardsuite.train.trainer import Trainer
+    from cardsuite.train.sb3.trainer import Trainer
 
     config = tiny_config(total_steps=512, checkpoint_every=128, eval_every=128)
     run = tmp_path / "run"

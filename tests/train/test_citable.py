@@ -1,4 +1,4 @@
-"""The citable results table (`cardsuite.train.citable`): its arithmetic, and that every
+"""The citable results table (`cardsuite.train.tools.citable`): its arithmetic, and that every
 row names a preset that loads and commands that name it.
 
 That the page shows the table as generated is the drift test's
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cardsuite.train.citable import MINUTES_LIMIT, RECORD, Row, SeedRun, table
+from cardsuite.train.tools.citable import MINUTES_LIMIT, RECORD, Row, SeedRun, table
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,8 +58,8 @@ def test_a_row_renders_each_seed() -> None:
 @pytest.mark.parametrize("row", RECORD, ids=lambda r: f"{r.game} vs {r.opponent}")
 def test_each_row_names_a_preset_that_loads(row: Row) -> None:
     from cardsuite.train.core.cli import preset
-    from cardsuite.train.dmc_config import DMCConfig
-    from cardsuite.train.ppo_config import PPOConfig
+    from cardsuite.train.dmc.config import DMCConfig
+    from cardsuite.train.ppo.config import PPOConfig
 
     path = ROOT / "configs" / "train" / row.preset
     assert path.is_file(), row.preset

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cardsuite.errors import CardsuiteError, ConfigError
-from cardsuite.train.config import TrainConfig, load_config, parse_overrides
+from cardsuite.train.sb3.config import TrainConfig, load_config, parse_overrides
 
 PRESETS = sorted(
     p
@@ -26,8 +26,8 @@ BATCHED_PRESETS = sorted(
 def test_every_batched_preset_loads_for_its_trainer(path: Path) -> None:
     """`cardsuite ppo` and `cardsuite dmc` presets: every field known, the game one they train."""
     from cardsuite.config import read_yaml_mapping
-    from cardsuite.train.dmc_config import DMCConfig
-    from cardsuite.train.ppo_config import PPOConfig
+    from cardsuite.train.dmc.config import DMCConfig
+    from cardsuite.train.ppo.config import PPOConfig
 
     cls = DMCConfig if path.name.startswith("dmc_") else PPOConfig
     args = cls.from_dict(read_yaml_mapping(path))
@@ -220,7 +220,7 @@ def test_bad_baselines_fail_before_any_work(
     baselines: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from cardsuite.cli import main
-    from cardsuite.train.config import check_baselines
+    from cardsuite.train.sb3.config import check_baselines
 
     with pytest.raises(CardsuiteError, match=message):
         check_baselines(TrainConfig.from_dict({"eval_baselines": baselines}))
@@ -257,7 +257,7 @@ def test_overrides_use_the_core_parser_and_name_unknown_fields() -> None:
 def test_train_config_uses_config_base_checks_only() -> None:
     import inspect
 
-    import cardsuite.train.config as module
+    import cardsuite.train.sb3.config as module
 
     source = inspect.getsource(module)
     assert "_check_type" not in source and "object.__setattr__" not in source
@@ -280,13 +280,13 @@ def test_train_without_the_train_extra_names_it(
 ) -> None:
     import importlib
 
-    import cardsuite.train.cli as cli
+    import cardsuite.train.sb3.cli as cli
     from cardsuite.cli import main
 
     real = importlib.import_module
 
     def no_torch(name: str, package: str | None = None) -> object:
-        if name == "cardsuite.train.trainer":
+        if name == "cardsuite.train.sb3.trainer":
             raise ModuleNotFoundError("No module named 'torch'", name="torch")
         return real(name, package)
 
@@ -301,7 +301,7 @@ def test_train_without_the_train_extra_names_it(
 def test_the_shared_flags_set_the_maskable_ppo_fields(tmp_path: Path) -> None:
     """`cardsuite train` takes the training commands' grammar; --players is a rule option."""
     from cardsuite.cli import build_parser
-    from cardsuite.train.cli import resolve_config
+    from cardsuite.train.sb3.cli import resolve_config
 
     parser, _ = build_parser()
     ns = parser.parse_args(["train", "--config", "scum_quick", "--players", "5", "--seed", "3",
@@ -320,8 +320,8 @@ def test_the_shared_flags_set_the_maskable_ppo_fields(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "cls_path", ["cardsuite.train.config:TrainConfig", "cardsuite.train.ppo_config:PPOConfig",
-                 "cardsuite.train.dmc_config:DMCConfig",
+    "cls_path", ["cardsuite.train.sb3.config:TrainConfig", "cardsuite.train.ppo.config:PPOConfig",
+                 "cardsuite.train.dmc.config:DMCConfig",
                  "cardsuite.train.rllib.config:RLlibTrainConfig"],
 )  # fmt: skip
 def test_learning_rate_is_one_field_checked_once_everywhere(cls_path: str) -> None:

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 import cardsuite.train
-from cardsuite.train.core import checkpoint, evaluate, league, log, netspec, rundir
+from cardsuite.agents.learned import netspec
+from cardsuite.train.core import checkpoint, evaluate, league, log, rundir
 
 TRAIN = Path(cardsuite.train.__file__).parent
 CORE = TRAIN / "core"
@@ -82,13 +83,17 @@ def test_the_old_modules_are_gone() -> None:
 
 
 def test_each_trainer_takes_its_opponents_and_evaluation_from_the_core() -> None:
-    from cardsuite.train import dmc, ppo, sb3_setup, trainer, wrappers
-    from cardsuite.train import evaluate as sb3_report
+    from cardsuite.train.dmc import trainer as dmc
+    from cardsuite.train.ppo import trainer as ppo
     from cardsuite.train.rllib import batched_env
+    from cardsuite.train.sb3 import report as sb3_report
+    from cardsuite.train.sb3 import setup as sb3_setup
+    from cardsuite.train.sb3 import single_seat as wrappers
+    from cardsuite.train.sb3 import trainer
 
     assert ppo.League is dmc.League is batched_env.League is league.League
     # MaskablePPO: one League (the core's) in the trainer, its draw table in the envs
-    from cardsuite.train import batched
+    from cardsuite.train.sb3 import batched
 
     assert not hasattr(league, "OpponentPool")
     assert trainer.League is sb3_setup.League is league.League
@@ -124,8 +129,9 @@ def test_each_trainer_takes_its_opponents_and_evaluation_from_the_core() -> None
 
 
 def test_every_checkpoint_goes_through_the_one_writer() -> None:
-    from cardsuite.train import checkpoint as sb3_checkpoint
-    from cardsuite.train import dmc, ppo_checkpoint
+    from cardsuite.train.dmc import trainer as dmc
+    from cardsuite.train.ppo import checkpoint as ppo_checkpoint
+    from cardsuite.train.sb3 import checkpoint as sb3_checkpoint
 
     assert sb3_checkpoint.write_checkpoint is ppo_checkpoint.write_checkpoint
     assert dmc.write_checkpoint is checkpoint.write_checkpoint
@@ -153,7 +159,7 @@ def test_a_restored_engine_plays_on_exactly_like_the_saved_one(game: str, player
     """`engine_state` / `restore_engine_state`: the games in flight go on move for move."""
     import numpy as np
 
-    from cardsuite.train.ppo_games import train_game
+    from cardsuite.train.core.games import train_game
 
     tg = train_game(game)
     config = tg.config(players, {})
@@ -191,7 +197,7 @@ def test_maskable_ppo_draws_its_opponents_from_the_core_league(tmp_path: Path) -
     its draw table says, and every finished episode's outcomes reach `League.record`."""
     import numpy as np
 
-    from cardsuite.train.trainer import SelfPlayCallback, Trainer
+    from cardsuite.train.sb3.trainer import SelfPlayCallback, Trainer
     from tests.train.conftest import tiny_config
 
     trainer = Trainer(tiny_config(), tmp_path / "run")

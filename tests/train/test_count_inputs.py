@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 import torch
 
+from cardsuite.agents.learned.features import count_inputs
+from cardsuite.agents.learned.netspec import obs_scale
+from cardsuite.agents.learned.policy import PPOAgent
+from cardsuite.agents.learned.safe_io import load_agent_numpy
 from cardsuite.errors import CheckpointError, ConfigError
-from cardsuite.train.core.features import count_inputs
-from cardsuite.train.core.netspec import obs_scale
-from cardsuite.train.policy import PPOAgent
-from cardsuite.train.ppo import Trainer, train
-from cardsuite.train.ppo_config import PPOConfig
-from cardsuite.train.ppo_games import train_game
-from cardsuite.train.safe_io import load_agent_numpy
+from cardsuite.train.core.games import train_game
+from cardsuite.train.ppo.config import PPOConfig
+from cardsuite.train.ppo.trainer import Trainer, train
 
 
 def _table(game: str, players: int) -> tuple:
@@ -93,7 +93,7 @@ def counted_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_saved_agent_plays_exactly_what_the_trainer_trained(counted_run: Path) -> None:
     """Differential: the numpy agent (`PPOAgent`) and the torch network give the same logits."""
-    from cardsuite.train.actor_critic import load_network
+    from cardsuite.train.ppo.network import load_network
 
     arrays, meta = load_agent_numpy(counted_run / "agent")
     assert meta.network.features is not None and meta.network.features.size == 4 * 14
@@ -166,8 +166,8 @@ def test_features_are_refused_where_no_layout_reads_them() -> None:
 def test_deep_monte_carlo_trains_and_saves_the_same_inputs(tmp_path: Path) -> None:
     """`cardsuite dmc --features counts`: the Q-network reads them, the saved agent too, and
     a resume keeps them (checked against the config like every must-match field)."""
-    from cardsuite.train.dmc import DMCTrainer
-    from cardsuite.train.dmc_config import DMCConfig
+    from cardsuite.train.dmc.config import DMCConfig
+    from cardsuite.train.dmc.trainer import DMCTrainer
 
     base = {"total_steps": 600, "num_games": 16, "rollout_steps": 16, "hidden": 16,
             "layers": 1, "batch_size": 64, "buffer_size": 2048, "eval_every": 0,

@@ -15,15 +15,15 @@ import pytest
 import torch
 
 from cardsuite.agents.base import table_info
-from cardsuite.agents.size_generic import generic_spec, pad_observation
+from cardsuite.agents.learned.features import table_features
+from cardsuite.agents.learned.layout import generic_spec, pad_observation
+from cardsuite.agents.learned.netspec import obs_scale
+from cardsuite.agents.learned.size_generic import SizeGenericAgent
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
-from cardsuite.train.core.features import table_features
-from cardsuite.train.core.netspec import obs_scale
-from cardsuite.train.ppo import train
-from cardsuite.train.ppo_config import PPOConfig
-from cardsuite.train.ppo_games import train_game
-from cardsuite.train.size_generic import SizeGenericAgent
+from cardsuite.train.core.games import train_game
+from cardsuite.train.ppo.config import PPOConfig
+from cardsuite.train.ppo.trainer import train
 from tests.train.test_count_inputs import assert_tampered_features_refused
 
 GAME = "scum_party"
@@ -111,7 +111,7 @@ def test_the_saved_generic_agent_plays_what_the_trainer_trained(
 ) -> None:
     """Differential: at a table size it never trained at, the numpy agent's logits are the
     torch network's on the padded, scaled observation with its counting inputs."""
-    from cardsuite.train.actor_critic import load_network
+    from cardsuite.train.ppo.network import load_network
 
     doc = json.loads((generic_run / "agent" / "agent.json").read_text())
     assert doc["network"]["layout"] == "generic"

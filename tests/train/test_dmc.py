@@ -11,10 +11,10 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from cardsuite.agents.learned.safe_io import load_agent_numpy
 from cardsuite.errors import CheckpointError, ConfigError
-from cardsuite.train.dmc import TRAINER, DMCTrainer, main, train
-from cardsuite.train.dmc_config import DMCConfig
-from cardsuite.train.dmc_core import (
+from cardsuite.train.dmc.config import DMCConfig
+from cardsuite.train.dmc.parts import (
     MCReturns,
     QNet,
     Replay,
@@ -22,7 +22,7 @@ from cardsuite.train.dmc_core import (
     margin_loss,
     masked_argmax,
 )
-from cardsuite.train.safe_io import load_agent_numpy
+from cardsuite.train.dmc.trainer import TRAINER, DMCTrainer, main, train
 
 
 def test_mc_targets_of_a_scripted_episode() -> None:
@@ -90,7 +90,7 @@ def _tiny(run: Path, **changes: Any) -> DMCConfig:
 
 
 def test_tiny_run_writes_an_agent_the_arena_plays(tmp_path: Path) -> None:
-    from cardsuite.agents.arena import run_tournament
+    from cardsuite.agents.arena.tournament import run_tournament
 
     result = train(_tiny(tmp_path / "run", eval_first=True))
     assert result["step"] >= 1500

@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from cardsuite.train.dmc import DMCTrainer
-from cardsuite.train.dmc_config import DMCConfig
-from cardsuite.train.dmc_core import relative_rewards
-from cardsuite.train.imitation import heuristic_dataset
+from cardsuite.train.dmc.config import DMCConfig
+from cardsuite.train.dmc.parts import relative_rewards
+from cardsuite.train.dmc.trainer import DMCTrainer
+from cardsuite.train.ppo.imitation import heuristic_dataset
 
 
 def test_two_player_hand_scores_become_their_difference() -> None:

@@ -19,8 +19,8 @@ import pytest
 from cardsuite.batched.policies import call_policy
 from cardsuite.errors import CheckpointError
 from cardsuite.train.core.duplicate import TwinDeals
-from cardsuite.train.ppo import Trainer, train
-from cardsuite.train.ppo_games import train_game
+from cardsuite.train.core.games import train_game
+from cardsuite.train.ppo.trainer import Trainer, train
 from tests.train.conftest import tiny_ppo
 
 GAMES = 8

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cardsuite.train.core.evaluate import DuelResult, EvalRow
-from cardsuite.train.evaluate import append_csv, format_report, plot_curves, read_csv
+from cardsuite.train.sb3.report import append_csv, format_report, plot_curves, read_csv
 
 ROW = EvalRow(
     step=1000,

@@ -1,4 +1,4 @@
-"""DAgger rounds of the imitation warm start (`cardsuite.train.imitation`, ``bc_dagger``)."""
+"""DAgger rounds of the imitation warm start (`cardsuite.train.ppo.imitation`, ``bc_dagger``)."""
 
 from __future__ import annotations
 
@@ -8,19 +8,25 @@ import numpy as np
 import pytest
 import torch
 
+from cardsuite.agents.learned.netspec import obs_scale
 from cardsuite.errors import ConfigError
-from cardsuite.train.actor_critic import ActorCritic
-from cardsuite.train.core.netspec import obs_scale
-from cardsuite.train.imitation import agreement, dagger, greedy_actor, heuristic_dataset, imitate
-from cardsuite.train.ppo import Trainer
-from cardsuite.train.ppo_config import PPOConfig
+from cardsuite.train.ppo.config import PPOConfig
+from cardsuite.train.ppo.imitation import (
+    agreement,
+    dagger,
+    greedy_actor,
+    heuristic_dataset,
+    imitate,
+)
+from cardsuite.train.ppo.network import ActorCritic
+from cardsuite.train.ppo.trainer import Trainer
 from scum_env.batched import BatchedScum
 
 CONFIG = {"num_players": 4, "reward": "centered"}
 
 
 def _heuristic(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    from cardsuite.agents.batched_heuristic_scum import BatchedScumHeuristic
+    from cardsuite.agents.baselines.batched_scum import BatchedScumHeuristic
 
     return np.asarray(BatchedScumHeuristic(BatchedScum(1, **CONFIG).rules)(obs, mask))
 

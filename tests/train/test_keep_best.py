@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from cardsuite.agents.learned.safe_io import load_agent_numpy
 from cardsuite.train.core.loop import BatchedLoop, selection_score
-from cardsuite.train.dmc import DMCTrainer
-from cardsuite.train.dmc_config import DMCConfig
-from cardsuite.train.ppo import train as ppo_train
-from cardsuite.train.ppo_config import PPOConfig
-from cardsuite.train.safe_io import load_agent_numpy
+from cardsuite.train.dmc.config import DMCConfig
+from cardsuite.train.dmc.trainer import DMCTrainer
+from cardsuite.train.ppo.config import PPOConfig
+from cardsuite.train.ppo.trainer import train as ppo_train
 
 
 def _row(step: int, against: str, beats: float) -> dict[str, Any]:

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import torch
 
+from cardsuite.agents.learned.netspec import Snapshot
 from cardsuite.errors import ConfigError
 from cardsuite.train.core.league import League, SnapshotPolicy
-from cardsuite.train.core.netspec import Snapshot
 
 
 def const(value: int) -> Any:
@@ -95,8 +95,8 @@ def test_bad_settings_are_named() -> None:
 def test_one_batch_faces_several_opponents() -> None:
     import tempfile
 
-    from cardsuite.train.ppo import Trainer
-    from cardsuite.train.ppo_config import PPOConfig
+    from cardsuite.train.ppo.config import PPOConfig
+    from cardsuite.train.ppo.trainer import Trainer
 
     with tempfile.TemporaryDirectory() as d:
         args = PPOConfig(

@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 from cardsuite.batched.policies import RandomPolicy
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.train.core.tables import draw_seats
-from cardsuite.train.dmc import DMCTrainer
-from cardsuite.train.dmc_config import DMCConfig
-from cardsuite.train.ppo import Trainer
-from cardsuite.train.ppo_config import PPOConfig
+from cardsuite.train.dmc.config import DMCConfig
+from cardsuite.train.dmc.trainer import DMCTrainer
+from cardsuite.train.ppo.config import PPOConfig
+from cardsuite.train.ppo.trainer import Trainer
 
 
 def _ppo(run: Path, **changes: Any) -> PPOConfig:

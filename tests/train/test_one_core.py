@@ -66,8 +66,8 @@ def _played_the_core_league(calls: Calls, *uses: str) -> None:
 
 
 def test_batched_ppo(core_calls: Calls, tmp_path: Path) -> None:
-    from cardsuite.train.ppo import train
-    from cardsuite.train.ppo_config import PPOConfig
+    from cardsuite.train.ppo.config import PPOConfig
+    from cardsuite.train.ppo.trainer import train
 
     args = PPOConfig(num_games=32, rollout_steps=8, total_steps=400, hidden=16, layers=1,
                      eval_deals=8, eval_every=0, snapshot_every=0, checkpoint_every=0,
@@ -81,8 +81,8 @@ def test_batched_ppo(core_calls: Calls, tmp_path: Path) -> None:
 
 
 def test_deep_monte_carlo(core_calls: Calls, tmp_path: Path) -> None:
-    from cardsuite.train.dmc import train
-    from cardsuite.train.dmc_config import DMCConfig
+    from cardsuite.train.dmc.config import DMCConfig
+    from cardsuite.train.dmc.trainer import train
 
     args = DMCConfig.from_dict({"total_steps": 1000, "num_games": 16, "rollout_steps": 16,
                                 "hidden": 16, "layers": 1, "batch_size": 64,
@@ -97,7 +97,7 @@ def test_deep_monte_carlo(core_calls: Calls, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("vec_env", ["dummy", "batched"])
 def test_maskable_ppo(core_calls: Calls, tmp_path: Path, vec_env: str) -> None:
-    from cardsuite.train.trainer import train
+    from cardsuite.train.sb3.trainer import train
 
     sizes = {"n_envs": 8, "n_steps": 16, "batch_size": 64} if vec_env == "batched" else {}
     config = tiny_config(vec_env=vec_env, eval_baselines="random,heuristic", **sizes)

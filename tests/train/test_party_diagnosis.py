@@ -111,7 +111,7 @@ def test_decision_kinds_partition_the_real_choices(party8: tuple) -> None:
 
 
 def test_heuristic_inside_ppo_agent_ties_in_the_arena() -> None:
-    from cardsuite.agents.arena import run_tournament
+    from cardsuite.agents.arena.tournament import run_tournament
 
     res = run_tournament("scum_party", [pp.heuristic_as_ppo_agent(), "heuristic"], games=2,
                          players=8, duplicate=True, seed=0)  # fmt: skip
@@ -121,8 +121,8 @@ def test_heuristic_inside_ppo_agent_ties_in_the_arena() -> None:
 def test_warm_start_reports_its_agreement_on_real_choices_apart() -> None:
     import torch
 
-    from cardsuite.train.actor_critic import ActorCritic
-    from cardsuite.train.imitation import heuristic_dataset, imitate
+    from cardsuite.train.ppo.imitation import heuristic_dataset, imitate
+    from cardsuite.train.ppo.network import ActorCritic
 
     _spec, cfg, eng, _heur = pp.party(8, num_hands=1)
     data = heuristic_dataset(4, 300, 0.1, 0, cfg, "scum_party")
@@ -146,8 +146,8 @@ def test_forced_rows_carry_no_cross_entropy_so_the_actor_does_not_move_on_them()
     still learns the returns)."""
     import torch
 
-    from cardsuite.train.actor_critic import ActorCritic
-    from cardsuite.train.imitation import imitate
+    from cardsuite.train.ppo.imitation import imitate
+    from cardsuite.train.ppo.network import ActorCritic
 
     rng = np.random.default_rng(0)
     rows, actions = 64, 5

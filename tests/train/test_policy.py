@@ -10,16 +10,16 @@ import numpy as np
 import pytest
 
 from cardsuite.agents.base import table_info
+from cardsuite.agents.learned.policy import PPOAgent
 from cardsuite.agents.registry import make_agent
 from cardsuite.errors import CheckpointError
 from cardsuite.games import get_game
-from cardsuite.train.policy import PPOAgent
 
 
 def torch_model(run: Path) -> Any:
     """The MaskablePPO of a run's checkpoint, rebuilt by the trainer's resume path."""
-    from cardsuite.train.checkpoint import load_checkpoint
-    from cardsuite.train.trainer import make_vec_env, restore_model
+    from cardsuite.train.sb3.checkpoint import load_checkpoint
+    from cardsuite.train.sb3.trainer import make_vec_env, restore_model
 
     loaded = load_checkpoint(run)
     venv = make_vec_env(loaded.state.config, [])
@@ -60,7 +60,7 @@ def test_registry_builds_it_from_a_run_a_checkpoint_or_an_agent_dir(trained_run:
 
 
 def test_arena_tournament_with_the_agent(trained_run: Path) -> None:
-    from cardsuite.agents.arena import run_tournament
+    from cardsuite.agents.arena.tournament import run_tournament
 
     result = run_tournament(
         "scum",

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 import torch
 
+from cardsuite.agents.learned.netspec import actor_logits
+from cardsuite.agents.learned.safe_io import load_agent_numpy
 from cardsuite.errors import CheckpointError, ConfigError
-from cardsuite.train.actor_critic import TRAINER, load_network
-from cardsuite.train.core.netspec import actor_logits
-from cardsuite.train.ppo import Trainer, train
-from cardsuite.train.ppo_config import PPOConfig
-from cardsuite.train.rollout import SeatRollout, restore_observation, seat_observation
-from cardsuite.train.safe_io import load_agent_numpy
+from cardsuite.train.ppo.config import PPOConfig
+from cardsuite.train.ppo.network import TRAINER, load_network
+from cardsuite.train.ppo.rollout import SeatRollout, restore_observation, seat_observation
+from cardsuite.train.ppo.trainer import Trainer, train
 from scum_env.batched import BatchedScum
 
 
@@ -168,10 +168,10 @@ def test_ppo_learns_to_beat_random(tmp_path: Path) -> None:
 
 
 def test_imitation_data_is_labelled_by_the_heuristic_and_learnable() -> None:
-    from cardsuite.agents.batched_heuristic_scum import BatchedScumHeuristic
-    from cardsuite.train.actor_critic import ActorCritic
-    from cardsuite.train.core.netspec import obs_scale
-    from cardsuite.train.imitation import heuristic_dataset, imitate
+    from cardsuite.agents.baselines.batched_scum import BatchedScumHeuristic
+    from cardsuite.agents.learned.netspec import obs_scale
+    from cardsuite.train.ppo.imitation import heuristic_dataset, imitate
+    from cardsuite.train.ppo.network import ActorCritic
 
     config = {"num_players": 4, "reward": "centered"}
     data = heuristic_dataset(32, 40, 0.2, 0, config)
@@ -199,7 +199,7 @@ def test_warm_start_and_init_from_an_agent(tmp_path: Path) -> None:
 
 
 def test_exploit_trains_against_one_frozen_agent_and_reports_a_margin() -> None:
-    from cardsuite.train.exploit import exploit
+    from cardsuite.train.tools.exploit import exploit
 
     res = exploit("heuristic", budget_minutes=0.01, deals=8, num_games=16, rollout_steps=4,
                   hidden=8, layers=1, threads=1, quiet=True, tensorboard=False)  # fmt: skip
@@ -222,7 +222,7 @@ def test_exploit_set_reaches_the_best_responses_run_and_names_a_bad_field(
 
     # the module the command's entry point loads (sys.modules), not a package attribute
     # another test may have left pointing at an older import
-    ex = importlib.import_module("cardsuite.train.exploit")
+    ex = importlib.import_module("cardsuite.train.tools.exploit")
 
     seen: dict[str, object] = {}
 
@@ -246,7 +246,7 @@ def test_exploit_set_reaches_the_best_responses_run_and_names_a_bad_field(
 
 
 def test_a_trained_agent_plays_in_the_arena_as_ppo_path(tmp_path: Path) -> None:
-    from cardsuite.agents.arena import run_tournament
+    from cardsuite.agents.arena.tournament import run_tournament
 
     train(_tiny(tmp_path / "run", snapshot_every=0))
     for spec in (f"ppo:{tmp_path / 'run' / 'agent'}", f"ppo:{tmp_path / 'run'}"):
@@ -261,7 +261,7 @@ def test_the_torch_backend_trains_too(tmp_path: Path) -> None:
 
 
 def test_seed_curves_average_runs(tmp_path: Path) -> None:
-    from cardsuite.train.curves import band, plot_seeds
+    from cardsuite.train.tools.curves import band, plot_seeds
 
     for seed, value in ((0, 0.4), (1, 0.6)):
         run = tmp_path / f"s{seed}"
@@ -279,7 +279,7 @@ def test_seed_curves_average_runs(tmp_path: Path) -> None:
 
 
 def test_seed_curves_of_a_size_generic_run_draw_one_band_per_table_size(tmp_path: Path) -> None:
-    from cardsuite.train.curves import band, eval_opponents, plot_seeds
+    from cardsuite.train.tools.curves import band, eval_opponents, plot_seeds
 
     head = "step,against,deals,beats,beats_ci,mean_a,mean_b,margin,margin_ci\n"
     for seed, at20 in ((0, 0.2), (1, 0.4)):
@@ -299,7 +299,7 @@ def test_seed_curves_of_a_size_generic_run_draw_one_band_per_table_size(tmp_path
 
 def test_seed_curves_of_deep_monte_carlo_runs_draw_its_columns(tmp_path: Path) -> None:
     """DMC logs league_score and loss (no entropy): the panels pick those, not empty PPO ones."""
-    from cardsuite.train.curves import PANELS, band, panel_column, plot_seeds
+    from cardsuite.train.tools.curves import PANELS, band, panel_column, plot_seeds
 
     for seed, value in ((0, 0.55), (1, 0.65)):
         run = tmp_path / f"s{seed}"

@@ -14,9 +14,9 @@ import pytest
 import torch
 
 from cardsuite.errors import CheckpointError
-from cardsuite.train.actor_critic import ActorCritic
-from cardsuite.train.ppo import Trainer, anchor_kl, train
-from cardsuite.train.ppo_config import PPOConfig
+from cardsuite.train.ppo.config import PPOConfig
+from cardsuite.train.ppo.network import ActorCritic
+from cardsuite.train.ppo.trainer import Trainer, anchor_kl, train
 from tests.train.conftest import tiny_ppo
 
 _tiny = tiny_ppo

@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 import torch
 
+from cardsuite.agents.learned.pretrained import agent_dir
+from cardsuite.agents.learned.safe_io import load_agent_numpy
 from cardsuite.errors import CheckpointError, ConfigError
-from cardsuite.train.ppo import Trainer
-from cardsuite.train.ppo_config import PPOConfig
-from cardsuite.train.pretrained import agent_dir
-from cardsuite.train.safe_io import load_agent_numpy
+from cardsuite.train.ppo.config import PPOConfig
+from cardsuite.train.ppo.trainer import Trainer
 from tests.train.conftest import tiny_ppo
 
 
@@ -47,7 +47,7 @@ def test_only_the_critic_learns_during_the_warmup(tmp_path: Path, warmup: int) -
 
 
 def test_init_takes_a_shipped_actor_and_gives_it_a_fresh_critic(tmp_path: Path) -> None:
-    from cardsuite.train.pretrained import ship
+    from cardsuite.agents.learned.pretrained import ship
 
     small = dict(hidden=16, layers=1)
     Trainer(_tiny(tmp_path / "first", total_steps=300, **small)).train()
@@ -86,8 +86,8 @@ def test_init_refuses_what_is_not_a_ppo_actor(tmp_path: Path) -> None:
 
 def test_a_fitted_critic_is_added_to_a_shipped_actor_only_agent(tmp_path: Path) -> None:
     """`add_critic`: the shipped actor plays as before and now has the run's critic."""
-    from cardsuite.train.policy import PPOAgent
-    from cardsuite.train.pretrained import add_critic, ship
+    from cardsuite.agents.learned.policy import PPOAgent
+    from cardsuite.agents.learned.pretrained import add_critic, ship
 
     small = dict(hidden=16, layers=1)
     Trainer(_tiny(tmp_path / "first", total_steps=300, **small)).train()

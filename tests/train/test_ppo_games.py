@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 import torch
 
+from cardsuite.agents.learned.netspec import Snapshot
 from cardsuite.batched.policies import RandomPolicy
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.train.core.evaluate import GreedyPolicy, duplicate_match
-from cardsuite.train.core.netspec import Snapshot
-from cardsuite.train.ppo import Trainer, train
-from cardsuite.train.ppo_config import PPOConfig
-from cardsuite.train.ppo_games import train_game
+from cardsuite.train.core.games import train_game
+from cardsuite.train.ppo.config import PPOConfig
+from cardsuite.train.ppo.trainer import Trainer, train
 
 GAMES = [("scum_party", 5), ("scum_party", 8), ("scandal", 2), ("scandal", 3)]
 
@@ -124,8 +124,8 @@ def test_heuristic_beats_random_in_duplicate_deals(game: str, players: int) -> N
 def test_runs_resume_and_the_agent_plays_in_the_arena(
     tmp_path: Path, game: str, players: int
 ) -> None:
-    from cardsuite.agents.arena import run_tournament
-    from cardsuite.train.safe_io import read_meta
+    from cardsuite.agents.arena.tournament import run_tournament
+    from cardsuite.agents.learned.safe_io import read_meta
 
     run = tmp_path / "run"
     short = {"num_hands": 1} if game == "scum_party" else {}
@@ -153,8 +153,8 @@ def test_unknown_game_names_the_field() -> None:
 
 def test_a_run_never_overwrites_another(tmp_path: Path) -> None:
     """Both batched trainers refuse a run folder that already holds files (unless resuming)."""
-    from cardsuite.train.dmc import DMCTrainer
-    from cardsuite.train.dmc_config import DMCConfig
+    from cardsuite.train.dmc.config import DMCConfig
+    from cardsuite.train.dmc.trainer import DMCTrainer
 
     taken = tmp_path / "taken"
     taken.mkdir()

@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 import torch
 
-from cardsuite.agents.size_generic import generic_spec
+from cardsuite.agents.learned.layout import generic_spec
+from cardsuite.agents.learned.netspec import obs_scale
+from cardsuite.agents.learned.safe_io import read_meta
+from cardsuite.agents.learned.size_generic import SizeGenericAgent
 from cardsuite.errors import ConfigError
-from cardsuite.train.core.netspec import obs_scale
-from cardsuite.train.ppo import Trainer, train
-from cardsuite.train.ppo_config import PPOConfig
-from cardsuite.train.safe_io import read_meta
-from cardsuite.train.size_generic import SizeGenericAgent
+from cardsuite.train.ppo.config import PPOConfig
+from cardsuite.train.ppo.trainer import Trainer, train
 from tests.train.test_size_generic import plays_legal_moves
 
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from cardsuite.agents.arena import run_tournament
+from cardsuite.agents.arena.tournament import run_tournament
+from cardsuite.agents.learned.pretrained import CATALOGUE, ROOT, PretrainedAgent, agent_dir
+from cardsuite.agents.learned.safe_io import load_agent_numpy
 from cardsuite.agents.registry import make_agent
 from cardsuite.errors import CheckpointError, ConfigError
-from cardsuite.train.pretrained import CATALOGUE, ROOT, PretrainedAgent, agent_dir
-from cardsuite.train.safe_io import load_agent_numpy
 
 pytestmark = pytest.mark.skipif(
     not (ROOT / "scum4" / "agent.json").is_file(), reason="no shipped scum4 agent"
@@ -68,7 +68,7 @@ def test_loading_and_playing_needs_no_torch() -> None:
     code = (
         "import sys; import numpy as np\n"
         "from cardsuite.agents.registry import make_agent\n"
-        "from cardsuite.agents.arena import run_tournament\n"
+        "from cardsuite.agents.arena.tournament import run_tournament\n"
         "run_tournament('scum', ['pretrained:scum4', 'heuristic'], games=1, duplicate=True)\n"
         "assert 'torch' not in sys.modules, 'torch was imported'\n"
     )
@@ -79,10 +79,10 @@ def test_ship_keeps_only_the_actor_and_plays_like_the_source(tmp_path: Path) -> 
     """``ship`` (how shipped agents are made) drops the critic; float16 keeps the logits."""
     import numpy as np
 
-    from cardsuite.train.core.netspec import actor_logits
-    from cardsuite.train.ppo import train
-    from cardsuite.train.ppo_config import PPOConfig
-    from cardsuite.train.pretrained import ship
+    from cardsuite.agents.learned.netspec import actor_logits
+    from cardsuite.agents.learned.pretrained import ship
+    from cardsuite.train.ppo.config import PPOConfig
+    from cardsuite.train.ppo.trainer import train
 
     run = tmp_path / "run"
     train(PPOConfig(num_games=16, rollout_steps=8, total_steps=200, hidden=16, layers=1,
@@ -153,9 +153,9 @@ def test_shipped_agents_play_the_same_actions_as_before_the_core(name: str) -> N
     import numpy as np
 
     from cardsuite.agents.base import table_info
+    from cardsuite.agents.learned.netspec import obs_scale
     from cardsuite.games import get_game
     from cardsuite.train.core.evaluate import GreedyPolicy
-    from cardsuite.train.core.netspec import obs_scale
 
     game, _options, digest = GOLDEN[name]
     agent = make_agent(f"pretrained:{name}", game, seed=0)
@@ -176,9 +176,9 @@ def test_shipped_agents_play_the_same_actions_as_before_the_core(name: str) -> N
 def test_shipping_cli_refuses_a_taken_name_with_a_clear_error(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    """`python -m cardsuite.train.pretrained RUN/agent NAME` never overwrites a shipped agent
+    """`python -m cardsuite.agents.learned.pretrained RUN/agent NAME` never overwrites a shipped agent
     and never ends in a traceback: exit code 2 and one line naming the folder."""
-    from cardsuite.train.pretrained import main
+    from cardsuite.agents.learned.pretrained import main
 
     before = (agent_dir("scum4") / "weights.safetensors").read_bytes()
     assert main([str(agent_dir("scum6")), "scum4"]) == 2

@@ -280,7 +280,7 @@ def test_per_game_env_seats_the_core_leagues_members_around_one_rllib_seat() -> 
     """Issue 20: per-game RLlib draws its opponents from the core League's table: the
     game's real heuristic among them; RLlib sees only its own seat in a league episode, and
     every seat's outcome comes back by member id."""
-    from cardsuite.agents.heuristic import HeuristicAgent
+    from cardsuite.agents.baselines.heuristic import HeuristicAgent
 
     league, env = _league_env(1.0)
     assert [m.name for m in league.seat_table()] == ["heuristic", "random"]

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 
-from cardsuite.errors import CheckpointError
-from cardsuite.train.safe_io import (
+from cardsuite.agents.learned.files import sha256_file
+from cardsuite.agents.learned.safe_io import (
     META_FILE,
     WEIGHTS_FILE,
     AgentMeta,
@@ -21,8 +21,8 @@ from cardsuite.train.safe_io import (
     load_agent_numpy,
     read_meta,
     save_agent,
-    sha256_file,
 )
+from cardsuite.errors import CheckpointError
 
 
 def _tiny() -> tuple[dict[str, np.ndarray], AgentMeta]:
@@ -265,7 +265,7 @@ def test_a_zip_slipped_into_a_safe_checkpoint_is_refused(trained_run: Path, tmp_
     import shutil
 
     from cardsuite.agents.registry import make_agent
-    from cardsuite.train.checkpoint import read_state
+    from cardsuite.train.sb3.checkpoint import read_state
 
     marker = tmp_path / "pwned"
     run = tmp_path / "run"
@@ -284,7 +284,7 @@ def test_a_zip_slipped_into_a_safe_checkpoint_is_refused(trained_run: Path, tmp_
 
 def test_train_resume_refuses_a_crafted_zip_and_runs_nothing(tmp_path: Path) -> None:
     from cardsuite.cli import main
-    from cardsuite.train.trainer import Trainer
+    from cardsuite.train.sb3.trainer import Trainer
     from tests.train.conftest import tiny_config
 
     marker = tmp_path / "pwned"
@@ -311,9 +311,9 @@ def test_export_needs_the_opt_in_flag(tmp_path: Path) -> None:
 
 def test_export_of_a_trusted_zip_plays_like_the_model(trained_run: Path, tmp_path: Path) -> None:
     from cardsuite.agents.base import table_info
+    from cardsuite.agents.learned.policy import PPOAgent
     from cardsuite.cli import main
     from cardsuite.games import get_game
-    from cardsuite.train.policy import PPOAgent
     from tests.train.test_policy import torch_model
 
     model = torch_model(trained_run)
@@ -361,8 +361,8 @@ def test_rllib_agent_loads_the_safe_weights_only(tmp_path: Path) -> None:
     import torch
 
     from cardsuite.agents.base import table_info
+    from cardsuite.agents.learned.netspec import obs_scale
     from cardsuite.games import get_game
-    from cardsuite.train.core.netspec import obs_scale
     from cardsuite.train.rllib.policy import RLlibAgent
 
     marker = tmp_path / "pwned"
@@ -464,9 +464,9 @@ def test_export_of_a_trusted_old_run_reads_its_game_from_state_json(
     trained_run: Path, tmp_path: Path
 ) -> None:
     """A cardsuite 0.1 run (model.zip + state.json format 1) converts without --game."""
+    from cardsuite.agents.learned.policy import PPOAgent
     from cardsuite.cli import main
-    from cardsuite.train.checkpoint import read_config
-    from cardsuite.train.policy import PPOAgent
+    from cardsuite.train.sb3.checkpoint import read_config
     from tests.train.test_policy import torch_model
 
     ckpt = tmp_path / "old" / "checkpoint"

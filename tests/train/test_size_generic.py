@@ -1,6 +1,6 @@
-"""Size-generic learned agents (``train/size_generic.py``) and mixed-size Deep Monte-Carlo.
+"""Size-generic learned agents (``agents/learned/size_generic.py``) and mixed-size Deep Monte-Carlo.
 
-One network on the game's generic layout (``agents/size_generic.py``) takes a
+One network on the game's generic layout (``agents/learned/layout.py``) takes a
 seat at every table size: its metadata says ``network.layout: generic``.
 """
 
@@ -16,22 +16,22 @@ import numpy as np
 import pytest
 
 from cardsuite.agents.base import table_info
-from cardsuite.agents.registry import make_agent
-from cardsuite.agents.size_generic import generic_spec, layout_of, pad_mask, pad_observation
-from cardsuite.errors import CheckpointError, ConfigError
-from cardsuite.games import get_game
-from cardsuite.train.core.netspec import NetworkSpec, actor_logits, obs_scale
-from cardsuite.train.dmc import DMCTrainer, train
-from cardsuite.train.dmc_config import DMCConfig
-from cardsuite.train.policy import PPOAgent
-from cardsuite.train.pretrained import ROOT
-from cardsuite.train.safe_io import AgentMeta, load_agent_numpy, read_meta, save_agent
-from cardsuite.train.size_generic import (
+from cardsuite.agents.learned.layout import generic_spec, layout_of, pad_mask, pad_observation
+from cardsuite.agents.learned.netspec import NetworkSpec, actor_logits, obs_scale
+from cardsuite.agents.learned.policy import PPOAgent
+from cardsuite.agents.learned.pretrained import ROOT
+from cardsuite.agents.learned.safe_io import AgentMeta, load_agent_numpy, read_meta, save_agent
+from cardsuite.agents.learned.size_generic import (
     SizeGenericAgent,
     TrainedAgent,
-    evaluate_sizes,
     generic_scale,
 )
+from cardsuite.agents.registry import make_agent
+from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.games import get_game
+from cardsuite.train.dmc.config import DMCConfig
+from cardsuite.train.dmc.trainer import DMCTrainer, train
+from cardsuite.train.tools.sizes import evaluate_sizes
 
 SIZES = [("scum_party", n) for n in (5, 8, 20, 50)] + [("scandal", n) for n in range(2, 7)]
 

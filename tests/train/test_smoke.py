@@ -127,7 +127,7 @@ def test_rllib_backend_without_ray_is_a_config_error(
             raise ModuleNotFoundError("No module named 'ray'", name="ray")
         return real(name, package)
 
-    import cardsuite.train.cli as train_cli
+    import cardsuite.train.sb3.cli as train_cli
 
     monkeypatch.setattr(train_cli.importlib, "import_module", no_ray)
     assert main(["train", "--backend", "rllib", "--config", "configs/train/rllib_scum.yaml"]) == 2

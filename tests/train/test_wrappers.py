@@ -7,7 +7,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 
 from cardsuite.train.core.league import SeatMember
-from cardsuite.train.wrappers import SelfPlayEnv, fixed_seats
+from cardsuite.train.sb3.single_seat import SelfPlayEnv, fixed_seats
 
 OPTIONS = {"num_players": 4, "reward": "points"}
 

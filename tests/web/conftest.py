@@ -15,7 +15,7 @@ pytest.importorskip("httpx", reason="Starlette's TestClient needs httpx")
 @pytest.fixture(scope="session")
 def record_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A record file of two Scum games (heuristic against random), for the replay tests."""
-    from cardsuite.agents.arena import run_tournament
+    from cardsuite.agents.arena.tournament import run_tournament
 
     path = tmp_path_factory.mktemp("records") / "scum.jsonl"
     run_tournament("scum", ["heuristic", "random"], games=2, seed=5, record=path)

@@ -16,8 +16,8 @@ pytest.importorskip("httpx", reason="Starlette's TestClient needs httpx")
 
 from starlette.testclient import TestClient
 
-from cardsuite.agents.web.app import create_app
-from cardsuite.agents.web.sessions import LOG_SHOWN, PlaySession, Store
+from cardsuite.agents.play.web.app import create_app
+from cardsuite.agents.play.web.sessions import LOG_SHOWN, PlaySession, Store
 
 JSON = {"content-type": "application/json"}
 
@@ -247,7 +247,7 @@ def test_the_store_drops_idle_and_excess_sessions() -> None:
 def test_serve_listens_on_localhost_by_default() -> None:
     import argparse
 
-    from cardsuite.agents.web.cli import _is_loopback, add_command
+    from cardsuite.agents.play.web.cli import _is_loopback, add_command
 
     parser = argparse.ArgumentParser()
     name, _ = add_command(parser.add_subparsers())

@@ -31,7 +31,7 @@ pytest.importorskip(
 )
 uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed")
 
-from cardsuite.agents.web.app import create_app  # noqa: E402
+from cardsuite.agents.play.web.app import create_app  # noqa: E402
 
 pytestmark = pytest.mark.browser
 ARTEFACTS = Path(

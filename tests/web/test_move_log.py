@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cardsuite.agents.move_log import Move, step
+from cardsuite.agents.play.move_log import Move, step
 from cardsuite.games import get_game
 
 CASES = [
@@ -131,7 +131,7 @@ def test_every_line_a_seat_receives_matches_its_observation(
 def test_the_play_page_log_hides_other_seats_give_backs() -> None:
     """The issue's example: seed 0, seat 0, episode=game target_score=12, last legal move."""
     pytest.importorskip("starlette", reason="the web extra is not installed")
-    from cardsuite.agents.web.sessions import PlaySession
+    from cardsuite.agents.play.web.sessions import PlaySession
 
     session = PlaySession(
         "scum",

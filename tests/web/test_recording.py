@@ -13,13 +13,13 @@ pytest.importorskip("httpx", reason="Starlette's TestClient needs httpx")
 
 from starlette.testclient import TestClient
 
-from cardsuite.agents.records import (
+from cardsuite.agents.arena.records import (
     RecordAppender,
     read_records,
     replay_record,
     same_state,
 )
-from cardsuite.agents.web.app import create_app
+from cardsuite.agents.play.web.app import create_app
 from cardsuite.errors import ConfigError
 
 

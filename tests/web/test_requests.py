@@ -13,9 +13,9 @@ pytest.importorskip("httpx", reason="Starlette's TestClient needs httpx")
 
 from starlette.testclient import TestClient
 
-from cardsuite.agents.records import read_records
-from cardsuite.agents.web.app import create_app
-from cardsuite.agents.web.limits import Limits
+from cardsuite.agents.arena.records import read_records
+from cardsuite.agents.play.web.app import create_app
+from cardsuite.agents.play.web.limits import Limits
 
 JSON = {"content-type": "application/json"}
 

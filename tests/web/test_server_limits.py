@@ -20,8 +20,8 @@ uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed"
 
 from starlette.testclient import TestClient  # noqa: E402
 
-from cardsuite.agents.web.app import create_app  # noqa: E402
-from cardsuite.agents.web.limits import Limits  # noqa: E402
+from cardsuite.agents.play.web.app import create_app  # noqa: E402
+from cardsuite.agents.play.web.limits import Limits  # noqa: E402
 from cardsuite.errors import ConfigError  # noqa: E402
 
 HOG = "ismcts:budget=100000000,max_hand=0"  # the issue's runaway spec
@@ -89,7 +89,7 @@ def test_a_wrapping_spec_is_checked_through_to_what_it_wraps(spec: str) -> None:
 
 
 def test_a_wrapped_spec_the_operator_listed_is_offered() -> None:
-    from cardsuite.agents.web.sessions import check_specs
+    from cardsuite.agents.play.web.sessions import check_specs
 
     check_specs(["search:pretrained:scum4:budget=20"])
     with pytest.raises(ConfigError, match="serve --agents SPEC"):
@@ -167,7 +167,7 @@ def test_runaway_moves_never_stop_the_page_info_or_static_files(served: tuple[st
 def serve_process(*flags: str) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cardsuite.agents.web.cli", "--port", str(port), *flags],
+        [sys.executable, "-m", "cardsuite.agents.play.web.cli", "--port", str(port), *flags],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )
@@ -224,7 +224,7 @@ def test_game_work_does_not_run_on_the_event_loop() -> None:
     """Building a game runs in a worker thread (so a slow parse never stalls /api/info)."""
     seen: list[str] = []
     app = create_app()
-    import cardsuite.agents.web.app as web_app
+    import cardsuite.agents.play.web.app as web_app
 
     original = web_app.parse_page_options
 

@@ -42,44 +42,19 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite.agents.learned.files import (
+    CHECKPOINT_DIR,
+    PREVIOUS_DIR,
+    STATE_FILE,
+    find_checkpoint,
+    read_json_file,
+    sha256_file,
+    write_json_atomic,
+)
 from cardsuite.errors import CheckpointError
-from cardsuite.train.safe_io import read_json_file, sha256_file, write_json_atomic
 
-CHECKPOINT_DIR = "checkpoint"
-PREVIOUS_DIR = "checkpoint.prev"
-STATE_FILE = "state.json"
 MAX_STATE_BYTES = 64 << 20
 _SHA = re.compile(r"[0-9a-f]{64}")
-
-# What a foreign or old (format 1) SB3 zip gets told.
-SB3_ZIP_REFUSAL = (
-    "is a stable-baselines3 zip: its 'data' entry may hold pickled ':serialized:' values "
-    "that run arbitrary code when loaded, so cardsuite never loads it. If you trust the "
-    "file, convert it once with `cardsuite export MODEL.zip --out DIR --game GAME "
-    "--trust-pickle-this-file-can-run-code` and use ppo:DIR"
-)
-
-
-def find_checkpoint(path: str | Path) -> Path:
-    """The checkpoint folder at ``path``: itself, or a run folder's latest.
-
-    Raises:
-        CheckpointError: nothing there, an SB3 zip (refused), or no checkpoint.
-    """
-    p = Path(path)
-    if p.is_file() and p.suffix == ".zip":
-        raise CheckpointError(f"{str(p)!r} {SB3_ZIP_REFUSAL}")
-    if (p / STATE_FILE).is_file():
-        return p
-    for name in (CHECKPOINT_DIR, PREVIOUS_DIR):
-        if (p / name / STATE_FILE).is_file():
-            return p / name
-    if not p.exists():
-        raise CheckpointError(f"checkpoint {str(p)!r} does not exist")
-    raise CheckpointError(
-        f"{str(p)!r} is neither a checkpoint (agent/ + state.json) nor a run "
-        f"directory with a {CHECKPOINT_DIR}/ inside"
-    )
 
 
 def write_checkpoint(run_dir: str | Path, fill: Callable[[Path], dict[str, Any]]) -> Path:

@@ -2,7 +2,7 @@
 
 Duplicate bridge takes the luck of the cards out of a score by comparing two
 tables that played the same deals. A trainer can do the same with its
-rewards (``duplicate_baseline`` in `cardsuite.train.ppo_config.PPOConfig`).
+rewards (``duplicate_baseline`` in `cardsuite.train.ppo.config.PPOConfig`).
 Beside each table's games runs a *twin* batch of the same deals, played by
 the game's heuristic in every seat. The batched engines deal from counters:
 the ``k``-th hand of game ``g`` has the same cards, and a new episode the
@@ -45,7 +45,7 @@ class TwinDeals:
     """The twin batch of one table's games: the same deals, the heuristic in every seat.
 
     Args:
-        game: the trainer's game (`cardsuite.train.ppo_games.TrainGame`).
+        game: the trainer's game (`cardsuite.train.core.games.TrainGame`).
         config: the table's engine config.
         num_games: games in the table's batch.
         engine_kwargs: the table engine's keyword arguments (backend, device).

@@ -11,7 +11,7 @@ are judged by the same code (`evaluate_specs`).
 How a duplicate match works:
 
 The same measure as the arena's duplicate head-to-head
-(``run_tournament(..., duplicate=True)``, [`cardsuite.agents.arena`][cardsuite.agents.arena]):
+(``run_tournament(..., duplicate=True)``, [`cardsuite.agents.arena.tournament`][cardsuite.agents.arena.tournament]):
 each deal (one episode from a fresh game's start: Scum's role draw and
 hands of the first series, a Scum Party tournament's seat draw and deals, a
 Scandal hand's deal and dealer) is played once per rotation of the two
@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite.agents.learned.netspec import Snapshot, obs_scale, pick
 from cardsuite.batched.policies import call_policy
 from cardsuite.errors import ConfigError
-from cardsuite.train.core.netspec import Snapshot, obs_scale, pick
 
 BatchPolicy = Callable[[Any, Any], Any]
 
@@ -134,7 +134,7 @@ def duplicate_match(
     keyed by seed and game index); player id ``p`` is played by agent
     ``((p + r) mod n) mod 2``. ``config``: the engine's options.
     """
-    from cardsuite.train.ppo_games import train_game
+    from cardsuite.train.core.games import train_game
 
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
         raise ConfigError(f"deals must be a positive integer, got {deals!r}")
@@ -173,7 +173,7 @@ def duplicate_match(
 
 def _half_width(values: np.ndarray) -> float:
     """Half-width of the 95% Student t interval of the mean over deals (0 below two deals)."""
-    from cardsuite.agents.stats import mean_ci
+    from cardsuite.agents.arena.stats import mean_ci
 
     half = mean_ci(values)[1]
     return 0.0 if half is None or not math.isfinite(half) else float(half)
@@ -235,7 +235,7 @@ def spec_policy(spec: str, config: dict[str, Any], seed: int, game: str = "scum"
     from cardsuite.agents.base import TableInfo
     from cardsuite.agents.registry import make_agent
     from cardsuite.games import get_game
-    from cardsuite.train.ppo_games import train_game
+    from cardsuite.train.core.games import train_game
 
     tg = train_game(game)
     eng = tg.make_engine(1, config)

@@ -46,10 +46,10 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.base import Agent, TableInfo
+from cardsuite.agents.learned.features import CountInputs
+from cardsuite.agents.learned.netspec import Snapshot, obs_scale, pick
 from cardsuite.batched.policies import call_policy
 from cardsuite.errors import CheckpointError, ConfigError
-from cardsuite.train.core.features import CountInputs
-from cardsuite.train.core.netspec import Snapshot, obs_scale, pick
 
 WEIGHTINGS = ("hard", "variance", "uniform")
 

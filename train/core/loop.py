@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from cardsuite.train.safe_io import write_json_atomic
+from cardsuite.agents.learned.files import write_json_atomic
 
 SCHEDULES = ("snapshot", "eval", "checkpoint")
 

@@ -64,7 +64,7 @@ def plan_run(run_dir: str | Path | None, resume: str | Path | None, default: Pat
             checkpoint is resumed without ``--run-dir``.
         CheckpointError: ``resume`` holds no checkpoint.
     """
-    from cardsuite.train.core.checkpoint import find_checkpoint
+    from cardsuite.agents.learned.files import find_checkpoint
 
     checkpoint = find_checkpoint(resume) if resume else None
     if run_dir:

@@ -1,7 +1,7 @@
 """The settings every batched trainer shares, as one `ConfigBase` class.
 
-`RunConfig` holds what a run of batched PPO (`cardsuite.train.ppo_config.PPOConfig`)
-or Deep Monte-Carlo (`cardsuite.train.dmc_config.DMCConfig`) has in common:
+`RunConfig` holds what a run of batched PPO (`cardsuite.train.ppo.config.PPOConfig`)
+or Deep Monte-Carlo (`cardsuite.train.dmc.config.DMCConfig`) has in common:
 the game and table, the budget, the network's size, the league, the
 evaluation, the run folder, resume and logging. Each value is checked once,
 by its field (`cardsuite.config.doc_field` bounds, `Literal` choices), and a
@@ -144,7 +144,7 @@ class RunConfig(ConfigBase):
 
     def validate(self) -> None:
         """The combinations: device, baseline names, a league to play against, warm start."""
-        from cardsuite.train.ppo_games import train_game
+        from cardsuite.train.core.games import train_game
 
         try:
             train_game(self.game)
@@ -171,10 +171,10 @@ class RunConfig(ConfigBase):
     def _check_features(self) -> None:
         """``features``: the network's layout can compute them (asked of the game's rules):
         the one-table layout, or with ``sizes`` the game's size-generic one."""
-        from cardsuite.agents.size_generic import generic_spec
-        from cardsuite.train.core.features import table_features
-        from cardsuite.train.core.netspec import obs_scale
-        from cardsuite.train.ppo_games import train_game
+        from cardsuite.agents.learned.features import table_features
+        from cardsuite.agents.learned.layout import generic_spec
+        from cardsuite.agents.learned.netspec import obs_scale
+        from cardsuite.train.core.games import train_game
 
         game = train_game(self.game)
         sizes = self.sizes.strip()
@@ -191,9 +191,9 @@ class RunConfig(ConfigBase):
         """``sizes``: distinct player counts of a game with a size-generic layout."""
         if not self.sizes.strip():
             return
-        from cardsuite.agents.size_generic import layout_of
+        from cardsuite.agents.learned.layout import layout_of
         from cardsuite.games import get_game
-        from cardsuite.train.ppo_games import train_game
+        from cardsuite.train.core.games import train_game
 
         try:
             layout_of(self.game)

@@ -2,9 +2,9 @@
 
 A run trains at ``num_players``, or with ``sizes`` at several player counts
 together: one batch of ``num_games`` games per count, one network on the
-game's size-generic layout (`cardsuite.agents.size_generic`: observations
+game's size-generic layout (`cardsuite.agents.learned.layout`: observations
 padded to the largest table, action masks padded with False). Batched PPO
-(`cardsuite.train.ppo`) and Deep Monte-Carlo (`cardsuite.train.dmc`) keep
+(`cardsuite.train.ppo.trainer`) and Deep Monte-Carlo (`cardsuite.train.dmc.trainer`) keep
 their games in these tables and share what does not depend on the
 algorithm:
 
@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cardsuite.agents.size_generic import pad_mask, pad_observation
+from cardsuite.agents.learned.layout import pad_mask, pad_observation
+from cardsuite.agents.learned.netspec import Snapshot, obs_scale
 from cardsuite.train.core.evaluate import evaluate_against
 from cardsuite.train.core.league import League
-from cardsuite.train.core.netspec import Snapshot, obs_scale
 
 if TYPE_CHECKING:
-    from cardsuite.train.imitation import Actor
+    from cardsuite.train.ppo.imitation import Actor
 
 
 @dataclass(eq=False, kw_only=True)
@@ -208,7 +208,7 @@ def warm_start_data(
     tables: Sequence[GameTable], game: str, args: Any, *, relative: bool = False,
     seed: int | None = None, actor_for: Callable[[Any], Actor] | None = None,
 ) -> dict[str, np.ndarray]:  # fmt: skip
-    """The heuristic's games at every table (`cardsuite.train.imitation.heuristic_dataset`),
+    """The heuristic's games at every table (`cardsuite.train.ppo.imitation.heuristic_dataset`),
     in the network's layout, concatenated.
 
     A larger table's episode is longer, so it gets fewer games and more steps:
@@ -217,7 +217,7 @@ def warm_start_data(
     ``seed``: the games' seed (default ``args.seed``); ``actor_for``: each
     table's mover (a DAgger round: the copy plays, the heuristic labels).
     """
-    from cardsuite.train.imitation import heuristic_dataset
+    from cardsuite.train.ppo.imitation import heuristic_dataset
 
     parts = []
     low = min(t.players for t in tables)
@@ -240,11 +240,11 @@ def evaluate_tables(
     """Duplicate deals of ``snap`` against each table's evaluation opponents; the rows.
 
     ``scale``: the network's input factors. At a generic table the network
-    is seen through `cardsuite.train.size_generic.GenericSnapshot` with the
+    is seen through `cardsuite.agents.learned.size_generic.GenericSnapshot` with the
     table's own scale, and the rows are named ``NAME@Pp``.
     """
-    from cardsuite.train.ppo_games import train_game
-    from cardsuite.train.size_generic import GenericSnapshot
+    from cardsuite.agents.learned.size_generic import GenericSnapshot
+    from cardsuite.train.core.games import train_game
 
     rows: list[dict[str, Any]] = []
     for t in tables:

@@ -40,11 +40,11 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
+from cardsuite.agents.learned.netspec import obs_scale
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
+from cardsuite.train.core.games import train_game
 from cardsuite.train.core.league import League, SeatMember
-from cardsuite.train.core.netspec import obs_scale
-from cardsuite.train.ppo_games import train_game
 
 SELF = -1
 """Member id of a self-play game: its opponents are the newest snapshot."""

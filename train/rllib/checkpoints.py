@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from cardsuite import safe_json
+from cardsuite.agents.learned.netspec import Snapshot
 from cardsuite.errors import CheckpointError
 from cardsuite.train.core.league import League
-from cardsuite.train.core.netspec import Snapshot
 from cardsuite.train.rllib.config import RLlibRun
 
 MAIN = "main"
@@ -105,9 +105,9 @@ def save(algo: Any, run: RLlibRun, league: League, illegal_actions: int | None =
 
 def write_core(run: RLlibRun, league: League, actor: Snapshot, rllib_checkpoint: str) -> Path:
     """The core checkpoint ``checkpoint_dir/checkpoint``: ``agent/``, the League, ``state.json``."""
+    from cardsuite.agents.learned.safe_io import AgentMeta, save_agent
     from cardsuite.train.core.checkpoint import write_checkpoint
     from cardsuite.train.rllib.league import save_league
-    from cardsuite.train.safe_io import AgentMeta, save_agent
 
     weight = actor.params[f"{actor.network.actor[0]}.weight"]
     meta = AgentMeta(
@@ -132,10 +132,10 @@ def restore(run: RLlibRun, path: str | Path) -> tuple[Any, League]:
         CheckpointError: the checkpoint is for another game or rule options, or
             its safetensors files are missing or do not fit the run.
     """
+    from cardsuite.agents.learned.safe_io import load_tensors
     from cardsuite.train.rllib.league import load_league, main_module_id, push_table
     from cardsuite.train.rllib.policy import PICKLE_REFUSAL, SAFE_MODULE_FILE
     from cardsuite.train.rllib.trainer import build
-    from cardsuite.train.safe_io import load_tensors
 
     ckpt = resolve_checkpoint(path)
     record = read_record(ckpt)

@@ -41,9 +41,9 @@ from typing import Any
 import numpy as np
 
 from cardsuite import safe_json
+from cardsuite.agents.learned.netspec import Snapshot
 from cardsuite.errors import CheckpointError
 from cardsuite.train.core.league import League, SeatMember
-from cardsuite.train.core.netspec import Snapshot
 from cardsuite.train.rllib.config import RLlibRun
 from cardsuite.train.rllib.env import IllegalActionCounter
 from cardsuite.train.rllib.policy import actor_snapshot, spec_scale
@@ -180,7 +180,7 @@ class LeagueCallbacks(IllegalActionCounter):
 # --------------------------------------------------------------- checkpoints
 def save_league(league: League, folder: Path) -> None:
     """``league.json`` (`League.state`, activation) and ``league.safetensors`` (snapshots)."""
-    from cardsuite.train.safe_io import save_tensors
+    from cardsuite.agents.learned.safe_io import save_tensors
 
     snaps = league.snapshots()
     tensors = {f"{_key(m.name)}/{k}": np.asarray(v) for m in [*league.members, *league.retired.values()]
@@ -202,7 +202,7 @@ def load_league(folder: Path, run: RLlibRun) -> League:
     Checkpoints of cardsuite 0.4 kept only the batched sampler's snapshots
     (``steps``): they come back as snapshots with fresh PFSP counts.
     """
-    from cardsuite.train.safe_io import load_tensors_numpy
+    from cardsuite.agents.learned.safe_io import load_tensors_numpy
 
     league = make_league(run)
     where = folder / LEAGUE_STATE

@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite.agents.learned.netspec import Snapshot, obs_scale
+from cardsuite.agents.learned.policy import PPOAgent
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.games import get_game
-from cardsuite.train.core.netspec import Snapshot, obs_scale
-from cardsuite.train.policy import PPOAgent
 from cardsuite.train.rllib.checkpoints import LATEST, MAIN, RUN_RECORD
 from cardsuite.train.rllib.config import RLlibRun, RLlibTrainConfig, check_options
 
@@ -74,7 +74,7 @@ def actor_snapshot(
 
 def export_module(state: Mapping[str, Any], checkpoint: str | Path) -> Path:
     """Write the ``main`` module's weights as ``main_module.safetensors`` in ``checkpoint``."""
-    from cardsuite.train.safe_io import save_tensors
+    from cardsuite.agents.learned.safe_io import save_tensors
 
     return save_tensors(Path(checkpoint) / SAFE_MODULE_FILE, dict(state))
 
@@ -105,7 +105,7 @@ def checkpoint_folder(path: str | Path) -> Path:
 
 def read_run(folder: Path) -> RLlibRun:
     """The run (config and rule options) of a checkpoint's validated run record."""
-    from cardsuite.train.safe_io import read_json_file
+    from cardsuite.agents.learned.files import read_json_file
 
     where = f"{folder / RUN_RECORD}"
     record = read_json_file(folder / RUN_RECORD, where)
@@ -148,7 +148,7 @@ class RLlibAgent(PPOAgent):
         Raises:
             CheckpointError: missing or unreadable checkpoint, or one trained on another game.
         """
-        from cardsuite.train.safe_io import AgentMeta, load_tensors_numpy
+        from cardsuite.agents.learned.safe_io import AgentMeta, load_tensors_numpy
 
         if module_id != MAIN:
             raise CheckpointError(

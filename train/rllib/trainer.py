@@ -379,7 +379,7 @@ def train(run: RLlibRun, *, resume: str | None = None, log: Any = print) -> Path
                 log(f"stopped by Ctrl-C at iteration {it}; resume with --resume {checkpoint}")
                 return save_path(checkpoint)
             if evaluate_now and checkpoint is not None:
-                from cardsuite.train.evaluate import format_report
+                from cardsuite.train.sb3.report import format_report
 
                 log(format_report(evaluate(checkpoint, run, c.eval_episodes, step=it)))
             if spent:

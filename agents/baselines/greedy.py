@@ -1,0 +1,128 @@
+"""``GreedyAgent``: a simple, documented baseline for every game.
+
+* **Scum, Scum Party** (one action layout, `scum_env.rules`): always
+  play when possible. Leading, play the set that sheds the most cards, the
+  lowest such set first; following, the lowest legal play (a pass only when
+  nothing beats the top play); giving back (J5), the lowest card.
+* **Scandal**: meld and lay off whenever possible; draw the top discard if it
+  can be melded or laid off at once, else draw from the stock; never take
+  deeper discards; collect sets: discard a card of the open scandal it holds
+  the fewest cards of, the highest-value such card first. It does not repeat
+  itself (S4): at a discard position it has already met this hand it throws
+  the next card in that order, so no hand cycles for ever
+  (`RepeatMemory`).
+
+It reads only the observation (through ``table.obs_spec`` views) and the mask.
+It is deterministic: the seed is accepted for the agent protocol and ignored;
+in Scandal its choices depend on the positions it has seen this hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from cardsuite.agents.base import TableInfo
+from cardsuite.errors import ConfigError
+from cardsuite.games import games
+
+
+def climb_greedy(mask: np.ndarray, num_slots: int, give_base: int) -> int:
+    """The greedy choice at a climbing-game table (Scum, Scum Party)."""
+    legal = np.flatnonzero(mask)
+    gives = legal[legal >= give_base]
+    if gives.size:
+        return int(gives[0])  # lowest card
+    plays = legal[(legal >= 1) & (legal < give_base)]
+    if not plays.size:
+        return 0
+    if mask[0]:  # following: the lowest legal play
+        slots = (plays - 1) % num_slots
+        return int(plays[np.argmin(slots)])
+    counts = (plays - 1) // num_slots  # leading: most cards, then lowest slot
+    best = plays[counts == counts.max()]
+    return int(best[0])
+
+
+class ClimbGreedy:
+    """The greedy policy at a climbing-game table (Scum, Scum Party): `climb_greedy`."""
+
+    def __init__(self, rules: Any) -> None:
+        """Read the action layout of the compiled table ``rules``."""
+        self.num_slots = int(rules.num_slots)
+        self.give_base = int(rules.give_base)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The greedy legal action (the mask is all it needs)."""
+        return climb_greedy(action_mask, self.num_slots, self.give_base)
+
+
+def scum_greedy(config: Any, obs_spec: Any) -> ClimbGreedy:
+    """Scum's greedy policy (the record's ``greedy`` part)."""
+    from scum_env.rules import scum_rules
+
+    return ClimbGreedy(scum_rules(config))
+
+
+def party_greedy(config: Any, obs_spec: Any) -> ClimbGreedy:
+    """Scum Party's greedy policy (the record's ``greedy`` part)."""
+    from cardsuite.agents.baselines.party import party_rules
+
+    return ClimbGreedy(party_rules(config))
+
+
+class ScandalGreedy:
+    """Scandal's greedy policy: melds, lays off and collects sets (module doc), never cycling."""
+
+    def __init__(self, config: Any, obs_spec: Any) -> None:
+        """Read the table through ``obs_spec`` views."""
+        from cardsuite.agents.baselines.scandal import ScandalReader
+
+        self.reader = ScandalReader(config, obs_spec)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """The greedy legal action (repeats remembered, S4)."""
+        return int(self.reader.greedy(observation, action_mask))
+
+
+def scandal_greedy(config: Any, obs_spec: Any) -> ScandalGreedy:
+    """Scandal's greedy policy (the record's ``greedy`` part)."""
+    return ScandalGreedy(config, obs_spec)
+
+
+class GreedyAgent:
+    """Plays whenever it can, shedding the most and lowest cards first.
+
+    The policy is the ``greedy`` part of the table's game record.
+
+    Args:
+        game: a game whose record names a greedy policy (``"scum"``,
+            ``"scum_party"``, ``"scandal"``).
+        seed: accepted for the agent protocol; the choices are deterministic.
+    """
+
+    name = "greedy"
+
+    def __init__(self, game: str, seed: int | None = None) -> None:
+        """Remember the game; the policy is built at `reset`."""
+        record = games().get(game.replace("-", "_").lower())
+        if record is None or not record.has("greedy"):
+            have = ", ".join(sorted(g.name for g in games().values() if g.has("greedy")))
+            raise ConfigError(f"no greedy agent for game {game!r}; games: {have}")
+        self.game = record.name
+        self._make = record.part("greedy")
+        self._policy: Any = None
+
+    def reset(self, table: TableInfo, seed: int | None = None) -> None:
+        """Build the game's greedy policy for ``table``'s layout."""
+        if table.game != self.game:
+            raise ConfigError(f"greedy agent for {self.game!r} seated at a {table.game!r} table")
+        self._policy = self._make(table.config, table.obs_spec)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
+        """The greedy legal action."""
+        if self._policy is None:
+            raise RuntimeError("GreedyAgent.act called before reset")
+        return int(self._policy.act(observation, action_mask))

@@ -1,0 +1,90 @@
+"""``HeuristicAgent``: the strongest rule-based player of each game.
+
+One agent class for the registry and the arena; at each episode start it
+builds the policy the table's game record names (its ``heuristic`` part,
+`cardsuite.games.Game.part`): `cardsuite.agents.baselines.scum` for Scum,
+`cardsuite.agents.baselines.party` for Scum Party,
+`cardsuite.agents.baselines.scandal` for Scandal.
+
+Every policy reads the observation through ``table.obs_spec`` views and the
+action mask only. The policies are deterministic: the seed is accepted for the
+protocol and ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+import numpy as np
+
+from cardsuite.agents.base import TableInfo
+from cardsuite.errors import ConfigError
+from cardsuite.games import Game, games, get_game
+
+
+def heuristic_game(game: str) -> Game:
+    """The record of ``game`` if it has a heuristic; ConfigError naming those that do."""
+    record = games().get(game.replace("-", "_").lower())
+    if record is None or not record.has("heuristic"):
+        have = sorted(g.name for g in games().values() if g.has("heuristic"))
+        raise ConfigError(f"no heuristic for game {game!r}; games: {', '.join(have)}")
+    return record
+
+
+def check_params(game: str, params: Mapping[str, Any]) -> None:
+    """ConfigError naming a knob the game's heuristic does not have (its record's list)."""
+    allowed = get_game(game).heuristic_params
+    for key in params:
+        if key not in allowed:
+            raise ConfigError(
+                f"unknown heuristic parameter {key!r} for {game}; parameters: {', '.join(allowed)}"
+            )
+
+
+class ObservationPolicy(Protocol):
+    """A per-game policy over observation and mask."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """A legal action id."""
+        ...
+
+
+def make_policy(table: TableInfo, **params: Any) -> ObservationPolicy:
+    """The heuristic policy of ``table.game`` with ``params`` (per-game knobs)."""
+    factory = heuristic_game(table.game).part("heuristic")
+    policy: ObservationPolicy = factory(table.config, table.obs_spec, **params)
+    return policy
+
+
+class HeuristicAgent:
+    """Rule-based player dispatching to the per-game heuristic.
+
+    Args:
+        game: the game it is meant for (``"scum"``, ``"scum_party"``,
+            ``"scandal"``); a table of another game is an error.
+        seed: accepted for the agent protocol; the heuristics are deterministic.
+        **params: the game's policy knobs (e.g. ``break_min_rest`` for Scum).
+    """
+
+    name = "heuristic"
+
+    def __init__(self, game: str, seed: int | None = None, **params: Any) -> None:
+        """Remember the game and knobs; the policy is built at `reset`."""
+        key = heuristic_game(game).name
+        check_params(key, params)
+        self.game = key
+        self.params = params
+        self._policy: ObservationPolicy | None = None
+
+    def reset(self, table: TableInfo, seed: int | None = None) -> None:
+        """Build the policy for ``table`` (its game must be this agent's)."""
+        if table.game != self.game:
+            raise ConfigError(f"heuristic for {self.game!r} seated at a {table.game!r} table")
+        self._policy = make_policy(table, **self.params)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
+        """The heuristic's legal action."""
+        if self._policy is None:
+            raise RuntimeError("HeuristicAgent.act called before reset")
+        return self._policy.act(observation, action_mask)

@@ -1,0 +1,290 @@
+"""Scum Party as an OpenSpiel Python game: ``cardsuite_scum_party``.
+
+One OpenSpiel episode is one hand of ``scum_party_v0`` (``num_hands=1``):
+
+* **chance**: the seat draw (P3), one chance node per seat, top table's King
+  first, each a uniform pick among the players not yet seated; then each
+  table's deal (P4), one chance node per card dealt from the bottom seat, the
+  outcome the card's slot weighted by the copies left in that table's pack;
+* **players**: the env's action ids and mask (`scum_env.party.engine.legal_mask`),
+  tables interleaved as the env does; the forced trades (P5) are done by the engine;
+* **returns**: the env's reward of the hand (P8 points, or ``final``/``rank``).
+
+Longer tournaments deal later hands inside the engine (P7 ladder, then a new
+deal), so they are not offered here: ``num_hands`` is fixed at 1.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import pyspiel
+
+from cardsuite.agents.external.openspiel.base import (
+    CardGame,
+    CardState,
+    Data,
+    Static,
+    game_options,
+    game_type,
+    sampler_rng,
+)
+from scum_env.party import engine as PE
+from scum_env.party.config import PartyConfig
+from scum_env.party.encoding import Encoder
+from scum_env.party.state import table_rules
+from scum_env.party.tables import seat_bonus
+
+#: OpenSpiel parameters (``table_sizes`` "" = the P2 split).
+PARAMETERS: dict[str, Any] = {"players": 8, "table_sizes": "", "reward": "points"}
+
+GAME_TYPE = game_type(
+    "cardsuite_scum_party",
+    "cardsuite Scum Party (one hand)",
+    utility=pyspiel.GameType.Utility.GENERAL_SUM,
+    min_players=5,
+    max_players=50,
+    parameters=PARAMETERS,
+)
+
+
+class _Static(Static):
+    """The immutable part shared by every state of one game."""
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        super().__init__(params)
+        options = game_options(params, ("reward",))
+        options["table_sizes"] = params.get("table_sizes") or None
+        self.config = PartyConfig.from_dict({**options, "num_hands": 1})
+        self.n = self.config.num_players
+        self.sizes = self.config.sizes
+        self.rules = [table_rules(size) for size in self.sizes]
+        self.encoder = Encoder(self.config)
+        self.num_actions = PE.num_actions(self.config)
+        self.history = sum(int(r.deck.sum()) * s + 8 for r, s in zip(self.rules, self.sizes))
+
+
+class PartyData(Data):
+    """Seats drawn, each table's cards dealt so far, then the engine and the action log."""
+
+    static_class = _Static
+    engine_module: ClassVar[Any] = PE
+
+    def __init__(self, static: _Static) -> None:
+        self.static = static
+        self.seating: list[int] = []
+        self.dealt = np.zeros((static.n, static.rules[0].num_slots), dtype=np.int16)
+        self.left = [r.deck.astype(np.int16).copy() for r in static.rules]
+        self.engine: PE.Party | None = None
+        self.log: list[tuple[int, int, tuple[int, ...] | None]] = []
+
+    def engine_from_json(self, text: str) -> Any:
+        """The engine state from its JSON."""
+        return PE.from_json(self.static.config, text)
+
+    def dealing(self) -> tuple[int, int]:
+        """The table being dealt and the global player who gets its next card (P4)."""
+        start = 0
+        for t, size in enumerate(self.static.sizes):
+            if self.left[t].sum():
+                rules = self.static.rules[t]
+                done = int(rules.deck.sum() - self.left[t].sum())
+                members = self.seating[start : start + size]
+                seats = members[::-1] if rules.deal_from_bottom else members
+                return t, seats[done % size]
+            start += size
+        raise AssertionError("every table is dealt")
+
+
+class PartyGame(CardGame):
+    """``pyspiel.load_game("cardsuite_scum_party", {"players": 20})``."""
+
+    game_type = GAME_TYPE
+    parameters = PARAMETERS
+
+    def game_info(self, static: _Static) -> Any:
+        """The game info; the options were checked by `PartyConfig` (ConfigError names a bad one)."""
+        tables = len(static.sizes)
+        if static.config.reward == "rank":
+            low, high = -1.0, 1.0
+        else:
+            bonus = [seat_bonus(q, s) for s in static.sizes for q in range(s)]
+            low, high = float(1 + min(bonus)), float(tables + max(bonus))
+        info = pyspiel.GameInfo(
+            num_distinct_actions=static.num_actions,
+            max_chance_outcomes=max(static.n, static.rules[0].num_slots),
+            num_players=static.n,
+            min_utility=low,
+            max_utility=high,
+            utility_sum=None,
+            max_game_length=static.history,
+        )
+        return info
+
+    def max_chance_nodes_in_history(self) -> int:
+        """The seat draw and every table's deal."""
+        return int(self.static.n + sum(int(r.deck.sum()) for r in self.static.rules))
+
+
+class PartyState(CardState):
+    """One Scum Party hand: seats and deals as chance nodes, then the engine."""
+
+    data_class = PartyData
+
+    def current_player(self) -> int:
+        """CHANCE during the draw and the deals, TERMINAL at the end, else the player to act."""
+        engine = self.d.engine
+        if engine is None:
+            return int(pyspiel.PlayerId.CHANCE)
+        if engine.over:
+            return int(pyspiel.PlayerId.TERMINAL)
+        return int(engine.to_act)
+
+    def is_terminal(self) -> bool:
+        """The hand is over and scored (P8)."""
+        return self.d.engine is not None and self.d.engine.over
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """Unseated players (uniform), then card slots weighted by the copies left."""
+        d = self.d
+        if len(d.seating) < d.static.n:
+            free = [p for p in range(d.static.n) if p not in d.seating]
+            return [(p, 1.0 / len(free)) for p in free]
+        left = d.left[d.dealing()[0]]
+        total = float(left.sum())
+        return [(int(s), float(left[s]) / total) for s in np.flatnonzero(left)]
+
+    def _legal_actions(self, player: int) -> list[int]:
+        engine = self.d.engine
+        if engine is None or engine.over or player != engine.to_act:
+            return []
+        return [int(a) for a in np.flatnonzero(PE.legal_mask(engine))]
+
+    def _apply_action(self, action: int) -> None:
+        d = self.d
+        action = int(action)
+        if d.engine is None:
+            if len(d.seating) < d.static.n:
+                d.seating.append(action)
+                return
+            t, player = d.dealing()
+            d.dealt[player, action] += 1
+            d.left[t][action] -= 1
+            if not any(x.sum() for x in d.left):
+                names = d.static.rules[0].cards.names
+                hands = [[names[s] for s in np.repeat(np.arange(r.size), r)] for r in d.dealt]
+                d.engine = PE.new_party(d.static.config, 0, seating=d.seating, hands=hands)
+            return
+        engine = d.engine
+        player = int(engine.to_act)
+        table = engine.tables[engine.current]
+        seen: tuple[int, ...] | None = None
+        if table.phase == PE.Phase.TRADE:  # a give-back: only the two players see it
+            receiver = table.order[table.pending[0].receiver]
+            seen = (player, int(engine.members[engine.current][receiver]))
+        PE.apply(engine, action)
+        d.log.append((player, action, seen))
+
+    def returns(self) -> list[float]:
+        """The env's reward of the hand once it is scored, zeros before."""
+        engine = self.d.engine
+        if engine is None or not engine.over:
+            return [0.0] * self.d.static.n
+        reward = self.d.static.config.reward
+        scores = engine.scores
+        if reward == "rank":
+            n = engine.num_players
+            return [float(((scores < s).sum() - (scores > s).sum()) / (n - 1)) for s in scores]
+        return [float(v) for v in (engine.last_points if reward == "points" else scores)]
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        d = self.d
+        if player == pyspiel.PlayerId.CHANCE:
+            if len(d.seating) < d.static.n:
+                return f"seat {len(d.seating)}: player_{action}"
+            return f"deal {d.static.rules[0].cards.names[action]}"
+        return PE.action_rules(d.static.config).describe_action(int(action))
+
+    def __str__(self) -> str:
+        """The ladder as the env renders it, or the deal so far."""
+        if self.d.engine is None:
+            return f"seating {self.d.seating}; dealt {int(self.d.dealt.sum())} cards"
+        from scum_env.party.render import render_ladder
+
+        return render_ladder(self.d.engine)
+
+    def _hand(self, player: int) -> str:
+        d = self.d
+        names = d.static.rules[0].cards.names
+        if d.engine is None:
+            row = d.dealt[player]
+        else:
+            table = d.engine.tables[d.engine.table_of[player]]
+            row = table.hands[d.engine.local_of[player]]
+        return ",".join(names[s] for s in np.repeat(np.arange(row.size), row))
+
+    def write_observation(self, player: int, out: np.ndarray) -> None:
+        """The env's observation vector (zeros during the deal)."""
+        if self.d.engine is None:
+            out.fill(0.0)
+        else:
+            self.d.static.encoder.encode(self.d.engine, player, out)
+
+    def observation_text(self, player: int) -> str:
+        """Own hand, own table's hand sizes and top play, the player to act."""
+        engine = self.d.engine
+        if engine is None:
+            return f"p{player} seating:{self.d.seating} hand:{self._hand(player)}"
+        table = engine.tables[engine.table_of[player]]
+        return (
+            f"p{player} hand:{self._hand(player)} top:{table.top_count}x{table.top_slot} "
+            f"cards:{table.ncards} out:{table.finish} to_act:{engine.to_act}"
+        )
+
+    def info_text(self, player: int) -> str:
+        """Seating, own hand, own trades and every move as ``player`` saw it."""
+        engine = self.d.engine
+        if engine is None:
+            return f"p{player} seating:{self.d.seating} dealt:{self._hand(player)}"
+        t, me = engine.table_of[player], engine.local_of[player]
+        members = engine.members[t]
+        trades = [
+            f"{members[g]}>{members[r]}:{s}" for g, r, s, _f in engine.tables[t].trade_log
+            if me in (g, r)
+        ]  # fmt: skip
+        return (
+            f"p{player} seating:{self.d.seating} hand:{self._hand(player)} "
+            f"trades:{' '.join(trades)} moves:{self.log_text(player)}"
+        )
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> PartyState:
+        """A copy consistent with ``player_id``'s view: `scum_env.party.engine.determinize`.
+
+        During the deals the cards dealt to others so far are drawn again per table.
+        """
+        rng = sampler_rng(probability_sampler)
+        out: PartyState = self.clone()
+        d = out.d
+        if d.engine is not None:
+            d.engine = PE.determinize(d.engine, int(player_id), rng)
+            return out
+        start = 0
+        for t, size in enumerate(d.static.sizes):
+            members = [q for q in d.seating[start : start + size] if q != player_id]
+            start += size
+            if not members:
+                continue
+            pool = d.left[t] + d.dealt[members].sum(axis=0)
+            cards = rng.permutation(np.repeat(np.arange(pool.size), pool))
+            at = 0
+            for q in members:
+                size_q = int(d.dealt[q].sum())
+                d.dealt[q] = np.bincount(cards[at : at + size_q], minlength=pool.size)
+                at += size_q
+            d.left[t] = np.bincount(cards[at:], minlength=pool.size).astype(np.int16)
+        return out
+
+
+PartyGame.state_class = PartyState
+pyspiel.register_game(GAME_TYPE, PartyGame)

@@ -1,0 +1,295 @@
+"""Scandal as an OpenSpiel Python game: ``cardsuite_scandal``.
+
+One OpenSpiel episode is one hand of ``scandal_v0`` (``episode="hand"``):
+
+* **chance**: the first dealer (S2, uniform), then the deal one card at a time
+  from the dealer's left (each a uniform pick among the cards not dealt yet),
+  then the card turned up to start the discard pile. The stock is not
+  ordered in advance: each draw from a hidden stock is a chance node whose
+  outcomes are the cards still in it, equally likely; this is the same
+  distribution as a shuffled stock and keeps the deal short. A stock made by
+  turning the discard pile over (S4) is public and drawn without chance;
+* **players**: the env's action ids and legal mask (`scandal_env.engine.legal_mask`);
+* **returns**: the hand's net score (S9) / ``reward_scale``, the env's reward.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import pyspiel
+
+from cardsuite.agents.external.openspiel.base import (
+    CardGame,
+    CardState,
+    Data,
+    Static,
+    game_options,
+    game_type,
+    sampler_rng,
+)
+from scandal_env import engine as E
+from scandal_env.actions import describe
+from scandal_env.config import ScandalConfig
+from scandal_env.encoding import Encoder
+
+#: OpenSpiel parameters: ``players`` and the ScandalConfig options (``deck`` "" = canonical).
+PARAMETERS: dict[str, Any] = {"players": 2, "max_turns": 300, "reward_scale": 100.0, "deck": ""}
+
+GAME_TYPE = game_type(
+    "cardsuite_scandal",
+    "cardsuite Scandal",
+    utility=pyspiel.GameType.Utility.GENERAL_SUM,
+    min_players=2,
+    max_players=6,
+    parameters=PARAMETERS,
+)
+
+
+class _Static(Static):
+    """The immutable part shared by every state of one game."""
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        super().__init__(params)
+        options = game_options(params, ("max_turns", "reward_scale"))
+        options["deck"] = params.get("deck") or None
+        self.config = ScandalConfig.from_dict({**options, "episode": "hand"})
+        self.rules = E.make_rules(self.config)
+        self.encoder = Encoder(self.rules)
+        self.p = self.config.num_players
+        self.n_cards = self.rules.deck.n_cards
+        self.dealt = self.p * self.config.hand_size
+        self.draw = self.rules.layout.DRAW_STOCK
+        # draws and discards <= max_turns each; every other step puts a card on
+        # the table for good or finishes one of the scandals' melds
+        self.history = 2 * self.config.max_turns + self.n_cards + self.rules.deck.n_scandals + 4
+
+
+class ScandalData(Data):
+    """Dealer, cards dealt, the up card, then the engine state and the action log."""
+
+    static_class = _Static
+    engine_module: ClassVar[Any] = E
+
+    def __init__(self, static: _Static) -> None:
+        self.static = static
+        self.dealer = -1
+        self.deal: list[int] = []  # card ids in deal order; -1: resampled away (unknown)
+        self.up = -1
+        self.engine: E.State | None = None
+        self.log: list[tuple[int, int, tuple[int, ...] | None]] = []
+        self.drawn: dict[int, tuple[int, bool]] = {}  # log index -> (card, public)
+        self.pending = False  # a hidden-stock draw waits for its chance node
+
+    def engine_from_json(self, text: str) -> Any:
+        """The engine state from its JSON."""
+        return E.from_json(text)
+
+    def seat_of_deal(self, i: int) -> int:
+        """Who gets the i-th dealt card (S2: one at a time from the dealer's left)."""
+        return (self.dealer + 1 + i) % self.static.p
+
+
+class ScandalGame(CardGame):
+    """``pyspiel.load_game("cardsuite_scandal", {"players": 3})``."""
+
+    game_type = GAME_TYPE
+    parameters = PARAMETERS
+
+    def game_info(self, static: _Static) -> Any:
+        """The game info; the options were checked by `ScandalConfig` (ConfigError names a bad one)."""
+        bound = float(static.rules.deck.value.astype(np.int64).sum()) / static.config.reward_scale
+        info = pyspiel.GameInfo(
+            num_distinct_actions=static.rules.layout.size,
+            max_chance_outcomes=max(static.p, static.n_cards),
+            num_players=static.p,
+            min_utility=-bound,
+            max_utility=bound,
+            utility_sum=None,
+            max_game_length=static.history,
+        )
+        return info
+
+    def max_chance_nodes_in_history(self) -> int:
+        """Dealer, deal, up card and at most one stock draw per turn."""
+        return int(2 + self.static.dealt + self.static.config.max_turns)
+
+
+class ScandalState(CardState):
+    """A Scandal hand: the deal and hidden-stock draws as chance nodes, then the engine."""
+
+    data_class = ScandalData
+
+    # ------------------------------------------------------------------ dynamics
+    def current_player(self) -> int:
+        """CHANCE during the deal and hidden draws, TERMINAL at the end, else the seat to act."""
+        engine = self.d.engine
+        if engine is None or self.d.pending:
+            return int(pyspiel.PlayerId.CHANCE)
+        if engine.done:
+            return int(pyspiel.PlayerId.TERMINAL)
+        return int(engine.to_act)
+
+    def is_terminal(self) -> bool:
+        """The hand is over."""
+        return self.d.engine is not None and self.d.engine.done
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The dealer (uniform), else a uniform card among those not placed yet."""
+        d = self.d
+        if d.dealer < 0:
+            return [(p, 1.0 / d.static.p) for p in range(d.static.p)]
+        if d.engine is not None:
+            cards = sorted(d.engine.stock)
+        else:
+            used = set(d.deal)
+            cards = [c for c in range(d.static.n_cards) if c not in used]
+        return [(c, 1.0 / len(cards)) for c in cards]
+
+    def _legal_actions(self, player: int) -> list[int]:
+        engine = self.d.engine
+        if engine is None or self.d.pending or engine.done or player != engine.to_act:
+            return []
+        return [int(a) for a in np.flatnonzero(E.legal_mask(engine))]
+
+    def _apply_action(self, action: int) -> None:
+        d = self.d
+        action = int(action)
+        if d.engine is None:
+            self._deal(action)
+            return
+        engine = d.engine
+        if d.pending:  # the chance node of a hidden-stock draw: put the card on top
+            engine.stock.remove(action)
+            engine.stock.append(action)
+            E.apply(engine, d.static.draw)
+            d.drawn[len(d.log) - 1] = (action, False)
+            d.pending = False
+            return
+        player = int(engine.to_act)
+        if action == d.static.draw and engine.stock and not engine.stock_public:
+            if not E.legal_mask(engine)[action]:  # the card comes from the chance node
+                E.apply(engine, action)  # raises IllegalActionError naming why
+            d.log.append((player, action, None))
+            d.pending = True
+            return
+        if action == d.static.draw:  # a public stock (S4): the top card is known
+            card = engine.stock[-1] if engine.stock else engine.pile[0]
+            d.drawn[len(d.log)] = (card, True)
+        E.apply(engine, action)
+        d.log.append((player, action, None))
+
+    def _deal(self, card: int) -> None:
+        d = self.d
+        static = d.static
+        if d.dealer < 0:
+            d.dealer = card
+            return
+        if len(d.deal) < static.dealt:
+            d.deal.append(card)
+            return
+        d.up = card
+        hands: list[list[int]] = [[] for _ in range(static.p)]
+        for i, c in enumerate(d.deal):
+            hands[d.seat_of_deal(i)].append(c)
+        used = {*d.deal, card}
+        stock = [c for c in range(static.n_cards) if c not in used]
+        preset = {"hands": hands, "discard": [card], "stock": stock, "dealer": d.dealer}
+        d.engine = E.new_game(static.config, 0, preset=preset)
+
+    def returns(self) -> list[float]:
+        """The hand's net scores (S9) / ``reward_scale`` once it is over, zeros before."""
+        engine = self.d.engine
+        if engine is None or not engine.done:
+            return [0.0] * self.d.static.p
+        scale = 1.0 / self.d.static.config.reward_scale  # as the env: score * (1 / scale)
+        return [float(v) * scale for v in engine.hand_scores]
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        d = self.d
+        deck = d.static.rules.deck
+        if player == pyspiel.PlayerId.CHANCE:
+            if d.dealer < 0:
+                return f"dealer P{action}"
+            return f"card {deck.names[action]}"
+        return describe(d.static.rules.layout, deck, int(action))
+
+    def __str__(self) -> str:
+        """The table as the env renders it, or the deal so far."""
+        if self.d.engine is None:
+            return f"dealer {self.d.dealer}; dealt {len(self.d.deal)} cards"
+        from scandal_env.render import render
+
+        return render(self.d.engine)
+
+    # ------------------------------------------------------------------ views
+    def write_observation(self, player: int, out: np.ndarray) -> None:
+        """The env's observation vector (zeros during the deal)."""
+        if self.d.engine is None:
+            out.fill(0.0)
+        else:
+            self.d.static.encoder.encode(self.d.engine, player, out)
+
+    def observation_text(self, player: int) -> str:
+        """Own hand, the discard pile, stock and hand sizes, the table and the phase."""
+        engine = self.d.engine
+        if engine is None:
+            return f"p{player} dealer:{self.d.dealer} dealt:{self._own_deal(player)}"
+        table = [f"{c}@{s}by{b}" for c in np.flatnonzero(engine.placed_by >= 0)
+                 for s, b in [(int(engine.placed_on[c]), int(engine.placed_by[c]))]]  # fmt: skip
+        return (
+            f"p{player} hand:{np.flatnonzero(engine.hands[player]).tolist()} "
+            f"pile:{engine.pile} stock:{len(engine.stock)} cards:{engine.hand_counts} "
+            f"table:{' '.join(table)} build:{np.flatnonzero(engine.build).tolist()} "
+            f"to_act:{engine.to_act} phase:{int(engine.phase)} turn:{engine.turn}"
+        )
+
+    def _own_deal(self, player: int) -> list[int]:
+        return [c for i, c in enumerate(self.d.deal) if self.d.seat_of_deal(i) == player]
+
+    def info_text(self, player: int) -> str:
+        """Dealer, own dealt cards, the up card, own hand and every move, with own and public draws."""
+        d = self.d
+        moves = []
+        for i, (who, action, _seen) in enumerate(d.log):
+            card, public = d.drawn.get(i, (-1, True))
+            shown = card if (public or who == player) and card >= 0 else None
+            moves.append(f"{who}:{action}" + ("" if shown is None else f"={shown}"))
+        # the hand itself too: a resampled copy forgets the others' dealt and drawn
+        # cards, and their hands there must still key their information states
+        hand = [] if d.engine is None else np.flatnonzero(d.engine.hands[player]).tolist()
+        return (
+            f"p{player} dealer:{d.dealer} dealt:{sorted(self._own_deal(player))} "
+            f"up:{d.up} hand:{hand} moves:{' '.join(moves)}"
+        )
+
+    # ------------------------------------------------------------------ search
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> ScandalState:
+        """A copy whose hidden cards are dealt again consistently with ``player_id``'s view.
+
+        After the deal: `scandal_env.engine.resample_hidden` (the env's
+        ``determinize``); the copy forgets the other players' dealt and drawn
+        cards (they read as unknown in their information states). During the
+        deal: the cards dealt to others so far are drawn again from the unseen ones.
+        """
+        rng = sampler_rng(probability_sampler)
+        out: ScandalState = self.clone()
+        d = out.d
+        me = int(player_id)
+        if d.engine is not None:
+            d.engine = E.resample_hidden(d.engine, me, rng)
+            d.deal = [c if d.seat_of_deal(i) == me else -1 for i, c in enumerate(d.deal)]
+            for i, (_card, public) in list(d.drawn.items()):
+                if not public and d.log[i][0] != me:
+                    d.drawn[i] = (-1, False)
+            return out
+        mine = set(self._own_deal(me))
+        unseen = [c for c in range(d.static.n_cards) if c not in mine]
+        fresh = [unseen[int(i)] for i in rng.permutation(len(unseen))]
+        d.deal = [c if d.seat_of_deal(i) == me else fresh.pop() for i, c in enumerate(d.deal)]
+        return out
+
+
+ScandalGame.state_class = ScandalState
+pyspiel.register_game(GAME_TYPE, ScandalGame)

@@ -1,0 +1,279 @@
+"""Scum (4J rules) as an OpenSpiel Python game: ``cardsuite_scum``.
+
+One OpenSpiel episode is one series of ``scum_v0`` (``episode="series"``):
+
+* **chance**: the role draw (J3), one chance node per role, President first,
+  each a uniform pick among the players not yet seated; then the deal (J4),
+  one chance node per card, dealt one at a time from the President: the
+  outcome is the card's slot (rank, or rank x colour with ``color_clash``),
+  with probability proportional to the copies left in the pack;
+* **players**: the env's action ids and legal mask (`scum_env.engine.legal_mask`);
+  with ``trade=True`` the series starts with the trades (J5) as a later series
+  does, the forced gifts done by the engine and the give-backs as decisions;
+* **returns**: the env's episode rewards (J8 points, or ``reward="centered"``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import pyspiel
+
+from cardsuite.agents.external.openspiel.base import (
+    CardGame,
+    CardState,
+    Data,
+    Static,
+    game_options,
+    game_type,
+    sampler_rng,
+)
+from scum_env import engine as E
+from scum_env.config import ScumConfig
+from scum_env.encoding import Encoder
+from scum_env.knowledge import resample_hidden
+from scum_env.rules import Rules, scum_rules
+
+#: OpenSpiel parameters: ``players`` and the ScumConfig rule options, with their defaults.
+PARAMETERS: dict[str, Any] = {
+    "players": 4,
+    "trade_rules": "english",
+    "carousel": False,
+    "color_clash": False,
+    "wild_queen": False,
+    "reward": "points",
+    "trade": False,
+}
+_OPTIONS = ("trade_rules", "carousel", "color_clash", "wild_queen", "reward")
+
+GAME_TYPE = game_type(
+    "cardsuite_scum",
+    "cardsuite Scum (4J rules)",
+    utility=pyspiel.GameType.Utility.CONSTANT_SUM,
+    min_players=4,
+    max_players=12,
+    parameters=PARAMETERS,
+)
+
+
+class _Static(Static):
+    """The immutable part shared by every state of one game."""
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        super().__init__(params)
+        self.config = ScumConfig.from_dict({**game_options(params, _OPTIONS), "episode": "series"})
+        self.rules: Rules = scum_rules(self.config)
+        self.encoder = Encoder(self.rules)
+        self.trade = bool(params.get("trade", False))
+        self.n = self.config.num_players
+        self.total = int(self.rules.deck.sum())
+        self.history = self.total * self.n + 8  # plays <= cards; <= n-1 passes per play
+
+
+class ScumData(Data):
+    """Roles drawn, cards dealt so far, then the engine state and the action log."""
+
+    static_class = _Static
+    engine_module: ClassVar[Any] = E
+
+    def __init__(self, static: _Static) -> None:
+        self.static = static
+        self.order: list[int] = []
+        self.dealt = np.zeros((static.n, static.rules.num_slots), dtype=np.int16)
+        self.left = static.rules.deck.astype(np.int16).copy()
+        self.engine: E.State | None = None
+        self.log: list[tuple[int, int, tuple[int, ...] | None]] = []
+
+    def engine_from_json(self, text: str) -> Any:
+        """The engine state from its JSON."""
+        return E.from_json(self.static.rules, text)
+
+    def receiver(self) -> int:
+        """The player who gets the next dealt card (J4: from the President)."""
+        seats = self.order[::-1] if self.static.rules.deal_from_bottom else self.order
+        return seats[int(self.dealt.sum()) % self.static.n]
+
+
+class ScumGame(CardGame):
+    """``pyspiel.load_game("cardsuite_scum", {"players": 5, "carousel": True})``."""
+
+    game_type = GAME_TYPE
+    parameters = PARAMETERS
+
+    def game_info(self, static: _Static) -> Any:
+        """The game info; the options were checked by `ScumConfig` (ConfigError names a bad one)."""
+        n, rules = static.n, static.rules
+        utility_sum = 0.0 if static.config.reward == "centered" else n * (n + 1) / 2
+        low, high = (-1.0, 1.0) if static.config.reward == "centered" else (1.0, float(n))
+        info = pyspiel.GameInfo(
+            num_distinct_actions=rules.num_actions,
+            max_chance_outcomes=max(n, rules.num_slots),
+            num_players=n,
+            min_utility=low,
+            max_utility=high,
+            utility_sum=utility_sum,
+            max_game_length=static.history,
+        )
+        return info
+
+    def max_chance_nodes_in_history(self) -> int:
+        """The role draw and the deal."""
+        return int(self.static.n + self.static.total)
+
+
+class ScumState(CardState):
+    """A Scum series: the role draw and the deal as chance nodes, then the engine."""
+
+    data_class = ScumData
+
+    # ------------------------------------------------------------------ dynamics
+    def current_player(self) -> int:
+        """CHANCE during the draw and the deal, TERMINAL at the end, else the seat to act."""
+        engine = self.d.engine
+        if engine is None:
+            return int(pyspiel.PlayerId.CHANCE)
+        if engine.phase == E.OVER:
+            return int(pyspiel.PlayerId.TERMINAL)
+        return int(engine.to_act)
+
+    def is_terminal(self) -> bool:
+        """The series is over."""
+        return self.d.engine is not None and self.d.engine.phase == E.OVER
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """Unseated players (uniform), then card slots weighted by the copies left."""
+        d, n = self.d, self.d.static.n
+        if len(d.order) < n:
+            free = [p for p in range(n) if p not in d.order]
+            return [(p, 1.0 / len(free)) for p in free]
+        total = float(d.left.sum())
+        return [(int(s), float(d.left[s]) / total) for s in np.flatnonzero(d.left)]
+
+    def _legal_actions(self, player: int) -> list[int]:
+        engine = self.d.engine
+        if engine is None or player != engine.to_act or engine.phase == E.OVER:
+            return []
+        return [int(a) for a in np.flatnonzero(E.legal_mask(engine))]
+
+    def _apply_action(self, action: int) -> None:
+        d = self.d
+        static = d.static
+        if d.engine is None:
+            if len(d.order) < static.n:
+                d.order.append(int(action))
+                return
+            d.dealt[d.receiver(), action] += 1
+            d.left[action] -= 1
+            if d.left.sum() == 0:
+                self._start()
+            return
+        engine = d.engine
+        player = int(engine.to_act)
+        seen: tuple[int, ...] | None = None
+        if engine.phase == E.TRADE:  # a give-back: only giver and receiver see the card (J5)
+            seen = (player, int(engine.order[engine.pending[0].receiver]))
+        E.apply(engine, int(action))
+        d.log.append((player, int(action), seen))
+
+    def _start(self) -> None:
+        """The deal is complete: the engine state, with the trades if asked (J5)."""
+        d = self.d
+        names = d.static.rules.cards.names
+        hands = [[names[s] for s in np.repeat(np.arange(row.size), row)] for row in d.dealt]
+        d.engine = E.new_game(d.static.rules, 0, roles=d.order, hands=hands, trade=d.static.trade)
+
+    def returns(self) -> list[float]:
+        """The env's episode rewards once the series is over, zeros before."""
+        if not self.is_terminal():
+            return [0.0] * self.d.static.n
+        assert self.d.engine is not None
+        return E.episode_rewards(self.d.engine)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        d = self.d
+        rules = d.static.rules
+        if player == pyspiel.PlayerId.CHANCE:
+            if len(d.order) < d.static.n:
+                return f"{rules.role_of(len(d.order))}: player_{action}"
+            return f"deal {rules.cards.names[action]}"
+        return rules.describe_action(int(action))
+
+    def __str__(self) -> str:
+        """The table as the env renders it (all hands), or the deal so far."""
+        if self.d.engine is None:
+            return f"roles {self.d.order}; dealt {int(self.d.dealt.sum())} cards"
+        from scum_env.render import render_table
+
+        return render_table(self.d.engine)
+
+    # ------------------------------------------------------------------ views
+    def _hand(self, player: int) -> str:
+        d = self.d
+        names = d.static.rules.cards.names
+        row = d.dealt[player] if d.engine is None else d.engine.hands[player]
+        return ",".join(names[s] for s in np.repeat(np.arange(row.size), row))
+
+    def write_observation(self, player: int, out: np.ndarray) -> None:
+        """The env's observation vector (zeros during the deal)."""
+        if self.d.engine is None:
+            out.fill(0.0)
+        else:
+            self.d.static.encoder.encode(self.d.engine, player, out)
+
+    def observation_text(self, player: int) -> str:
+        """Own hand, the top play, hand sizes and who is out."""
+        engine = self.d.engine
+        if engine is None:
+            return f"p{player} roles:{self.d.order} hand:{self._hand(player)}"
+        rules = self.d.static.rules
+        top = (
+            rules.describe_action(rules.play_action(engine.top_count, engine.top_slot))
+            if engine.top_count
+            else "lead"
+        )
+        return (
+            f"p{player} hand:{self._hand(player)} top:{top} cards:{engine.ncards} "
+            f"out:{engine.finish} to_act:{engine.to_act}"
+        )
+
+    def info_text(self, player: int) -> str:
+        """Roles, own hand, own trades and every move as ``player`` saw it (perfect recall)."""
+        engine = self.d.engine
+        if engine is None:
+            return f"p{player} roles:{self.d.order} dealt:{self._hand(player)}"
+        names = self.d.static.rules.cards.names
+        trades = [f"{g}>{r}:{names[s]}" for g, r, s, _f in engine.trade_log if player in (g, r)]
+        return (
+            f"p{player} roles:{self.d.order} hand:{self._hand(player)} "
+            f"trades:{' '.join(trades)} moves:{self.log_text(player)}"
+        )
+
+    # ------------------------------------------------------------------ search
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> ScumState:
+        """A copy whose hidden cards are dealt again consistently with ``player_id``'s view.
+
+        After the deal: `scum_env.knowledge.resample_hidden` (the env's
+        ``determinize``). During the deal: the cards dealt to others so far are
+        drawn again from the unseen pack.
+        """
+        rng = sampler_rng(probability_sampler)
+        out: ScumState = self.clone()
+        d = out.d
+        if d.engine is not None:
+            d.engine = resample_hidden(d.engine, int(player_id), rng)
+            return out
+        others = [q for q in range(d.static.n) if q != player_id]
+        pool = d.left + d.dealt[others].sum(axis=0)
+        cards = rng.permutation(np.repeat(np.arange(pool.size), pool))
+        start = 0
+        for q in others:
+            size = int(d.dealt[q].sum())
+            d.dealt[q] = np.bincount(cards[start : start + size], minlength=pool.size)
+            start += size
+        d.left = np.bincount(cards[start:], minlength=pool.size).astype(np.int16)
+        return out
+
+
+ScumGame.state_class = ScumState
+pyspiel.register_game(GAME_TYPE, ScumGame)

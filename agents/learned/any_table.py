@@ -1,0 +1,283 @@
+"""Table-sized agents that take a seat at any table of their game (``network.layout: projected``).
+
+A table-sized network reads one table's observation layout (``pretrained:party8``
+reads 184 entries, the layout of an 8-player party) and scores that table's
+actions, so a plain `PPOAgent` refuses every other size with a
+`CheckpointError`. Its metadata can instead say ``network.layout:
+"projected"`` (`cardsuite.agents.learned.pretrained` ships ``party8`` and ``scandal2``
+so; ``python -m cardsuite.agents.learned.pretrained RUN/agent NAME --any-table``).
+``python -m cardsuite.agents.learned.any_table RUN/agent OUT`` writes such a copy of
+any table-sized agent folder (`mark_any_table`). Such an agent:
+
+* at its own table (the observation and action sizes its ``options``
+  give) plays exactly as the `PPOAgent` it is: the same code path, bit for
+  bit;
+* at any other table of its game, *projects* the observation onto its own
+  table's layout: the table's observation is padded into the game's
+  size-generic layout (`cardsuite.agents.learned.layout.pad_observation`) and
+  cut back to the network's own seats and tables
+  (`cardsuite.agents.learned.layout.unpad_observation`). Relative seats past
+  its own count are dropped and seats a smaller table lacks read zero.
+  Each entry keeps the table's own scaling (`obs_scale`: a share of its
+  bound at this table), as the network's entries were shares of theirs at
+  its own: 16 cards of a rank among four decks read as 8 among two, the
+  13th place of 13 as the 8th of 8. Actions keep their ids at every table
+  (the generic layout's property), so the network's logits are the table's
+  first ones; a larger table's further actions (Scum Party's plays of more cards
+  of a rank than its own table's decks hold) get a logit of ``-1e30``: never
+  chosen while one of the network's own actions is legal, uniform among
+  themselves otherwise.
+
+So it always plays a legal action at every size; how *well* it plays off
+its own size is measured, not assumed (docs/results.md, "Any-table
+agents"). Only games with a size-generic layout (Scum Party, Scandal)
+accept the layout; the check names ``network.layout`` otherwise.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cardsuite.agents.base import TableInfo
+from cardsuite.agents.learned.layout import LAYOUTS, pad_observation, unpad_observation
+from cardsuite.agents.learned.netspec import Snapshot, actor_logits, obs_scale, pick
+from cardsuite.agents.learned.policy import PPOAgent
+from cardsuite.agents.learned.safe_io import AgentMeta, load_agent_numpy, save_agent
+from cardsuite.errors import CardsuiteError, CheckpointError, ConfigError
+from cardsuite.obsspec import ObsSpec
+
+#: The logit of an action past the network's own (module doc).
+FAR_BELOW = np.float32(-1e30)
+
+
+@functools.lru_cache(maxsize=16)
+def _own_table(game: str, options_json: str) -> tuple[ObsSpec, int]:
+    from cardsuite import safe_json
+    from cardsuite.games import get_game
+
+    env = get_game(game).make(**safe_json.loads(options_json, "options"))
+    try:
+        base = env.unwrapped
+        return base.obs_spec, int(base.num_actions)
+    finally:
+        env.close()
+
+
+def own_table(meta: AgentMeta, where: str) -> tuple[ObsSpec, int]:
+    """The observation spec and action count of the table ``meta.options`` describes.
+
+    Raises:
+        CheckpointError: the game has no size-generic layout (field
+            ``network.layout``), its options do not build a table (field
+            ``options``), or that table's sizes are not the network's
+            (fields ``obs_size`` / ``num_actions``).
+    """
+    if meta.game not in LAYOUTS:
+        raise CheckpointError(
+            f"{where}: field 'network.layout': 'projected' needs a game with a size-generic "
+            f"layout ({', '.join(LAYOUTS)}), not {meta.game!r}"
+        )
+    try:
+        spec, actions = _own_table(meta.game, json.dumps(meta.options, sort_keys=True))
+    except (CardsuiteError, TypeError, ValueError) as err:
+        raise CheckpointError(f"{where}: field 'options' does not build a table: {err}") from None
+    if spec.size != meta.obs_size:
+        raise CheckpointError(
+            f"{where}: field 'obs_size': its options' table has {spec.size} entries, "
+            f"got {meta.obs_size}"
+        )
+    if actions != meta.num_actions:
+        raise CheckpointError(
+            f"{where}: field 'num_actions': its options' table has {actions} actions, "
+            f"got {meta.num_actions}"
+        )
+    return spec, actions
+
+
+def as_projected(meta: AgentMeta, where: str) -> AgentMeta:
+    """``meta`` of a table-sized network, marked ``network.layout: projected``.
+
+    Raises:
+        CheckpointError: the network is not table-sized (field
+            ``network.layout``), or `own_table`'s checks fail.
+    """
+    if meta.network.layout != "table":
+        raise CheckpointError(
+            f"{where}: field 'network.layout' is {meta.network.layout!r}; only a table-sized "
+            "network ('table') can be made any-table"
+        )
+    network = dataclasses.replace(meta.network, layout="projected")
+    marked = dataclasses.replace(meta, network=network)
+    own_table(marked, where)
+    return marked
+
+
+def mark_any_table(source: str | Path, target: str | Path) -> Path:
+    """Copy the agent folder ``source`` to the new folder ``target``, marked any-table.
+
+    Every tensor (the critic too) is copied as stored; only ``network.layout``
+    changes, so the copy plays its own table exactly as ``source`` does.
+
+    Raises:
+        CheckpointError: ``source`` is not a loadable table-sized agent of a
+            game with a size-generic layout, or ``target`` exists and is not empty.
+    """
+    arrays, meta = load_agent_numpy(source)
+    return save_agent(target, arrays, as_projected(meta, f"agent {str(source)!r}"))
+
+
+@dataclass(frozen=True)
+class ProjectedSnapshot(Snapshot):
+    """A table-sized actor seen at another table of its game (module doc).
+
+    ``logits`` takes that table's scaled observations (``obs *
+    obs_scale(source)``, as every `Snapshot` caller hands them), projects them
+    onto the network's own table's layout, entry by entry and keeping the
+    table's scaling (each entry a share of its bound at this table, as the
+    network's were at its own), and returns the table's ``table_actions``
+    logits.
+
+    Attributes:
+        game: the game's registry name.
+        source: the table's observation spec.
+        own: the network's own table's observation spec.
+        table_actions: the table's number of actions.
+    """
+
+    game: str = ""
+    source: ObsSpec | None = None
+    own: ObsSpec | None = None
+    table_actions: int = 0
+    _src: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)
+
+    def __post_init__(self) -> None:
+        """Check the fields a projection needs; find each network entry's table entry once.
+
+        Padding then cutting back copies entries or leaves zeros, so the
+        projection is a gather: network entry ``j`` is table entry ``_src[j]``,
+        or zero where ``_src[j] = -1``.
+        """
+        if self.source is None or self.own is None or not self.game or self.table_actions < 1:
+            raise ConfigError("ProjectedSnapshot needs game, source, own and table_actions")
+        eye = np.eye(self.source.size, dtype=np.float32)
+        moved = unpad_observation(pad_observation(eye, self.source, self.game), self.own, self.game)
+        src = np.where(moved.any(axis=0), moved.argmax(axis=0), -1).astype(np.int64)
+        object.__setattr__(self, "_src", src)
+
+    def project(self, scaled_obs: np.ndarray) -> np.ndarray:
+        """The network's input (its own table's layout) of table-scaled observations."""
+        x = np.asarray(scaled_obs, dtype=np.float32)
+        return np.where(self._src >= 0, x[..., np.maximum(self._src, 0)], np.float32(0.0))
+
+    def fit(self, logits: np.ndarray) -> np.ndarray:
+        """The network's logits as the table's: cut, or extended by `FAR_BELOW`."""
+        have = logits.shape[-1]
+        if self.table_actions <= have:
+            return logits[..., : self.table_actions]
+        far = np.full((*logits.shape[:-1], self.table_actions - have), FAR_BELOW, np.float32)
+        return np.concatenate([logits, far], axis=-1)
+
+    def logits(self, scaled_obs: np.ndarray) -> np.ndarray:
+        """The table's action logits of a table-scaled observation (or a batch)."""
+        return self.fit(actor_logits(self.params, self.network, self.project(scaled_obs)))
+
+    def input_map(self, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`Snapshot.input_map` of the projection: network entry ``j`` is the table's raw entry
+        ``src[j]`` times the table's ``scale`` there, or zero (``src[j] = -1``)."""
+        if self.features is not None:
+            super().input_map(scale)  # raises: derived inputs are not an affine map
+        src = self._src.copy()
+        factor = np.where(src >= 0, np.asarray(scale, np.float32).reshape(-1)[src], 0.0)
+        return src, factor.astype(np.float32), np.zeros(src.size, np.float32)
+
+
+class AnyTableAgent(PPOAgent):
+    """A table-sized learned agent that takes a seat at any table of its game (module doc).
+
+    At its own table it is the `PPOAgent` it wraps, bit for bit; at another
+    it plays through a `ProjectedSnapshot` (``logits``, ``value`` and
+    ``snapshot`` too, so the guided search and the batched evaluator see the
+    same projection).
+    """
+
+    def __init__(self, arrays: Any, meta: AgentMeta, **kwargs: Any) -> None:
+        """Wrap loaded weights (CheckpointError naming a metadata field that does not fit)."""
+        where = f"agent {kwargs.get('name', 'ppo')!r}"
+        if meta.network.layout != "projected":
+            raise CheckpointError(
+                f"{where}: field 'network.layout' must be 'projected' for an any-table agent, "
+                f"got {meta.network.layout!r}"
+            )
+        self._own, _ = own_table(meta, where)
+        super().__init__(arrays, meta, **kwargs)
+        self._view: ProjectedSnapshot | None = None
+
+    def reset(self, table: TableInfo, seed: int | None = None) -> None:
+        """Accept any table of the agent's game that fits its generic layout; seed if asked."""
+        from cardsuite.agents.learned.size_generic import check_table_fits
+
+        check_table_fits(self.name, self.game, table)
+        if table.obs_spec.size == self.meta.obs_size and table.num_actions == self.meta.num_actions:
+            self._view = None
+            super().reset(table, seed)  # its own table: exactly the PPOAgent
+            return
+        net = self.meta.network
+        self._scale = (obs_scale(table.obs_spec) if net.obs_scale == "obs_spec"
+                       else np.ones(table.obs_spec.size, np.float32))  # fmt: skip
+        self._view = ProjectedSnapshot(self.meta.step, self._arrays, net.activation, net.actor,
+                                       net.features, game=self.game, source=table.obs_spec,
+                                       own=self._own, table_actions=table.num_actions)  # fmt: skip
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+    @property
+    def snapshot(self) -> Snapshot:
+        """The actor at the table of the last `reset` (a `ProjectedSnapshot` off its own size)."""
+        return self._view if self._view is not None else super().snapshot
+
+    def logits(self, scaled_obs: np.ndarray) -> np.ndarray:
+        """The table's logits of table-scaled observations, as `act` sees them."""
+        if self._view is None:
+            return super().logits(scaled_obs)
+        return self._view.logits(scaled_obs)
+
+    def value(self, scaled_obs: np.ndarray) -> np.ndarray:
+        """The critic's value of table-scaled observations, projected as `logits` is."""
+        if self._view is None:
+            return super().value(scaled_obs)
+        return super().value(self._view.project(scaled_obs))
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Any) -> int:
+        """The policy's action among the table's legal ones (the mode, or a sample)."""
+        if self._view is None or self._scale is None:
+            return super().act(observation, action_mask, info)  # its own table (or no reset)
+        logits = self._view.logits(np.asarray(observation, dtype=np.float32) * self._scale)
+        return int(pick(logits, action_mask, self.deterministic, self._rng))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m cardsuite.agents.learned.any_table SOURCE TARGET``: `mark_any_table`; an error is one
+    line on stderr and exit status 2."""
+    import argparse
+
+    p = argparse.ArgumentParser(description="copy a table-sized agent folder, marked any-table")
+    p.add_argument("source", help="a table-sized agent folder (RUN/agent)")
+    p.add_argument("target", help="the new agent folder (must not exist)")
+    a = p.parse_args(argv)
+    try:
+        out = mark_any_table(a.source, a.target)
+    except CardsuiteError as err:
+        p.exit(2, f"error: {err}\n")
+    print(out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

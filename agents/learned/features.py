@@ -1,0 +1,318 @@
+"""Card-counting inputs: derived features a Scum network may read beside its observation.
+
+A climbing game's last cards are won by counting: which higher cards are
+still out, and whether one's own group can still be beaten. The heuristic
+counts exactly (`cardsuite.agents.baselines.batched_scum`); a network fed
+the raw observation must learn that arithmetic, and in Scum Party the
+imitation of the heuristic failed mostly there (``docs/results.md``, "Scum
+Party: why a near-copy of the heuristic loses"). `CountInputs` hands the
+network the count instead. Per rank slot of the table's deck, from the
+observation alone (its own hand and the public ``played`` counts):
+
+* the cards of that rank still out (``deck - played - hand``);
+* the most cards of one higher ordinary rank still out;
+* whether a higher special card (a Joker) is still out;
+* whether its own group of that rank can no longer be beaten.
+
+The four blocks follow the observation in the network's input (``4 * R``
+more inputs), counts divided by the largest deck count. They are a fixed
+part of the network (``network.features`` in ``agent.json``): the numpy
+forward pass (`cardsuite.agents.learned.netspec.actor_logits`) and the torch
+network (`cardsuite.train.ppo.network.ActorCritic`) call the same numpy
+code, so a saved agent plays exactly what it trained. Each block is computed
+from the *scaled* observation every consumer hands a network, undoing the
+scaling of the two slices it reads (the stored ``hand_scale`` /
+``played_scale``).
+
+The features exist for the one-table layouts of Scum and Scum Party and for
+Scum Party's size-generic layout (``cardsuite ppo --features counts``, with or
+without ``sizes``). A Party table's decks depend on its size (P1: two decks
+up to 8 players, three up to 12, four up to 15), so on the generic layout the
+deck of each row is looked up from its table's size, the sum of its ``seats``
+piece as the heuristic reads it (``sized``: one deck per table size; every
+block is then divided by the largest deck's count, the same at every size).
+A one-table Party layout of several tables (20 players: two tables of 10)
+counts against its tables' decks the same way, not its player count's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cardsuite.errors import CheckpointError, ConfigError
+
+FEATURES = ("counts",)
+"""Names ``cardsuite ppo --features`` accepts."""
+
+MAX_SLOTS = 64
+
+
+@dataclass(frozen=True)
+class CountInputs:
+    """The card-counting inputs of one table's observation (see the module doc).
+
+    Attributes:
+        hand: ``(start, stop)`` of the observation's own-hand counts per slot.
+        played: ``(start, stop)`` of its public played counts per slot.
+        hand_scale: the factor each hand entry was scaled by (1 / its bound).
+        played_scale: the same for the played entries.
+        deck: cards of each slot in the deck.
+        special: slots of special cards (Jokers), which beat any ordinary rank.
+        ends: slots whose play ends the round (nothing beats them).
+        kind: the feature set's name (``counts``).
+        sized: ``(table size, deck)`` pairs, ascending, on a layout that holds
+            several table sizes (empty: ``deck`` is every row's deck, which
+            is then the largest of them).
+        seats: ``(start, stop)`` of the observation's ``seats`` piece (1 per
+            player at the row's table), whose sum is the row's table size
+            (with ``sized``).
+        seats_scale: the factor those entries were scaled by.
+    """
+
+    hand: tuple[int, int]
+    played: tuple[int, int]
+    hand_scale: tuple[float, ...]
+    played_scale: tuple[float, ...]
+    deck: tuple[int, ...]
+    special: tuple[bool, ...]
+    ends: tuple[bool, ...]
+    kind: str = "counts"
+    sized: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    seats: tuple[int, int] = (0, 0)
+    seats_scale: float = 1.0
+
+    @property
+    def size(self) -> int:
+        """Inputs added after the observation."""
+        return 4 * len(self.deck)
+
+    def __call__(self, scaled_obs: np.ndarray) -> np.ndarray:
+        """``[..., size]`` float32 features of scaled observations ``[..., D]``."""
+        x = np.asarray(scaled_obs, dtype=np.float32)
+        flat = x.reshape(-1, x.shape[-1])
+        deck = self._decks(flat)
+        special = np.asarray(self.special, bool)[None, :]
+        ends = np.asarray(self.ends, bool)[None, :]
+        h0, h1 = self.hand
+        p0, p1 = self.played
+        hand = np.rint(flat[:, h0:h1] / np.asarray(self.hand_scale, np.float32)).astype(np.int64)
+        played = np.rint(flat[:, p0:p1] / np.asarray(self.played_scale, np.float32))
+        out = np.maximum(deck - played.astype(np.int64) - hand, 0)
+        # highest ordinary count over the slots strictly above each slot
+        normal = np.where(special, 0, out)
+        rev = np.maximum.accumulate(normal[:, ::-1], axis=1)[:, ::-1]
+        sup = np.zeros_like(out)
+        sup[:, :-1] = rev[:, 1:]
+        spec_out = (out > 0) & special
+        rev_s = np.logical_or.accumulate(spec_out[:, ::-1], axis=1)[:, ::-1]
+        spec_above = np.zeros_like(spec_out)
+        spec_above[:, :-1] = rev_s[:, 1:]
+        boss = (hand > 0) & (ends | (~spec_above & (sup < hand)))
+        top = float(max(max(self.deck), 1))
+        feats = np.concatenate([out / top, sup / top, spec_above, boss], axis=1)
+        return feats.astype(np.float32).reshape(*x.shape[:-1], self.size)
+
+    def _decks(self, flat: np.ndarray) -> np.ndarray:
+        """Each row's deck, ``[N, R]`` (``[1, R]`` when one deck fits every row)."""
+        if not self.sized:
+            return np.asarray(self.deck, np.int64)[None, :]
+        sizes = np.asarray([n for n, _ in self.sized], np.int64)
+        decks = np.asarray([d for _, d in self.sized], np.int64)
+        s0, s1 = self.seats
+        n = np.rint(flat[:, s0:s1].sum(axis=1) / self.seats_scale).astype(np.int64)
+        # a size between two listed ones takes the smaller's deck; below the first, the first's
+        idx = np.clip(np.searchsorted(sizes, n, side="right") - 1, 0, len(sizes) - 1)
+        return decks[idx]
+
+    def extend(self, scaled_obs: np.ndarray) -> np.ndarray:
+        """The network's input: the scaled observation with the features after it."""
+        x = np.asarray(scaled_obs, dtype=np.float32)
+        return np.concatenate([x, self(x)], axis=-1)
+
+    def extend_torch(self, scaled_obs: Any) -> Any:
+        """`extend` of a torch tensor, on its device (the features carry no gradient)."""
+        import torch
+
+        extra = self(scaled_obs.detach().cpu().numpy())
+        return torch.cat([scaled_obs, torch.from_numpy(extra).to(scaled_obs.device)], dim=-1)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``network.features`` entry of ``agent.json`` (``sized`` only where set)."""
+        doc: dict[str, Any] = {"kind": self.kind, "hand": list(self.hand), "played": list(self.played),
+               "hand_scale": list(self.hand_scale), "played_scale": list(self.played_scale),
+               "deck": list(self.deck), "special": list(self.special),
+               "ends": list(self.ends)}  # fmt: skip
+        if self.sized:
+            doc |= {"sized": [[n, list(d)] for n, d in self.sized], "seats": list(self.seats),
+                    "seats_scale": self.seats_scale}  # fmt: skip
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: Any, obs_size: int, where: str) -> CountInputs:
+        """Validate a ``network.features`` entry (CheckpointError naming the field)."""
+
+        def fail(field: str, why: str) -> CheckpointError:
+            return CheckpointError(f"{where}: field 'network.features.{field}' {why}")
+
+        if not isinstance(doc, Mapping):
+            raise CheckpointError(f"{where}: field 'network.features' must be a JSON object")
+        extra = sorted(set(doc) - {"kind", "hand", "played", "hand_scale", "played_scale",
+                                   "deck", "special", "ends", "sized", "seats",
+                                   "seats_scale"})  # fmt: skip
+        if extra:
+            raise fail(extra[0], "is not a known field")
+        if doc.get("kind") not in FEATURES:
+            raise fail("kind", f"must be one of {FEATURES}, got {doc.get('kind')!r}")
+        deck = doc.get("deck")
+        if (not isinstance(deck, list) or not 1 <= len(deck) <= MAX_SLOTS
+                or not all(type(v) is int and 0 <= v <= 1000 for v in deck)):  # fmt: skip
+            raise fail("deck", f"must list 1 to {MAX_SLOTS} card counts (0 to 1000)")
+        slots = len(deck)
+        spans: dict[str, tuple[int, int]] = {}
+        for name in ("hand", "played"):
+            span = doc.get(name)
+            if (not isinstance(span, list) or len(span) != 2
+                    or not all(type(v) is int for v in span)
+                    or not 0 <= span[0] < span[1] <= obs_size or span[1] - span[0] != slots):  # fmt: skip
+                raise fail(name, f"must be [start, stop] of {slots} observation entries "
+                                 f"within obs_size {obs_size}")  # fmt: skip
+            spans[name] = (span[0], span[1])
+        scales: dict[str, tuple[float, ...]] = {}
+        for name in ("hand_scale", "played_scale"):
+            vals = doc.get(name)
+            if (not isinstance(vals, list) or len(vals) != slots
+                    or not all(type(v) in (int, float) and 1e-6 <= v <= 1 for v in vals)):  # fmt: skip
+                raise fail(name, f"must list {slots} factors in [1e-6, 1]")
+            scales[name] = tuple(float(v) for v in vals)
+        flags: dict[str, tuple[bool, ...]] = {}
+        for name in ("special", "ends"):
+            vals = doc.get(name)
+            if (
+                not isinstance(vals, list)
+                or len(vals) != slots
+                or not all(type(v) is bool for v in vals)
+            ):
+                raise fail(name, f"must list {slots} booleans")
+            flags[name] = tuple(vals)
+        sized = _sized_from_json(doc, slots, obs_size, fail)
+        return cls(spans["hand"], spans["played"], scales["hand_scale"], scales["played_scale"],
+                   tuple(deck), flags["special"], flags["ends"], **sized)  # fmt: skip
+
+
+def _sized_from_json(
+    doc: Mapping[str, Any], slots: int, obs_size: int, fail: Any
+) -> dict[str, Any]:
+    """The ``sized`` / ``seats`` / ``seats_scale`` fields of a features entry (all or none)."""
+    keys = ("sized", "seats", "seats_scale")
+    present = [k for k in keys if k in doc]
+    if not present:
+        return {}
+    if len(present) != len(keys):
+        missing = next(k for k in keys if k not in doc)
+        raise fail(missing, f"is required with {present[0]!r}")
+    sized = doc["sized"]
+    if not isinstance(sized, list) or not 1 <= len(sized) <= MAX_SLOTS:
+        raise fail("sized", f"must list 1 to {MAX_SLOTS} [table size, deck] pairs")
+    pairs: list[tuple[int, tuple[int, ...]]] = []
+    for pair in sized:
+        if (not isinstance(pair, list) or len(pair) != 2 or type(pair[0]) is not int
+                or not 1 <= pair[0] <= 1000 or not isinstance(pair[1], list)
+                or len(pair[1]) != slots
+                or not all(type(v) is int and 0 <= v <= 1000 for v in pair[1])):  # fmt: skip
+            raise fail("sized", f"must list [table size 1-1000, {slots} card counts] pairs")
+        pairs.append((pair[0], tuple(pair[1])))
+    if [n for n, _ in pairs] != sorted({n for n, _ in pairs}):
+        raise fail("sized", "must list each table size once, ascending")
+    span = doc["seats"]
+    if (not isinstance(span, list) or len(span) != 2 or not all(type(v) is int for v in span)
+            or not 0 <= span[0] < span[1] <= obs_size):  # fmt: skip
+        raise fail(
+            "seats", f"must be [start, stop] of observation entries within obs_size {obs_size}"
+        )
+    scale = doc["seats_scale"]
+    if type(scale) not in (int, float) or not 1e-6 <= scale <= 1:
+        raise fail("seats_scale", "must be a factor in [1e-6, 1]")
+    return {"sized": tuple(pairs), "seats": (span[0], span[1]), "seats_scale": float(scale)}
+
+
+def table_features(
+    name: str, game: Any, eng: Any, players: int, scale: np.ndarray, generic: str = ""
+) -> CountInputs | None:
+    """A trainer's derived inputs: ``name`` (its ``features`` field) at a table of
+    ``game`` (a `cardsuite.train.core.games.TrainGame`) with engine ``eng``; None for ``""``.
+
+    ``generic`` (the game's name, or empty): the network reads the game's
+    size-generic layout (``sizes``), so the inputs serve every table size;
+    ``scale`` is then that layout's.
+    """
+    if not name:
+        return None
+    if name not in FEATURES:
+        raise ConfigError(f"field 'features': must be one of {('', *FEATURES)}, got {name!r}")
+    heuristic = game.heuristic(eng)
+    if not generic:
+        # a Party of several tables: the sizes its tables can have (P2), not its player count
+        sizes = sorted(set(getattr(getattr(heuristic, "config", None), "sizes", ()) or ()))
+        return count_inputs(heuristic, eng.obs_spec, players, scale, sizes)
+    from cardsuite.agents.learned.layout import generic_spec, layout_of
+
+    sizes = list(range(layout_of(generic).min_seats, layout_of(generic).max_seats + 1))
+    return count_inputs(heuristic, generic_spec(generic), players, scale, sizes)
+
+
+def count_inputs(
+    heuristic: Any, obs_spec: Any, players: int, scale: np.ndarray, sizes: Any = ()
+) -> CountInputs:
+    """The `CountInputs` of a Scum or Scum Party table.
+
+    ``heuristic``: the table's batched heuristic (its compiled rules give the
+    deck, the specials and the round-ending slots); ``scale``: the per-entry
+    factors the network's observations are multiplied by. ``sizes``: the
+    table sizes a row may come from (a Party's tables, or every size on the
+    generic layout); where their decks differ, each row's deck is the one of
+    table's size (``sized``: the sum of its ``seats`` piece), else the one deck
+    they share.
+
+    Raises:
+        ConfigError: the game has no card-counting inputs (naming ``features``).
+    """
+    sizes = tuple(sizes)
+    multi = hasattr(heuristic, "policy_for")
+    rules = heuristic.policy_for(sizes[0] if sizes else players) if multi else heuristic
+    slices = getattr(obs_spec, "slices", {})
+    need = {"hand", "played"} | ({"seats"} if len(sizes) > 1 else set())
+    if not all(hasattr(rules, k) for k in ("deck", "special", "ends")) or not need <= set(slices):
+        raise ConfigError(
+            "field 'features': card-counting inputs ('counts') exist for Scum and Scum Party only"
+        )
+    hand, played = slices["hand"], slices["played"]
+    factors = np.asarray(scale, np.float32).reshape(-1)
+    extra: dict[str, Any] = {}
+    deck = tuple(int(v) for v in rules.deck)
+    every = [heuristic.policy_for(n) if multi else heuristic for n in sizes]
+    if len({tuple(int(v) for v in r.deck) for r in every}) > 1:
+        if any(tuple(map(bool, r.special)) != tuple(map(bool, rules.special))
+               or tuple(map(bool, r.ends)) != tuple(map(bool, rules.ends)) for r in every):  # fmt: skip
+            raise ConfigError(
+                "field 'features': the table sizes' decks differ in more than their counts"
+            )
+        decks = [tuple(int(v) for v in r.deck) for r in every]
+        deck = tuple(int(v) for v in np.max(np.asarray(decks), axis=0))
+        seats = slices["seats"]
+        extra = {"sized": tuple(zip(sizes, decks, strict=True)),
+                 "seats": (int(seats.start), int(seats.stop)),
+                 "seats_scale": float(factors[seats.start])}  # fmt: skip
+    return CountInputs(
+        hand=(int(hand.start), int(hand.stop)),
+        played=(int(played.start), int(played.stop)),
+        hand_scale=tuple(float(v) for v in factors[hand]),
+        played_scale=tuple(float(v) for v in factors[played]),
+        deck=deck,
+        special=tuple(bool(v) for v in rules.special),
+        ends=tuple(bool(v) for v in rules.ends),
+        **extra,
+    )

@@ -1,0 +1,209 @@
+"""The actor network of every trained agent, and its numpy forward pass.
+
+Every trainer saves its actor as an MLP named by state-dict prefixes
+(`NetworkSpec`): MaskablePPO's ``mlp_extractor.policy_net.*`` and
+``action_net``, batched PPO's and Deep Monte-Carlo's ``actor.*``. One numpy
+forward pass (`actor_logits`) plays them all: the shipped agents
+(``ppo:PATH``, ``pretrained:NAME``), the frozen snapshots of the league, and
+the evaluator's learner. Observations are scaled by `obs_scale` first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cardsuite.agents.learned.features import CountInputs
+from cardsuite.errors import CheckpointError
+from cardsuite.obsspec import ObsSpec
+
+ACTIVATIONS = ("tanh", "relu")
+
+
+@dataclass(frozen=True)
+class NetworkSpec:
+    """The actor network of an agent: an MLP named by state-dict prefixes.
+
+    Attributes:
+        kind: ``"mlp"`` (the only kind so far).
+        activation: hidden activation, ``"tanh"`` or ``"relu"``.
+        actor: state-dict prefixes of the actor's linear layers, input first;
+            the last one outputs the action logits.
+        obs_scale: ``"obs_spec"`` (divide each entry by its declared bound,
+            `obs_scale`) or ``"none"``.
+        layout: ``"table"`` (reads one table size's observation),
+            ``"generic"`` (reads the game's size-generic layout,
+            `cardsuite.agents.learned.layout`: plays every table size) or
+            ``"projected"`` (reads one table size's observation and sits at
+            every other size through a projection, `cardsuite.agents.learned.any_table`).
+        features: derived inputs after the observation
+            (`cardsuite.agents.learned.features.CountInputs`), or None.
+    """
+
+    activation: str
+    actor: tuple[str, ...]
+    obs_scale: str = "obs_spec"
+    kind: str = "mlp"
+    layout: str = "table"
+    features: CountInputs | None = None
+
+    @property
+    def extra_inputs(self) -> int:
+        """Derived inputs the first layer reads after the observation (0 without features)."""
+        return 0 if self.features is None else self.features.size
+
+
+def obs_scale(spec: ObsSpec) -> np.ndarray:
+    """Per-entry factors that bring every observation entry into [-1, 1].
+
+    Each entry is divided by the larger of 1 and its declared bound, so raw
+    counts (cards left, up to 54) do not saturate the first tanh layer.
+    """
+    low, high = spec.bounds()
+    bound = np.maximum(np.maximum(np.abs(low), np.abs(high)), 1.0)
+    bound[~np.isfinite(bound)] = 1.0
+    return (1.0 / bound).astype(np.float32)
+
+
+def actor_logits(
+    arrays: Mapping[str, np.ndarray], network: NetworkSpec, scaled_obs: np.ndarray
+) -> np.ndarray:
+    """The actor's action logits for a (scaled) observation or a batch, in numpy.
+
+    The network's derived inputs (``network.features``) are appended first.
+
+    Raises:
+        CheckpointError: a layer of ``network.actor`` has no weight or bias.
+    """
+    x = np.asarray(scaled_obs, dtype=np.float32)
+    if network.features is not None:
+        x = network.features.extend(x)
+    last = len(network.actor) - 1
+    for i, prefix in enumerate(network.actor):
+        try:
+            weight, bias = arrays[f"{prefix}.weight"], arrays[f"{prefix}.bias"]
+        except KeyError as err:
+            raise CheckpointError(f"policy snapshot lacks parameter {err.args[0]!r}") from None
+        x = x @ weight.T + bias
+        if i < last:
+            x = np.tanh(x) if network.activation == "tanh" else np.maximum(x, 0.0)
+    return np.asarray(x)
+
+
+def masked_logits(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``logits`` with illegal actions at ``-inf`` (the mask is never all zero)."""
+    return np.where(np.asarray(mask, dtype=bool), logits, -np.inf)
+
+
+def pick(logits: np.ndarray, mask: np.ndarray, greedy: bool, rng: np.random.Generator) -> Any:
+    """The legal action of highest logit, or one sampled from the masked softmax.
+
+    One row gives an int, a batch ``[B, A]`` an int64 array.
+    """
+    z = masked_logits(logits, mask)
+    if greedy:
+        best = np.argmax(z, axis=-1)
+        return int(best) if z.ndim == 1 else best.astype(np.int64)
+    if z.ndim == 1:
+        p = np.exp(z - z.max())
+        return int(rng.choice(len(p), p=p / p.sum()))
+    gumbel = -np.log(-np.log(rng.uniform(1e-20, 1.0, size=z.shape)))
+    return np.argmax(z + gumbel, axis=-1).astype(np.int64)
+
+
+def actor_prefixes(params: Mapping[str, Any]) -> tuple[str, ...]:
+    """The linear layers of an actor's state dict, input first.
+
+    MaskablePPO's MLP policy: ``mlp_extractor.policy_net.{i}`` then
+    ``action_net``; otherwise every ``NAME.{i}.weight`` ordered by ``i``.
+    """
+    if any(name.startswith("mlp_extractor.policy_net.") for name in params):
+        hidden = sorted(
+            {
+                int(name.split(".")[2])
+                for name in params
+                if name.startswith("mlp_extractor.policy_net.") and name.endswith(".weight")
+            }
+        )
+        return (*(f"mlp_extractor.policy_net.{i}" for i in hidden), "action_net")
+    prefixes = {name.removesuffix(".weight") for name in params if name.endswith(".weight")}
+
+    def order(prefix: str) -> tuple[str, int]:
+        head, _, tail = prefix.rpartition(".")
+        return (head, int(tail)) if tail.isdigit() else (prefix, 0)
+
+    return tuple(sorted(prefixes, key=order))
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A frozen copy of a learner's actor (numpy), for the league and checkpoints.
+
+    Attributes:
+        step: the learner's step count when the snapshot was taken.
+        params: the actor's parameters by state-dict name, float32 arrays.
+        activation: the hidden activation, ``"tanh"`` or ``"relu"``.
+        actor: the linear layers' prefixes (empty: `actor_prefixes` of ``params``).
+        features: the network's derived inputs (`NetworkSpec.features`), or None.
+    """
+
+    step: int
+    params: Mapping[str, np.ndarray]
+    activation: str
+    actor: tuple[str, ...] = ()
+    features: CountInputs | None = None
+
+    @property
+    def network(self) -> NetworkSpec:
+        """The actor's spec."""
+        return NetworkSpec(self.activation, self.actor or actor_prefixes(self.params),
+                           features=self.features)  # fmt: skip
+
+    def layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """(weight, bias) of each layer, input first (CheckpointError if one is missing)."""
+        try:
+            return [
+                (self.params[f"{p}.weight"], self.params[f"{p}.bias"]) for p in self.network.actor
+            ]
+        except KeyError as err:
+            raise CheckpointError(f"policy snapshot lacks parameter {err.args[0]!r}") from None
+
+    def logits(self, scaled_obs: np.ndarray) -> np.ndarray:
+        """Action logits of a (scaled) observation, or a batch of them."""
+        return actor_logits(self.params, self.network, scaled_obs)
+
+    def input_map(self, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """How `logits` reads a table's raw observation, as ``(src, factor, const)``.
+
+        Entry ``j`` of the network's input is ``obs[src[j]] * factor[j] +
+        const[j]`` (``src[j] = -1``: ``const[j]`` alone), for the raw
+        observation ``obs`` whose scaled form ``obs * scale`` a caller hands to
+        `logits` (compiled rollouts read the network through it:
+        ``cardsuite.agents.search.kernels.scandal_policy``). Here the input is the scaled
+        observation itself.
+
+        Raises:
+            CheckpointError: the network reads derived inputs (``features``),
+                which are not an affine map of the observation.
+        """
+        if self.features is not None:
+            raise CheckpointError(
+                "a network with derived inputs (network.features) has no affine input map; "
+                "compiled rollouts cannot read it"
+            )
+        factor = np.asarray(scale, np.float32).reshape(-1).copy()
+        return np.arange(factor.size, dtype=np.int64), factor, np.zeros(factor.size, np.float32)
+
+    @classmethod
+    def of(
+        cls, module: Any, step: int, activation: str, features: CountInputs | None = None
+    ) -> Snapshot:
+        """Freeze a torch actor (its state dict, copied to numpy)."""
+        params = {
+            name: t.detach().cpu().numpy().astype(np.float32, copy=True)
+            for name, t in module.state_dict().items()
+        }
+        return cls(step, params, activation, actor_prefixes(params), features)

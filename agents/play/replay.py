@@ -1,0 +1,61 @@
+"""``cardsuite replay``: show a recorded tournament game move by move.
+
+The record is read and checked field by field, and replayed through the
+strict ``raw_env``: an illegal recorded move, a wrong turn or a state that
+departs from the record ends the command with status 2 and one line naming
+the move and the reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from cardsuite.agents.arena.records import apply_moves, make_env, same_state, select_record
+from cardsuite.errors import ConfigError, StateError
+
+
+def add_command(sub: Any) -> tuple[str, Any]:
+    """Register the subcommand; returns its name and runner."""
+    p = sub.add_parser(
+        "replay",
+        help="replay a recorded game move by move",
+        description="Replay one game of a record file (cardsuite tournament --record) "
+        "through the strict env: the table after every move, then the rewards.",
+    )
+    p.add_argument("file", help="a JSON-lines record file")
+    p.add_argument("--game-index", type=int, default=0, help="which game (default 0)")
+    return "replay", run
+
+
+def run(args: argparse.Namespace, extra: list[str]) -> int:
+    """Print the chosen game of the record file."""
+    if extra:
+        raise ConfigError(f"unexpected arguments: {' '.join(extra)}")
+    show_record(select_record(args.file, args.game_index), print)
+    return 0
+
+
+def show_record(record: dict[str, Any], print_fn: Callable[[str], None]) -> None:
+    """Print a checked record: header, the table, each move and the table after it, the rewards."""
+    seats = record["seats"]
+    deck = " (custom deck)" if record.get("deck") else ""
+    print_fn(
+        f"{record['game']} game {record.get('index', '?')} (deal {record.get('deal', '?')}, "
+        f"seed {record['seed']}), options {record['options'] or 'default'}{deck}"
+    )
+    print_fn("seats: " + ", ".join(f"{a} = {name}" for a, name in seats.items()))
+    env = make_env(record, render_mode="ansi")
+    print_fn(str(env.render()))
+    for step in apply_moves(env, record):
+        print_fn(
+            f"\n{step.number}. {step.agent} ({seats.get(step.agent, '?')}): {step.description}"
+        )
+        print_fn(str(env.render()))
+    print_fn("\nrewards: " + ", ".join(f"{a} {r:g}" for a, r in record["rewards"].items()))
+    final = record.get("final_state")
+    if final is not None:
+        if not same_state(env, final, record.get("deck")):
+            raise StateError("replay: the final state differs from the recorded final state")
+        print_fn("final state matches the record")

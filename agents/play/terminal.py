@@ -1,0 +1,284 @@
+"""``cardsuite play``: a person plays one seat in the terminal against agents.
+
+Each turn the person sees their own view of the table, built only from their
+observation's named views (``obs_spec``) and ``describe_action``: their hand,
+the top play, cards left, roles and scores of the others (never another
+hand), then the legal moves in plain words, numbered. A wrong entry (text, a
+number out of range, an empty line) is explained and asked again; ``q`` or
+the end of input leaves cleanly. I/O goes through ``input_fn``/``print_fn`` so
+that tests can script a whole game.
+
+The moves of the others are printed as the person may know them
+([cardsuite.agents.play.move_log][]): another player's J5 give-back reads "give
+back a card (to player_2)" unless the person gave or received it. The deal's
+seed is random unless ``--seed`` sets it, and is printed; ``--record FILE``
+appends each finished game to a record file that ``cardsuite replay`` reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import secrets
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cardsuite.agents.arena.records import RecordAppender, engine_state, jsonable, record_options
+from cardsuite.agents.arena.tournament import derive_seed
+from cardsuite.agents.base import Agent, TableInfo, table_info
+from cardsuite.agents.play.move_log import step
+from cardsuite.agents.play.views import legend, relative_names, table_view
+from cardsuite.agents.registry import make_agent
+from cardsuite.errors import ConfigError
+from cardsuite.games import get_game, parse_options
+
+InputFn = Callable[[str], str]
+PrintFn = Callable[[str], None]
+HUMAN = "human"  # a person's seat spec in a record
+
+
+class HumanQuit(Exception):
+    """The person left the game (``q`` or end of input)."""
+
+
+class HumanAgent:
+    """An `Agent` that asks a person for every move."""
+
+    name = "human"
+
+    def __init__(self, input_fn: InputFn = input, print_fn: PrintFn = print) -> None:
+        """Read moves with ``input_fn(prompt)`` and show the table with ``print_fn``."""
+        self._input = input_fn
+        self._print = print_fn
+        self._table: TableInfo | None = None
+
+    def reset(self, table: TableInfo, seed: int | None = None) -> None:
+        """Remember the table (the person's seat and the observation layout)."""
+        self._table = table
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
+        """Show the table and the numbered legal moves; return the chosen action id."""
+        table = self._table
+        if table is None:
+            raise ConfigError("HumanAgent.act called before reset")
+        legal = [int(a) for a in np.flatnonzero(action_mask)]
+        self._print(table_view(table, observation, info.get("seat_names")))
+        self._print("Your moves:")
+        for number, action in enumerate(legal, start=1):
+            self._print(f"  {number:>2}. {table.describe_action(action)}")
+        return legal[self.ask(len(legal)) - 1]
+
+    def ask(self, count: int) -> int:
+        """A move number 1..count read from the person, asking again until valid."""
+        prompt = f"Your move (1-{count}, q to quit): "
+        while True:
+            try:
+                text = self._input(prompt).strip()
+            except EOFError:
+                raise HumanQuit("input ended") from None
+            if text.lower() in ("q", "quit", "exit"):
+                raise HumanQuit("you left the game")
+            if not text:
+                self._print(f"Please type the number of a move, 1 to {count}.")
+                continue
+            try:
+                number = int(text)
+            except ValueError:
+                self._print(f"{text!r} is not a move number; type a number from 1 to {count}.")
+                continue
+            if not 1 <= number <= count:
+                self._print(f"There is no move {number}; type a number from 1 to {count}.")
+                continue
+            return number
+
+
+def play_games(
+    game: str,
+    vs: list[str],
+    *,
+    seat: int = 0,
+    seed: int | None = None,
+    games: int = 1,
+    options: dict[str, Any] | None = None,
+    input_fn: InputFn = input,
+    print_fn: PrintFn = print,
+    record: str | Path | None = None,
+) -> int:
+    """A person plays ``seat`` against ``vs`` (filling the other seats cyclically).
+
+    The first episode is dealt with ``seed`` (a random seed when None; the
+    seed used is printed, so the game can be played again). Later ones
+    continue the env's running game (Scum: the next series, with trades),
+    each restarted from its continued state with the next seed
+    (``seed + k``), so every episode is reproducible from its record.
+    ``record`` appends each finished episode to a record file
+    ([RecordAppender][cardsuite.agents.arena.records.RecordAppender]), the person's
+    seat marked ``"human"``. Returns the number of episodes completed.
+    """
+    spec = get_game(game)
+    if not vs:
+        raise ConfigError("give at least one opponent with --vs")
+    if games < 1:
+        raise ConfigError(f"--games must be at least 1, got {games}")
+    if seed is None:
+        seed = secrets.randbelow(2**31)
+    if seed < 0:
+        raise ConfigError(f"--seed must be non-negative, got {seed}")
+    env = spec.make(**(options or {}))
+    n = len(env.possible_agents)
+    if not 0 <= seat < n:
+        raise ConfigError(f"--seat {seat} is out of range; seats are 0..{n - 1}")
+    if len(vs) > n - 1:
+        raise ConfigError(f"{len(vs)} opponents given but only {n - 1} other seats")
+    appender = RecordAppender(record) if record is not None else None
+    stored, deck = record_options(options or {}) if appender is not None else ({}, None)
+    human = HumanAgent(input_fn, print_fn)
+    others = [s for s in range(n) if s != seat]
+    specs = {s: vs[i % len(vs)] for i, s in enumerate(others)}
+    players: dict[str, Agent] = {env.possible_agents[seat]: human}
+    specs_by_name = {env.possible_agents[s]: t for s, t in specs.items()}
+    for s, text in specs.items():
+        players[env.possible_agents[s]] = make_agent(text, spec.name, seed=derive_seed(seed, 2, s))
+    print_fn(
+        f"{spec.name}: you are {env.possible_agents[seat]}; "
+        + ", ".join(f"{env.possible_agents[s]} = {t}" for s, t in specs.items())
+    )
+    print_fn(f"seed {seed} (play this deal again with --seed {seed})")
+    if legend(env):
+        print_fn(legend(env))
+    done = 0
+    try:
+        for episode in range(games):
+            reset_options = None
+            if episode:  # continue the running game, then make it reproducible
+                env.reset(seed=None)
+                reset_options = {"state": engine_state(env)}
+            env.reset(seed=seed + episode, options=reset_options)
+            print_fn(f"\n--- game {episode + 1} of {games} ---")
+            game_record = _play_episode(
+                env, spec.name, players, specs_by_name, episode, seed, print_fn
+            )
+            done += 1
+            if appender is not None:
+                game_record.update(
+                    options=stored,
+                    reset_options=reset_options,
+                    seed=seed + episode,
+                    index=episode,
+                )
+                if deck is not None:
+                    game_record["deck"] = deck
+                index = appender.append(game_record)
+                print_fn(f"(recorded as game {index} of {appender.path})")
+    except HumanQuit as why:
+        print_fn(f"\n{why}; leaving the game after {done} complete game(s).")
+    return done
+
+
+def _play_episode(
+    env: Any,
+    game: str,
+    players: dict[str, Agent],
+    specs: dict[str, str],
+    episode: int,
+    seed: int,
+    print_fn: PrintFn,
+) -> dict[str, Any]:
+    """Play one episode; print every move as the person may know it, and the results.
+
+    Returns the episode's record fields (game, seats, states, actions,
+    rewards, infos); the caller adds the options and seed.
+    """
+    base = env.unwrapped
+    initial = engine_state(env)
+    person = next(a for a in env.possible_agents if a not in specs)
+    for s, name in enumerate(env.possible_agents):
+        players[name].reset(table_info(env, game, name), seed=derive_seed(seed, 3, episode, s))
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    results: dict[str, tuple[float, dict[str, Any]]] = {}
+    actions: list[list[Any]] = []
+    for name in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            results[name] = (returns[name], dict(info))
+            env.step(None)
+            continue
+        agent = players[name]
+        act_info: dict[str, Any] = {"agent": name}
+        if hasattr(base, "determinize"):
+            act_info["determinize"] = lambda rng, a=name: base.determinize(a, rng)
+        if name not in specs:  # the person: the table names players as the log does
+            act_info["seat_names"] = relative_names(env, name)
+        action = int(agent.act(obs["observation"], obs["action_mask"], act_info))
+        who = "you" if name not in specs else f"{name} ({specs[name]})"
+        move = step(env, name, action, len(actions) + 1)
+        actions.append([name, action, move.text])
+        print_fn(f"> {who}: {move.line(person)}")
+        note = move.note
+        if note:
+            note = re.sub(rf"\b{person}\b", "you", note)
+            print_fn(f"  ({note.replace('you leads', 'you lead')})")
+        for a, r in env.rewards.items():
+            returns[a] += r
+    print_fn("\nEnd of the game:")
+    for name, (reward, info) in results.items():
+        you = "" if name in specs else " (you)"
+        details = ", ".join(
+            f"{key} {info[key]}"
+            for key in ("finish_position", "role", "points", "score")
+            if key in info
+        )
+        print_fn(f"  {name}{you}: reward {reward:g}" + (f" — {details}" if details else ""))
+    return {
+        "game": game,
+        "seats": {a: specs.get(a, HUMAN) for a in env.possible_agents},
+        "initial_state": initial,
+        "actions": actions,
+        "rewards": dict(returns),
+        "infos": jsonable({a: results[a][1] for a in env.possible_agents if a in results}),
+        "final_state": engine_state(env),
+    }
+
+
+def add_command(sub: Any) -> tuple[str, Any]:
+    """Register the subcommand; returns its name and runner."""
+    p = sub.add_parser(
+        "play",
+        help="play a seat yourself against agents in the terminal",
+        description="Play one seat against agents: the table and your legal moves are "
+        "shown each turn; type a move number (q to quit). Rule options follow as --key value.",
+    )
+    p.add_argument("game", help="scum, scum_party or scandal")
+    p.add_argument("--vs", nargs="+", required=True, metavar="AGENT", help="opponent specs")
+    p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    p.add_argument(
+        "--seed", type=int, default=None, help="seed of the first deal (default: a random one)"
+    )
+    p.add_argument("--games", type=int, default=1, help="episodes to play (default 1)")
+    p.add_argument(
+        "--record",
+        default=None,
+        metavar="FILE",
+        help="append each finished game to FILE (a new file, or an existing record file), "
+        "your seat marked 'human'; cardsuite replay FILE shows it",
+    )
+    return "play", run
+
+
+def run(args: argparse.Namespace, extra: list[str]) -> int:
+    """Play the games at the terminal."""
+    game = get_game(args.game)
+    options = parse_options(game, extra)
+    play_games(
+        game.name,
+        list(args.vs),
+        seat=args.seat,
+        seed=args.seed,
+        games=args.games,
+        options=options,
+        record=args.record,
+    )
+    return 0

@@ -1,0 +1,184 @@
+"""``cardsuite serve``: start the web table on this machine."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ipaddress
+import sys
+from typing import Any
+
+from cardsuite.errors import CardsuiteError, ConfigError
+
+#: Seconds the server waits for requests under way when asked to stop.
+GRACEFUL_SECONDS = 2
+
+
+def add_command(sub: Any) -> tuple[str, Any]:
+    """Register the subcommand; returns its name and runner."""
+    from cardsuite.agents.play.web.limits import Limits
+
+    d = Limits()
+    p = sub.add_parser(
+        "serve",
+        help="a web table in your browser: play a seat, watch agents, replay records",
+        description="Serve the web table (needs the web extra: pip install cardsuite[web]). "
+        "It listens on 127.0.0.1 (this machine only) unless --host says otherwise. "
+        "Ctrl-C or SIGTERM stops it within a few seconds.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument(
+        "--record",
+        default=None,
+        metavar="FILE",
+        help="append every finished play and watch game to FILE (a new file, or an existing "
+        "record file; any other file is refused); the page replays its games",
+    )
+    p.add_argument(
+        "--replay",
+        default=None,
+        metavar="FILE",
+        help="a record file whose games the page replays (read only)",
+    )
+    p.add_argument(
+        "--agents",
+        nargs="+",
+        default=[],
+        metavar="SPEC",
+        help="extra agents the page may choose: checkpoints (ppo:PATH) or your own "
+        "module:Class / file.py:Class (the page offers the installed kinds otherwise)",
+    )
+    p.add_argument(
+        "--move-seconds",
+        type=float,
+        default=d.move_seconds,
+        help=f"time limit of one agent move; a move past it stops its game "
+        f"(default {d.move_seconds:g})",
+    )
+    p.add_argument(
+        "--max-budget",
+        type=int,
+        default=d.caps["budget"],
+        help=f"highest search budget a page may ask for, e.g. ismcts:budget=N "
+        f"(default {d.caps['budget']})",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=d.workers,
+        help=f"threads that run game work (default {d.workers})",
+    )
+    p.add_argument(
+        "--max-sessions",
+        type=int,
+        default=d.max_sessions,
+        help=f"games held at once; the least recently used goes (default {d.max_sessions})",
+    )
+    return "serve", run
+
+
+def limits_from(args: argparse.Namespace) -> Any:
+    """The server's [Limits][cardsuite.agents.play.web.limits.Limits] from the flags."""
+    from cardsuite.agents.play.web.limits import Limits
+
+    return Limits(
+        move_seconds=args.move_seconds,
+        workers=args.workers,
+        caps={"budget": args.max_budget},
+        max_sessions=args.max_sessions,
+    )
+
+
+def run(args: argparse.Namespace, extra: list[str]) -> int:
+    """Serve until interrupted (Ctrl-C or SIGTERM)."""
+    if extra:
+        raise ConfigError(f"serve takes no game options, got {' '.join(extra)[:200]}")
+    if not 0 < args.port < 65536:
+        raise ConfigError(f"--port must be 1..65535, got {args.port}")
+    try:
+        import uvicorn
+
+        from cardsuite.agents.play.web.app import create_app
+    except ModuleNotFoundError as err:
+        raise ConfigError(
+            f"cardsuite serve needs the web extra (pip install cardsuite[web]); "
+            f"module {err.name!r} not found"
+        ) from None
+    hosts = None
+    if _is_loopback(args.host):  # refuse other Host headers (DNS rebinding)
+        hosts = ["127.0.0.1", "localhost", "[::1]", "::1", args.host]
+    app = create_app(
+        args.replay,
+        list(args.agents),
+        allowed_hosts=hosts,
+        record_to=args.record,
+        limits=limits_from(args),
+    )
+    if not _is_loopback(args.host):
+        print(
+            f"warning: listening on {args.host}: anyone who can reach this machine can open "
+            "the table (there is no login)"
+        )
+    if args.record:
+        print(f"recording every finished game to {args.record}")
+    print(f"cardsuite serve: open http://{args.host}:{args.port}/ (Ctrl-C to stop)", flush=True)
+    config = uvicorn.Config(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="warning",
+        timeout_graceful_shutdown=GRACEFUL_SECONDS,
+    )
+    server = _Server(config, app.state.workers)
+    with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C while stopping
+        server.run()
+    print("cardsuite serve: stopped", flush=True)
+    return 0
+
+
+def _server_class() -> Any:
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """uvicorn's server that also stops every game move under way at the first signal."""
+
+        def __init__(self, config: Any, workers: Any) -> None:
+            super().__init__(config)
+            self.workers = workers
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            self.workers.stop()  # requests under way answer 503 at once
+            super().handle_exit(sig, frame)
+
+    return Server
+
+
+def _Server(config: Any, workers: Any) -> Any:
+    return _server_class()(config, workers)
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``cardsuite serve`` on its own (``python -m cardsuite.agents.play.web.cli``)."""
+    parser = argparse.ArgumentParser(prog="cardsuite")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add_command(sub)
+    args, extra = parser.parse_known_args(["serve", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        return run(args, extra)
+    except CardsuiteError as err:
+        print(f"cardsuite serve: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,256 @@
+"""What one ``cardsuite serve`` lets a page ask for, and the threads that do the game work.
+
+A table on a shared machine (a class, a lab) must keep answering whatever a
+page sends. So:
+
+* every piece of game work (dealing, option parsing, agent moves, views,
+  uploaded records) runs in a small pool of `GameWorkers` threads,
+  never on the event loop: ``/``, ``/api/info`` and ``/static/...`` are
+  answered by the loop itself and never wait for a game;
+* the pool is bounded: when every worker is busy and `Limits.queue`
+  requests already wait, a new request is refused at once (503,
+  [ServerBusy][cardsuite.agents.play.web.limits.ServerBusy]);
+* each agent move has a time limit (`Limits.move_seconds`): a search
+  agent is stopped inside its search (the deadline is checked each time it
+  asks for a determinization, i.e. every iteration), any other agent is
+  judged when it returns; a move over the limit stops that game with
+  [MoveTooLong][cardsuite.agents.play.web.limits.MoveTooLong] and the session
+  lock is released;
+* a page cannot ask for search parameters above `Limits.caps`
+  (``ismcts:budget=100000000`` is a 400 naming ``budget`` and the cap).
+
+Threads, not processes: an agent is a live object (a search tree's random
+stream, a torch policy, a class the person loaded from a file), and a game's
+env and agents would have to be pickled to and from a process at every move;
+a process per game would cost hundreds of MB each on a shared machine. The
+time limit is kept inside the thread instead: built-in agents are bounded by
+the caps and stopped by the move clock; an agent the person listed with
+``--agents`` is trusted like any code they run, and if it overruns, only its
+own game waits (the others keep their workers; the page gets 503).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cardsuite.errors import CardsuiteError, ConfigError
+
+#: Default caps on agent-spec parameters a page may choose (name: highest value).
+DEFAULT_CAPS: Mapping[str, int] = {"budget": 2000}
+
+
+class ServerBusy(CardsuiteError):
+    """Every game worker is busy and the waiting line is full (HTTP 503)."""
+
+
+class MoveTooLong(CardsuiteError):
+    """An agent's move ran past the per-move time limit; its game is stopped (HTTP 503)."""
+
+
+class StillWorking(CardsuiteError):
+    """A request's game work ran past the request time limit (HTTP 503)."""
+
+
+class ServerStopping(CardsuiteError):
+    """The server is shutting down (HTTP 503)."""
+
+
+class TooLarge(ConfigError):
+    """A request body over the size limit (HTTP 413)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The server's settings (``cardsuite serve --move-seconds ... --max-budget ...``).
+
+    Attributes:
+        move_seconds: time limit of one agent move.
+        request_seconds: how long a request waits for its game work before
+            it is answered 503 (the work goes on; its game stays busy).
+        workers: game worker threads.
+        queue: requests that may wait for a worker; beyond, 503 at once.
+        caps: highest value of each capped agent-spec parameter a page may
+            choose (``{"budget": 2000}``); specs listed with ``--agents`` are
+            the person's own and are not capped.
+        max_body: largest request body in bytes (413 beyond), except a
+            replay upload.
+        max_upload: largest ``POST /api/replay`` body (an uploaded record file).
+        max_sessions: games held at once (the least recently used goes).
+        idle_seconds: a game idle this long is dropped.
+    """
+
+    move_seconds: float = 10.0
+    request_seconds: float = 60.0
+    workers: int = 4
+    queue: int = 64
+    caps: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_CAPS))
+    max_body: int = 64 << 10
+    max_upload: int = 16 << 20
+    max_sessions: int = 64
+    idle_seconds: float = 3600.0
+
+    def __post_init__(self) -> None:
+        """ConfigError naming a setting out of range."""
+        for name in ("move_seconds", "request_seconds", "idle_seconds"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or isinstance(value, bool) or not value > 0:
+                raise ConfigError(f"{name} must be a positive number of seconds, got {value!r}")
+        for name in ("workers", "max_body", "max_upload", "max_sessions"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
+        if isinstance(self.queue, bool) or not isinstance(self.queue, int) or self.queue < 0:
+            raise ConfigError(f"queue must be a non-negative integer, got {self.queue!r}")
+        for name, cap in self.caps.items():
+            if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
+                raise ConfigError(f"the cap on {name} must be a positive integer, got {cap!r}")
+
+    def check_spec_params(self, text: str, params: Mapping[str, Any]) -> None:
+        """ConfigError naming the first parameter of ``text`` above its cap."""
+        for name, cap in self.caps.items():
+            value = params.get(name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                continue  # not a number: the agent's own check names it
+            if value > cap:
+                raise ConfigError(
+                    f"agent {text[:80]!r}: {name}={str(value)[:40]} is above this server's cap "
+                    f"of {cap} (cardsuite serve --max-{name.replace('_', '-')} sets it)"
+                )
+
+
+class MoveClock:
+    """The deadline of the agent move under way in one game."""
+
+    def __init__(self, seconds: float, stopping: threading.Event | None = None) -> None:
+        """A clock for moves of at most ``seconds``; ``stopping`` ends every move at once."""
+        self.seconds = float(seconds)
+        self.stopping = stopping or threading.Event()
+        self.deadline = float("inf")
+        self.who = ""
+
+    def start(self, who: str) -> None:
+        """A move of ``who`` begins now."""
+        self.who = who
+        self.deadline = time.monotonic() + self.seconds
+
+    def check(self) -> None:
+        """MoveTooLong (or ServerStopping) when the move under way must stop."""
+        if self.stopping.is_set():
+            raise ServerStopping("the server is stopping")
+        if time.monotonic() > self.deadline:
+            raise MoveTooLong(
+                f"{self.who} needed more than {self.seconds:g} s for one move (this server's "
+                "per-move limit, cardsuite serve --move-seconds); the game is stopped: start a new one"
+            )
+
+    def stop(self) -> None:
+        """The move is over."""
+        self.deadline = float("inf")
+
+    def wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """``fn`` that checks the clock first (for an agent's ``determinize`` callback)."""
+
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            self.check()
+            return fn(*args, **kwargs)
+
+        return checked
+
+
+class GameWorkers:
+    """A bounded pool of daemon threads for game work, awaited from the event loop.
+
+    Daemon threads: a move still running when the server stops never keeps
+    the process alive (``concurrent.futures`` threads are joined at exit,
+    which is how a runaway search kept the old server from stopping).
+    """
+
+    def __init__(self, workers: int, waiting: int) -> None:
+        """``workers`` threads (started on first use), at most ``waiting`` jobs in line."""
+        self.size = workers
+        self.waiting = waiting
+        self.stopping = threading.Event()
+        self._jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._pending = 0
+        self._threads: list[threading.Thread] = []
+
+    @property
+    def pending(self) -> int:
+        """Jobs running or waiting."""
+        return self._pending
+
+    async def run(self, fn: Callable[[], Any], timeout: float) -> Any:
+        """``fn()`` in a worker; its result or exception. ServerBusy when the line is full."""
+        if self.stopping.is_set():
+            raise ServerStopping("the server is stopping")
+        with self._lock:
+            if self._pending >= self.size + self.waiting:
+                raise ServerBusy(
+                    f"the server is busy ({self._pending} games are working or waiting); "
+                    "try again in a moment"
+                )
+            self._pending += 1
+            if len(self._threads) < min(self.size, self._pending):
+                thread = threading.Thread(
+                    target=self._serve, name=f"cardsuite-game-{len(self._threads)}", daemon=True
+                )
+                self._threads.append(thread)
+                thread.start()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        future.add_done_callback(_retrieve)  # an answer nobody waits for any more is dropped
+        self._jobs.put((fn, future, loop))
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), timeout)
+        except TimeoutError:
+            raise StillWorking(
+                f"this request's game work took more than {timeout:g} s; the game is busy "
+                "until it ends"
+            ) from None
+
+    def stop(self) -> None:
+        """Ask every running move to stop (the server is shutting down)."""
+        self.stopping.set()
+        for _ in self._threads:
+            self._jobs.put(None)
+
+    def _serve(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            fn, future, loop = job
+            try:
+                result, error = fn(), None
+            except BaseException as err:  # handed to the request, which names it
+                result, error = None, err
+            finally:
+                with self._lock:
+                    self._pending -= 1
+            try:
+                loop.call_soon_threadsafe(_settle, future, result, error)
+            except RuntimeError:  # the loop is closed: the server stopped
+                return
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
+def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if future.done():
+        return
+    if isinstance(error, StopIteration):  # asyncio refuses to carry it
+        error = RuntimeError(f"StopIteration: {error}")
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)

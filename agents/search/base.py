@@ -1,0 +1,255 @@
+"""The part every information-set search of the suite shares: the tree, the descent, the loop.
+
+[`ISMCTSAgent`][cardsuite.agents.search.reference.ISMCTSAgent] (the readable
+reference), [`BatchedISMCTSAgent`][cardsuite.agents.search.batched.BatchedISMCTSAgent]
+and [`GuidedSearchAgent`][cardsuite.agents.search.guided.GuidedSearchAgent]
+are one `SearchBase` each, differing only in its hooks:
+
+* `SearchBase.select`: which move to take at a node (UCB1 with
+  availability counts, or PUCT over a learned prior), counting the
+  availability of the legal children;
+* `SearchBase.roll_out`: the values of the non-terminal leaves of a wave
+  (one per-game rollout each, or all of them on a batched engine);
+* `SearchBase.fallback`: the move played where no search runs;
+* `SearchBase.preference`: the tie-break among equally visited root moves;
+* `SearchBase.choose`: the move played after the search (the most visited
+  legal root move; the guided search's ``root="gumbel"`` replaces it).
+
+What they share is here: a `Node` of the single-observer tree, the descent
+(`SearchBase.descend`: select, apply, expand the first new move and stop),
+the back-up, the decision (`SearchBase.act`: one legal move, no
+``determinize``, ``max_hand``; then the most visited legal root move) and
+the loop (`SearchBase.search`): ``budget`` descents in waves of ``batch``,
+each with its own determinization from the env's ``determinize``, the
+leaves of a wave evaluated together, every path backed up; ``parallel="root"``
+grows ``batch`` trees and merges their roots; an optional ``time_limit``
+starts no new wave once spent. The reference is the case ``batch=1``: one
+descent, one rollout, one back-up per iteration.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from cardsuite.errors import ConfigError
+
+#: The ways a wave is filled: one tree (``leaf``) or one tree per descent (``root``).
+PARALLEL = ("leaf", "root")
+
+
+class Node:
+    """A tree node: the move that led here and its statistics.
+
+    Attributes:
+        player: who made the move into this node (-1 at the root).
+        visits: iterations through this node.
+        avail: iterations in which this node's move was legal at its parent.
+        total: summed reward of ``player`` over those visits.
+        children: child nodes by action id.
+    """
+
+    __slots__ = ("avail", "children", "player", "total", "visits")
+
+    def __init__(self, player: int) -> None:
+        """An unvisited node for a move by ``player``."""
+        self.player = player
+        self.visits = 0
+        self.avail = 0
+        self.total = 0.0
+        self.children: dict[int, Node] = {}
+
+
+def merge_roots(roots: list[Node]) -> Node:
+    """One root whose children sum the visits and rewards of every tree's."""
+    merged = Node(-1)
+    for root in roots:
+        merged.visits += root.visits
+        for a, child in root.children.items():
+            into = merged.children.get(a)
+            if into is None:
+                into = merged.children[a] = Node(child.player)
+            into.visits += child.visits
+            into.avail += child.avail
+            into.total += child.total
+    return merged
+
+
+def check_loop(batch: Any, parallel: Any, time_limit: Any) -> None:
+    """ConfigError naming a bad ``batch``, ``parallel`` or ``time_limit``."""
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise ConfigError(f"search parameter batch must be an integer >= 1, got {batch!r}")
+    if parallel not in PARALLEL:
+        raise ConfigError(f"search parameter parallel must be 'leaf' or 'root', got {parallel!r}")
+    if time_limit is not None and (
+        isinstance(time_limit, bool)
+        or not isinstance(time_limit, int | float)
+        or not time_limit >= 0
+    ):
+        raise ConfigError(f"search parameter time_limit must be seconds >= 0, got {time_limit!r}")
+
+
+class SearchBase:
+    """Single-observer information-set search over the env's determinizations (module doc).
+
+    A subclass sets, before its first decision: ``budget`` (descents per
+    decision), ``max_hand`` (0: always search), ``_rng``, ``_player`` (the
+    seat searched for), ``_search`` (the game's ``SearchGame`` adapter), and
+    implements `select`, `roll_out` and `fallback`. ``batch``, ``parallel``
+    and ``time_limit`` default to the reference's one descent per wave.
+    """
+
+    budget: int
+    max_hand: int
+    batch: int = 1
+    parallel: str = "leaf"
+    time_limit: float | None = None
+    _rng: np.random.Generator
+    _player: int
+    _search: Any
+
+    # ------------------------------------------------------------ hooks
+    def select(self, game: Any, state: Any, node: Node, legal: np.ndarray, rng: Any) -> int:
+        """The move to take at ``node``; raises ``avail`` of its legal children."""
+        raise NotImplementedError
+
+    def roll_out(
+        self, game: Any, states: list[Any], paths: list[list[Node]], rng: np.random.Generator
+    ) -> Sequence[np.ndarray]:
+        """Per-player rewards in [0, 1] of non-terminal leaf ``states`` (each changed freely)."""
+        raise NotImplementedError
+
+    def fallback(
+        self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]
+    ) -> int:
+        """The move where no search runs."""
+        raise NotImplementedError
+
+    def preference(self, action: int) -> float:
+        """Among equally visited root moves the highest preference wins (then the lowest id)."""
+        return 0.0
+
+    def before_search(self, observation: np.ndarray, action_mask: np.ndarray) -> None:
+        """Called once a decision is searched, before the first descent."""
+
+    def new_node(self, player: int) -> Node:
+        """A node for a move by ``player`` (``-1``: a root)."""
+        return Node(player)
+
+    def after_wave(self, paths: list[list[Node]]) -> None:
+        """Called when every path of a wave is backed up."""
+
+    # ------------------------------------------------------------ deciding
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
+        """The most visited legal root move after ``budget`` descents."""
+        if self._search is None:
+            raise RuntimeError(f"{type(self).__name__}.act called before reset")
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 1:
+            return int(legal[0])
+        determinize: Callable[[np.random.Generator], Any] | None = info.get("determinize")
+        if determinize is None:  # no search possible
+            return self.fallback(observation, action_mask, info)
+        if self.max_hand:
+            state, me = self._search.prepare(determinize(self._rng), self._player)
+            if self._search.hand_size(state, me) > self.max_hand:
+                return self.fallback(observation, action_mask, info)
+        self.before_search(observation, action_mask)
+        root = self.search(determinize)
+        best = self.choose(root, set(legal.tolist()))
+        if best is None:
+            return self.fallback(observation, action_mask, info)
+        return best
+
+    def choose(self, root: Node, allowed: set[int]) -> int | None:
+        """The move played after a search: the most visited legal root move (None: none visited).
+
+        Among equally visited moves the highest `preference` wins, then the lowest id.
+        """
+        best = max(
+            (
+                (child.visits, self.preference(a), -a)
+                for a, child in root.children.items()
+                if a in allowed
+            ),
+            default=None,
+        )
+        return None if best is None else -best[2]
+
+    # ------------------------------------------------------------ the loop
+    def search(self, determinize: Callable[[np.random.Generator], Any]) -> Node:
+        """Grow the tree(s) for ``budget`` descents in waves of ``batch``; the (merged) root."""
+        game = self._search
+        rng = self._rng
+        trees = self.batch if self.parallel == "root" else 1
+        roots = [self.new_node(-1) for _ in range(trees)]
+        done = 0
+        start = time.perf_counter()
+        while done < self.budget:
+            limit = self.time_limit
+            if done and limit is not None and time.perf_counter() - start >= limit:
+                break
+            wave = min(self.batch, self.budget - done)
+            paths, leaves = [], []
+            for i in range(wave):
+                state, _me = game.prepare(determinize(rng), self._player)
+                paths.append(self.descend(game, roots[i % trees], state, rng))
+                leaves.append(state)
+            for path, values in zip(paths, self.evaluate(game, leaves, paths, rng), strict=True):
+                self.backup(path, values)
+            self.after_wave(paths)
+            done += wave
+        return roots[0] if trees == 1 else merge_roots(roots)
+
+    def descend(self, game: Any, root: Node, state: Any, rng: np.random.Generator) -> list[Node]:
+        """Selection and expansion from ``root`` in ``state`` (changed in place); the path.
+
+        Every node on the path has its ``visits`` raised at once (the reward is
+        added by `backup`), so descents of one wave see each other as
+        losses (a virtual loss) and spread over the tree.
+        """
+        path = [root]
+        node = root
+        root.visits += 1
+        while not game.terminal(state):
+            player = game.to_act(state)
+            a = self.select(game, state, node, game.legal(state), rng)
+            child = node.children.get(a)
+            game.apply(state, a)
+            if child is None:
+                child = node.children[a] = self.new_node(player)
+                child.avail = 1
+                child.visits = 1
+                path.append(child)
+                break
+            child.visits += 1
+            node = child
+            path.append(node)
+        return path
+
+    def evaluate(
+        self, game: Any, leaves: list[Any], paths: list[list[Node]], rng: np.random.Generator
+    ) -> list[np.ndarray]:
+        """Per-player rewards of every leaf: terminal ones directly, the others by `roll_out`."""
+        out: list[np.ndarray] = [np.empty(0)] * len(leaves)
+        todo = []
+        for i, state in enumerate(leaves):
+            if game.terminal(state):
+                out[i] = game.values(state)
+            else:
+                todo.append(i)
+        if todo:
+            values = self.roll_out(game, [leaves[i] for i in todo], [paths[i] for i in todo], rng)
+            for i, v in zip(todo, values, strict=True):
+                out[i] = v
+        return out
+
+    @staticmethod
+    def backup(path: list[Node], values: np.ndarray) -> None:
+        """Add each mover's reward along ``path`` (visits were counted by `descend`)."""
+        for n in path:
+            if n.player >= 0:
+                n.total += float(values[n.player])

@@ -1,0 +1,25 @@
+"""The agent kinds of the batched and guided searches (``ismcts-batched``, ``search:``).
+
+Registered through the ``cardsuite.agents`` entry-point group (see
+``pyproject.toml``); importing this module is light: the search modules load
+only when a spec uses them.
+"""
+
+from __future__ import annotations
+
+from cardsuite.agents.kinds import AgentKind
+
+ISMCTS_BATCHED = AgentKind(
+    "ismcts-batched",
+    "cardsuite.agents.search.batched:BatchedISMCTSAgent",
+    "ISMCTS with its rollouts batched on the batched engines (e.g. ismcts-batched:batch=50)",
+)
+
+SEARCH = AgentKind(
+    "search",
+    "cardsuite.agents.search.guided:GuidedSearchAgent",
+    "search over a learned agent: its policy as prior and rollout policy "
+    "(search:pretrained:scum4, search:pretrained:scandal2:budget=50,temperature=2)",
+    argument="name",
+    wraps="cardsuite.agents.search.guided:split_spec",
+)

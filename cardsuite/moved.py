@@ -1,0 +1,62 @@
+"""Old module names that keep importing, with a warning that names the new home.
+
+When a module moves (0.3's rebuild of ``agents/`` and ``train/`` by purpose),
+its old dotted name stays importable for a release: `alias_modules` installs
+one import finder that maps each old name to the module at its new home and
+warns with a `DeprecationWarning` naming it. The module object is the new one
+itself, so ``from old import name`` and ``isinstance`` checks keep working and
+nothing is loaded twice.
+
+Each layer registers the names that moved out of it (``cardsuite.agents`` and
+``cardsuite.train`` in their ``__init__``), so this core module names none.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+import warnings
+from collections.abc import Mapping, Sequence
+from types import ModuleType
+
+
+class _MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds an old module name and loads the module at its new home instead."""
+
+    def __init__(self) -> None:
+        self.table: dict[str, str] = {}
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        """A spec for ``fullname`` when it is an old name of a moved module."""
+        if fullname not in self.table:
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        """The module at the new home (imported now), after the warning."""
+        new = self.table[spec.name]
+        warnings.warn(
+            f"{spec.name} moved to {new} in cardsuite 0.3; import it from there "
+            "(the old name will be removed in 0.4)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return importlib.import_module(new)
+
+    def exec_module(self, module: ModuleType) -> None:
+        """Nothing to run: the new module is already loaded."""
+
+
+_FINDER = _MovedFinder()
+
+
+def alias_modules(table: Mapping[str, str]) -> None:
+    """Keep each old dotted module name of ``table`` importable as its new one."""
+    _FINDER.table.update(table)
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.append(_FINDER)

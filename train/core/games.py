@@ -1,0 +1,117 @@
+"""The games the batched PPO trainer plays: one `TrainGame` per batched engine.
+
+The trainer (`cardsuite.train.ppo.trainer`), its warm start
+(`cardsuite.train.ppo.imitation`), its evaluation
+(`cardsuite.train.duplicate`) and ``cardsuite exploit`` never name a
+game: they ask the game's `TrainGame` for
+
+* the batched engine (``num_games`` games, numpy or torch),
+* the engine config of a run (player count, the reward the trainer uses and
+  the user's rule options),
+* the batch policies of the named baselines (the real heuristic, vectorised
+  or row by row, and random),
+* every game's observation as a given player would see it now (to
+  bootstrap that player's open transition at the end of a rollout).
+
+Each comes from the game's record (`cardsuite.games.Game`): its ``batched``
+engine, its ``batched_heuristic`` (the same real heuristics the arena
+judges by: `BatchedScumHeuristic`, `BatchedPartyHeuristic`,
+`BatchedScandalHeuristic`), the batched engine's ``observe_as`` and the
+record's ``train_options`` (the reward). Every game whose record names a
+batched engine and a batched heuristic is playable; nothing here names a game.
+
+Rewards (each record's ``train_options``): Scum trains on ``centered`` (J8,
+in [-1, 1]); Scum Party on ``points`` (each hand's P8 points when the hand is
+scored: ``rank``, paid only at the end of a tournament of about a thousand
+engine steps, left the policy to collapse on noise before the first reward
+arrived and never beat random); Scandal on its one reward (a hand's net
+score / ``reward_scale``) with one hand per episode. A rule option of the run
+overrides any of these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cardsuite.batched.policies import RandomPolicy
+from cardsuite.errors import ConfigError
+from cardsuite.games import Game, games
+
+
+@dataclass(frozen=True)
+class TrainGame:
+    """How the batched trainers play one game: a view of its record (module doc).
+
+    Attributes:
+        record: the game's record in `cardsuite.games`.
+    """
+
+    record: Game
+
+    @property
+    def name(self) -> str:
+        """The game's registry name (``cardsuite.games``), written into the agent."""
+        return self.record.name
+
+    @property
+    def title(self) -> str:
+        """A readable name for logs."""
+        return self.record.title or self.record.name
+
+    @property
+    def defaults(self) -> dict[str, Any]:
+        """Engine options the trainer sets unless the run's options do (the reward)."""
+        return self.record.train_defaults()
+
+    def config(self, num_players: int, options: dict[str, Any]) -> dict[str, Any]:
+        """The engine config of a run: the player count, the trainer's defaults, ``options``."""
+        if "num_players" in options:
+            raise ConfigError("options: set the player count with num_players, not options")
+        return {"num_players": num_players, **self.defaults, **options}
+
+    def make_engine(self, num_games: int, config: dict[str, Any], **kwargs: Any) -> Any:
+        """``num_games`` games with ``config`` (``kwargs``: backend, device, autoreset)."""
+        return self.record.batched_class()(num_games, **kwargs, **config)
+
+    def heuristic(self, engine: Any, **params: Any) -> Any:
+        """The game's real heuristic as a batch policy over ``engine`` (its record's twin)."""
+        return self.record.part("batched_heuristic").from_engine(engine, **params)
+
+    def observe_as(self, engine: Any, player: int) -> Any:
+        """``[N, D]`` observations of ``player`` now, leaving the engine's buffers as they were."""
+        return engine.observe_as(player)
+
+    def baselines(self, names: Sequence[str], engine: Any, seed: int) -> dict[str, Any]:
+        """The batch policies of the named baselines (``heuristic``, ``random``)."""
+        out: dict[str, Any] = {}
+        for name in names:
+            if name == "heuristic":
+                out[name] = self.heuristic(engine)
+            elif name == "random":
+                out[name] = RandomPolicy(seed)
+            else:
+                raise ConfigError(f"unknown baseline {name!r} (heuristic, random)")
+        return out
+
+
+def trainable(record: Game) -> bool:
+    """Whether the batched trainers can play ``record``: a batched engine and heuristic."""
+    return record.has("batched") and record.has("batched_heuristic")
+
+
+def train_games() -> dict[str, TrainGame]:
+    """Every installed game the batched trainers play, by name."""
+    return {name: TrainGame(g) for name, g in games().items() if trainable(g)}
+
+
+def train_game(name: str) -> TrainGame:
+    """The `TrainGame` of ``name``; ConfigError naming the games the trainer plays."""
+    found = train_games()
+    key = name.replace("-", "_").lower() if isinstance(name, str) else name
+    if key not in found:
+        raise ConfigError(
+            f"field 'game': the batched trainer plays {', '.join(found)}; got {name!r}"
+        )
+    return found[key]

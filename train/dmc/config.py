@@ -1,0 +1,66 @@
+"""Settings of a Deep Monte-Carlo run (`DMCConfig`), a `ConfigBase` class.
+
+The shared fields (game, budget, network, league, evaluation, run folder)
+come from `cardsuite.train.core.settings.RunConfig`, with Deep Monte-Carlo's
+own defaults (a wider ReLU network, a uniform draw over the baselines, no
+snapshots unless asked); the DMC ones are declared here. A preset
+(``configs/train/dmc_scum4.yaml``) sets any fields; flags override it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from cardsuite.config import doc_field
+from cardsuite.train.core.settings import RunConfig, inherit
+
+
+@dataclass(frozen=True)
+class DMCConfig(RunConfig):
+    """Settings of one Deep Monte-Carlo run (`cardsuite.train.dmc.trainer`)."""
+
+    exp_name: str = inherit(RunConfig, "exp_name", "dmc_scum4")
+    num_games: int = inherit(RunConfig, "num_games", 256)
+    hidden: int = inherit(RunConfig, "hidden", 256)
+    layers: int = inherit(RunConfig, "layers", 3)
+    activation: Literal["tanh", "relu"] = inherit(RunConfig, "activation", "relu")
+    snapshot_every: int = inherit(RunConfig, "snapshot_every", 0)
+    pfsp: Literal["hard", "variance", "uniform"] = inherit(RunConfig, "pfsp", "uniform")
+    bc_explore: float = inherit(RunConfig, "bc_explore", 0.05)
+    eval_every: int = inherit(RunConfig, "eval_every", 1_000_000)
+    eval_against: str = inherit(RunConfig, "eval_against", "heuristic,random")
+    checkpoint_every: int = inherit(RunConfig, "checkpoint_every", 1_000_000)
+    batch_size: int = doc_field(1024, "decisions per gradient step", ge=1)
+    replay_ratio: float = doc_field(
+        1.0, "times each finished decision is trained on, on average", gt=0.0, le=1000.0
+    )
+    buffer_size: int = doc_field(65_536, "finished decisions kept (first in, first out)", ge=1)
+    max_grad_norm: float = doc_field(10.0, "gradient norm clip (0: none)", ge=0.0)
+    epsilon: float = doc_field(
+        0.01, "share of random legal moves of the learner in rollouts", ge=0.0, le=1.0
+    )
+    bc_margin: float = doc_field(
+        0.05, "warm start: Q of the heuristic's move must beat the others by this", ge=0.0
+    )
+    bc_margin_coef: float = doc_field(
+        1.0, "warm start: weight of the margin loss beside the return regression", ge=0.0
+    )
+    polyak: float = doc_field(
+        0.0,
+        "keep a running average of the Q-network's weights, moved (1 - polyak) of the way to "
+        "them after each gradient step, and evaluate, save and freeze that average instead "
+        "(0: the trained weights themselves; 0.999: about the last 1,000 steps)",
+        ge=0.0, le=0.99999,
+    )  # fmt: skip
+    eval_first: bool = doc_field(False, "also evaluate before training (the warm start alone)")
+    relative_reward: bool = doc_field(
+        False, "train on each seat's reward minus the others' mean (games not zero-sum: Scandal)"
+    )
+    reward_scale: float = doc_field(
+        1.0,
+        "factor on the trained rewards and returns (Scum Party's P8 points over a tournament "
+        "span about +-10; 0.1 gives the return regression and the warm start's margin Scum's "
+        "proportions)",
+        gt=0.0,
+    )

@@ -1,0 +1,220 @@
+"""Pieces of Deep Monte-Carlo (`cardsuite.train.dmc.trainer`): Q-network, MC targets, replay, warm start.
+
+* `QNet`: an MLP ``actor.0 .. actor.{2L}`` giving one value per
+  discrete action. The layers are named ``actor.*`` on purpose: saved with
+  `cardsuite.agents.learned.safe_io.save_agent` and ``network.actor`` listing
+  them, ``ppo:PATH`` plays the argmax of the legal Q-values (its logits).
+* `MCReturns`: the Monte-Carlo target of each learner decision, the
+  acting seat's rewards from that decision until its episode's end
+  (undiscounted, as DouZero). Every game keeps a running reward sum per seat
+  since the episode's start; a decision stores the sum when it was taken, and
+  once its episode ends the target is ``final sum - stored sum``. A decision
+  whose episode has not ended yet stays pending (never trained on).
+* `Replay`: a first-in-first-out store of finished decisions
+  (scaled observation, action, return) sampled in minibatches.
+* `fit_heuristic`: the optional warm start on heuristic games.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from cardsuite.agents.learned.features import CountInputs
+from cardsuite.agents.learned.netspec import actor_prefixes
+
+MASKED = -1e8
+
+
+class QNet(nn.Module):
+    """Q-values ``[B, A]`` of scaled observations (``hidden`` x ``layers`` MLP).
+
+    ``features`` (`cardsuite.agents.learned.features.CountInputs`) appends derived
+    inputs to every observation first, as `cardsuite.train.ppo.network.ActorCritic` does.
+    """
+
+    def __init__(
+        self, obs_size: int, num_actions: int, hidden: int, layers: int, activation: str,
+        features: CountInputs | None = None,
+    ) -> None:  # fmt: skip
+        """Build the MLP (PyTorch's default init, zero output bias)."""
+        super().__init__()
+        act: type[nn.Module] = nn.ReLU if activation == "relu" else nn.Tanh
+        self.features = features
+        extra = 0 if features is None else features.size
+        sizes = [obs_size + extra] + [hidden] * layers + [num_actions]
+        mods: list[nn.Module] = []
+        for i in range(len(sizes) - 1):
+            mods.append(nn.Linear(sizes[i], sizes[i + 1]))
+            if i < len(sizes) - 2:
+                mods.append(act())
+        self.actor = nn.Sequential(*mods)
+        self.obs_size, self.num_actions, self.activation = obs_size, num_actions, activation
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        """Q-values of every action (legal or not)."""
+        return self.actor(obs if self.features is None else self.features.extend_torch(obs))
+
+    def prefixes(self) -> tuple[str, ...]:
+        """State-dict prefixes of the actor's linear layers, input first (``network.actor``)."""
+        return actor_prefixes(
+            {k: v for k, v in self.state_dict().items() if k.startswith("actor.")}
+        )
+
+
+def relative_rewards(rewards: np.ndarray) -> np.ndarray:
+    """``[N, P]`` rewards minus, per seat, the mean of the other seats' (zero-sum per game).
+
+    What a duplicate deal is won on. Scandal's hand scores are not zero-sum (S9:
+    every player scores the cards it melds), so a learner of its own score
+    learns moves that feed the other player (`docs/results.md`).
+    """
+    r = np.asarray(rewards, dtype=np.float64)
+    p = r.shape[-1]
+    return (r - (r.sum(axis=-1, keepdims=True) - r) / max(p - 1, 1)).astype(np.float32)
+
+
+def masked_argmax(q: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """The legal action of highest Q per row (``mask`` bool ``[B, A]``, never all False)."""
+    return q.masked_fill(~mask, MASKED).argmax(dim=-1)
+
+
+def epsilon_greedy(
+    q: torch.Tensor, mask: torch.Tensor, epsilon: float, gen: torch.Generator
+) -> torch.Tensor:
+    """Masked argmax, replaced by a uniform legal action with probability ``epsilon``."""
+    greedy = masked_argmax(q, mask)
+    if epsilon <= 0.0:
+        return greedy
+    u = torch.rand(q.shape, generator=gen)
+    rand = u.masked_fill(~mask, -1.0).argmax(dim=-1)
+    explore = torch.rand(q.shape[0], generator=gen) < epsilon
+    return torch.where(explore, rand, greedy)
+
+
+class MCReturns:
+    """Undiscounted reward to go of each decision's seat until its episode's end (module doc)."""
+
+    def __init__(self, games: int, players: int) -> None:
+        """Every game starts its first episode (episode ids ``0 .. games-1``)."""
+        self.cum = np.zeros((games, players), dtype=np.float64)
+        self.episode = np.arange(games, dtype=np.int64)
+        self.next_id = games
+        self.final = np.zeros((max(games, 16), players), dtype=np.float64)
+        self.ended = np.zeros(max(games, 16), dtype=bool)
+
+    def decide(self, rows: np.ndarray, seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Episode ids and running sums of decisions by ``seats`` in games ``rows`` (taken now)."""
+        return self.episode[rows].copy(), self.cum[rows, seats].copy()
+
+    def add(self, rewards: np.ndarray, done: np.ndarray) -> None:
+        """Credit one engine step's ``[N, P]`` rewards; close the episodes of ``done`` games."""
+        self.cum += rewards
+        fin = np.flatnonzero(done)
+        if fin.size == 0:
+            return
+        ids = self.episode[fin]
+        need = int(ids.max()) + 1
+        if need > self.ended.size:
+            size = max(need, 2 * self.ended.size)
+            self.final = np.concatenate([self.final, np.zeros((size - self.final.shape[0],
+                                                               self.final.shape[1]))])  # fmt: skip
+            self.ended = np.concatenate([self.ended, np.zeros(size - self.ended.size, bool)])
+        self.final[ids] = self.cum[fin]
+        self.ended[ids] = True
+        self.cum[fin] = 0.0
+        self.episode[fin] = self.next_id + np.arange(fin.size)
+        self.next_id += fin.size
+
+    def resolve(
+        self, episode: np.ndarray, seat: np.ndarray, start: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Which decisions' episodes ended, and their returns (undefined where not ended)."""
+        inside = episode < self.ended.size
+        ep = np.where(inside, episode, 0)
+        ended = inside & self.ended[ep]
+        return ended, self.final[ep, seat] - start
+
+
+class Replay:
+    """First-in-first-out store of finished decisions, sampled uniformly."""
+
+    def __init__(self, capacity: int, obs_size: int, seed: int) -> None:
+        """Allocate ``capacity`` rows."""
+        self.obs = torch.zeros((capacity, obs_size), dtype=torch.float32)
+        self.action = torch.zeros(capacity, dtype=torch.int64)
+        self.ret = torch.zeros(capacity, dtype=torch.float32)
+        self.capacity, self.size, self.head = capacity, 0, 0
+        self.gen = torch.Generator()
+        self.gen.manual_seed(seed)
+
+    def add(self, obs: torch.Tensor, action: torch.Tensor, ret: torch.Tensor) -> None:
+        """Append rows (the oldest are overwritten when full)."""
+        n = obs.shape[0]
+        if n > self.capacity:
+            obs, action, ret = (
+                obs[-self.capacity :],
+                action[-self.capacity :],
+                ret[-self.capacity :],
+            )
+            n = self.capacity
+        idx = (self.head + torch.arange(n)) % self.capacity
+        self.obs[idx], self.action[idx], self.ret[idx] = obs, action, ret
+        self.head = (self.head + n) % self.capacity
+        self.size = min(self.capacity, self.size + n)
+
+    def sample(self, batch: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``batch`` rows drawn uniformly with replacement."""
+        idx = torch.randint(self.size, (batch,), generator=self.gen)
+        return self.obs[idx], self.action[idx], self.ret[idx]
+
+
+def q_loss(net: QNet, obs: torch.Tensor, action: torch.Tensor, ret: torch.Tensor) -> torch.Tensor:
+    """Mean squared error of ``Q(s, a_taken)`` against the Monte-Carlo return."""
+    q = net(obs).gather(1, action[:, None]).squeeze(1)
+    return ((q - ret) ** 2).mean()
+
+
+def margin_loss(q: torch.Tensor, mask: torch.Tensor, label: torch.Tensor, margin: float) -> Any:
+    """Large-margin imitation (DQfD): ``max_a legal (Q(s,a) + margin [a != label]) - Q(s,label)``."""
+    bonus = torch.full_like(q, margin)
+    bonus.scatter_(1, label[:, None], 0.0)
+    best = (q + bonus).masked_fill(~mask, MASKED).max(dim=-1).values
+    return (best - q.gather(1, label[:, None]).squeeze(1)).mean()
+
+
+def fit_heuristic(
+    net: QNet, data: dict[str, np.ndarray], scale: torch.Tensor, *, epochs: int, lr: float,
+    margin: float, margin_coef: float, batch: int, seed: int,
+) -> dict[str, float]:  # fmt: skip
+    """Warm start: fit ``Q(s, label)`` to the return and make the label the argmax by a margin.
+
+    ``data``: `cardsuite.train.ppo.imitation.heuristic_dataset` (obs, mask,
+    label, ret). Returns the final agreement with the heuristic and the losses.
+    """
+    obs = torch.from_numpy(data["obs"]) * scale
+    mask = torch.from_numpy(data["mask"]).bool()
+    label = torch.from_numpy(data["label"])
+    ret = torch.from_numpy(data["ret"]).float()
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    gen = torch.Generator()
+    gen.manual_seed(seed)
+    n = obs.shape[0]
+    for _ in range(epochs):
+        perm = torch.randperm(n, generator=gen)
+        for start in range(0, n, batch):
+            idx = perm[start : start + batch]
+            q = net(obs[idx])
+            mse = ((q.gather(1, label[idx, None]).squeeze(1) - ret[idx]) ** 2).mean()
+            loss = mse + margin_coef * margin_loss(q, mask[idx], label[idx], margin)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+    with torch.no_grad():
+        q = net(obs)
+        agree = float((masked_argmax(q, mask) == label).float().mean())
+        mse = float(((q.gather(1, label[:, None]).squeeze(1) - ret) ** 2).mean())
+    return {"bc_agreement": agree, "bc_mse": mse, "bc_samples": float(n)}

@@ -1,0 +1,13 @@
+"""Batched PPO (``cardsuite ppo``): masked PPO on the batched engines, on the training core.
+
+* ``config``: `PPOConfig`, its settings; ``trainer``: the algorithm, one readable loop;
+* ``network``: the masked actor-critic; ``rollout``: per-seat storage and GAE;
+* ``imitation``: the warm start (imitation of the heuristic, DAgger);
+* ``checkpoint``: its state on the core's one checkpoint writer.
+
+May import: the core, the games, ``cardsuite.agents`` and ``cardsuite.train.core``.
+"""
+
+from cardsuite.train.ppo.trainer import Trainer, add_command, main, train
+
+__all__ = ["Trainer", "add_command", "main", "train"]

@@ -1,0 +1,317 @@
+"""Checkpoints that resume a run exactly, written atomically, loaded without pickle.
+
+A checkpoint is a directory::
+
+    agent/                 the policy (actor and critic) in the safe agent format
+                           (`cardsuite.agents.learned.safe_io`): also a ``ppo:PATH`` agent
+    optimizer.safetensors  the optimizer's state tensors (``state.<param>.<key>``)
+    pool/*.safetensors     the opponent pool's snapshots
+    state.json             format version, step count, the full config, the
+                           optimizer's hyperparameters, pool metadata, RNG states
+                           (python, numpy, torch), schedule counters, evaluation
+                           history and the SHA-256 of every other file
+
+Nothing in it is ever unpickled: tensors are safetensors, everything else is
+JSON whose every field is validated ([`read_state`][cardsuite.train.sb3.checkpoint.read_state]), and a file that is
+not listed, or of another kind (a ``.pt``, a ``model.zip``), is refused. The
+checksums catch corruption; safety against a crafted file comes from the
+format, so recomputing them gains an attacker nothing.
+
+A run directory keeps its latest checkpoint in ``checkpoint/``, written by
+the training core's one atomic writer
+(`cardsuite.train.core.checkpoint.write_checkpoint`), so Ctrl-C or a crash
+during a save never leaves the run without a good checkpoint. Every problem found when loading is a
+[`CheckpointError`][cardsuite.errors.CheckpointError] naming the file or field.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cardsuite.agents.learned.files import (
+    CHECKPOINT_DIR,
+    PREVIOUS_DIR,
+    SB3_ZIP_REFUSAL,
+    find_checkpoint,
+)
+from cardsuite.agents.learned.netspec import Snapshot
+from cardsuite.agents.learned.safe_io import (
+    META_FILE,
+    AgentMeta,
+    is_agent_dir,
+    load_agent,
+    load_tensors,
+    load_tensors_numpy,
+    save_agent,
+    save_tensors,
+)
+from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.train.core.checkpoint import (
+    capture_rng,
+    check_files,
+    check_rng,
+    flatten_optimizer,
+    read_state_doc,
+    restore_optimizer,
+    restore_rng,
+    write_checkpoint,
+)
+from cardsuite.train.sb3.config import TrainConfig
+
+__all__ = [
+    "AGENT_DIR",
+    "CHECKPOINT_DIR",
+    "FORMAT_VERSION",
+    "PREVIOUS_DIR",
+    "Checkpoint",
+    "TrainState",
+    "capture_rng",
+    "find_checkpoint",
+    "flatten_optimizer",
+    "load_checkpoint",
+    "read_config",
+    "read_state",
+    "restore_optimizer",
+    "restore_rng",
+    "save_checkpoint",
+]
+
+FORMAT_VERSION = 2
+AGENT_DIR = "agent"
+OPTIMIZER_FILE = "optimizer.safetensors"
+SCHEDULES = ("snapshot", "eval", "checkpoint")
+_POOL_FILE = re.compile(r"pool/snapshot_\d{2}_\d{1,15}\.safetensors")
+
+
+@dataclass
+class TrainState:
+    """Everything besides the network and optimizer that a resumed run needs.
+
+    Attributes:
+        step: learner decisions trained so far (the model's ``num_timesteps``).
+        config: the run's config.
+        snapshots: the League's snapshots (members, then retired ones still seated).
+        rng: RNG states of python, numpy and torch (see `capture_rng`).
+        schedule: the step at which the next snapshot / eval / checkpoint is due.
+        history: one row per evaluation so far (the final report's curve).
+        counters: the learner's own counters (``n_updates``), for its logs.
+        league: the League's `state` (ids, PFSP counts); None: a checkpoint
+            written before the League kept them (its snapshots rejoin fresh).
+    """
+
+    step: int
+    config: TrainConfig
+    snapshots: list[Snapshot]
+    rng: dict[str, Any]
+    schedule: dict[str, int]
+    history: list[dict[str, Any]] = field(default_factory=list)
+    counters: dict[str, int] = field(default_factory=dict)
+    league: dict[str, Any] | None = None
+
+
+@dataclass
+class Checkpoint:
+    """A loaded checkpoint: its directory, state, policy and optimizer.
+
+    Attributes:
+        path: the checkpoint directory.
+        state: the run state (step, config, pool, RNG, schedules, history).
+        weights: the policy's state dict (torch tensors).
+        meta: the agent metadata of the policy.
+        optimizer_tensors: the optimizer's state tensors by flat name.
+        optimizer_groups: the optimizer's ``param_groups`` (JSON).
+    """
+
+    path: Path
+    state: TrainState
+    weights: dict[str, Any]
+    meta: AgentMeta
+    optimizer_tensors: dict[str, Any]
+    optimizer_groups: list[dict[str, Any]]
+
+
+# --------------------------------------------------------------------- files
+def _allowed(name: str) -> bool:
+    return name in (OPTIMIZER_FILE, f"{AGENT_DIR}/weights.safetensors",
+                    f"{AGENT_DIR}/{META_FILE}") or bool(_POOL_FILE.fullmatch(name))  # fmt: skip
+
+
+ALLOWED_KINDS = "agent/, optimizer.safetensors and pool/*.safetensors"
+
+
+def save_checkpoint(
+    run_dir: str | Path,
+    weights: Mapping[str, Any],
+    meta: AgentMeta,
+    optimizer_state: Mapping[str, Any],
+    state: TrainState,
+) -> Path:
+    """Write a checkpoint into ``run_dir/checkpoint`` (the core's atomic writer).
+
+    Args:
+        run_dir: the run directory.
+        weights: the policy's state dict (actor and critic).
+        meta: the policy's agent metadata (`AgentMeta`).
+        optimizer_state: the torch optimizer's ``state_dict()``.
+        state: the rest of the run's state.
+    """
+
+    def fill(tmp: Path) -> dict[str, Any]:
+        save_agent(tmp / AGENT_DIR, weights, meta)
+        opt_tensors, opt_groups = flatten_optimizer(optimizer_state)
+        save_tensors(tmp / OPTIMIZER_FILE, opt_tensors)
+        (tmp / "pool").mkdir()
+        pool_meta = []
+        for i, snap in enumerate(state.snapshots):
+            name = f"pool/snapshot_{i:02d}_{snap.step}.safetensors"
+            save_tensors(tmp / name, dict(snap.params))
+            pool_meta.append({"file": name, "step": snap.step, "activation": snap.activation})
+        return {
+            "format": FORMAT_VERSION,
+            "step": state.step,
+            "config": state.config.to_dict(),
+            "optimizer": opt_groups,
+            "counters": dict(state.counters),
+            "pool": {
+                "probs": state.config.opponent_probs(),
+                "max_snapshots": state.config.max_snapshots,
+                "snapshots": pool_meta,
+                **({} if state.league is None else {"league": state.league}),
+            },
+            "rng": state.rng,
+            "schedule": state.schedule,
+            "history": state.history,
+        }
+
+    return write_checkpoint(run_dir, fill)
+
+
+def _field(name: str, message: str) -> CheckpointError:
+    return CheckpointError(f"state.json: field {name!r} {message}")
+
+
+def _int(doc: Mapping[str, Any], name: str, low: int = 0) -> int:
+    value = doc.get(name)
+    if type(value) is not int or value < low:
+        raise _field(name, f"must be an integer >= {low}, got {value!r}")
+    return value
+
+
+def _read_doc(path: str | Path) -> tuple[Path, dict[str, Any]]:
+    ckpt, doc = read_state_doc(path)
+    if doc.get("format") == 1 or (ckpt / "model.zip").exists():
+        raise CheckpointError(f"checkpoint {str(ckpt)!r}: its model.zip {SB3_ZIP_REFUSAL}")
+    if doc.get("format") != FORMAT_VERSION:
+        raise CheckpointError(
+            f"checkpoint {str(ckpt)!r}: format {doc.get('format')!r} is not the supported "
+            f"format {FORMAT_VERSION}"
+        )
+    required = ("step", "config", "optimizer", "pool", "rng", "schedule", "files")
+    missing = [k for k in required if k not in doc]
+    if missing:
+        raise CheckpointError(f"checkpoint {str(ckpt)!r}: state.json lacks {', '.join(missing)}")
+    return ckpt, doc
+
+
+def read_config(path: str | Path) -> TrainConfig:
+    """The config a checkpoint was trained with (state.json only; no weights read)."""
+    ckpt, doc = _read_doc(path)
+    return _config(ckpt, doc)
+
+
+def _config(ckpt: Path, doc: Mapping[str, Any]) -> TrainConfig:
+    if not isinstance(doc["config"], dict):
+        raise _field("config", "must be a mapping of config fields")
+    try:
+        return TrainConfig.from_dict(doc["config"])
+    except ConfigError as err:
+        raise CheckpointError(
+            f"checkpoint {str(ckpt)!r}: field 'config' is invalid: {err}"
+        ) from None
+
+
+def read_state(path: str | Path) -> tuple[Path, TrainState]:
+    """Check and read a checkpoint's ``state.json`` and pool; return its directory too.
+
+    Raises:
+        CheckpointError: a missing directory or file, bad JSON, an unknown
+            format, a file that is not listed or not of a safe kind, a
+            checksum mismatch, or a field that does not validate (named).
+    """
+    ckpt, _, state = _read_state(path)
+    return ckpt, state
+
+
+def _read_state(path: str | Path) -> tuple[Path, dict[str, Any], TrainState]:
+    """The checkpoint directory, its ``state.json`` document and the validated state."""
+    ckpt, doc = _read_doc(path)
+    check_files(ckpt, doc["files"], _allowed, ALLOWED_KINDS)
+    config = _config(ckpt, doc)
+    step = _int(doc, "step")
+    schedule = doc["schedule"]
+    if not isinstance(schedule, dict) or set(schedule) != set(SCHEDULES):
+        raise _field("schedule", f"must map {', '.join(SCHEDULES)} to steps")
+    for name in SCHEDULES:
+        if type(schedule[name]) is not int or schedule[name] < -1:
+            raise _field(
+                f"schedule.{name}", f"must be a step (integer >= -1), got {schedule[name]!r}"
+            )
+    history = doc.get("history", [])
+    if not isinstance(history, list) or not all(isinstance(r, dict) for r in history):
+        raise _field("history", "must be a list of evaluation rows")
+    counters = doc.get("counters", {})
+    if not isinstance(counters, dict) or not all(
+        type(v) is int and v >= 0 for v in counters.values()
+    ):
+        raise _field("counters", "must map names to non-negative integers")
+    check_rng(doc["rng"])
+    pool = doc["pool"]
+    if not isinstance(pool, dict) or not isinstance(pool.get("snapshots"), list):
+        raise _field("pool", "must hold a list of snapshots")
+    snapshots = []
+    for i, meta in enumerate(pool["snapshots"]):
+        where = f"pool.snapshots[{i}]"
+        if not isinstance(meta, dict) or set(meta) != {"file", "step", "activation"}:
+            raise _field(where, "must hold file, step and activation")
+        file = meta["file"]
+        if not isinstance(file, str) or file not in doc["files"] or not _POOL_FILE.fullmatch(file):
+            raise _field(f"{where}.file", f"{meta['file']!r} is not a listed pool file")
+        if meta["activation"] not in ("tanh", "relu"):
+            raise _field(f"{where}.activation", f"must be tanh or relu, got {meta['activation']!r}")
+        snap_step = _int(meta, "step")
+        params = load_tensors_numpy(ckpt / meta["file"])
+        snapshots.append(Snapshot(snap_step, params, meta["activation"]))
+    league = pool.get("league")
+    if league is not None and not (
+        isinstance(league, dict) and isinstance(league.get("members"), list)
+    ):
+        raise _field("pool.league", "must be the League's state (a mapping with members)")
+    state = TrainState(
+        step=step,
+        config=config,
+        snapshots=snapshots,
+        rng=doc["rng"],
+        schedule=dict(schedule),
+        history=list(history),
+        counters=dict(counters),
+        league=league,
+    )
+    return ckpt, doc, state
+
+
+def load_checkpoint(path: str | Path) -> Checkpoint:
+    """Read a whole checkpoint: state, policy weights and optimizer state (torch tensors)."""
+    ckpt, doc, state = _read_state(path)
+    if not is_agent_dir(ckpt / AGENT_DIR):
+        raise CheckpointError(f"checkpoint {str(ckpt)!r}: agent/ is missing")
+    weights, meta = load_agent(ckpt / AGENT_DIR)
+    if meta.step != state.step:
+        raise CheckpointError(
+            f"checkpoint {str(ckpt)!r}: agent/ is at step {meta.step} but state.json says {state.step}"
+        )
+    optimizer = load_tensors(ckpt / OPTIMIZER_FILE)
+    return Checkpoint(ckpt, state, weights, meta, optimizer, doc["optimizer"])

@@ -1,0 +1,183 @@
+"""``cardsuite train``: self-play training from a config file.
+
+::
+
+    cardsuite train --config scum_quick --run-dir runs/scum_quick
+    cardsuite train --config scum_quick --total-steps 20000 --players 5 --device cuda
+    cardsuite train --resume runs/scum_quick --total-steps 400000
+
+The flags are the training commands' shared grammar
+(`cardsuite.train.core.cli`); every field of `TrainConfig` can also be
+overridden with ``--set key=value`` (YAML values; ``options.NAME=value`` sets
+one rule option).
+With ``--resume`` and no ``--config`` the checkpoint's own config is used.
+``--backend rllib`` hands the config to `cardsuite.train.rllib.trainer`.
+
+This module imports no torch: the CLI imports every command at start, so
+torch and stable-baselines3 are imported inside the runner only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from pathlib import Path
+from typing import Any
+
+from cardsuite.errors import ConfigError
+from cardsuite.train.core.cli import (
+    add_run_flags,
+    common_values,
+    reject_unknown,
+    resolve_preset,
+    run_dir,
+)
+from cardsuite.train.sb3.config import TrainConfig, check_baselines, load_config, parse_overrides
+
+
+def add_command(subparsers: Any) -> tuple[str, Any]:
+    """Register ``train`` on the cardsuite CLI; return its name and runner."""
+    parser = subparsers.add_parser(
+        "train",
+        allow_abbrev=False,
+        help="train an agent by self-play (MaskablePPO, or RLlib with --backend rllib)",
+        description=(
+            "Train MaskablePPO by self-play against a pool of random, heuristic and "
+            "frozen copies of itself; evaluates against baselines and checkpoints "
+            "on a schedule and on Ctrl-C."
+        ),
+        epilog="Fields for --set: " + ", ".join(TrainConfig.field_names()),
+    )
+    add_run_flags(parser)
+    parser.add_argument(
+        "--backend",
+        choices=("sb3", "rllib"),
+        default="sb3",
+        help="sb3: MaskablePPO (default); rllib: the RLlib backend",
+    )
+    parser.add_argument(
+        "--address",
+        default=None,
+        metavar="HOST:PORT",
+        help="rllib backend: an existing Ray cluster (ray start --head); default a local Ray",
+    )
+    parser.set_defaults(train_parser=parser)
+    return "train", run
+
+
+def shared_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """``--set`` values with the shared flags mapped onto TrainConfig's fields."""
+    overrides = parse_overrides(list(args.overrides))
+    shared = common_values(args)
+    players = shared.pop("num_players", None)
+    if players is not None:
+        overrides["options"] = {**overrides.get("options", {}), "num_players": players}
+    return {**overrides, **shared}
+
+
+def resolve_config(args: argparse.Namespace) -> TrainConfig:
+    """The config of ``--config`` (or of the resumed checkpoint) with the flags applied."""
+    overrides = shared_overrides(args)
+    if args.config is None and args.resume is not None:
+        from cardsuite.train.sb3.checkpoint import read_config  # validated JSON, never a pickle
+
+        saved = read_config(args.resume).to_dict()
+        options = {**saved.get("options", {}), **overrides.pop("options", {})}
+        return TrainConfig.from_dict({**saved, **overrides, "options": options})
+    return load_config(resolve_preset(args.config), overrides)
+
+
+#: The shared flags handed on to the RLlib backend as tokens (flag -> Namespace name).
+COMMON_FLAGS = {"--seed": "seed", "--players": "players", "--device": "device",
+                "--total-steps": "total_steps", "--budget-minutes": "budget_minutes",
+                "--tensorboard": "tensorboard"}  # fmt: skip
+
+TRAIN_EXTRA_MODULES = ("torch", "stable_baselines3", "sb3_contrib", "safetensors", "tensorboard")
+
+
+def require_train_extra(command: str, module: str) -> Any:
+    """Import ``module`` (which needs torch and SB3); a ConfigError naming the extra if absent."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as err:
+        top = (err.name or "").split(".")[0]
+        if top in TRAIN_EXTRA_MODULES:
+            raise ConfigError(
+                f"{command} needs the train extra ({top} is not installed): "
+                "pip install 'cardsuite[train]'"
+            ) from None
+        raise
+
+
+def run(args: argparse.Namespace, extra: list[str]) -> int:
+    """Run ``cardsuite train``; returns the exit status."""
+    if args.backend == "rllib":
+        return _run_rllib(args, extra)
+    if args.address is not None:
+        raise ConfigError("--address is for --backend rllib (a Ray cluster)")
+    reject_unknown(args.train_parser, extra)
+    if args.config is None and args.resume is None:
+        raise ConfigError("give --config FILE (configs/train/*.yaml) or --resume DIR")
+    config = resolve_config(args)
+    from cardsuite.train.core.rundir import plan_run
+
+    check_baselines(config)  # every check before any work; the last one makes the run folder
+    default = Path("runs") / (Path(args.config).stem if args.config else "default")
+    out = plan_run(run_dir(args), args.resume, default).run_dir
+    train = require_train_extra("cardsuite train", "cardsuite.train.sb3.trainer").train
+
+    result = train(config, out, resume=args.resume)
+    if result.interrupted:
+        return 130
+    from cardsuite.train.sb3.report import format_report
+
+    print(
+        f"\n{config.game}: trained {result.step} steps in {result.seconds:.0f} s; "
+        f"checkpoint {result.checkpoint}"
+    )
+    print(format_report(result.report))
+    print(f"report: {out / 'report.md'}   curves: {out / 'curves.png'}   tensorboard: {out / 'tb'}")
+    return 0
+
+
+def _run_rllib(args: argparse.Namespace, extra: list[str]) -> int:
+    """Hand the config to the RLlib backend (``train.rllib.trainer:run``).
+
+    Its own options (``--iterations``, ``--num-env-runners``...) follow on
+    the command line; with any of them the whole command line is passed on
+    as tokens, otherwise the parsed arguments.
+    """
+    try:
+        importlib.import_module("ray")
+    except ModuleNotFoundError:
+        raise ConfigError(
+            "--backend rllib needs ray[rllib] (pip install 'ray[rllib]==2.60'); "
+            "or use the default --backend sb3"
+        ) from None
+    try:
+        module = importlib.import_module("cardsuite.train.rllib.trainer")
+    except ModuleNotFoundError as err:
+        if err.name is not None and err.name.startswith("cardsuite.train.rllib"):
+            raise ConfigError(
+                "the RLlib backend (train.rllib) is not part of this install"
+            ) from None
+        raise
+    if not extra:
+        status: int = module.run(args.config, args)
+        return status
+    tokens = ["--config", args.config] if args.config else []
+    if args.resume:
+        tokens += ["--resume", args.resume]
+    if run_dir(args):
+        tokens += ["--checkpoint-dir", run_dir(args)]
+    for flag, name in COMMON_FLAGS.items():
+        value = getattr(args, name, None)
+        if value is not None:
+            tokens += [flag] if value is True else [f"--no-{flag[2:]}"] if value is False else [
+                flag, str(value)]  # fmt: skip
+    if args.address:
+        tokens += ["--address", args.address]
+    for item in args.overrides:
+        tokens += ["--set", item]
+    status = module.run(args.config, [*tokens, *extra])
+    return status

@@ -1,0 +1,127 @@
+"""The MaskablePPO report: evaluation of a checkpoint, the CSV log, the table and the curves.
+
+The evaluation is the core's duplicate evaluator
+(`cardsuite.train.core.evaluate.evaluate_specs`): the checkpoint plays as
+``ppo:<checkpoint>`` against each baseline spec, every deal in every seat
+rotation, so the luck of the cards cancels. For each baseline a row
+(`cardsuite.train.core.evaluate.EvalRow`) gives ``beats`` (the share of deals
+where the learner's mean reward beat the baseline's, ties one half, with a 95%
+interval), both mean rewards and their margin.
+
+`plot_curves` draws a run's learning curve (mean episode reward of the
+learner during training, and ``beats`` per baseline at each evaluation).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cardsuite.train.core.evaluate import EvalRow, evaluate_specs
+from cardsuite.train.core.log import EVAL_FIELDS, append_rows
+from cardsuite.train.core.log import read_rows as read_csv
+from cardsuite.train.sb3.config import TrainConfig
+
+__all__ = ["EvalRow", "append_csv", "evaluate", "format_report", "plot_curves", "read_csv"]
+
+
+def evaluate(
+    model_path: str | Path,
+    config: TrainConfig,
+    *,
+    step: int,
+    games: int,
+    seed: int = 0,
+    baselines: list[str] | None = None,
+) -> list[EvalRow]:
+    """Duplicate deals of the checkpoint at ``model_path`` against each baseline.
+
+    Args:
+        model_path: a checkpoint directory, run directory or agent directory.
+        config: the run's config (game, rule options, baselines).
+        step: the training step the checkpoint was taken at (recorded in the rows).
+        games: deals per baseline (each played in every seat rotation).
+        seed: the deals' seed.
+        baselines: agent specs; default: the config's ``eval_baselines``.
+    """
+    return evaluate_specs(
+        f"ppo:{model_path}", baselines or config.baselines(), game=config.game,
+        config=dict(config.game_config().to_dict()), deals=games, seed=seed, step=step,
+    )  # fmt: skip
+
+
+def append_csv(path: str | Path, rows: list[EvalRow]) -> None:
+    """Append evaluation rows to a CSV file (writing the header when new)."""
+    append_rows(Path(path), EVAL_FIELDS, (row.to_dict() for row in rows))
+
+
+def format_report(rows: list[EvalRow], *, markdown: bool = False) -> str:
+    """The final report: one line per baseline, with 95% intervals."""
+    header = "| vs | deals | beats baseline (duplicate) | margin | learner score | baseline score |"
+    lines = [header, "|---|---|---|---|---|---|"] if markdown else []
+    if not markdown:
+        lines.append(
+            f"{'vs':<14} {'deals':>5}  {'beats (dup.)':>15}  {'margin':>16}  "
+            f"{'score':>8}  {'baseline score':>14}"
+        )
+    for r in rows:
+        beats = f"{100 * r.beats:.1f}% ± {100 * r.beats_ci:.1f}"
+        margin = f"{r.margin:+.3f} ± {r.margin_ci:.3f}"
+        if markdown:
+            lines.append(
+                f"| {r.against} | {r.deals} | {beats} | {margin} | {r.mean_a:+.3f} "
+                f"| {r.mean_b:+.3f} |"
+            )
+        else:
+            lines.append(
+                f"{r.against:<14} {r.deals:>5}  {beats:>15}  {margin:>16}  {r.mean_a:>+8.3f}  "
+                f"{r.mean_b:>+14.3f}"
+            )
+    return "\n".join(lines)
+
+
+def plot_curves(run_dir: str | Path, out_png: str | Path, title: str | None = None) -> Path:
+    """Draw a run's learning curve into ``out_png`` and return its path.
+
+    Left: the learner's mean episode reward in training (``curve.csv``).
+    Right: the fraction of duplicate deals won against each baseline at each
+    evaluation (``eval.csv``), with 95% intervals.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
+
+    run = Path(run_dir)
+    # One point per step: should a log hold a step twice, the last row wins.
+    curve = list({int(r["step"]): r for r in read_csv(run / "curve.csv")}.values())
+    evals = read_csv(run / "eval.csv")
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    if curve:
+        ax1.plot([int(r["step"]) for r in curve], [float(r["ep_rew_mean"]) for r in curve])
+    ax1.set_xlabel("learner steps")
+    ax1.set_ylabel("mean episode reward (training, vs pool)")
+    ax1.grid(alpha=0.3)
+    for baseline in sorted({r["against"] for r in evals}):
+        rows = [r for r in evals if r["against"] == baseline]
+        x = [int(r["step"]) for r in rows]
+        y = [float(r["beats"]) for r in rows]
+        err = [float(r["beats_ci"]) for r in rows]
+        ax2.errorbar(x, y, yerr=err, marker="o", capsize=3, label=f"vs {baseline}")
+    ax2.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax2.set_ylim(-0.02, 1.02)
+    ax2.set_xlabel("learner steps")
+    ax2.set_ylabel("fraction of duplicate deals won")
+    ax2.grid(alpha=0.3)
+    if evals:
+        ax2.legend(loc="lower right")
+    thousands = FuncFormatter(lambda x, _pos: f"{x / 1000:g}k" if x else "0")
+    for ax in (ax1, ax2):
+        ax.xaxis.set_major_formatter(thousands)
+    fig.suptitle(title or run.name)
+    fig.tight_layout()
+    out = Path(out_png)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out

@@ -1,0 +1,165 @@
+"""The SB3 side of a self-play run: its vectorised envs and its MaskablePPO model.
+
+* `make_vec_env`: ``n_envs`` [`SelfPlayEnv`][cardsuite.train.sb3.single_seat.SelfPlayEnv]
+  (one learner seat each, opponents drawn from the League's draw table), in
+  worker processes, in this process, or the batched Scum engine (``vec_env``);
+* `make_league`: the run's `cardsuite.train.core.league.League` (the
+  game's real heuristic and random, then snapshots; PFSP with the
+  ``opponent_*`` shares);
+* `build_model`: a fresh MaskablePPO with the config's hyperparameters;
+* `restore_model`: the same model given a checkpoint's weights, Adam
+  state and step count, all read from safetensors (never ``MaskablePPO.load``,
+  which unpickles).
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
+
+from cardsuite.agents.learned.netspec import obs_scale
+from cardsuite.errors import CheckpointError
+from cardsuite.train.core.league import League, SeatMember
+from cardsuite.train.sb3.checkpoint import Checkpoint, restore_optimizer
+from cardsuite.train.sb3.config import TrainConfig
+from cardsuite.train.sb3.single_seat import SelfPlayEnv
+
+
+def make_league(config: TrainConfig) -> League:
+    """The run's League: the game's baselines as batched PPO builds them, then snapshots.
+
+    The fixed members are ``random`` and ``heuristic`` (the game's real
+    heuristic); ``opponent_random``, ``opponent_heuristic`` and
+    ``opponent_snapshot`` are the League's shares, ``pfsp`` its weighting.
+    """
+    from cardsuite.train.core.games import train_game
+
+    tg = train_game(config.game)
+    options = {k: v for k, v in config.options.items() if k != tg.record.players_key}
+    eng = tg.make_engine(1, tg.config(config.num_players(), options))
+    fixed = tg.baselines(["random", "heuristic"], eng, config.seed)
+    return League(
+        fixed,
+        max_snapshots=config.max_snapshots,
+        weighting=config.pfsp,
+        seed=config.seed,
+        scale=obs_scale(eng.obs_spec),
+        shares=config.opponent_probs(),
+    )
+
+
+def make_env_fn(config: TrainConfig, table: list[SeatMember], worker: bool) -> Callable[[], Any]:
+    """A factory of one monitored `SelfPlayEnv` (run inside its worker)."""
+
+    def init() -> Any:
+        if worker:  # Ctrl-C reaches the whole process group; only the trainer handles it
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        env = SelfPlayEnv(
+            config.game, config.options, league=table, learner_seat=config.learner_seat
+        )
+        return Monitor(env)
+
+    return init
+
+
+def make_vec_env(config: TrainConfig, table: list[SeatMember] | None = None) -> VecEnv:
+    """``n_envs`` envs, in worker processes unless ``vec_env`` says ``dummy`` or ``batched``.
+
+    ``table`` is the League's draw table (empty or None: that of a fresh
+    `make_league`, the baselines by their shares).
+    """
+    if not table:
+        table = make_league(config).seat_table()
+    if config.vec_env == "batched":
+        from cardsuite.train.sb3.batched import make_batched_vec_env
+
+        return make_batched_vec_env(
+            config.game,
+            dict(config.options),
+            num_envs=config.n_envs,
+            learner=config.learner_seat,
+            table=table,
+            seed=config.seed,
+        )
+    subproc = config.vec_env == "subproc" or (config.vec_env == "auto" and config.n_envs > 1)
+    fns = [make_env_fn(config, table, worker=subproc) for _ in range(config.n_envs)]
+    return SubprocVecEnv(fns) if subproc else DummyVecEnv(fns)
+
+
+def build_model(config: TrainConfig, venv: VecEnv) -> MaskablePPO:
+    """A fresh MaskablePPO with the config's hyperparameters and network."""
+    hidden = [config.hidden_size] * config.hidden_layers
+    activation = torch.nn.Tanh if config.activation == "tanh" else torch.nn.ReLU
+    return MaskablePPO(
+        "MlpPolicy",
+        venv,
+        learning_rate=config.learning_rate,
+        n_steps=config.n_steps,
+        batch_size=config.batch_size,
+        n_epochs=config.n_epochs,
+        gamma=config.gamma,
+        gae_lambda=config.gae_lambda,
+        clip_range=config.clip_range,
+        ent_coef=config.ent_coef,
+        vf_coef=config.vf_coef,
+        max_grad_norm=config.max_grad_norm,
+        policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}, "activation_fn": activation},
+        seed=config.seed,
+        device=config.device,
+        verbose=0,
+    )
+
+
+def restore_model(config: TrainConfig, venv: VecEnv, loaded: Checkpoint) -> MaskablePPO:
+    """A MaskablePPO rebuilt from the config, then given a checkpoint's weights and optimizer.
+
+    Nothing is unpickled: the network comes from the config, the tensors from
+    safetensors files. CheckpointError when they do not fit the network.
+    """
+    model = build_model(config, venv)
+    try:
+        model.policy.load_state_dict(loaded.weights, strict=True)
+    except RuntimeError as err:
+        raise CheckpointError(
+            f"checkpoint {str(loaded.path)!r}: agent/ does not fit the config's network: {err}"
+        ) from None
+    restore_optimizer(model.policy.optimizer, loaded.optimizer_tensors, loaded.optimizer_groups)
+    model.num_timesteps = loaded.state.step
+    model._n_updates = loaded.state.counters.get("n_updates", 0)
+    return model
+
+
+def derive_seed(*words: int) -> int:
+    """A 31-bit seed from integers (for envs restarted on resume)."""
+    return int(np.random.SeedSequence(list(words)).generate_state(1)[0] & 0x7FFFFFFF)
+
+
+def tensorboard_logger(folder: Path, purge_step: int | None, enabled: bool = True) -> Any:
+    """An SB3 logger writing TensorBoard events through the core's `summary_writer`
+    (none when ``enabled`` is False).
+
+    With ``purge_step`` (a resume), the event file starts with a marker that
+    makes TensorBoard discard earlier events at or after that step, the ones
+    written between the checkpoint and the kill.
+    """
+    from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
+
+    from cardsuite.train.core.log import summary_writer
+
+    class Purging(TensorBoardOutputFormat):
+        def __init__(self, folder: str) -> None:  # SB3's, with purge_step
+            self.writer = summary_writer(Path(folder), purge_step)
+            self._is_closed = False
+
+    if not enabled:
+        return Logger(folder=None, output_formats=[])
+    folder.mkdir(parents=True, exist_ok=True)
+    return Logger(folder=str(folder), output_formats=[Purging(str(folder))])

@@ -1,0 +1,219 @@
+"""A single-agent Gymnasium view of a suite env, for one learning seat.
+
+[`SelfPlayEnv`][cardsuite.train.sb3.single_seat.SelfPlayEnv] turns any suite AEC env into an ordinary
+``gymnasium.Env`` for **one** player, the learner. Every other seat is played
+inside the env by an opponent drawn, at each episode start, from the draw
+table of the training core's `cardsuite.train.core.league.League`
+(`League.seat_table`, sent by the trainer at each rollout boundary), so a
+trajectory holds the learner's decisions only:
+
+* ``reset()`` picks the learner's seat (rotating over episodes unless fixed),
+  draws an opponent per other seat, plays them until the learner must act and
+  returns the learner's observation;
+* ``step(a)`` applies the learner's action, then plays the opponents until
+  the learner acts again or the episode ends;
+* the reward of a step is exactly the learner's own reward since its previous
+  decision, including rewards that arrive while the others play (the end of
+  a series, when the learner went out long before);
+* ``action_masks()`` is the learner's legal-action mask, as sb3-contrib's
+  MaskablePPO expects;
+* the info of the episode's last step carries ``league_ids`` (the member
+  id of each other seat) and ``league_outcomes`` (the learner's outcome
+  against that seat: 1 when its episode return is higher, 0.5 tied, 0
+  lower), which the trainer hands to `League.record`.
+
+This is what PettingZoo's SB3 tutorial wrapper gets wrong: it hands each seat
+in turn to the same trajectory, so one seat's reward is credited to another
+seat's action. Here the other seats never produce a transition.
+
+Observations are the env's float32 vector scaled into [-1, 1] by
+`obs_scale` (the same scaling the trained agent uses in
+the arena). No torch is imported: worker processes stay light.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from cardsuite.agents.base import Agent, table_info
+from cardsuite.agents.learned.netspec import obs_scale
+from cardsuite.errors import ConfigError
+from cardsuite.games import get_game
+from cardsuite.train.core.league import League, SeatMember, draw_seat, seat_agent
+
+
+def fixed_seats(probs: Mapping[str, float]) -> list[SeatMember]:
+    """A draw table of fixed members only (``{"random": 0.5, "heuristic": 0.5}``)."""
+    return [SeatMember(i, name, float(p)) for i, (name, p) in enumerate(probs.items()) if p > 0]
+
+
+class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):
+    """One learner seat of a suite game; the other seats play inside.
+
+    Args:
+        game: the game's registry name (``"scum"``, ``"scandal"``...).
+        options: the game's rule options (its config fields).
+        league: the core League, or its draw table (`League.seat_table`);
+            default: random opponents only.
+        learner_seat: a fixed seat for the learner, or ``None`` to rotate it
+            (seat = episode index mod players, restarting at a seeded reset).
+        render_mode: ``"ansi"`` to render the underlying table as text.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012
+
+    def __init__(
+        self,
+        game: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        league: League | Sequence[SeatMember] | None = None,
+        learner_seat: int | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        """Create the underlying env (``env()``: an illegal action is penalized)."""
+        self.game = get_game(game).name
+        self.render_mode = render_mode
+        self.env = get_game(game).make(render_mode=render_mode, **dict(options or {}))
+        base = self.env.unwrapped
+        self.agents_order: list[str] = list(base.possible_agents)
+        self.num_players = len(self.agents_order)
+        if learner_seat is not None and not 0 <= learner_seat < self.num_players:
+            raise ConfigError(
+                f"learner_seat {learner_seat} does not exist at a {self.num_players}-player "
+                f"table (seats 0..{self.num_players - 1})"
+            )
+        self.fixed_seat = learner_seat
+        self.table: list[SeatMember] = fixed_seats({"random": 1.0})
+        if league is not None:
+            self.set_league(league)
+        self.seats: dict[str, SeatMember] = {}
+        self._returns: dict[str, float] = {}
+        self._scale = obs_scale(base.obs_spec)
+        low, high = base.obs_spec.bounds()
+        self.observation_space = spaces.Box(
+            (low * self._scale).astype(np.float32),
+            (high * self._scale).astype(np.float32),
+            dtype=np.float32,
+        )
+        self.action_space = spaces.Discrete(base.num_actions)
+        self._mask = np.zeros(base.num_actions, dtype=bool)
+        self._episode = 0
+        self.learner = self.agents_order[0]
+        self.opponents: dict[str, Agent] = {}
+        self._over = True
+
+    # --------------------------------------------------------------- gymnasium
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start an episode: seat the learner, draw opponents, play to its turn.
+
+        Args:
+            seed: reseeds the deal, the seat rotation and the opponent draws.
+            options: passed to the underlying env's ``reset`` (deal presets).
+        """
+        super().reset(seed=seed)
+        if seed is not None:
+            self._episode = 0
+        seat = self.fixed_seat if self.fixed_seat is not None else self._episode % self.num_players
+        self._episode += 1
+        self.learner = self.agents_order[seat]
+        self.env.reset(seed=seed, options=options)
+        self.opponents, self.seats = {}, {}
+        self._returns = dict.fromkeys(self.agents_order, 0.0)
+        for agent in self.agents_order:
+            if agent == self.learner:
+                continue
+            self.seats[agent] = draw_seat(self.table, self.np_random)
+            opponent = seat_agent(self.seats[agent], self.game)
+            opponent.reset(
+                table_info(self.env, self.game, agent), seed=int(self.np_random.integers(2**31))
+            )
+            self.opponents[agent] = opponent
+        self._over = False
+        self._play_opponents()
+        return self._observe(), {"learner": self.learner, "opponents": self.opponent_names()}
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Apply the learner's action, then play the others until its next turn."""
+        if self._over:
+            raise gymnasium.error.ResetNeeded("the episode is over; call reset()")
+        self.env.step(int(action))
+        self._add_returns()
+        reward = float(self.env.rewards[self.learner])
+        reward += self._play_opponents()
+        terminated = bool(self.env.terminations[self.learner])
+        truncated = bool(self.env.truncations[self.learner]) and not terminated
+        info: dict[str, Any] = {"learner": self.learner}
+        if terminated or truncated:
+            info.update(self.env.infos[self.learner])
+            own = self._returns[self.learner]
+            info["league_ids"] = [m.id for m in self.seats.values()]
+            info["league_outcomes"] = [
+                0.5 + 0.5 * float(np.sign(own - self._returns[a])) for a in self.seats
+            ]
+        return self._observe(), reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions (bool); all False once the episode is over."""
+        return self._mask.copy()
+
+    def render(self) -> str | None:  # type: ignore[override]
+        """The underlying table as text (``render_mode="ansi"``)."""
+        result: str | None = self.env.render()
+        return result
+
+    # ------------------------------------------------------------ self-play
+    def set_league(self, league: League | Sequence[SeatMember]) -> None:
+        """Seat opponents from ``league``'s draw table from the next episode on."""
+        table = league.seat_table() if isinstance(league, League) else list(league)
+        if not table or not sum(m.prob for m in table) > 0:
+            raise ConfigError("the league's draw table has no member to draw")
+        self.table = table
+
+    def seated_ids(self) -> list[int]:
+        """The league member ids playing this episode (the trainer keeps them known)."""
+        return [m.id for m in self.seats.values()]
+
+    def opponent_names(self) -> dict[str, str]:
+        """Who plays each other seat this episode."""
+        return {agent: opp.name for agent, opp in self.opponents.items()}
+
+    # -------------------------------------------------------------- helpers
+    def _finished(self) -> bool:
+        return bool(self.env.terminations[self.learner] or self.env.truncations[self.learner])
+
+    def _play_opponents(self) -> float:
+        """Let the other seats act until the learner's turn or the end.
+
+        Returns the learner's rewards that arrived meanwhile.
+        """
+        reward = 0.0
+        env = self.env
+        while not self._finished() and env.agent_selection != self.learner:
+            agent = env.agent_selection
+            obs = env.observe(agent)
+            action = self.opponents[agent].act(
+                obs["observation"], obs["action_mask"], {"agent": agent}
+            )
+            env.step(action)
+            self._add_returns()
+            reward += float(env.rewards[self.learner])
+        self._over = self._finished()
+        return reward
+
+    def _add_returns(self) -> None:
+        for agent, r in self.env.rewards.items():
+            self._returns[agent] = self._returns.get(agent, 0.0) + float(r)
+
+    def _observe(self) -> np.ndarray:
+        obs = self.env.observe(self.learner)
+        self._mask = obs["action_mask"].astype(bool)
+        scaled: np.ndarray = obs["observation"] * self._scale
+        return scaled

@@ -1,0 +1,164 @@
+"""``cardsuite export``: convert a trusted SB3 zip or RLlib checkpoint to a safe format.
+
+::
+
+    cardsuite export model.zip --out agents/mine --game scum --num_players 4 \\
+        --trust-pickle-this-file-can-run-code
+    cardsuite export runs/old_run --out agents/old --trust-pickle-this-file-can-run-code
+
+A MaskablePPO ``model.zip`` (or a checkpoint of cardsuite 0.1, which held
+one) is a zip whose ``data`` entry may carry pickled ``:serialized:`` values;
+``MaskablePPO.load`` unpickles them, and a crafted file runs any code it
+likes. cardsuite never loads one by itself: ``ppo:PATH`` and ``train
+--resume`` refuse it. This command loads it once, only with the opt-in flag
+`TRUST_FLAG`, and writes the policy as an agent directory
+(`cardsuite.agents.learned.safe_io`: safetensors + JSON) that ``ppo:DIR`` plays
+and that can never run code. The game and its rule options come from the old
+checkpoint's ``state.json`` or from ``--game`` and ``--key value`` options.
+The export holds the policy only; training cannot resume from it.
+
+An RLlib checkpoint of an older cardsuite (without ``main_module.safetensors``)
+is converted the same way: ``cardsuite export runs/rllib/iter_000010 --out DIR
+--trust-pickle-this-file-can-run-code`` writes the run record and the main
+module's weights, which ``rllib:DIR`` loads without unpickling.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from cardsuite.errors import CheckpointError, ConfigError
+
+TRUST_FLAG = "--trust-pickle-this-file-can-run-code"
+
+
+def add_command(subparsers: Any) -> tuple[str, Any]:
+    """Register ``export`` on the cardsuite CLI; return its name and runner."""
+    parser = subparsers.add_parser(
+        "export",
+        help="convert a trusted SB3 model.zip or RLlib checkpoint into a safe agent",
+        description=(
+            "Load a stable-baselines3 MaskablePPO zip (it can run code: only with "
+            f"{TRUST_FLAG}) and write its policy as safetensors + JSON."
+        ),
+        epilog="Rule options of the game follow as --key value (e.g. --num_players 4).",
+    )
+    parser.add_argument("source", help="a model.zip, or an old checkpoint/run directory")
+    parser.add_argument("--out", required=True, help="the agent directory to write (new)")
+    parser.add_argument("--game", help="the game it was trained on (default: from state.json)")
+    parser.add_argument(
+        TRUST_FLAG,
+        dest="trust",
+        action="store_true",
+        help="load the zip although unpickling it can run arbitrary code (trusted files only)",
+    )
+    return "export", run
+
+
+def _source(path: Path) -> tuple[Path, dict[str, Any] | None]:
+    """The zip and the old checkpoint's config (if any) behind ``path``."""
+    if path.is_file():
+        return path, None
+    from cardsuite.agents.learned.files import CHECKPOINT_DIR, PREVIOUS_DIR
+
+    for ckpt in (path, path / CHECKPOINT_DIR, path / PREVIOUS_DIR):
+        if (ckpt / "model.zip").is_file():
+            config = None
+            if (ckpt / "state.json").is_file():
+                from cardsuite.agents.learned.files import read_json_file
+
+                doc = read_json_file(ckpt / "state.json", f"{ckpt}/state.json")
+                config = doc.get("config") if isinstance(doc, dict) else None
+            return ckpt / "model.zip", config if isinstance(config, dict) else None
+    raise CheckpointError(f"{str(path)!r}: no model.zip to export")
+
+
+def _export_rllib(source: Path, out: Path) -> int:
+    """Write a trusted RLlib checkpoint's main module as ``main_module.safetensors``."""
+    import shutil
+
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    from cardsuite.train.rllib.policy import MODULE_DIR, export_module, read_run
+    from cardsuite.train.rllib.trainer import MAIN, RUN_RECORD
+
+    read_run(source)  # a valid record before anything is unpickled
+    try:  # the user opted in: this unpickles
+        module = RLModule.from_checkpoint(source / MODULE_DIR / MAIN)
+    except Exception as err:
+        raise CheckpointError(f"cannot load {source / MODULE_DIR / MAIN}: {err}") from None
+    out.mkdir(parents=True)
+    shutil.copyfile(source / RUN_RECORD, out / RUN_RECORD)
+    export_module(module.state_dict(), out)  # type: ignore[attr-defined]
+    print(f"exported {source} -> {out} (play it as rllib:{out})")
+    return 0
+
+
+def run(args: argparse.Namespace, extra: list[str]) -> int:
+    """Run ``cardsuite export``; returns the exit status."""
+    from cardsuite.games import get_game, parse_options
+
+    source = Path(args.source)
+    if (source / "cardsuite_run.json").is_file() and (source / "learner_group").is_dir():
+        if not args.trust:
+            raise ConfigError(
+                f"{str(source)!r} is an RLlib checkpoint: its files are cloudpickles that "
+                f"can run arbitrary code when loaded. Only if you trust where it came from, "
+                f"rerun with {TRUST_FLAG}"
+            )
+        if Path(args.out).exists():
+            raise ConfigError(f"--out {args.out!r} already exists; choose a new directory")
+        return _export_rllib(source, Path(args.out))
+    zip_path, saved = _source(source)
+    if not args.trust:
+        raise ConfigError(
+            f"{str(zip_path)!r} is a stable-baselines3 zip: loading it unpickles its 'data' "
+            f"entry, which can run arbitrary code. Only if you trust where it came from, "
+            f"rerun with {TRUST_FLAG}"
+        )
+    out = Path(args.out)
+    if out.exists():
+        raise ConfigError(f"--out {str(out)!r} already exists; choose a new directory")
+    name = args.game or (saved or {}).get("game")
+    if not isinstance(name, str):
+        raise ConfigError("give --game: the zip does not say which game it was trained on")
+    game = get_game(name)
+    options = dict((saved or {}).get("options") or {})
+    options.update(parse_options(game, extra))
+    game.config_class().from_dict(options)  # ConfigError naming a bad option
+
+    from cardsuite.agents.base import table_info
+    from cardsuite.train.sb3.cli import require_train_extra
+
+    MaskablePPO = require_train_extra("cardsuite export", "sb3_contrib").MaskablePPO
+    from cardsuite.agents.learned.policy import agent_meta
+    from cardsuite.agents.learned.safe_io import save_agent
+
+    try:
+        model = MaskablePPO.load(zip_path, device="cpu")  # the user opted in: this unpickles
+    except Exception as err:  # a corrupt zip fails in many ways
+        raise CheckpointError(
+            f"cannot load {str(zip_path)!r}: {type(err).__name__}: {err}"
+        ) from None
+    env = game.make(**options)
+    env.reset(seed=0)
+    table = table_info(env, game.name, env.agent_selection)
+    meta = agent_meta(
+        model.policy,
+        game=game.name,
+        options=options,
+        step=int(model.num_timesteps),
+        config=json.loads(json.dumps(saved or {}, default=str)),
+    )
+    if (meta.obs_size, meta.num_actions) != (table.obs_spec.size, table.num_actions):
+        raise CheckpointError(
+            f"{str(zip_path)!r}: the policy reads {meta.obs_size} features and scores "
+            f"{meta.num_actions} actions; a {game.name} table with these options has "
+            f"{table.obs_spec.size} and {table.num_actions} (other game or rule options?)"
+        )
+    save_agent(out, model.policy.state_dict(), meta)
+    print(f"exported {zip_path} -> {out} (play it as ppo:{out})")
+    return 0
