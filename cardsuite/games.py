@@ -1,22 +1,19 @@
-"""The suite's games by name: one record per game naming every part of it.
+"""The suite's games by name: one record per game, holding the game's own parts.
 
 Games register themselves through the ``cardsuite.games`` entry-point group
 (`ENTRY_POINT_GROUP`), so this core module names none of them.
 
-A game's [Game][cardsuite.games.Game] record is the one place that says where
-each part of the game lives: the env and its config, the engine and the
-batched engine, the heuristic and its batched twin, the text view a person
-sees, the rgb drawing, the greedy baseline, the ISMCTS adapter, the OpenSpiel
-adapter, the one-seat batched vector env MaskablePPO may train on, and the
-engine options trainers use (the training reward, in words too). Agents,
-trainers, RLlib, the arena and the web table ask the record
-(`Game.part`) and never pick a part by the game's name.
+A game's [Game][cardsuite.games.Game] record says where the game's own parts
+live: the env and its config, the engine and the batched engine, the rgb
+drawing and the one-seat batched vector env. Every part lives in the game's
+own package. The layers above keep their own per-game tables, keyed by the
+game's name: the agents layer its heuristics, views and search adapters
+(`cardsuite.agents.parts`), the training layer its rewards and warm starts
+(`cardsuite.train.core.games`). Nothing picks a part by switching on a game's
+name, and no game package names a layer above it.
 
 Parts are named as ``"module"`` or ``"module:attribute"`` strings and
-imported only when asked for. That keeps every import arrow pointing down
-(train -> agents -> games -> cardsuite): a game package's record may name a
-part that lives in `cardsuite.agents` (its heuristic) without importing it,
-and importing the registry never imports the agents, torch or pyspiel.
+imported only when asked for, so importing the registry imports no engine.
 
 Every command (simulate, tournament, play, train) names a game and passes
 rule options as ``--key value``; this module turns those into a validated
@@ -38,13 +35,7 @@ from cardsuite.errors import ConfigError
 PARTS: dict[str, str] = {
     "engine": "the engine module of pure functions (legal_mask, apply, why_illegal, clone)",
     "batched": "the batched engine class: cls(num_games, **options)",
-    "heuristic": "the heuristic factory: make(config, obs_spec, **params) -> act(obs, mask)",
-    "batched_heuristic": "the batched heuristic class: cls.from_engine(engine, **params)",
-    "view": "the person's text view: view(table, observation, names) -> str",
     "rgb": "the drawing module: render_rgb(env), table_model(state), LEGEND",
-    "greedy": "the greedy baseline factory: make(config, obs_spec) -> act(obs, mask)",
-    "search": "the ISMCTS adapter: a SearchKind (build(config, params), default cutoff, max_hand)",
-    "openspiel": "the OpenSpiel adapter module (registers the game with pyspiel on import)",
     "sb3_vec_env": "the one-seat batched vector env MaskablePPO's `vec_env: batched` trains on: "
     "cls(num_envs, learner=, seed=, **options), a BatchedVectorEnv with an `engine`",
 }
@@ -71,16 +62,8 @@ class Game:
         players_key: the config field that holds the player count.
         default_players: the player count commands use when none is given.
         title: the readable name (``Scum Party``) for logs and pages.
-        engine, batched, heuristic, batched_heuristic, view, rgb, greedy,
-            search, openspiel, sb3_vec_env: the parts of `PARTS`, as
+        engine, batched, rgb, sb3_vec_env: the parts of `PARTS`, as
             ``"module[:attribute]"`` strings; None where the game has no such part.
-        heuristic_params: the knobs the heuristic (and its batched twin) accept.
-        train_options: engine options every trainer sets unless the run sets
-            them (the training reward, the episode length), as ``(key, value)``
-            pairs; see `Game.train_defaults`.
-        train_reward: that reward in words, for reports (``cardsuite exploit``).
-        warm_start_steps: engine steps of the heuristic-imitation warm start
-            that let the game's episodes end (``cardsuite exploit --bc-steps``).
     """
 
     name: str
@@ -91,18 +74,8 @@ class Game:
     title: str = ""
     engine: str | None = None
     batched: str | None = None
-    heuristic: str | None = None
-    batched_heuristic: str | None = None
-    view: str | None = None
     rgb: str | None = None
-    greedy: str | None = None
-    search: str | None = None
-    openspiel: str | None = None
     sb3_vec_env: str | None = None
-    heuristic_params: tuple[str, ...] = ()
-    train_options: tuple[tuple[str, Any], ...] = ()
-    train_reward: str = "the trainer reward"
-    warm_start_steps: int = 300
 
     def config_class(self) -> type[ConfigBase]:
         """The game's config dataclass."""
@@ -142,10 +115,6 @@ class Game:
     def batched_class(self) -> Any:
         """The game's batched engine class; ConfigError if the game has none."""
         return self.part("batched")
-
-    def train_defaults(self) -> dict[str, Any]:
-        """The engine options trainers set unless a run's options do (the reward...)."""
-        return dict(self.train_options)
 
 
 #: The entry-point group through which game packages register their games;

@@ -316,9 +316,9 @@ def quick_ismcts(deal_set: DealSet) -> str:
 
 def baseline_ismcts(game: str) -> str:
     """The ISMCTS a new deal set seats: the game's leaderboard kind at budget 100 (`PROTOCOL`)."""
-    from cardsuite.agents.search.reference import search_record
+    from cardsuite.agents.search.reference import search_kind
 
-    return f"{search_record(game).part('search').baseline}:budget=100"
+    return f"{search_kind(game).baseline}:budget=100"
 
 
 def reference_pool_now(game: str, players: int, ismcts: str) -> list[str]:

@@ -132,9 +132,9 @@ def default_agents(game: str, options: dict[str, Any], ismcts: str) -> list[str]
     ``ismcts-batched`` in Scandal) with the ``ismcts`` parameters given.
     """
     from cardsuite.agents.search.guided import guided_specs
-    from cardsuite.agents.search.reference import search_record
+    from cardsuite.agents.search.reference import search_kind
 
-    kind = search_record(game).part("search").baseline
+    kind = search_kind(game).baseline
     specs = ["random", "greedy", "heuristic", f"{kind}:{ismcts}" if ismcts else kind]
     shipped = shipped_agents(game, options)
     return specs + shipped + guided_specs(game, shipped)

@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.base import TableInfo
+from cardsuite.agents.parts import agent_parts, part
 from cardsuite.errors import ConfigError
-from cardsuite.games import games
+from cardsuite.games import get_game
 
 
 def climb_greedy(mask: np.ndarray, num_slots: int, give_base: int) -> int:
@@ -107,12 +108,9 @@ class GreedyAgent:
 
     def __init__(self, game: str, seed: int | None = None) -> None:
         """Remember the game; the policy is built at `reset`."""
-        record = games().get(game.replace("-", "_").lower())
-        if record is None or not record.has("greedy"):
-            have = ", ".join(sorted(g.name for g in games().values() if g.has("greedy")))
-            raise ConfigError(f"no greedy agent for game {game!r}; games: {have}")
-        self.game = record.name
-        self._make = record.part("greedy")
+        agent_parts(game, "greedy agent")
+        self.game = get_game(game).name
+        self._make = part(self.game, "greedy")
         self._policy: Any = None
 
     def reset(self, table: TableInfo, seed: int | None = None) -> None:

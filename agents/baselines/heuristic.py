@@ -1,8 +1,8 @@
 """``HeuristicAgent``: the strongest rule-based player of each game.
 
 One agent class for the registry and the arena; at each episode start it
-builds the policy the table's game record names (its ``heuristic`` part,
-`cardsuite.games.Game.part`): `cardsuite.agents.baselines.scum` for Scum,
+builds the policy of the table's game (its ``heuristic`` part,
+`cardsuite.agents.parts`): `cardsuite.agents.baselines.scum` for Scum,
 `cardsuite.agents.baselines.party` for Scum Party,
 `cardsuite.agents.baselines.scandal` for Scandal.
 
@@ -19,22 +19,14 @@ from typing import Any, Protocol
 import numpy as np
 
 from cardsuite.agents.base import TableInfo
+from cardsuite.agents.parts import agent_parts, part
 from cardsuite.errors import ConfigError
-from cardsuite.games import Game, games, get_game
-
-
-def heuristic_game(game: str) -> Game:
-    """The record of ``game`` if it has a heuristic; ConfigError naming those that do."""
-    record = games().get(game.replace("-", "_").lower())
-    if record is None or not record.has("heuristic"):
-        have = sorted(g.name for g in games().values() if g.has("heuristic"))
-        raise ConfigError(f"no heuristic for game {game!r}; games: {', '.join(have)}")
-    return record
+from cardsuite.games import get_game
 
 
 def check_params(game: str, params: Mapping[str, Any]) -> None:
-    """ConfigError naming a knob the game's heuristic does not have (its record's list)."""
-    allowed = get_game(game).heuristic_params
+    """ConfigError naming a knob the game's heuristic does not have (its parts' list)."""
+    allowed = agent_parts(game).heuristic_params
     for key in params:
         if key not in allowed:
             raise ConfigError(
@@ -52,7 +44,7 @@ class ObservationPolicy(Protocol):
 
 def make_policy(table: TableInfo, **params: Any) -> ObservationPolicy:
     """The heuristic policy of ``table.game`` with ``params`` (per-game knobs)."""
-    factory = heuristic_game(table.game).part("heuristic")
+    factory = part(table.game, "heuristic")
     policy: ObservationPolicy = factory(table.config, table.obs_spec, **params)
     return policy
 
@@ -71,7 +63,8 @@ class HeuristicAgent:
 
     def __init__(self, game: str, seed: int | None = None, **params: Any) -> None:
         """Remember the game and knobs; the policy is built at `reset`."""
-        key = heuristic_game(game).name
+        agent_parts(game, "heuristic")
+        key = get_game(game).name
         check_params(key, params)
         self.game = key
         self.params = params

@@ -13,20 +13,20 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.base import TableInfo
-from cardsuite.games import game_of_env, games
+from cardsuite.agents.parts import PARTS, part
+from cardsuite.games import game_of_env
 from cardsuite.rgb import cards_word
 
 
 def table_view(table: TableInfo, observation: np.ndarray, names: list[str] | None = None) -> str:
-    """The person's view of the table: the ``view`` part of the game's record.
+    """The person's view of the table: the ``view`` part of the game (`cardsuite.agents.parts`).
 
     ``names`` (the players in the same relative order, see
     `relative_names`) labels the others as the move log does
     (``player_2``) instead of ``+1``, ``+2``.
     """
-    game = games().get(table.game)
-    if game is not None and game.has("view"):
-        view: Any = game.part("view")  # the game record's view (scum_view, party_view...)
+    if table.game in PARTS:
+        view: Any = part(table.game, "view")  # scum_view, party_view, scandal_view
         return str(view(table, observation, names))
     return _generic_view(table, observation)
 

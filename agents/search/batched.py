@@ -43,9 +43,10 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.base import TableInfo
+from cardsuite.agents.parts import part
 from cardsuite.agents.search.base import Node, check_loop
 from cardsuite.agents.search.leaves import LeafEngine, host
-from cardsuite.agents.search.reference import ISMCTSAgent, SearchGame, SearchKind, search_record
+from cardsuite.agents.search.reference import ISMCTSAgent, SearchGame, SearchKind, search_kind
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game, resolve
 
@@ -122,7 +123,7 @@ DEFAULT_BATCH = 25
 
 def leaf_engine(game: str) -> LeafEngine | None:
     """The game's `LeafEngine` (its record's ``search`` part names it); None if it has none."""
-    kind: SearchKind = search_record(game).part("search")
+    kind: SearchKind = search_kind(game)
     return None if kind.leaves is None else resolve(kind.leaves)
 
 
@@ -180,9 +181,7 @@ class BatchedRollouts:
         )
         self._load: Callable[..., Any] = resolve(leaves.load)
         if policy == "heuristic":
-            policy = _Memoryless(
-                record.part("batched_heuristic").from_engine(self.engine, **params)
-            )
+            policy = _Memoryless(part(game, "batched_heuristic").from_engine(self.engine, **params))
         self.policy = policy
         self.num_players = int(self.engine.num_players)
         #: ``run(states, cutoff)``: the compiled heuristic rollouts, where they apply.

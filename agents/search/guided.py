@@ -74,7 +74,7 @@ from cardsuite.agents.registry import spec_scalar
 from cardsuite.agents.search.base import Node
 from cardsuite.agents.search.batched import BatchedISMCTSAgent, LearnedRollout, leaf_engine
 from cardsuite.agents.search.paired_root import candidates_by_prior, paired_choice
-from cardsuite.agents.search.reference import SearchGame, SearchKind, search_record
+from cardsuite.agents.search.reference import SearchGame, SearchKind, search_kind
 from cardsuite.errors import ConfigError
 
 #: The parameters a ``search:`` spec may give after the wrapped agent's spec.
@@ -208,7 +208,7 @@ class HalvingRoot:
 def supports(game: str) -> bool:
     """Whether ``game`` can be searched over a learned agent (its record has a ``search`` part)."""
     try:
-        search_record(game).part("search")
+        search_kind(game)
     except ConfigError:
         return False
     return True
@@ -232,7 +232,7 @@ def guided_specs(game: str, shipped: list[str]) -> list[str]:
     if not supports(game):
         return []
     learned = [f"search:{spec}" for spec in shipped if spec.startswith("pretrained:")]
-    most = search_record(game).part("search").guided_agents
+    most = search_kind(game).guided_agents
     return learned if most is None else learned[:most]
 
 
@@ -244,7 +244,7 @@ def game_defaults(game: str, critic: bool = False) -> dict[str, Any]:
     by that critic (``leaf=value,root=gumbel,value=raw``).
     """
     try:
-        kind: SearchKind = search_record(game).part("search")
+        kind: SearchKind = search_kind(game)
     except ConfigError:
         return {}
     return {**dict(kind.guided), **(dict(kind.guided_critic) if critic else {})}

@@ -5,7 +5,7 @@ leaf states of a wave into the rows of the game's batched engine (its
 record's ``batched`` part), play them out together and score them as the
 reference's [`SearchGame.values`][cardsuite.agents.search.reference.SearchGame] does.
 What differs between games is named here, once per game, and reached through
-the game's record (``Game.part("search").leaves``), so the searches never
+the game's ``search`` part (``SearchKind.leaves``, `cardsuite.agents.parts`), so the searches never
 pick a game by its name:
 
 * ``load``: the bridge that writes per-game states into engine rows

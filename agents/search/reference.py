@@ -64,10 +64,11 @@ import numpy as np
 from cardsuite.agents.base import TableInfo
 from cardsuite.agents.baselines.scandal import ScandalPolicy
 from cardsuite.agents.baselines.scum import ScumParams, ScumPolicy
+from cardsuite.agents.parts import agent_parts, part
 from cardsuite.agents.search.base import Node, SearchBase
 from cardsuite.engine import EngineState
 from cardsuite.errors import ConfigError
-from cardsuite.games import Game, games, get_game
+from cardsuite.games import get_game
 from cardsuite.safe_yaml import brief
 from scandal_env import engine as XE
 from scum_env import engine as SE
@@ -323,19 +324,17 @@ scandal_search = SearchKind(
 )
 
 
-def search_record(game: str) -> Game:
-    """The record of ``game`` if it has an ISMCTS adapter; ConfigError naming those that do."""
-    record = games().get(game.replace("-", "_").lower())
-    if record is None or not record.has("search"):
-        have = ", ".join(sorted(g.name for g in games().values() if g.has("search")))
-        raise ConfigError(f"no ISMCTS for game {game!r}; games: {have}")
-    return record
+def search_kind(game: str) -> SearchKind:
+    """The ISMCTS adapter of ``game`` (its ``search`` part, `cardsuite.agents.parts`);
+    ConfigError naming the games that have one."""
+    agent_parts(game, "ISMCTS")
+    kind: SearchKind = part(game, "search")
+    return kind
 
 
 def search_game(game: str, config: Any, params: Mapping[str, Any]) -> SearchGame[Any]:
-    """The `SearchGame` adapter of ``game``: its record's ``search`` part."""
-    kind: SearchKind = search_record(game).part("search")
-    return kind.build(config, params)
+    """The `SearchGame` adapter of ``game``: its ``search`` part."""
+    return search_kind(game).build(config, params)
 
 
 SEARCH_PARAMS = ("budget", "rollout", "c", "cutoff", "max_hand")
@@ -343,7 +342,7 @@ SEARCH_PARAMS = ("budget", "rollout", "c", "cutoff", "max_hand")
 
 def _check_search_params(game: str, params: Mapping[str, Any], **values: Any) -> None:
     """ConfigError naming an ismcts parameter that is unknown or of the wrong type."""
-    allowed = get_game(game).heuristic_params
+    allowed = agent_parts(game).heuristic_params
     for name in params:
         if name not in allowed:
             close = difflib.get_close_matches(name, (*SEARCH_PARAMS, *allowed), n=1)
@@ -400,9 +399,8 @@ class ISMCTSAgent(SearchBase):
         **params: Any,
     ) -> None:
         """Check and store the search settings; the adapter is built at `reset`."""
-        record = search_record(game)
-        key = record.name
-        kind: SearchKind = record.part("search")
+        kind = search_kind(game)
+        key = get_game(game).name
         _check_search_params(key, params, budget=budget, c=c, cutoff=cutoff, max_hand=max_hand)
         if rollout not in ("heuristic", "random"):
             raise ConfigError(f"ismcts rollout must be 'heuristic' or 'random', got {rollout!r}")

@@ -1,12 +1,14 @@
-"""One record per game names every part the suite needs, and every consumer reads it (issue 20).
+"""One record per game holds the game's own parts; each layer above keeps its own per-game table.
 
-The records of ``scum_env.games`` and ``scandal_env.games`` name their parts as
-``"module[:attribute]"`` strings (`cardsuite.games.PARTS`), imported only when
-asked for. These tests resolve every part, check it is the kind of object its
-consumers call, and check that the heuristic agent, the greedy agent, the
-text view, the rgb drawing, the batched trainers and RLlib's batched env all
-build the part the record names: so RLlib trains against the same real
-batched heuristics as ``cardsuite ppo`` and ``dmc`` (not a lowest-first stand-in).
+The records of ``scum_env.games`` and ``scandal_env.games`` name the game's own
+parts as ``"module[:attribute]"`` strings (`cardsuite.games.PARTS`); the agents
+layer's parts (heuristics, views, searches, OpenSpiel) are
+`cardsuite.agents.parts.PARTS`, the training layer's rewards and warm starts
+`cardsuite.train.core.games.TRAINING` (issue 56). These tests check that every
+registered game has a row in each table, resolve every part, and check that the
+heuristic agent, the greedy agent, the text view, the rgb drawing, the batched
+trainers and RLlib's batched env all build the part the tables name: so RLlib
+trains against the same real batched heuristics as ``cardsuite ppo`` and ``dmc``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import fields
 import numpy as np
 import pytest
 
+from cardsuite.agents.parts import DESCRIPTIONS, agent_parts, part
 from cardsuite.errors import ConfigError
 from cardsuite.games import OPTIONAL_PARTS, PARTS, Game, game_of_env, games, get_game
 
@@ -25,12 +28,14 @@ GAMES = ("scum", "scum_party", "scandal")
 
 
 def test_every_game_names_every_part() -> None:
+    from cardsuite.agents import parts
+
+    assert sorted(games()) == sorted(GAMES) == sorted(parts.PARTS)
     for name in GAMES:
         record = get_game(name)
         missing = [part for part in PARTS if not record.has(part)]
         assert set(missing) <= set(OPTIONAL_PARTS), f"{name} names no {missing}"
-        assert record.title and record.train_defaults() and record.heuristic_params
-        assert record.train_reward != Game.train_reward and record.warm_start_steps > 0
+        assert record.title and agent_parts(name).heuristic_params
     # only Scum has a one-seat batched vector env for MaskablePPO (`vec_env: batched`)
     assert [g for g in GAMES if get_game(g).has("sb3_vec_env")] == ["scum"]
 
@@ -55,34 +60,45 @@ def test_each_part_is_what_its_consumers_call(name: str) -> None:
         assert callable(getattr(engine, function)), f"{name} engine lacks {function}"
     batched = record.part("batched")
     assert inspect.isclass(batched) and callable(batched.observe_as)
-    assert callable(record.part("batched_heuristic").from_engine)
+    assert callable(part(name, "batched_heuristic").from_engine)
     rgb = record.part("rgb")
     assert callable(rgb.render_rgb) and callable(rgb.table_model)
-    for part in ("heuristic", "view", "greedy"):
-        assert callable(record.part(part)), f"{name} {part}"
-    search = record.part("search")
+    for what in ("heuristic", "view", "greedy"):
+        assert callable(part(name, what)), f"{name} {what}"
+    search = part(name, "search")
     assert callable(search.build) and search.cutoff >= 0 and search.max_hand >= 0
-    assert record.openspiel is not None
     if importlib.util.find_spec("pyspiel") is not None:
-        assert record.part("openspiel").GAME_TYPE.short_name == f"cardsuite_{name}"
+        assert part(name, "openspiel").GAME_TYPE.short_name == f"cardsuite_{name}"
 
 
 def test_asking_for_an_unknown_or_missing_part_is_a_named_error() -> None:
     bare = Game("bare", "scum_env.scum_v0", "scum_env.config:ScumConfig")
-    assert not bare.has("heuristic")
-    with pytest.raises(ConfigError, match=r"game 'bare' has no heuristic"):
-        bare.part("heuristic")
+    assert not bare.has("batched")
     with pytest.raises(ConfigError, match=r"game 'bare' has no batched"):
         bare.batched_class()
-    with pytest.raises(ConfigError, match=r"unknown game part 'heuristics'"):
-        get_game("scum").part("heuristics")
+    with pytest.raises(ConfigError, match=r"unknown game part 'heuristic'"):
+        get_game("scum").part("heuristic")  # an agents-layer part, not the game's own
+    with pytest.raises(ConfigError, match=r"no heuristic for game 'bare'; games: scandal"):
+        agent_parts("bare", "heuristic")
+    with pytest.raises(ConfigError, match=r"unknown agent part 'heuristics'"):
+        part("scum", "heuristics")
 
 
 def test_every_record_field_is_a_part_or_a_known_setting() -> None:
     # A new part is added to PARTS (with its contract), never as a loose field.
-    settings = {"name", "module", "config", "players_key", "default_players", "title",
-                "heuristic_params", "train_options", "train_reward", "warm_start_steps"}  # fmt: skip
+    settings = {"name", "module", "config", "players_key", "default_players", "title"}
     assert {f.name for f in fields(Game)} == settings | set(PARTS)
+    from cardsuite.agents.parts import AgentParts
+
+    assert {f.name for f in fields(AgentParts)} == set(DESCRIPTIONS) | {"heuristic_params"}
+
+
+def test_no_game_package_names_a_layer_above_it() -> None:
+    for name in GAMES:
+        record = get_game(name)
+        for field in PARTS:
+            spec = getattr(record, field)
+            assert spec is None or spec.split(".")[0] in ("scum_env", "scandal_env"), spec
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -99,16 +115,16 @@ def test_heuristic_knobs_are_the_heuristics_own() -> None:
     from cardsuite.agents.baselines.scum import ScumParams
 
     climb = tuple(f.name for f in fields(ScumParams))
-    assert get_game("scum").heuristic_params == climb
-    assert get_game("scum_party").heuristic_params == climb
+    assert agent_parts("scum").heuristic_params == climb
+    assert agent_parts("scum_party").heuristic_params == climb
     from cardsuite.agents.baselines.scandal import ScandalPolicy
 
     knobs = [p for p in inspect.signature(ScandalPolicy).parameters if p != "config"]
-    assert list(get_game("scandal").heuristic_params) == knobs
+    assert list(agent_parts("scandal").heuristic_params) == knobs
 
 
 @pytest.mark.parametrize("name", GAMES)
-def test_agents_build_the_parts_the_record_names(name: str) -> None:
+def test_agents_build_the_parts_their_table_names(name: str) -> None:
     from cardsuite.agents.base import table_info
     from cardsuite.agents.baselines.greedy import GreedyAgent
     from cardsuite.agents.baselines.heuristic import HeuristicAgent, make_policy
@@ -121,18 +137,18 @@ def test_agents_build_the_parts_the_record_names(name: str) -> None:
     agent = env.agent_selection
     table = table_info(env, name, agent)
     policy = make_policy(table)
-    assert type(policy) is type(record.part("heuristic")(table.config, table.obs_spec))
+    assert type(policy) is type(part(name, "heuristic")(table.config, table.obs_spec))
     greedy = GreedyAgent(name)
     greedy.reset(table)
-    built = record.part("greedy")(table.config, table.obs_spec)
+    built = part(name, "greedy")(table.config, table.obs_spec)
     assert type(greedy._policy) is type(built)
     obs = env.observe(agent)
-    assert table_view(table, obs["observation"]) == record.part("view")(
+    assert table_view(table, obs["observation"]) == part(name, "view")(
         table, obs["observation"], None
     )
     assert legend(env) == getattr(record.part("rgb"), "LEGEND", "")
     assert type(search_game(name, table.config, {})) is type(
-        record.part("search").build(table.config, {})
+        part(name, "search").build(table.config, {})
     )
     h = HeuristicAgent(name)
     h.reset(table)
@@ -155,14 +171,16 @@ def test_a_game_without_a_part_is_refused_by_name(monkeypatch: pytest.MonkeyPatc
 
 
 @pytest.mark.parametrize("name", GAMES)
-def test_trainers_and_rllib_play_against_the_records_batched_heuristic(name: str) -> None:
+def test_trainers_and_rllib_play_against_the_tables_batched_heuristic(name: str) -> None:
     pytest.importorskip("torch")
-    from cardsuite.train.core.games import train_game
+    from cardsuite.train.core.games import TRAINING, train_game
 
+    assert sorted(TRAINING) == sorted(GAMES)
     record = get_game(name)
-    twin = record.part("batched_heuristic")
+    twin = part(name, "batched_heuristic")
     tg = train_game(name)
-    assert tg.record is record and tg.defaults == record.train_defaults()
+    assert tg.record is record and tg.defaults == dict(TRAINING[name].options)
+    assert TRAINING[name].reward and TRAINING[name].warm_start_steps > 0
     eng = tg.make_engine(4, tg.config(record.default_players, {}))
     assert type(eng) is record.batched_class()
     assert type(tg.heuristic(eng)) is twin

@@ -13,14 +13,15 @@ game: they ask the game's `TrainGame` for
 * every game's observation as a given player would see it now (to
   bootstrap that player's open transition at the end of a rollout).
 
-Each comes from the game's record (`cardsuite.games.Game`): its ``batched``
-engine, its ``batched_heuristic`` (the same real heuristics the arena
-judges by: `BatchedScumHeuristic`, `BatchedPartyHeuristic`,
-`BatchedScandalHeuristic`), the batched engine's ``observe_as`` and the
-record's ``train_options`` (the reward). Every game whose record names a
-batched engine and a batched heuristic is playable; nothing here names a game.
+Each comes from the game's record (`cardsuite.games.Game`: its ``batched``
+engine and that engine's ``observe_as``), from the agents layer's parts
+(`cardsuite.agents.parts`: its ``batched_heuristic``, the same real heuristics
+the arena judges by) and from this layer's own table, `TRAINING`: the engine
+options every trainer sets (the reward), that reward in words and the length of
+the warm start. Every game with a batched engine, a batched heuristic and a row
+of `TRAINING` is playable; nothing else here names a game.
 
-Rewards (each record's ``train_options``): Scum trains on ``centered`` (J8,
+Rewards (each row's ``options``): Scum trains on ``centered`` (J8,
 in [-1, 1]); Scum Party on ``points`` (each hand's P8 points when the hand is
 scored: ``rank``, paid only at the end of a tournament of about a thousand
 engine steps, left the policy to collapse on noise before the first reward
@@ -35,20 +36,56 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cardsuite.agents.parts import PARTS, part
 from cardsuite.batched.policies import RandomPolicy
 from cardsuite.errors import ConfigError
 from cardsuite.games import Game, games
 
 
 @dataclass(frozen=True)
+class Training:
+    """What the trainers set for one game (module doc).
+
+    Attributes:
+        options: engine options every trainer sets unless the run sets them (the
+            training reward, the episode length), as ``(key, value)`` pairs.
+        reward: that reward in words, for reports (``cardsuite exploit``).
+        warm_start_steps: engine steps of the heuristic-imitation warm start that
+            let the game's episodes end (``cardsuite exploit --bc-steps``).
+    """
+
+    options: tuple[tuple[str, Any], ...]
+    reward: str
+    warm_start_steps: int
+
+
+#: This layer's per-game table (module doc).
+TRAINING: dict[str, Training] = {
+    "scum": Training((("reward", "centered"),), "centered J8 points", 300),  # J8 in [-1, 1]
+    "scum_party": Training(
+        (("reward", "points"),),
+        "P8 points per tournament",
+        1500,  # a tournament is long: enough steps for some to end
+    ),
+    # one hand per episode: its net score / reward_scale
+    "scandal": Training((("episode", "hand"),), "hand score / 100", 600),
+}
+
+
+@dataclass(frozen=True)
 class TrainGame:
-    """How the batched trainers play one game: a view of its record (module doc).
+    """How the batched trainers play one game: its record, parts and `Training` (module doc).
 
     Attributes:
         record: the game's record in `cardsuite.games`.
     """
 
     record: Game
+
+    @property
+    def training(self) -> Training:
+        """This layer's row for the game."""
+        return TRAINING[self.record.name]
 
     @property
     def name(self) -> str:
@@ -63,7 +100,7 @@ class TrainGame:
     @property
     def defaults(self) -> dict[str, Any]:
         """Engine options the trainer sets unless the run's options do (the reward)."""
-        return self.record.train_defaults()
+        return dict(self.training.options)
 
     def config(self, num_players: int, options: dict[str, Any]) -> dict[str, Any]:
         """The engine config of a run: the player count, the trainer's defaults, ``options``."""
@@ -76,8 +113,8 @@ class TrainGame:
         return self.record.batched_class()(num_games, **kwargs, **config)
 
     def heuristic(self, engine: Any, **params: Any) -> Any:
-        """The game's real heuristic as a batch policy over ``engine`` (its record's twin)."""
-        return self.record.part("batched_heuristic").from_engine(engine, **params)
+        """The game's real heuristic as a batch policy over ``engine`` (its batched twin)."""
+        return part(self.record.name, "batched_heuristic").from_engine(engine, **params)
 
     def observe_as(self, engine: Any, player: int) -> Any:
         """``[N, D]`` observations of ``player`` now, leaving the engine's buffers as they were."""
@@ -97,8 +134,9 @@ class TrainGame:
 
 
 def trainable(record: Game) -> bool:
-    """Whether the batched trainers can play ``record``: a batched engine and heuristic."""
-    return record.has("batched") and record.has("batched_heuristic")
+    """Whether the batched trainers can play ``record``: a batched engine, a batched
+    heuristic and a row of `TRAINING`."""
+    return record.has("batched") and record.name in PARTS and record.name in TRAINING
 
 
 def train_games() -> dict[str, TrainGame]:

@@ -22,13 +22,14 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from cardsuite.agents.parts import PARTS
 from cardsuite.errors import ConfigError
 from cardsuite.games import games
 
 
 def _adapters() -> list[str]:
-    """The OpenSpiel adapter modules the installed games' records name (``openspiel`` part)."""
-    return [g.openspiel for g in games().values() if g.openspiel is not None]
+    """The OpenSpiel adapter modules of the installed games (their ``openspiel`` part)."""
+    return [PARTS[name].openspiel for name in games() if name in PARTS]
 
 
 def register() -> list[str]:
