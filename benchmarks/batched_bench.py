@@ -20,15 +20,14 @@ GPU (torch on CUDA, N = 1 .. 2**22, stopping at the first out-of-memory)::
 
 ``--profile N`` prints where the time of a numpy step goes at batch size N
 (cProfile by own time, and the split between the engine and the policy).
-A game is a row of `ENGINES`; a new batched engine that keeps the
-[`cardsuite.batched.protocol`][cardsuite.batched.protocol] contract needs one more row.
+A game is a row of `ENGINES` (its batched engine and env come from its
+record in the game registry).
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
-import importlib
 import io
 import json
 import platform
@@ -36,40 +35,28 @@ import pstats
 import time
 import tracemalloc
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from benchmarks.bench import bench_aec
+from benchmarks.references import measure
 from cardsuite.batched.policies import RandomPolicy
 from cardsuite.batched.sharded import ShardedEngine
+from cardsuite.games import get_game
 
 CPU_SIZES = [1, 16, 256, 1024, 4096, 16384, 65536]
 GPU_SIZES = [4**i for i in range(12)]  # 1 .. 4,194,304
 
-
-@dataclass(frozen=True)
-class EngineSpec:
-    """Where a game's batched engine and per-game env live."""
-
-    engine: str  # "module:Class" of the batched engine
-    env: str  # module of the per-game PettingZoo env
-    players: tuple[int, ...]  # default player counts to measure
-
-
-ENGINES: dict[str, EngineSpec] = {
-    "scum": EngineSpec("scum_env.batched.engine:BatchedScum", "scum_env.scum_v0", (4,)),
-    "party": EngineSpec(
-        "scum_env.party.batched.engine:BatchedParty", "scum_env.scum_party_v0", (8, 50)
-    ),
-    "scandal": EngineSpec(
-        "scandal_env.batched.engine:BatchedScandal", "scandal_env.scandal_v0", (2,)
-    ),
+#: ``--game`` -> (the game's registry name, default player counts to measure).
+ENGINES: dict[str, tuple[str, tuple[int, ...]]] = {
+    "scum": ("scum", (4,)),
+    "party": ("scum_party", (8, 50)),
+    "scandal": ("scandal", (2,)),
 }
 
 
 def engine_class(game: str) -> Any:
-    """The batched engine class of ``game`` (ImportError if that engine is not installed)."""
-    module, _, name = ENGINES[game].engine.partition(":")
-    return getattr(importlib.import_module(module), name)
+    """The batched engine class of ``game`` (from the game's record)."""
+    return get_game(ENGINES[game][0]).batched_class()
 
 
 def make_engine(
@@ -88,7 +75,7 @@ def make_engine(
 
 def _sync(device: str | None) -> None:
     if device is not None and device.startswith("cuda"):
-        import torch
+        import torch  # lazy here and below: torch is optional (numpy runs without it)
 
         torch.cuda.synchronize()
 
@@ -164,9 +151,7 @@ def bench_batched(
 
 def bench_per_game(game: str, seconds: float, config: dict[str, Any]) -> float:
     """Agent steps per second of the game's per-game ``env()``, random legal play."""
-    from benchmarks.bench import bench_aec
-
-    module = importlib.import_module(ENGINES[game].env)
+    module = get_game(ENGINES[game][0]).env_module()
     return bench_aec(lambda: module.env(**config), seconds)
 
 
@@ -219,12 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--profile", type=int, default=0, help="profile numpy at this N")
     parser.add_argument("--out", help="write the results as JSON here")
     args = parser.parse_args(argv)
-    players = args.players or list(ENGINES[args.game].players)
-    try:
-        engine_class(args.game)
-    except ImportError as err:
-        print(f"--game {args.game}: its batched engine is not available ({err})")
-        return 2
+    players = args.players or list(ENGINES[args.game][1])
     if args.profile:
         for p in players:
             print(profile_numpy(args.game, args.profile, {"num_players": p}))
@@ -277,11 +257,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 _print_row(row)
         if not args.no_references:
             rate = bench_per_game(args.game, 2.0, config)
-            results["references"][f"{ENGINES[args.game].env} env() {p}p (per game)"] = rate
-            print(f"{ENGINES[args.game].env} env(), {p} players, per game: {rate:,.0f} steps/s")
+            env = get_game(ENGINES[args.game][0]).module
+            results["references"][f"{env} env() {p}p (per game)"] = rate
+            print(f"{env} env(), {p} players, per game: {rate:,.0f} steps/s")
     if not args.no_references:
-        from benchmarks.references import measure
-
         ref = measure("openspiel/dou_dizhu", 2.0)
         results["references"]["openspiel/dou_dizhu"] = ref.steps_per_sec
         rate_text = f"{ref.steps_per_sec:,.0f} steps/s" if ref.steps_per_sec else ref.status

@@ -32,15 +32,18 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from benchmarks.references import REFERENCES, measure
+from scum_env import engine as E
+from scum_env.config import ScumConfig
+from scum_env.rules import scum_rules
 
 _CLOCK_MASK = 63
 
 
 def bench_aec(make: Callable[[], Any], seconds: float, seed: int = 0) -> float:
     """Agent steps/s of random legal play through a PettingZoo AEC env."""
-    import numpy as np
-
     rng = random.Random(seed)
     randrange = rng.randrange
     flatnonzero = np.flatnonzero
@@ -66,12 +69,6 @@ def bench_aec(make: Callable[[], Any], seconds: float, seed: int = 0) -> float:
 
 def bench_scum_engine(num_players: int, seconds: float, seed: int = 0) -> float:
     """Agent steps/s of the bare Scum engine (mask + apply, no observation)."""
-    import numpy as np
-
-    from scum_env import engine as E
-    from scum_env.config import ScumConfig
-    from scum_env.rules import scum_rules
-
     rules = scum_rules(ScumConfig(num_players=num_players))
     rng = random.Random(seed)
     perf_counter = time.perf_counter
@@ -92,27 +89,23 @@ def bench_scum_engine(num_players: int, seconds: float, seed: int = 0) -> float:
             return steps / (perf_counter() - t0)
 
 
-def _env_factory(module: str, **config: Any) -> Callable[[], Any]:
-    def make() -> Any:
-        return importlib.import_module(module).env(**config)
+def bench_env(module: str, seconds: float, **config: Any) -> float:
+    """Agent steps/s of ``module.env(**config)`` (an env module such as ``scum_env.scum_v0``)."""
+    return bench_aec(lambda: importlib.import_module(module).env(**config), seconds)
 
-    return make
 
+_SCUM, _PARTY, _SCANDAL = "scum_env.scum_v0", "scum_env.scum_party_v0", "scandal_env.scandal_v0"
+_ALL_VARIANTS = {"carousel": True, "color_clash": True, "wild_queen": True}
 
 OURS: dict[str, Callable[[float], float]] = {
-    "scum4.env": lambda s: bench_aec(_env_factory("scum_env.scum_v0", num_players=4), s),
+    "scum4.env": lambda s: bench_env(_SCUM, s, num_players=4),
     "scum4.engine": lambda s: bench_scum_engine(4, s),
-    "scum6.env": lambda s: bench_aec(_env_factory("scum_env.scum_v0", num_players=6), s),
-    "scum4_all_variants.env": lambda s: bench_aec(
-        _env_factory(
-            "scum_env.scum_v0", num_players=4, carousel=True, color_clash=True, wild_queen=True
-        ),
-        s,
-    ),
-    "scandal2.env": lambda s: bench_aec(_env_factory("scandal_env.scandal_v0", num_players=2), s),
-    "scandal4.env": lambda s: bench_aec(_env_factory("scandal_env.scandal_v0", num_players=4), s),
-    "party5.env": lambda s: bench_aec(_env_factory("scum_env.scum_party_v0", num_players=5), s),
-    "party50.env": lambda s: bench_aec(_env_factory("scum_env.scum_party_v0", num_players=50), s),
+    "scum6.env": lambda s: bench_env(_SCUM, s, num_players=6),
+    "scum4_all_variants.env": lambda s: bench_env(_SCUM, s, num_players=4, **_ALL_VARIANTS),
+    "scandal2.env": lambda s: bench_env(_SCANDAL, s, num_players=2),
+    "scandal4.env": lambda s: bench_env(_SCANDAL, s, num_players=4),
+    "party5.env": lambda s: bench_env(_PARTY, s, num_players=5),
+    "party50.env": lambda s: bench_env(_PARTY, s, num_players=50),
 }
 
 RATIOS = (

@@ -22,21 +22,19 @@ from __future__ import annotations
 import argparse
 
 from benchmarks.bench import bench_aec
+from scum_env import scum_party_v0, scum_v0
+from scum_env.party.config import PartyConfig
 
 DEFAULT_SECONDS = 2.0
 
 
 def bench_party(players: int = 50, seconds: float = DEFAULT_SECONDS, *, seed: int = 0) -> float:
     """Agent steps per second of a random Scum Party tournament of ``players``."""
-    from scum_env import scum_party_v0
-
     return bench_aec(lambda: scum_party_v0.env(num_players=players), seconds, seed)
 
 
 def bench_scum(players: int = 4, seconds: float = DEFAULT_SECONDS, *, seed: int = 0) -> float:
     """Agent steps per second of random Scum (4J) series with ``players``."""
-    from scum_env import scum_v0
-
     return bench_aec(lambda: scum_v0.env(num_players=players), seconds, seed)
 
 
@@ -49,8 +47,6 @@ def main(argv: list[str] | None = None) -> int:
     scum = bench_scum(4, args.seconds)
     print(f"{'scum_v0, 4 players':<34} {scum:>10,.0f} steps/s  (1.00x)")
     for n in args.players:
-        from scum_env.party.config import PartyConfig
-
         sizes = PartyConfig(num_players=n).sizes
         rate = bench_party(n, args.seconds)
         label = f"scum_party_v0, {n} players {list(sizes)}"

@@ -34,8 +34,13 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite.agents.base import TableInfo
+from cardsuite.agents.baselines.greedy import GreedyAgent
+from cardsuite.agents.baselines.heuristic import HeuristicAgent
 from scandal_env import engine as E
+from scandal_env.actions import describe
 from scandal_env.config import ScandalConfig
+from scandal_env.encoding import Encoder
 
 TABLES = ("greedy", "heuristic", "mixed", "random")
 CANDIDATES = (200, 300, 400, 500, 600, 800, 1000, 1500, 2000)
@@ -46,12 +51,6 @@ Policy = Callable[[E.State], int]
 
 def _policies(table: str, config: ScandalConfig, seed: int) -> list[Policy]:
     """One policy per seat for ``table``: the registry's agents, fed the env's observations."""
-    from cardsuite.agents.base import TableInfo
-    from cardsuite.agents.baselines.greedy import GreedyAgent
-    from cardsuite.agents.baselines.heuristic import HeuristicAgent
-    from scandal_env.actions import describe
-    from scandal_env.encoding import Encoder
-
     rules = E.make_rules(config)
     encoder = Encoder(rules)
     rng = np.random.default_rng(seed)

@@ -14,27 +14,19 @@ Importing ``cardsuite`` registers the Gymnasium ids ``cardsuite/ScumSingle-v0``,
 learning seat, the others played inside), and stays light: games, agents and
 training load when first used.
 
-The core that every game of the suite shares.
-
-Like Pgx's ``core.py``, this package holds nothing game-specific, and every
-other package imports it while it imports none of them (only the functions of
-`cardsuite.api` reach the games, agents and training, when called):
-
-* [`cardsuite.errors`][cardsuite.errors]: the named errors every entry point raises;
-* [`cardsuite.config`][cardsuite.config]: [`ConfigBase`][cardsuite.ConfigBase], frozen configs loaded from YAML;
-* [`cardsuite.obsspec`][cardsuite.obsspec]: observation specs with named views;
-* [`cardsuite.aec`][cardsuite.aec]: the thin PettingZoo AEC base class of every env;
-* [`cardsuite.games`][cardsuite.games]: the game registry (``cardsuite.games`` entry points);
-* `cardsuite.cli`: the ``cardsuite`` command and its subcommand registry.
-
-The agents and the arena are `cardsuite.agents` and self-play training is
-`cardsuite.train` (the repository folders ``agents/`` and ``train/``).
-The games are the packages ``scum_env`` and ``scandal_env``.
+This package is the core every game shares, like Pgx's ``core.py``: nothing
+game-specific; every other package imports it, it imports none of them (only
+`cardsuite.api`'s functions reach the games, agents and training, when
+called). [`errors`][cardsuite.errors], [`config`][cardsuite.config]
+([`ConfigBase`][cardsuite.ConfigBase]), [`obsspec`][cardsuite.obsspec],
+[`aec`][cardsuite.aec] (the AEC base of every env), [`games`][cardsuite.games]
+(the registry), ``cli`` and ``batched`` (the shared batched layer). The
+agents are `cardsuite.agents`, training `cardsuite.train`; the games are the
+packages ``scum_env`` and ``scandal_env``.
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
 from cardsuite.api import load_agent, make, make_vec, register_gymnasium, tournament
+from cardsuite.cli import package_version
 from cardsuite.config import ConfigBase
 from cardsuite.errors import (
     CardsuiteError,
@@ -47,10 +39,7 @@ from cardsuite.errors import (
 )
 from cardsuite.obsspec import ObsSpec, Piece
 
-try:
-    __version__ = version("cardsuite")
-except PackageNotFoundError:  # running from a checkout that is not installed
-    __version__ = "0+unknown"
+__version__ = package_version()
 
 register_gymnasium()
 

@@ -1,12 +1,14 @@
 """A thin PettingZoo AEC base class shared by the suite's environments.
 
-The base owns the PettingZoo bookkeeping (agents, rewards, terminations,
-cumulative rewards, dead steps), the illegal-action policy and rendering. A
-game subclass supplies a handful of hooks over its engine:
+The base owns the config, the PettingZoo bookkeeping (agents, rewards,
+terminations, cumulative rewards, dead steps), the illegal-action policy and
+rendering. A game subclass names its config class (``CONFIG``) and engine
+module (``ENGINE``) and supplies a handful of hooks over them:
 
-``_reset_game(seed, options)``, ``_current_seat()``, ``_legal_mask()``,
-``_encode(seat, out)``, ``_apply(action)``, ``_why_illegal(action)``,
-``_final_infos()``, ``_render_text()`` and ``_global_state()``.
+``_setup()`` (rules and encoder), ``_reset_game(seed, options)``,
+``_apply(action)``, ``_final_infos()``, ``_render_text()`` and
+``_global_state()``; ``_current_seat()``, ``_legal_mask()``, ``_encode(seat,
+out)`` and ``_why_illegal(action)`` default to the engine and the encoder.
 
 Conventions shared by every env of the suite:
 
@@ -33,8 +35,8 @@ Conventions shared by every env of the suite:
 from __future__ import annotations
 
 import copy
-import difflib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
+from types import ModuleType
 from typing import Any, ClassVar, Generic, TypeVar
 
 import gymnasium
@@ -42,16 +44,14 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from cardsuite.config import ConfigBase
 from cardsuite.engine import Encoder
-from cardsuite.env_checks import action_index, check_agent, check_seed
-from cardsuite.errors import CardsuiteError, IllegalActionError, PresetError, UsageError
+from cardsuite.env_checks import action_index, check_agent, check_reset_options, check_seed
+from cardsuite.errors import CardsuiteError, IllegalActionError, UsageError
+from cardsuite.games import game_of_env
 from cardsuite.obsspec import ObsSpec
-from cardsuite.safe_yaml import brief
 
 ObsDict = dict[str, np.ndarray]
-#: Reset option keys accepted and ignored: ``pettingzoo.test.api_test`` probes
-#: ``reset(seed=0, options={"options": 1})``. Any other unknown key is refused.
-_PROBE_KEYS = frozenset({"options"})
 
 StateT = TypeVar("StateT")
 
@@ -66,6 +66,12 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
         encoder: the game's observation encoder ([`cardsuite.engine.Encoder`][cardsuite.engine.Encoder]).
     """
 
+    #: The game's config class: ``**config`` of the constructor are its fields.
+    CONFIG: ClassVar[type[ConfigBase]]
+    #: The game's engine module (``legal_mask``, ``why_illegal``, ...).
+    ENGINE: ClassVar[ModuleType]
+    config: Any
+    rules: Any
     encoder: Encoder[StateT]
     game: StateT | None
 
@@ -74,31 +80,27 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
     reset_options: ClassVar[tuple[str, ...]] = ()
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human"],
+        "render_modes": ["ansi", "human", "rgb_array"],
+        "render_fps": 2,
         "name": "cardgame_v0",
         "is_parallelizable": False,
     }
 
-    def __init__(
-        self,
-        *,
-        num_players: int,
-        spec: ObsSpec,
-        num_actions: int,
-        state_size: int,
-        illegal_action: str,
-        illegal_penalty: float,
-        render_mode: str | None,
-    ) -> None:
-        """Set up agents, spaces and buffers; the game is created by ``reset``."""
+    def __init__(self, render_mode: str | None = None, **config: Any) -> None:
+        """Create the env; keyword arguments are the fields of ``CONFIG``.
+
+        Agents, spaces and buffers are set up here; the game is created by ``reset``.
+        """
         super().__init__()
+        self.config = self.CONFIG.from_dict(config)
+        spec, num_actions, state_size = self._setup()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise CardsuiteError(
                 f"render_mode {render_mode!r} is not supported; use one of "
                 f"{self.metadata['render_modes']} or None"
             )
         self.render_mode = render_mode
-        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.possible_agents = [f"player_{i}" for i in range(self.config.num_players)]
         self.agents: list[str] = []
         self._seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
         self.obs_spec = spec
@@ -114,8 +116,8 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
         self.observation_spaces = dict.fromkeys(self.possible_agents, obs_space)
         self.action_spaces = dict.fromkeys(self.possible_agents, act_space)
         self.state_space = spaces.Box(-np.inf, np.inf, (state_size,), dtype=np.float32)
-        self._illegal_mode = illegal_action
-        self._illegal_penalty = float(illegal_penalty)
+        self._illegal_mode = self.config.illegal_action
+        self._illegal_penalty = float(self.config.illegal_penalty)
         self._zero_mask = np.zeros(num_actions, dtype=np.int8)
         self._mask_cache: np.ndarray | None = None
         self._rewards_dirty = False
@@ -123,31 +125,38 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
         self._ready = False
         self._np_random = np.random.default_rng()
         self.agent_selection = self.possible_agents[0]
+        self.game = None
 
     # ------------------------------------------------------------------ hooks
+    def _setup(self) -> tuple[ObsSpec, int, int]:
+        """Compile ``self.config`` (rules, encoder); ``(observation spec, actions, state size)``."""
+        raise NotImplementedError
+
     def _reset_game(self, seed: int, options: dict[str, Any] | None) -> None:
         raise NotImplementedError
 
+    def _live(self) -> Any:
+        """The engine state of the running episode; CardsuiteError before the first ``reset``."""
+        if self.game is None:
+            raise CardsuiteError("call reset() first")
+        return self.game
+
     def _current_seat(self) -> int:
-        raise NotImplementedError
+        return int(self._live().to_act)
 
     def _legal_mask(self) -> np.ndarray:
-        raise NotImplementedError
+        return np.asarray(self.ENGINE.legal_mask(self._live()))
 
     def _encode(self, seat: int, out: np.ndarray) -> None:
-        """Write every entry of ``seat``'s observation into ``out`` (fresh, uninitialised).
-
-        The default asks ``self.encoder.encode(self.game, seat, out)``.
-        """
-        assert self.game is not None  # observe() checks that reset() ran
-        self.encoder.encode(self.game, seat, out)
+        """Write every entry of ``seat``'s observation into ``out`` (fresh, uninitialised)."""
+        self.encoder.encode(self._live(), seat, out)
 
     def _apply(self, action: int) -> tuple[list[float] | None, bool, bool]:
         """Apply a legal action; return (rewards per seat or None, over, truncated)."""
         raise NotImplementedError
 
     def _why_illegal(self, action: int) -> str:
-        raise NotImplementedError
+        return str(self.ENGINE.why_illegal(self._live(), action) or "not legal now")
 
     def _final_infos(self) -> list[dict[str, Any]]:
         return [{} for _ in self.possible_agents]
@@ -160,8 +169,6 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
 
     def _render_rgb(self) -> np.ndarray:
         """The picture of ``render_mode="rgb_array"``: the ``rgb`` part of the game's record."""
-        from cardsuite.games import game_of_env
-
         return np.asarray(game_of_env(self).part("rgb").render_rgb(self))
 
     # ------------------------------------------------------------ PettingZoo
@@ -173,7 +180,7 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
             options: game-specific presets (see the env's documentation).
         """
         seed = check_seed(seed)
-        options = self._check_reset_options(options)
+        options = check_reset_options(options, self.reset_options, self.metadata["name"])
         # Draw the game's seed from a copy: a reset that the game refuses
         # (a bad preset or saved state) leaves the env's random stream, like
         # the rest of the env, exactly as it was.
@@ -193,35 +200,6 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
         self._ready = True
         self._skip_agent_selection = None
         self.agent_selection = self.possible_agents[self._current_seat()]
-
-    def _check_reset_options(self, options: Any) -> dict[str, Any] | None:
-        """``options`` as a dict of known keys.
-
-        Raises:
-            PresetError: ``options`` is not a mapping, or holds a key the game
-                does not know (named, with the closest known key), like an
-                unknown constructor option. A typo (``hand`` for ``hands``)
-                would otherwise deal a random game silently. The one key
-                ``"options"`` is ignored: PettingZoo's ``api_test`` sends
-                ``reset(seed=0, options={"options": 1})`` to check that
-                ``reset`` takes the keyword, and every env must pass it.
-        """
-        if options is None:
-            return None
-        if not isinstance(options, Mapping):
-            raise PresetError(
-                f"reset options must be a dict of {', '.join(self.reset_options)}, "
-                f"got {type(options).__name__}"
-            )
-        for key in options:
-            if key not in self.reset_options and key not in _PROBE_KEYS:
-                hint = difflib.get_close_matches(str(key)[:100], self.reset_options, n=1)
-                suggestion = f" (did you mean {hint[0]!r}?)" if hint else ""
-                raise PresetError(
-                    f"{self.metadata['name']}.reset: unknown option {brief(key)}{suggestion}; "
-                    f"known options: {', '.join(self.reset_options)}"
-                )
-        return dict(options)
 
     def legal_mask(self) -> np.ndarray:
         """The int8 action mask of the agent to act (cached until the next step)."""
@@ -360,6 +338,10 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
 
     def close(self) -> None:
         """Nothing to release; present for the PettingZoo API."""
+
+    def describe_action(self, action: int) -> str:
+        """Plain words for an action id (e.g. ``"play 2x7"``)."""
+        return str(self.rules.describe_action(int(action)))
 
 
 EnvT = TypeVar("EnvT", bound=CardGameEnv[Any])

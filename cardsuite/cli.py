@@ -18,9 +18,8 @@ import difflib
 import os
 import sys
 from collections.abc import Callable, Sequence
-from importlib.metadata import entry_points
+from importlib.metadata import PackageNotFoundError, entry_points, version
 
-from cardsuite import __version__
 from cardsuite.errors import CardsuiteError
 
 # The extra that provides each optional third-party module, for the message
@@ -39,6 +38,14 @@ Command = Callable[[argparse.Namespace, list[str]], int]
 ENTRY_POINT_GROUP = "cardsuite.commands"
 
 
+def package_version() -> str:
+    """The installed version of cardsuite (``0+unknown`` in a checkout that is not installed)."""
+    try:
+        return version("cardsuite")
+    except PackageNotFoundError:
+        return "0+unknown"
+
+
 def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     """The argument parser and the function behind each subcommand."""
     parser = argparse.ArgumentParser(
@@ -46,7 +53,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
         description="Card-game RL suite: simulate, benchmark and train agents.",
         epilog="Game rule options follow as --key value (e.g. --carousel true).",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands: dict[str, Command] = {}
     for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):

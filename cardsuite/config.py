@@ -17,6 +17,7 @@ import math
 import types
 import typing
 from collections.abc import Mapping
+from importlib.resources import as_file, files
 from pathlib import Path
 from typing import Any, Literal, Self, Union, get_args, get_origin
 
@@ -26,6 +27,8 @@ from cardsuite.safe_yaml import brief, load_yaml_text, read_yaml_file
 __all__ = [
     "ConfigBase",
     "doc_field",
+    "illegal_action_field",
+    "illegal_penalty_field",
     "load_yaml_text",
     "read_yaml_mapping",
     "resolve_config",
@@ -45,6 +48,20 @@ def doc_field(
     bounds = {k: v for k, v in (("gt", gt), ("ge", ge), ("le", le)) if v is not None}
     meta = {"doc": doc, **({"bounds": bounds} if bounds else {})}
     return dataclasses.field(default=default, metadata=meta)
+
+
+def illegal_action_field() -> Any:
+    """The ``illegal_action`` field every game config shares (default ``"raise"``)."""
+    return doc_field(
+        "raise",
+        "`raise` an IllegalActionError (raw_env), or `penalize`: the offender gets "
+        "`illegal_penalty` and the episode ends (env() default)",
+    )
+
+
+def illegal_penalty_field() -> Any:
+    """The ``illegal_penalty`` field every game config shares (default -1)."""
+    return doc_field(-1.0, "reward of an agent whose action was illegal")
 
 
 def _check_bounds(where: str, value: Any, bounds: Mapping[str, float]) -> None:
@@ -156,8 +173,6 @@ class ConfigBase:
 
 def shipped_configs() -> list[str]:
     """The names of the presets shipped in the package (``scum/six_players``, ...)."""
-    from importlib.resources import files
-
     root = files("cardsuite.configs")
     names = []
     for folder in root.iterdir() if root.is_dir() else []:
@@ -179,8 +194,6 @@ def resolve_config(path: str | Path) -> Path:
     Anything else is returned as given, so that reading it fails with the
     usual "cannot read config file" error.
     """
-    from importlib.resources import as_file, files
-
     given = Path(path)
     if given.exists():
         return given

@@ -46,6 +46,16 @@ WRITE_COMMAND = "python -m cardsuite.docs --write"
 TABLES_GROUP = "cardsuite.doc_tables"
 
 
+#: The AEC loop of every env page's example, after the lines that make the env.
+_EXAMPLE_LOOP = """\
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        action = None if terminated or truncated else int(
+            np.flatnonzero(obs["action_mask"])[0])
+        env.step(action)"""
+
+
 def doc_page(
     template: str,
     *,
@@ -53,19 +63,23 @@ def doc_page(
     spec: ObsSpec,
     num_actions: int,
     action_table: str,
+    setup: Sequence[str] = (),
     **fields: Any,
 ) -> str:
     """An env module's documentation page: ``template`` with the standard tables filled in.
 
     The standard fields are ``config_table``, ``action_table``, ``obs_table``,
-    ``num_actions`` and ``obs_size``; ``fields`` adds game-specific ones.
+    ``num_actions``, ``obs_size`` and ``example`` (a code block: the ``setup``
+    lines that make the env, then the AEC loop); ``fields`` adds game-specific ones.
     """
+    example = "\n".join([".. code-block:: python", "", *(f"    {line}" for line in setup)])
     return template.format(
         config_table=config.doc_table(),
         action_table=action_table,
         obs_table=spec.table(),
         num_actions=num_actions,
         obs_size=spec.size,
+        example=f"{example}\n{_EXAMPLE_LOOP}",
         **fields,
     )
 

@@ -8,14 +8,20 @@ an action id) whose one-line message names the argument, instead of a
 
 from __future__ import annotations
 
+import difflib
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from cardsuite.errors import IllegalActionError, UsageError
+from cardsuite.errors import IllegalActionError, PresetError, UsageError
+from cardsuite.safe_yaml import brief
+
+#: Reset option keys accepted and ignored: ``pettingzoo.test.api_test`` probes
+#: ``reset(seed=0, options={"options": 1})``. Any other unknown key is refused.
+_PROBE_KEYS = frozenset({"options"})
 
 
 def check_seed(seed: Any) -> int | None:
@@ -62,3 +68,38 @@ def action_index(action: Any, agent: str, num_actions: int) -> int:
             f"{agent}: action {action!r:.40} is not an integer action id in 0..{num_actions - 1}"
         )
     return int(action)
+
+
+def check_reset_options(options: Any, known: Sequence[str], env: str) -> dict[str, Any] | None:
+    """``options`` of env ``env``'s ``reset`` as a dict of ``known`` keys (None stays None).
+
+    Raises:
+        PresetError: ``options`` is not a mapping, or holds a key the game
+            does not know (named, with the closest known key): a typo
+            (``hand`` for ``hands``) would otherwise deal a random game. The
+            one key ``"options"`` is ignored: PettingZoo's ``api_test`` sends
+            ``reset(seed=0, options={"options": 1})``.
+    """
+    if options is None:
+        return None
+    if not isinstance(options, Mapping):
+        raise PresetError(
+            f"reset options must be a dict of {', '.join(known)}, got {type(options).__name__}"
+        )
+    for key in options:
+        if key not in known and key not in _PROBE_KEYS:
+            hint = difflib.get_close_matches(str(key)[:100], known, n=1)
+            suggestion = f" (did you mean {hint[0]!r}?)" if hint else ""
+            raise PresetError(
+                f"{env}.reset: unknown option {brief(key)}{suggestion}; "
+                f"known options: {', '.join(known)}"
+            )
+    return dict(options)
+
+
+def flag_option(options: Mapping[str, Any], key: str, default: bool) -> bool:
+    """Reset option ``key`` (``default`` when absent); PresetError unless True or False."""
+    value = options.get(key, default)
+    if not isinstance(value, bool):
+        raise PresetError(f"reset option {key!r} must be True or False, got {value!r}")
+    return value

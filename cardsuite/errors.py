@@ -2,8 +2,20 @@
 
 Every error a user can provoke with bad input derives from
 [`CardsuiteError`][cardsuite.CardsuiteError] and says what was wrong in its message, so that a
-mistake never surfaces as a crash deep inside the engine.
+mistake never surfaces as a crash deep inside the engine. Every env module
+(``scum_env.scum_v0``, ...) re-exports them.
 """
+
+__all__ = [
+    "CardsuiteError",
+    "CheckpointError",
+    "ConfigError",
+    "DeckError",
+    "IllegalActionError",
+    "PresetError",
+    "StateError",
+    "UsageError",
+]
 
 
 class CardsuiteError(Exception):

@@ -29,7 +29,6 @@ import numpy as np
 WIDTH, HEIGHT, DPI = 1024, 640, 100
 FELT = "#1e5b3a"
 CHIP = "#fbfaf4"
-CHIP_HIDDEN = "#5b6b8c"
 TO_ACT = "#ffd54a"
 INK = "#f4f4f0"
 MAX_CHIPS = 20
@@ -47,7 +46,7 @@ def expand(names: Sequence[str], counts: Sequence[int] | np.ndarray) -> list[str
 
 def _chips(ax: Any, x: float, y: float, texts: Sequence[str], width: float, *, small: bool) -> None:
     """A row of card chips starting at (x, y) in axes fractions."""
-    from matplotlib.patches import FancyBboxPatch
+    from matplotlib.patches import FancyBboxPatch  # lazy: matplotlib loads only to draw
 
     shown = list(texts[:MAX_CHIPS])
     step = min(0.034 if not small else 0.07, width / max(len(shown), 1))
@@ -88,9 +87,16 @@ def _chips(ax: Any, x: float, y: float, texts: Sequence[str], width: float, *, s
         )
 
 
+def _text(ax: Any, x: float, y: float, text: str, size: float, **style: Any) -> None:
+    """``text`` at (x, y) in axes fractions, vertically centred, in ink unless ``style`` says."""
+    ax.text(
+        x, y, text, transform=ax.transAxes, fontsize=size, va="center", **{"color": INK, **style}
+    )
+
+
 def draw_table(model: Mapping[str, Any]) -> np.ndarray:
     """The table model drawn as ``uint8[HEIGHT, WIDTH, 3]``."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # lazy: loads only to draw
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(WIDTH / DPI, HEIGHT / DPI), dpi=DPI, facecolor=FELT)
@@ -99,16 +105,7 @@ def draw_table(model: Mapping[str, Any]) -> np.ndarray:
     ax.set_axis_off()
     ax.set_facecolor(FELT)
     small = bool(model.get("compact", False))
-    ax.text(
-        0.015,
-        0.965,
-        str(model.get("title", "")),
-        transform=ax.transAxes,
-        fontsize=11,
-        color=INK,
-        weight="bold",
-        va="center",
-    )
+    _text(ax, 0.015, 0.965, str(model.get("title", "")), 11, weight="bold")
     seats = list(model.get("seats", []))
     row = min(0.075, 0.8 / max(len(seats), 1))
     for i, seat in enumerate(seats):
@@ -121,25 +118,9 @@ def draw_table(model: Mapping[str, Any]) -> np.ndarray:
             info += f" · {seat['score']}"
         if seat.get("notes"):
             info += " · " + ", ".join(seat["notes"])
-        ax.text(
-            0.015,
-            y + row * 0.18,
-            who,
-            transform=ax.transAxes,
-            fontsize=8,
-            color=colour,
-            weight="bold" if seat.get("to_act") else "normal",
-            va="center",
-        )
-        ax.text(
-            0.015,
-            y - row * 0.22,
-            info,
-            transform=ax.transAxes,
-            fontsize=7,
-            color=colour,
-            va="center",
-        )
+        weight = "bold" if seat.get("to_act") else "normal"
+        _text(ax, 0.015, y + row * 0.18, who, 8, color=colour, weight=weight)
+        _text(ax, 0.015, y - row * 0.22, info, 7, color=colour)
         cards = seat.get("cards")
         if cards is None:
             cards = ["?"] * min(count, MAX_CHIPS)
@@ -147,16 +128,7 @@ def draw_table(model: Mapping[str, Any]) -> np.ndarray:
     x0 = 0.62
     y = 0.9
     for pile in model.get("piles", []):
-        ax.text(
-            x0,
-            y,
-            str(pile.get("title", "")),
-            transform=ax.transAxes,
-            fontsize=8,
-            color=INK,
-            weight="bold",
-            va="center",
-        )
+        _text(ax, x0, y, str(pile.get("title", "")), 8, weight="bold")
         y -= 0.045
         cards = [c.get("text", "") for c in pile.get("cards", [])]
         for start in range(0, max(len(cards), 1), 5 if small else 10):
@@ -169,40 +141,14 @@ def draw_table(model: Mapping[str, Any]) -> np.ndarray:
             break
     ladder = model.get("ladder")
     if ladder:
-        ax.text(
-            x0,
-            y,
-            "Ladder (top 12)",
-            transform=ax.transAxes,
-            fontsize=8,
-            color=INK,
-            weight="bold",
-            va="center",
-        )
+        _text(ax, x0, y, "Ladder (top 12)", 8, weight="bold")
         for entry in ladder[:12]:
             y -= 0.03
-            ax.text(
-                x0,
-                y,
-                f"#{entry['rank']:<3} {entry['name']:<10} {entry['total']:>5}  "
-                f"table {entry['table']}",
-                transform=ax.transAxes,
-                fontsize=7,
-                color=INK,
-                family="monospace",
-                va="center",
-            )
+            line = f"#{entry['rank']:<3} {entry['name']:<10} {entry['total']:>5}  table {entry['table']}"
+            _text(ax, x0, y, line, 7, family="monospace")
     lines = [*model.get("lines", []), str(model.get("legend", ""))]
     for i, line in enumerate(lines[-6:]):
-        ax.text(
-            0.015,
-            0.16 - i * 0.03,
-            str(line)[:160],
-            transform=ax.transAxes,
-            fontsize=7,
-            color=INK,
-            va="center",
-        )
+        _text(ax, 0.015, 0.16 - i * 0.03, str(line)[:160], 7)
     canvas.draw()
     rgba = np.asarray(canvas.buffer_rgba())
     return np.ascontiguousarray(rgba[:, :, :3], dtype=np.uint8)

@@ -158,23 +158,3 @@ def _bracket_depth(text: str) -> int:
         elif ch in "]}":
             depth -= 1
     return deepest
-
-
-def json_depth(value: Any) -> int:
-    """The nesting depth of a parsed JSON value (a scalar is 0), without recursion."""
-    deepest = 0
-    stack = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        depth += 1
-        deepest = max(deepest, depth)
-        if depth > MAX_DEPTH:
-            return depth
-        stack.extend((child, depth) for child in children)
-    return deepest

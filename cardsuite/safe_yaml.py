@@ -28,6 +28,7 @@ costs microseconds and no memory.
 from __future__ import annotations
 
 import os
+import reprlib
 import stat
 from pathlib import Path
 from typing import Any
@@ -62,8 +63,6 @@ def brief(value: Any, limit: int = BRIEF_CHARS) -> str:
         >>> brief(list(range(1000)))
         '[0, 1, 2, 3, 4, 5, 6, 7, ...]'
     """
-    import reprlib
-
     short = reprlib.Repr()
     short.maxlevel = 3
     short.maxlist = short.maxdict = short.maxtuple = short.maxset = 8

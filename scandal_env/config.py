@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from cardsuite.config import ConfigBase, doc_field
+from cardsuite.config import ConfigBase, doc_field, illegal_action_field, illegal_penalty_field
+from cardsuite.errors import ConfigError
 
 #: S2: cards dealt to each player, by number of players.
 HAND_SIZES: dict[int, int] = {2: 10, 3: 7, 4: 7, 5: 6, 6: 6}
@@ -42,12 +43,8 @@ class ScandalConfig(ConfigBase):
     reward_scale: float = doc_field(
         100.0, "reward at the end of each hand = that hand's net score (S9) / reward_scale"
     )
-    illegal_action: Literal["raise", "penalize"] = doc_field(
-        "raise",
-        "`raise` an IllegalActionError (raw_env), or `penalize`: the offender gets "
-        "`illegal_penalty` and the episode ends (env() default)",
-    )
-    illegal_penalty: float = doc_field(-1.0, "reward of an agent whose action was illegal")
+    illegal_action: Literal["raise", "penalize"] = illegal_action_field()
+    illegal_penalty: float = illegal_penalty_field()
 
     def validate(self) -> None:
         """Check ranges (S2 player count, positive limits and scale)."""
@@ -70,8 +67,6 @@ class ScandalConfig(ConfigBase):
     @classmethod
     def preset(cls, name: str, **overrides: object) -> ScandalConfig:
         """Load ``configs/scandal/<name>.yaml``; ``overrides`` win over the file."""
-        from cardsuite.errors import ConfigError
-
         path = PRESET_DIR / f"{name}.yaml"
         if not path.is_file():
             known = sorted(p.stem for p in PRESET_DIR.glob("*.yaml"))

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any, ClassVar
 
 import numpy as np
 
 from cardsuite.aec import CardGameEnv
 from cardsuite.errors import CardsuiteError, PresetError, StateError
+from cardsuite.obsspec import ObsSpec
 from scandal_env import engine as E
 from scandal_env.actions import describe
 from scandal_env.config import ScandalConfig
@@ -18,33 +20,17 @@ from scandal_env.render import render
 class ScandalEnv(CardGameEnv[E.State]):
     """Scandal for 2-6 players as a PettingZoo AEC env."""
 
+    CONFIG = ScandalConfig
+    ENGINE: ClassVar[ModuleType] = E
     reset_options: ClassVar[tuple[str, ...]] = ("hands", "discard", "stock", "dealer", "state")
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human", "rgb_array"],
-        "render_fps": 2,
-        "name": "scandal_v0",
-        "is_parallelizable": False,
-    }
+    metadata: ClassVar[dict[str, Any]] = {**CardGameEnv.metadata, "name": "scandal_v0"}
 
-    def __init__(self, render_mode: str | None = None, **config: Any) -> None:
-        """Create the env; keyword arguments are `ScandalConfig` fields."""
-        self.config = ScandalConfig.from_dict(config)
+    def _setup(self) -> tuple[ObsSpec, int, int]:
         self.rules = E.make_rules(self.config)
         self.encoder: Encoder = Encoder(self.rules)
-        super().__init__(
-            num_players=self.config.num_players,
-            spec=self.encoder.spec,
-            num_actions=self.rules.layout.size,
-            state_size=self.encoder.global_spec.size,
-            illegal_action=self.config.illegal_action,
-            illegal_penalty=self.config.illegal_penalty,
-            render_mode=render_mode,
-        )
-        # The engine state of the running episode. It keeps the base's name
-        # ``game``: ``state`` is PettingZoo's global-state method (``env.state()``).
-        self.game: E.State | None = None
         self._scale = 1.0 / self.config.reward_scale
         self._hand: int = 0
+        return self.encoder.spec, self.rules.layout.size, self.encoder.global_spec.size
 
     # ---------------------------------------------------------------- hooks
     def _reset_game(self, seed: int, options: dict[str, Any] | None) -> None:
@@ -73,19 +59,6 @@ class ScandalEnv(CardGameEnv[E.State]):
                 "the preset deal leaves nothing to draw: the hand is over at once (S4)"
             )
         self.game = state  # only now: a rejected reset leaves the env as it was
-
-    def _live(self) -> E.State:
-        """The engine state; CardsuiteError before the first ``reset``."""
-        state = self.game
-        if state is None:
-            raise CardsuiteError("call reset() first")
-        return state
-
-    def _current_seat(self) -> int:
-        return self._live().to_act
-
-    def _legal_mask(self) -> np.ndarray:
-        return E.legal_mask(self._live())
 
     def _apply(self, action: int) -> tuple[list[float] | None, bool, bool]:
         state = self._live()

@@ -1,9 +1,4 @@
-"""Scandal as a record of the suite's game registry.
-
-Registered through the ``cardsuite.games`` entry-point group (``pyproject.toml``);
-the CLI, the arena, the agents and training find the game's own parts through
-its record (`cardsuite.games.get_game`).
-"""
+"""Scandal as a record of the game registry (`cardsuite.games`, through its entry points)."""
 
 from cardsuite.games import Game
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from cardsuite.errors import StateError
-from scandal_env.state import END_MAX_TURNS, END_NONE, Phase, State
+from scandal_env.masks import legal_mask
+from scandal_env.state import END_MAX_TURNS, END_NONE, Phase, State, card_places
 
 
 def _fail(name: str, msg: str) -> StateError:
@@ -25,21 +26,13 @@ def check_state(state: State) -> None:
     _check_table(state)
     _check_turn(state)
     _check_scores(state)
-    if not state.done:
-        from scandal_env.masks import legal_mask
-
-        if not legal_mask(state).any():
-            raise StateError("state leaves the player to act no legal action")
+    if not state.done and not legal_mask(state).any():
+        raise StateError("state leaves the player to act no legal action")
 
 
 def _check_cards(state: State) -> None:
     """S1: each card in exactly one place; public cards are in their hand."""
-    n = state.rules.deck.n_cards
-    count = state.hands.sum(axis=0).astype(np.int64)
-    count += state.build
-    count += state.placed_by >= 0
-    count += np.bincount(np.array(state.pile, dtype=np.intp), minlength=n)
-    count += np.bincount(np.array(state.stock, dtype=np.intp), minlength=n)
+    count = card_places(state)
     if not (count == 1).all():
         bad = [state.rules.deck.names[c] for c in np.flatnonzero(count != 1)[:5]]
         raise StateError(

@@ -4,32 +4,14 @@ from __future__ import annotations
 
 from cardsuite.aec import env_factories
 from cardsuite.docs import doc_page
-from cardsuite.errors import (  # the named errors, importable from the env module
-    CardsuiteError,
-    ConfigError,
-    DeckError,
-    IllegalActionError,
-    PresetError,
-    StateError,
-    UsageError,
-)
+from cardsuite.errors import *  # noqa: F403  (the named errors, importable from here)
+from cardsuite.errors import __all__ as _errors
 from scandal_env.config import ScandalConfig
 from scandal_env.encoding import obs_spec
 from scandal_env.engine import make_rules
 from scandal_env.env import ScandalEnv
 
-__all__ = [
-    "CardsuiteError",
-    "ConfigError",
-    "DeckError",
-    "IllegalActionError",
-    "PresetError",
-    "ScandalEnv",
-    "StateError",
-    "UsageError",
-    "env",
-    "raw_env",
-]
+__all__ = [*_errors, "ScandalEnv", "env", "raw_env"]
 
 
 raw_env, env = env_factories(ScandalEnv)
@@ -41,17 +23,7 @@ _DOC = """Scandal — PettingZoo AEC environment ``scandal_env.scandal_v0``
 The rummy-like melding game of political scandals, with the project's
 rulings S1–S9, each stated on the Scandal page (``docs/scandal.md``).
 
-.. code-block:: python
-
-    import numpy as np
-    from scandal_env import scandal_v0
-    env = scandal_v0.env(num_players=3)
-    env.reset(seed=0)
-    for agent in env.agent_iter():
-        obs, reward, terminated, truncated, info = env.last()
-        action = None if terminated or truncated else int(
-            np.flatnonzero(obs["action_mask"])[0])
-        env.step(action)
+{example}
 
 =================== =====================================================
 Agents              ``player_0`` .. ``player_{{n-1}}``, n = 2..6 (S2)
@@ -136,6 +108,11 @@ def _build_doc() -> str:
     spec = obs_spec(rules)
     return doc_page(
         _DOC,
+        setup=[
+            "import numpy as np",
+            "from scandal_env import scandal_v0",
+            "env = scandal_v0.env(num_players=3)",
+        ],
         config=ScandalConfig,
         spec=spec,
         num_actions=rules.layout.size,

@@ -213,16 +213,21 @@ def clone(state: State, rng: np.random.Generator | None = None) -> State:
     )
 
 
-def check_cards(state: State) -> None:
-    """Assert every card is in exactly one place (hands, build, table, pile, stock)."""
+def card_places(state: State) -> np.ndarray:
+    """How many places (hands, build, table, pile, stock) hold each card: 1 everywhere (S1)."""
     n = state.rules.deck.n_cards
-    count = state.hands.sum(axis=0).astype(np.int64)
+    count: np.ndarray = state.hands.sum(axis=0).astype(np.int64)
     count += state.build
     count += state.placed_by >= 0
     count += np.bincount(np.array(state.pile, dtype=np.intp), minlength=n)
     count += np.bincount(np.array(state.stock, dtype=np.intp), minlength=n)
-    if not (count == 1).all():
-        bad = np.flatnonzero(count != 1)
+    return count
+
+
+def check_cards(state: State) -> None:
+    """Assert every card is in exactly one place (hands, build, table, pile, stock)."""
+    bad = np.flatnonzero(card_places(state) != 1)
+    if bad.size:
         raise AssertionError(f"cards not in exactly one place: {bad.tolist()}")
 
 

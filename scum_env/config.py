@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from cardsuite.config import ConfigBase, doc_field
+from cardsuite.config import ConfigBase, doc_field, illegal_action_field, illegal_penalty_field
 
 MIN_PLAYERS = 4
 MAX_PLAYERS = 12
@@ -49,12 +49,8 @@ class ScumConfig(ConfigBase):
         "series episodes: `points` — the J8 points n+1-k of the k-th player out; "
         "`centered` — the same, shifted and scaled to [-1, 1] (sums to 0)",
     )
-    illegal_action: Literal["raise", "penalize"] = doc_field(
-        "raise",
-        "`raise` an IllegalActionError (raw_env), or `penalize`: the offender gets "
-        "`illegal_penalty` and the episode ends (env() default)",
-    )
-    illegal_penalty: float = doc_field(-1.0, "reward of an agent whose action was illegal")
+    illegal_action: Literal["raise", "penalize"] = illegal_action_field()
+    illegal_penalty: float = illegal_penalty_field()
 
     def validate(self) -> None:
         """J2 player range and a positive target."""

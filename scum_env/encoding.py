@@ -42,12 +42,16 @@ def trade_bound(rules: Rules) -> float:
     return float(max(2, *given, *received))
 
 
+def _highs(rules: Rules) -> tuple[float, float, float]:
+    """Upper bounds of a card count, a scaled score and a traded count (``scores``, J8, J5)."""
+    score_high = (rules.target + rules.num_players - 1) / rules.target  # a total's highest
+    return float(rules.deck.max()), score_high, trade_bound(rules)
+
+
 def observation_spec(rules: Rules) -> ObsSpec:
     """The observation layout for a table's rules."""
     n, k = rules.num_players, rules.num_slots
-    most = float(rules.deck.max())
-    score_high = (rules.target + n - 1) / rules.target  # a total never passes target + n - 1
-    trade = trade_bound(rules)
+    most, score_high, trade = _highs(rules)
     return ObsSpec(
         [
             Piece("hand", k, "own cards: count per card slot", most),
@@ -167,9 +171,7 @@ class Encoder:
 def state_spec(rules: Rules) -> ObsSpec:
     """Layout of the global state (absolute player order) for centralized critics."""
     n, k = rules.num_players, rules.num_slots
-    most = float(rules.deck.max())
-    score_high = (rules.target + n - 1) / rules.target  # a total never passes target + n - 1
-    trade = trade_bound(rules)
+    most, score_high, trade = _highs(rules)
     return ObsSpec(
         [
             Piece("hands", n * k, "every player's cards, player_0 first", most),

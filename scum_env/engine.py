@@ -9,10 +9,10 @@ state's own seeded generator, so the same seed and actions give the same game.
 Turn order is role order: ``state.order[0]`` is the President (King), then the
 Vice President, ..., and ``order[-1]`` the Scum (J3, P3).
 
-One concern per module, all re-exported here for old callers: the state in
-`scum_env.state`, the legal moves in `scum_env.masks`, the JSON round
-trip in `scum_env.serialize` (checked by `scum_env.validate`), the
-preset checks in `scum_env.presets`.
+One concern per module, re-exported here: the state in `scum_env.state`,
+the series (seating, deal, trades, scoring) in `scum_env.series`, the legal
+moves in `scum_env.masks`, the JSON round trip in `scum_env.serialize`
+(checked by `scum_env.validate`), the preset checks in `scum_env.presets`.
 """
 
 from __future__ import annotations
@@ -24,6 +24,14 @@ from scum_env.masks import available, legal_actions, legal_mask, why_illegal
 from scum_env.presets import card_lists, check_roles, short, whole_numbers
 from scum_env.rules import ActionKind, Rules
 from scum_env.serialize import from_dict, from_json, to_dict, to_json
+from scum_env.series import (
+    clear_round,
+    continue_game,
+    end_series,
+    run_trades,
+    start_series,
+    transfer,
+)
 from scum_env.state import (
     ARRAY_FIELDS,
     OVER,
@@ -42,6 +50,7 @@ __all__ = [
     "TRADE",
     "Phase",
     "State",
+    "StateError",
     "apply",
     "apply_unchecked",
     "available",
@@ -53,6 +62,7 @@ __all__ = [
     "legal_actions",
     "legal_mask",
     "new_game",
+    "new_stamp",
     "roles_of",
     "start_series",
     "to_dict",
@@ -129,126 +139,6 @@ def new_game(
     return state
 
 
-def start_series(
-    state: State,
-    order: list[int],
-    *,
-    hands: list[list[str]] | None = None,
-    trade: bool = True,
-) -> None:
-    """Seat players in ``order``, deal (J4/P4) and do the trades (J5/P5)."""
-    rules = state.rules
-    n = rules.num_players
-    state.order = list(order)
-    for position, player in enumerate(state.order):
-        state.pos[player] = position
-    if hands is None:
-        _deal(state)
-    else:
-        _preset_hands(state, hands)
-    state.ncards = [int(v) for v in state.hands.sum(axis=1)]
-    state.series += 1
-    state.stamp = new_stamp()
-    state.finish = []
-    state.played[:] = 0
-    state.played_by[:] = 0
-    state.given[:] = 0
-    state.received[:] = 0
-    state.trade_log = []
-    state.give_left = 0
-    state.last_points = np.zeros(n, dtype=np.int64)
-    _clear_round(state)
-    state.pending = list(rules.trades) if trade else []
-    _run_trades(state)
-
-
-def continue_game(state: State) -> None:
-    """Start the next series of a game whose last series ended (J3, J5)."""
-    if state.phase != OVER or state.game_over or len(state.finish) != state.num_players:
-        raise StateError("continue_game needs a finished series of a game that is not over")
-    start_series(state, state.finish, trade=True)
-
-
-def _deal(state: State) -> None:
-    """Deal every card one at a time from the top seat (J4) or the bottom (P4)."""
-    rules = state.rules
-    n = rules.num_players
-    deck = state.rng.permutation(rules.slot_list)
-    state.hands[:] = 0
-    seats = state.order[::-1] if rules.deal_from_bottom else state.order
-    for i, player in enumerate(seats):
-        state.hands[player] = np.bincount(deck[i::n], minlength=rules.num_slots)
-
-
-def _preset_hands(state: State, hands: list[list[str]]) -> None:
-    rules = state.rules
-    hands = card_lists("hands", hands, rules.num_players)
-    total = np.zeros(rules.num_slots, dtype=np.int64)
-    for player, cards in enumerate(hands):
-        vec = rules.cards.counts(list(cards))
-        state.hands[player] = vec
-        total += vec
-    over = np.flatnonzero(total > rules.deck)
-    if over.size:
-        s = int(over[0])
-        raise PresetError(
-            f"preset hands hold {int(total[s])} x {rules.cards.names[s]}, "
-            f"but the {rules.num_decks}-deck pack has only {int(rules.deck[s])}"
-        )
-
-
-# --------------------------------------------------------------------------- trades
-def _run_trades(state: State) -> None:
-    """Do forced trade steps until a give-back decision is due (J5, P5)."""
-    rules = state.rules
-    while state.pending:
-        step = state.pending[0]
-        giver = state.order[step.giver]
-        receiver = state.order[step.receiver]
-        if step.kind == "choice":
-            if state.give_left == 0:
-                state.give_left = min(step.count, state.ncards[giver])
-            if state.give_left > 0:
-                state.phase = TRADE
-                state.to_act = giver
-                return
-            state.pending.pop(0)
-            continue
-        hand = state.hands[giver]
-        slots = (
-            range(rules.num_slots - 1, -1, -1) if step.kind == "high" else range(rules.num_slots)
-        )
-        left = step.count
-        for s in slots:
-            while left and hand[s] > 0:
-                _transfer(state, giver, receiver, s, forced=True)
-                left -= 1
-            if not left:
-                break
-        state.pending.pop(0)
-    state.phase = PLAY
-    # Preset hands only (a dealt hand always holds more cards than the trades take):
-    # a seat the trades left without cards is out before the first play.
-    for player in state.order:
-        if state.ncards[player] == 0 and player not in state.finish:
-            state.finish.append(player)
-    if len(state.finish) >= state.num_players - 1:
-        _end_series(state)
-        return
-    # the President (King) leads the first round (J6, P6); the next holder if it is out
-    state.to_act = next(p for p in state.order if state.ncards[p] > 0)
-
-
-def _transfer(state: State, giver: int, receiver: int, slot: int, *, forced: bool) -> None:
-    state.hands[giver, slot] -= 1
-    state.hands[receiver, slot] += 1
-    state.ncards[giver] -= 1
-    state.ncards[receiver] += 1
-    state.given[giver, slot] += 1
-    state.received[receiver, slot] += 1
-    state.trade_log.append((giver, receiver, slot, forced))
-
-
 # --------------------------------------------------------------------------- moves
 def apply(state: State, action: int) -> None:
     """Apply a legal action of ``state.to_act``; IllegalActionError otherwise."""
@@ -266,11 +156,11 @@ def apply_unchecked(state: State, action: int) -> None:
     kind, c, slot = state.rules.decode(action)
     if state.phase == TRADE:
         step = state.pending[0]
-        _transfer(state, player, state.order[step.receiver], slot, forced=False)
+        transfer(state, player, state.order[step.receiver], slot, forced=False)
         state.give_left -= 1
         if state.give_left == 0:
             state.pending.pop(0)
-        _run_trades(state)
+        run_trades(state)
         return
     state.acted[player] = True
     if kind == ActionKind.PASS:
@@ -310,7 +200,7 @@ def _play(state: State, player: int, count: int, slot: int) -> None:
     if state.ncards[player] == 0:
         state.finish.append(player)
         if sum(1 for v in state.ncards if v > 0) == 1:
-            _end_series(state)
+            end_series(state)
             return
     if rules.ends_round[slot]:
         _end_round(state)  # J7: this play cannot be beaten
@@ -356,42 +246,8 @@ def _end_round(state: State) -> None:
         )
     else:
         leader = next(q for q in state.order if state.ncards[q] > 0)
-    _clear_round(state)
+    clear_round(state)
     state.to_act = leader
-
-
-def _clear_round(state: State) -> None:
-    state.top_count = 0
-    state.top_slot = -1
-    state.top_player = -1
-    state.top_cards[:] = 0
-    state.passed[:] = False
-    state.acted[:] = False
-    state.passes = 0
-
-
-def _end_series(state: State) -> None:
-    """One player holds cards: score the series (J8) and start the next or stop."""
-    rules = state.rules
-    n = rules.num_players
-    last = next(q for q in range(n) if state.ncards[q] > 0)
-    state.finish.append(last)
-    points = np.zeros(n, dtype=np.int64)
-    for k, player in enumerate(state.finish):
-        points[player] = n - k  # the k-th out (1-based) scores n + 1 - k
-    state.last_points = points
-    state.scores += points
-    state.stamp = new_stamp()  # scores changed: observers' cached series block is stale
-    _clear_round(state)
-    if int(state.scores.max()) >= rules.target:
-        state.game_over = True
-        best = int(state.scores.max())
-        # ties broken by this series' finish order (J8)
-        state.winner = next(p for p in state.finish if state.scores[p] == best)
-    if rules.episode == "series" or state.game_over:
-        state.phase = OVER
-        return
-    start_series(state, state.finish, trade=True)
 
 
 # --------------------------------------------------------------------------- results

@@ -2,50 +2,39 @@
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any, ClassVar
 
 import numpy as np
 
 from cardsuite.aec import CardGameEnv
+from cardsuite.env_checks import flag_option
 from cardsuite.errors import PresetError
+from cardsuite.obsspec import ObsSpec
 from scum_env import engine as E
 from scum_env.config import ScumConfig
 from scum_env.encoding import Encoder, encode_state, state_spec
 from scum_env.knowledge import resample_hidden
 from scum_env.render import render_table
-from scum_env.rules import Rules, scum_rules
+from scum_env.rules import scum_rules
 from scum_env.serialize import load_state
 
 
 class ScumEnv(CardGameEnv[E.State]):
     """Scum (4J rules) for 4–12 players as a PettingZoo AEC env."""
 
+    CONFIG = ScumConfig
+    ENGINE: ClassVar[ModuleType] = E
     reset_options: ClassVar[tuple[str, ...]] = ("roles", "hands", "trade", "scores", "state")
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human", "rgb_array"],
-        "render_fps": 2,
-        "name": "scum_v0",
-        "is_parallelizable": False,
-    }
+    metadata: ClassVar[dict[str, Any]] = {**CardGameEnv.metadata, "name": "scum_v0"}
 
-    def __init__(self, render_mode: str | None = None, **config: Any) -> None:
-        """Create the env; keyword arguments are `ScumConfig` fields."""
-        self.config = ScumConfig.from_dict(config)
-        self.rules: Rules = scum_rules(self.config)
+    def _setup(self) -> tuple[ObsSpec, int, int]:
+        self.rules = scum_rules(self.config)
         self.encoder: Encoder = Encoder(self.rules)
         self._state_spec = state_spec(self.rules)
-        super().__init__(
-            num_players=self.config.num_players,
-            spec=self.encoder.spec,
-            num_actions=self.rules.num_actions,
-            state_size=self._state_spec.size,
-            illegal_action=self.config.illegal_action,
-            illegal_penalty=self.config.illegal_penalty,
-            render_mode=render_mode,
-        )
-        self.game: E.State | None = None
         self._finished_normally = False
         self._reseeded = False
+        return self.encoder.spec, self.rules.num_actions, self._state_spec.size
 
     # ---------------------------------------------------------------- hooks
     def _reset_game(self, seed: int, options: dict[str, Any] | None) -> None:
@@ -57,17 +46,9 @@ class ScumEnv(CardGameEnv[E.State]):
                 raise PresetError("reset(options={'state': ...}) needs a state that is not over")
             self.game = loaded
         elif any(key in options for key in ("roles", "hands", "trade", "scores")):
-            trade = options.get("trade", False)
-            if not isinstance(trade, bool):
-                raise PresetError(f"reset option 'trade' must be True or False, got {trade!r}")
-            self.game = E.new_game(
-                self.rules,
-                seed,
-                roles=options.get("roles"),
-                hands=options.get("hands"),
-                trade=trade,
-                scores=options.get("scores"),
-            )
+            trade = flag_option(options, "trade", False)
+            presets = {key: options.get(key) for key in ("roles", "hands", "scores")}
+            self.game = E.new_game(self.rules, seed, trade=trade, **presets)
         elif (
             self.config.episode == "series"
             and game is not None
@@ -90,14 +71,6 @@ class ScumEnv(CardGameEnv[E.State]):
             self._reseeded = reseeded  # a rejected reset leaves the env as it was
             raise
 
-    def _current_seat(self) -> int:
-        assert self.game is not None
-        return self.game.to_act
-
-    def _legal_mask(self) -> np.ndarray:
-        assert self.game is not None
-        return E.legal_mask(self.game)
-
     def _apply(self, action: int) -> tuple[list[float] | None, bool, bool]:
         game = self.game
         assert game is not None
@@ -106,10 +79,6 @@ class ScumEnv(CardGameEnv[E.State]):
             self._finished_normally = True
             return E.episode_rewards(game), True, False
         return None, False, False
-
-    def _why_illegal(self, action: int) -> str:
-        assert self.game is not None
-        return E.why_illegal(self.game, action) or "not legal now"
 
     def _final_infos(self) -> list[dict[str, Any]]:
         game = self.game
@@ -138,10 +107,6 @@ class ScumEnv(CardGameEnv[E.State]):
         return encode_state(self.game, self._state_spec)
 
     # ------------------------------------------------------------ extras
-    def describe_action(self, action: int) -> str:
-        """Plain words for an action id (e.g. ``"play 2x7"``)."""
-        return self.rules.describe_action(int(action))
-
     def determinize(self, agent: str, rng: np.random.Generator) -> E.State:
         """A full engine state consistent with what ``agent`` knows (for search).
 

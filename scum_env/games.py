@@ -1,9 +1,4 @@
-"""Scum and Scum Party as records of the suite's game registry.
-
-Registered through the ``cardsuite.games`` entry-point group (``pyproject.toml``);
-the CLI, the arena, the agents and training find the game's own parts through
-its record (`cardsuite.games.get_game`).
-"""
+"""Scum and Scum Party as records of the game registry (`cardsuite.games`, entry points)."""
 
 from cardsuite.games import Game
 
@@ -15,7 +10,7 @@ SCUM = Game(
     engine="scum_env.engine",
     batched="scum_env.batched:BatchedScum",
     rgb="scum_env.render_rgb",
-    sb3_vec_env="scum_env.batched.vector_env:ScumVectorEnv",
+    sb3_vec_env="scum_env.batched:ScumVectorEnv",
 )
 SCUM_PARTY = Game(
     "scum_party",

@@ -7,6 +7,12 @@ from scum_env.phase import OVER, PHASE_NAMES, TRADE
 from scum_env.state import State
 
 
+def seat_notes(state: State, player: int) -> list[str]:
+    """What a seat shows beside its cards: ``out #k`` once out, ``passed`` this round."""
+    notes = [f"out #{state.finish.index(player) + 1}"] if player in state.finish else []
+    return [*notes, "passed"] if state.passed[player] else notes
+
+
 def render_table(state: State, *, show_hands: bool = True) -> str:
     """The table as text: seats in turn order, cards, the top play, scores."""
     rules = state.rules
@@ -16,11 +22,7 @@ def render_table(state: State, *, show_hands: bool = True) -> str:
         + ("" if state.phase == OVER else f", player_{state.to_act} to act")
     ]
     for position, player in enumerate(state.order):
-        marks = []
-        if player in state.finish:
-            marks.append(f"out #{state.finish.index(player) + 1}")
-        if state.passed[player]:
-            marks.append("passed")
+        marks = seat_notes(state, player)
         if state.phase != OVER and player == state.to_act:
             marks.append("<- to act")
         hand = cards.describe(state.hands[player]) if show_hands else ""

@@ -8,6 +8,7 @@ import numpy as np
 
 from cardsuite.rgb import cards_word, draw_table, expand
 from scum_env.engine import OVER, PHASE_NAMES, TRADE, State
+from scum_env.render import seat_notes
 
 LEGEND = (
     "Cards, low to high: S = Scum (the lowest), 2 ... 12, P = President, "
@@ -27,11 +28,7 @@ def table_model(state: State, *, hands: bool = True) -> dict[str, Any]:
     seats: list[dict[str, Any]] = []
     for player in range(rules.num_players):
         position = state.pos[player]
-        notes = []
-        if player in state.finish:
-            notes.append(f"out #{state.finish.index(player) + 1}")
-        if state.passed[player]:
-            notes.append("passed")
+        notes = seat_notes(state, player)
         seats.append(
             {
                 "name": f"player_{player}",

@@ -4,33 +4,15 @@ from __future__ import annotations
 
 from cardsuite.aec import env_factories
 from cardsuite.docs import doc_page
-from cardsuite.errors import (  # the named errors, importable from the env module
-    CardsuiteError,
-    ConfigError,
-    DeckError,
-    IllegalActionError,
-    PresetError,
-    StateError,
-    UsageError,
-)
+from cardsuite.errors import *  # noqa: F403  (the named errors, importable from here)
+from cardsuite.errors import __all__ as _errors
 from scum_env.party.config import PartyConfig
 from scum_env.party.encoding import observation_spec, state_spec
 from scum_env.party.engine import action_rules
 from scum_env.party.env import PartyEnv
 from scum_env.party.tables import split_tables, swap_sizes
 
-__all__ = [
-    "CardsuiteError",
-    "ConfigError",
-    "DeckError",
-    "IllegalActionError",
-    "PartyEnv",
-    "PresetError",
-    "StateError",
-    "UsageError",
-    "env",
-    "raw_env",
-]
+__all__ = [*_errors, "PartyEnv", "env", "raw_env"]
 
 
 raw_env, env = env_factories(PartyEnv)
@@ -44,16 +26,7 @@ each stated on the Scum Party page (``docs/scum_party.md``): 5 to 50 players, on
 several ranked tables above, a ladder between tables after every hand and a
 tournament score. One env holds every player of every table.
 
-.. code-block:: python
-
-    import pettingzoo, scum_env            # importing registers the env
-    env = pettingzoo.make("aec", "cardsuite/scum_party-v0", num_players=50)
-    env.reset(seed=0)
-    for agent in env.agent_iter():
-        obs, reward, terminated, truncated, info = env.last()
-        action = None if terminated or truncated else int(
-            np.flatnonzero(obs["action_mask"])[0])
-        env.step(action)
+{example}
 
 =================== =====================================================
 Agents              ``player_0`` .. ``player_{{n-1}}``, n = 5..50 (P2);
@@ -204,6 +177,10 @@ def _build_doc() -> str:
     )
     return doc_page(
         _DOC,
+        setup=[
+            "import pettingzoo, scum_env            # importing registers the env",
+            'env = pettingzoo.make("aec", "cardsuite/scum_party-v0", num_players=50)',
+        ],
         config=PartyConfig,
         spec=spec,
         num_actions=rules.num_actions,

@@ -4,32 +4,14 @@ from __future__ import annotations
 
 from cardsuite.aec import env_factories
 from cardsuite.docs import doc_page
-from cardsuite.errors import (  # the named errors, importable from the env module
-    CardsuiteError,
-    ConfigError,
-    DeckError,
-    IllegalActionError,
-    PresetError,
-    StateError,
-    UsageError,
-)
+from cardsuite.errors import *  # noqa: F403  (the named errors, importable from here)
+from cardsuite.errors import __all__ as _errors
 from scum_env.config import ScumConfig
 from scum_env.encoding import observation_spec
 from scum_env.env import ScumEnv
 from scum_env.rules import scum_rules
 
-__all__ = [
-    "CardsuiteError",
-    "ConfigError",
-    "DeckError",
-    "IllegalActionError",
-    "PresetError",
-    "ScumEnv",
-    "StateError",
-    "UsageError",
-    "env",
-    "raw_env",
-]
+__all__ = [*_errors, "ScumEnv", "env", "raw_env"]
 
 
 raw_env, env = env_factories(ScumEnv)
@@ -41,16 +23,7 @@ _DOC = """Scum (4J rules) — PettingZoo AEC environment ``scum_env.scum_v0``
 Scum as printed in the 4J rule book, every rule and variant, with the
 project's rulings J1–J9, each stated on the Scum page (``docs/scum.md``).
 
-.. code-block:: python
-
-    import pettingzoo, scum_env            # importing registers the env
-    env = pettingzoo.make("aec", "cardsuite/scum-v0", num_players=5)
-    env.reset(seed=0)
-    for agent in env.agent_iter():
-        obs, reward, terminated, truncated, info = env.last()
-        action = None if terminated or truncated else int(
-            np.flatnonzero(obs["action_mask"])[0])
-        env.step(action)
+{example}
 
 =================== =====================================================
 Agents              ``player_0`` .. ``player_{{n-1}}``, n = 4..12 (J2);
@@ -161,6 +134,10 @@ def _build_doc() -> str:
     rules = scum_rules(ScumConfig())
     return doc_page(
         _DOC,
+        setup=[
+            "import pettingzoo, scum_env            # importing registers the env",
+            'env = pettingzoo.make("aec", "cardsuite/scum-v0", num_players=5)',
+        ],
         config=ScumConfig,
         spec=observation_spec(rules),
         num_actions=rules.num_actions,

@@ -10,7 +10,8 @@ the state and compile it again. A state that does not fit the rules raises
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -31,6 +32,9 @@ from scum_env.validate import (
     whole,
     whole_list,
 )
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def to_dict(state: State) -> dict[str, Any]:
@@ -155,13 +159,23 @@ def parse_json(text: Any, game: str) -> dict[str, Any]:
     return data
 
 
+def read_saved(
+    saved: Any, rules: R, read: tuple[Callable[[R, str], T], Callable[[R, Any], T]], what: str
+) -> T:
+    """``reset(options={"state": saved})``: ``saved`` is JSON text (read with ``read[0]``)
+    or its parsed dict (``read[1]``); StateError naming ``what`` (the writer) otherwise."""
+    if isinstance(saved, str):
+        return read[0](rules, saved)
+    if isinstance(saved, dict):
+        return read[1](rules, saved)
+    raise StateError(
+        f"reset option 'state' must be the JSON text of {what} or its parsed dict, "
+        f"got {type(saved).__name__}"
+    )
+
+
 def load_state(rules: Rules, saved: Any) -> State:
     """A state from ``reset(options={"state": ...})``: JSON text or an already parsed dict."""
-    if isinstance(saved, str):
-        return from_json(rules, saved)
-    if isinstance(saved, dict):
-        return from_dict(rules, saved)
-    raise StateError(
-        "reset option 'state' must be the JSON text of a saved state "
-        f"(scum_env.engine.to_json) or its parsed dict, got {type(saved).__name__}"
+    return read_saved(
+        saved, rules, (from_json, from_dict), "a saved state (scum_env.engine.to_json)"
     )

@@ -1,4 +1,4 @@
-"""Checks of a saved Scum table state, field by field and across fields (issue 12).
+"""Checks of a saved Scum table state, field by field and across fields.
 
 [`scum_env.serialize.from_dict`][scum_env.serialize.from_dict] reads each field with the typed readers
 here (whole numbers are never bools or floats, arrays have their shape, every

@@ -14,10 +14,13 @@ this package gives it:
   ``num_actions``, ``obs_dim``, ``obs_spec``, ``xp``; per-seat rewards,
   ``done``, autoreset, ``active``, strict illegal actions) and
   [`StepResult`][cardsuite.batched.StepResult].
+* `arrays`: [`ArrayGames`][cardsuite.batched.arrays.ArrayGames], the base of every
+  engine (constructor, ``step``, input and illegal-action checks, restarts).
 * `sharded`: [`ShardedEngine`][cardsuite.batched.ShardedEngine], one numpy batch
-  stepped by several threads.
+  stepped by several threads (`ShardedGames` over a game's engine class).
 * `vector_env`: [`BatchedVectorEnv`][cardsuite.batched.BatchedVectorEnv] (one learning
-  seat, Gymnasium ``VectorEnv``) and [`sb3_vec_env`][cardsuite.batched.sb3_vec_env] (``MaskablePPO``).
+  seat, Gymnasium ``VectorEnv``; `GameVectorEnv` builds a game's engine) and
+  [`sb3_vec_env`][cardsuite.batched.sb3_vec_env] (``MaskablePPO``).
 * `arena`: [`run_arena`][cardsuite.batched.run_arena], per-seat mean returns of
   batch policies.
 * `policies`: [`RandomPolicy`][cardsuite.batched.RandomPolicy],
@@ -27,20 +30,24 @@ See ``docs/batched.md``.
 """
 
 from cardsuite.batched.arena import ArenaResult, run_arena
+from cardsuite.batched.arrays import ArrayGames
 from cardsuite.batched.backend import Backend, TorchBackend, get_backend
 from cardsuite.batched.policies import BatchPolicy, RandomPolicy, sb3_policy
 from cardsuite.batched.protocol import BatchedEngine, StepResult
-from cardsuite.batched.sharded import ShardedEngine
-from cardsuite.batched.vector_env import BatchedVectorEnv, sb3_vec_env
+from cardsuite.batched.sharded import ShardedEngine, ShardedGames
+from cardsuite.batched.vector_env import BatchedVectorEnv, GameVectorEnv, sb3_vec_env
 
 __all__ = [
     "ArenaResult",
+    "ArrayGames",
     "Backend",
     "BatchPolicy",
     "BatchedEngine",
     "BatchedVectorEnv",
+    "GameVectorEnv",
     "RandomPolicy",
     "ShardedEngine",
+    "ShardedGames",
     "StepResult",
     "TorchBackend",
     "get_backend",

@@ -47,23 +47,26 @@ def run_arena(
     *,
     batch: int = 4096,
     seed: int = 0,
+    **engine_options: Any,
 ) -> ArenaResult:
     """Play ``episodes`` episodes with ``policies[p]`` in seat ``p``; per-seat mean returns.
 
     Args:
-        make_engine: builds the batched engine for a number of game slots.
+        make_engine: builds the batched engine for a number of game slots:
+            ``make_engine(slots, **engine_options)`` (an engine class will do).
         policies: one batch policy per player id (the same object may fill
             several seats; it is then called once per step for all of them).
         episodes: episodes to play in all.
         batch: game slots stepped together (at most ``episodes``).
         seed: seed of the deals.
+        **engine_options: the engine's ``backend``, ``device`` and config fields.
     """
     if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
         raise ConfigError(f"episodes must be a positive integer, got {episodes!r}")
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
         raise ConfigError(f"batch must be a positive integer, got {batch!r}")
     slots = min(batch, episodes)
-    eng = make_engine(slots)
+    eng = make_engine(slots, **engine_options)
     n = eng.num_players
     if len(policies) != n or not all(callable(p) for p in policies):
         raise ConfigError(f"the arena needs {n} policies, one per player id")

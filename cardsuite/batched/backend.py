@@ -138,7 +138,10 @@ class Backend:
 
 
 class TorchBackend(Backend):
-    """The torch backend, on any device (``"cpu"``, ``"cuda"``, ``"cuda:1"``...)."""
+    """The torch backend, on any device (``"cpu"``, ``"cuda"``, ``"cuda:1"``...).
+
+    Each method does what `Backend`'s does, on tensors.
+    """
 
     name = "torch"
 
@@ -162,29 +165,23 @@ class TorchBackend(Backend):
         self.float32 = torch.float32
 
     def asarray(self, x: Any, dtype: Any) -> Array:
-        """``x`` as a tensor of ``dtype`` on the device."""
         if isinstance(x, self.torch.Tensor):
             return x.to(device=self.device, dtype=dtype)
         return self.torch.as_tensor(np.array(x), device=self.device).to(dtype)
 
     def zeros(self, shape: tuple[int, ...], dtype: Any) -> Array:
-        """A new all-zero tensor."""
         return self.torch.zeros(shape, dtype=dtype, device=self.device)
 
     def full(self, shape: tuple[int, ...], value: float, dtype: Any) -> Array:
-        """A new tensor filled with ``value``."""
         return self.torch.full(shape, value, dtype=dtype, device=self.device)
 
     def arange(self, n: int) -> Array:
-        """``0 .. n-1`` as int64."""
         return self.torch.arange(n, dtype=self.torch.int64, device=self.device)
 
     def astype(self, x: Array, dtype: Any) -> Array:
-        """``x`` cast to ``dtype``."""
         return x.to(dtype)
 
     def copy(self, x: Array) -> Array:
-        """A copy of ``x``."""
         return x.clone()
 
     def small(self, x: Array) -> Array:
@@ -192,41 +189,32 @@ class TorchBackend(Backend):
         return x
 
     def to_numpy(self, x: Array) -> np.ndarray:
-        """``x`` as a numpy array on the host."""
         return np.asarray(x.detach().cpu().numpy())
 
     def take_along(self, x: Array, idx: Array, axis: int) -> Array:
-        """``x`` gathered with ``idx`` along ``axis``."""
         return self.torch.gather(x, axis, idx)
 
     def take_rows(self, table: Array, idx: Array) -> Array:
-        """Rows ``table[idx]`` of a 2-D table."""
         return self.torch.index_select(table, 0, idx.reshape(-1)).reshape(*idx.shape, -1)
 
     def take_flat(self, x: Array, idx: Array) -> Array:
-        """Elements of contiguous ``x`` at flat positions ``idx`` (any shape)."""
         return x.reshape(-1)[idx]
 
     def sum(self, x: Array, axis: int) -> Array:
-        """Sum along ``axis``."""
         return x.sum(dim=axis)
 
     def amax(self, x: Array, axis: int) -> Array:
-        """Maximum along ``axis``."""
         return x.amax(dim=axis)
 
     def argmax(self, x: Array, axis: int) -> Array:
-        """Index of the first maximum along ``axis``."""
         if x.dtype == self.torch.bool:
             x = x.to(self.torch.int8)
         return x.argmax(dim=axis)
 
     def argmin(self, x: Array, axis: int) -> Array:
-        """Index of the first minimum along ``axis``."""
         return x.argmin(dim=axis)
 
     def cumsum(self, x: Array, axis: int) -> Array:
-        """Cumulative sum along ``axis`` (keeps the dtype)."""
         return x.cumsum(dim=axis).to(x.dtype)
 
     def any(self, x: Array) -> bool:
@@ -234,33 +222,26 @@ class TorchBackend(Backend):
         return bool(x.any().item())
 
     def nonzero(self, mask: Array) -> Array:
-        """Indices of the true entries of a 1-D mask."""
         return self.torch.nonzero(mask).reshape(-1)
 
     def where(self, cond: Array, a: Any, b: Any) -> Array:
-        """Elementwise ``a`` where ``cond`` else ``b``."""
         return self.torch.where(cond, a, b)
 
     def minimum(self, a: Array, b: Any) -> Array:
-        """Elementwise minimum."""
         if not isinstance(b, self.torch.Tensor):
             return a.clamp(max=b)
         return self.torch.minimum(a, b)
 
     def argsort(self, x: Array, axis: int) -> Array:
-        """Stable argsort along ``axis``."""
         return self.torch.argsort(x, dim=axis, stable=True)
 
     def bincount(self, x: Array, minlength: int) -> Array:
-        """Counts of each value of a 1-D non-negative int tensor."""
         return self.torch.bincount(x, minlength=minlength)
 
     def concat(self, xs: list[Array], axis: int) -> Array:
-        """Tensors joined along ``axis``."""
         return self.torch.cat(xs, dim=axis)
 
     def nbytes(self, x: Array) -> int:
-        """Bytes held by ``x``."""
         return int(x.element_size() * x.nelement())
 
 

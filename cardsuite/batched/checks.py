@@ -1,11 +1,9 @@
 """Checks of what a caller hands a batched engine's ``step``: action ids and active flags.
 
-Every batched engine (Scum, Scum Party, Scandal) casts them to int64 / bool
-arrays; before that, these checks turn every wrong input into a named error instead of a silent cast: ``None``, text,
+Every wrong input is a named error instead of a silent cast: ``None``, text,
 a float that is not a whole number (``1.5`` would be truncated to 1), NaN or
-infinity, booleans, numbers past int64, and arrays of the wrong length.
-Whole-number floats (``3.0``) are accepted, as the AEC envs (``scum_v0``,
-``scum_party_v0``, ``scandal_v0``) accept them.
+infinity, booleans, numbers past int64, arrays of the wrong length.
+Whole-number floats (``3.0``) are accepted, as the AEC envs accept them.
 """
 
 from __future__ import annotations

@@ -1,41 +1,19 @@
 """The contract every batched engine keeps, so the shared adapters serve every game.
 
 A batched engine holds ``num_games`` independent games as arrays with a
-leading game axis, on the backend ``xp`` (`cardsuite.batched.backend`).
-One [`BatchedEngine.step`][cardsuite.batched.protocol.BatchedEngine.step] applies one decision in every game, with a
-fixed number of array operations and no Python loop over games.
-
-Shapes (``N`` games, ``A`` actions, ``P`` player ids, ``D`` = ``obs_dim``):
-
-| call | returns |
-|---|---|
-| ``reset(seed)`` | ``(obs [N, D] float32, mask [N, A] int8, to_act [N] int64)`` |
-| ``step(actions [N], active=None)`` | a [`StepResult`][cardsuite.batched.protocol.StepResult] |
-| ``to_act()`` | ``[N]`` player id to act in each game |
-
-Rules every engine follows:
-
-* ``obs`` and ``mask`` are the per-game env's observation and mask of the
-  player to act, bit for bit; the engine's reused buffers (copy to keep).
-* ``rewards [N, P]`` float32 by player id: what the per-game env hands each
-  seat in that step (zero otherwise); ``done [N]`` bool: the episode ended;
-  ``truncated [N]`` (optional, ``None`` when a game never truncates): the
-  games among ``done`` whose episode was cut by a limit, not played out.
-* Autoreset (the default): a finished game restarts inside the same ``step``
-  as the per-game env's ``reset()`` without a seed continues, and the
-  returned ``obs``/``mask``/``to_act`` already describe the restarted game.
-  With ``autoreset=False`` a finished game stays over (all-zero mask) and
-  ignores its actions until ``reset``.
-* ``active [N]`` bools: only those games move; the others are untouched.
-* An illegal action of an active, running game raises
-  [`IllegalActionError`][cardsuite.errors.IllegalActionError] naming the game, the player
-  and the action, and no game is changed.
-* Deals come from `cardsuite.batched.deal` streams keyed by
-  ``(seed, game_offset + game index, counter)``, so numpy and torch play the
-  same games and a shard of a batch plays exactly like the full batch.
-* Constructors accept ``game_offset`` and ``buffers=(obs, mask)`` (views of a
-  larger batch's outputs) so [`ShardedEngine`][cardsuite.batched.sharded.ShardedEngine]
-  can split a batch across threads.
+leading game axis on the backend ``xp`` (`cardsuite.batched.backend`):
+``reset(seed)`` returns ``(obs [N, D] float32, mask [N, A] int8, to_act [N])``
+and ``step(actions [N], active=None)`` a [`StepResult`][cardsuite.batched.protocol.StepResult].
+``obs`` and ``mask`` are the per-game env's, bit for bit, in reused buffers;
+``rewards [N, P]`` are by player id; finished games restart inside the step
+as the per-game env's ``reset()`` continues (``autoreset``); ``active`` lets
+only some games move; an illegal action raises
+[`IllegalActionError`][cardsuite.errors.IllegalActionError] and changes no game;
+deals depend on ``(seed, game_offset + game index, counter)`` only; and
+constructors take ``game_offset`` and ``buffers=(obs, mask)`` so that
+[`ShardedEngine`][cardsuite.batched.sharded.ShardedEngine] can split a batch.
+The whole contract is in ``docs/batched.md``; `cardsuite.batched.arrays.ArrayGames`
+implements its common part.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import itertools
 import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -208,3 +208,30 @@ class ShardedEngine:
     def close(self) -> None:
         """Stop the worker threads."""
         self._pool.shutdown()
+
+
+class ShardedGames(ShardedEngine):
+    """`ShardedEngine` over a game's engine class ``ENGINE``, with the engine's API.
+
+    Args:
+        num_games: N.
+        threads: worker threads (shards), at most N.
+        autoreset: as the engine's.
+        **config: the game's config fields.
+    """
+
+    #: The game's batched engine class (an `ArrayGames`).
+    ENGINE: ClassVar[Callable[..., Any]]
+
+    def __init__(
+        self, num_games: int, *, threads: int = 2, autoreset: bool = True, **config: Any
+    ) -> None:
+        """Split the batch into engine shards that share output buffers."""
+        engine = self.ENGINE
+
+        def factory(n: int, offset: int, buffers: Any) -> Any:
+            return engine(n, autoreset=autoreset, game_offset=offset, buffers=buffers, **config)
+
+        super().__init__(factory, num_games, threads=threads)
+        self.rules = self.probe.rules
+        self.config = self.probe.config

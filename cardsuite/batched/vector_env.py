@@ -1,46 +1,22 @@
 """Train one learning seat on any batched engine: a Gymnasium vector env and an SB3 adapter.
 
-[`BatchedVectorEnv`][cardsuite.batched.vector_env.BatchedVectorEnv] wraps a [`BatchedEngine`][cardsuite.batched.protocol.BatchedEngine]
-of ``num_envs`` games. In every game, player ``learner`` is the learning
-seat; the other seats are played inside the batch by the given
-`BatchPolicy` (random, a game's heuristic,
-or the learner itself through [`sb3_policy`][cardsuite.batched.policies.sb3_policy]),
-so each ``step`` returns the observation of the learner's next decision in
-every game. The learner keeps its player id while its role (and, in Scum
-Party, its table) changes, so it learns every role.
-
-Rewards are the learner's rewards summed over the engine steps between two
-of its decisions (the per-game env's rewards: at the episode end in Scum, at
-every scored hand in Scum Party with ``reward="points"``). Finished games
-restart in the same step (Gymnasium's ``SAME_STEP`` autoreset, SB3's
-convention): the returned observation is already the first decision of the
-next episode. An episode that the engine reports ``truncated`` (Scandal's
-limits) is returned as truncated, every other end as terminated.
-
-The final observation of every episode that ended is returned the way
-Gymnasium 1.x vector envs do in ``SAME_STEP`` mode: ``info["final_obs"]``
-(an object array: the learner's view of the finished game, ``None`` for the
-games still running), ``info["_final_obs"]`` (which games ended) and
-``info["final_info"]`` (``episode_length`` of each finished episode, with
-its ``_episode_length`` mask); SB3's adapter passes it on as
-``terminal_observation``. So a learner can bootstrap a truncated episode
-from its last state instead of treating it as terminated. For this the vector
-env restarts finished games itself: it switches the engine's own
-``autoreset`` off and uses the engine's ``observe_as`` and
-``restart_games`` (every shipped engine, sharded or not, has both; an engine
-without them keeps its own autoreset, and no ``final_obs`` is returned). The
-other seats' moves of a new episode before the learner's first decision
-count towards the next step's reward, never the finished episode's.
-
-SB3 does not accept a Gymnasium ``VectorEnv``; [`sb3_vec_env`][cardsuite.batched.vector_env.sb3_vec_env] wraps one
-as a ``stable_baselines3`` ``VecEnv`` (imported lazily: the core does not need
-SB3) with ``env_method("action_masks")``, which is what ``MaskablePPO`` calls.
+[`BatchedVectorEnv`][cardsuite.batched.vector_env.BatchedVectorEnv] wraps a
+[`BatchedEngine`][cardsuite.batched.protocol.BatchedEngine] of ``num_envs`` games:
+player ``learner`` learns in every game, the other seats are played inside the
+batch by `BatchPolicy` opponents, and each ``step`` returns the learner's next
+decision in every game with its rewards summed since its last one. Finished
+games restart in the same step (Gymnasium's ``SAME_STEP``); the final
+observations come in ``info["final_obs"]`` as Gymnasium 1.x returns them, and
+an episode the engine reports ``truncated`` is returned as truncated
+(``docs/batched.md``, "Training: one learning seat"). [`sb3_vec_env`][cardsuite.batched.vector_env.sb3_vec_env]
+wraps one as a ``stable_baselines3`` ``VecEnv`` for ``MaskablePPO`` (SB3 is
+imported only then).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
 
 import gymnasium
 import numpy as np
@@ -243,6 +219,35 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
             done |= xp.to_numpy(res.done).astype(bool)
             truncated |= self._truncated(res, done.shape[0])
             self._obs, self._mask = res.obs, res.mask
+
+
+class GameVectorEnv(BatchedVectorEnv):
+    """A `BatchedVectorEnv` that builds its game's engine (``ENGINE``) of ``num_envs`` games.
+
+    Args:
+        num_envs: number of games.
+        learner, opponents, seed: as `BatchedVectorEnv`.
+        backend, device: the engine's backend (outputs are numpy either way).
+        **config: the game's config fields.
+    """
+
+    #: The game's batched engine class, ``cls(num_games, backend=, device=, **config)``.
+    ENGINE: ClassVar[Callable[..., Any]]
+
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        learner: int = 0,
+        opponents: BatchPolicy | Sequence[BatchPolicy] | None = None,
+        seed: int = 0,
+        backend: str = "numpy",
+        device: str | None = None,
+        **config: Any,
+    ) -> None:
+        """Create the games; call `reset` next."""
+        engine = self.ENGINE(num_envs, backend=backend, device=device, **config)
+        super().__init__(engine, learner=learner, opponents=opponents, seed=seed)
 
 
 def sb3_vec_env(env: BatchedVectorEnv) -> Any:

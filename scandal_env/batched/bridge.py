@@ -146,20 +146,8 @@ def write_states(eng: BatchedScandal, states: Sequence[State]) -> None:
     Raises:
         UsageError: more states than rows, or a state of another player count or deck.
     """
-    m = len(states)
-    if m > eng.num_games:
-        raise UsageError(f"load_states: {m} states for an engine of {eng.num_games} games")
-    rows = state_rows(states, eng.P, eng.t.n, eng.t.ns)
-    xp = eng.xp
-    for name, arr in rows.items():
-        target: Any = getattr(eng, name)
-        target[:m] = xp.asarray(arr, target.dtype)
-        if name == "phase":
-            target[m:] = OVER
-    eng.done[:] = False
-    eng.truncated[:] = False
-    eng.rewards[:] = 0.0
-    eng._ready = True
+    eng.load_rows(len(states), lambda: state_rows(states, eng.P, eng.t.n, eng.t.ns), OVER)
+    eng._mask = eng.mask
 
 
 __all__ = ["load_states", "state_rows", "write_states"]

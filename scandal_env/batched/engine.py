@@ -1,20 +1,10 @@
 """BatchedScandal: N independent Scandal games (S1–S9) held as arrays.
 
-Every game's state lives in arrays with a leading game axis ``[N, ...]``;
-per-player arrays are indexed by player id (seat). One
-[`BatchedScandal.step`][scandal_env.batched.engine.BatchedScandal.step] applies one action in every game with a fixed,
-small number of array operations and no Python loop over games: each action
-kind (draws, meld steps, lay-offs, discards) runs on the subset of games that
-chose it, then the mask (`masks`) and the
-observation (`encoding`) are built full-width.
-
-Episodes follow ``scandal_v0``: with ``episode="hand"`` one hand, with
-``episode="game"`` hands (the deal rotating, S2) until someone reaches the
-target (S9) or ``max_hands``; every hand's net score / ``reward_scale`` is
-rewarded when that hand ends. A finished game restarts as ``scandal_v0.reset()``
-without a seed does: a new game (random first dealer, scores 0). Deals come
-from counter-based streams keyed by ``(seed, game index, deal number)``
-(`cardsuite.batched.deal`), identical on numpy and torch.
+Per-player arrays are indexed by player id. Each action kind (draws, meld
+steps, lay-offs, discards) runs on the subset of games that chose it
+(`scandal_env.batched.apply`), then the mask (`masks`) and the observation
+(`encoding`) are built full-width. Episodes (``episode="hand"`` or
+``"game"``), rewards and restarts follow ``scandal_v0`` (``docs/batched.md``).
 """
 
 from __future__ import annotations
@@ -24,11 +14,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cardsuite.batched.arrays import ArrayGames
-from cardsuite.batched.backend import Array, Backend, get_backend
-from cardsuite.batched.checks import action_ids, active_flags, check_players
+from cardsuite.batched.backend import Array
+from cardsuite.batched.checks import check_players
 from cardsuite.batched.deal import TAG_DEAL, permutations, split_seed, stream_keys
 from cardsuite.batched.protocol import StepResult
-from cardsuite.errors import ConfigError, IllegalActionError, UsageError
+from cardsuite.errors import UsageError
 from scandal_env.actions import describe
 from scandal_env.batched.apply import apply_actions
 from scandal_env.batched.consts import BUILD, DRAW, END_NAMES, END_NONE, END_OUT, MELD, OVER
@@ -54,101 +44,57 @@ ScandalStepResult = StepResult
 class BatchedScandal(ArrayGames):
     """N Scandal games stepped together, on numpy or torch (CPU or GPU).
 
-    Args:
-        num_games: N, the number of games held.
-        backend: ``"numpy"`` or ``"torch"``.
-        device: torch device (``"cpu"``, ``"cuda"``); numpy runs on the CPU.
-        autoreset: restart finished games inside `step` (default); with
-            ``False`` a finished game stays over, ignores its actions and has an
-            all-zero mask until `reset`.
-        game_offset: index of this batch's first game in the deal streams.
-        buffers: optional ``(obs [N, D] float32, mask [N, A] bool)`` to write into.
-        **config: [`ScandalConfig`][scandal_env.config.ScandalConfig] fields
-            (``illegal_action``/``illegal_penalty`` do not apply: an illegal
-            action raises [`IllegalActionError`][cardsuite.IllegalActionError]).
+    Arguments as [`ArrayGames`][cardsuite.batched.arrays.ArrayGames];
+    ``**config`` are [`ScandalConfig`][scandal_env.config.ScandalConfig] fields.
     """
 
+    CONFIG = ScandalConfig
     #: ``step(..., observe=False)`` skips writing the observation (see `step`).
     OBSERVE_OPTIONAL: ClassVar[bool] = True
-
-    def __init__(
-        self,
-        num_games: int,
-        *,
-        backend: str = "numpy",
-        device: str | None = None,
-        autoreset: bool = True,
-        game_offset: int = 0,
-        buffers: tuple[Array, Array] | None = None,
-        **config: Any,
-    ) -> None:
-        """Allocate the arrays of ``num_games`` games; call `reset` next."""
-        if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
-            raise ConfigError(f"num_games must be a positive integer, got {num_games!r}")
-        self.config = ScandalConfig.from_dict(config)
-        self.rules = make_rules(self.config)
-        self.xp: Backend = get_backend(backend, device)
-        self.t = DeckTables(self.rules.deck, self.rules.layout, self.xp)
-        self.num_games = num_games
-        self.num_players = self.P = self.config.num_players
-        self.num_actions = self.rules.layout.size
-        self.obs_spec = obs_spec(self.rules)
-        self.obs_dim = self.obs_spec.size
-        self.autoreset = autoreset
-        self.game_offset = game_offset
-        self.seed: int | None = None
-        cfg = self.config
-        self.observer = BatchObserver(
-            self.obs_spec, self.P, self.t.n, cfg.target_score, cfg.max_turns
-        )
-        self._init_state()
-        xp = self.xp
-        if buffers is None:
-            self.obs = xp.zeros((num_games, self.obs_dim), xp.float32)
-            self.mask = xp.zeros((num_games, self.num_actions), xp.bool)
-        else:
-            self.obs, self.mask = buffers
-        self._ready = False
-
-    def _init_state(self) -> None:
-        xp = self.xp
-        g, p, n, ns = self.num_games, self.P, self.t.n, self.t.ns
-        i64 = xp.int64
-        self.rows = xp.arange(g)
-        self.hands = xp.zeros((g, p, n), xp.bool)
-        self.known = xp.zeros((g, p, n), xp.bool)
-        self.counts = xp.zeros((g, p), i64)
-        i8 = xp.int8  # seats and pile positions fit a byte: cheaper compares
-        self.placed_by = xp.full((g, n), -1, i8)
-        self.meld_owner = xp.full((g, ns), -1, i8)
-        self.table_pts = xp.zeros((g, p), i64)
-        self.build = xp.zeros((g, n), xp.bool)
-        self.build_scandal = xp.full((g,), -1, i64)
-        self.pile_arr = xp.zeros((g, n), i64)
-        self.pile_pos = xp.full((g, n), -1, i8)
-        self.pile_len = xp.zeros((g,), i64)
-        self.stock_arr = xp.zeros((g, n), i64)
-        self.stock_len = xp.zeros((g,), i64)
-        self.stock_public = xp.zeros((g,), xp.bool)
-        self.cur = xp.zeros((g,), i64)
-        self.phase = xp.full((g,), OVER, i64)
-        self.duty = xp.full((g,), -1, i64)
-        self.forbidden = xp.full((g,), -1, i64)
-        self.turn = xp.zeros((g,), i64)
-        self.dealer = xp.zeros((g,), i64)
-        self.hand_no = xp.zeros((g,), i64)
-        self.deals = xp.zeros((g,), i64)
-        self.scores = xp.zeros((g, p), i64)
-        self.hand_end = xp.zeros((g,), i64)
-        self.game_over = xp.zeros((g,), xp.bool)
-        self.rewards = xp.zeros((g, p), xp.float32)
-        self.done = xp.zeros((g,), xp.bool)
-        self.truncated = xp.zeros((g,), xp.bool)
-
     STATE_FIELDS = ("hands", "known", "counts", "placed_by", "meld_owner", "table_pts", "build",
               "build_scandal", "pile_arr", "pile_pos", "pile_len", "stock_arr", "stock_len",
               "stock_public", "cur", "phase", "duty", "forbidden", "turn", "dealer", "hand_no",
               "deals", "scores", "hand_end", "game_over", "rewards", "done", "truncated")  # fmt: skip
+    config: ScandalConfig
+    truncated: Array
+
+    def _compile(self) -> Any:
+        return make_rules(self.config)
+
+    def _build(self, buffers: tuple[Array, Array] | None) -> None:
+        xp, cfg = self.xp, self.config
+        self.t = DeckTables(self.rules.deck, self.rules.layout, xp)
+        self.num_players = self.P = cfg.num_players
+        self.num_actions = self.rules.layout.size
+        self.obs_spec = obs_spec(self.rules)
+        self.obs_dim = self.obs_spec.size
+        self.observer = BatchObserver(
+            self.obs_spec, self.P, self.t.n, cfg.target_score, cfg.max_turns
+        )
+        self._init_state()
+        if buffers is None:
+            self.obs = xp.zeros((self.num_games, self.obs_dim), xp.float32)
+            self.mask = xp.zeros((self.num_games, self.num_actions), xp.bool)
+        else:
+            self.obs, self.mask = buffers
+
+    def _init_state(self) -> None:
+        xp = self.xp
+        g, p, n, ns = self.num_games, self.P, self.t.n, self.t.ns
+        i64, new = xp.int64, self.new_arrays
+        self.hands, self.known = new(2, (g, p, n), xp.bool)
+        self.counts, self.table_pts, self.scores = new(3, (g, p), i64)
+        i8 = xp.int8  # seats and pile positions fit a byte: cheaper compares
+        self.placed_by, self.pile_pos = new(2, (g, n), i8, -1)
+        self.meld_owner = xp.full((g, ns), -1, i8)
+        self.build = xp.zeros((g, n), xp.bool)
+        self.pile_arr, self.stock_arr = new(2, (g, n), i64)
+        self.pile_len, self.stock_len, self.cur, self.turn = new(4, (g,), i64)
+        self.dealer, self.hand_no, self.deals, self.hand_end = new(4, (g,), i64)
+        self.build_scandal, self.duty, self.forbidden = new(3, (g,), i64, -1)
+        self.phase = xp.full((g,), OVER, i64)
+        self.stock_public, self.game_over, self.done, self.truncated = new(4, (g,), xp.bool)
+        self.rewards = xp.zeros((g, p), xp.float32)
 
     def buffer_bytes(self) -> int:
         """Bytes of the observation, its staging and the mask (all games)."""
@@ -199,45 +145,24 @@ class BatchedScandal(ArrayGames):
             self._deal(every)
         else:
             self._place(every, *preset.arrays(xp))
-        self._ready = True
         return self._observe()
 
     def step(self, actions: Any, active: Any = None, *, observe: bool = True) -> ScandalStepResult:
         """Apply one action in every game (or in the ``active`` ones only).
 
-        Args:
-            actions: ``[N]`` action ids of each game's player to act.
-            active: optional ``[N]`` bools; other games are left untouched.
-            observe: with ``False`` the observation buffer is not rewritten
-                (the returned ``obs`` still holds the previous position): for
-                a caller that reads the state arrays and the mask only, such
-                as the search's rollouts with
-                `BatchedScandalHeuristic.choose_engine`. The state, the mask,
-                ``to_act``, the rewards and the flags are the same either way.
-
-        Raises:
-            IllegalActionError: an action of an active, running game is not
-                legal; no game is changed.
+        As [`ArrayGames.step`][cardsuite.batched.arrays.ArrayGames.step]; with
+        ``observe=False`` the observation buffer is not rewritten (the returned
+        ``obs`` still holds the previous position): for a caller that reads the
+        state arrays and the mask only, such as the search's rollouts with
+        `BatchedScandalHeuristic.choose_engine`. The state, the mask,
+        ``to_act``, the rewards and the flags are the same either way.
         """
-        xp = self.xp
-        if not self._ready:
-            raise IllegalActionError("call reset() before step()")
-        a = action_ids(xp, actions, self.num_games)
-        live = self.phase != OVER
-        if active is not None:
-            live = live & active_flags(xp, active, self.num_games)
-        self._check_actions(a, live)
-        self.done[:] = False
-        self.truncated[:] = False
-        self.rewards[:] = 0.0
-        self._apply(a, live)
-        if self.autoreset and xp.any(self.done):
-            self._new_game(xp.nonzero(self.done))
-        obs, mask, to_act = self._observe(observe)
-        return ScandalStepResult(obs, mask, to_act, self.rewards, self.done, self.truncated)
+        return self._step(actions, active, observe)
+
+    def _running(self) -> Array:
+        return self.phase != OVER
 
     def _restart(self, idx: Any) -> None:
-        """Deal new games at ``idx`` (autoreset and `restart_games`)."""
         self._new_game(idx)
 
     def to_act(self) -> Array:
@@ -258,30 +183,15 @@ class BatchedScandal(ArrayGames):
         Raises:
             UsageError: before `reset`, or a bad ``player`` (named).
         """
-        if not self._ready:
+        if self._mask is None:
             raise UsageError("call reset() before observe_as()")
         seat = check_players(self.xp, player, self.num_games, self.P)
         return observe_seats(self, self.observer, seat, self.obs_dim)
 
-    # ------------------------------------------------------------------ checks
-    def _check_actions(self, a: Array, live: Array) -> None:
-        xp = self.xp
-        inside = (a >= 0) & (a < self.num_actions)
-        safe = xp.where(inside, a, 0)
-        legal = xp.take_flat(self.mask, self.rows * self.num_actions + safe) & inside
-        bad = live & ~legal
-        if xp.any(bad):
-            g = int(xp.to_numpy(xp.nonzero(bad))[0])
-            act = int(xp.to_numpy(a[g : g + 1])[0])
-            player = int(xp.to_numpy(self.cur[g : g + 1])[0])
-            if 0 <= act < self.num_actions:
-                what = describe(self.rules.layout, self.rules.deck, act)
-            else:
-                what = f"out of range 0..{self.num_actions - 1}"
-            raise IllegalActionError(
-                f"game {g}: player_{player}: illegal action {act} ({what}); "
-                "check the action mask (no game was changed)"
-            )
+    def _what(self, action: int) -> str:
+        if 0 <= action < self.num_actions:
+            return describe(self.rules.layout, self.rules.deck, action)
+        return f"out of range 0..{self.num_actions - 1}"
 
     # ------------------------------------------------------------------ deals
     def _seed(self) -> int:
@@ -317,13 +227,9 @@ class BatchedScandal(ArrayGames):
         xp, p = self.xp, self.P
         self.deals[r] += 1
         self.hands[r] = hands
-        self.known[r] = False
         self.counts[r] = xp.sum(hands, 2)
-        self.placed_by[r] = -1
-        self.meld_owner[r] = -1
-        self.table_pts[r] = 0
-        self.build[r] = False
-        self.build_scandal[r] = -1
+        self.clear(r, "known", "table_pts", "build", "stock_public", "turn")
+        self.clear(r, "placed_by", "meld_owner", "build_scandal", "duty", "forbidden", value=-1)
         plen = xp.sum(pile >= 0, 1)
         self.pile_arr[r] = xp.where(pile >= 0, pile, 0)
         self.pile_len[r] = plen
@@ -335,12 +241,8 @@ class BatchedScandal(ArrayGames):
         self.pile_pos[r] = xp.astype(pos[:, :n], xp.int8)
         self.stock_arr[r] = xp.where(stock >= 0, stock, 0)
         self.stock_len[r] = xp.sum(stock >= 0, 1)
-        self.stock_public[r] = False
         self.cur[r] = (self.dealer[r] + 1) % p  # S2: the dealer's left (the non-dealer)
         self.phase[r] = DRAW
-        self.duty[r] = -1
-        self.forbidden[r] = -1
-        self.turn[r] = 0
 
     def _new_game(self, r: Array) -> None:
         """A new game in games ``r`` (random first dealer, scores 0)."""
@@ -389,10 +291,13 @@ class BatchedScandal(ArrayGames):
         hand = xp.take_rows(self.hands.reshape(-1, n), flat)
         size = xp.take_flat(self.counts, flat)
         write_mask(self, self.mask, hand, size)
+        self._mask = self.mask
         if observe:
             self.observer.write(self, self.obs, hand)
-        mask_out = self.mask.view(np.int8) if xp.name == "numpy" else self.mask.to(xp.int8)
-        return self.obs, mask_out, self.to_act()
+        return self.obs, self._mask_out(self.mask), self.to_act()
+
+    def _observe_mask(self) -> tuple[Array, Array, Array]:
+        return self._observe(observe=False)
 
     def game_view(self, g: int) -> dict[str, Any]:
         """Game ``g`` as plain Python values (for tests, debugging and presets).

@@ -10,21 +10,15 @@ at fault; nothing is changed then.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from cardsuite.batched.backend import Array, Backend
 from cardsuite.errors import PresetError
 
-
-class _Engine(Protocol):
-    num_games: int
-    P: int
-    xp: Backend
-
-    @property
-    def t(self) -> Any: ...
+if TYPE_CHECKING:
+    from scandal_env.batched.engine import BatchedScandal
 
 
 @dataclass
@@ -67,7 +61,7 @@ def _bottom_first(top_first: np.ndarray) -> np.ndarray:
 
 
 def check_preset(
-    eng: _Engine, hands: Any, discard: Any, stock: Any, dealer: Any, scores: Any
+    eng: BatchedScandal, hands: Any, discard: Any, stock: Any, dealer: Any, scores: Any
 ) -> Preset:
     """Check the reset presets of ``eng``; PresetError names the field at fault."""
     g, p, n = eng.num_games, eng.P, eng.t.n

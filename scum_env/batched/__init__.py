@@ -4,21 +4,37 @@
   and ``step`` give ``[N, obs_dim]`` observations, ``[N, A]`` masks, the
   player to act, per-seat rewards ``[N, P]`` and done flags, with the exact
   observation and action layout of ``scum_v0``.
-* `ShardedScum`: one numpy batch stepped by
-  several threads.
-* `ScumVectorEnv` and
-  [`sb3_vec_env`][scum_env.batched.vector_env.sb3_vec_env]: one learning seat for
-  Gymnasium and ``MaskablePPO``.
-* `play_arena`: fast evaluation of policies per seat.
+* `ScumVectorEnv` / `sb3_vec_env` (one learning seat for Gymnasium and
+  ``MaskablePPO``), `ShardedScum` (one numpy batch on several threads) and
+  `play_arena` (fast evaluation per seat): the shared adapters of
+  [`cardsuite.batched`][cardsuite.batched] over it (`scum_env.batched.adapters`).
+* `LowestFirstPolicy` and `make_policy`: batched policies (`scum_env.batched.policies`).
 
-See ``docs/batched.md``.
+See ``docs/batched.md``. The modules ``arena``, ``sharded`` and ``vector_env``
+are now ``adapters``, and ``backend`` and ``deal`` are `cardsuite.batched`'s;
+their old names import with a `DeprecationWarning`.
 """
 
-from scum_env.batched.arena import ArenaResult, play_arena
+from cardsuite.moved import alias_modules
+from scum_env.batched.adapters import (
+    ArenaResult,
+    ScumVectorEnv,
+    ShardedScum,
+    play_arena,
+    sb3_vec_env,
+)
 from scum_env.batched.engine import BatchedScum, StepResult
 from scum_env.batched.policies import LowestFirstPolicy, RandomPolicy, make_policy, sb3_policy
-from scum_env.batched.sharded import ShardedScum
-from scum_env.batched.vector_env import ScumVectorEnv, sb3_vec_env
+
+alias_modules(
+    {
+        "scum_env.batched.arena": "scum_env.batched.adapters",
+        "scum_env.batched.sharded": "scum_env.batched.adapters",
+        "scum_env.batched.vector_env": "scum_env.batched.adapters",
+        "scum_env.batched.backend": "cardsuite.batched.backend",
+        "scum_env.batched.deal": "cardsuite.batched.deal",
+    }
+)
 
 __all__ = [
     "ArenaResult",

@@ -17,7 +17,6 @@ so a search builds the engine with ``episode="series"`` and ``autoreset=False``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -99,18 +98,7 @@ def load_states(eng: BatchedScum, states: Sequence[State]) -> tuple[Array, Array
     Raises:
         UsageError: more states than rows, or a state of another table size.
     """
-    m = len(states)
-    if m > eng.num_games:
-        raise UsageError(f"load_states: {m} states for an engine of {eng.num_games} games")
-    rows = state_rows(states, eng.P, eng.K)
-    xp = eng.xp
-    for name, arr in rows.items():
-        target: Any = getattr(eng, name)
-        target[:m] = xp.asarray(arr, target.dtype)
-        if name == "phase":
-            target[m:] = OVER
-    eng.done[:] = False
-    eng.rewards[:] = 0.0
+    eng.load_rows(len(states), lambda: state_rows(states, eng.P, eng.K), OVER)
     return eng._observe()
 
 

@@ -13,41 +13,20 @@ the per-game encoder uses, so both encoders give bit-identical float32 values.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from scum_env.batched.backend import Array, Backend
+from cardsuite.batched.backend import Array, Backend
 from scum_env.encoding import NUM_ROLES, observation_spec
 from scum_env.phase import Phase
 from scum_env.rules import Rules
 
+if TYPE_CHECKING:
+    from scum_env.batched.engine import BatchedScum
+
 # plain ints for array arithmetic (numpy and torch)
 TRADE, PLAY, OVER = int(Phase.TRADE), int(Phase.PLAY), int(Phase.OVER)
-
-
-class EngineArrays(Protocol):
-    """The state arrays of a batched engine that the encoder reads (by role position)."""
-
-    phase: Array
-    actor: Array
-    top_count: Array
-    top_slot: Array
-    top_pos: Array
-    top_cards: Array
-    passed: Array
-    acted: Array
-    ncards: Array
-    played: Array
-    given: Array
-    received: Array
-    finish: Array
-    scores: Array
-    give_left: Array
-
-    def flat_actor(self) -> Array:
-        """Index of each game's player to act in the flattened ``[N*P]`` player axis."""
-        ...
 
 
 class BatchEncoder:
@@ -111,7 +90,7 @@ class BatchEncoder:
         av = xp.where(coloured > 0, run, 0).reshape(m, k - 1)
         return xp.concat([xp.astype(av, hand.dtype), hand[:, k - 1 :]], 1)
 
-    def mask(self, eng: EngineArrays, hand: Array) -> Array:
+    def mask(self, eng: BatchedScum, hand: Array) -> Array:
         """The bool mask ``[N, A]`` of every game's player to act (all false when over)."""
         xp = self.xp
         k, c = self.rules.num_slots, self.rules.max_count
@@ -129,7 +108,7 @@ class BatchEncoder:
         return out
 
     # ------------------------------------------------------------ observations
-    def observe(self, eng: EngineArrays, hand: Array) -> Array:
+    def observe(self, eng: BatchedScum, hand: Array) -> Array:
         """Write every game's observation (by its player to act) into the shared buffer.
 
         Integer pieces are written into an int8 staging array (narrow int8

@@ -1,41 +1,27 @@
 """BatchedScum: N independent Scum games (4J rules, J1–J9) held as arrays.
 
-Every game's state lives in arrays with a leading game axis ``[N, ...]``; one
-[`BatchedScum.step`][scum_env.batched.engine.BatchedScum.step] applies one action in every game with a fixed, small
-number of array operations and no Python loop over games. Per-player state is
-indexed by *role position* (0 = President ... P-1 = Scum), the turn order of
-J3, so "the next player in turn order", the trades of J5 and the observer's
-relative order are plain index arithmetic; ``order[g, j]`` is the player id
-seated at position ``j``. Actions, the player to act and rewards are by player
-id, exactly as in ``scum_v0``.
-
-Rare events (trades, the end of a round, the end of a series, restarts) run
-on the subset of games they concern; the common path (a play or a pass, the
-next player, the mask and the observation) is full-width and branch-free.
-
-Episodes follow ``scum_v0`` (see ``docs/batched.md``): with
-``episode="series"`` a game's episode is one series, rewarded with its J8
-points (or ``reward="centered"``); with ``episode="game"`` it is a whole game
-to the target, rewarded +1 for the winner and -1 for the others. A finished
-game restarts the way ``scum_v0.reset()`` (no seed) continues: the next
-series of the running game, seated by finish order and with trades (J3, J5),
-or, once the game reached its target, a new game (random role draw, no
-trades). Deals come from counter-based streams keyed by ``(seed, game index,
-deal number)`` (`scum_env.batched.deal`).
+Per-player state is indexed by *role position* (0 = President ... P-1 =
+Scum), the turn order of J3, so the next player, the trades of J5 and the
+observer's relative order are plain index arithmetic; ``order[g, j]`` is the
+player id seated at position ``j``. Actions, the player to act and rewards
+are by player id, exactly as in ``scum_v0``. The common path (a play or a
+pass, the next player, the mask and the observation) is full-width and
+branch-free; rare events (trades, ends of rounds and series, restarts) run on
+the games they concern. Episodes and restarts follow ``scum_v0``
+(``docs/batched.md``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from cardsuite.batched.arrays import ArrayGames
-from cardsuite.batched.checks import action_ids, active_flags
-from cardsuite.errors import ConfigError, IllegalActionError, PresetError, UsageError
-from scum_env.batched.backend import Array, Backend, get_backend
-from scum_env.batched.deal import TAG_ROLES, split_seed, stream_keys
+from cardsuite.batched.backend import Array
+from cardsuite.batched.deal import TAG_ROLES, split_seed, stream_keys
+from cardsuite.batched.protocol import StepResult
+from cardsuite.errors import PresetError, UsageError
 from scum_env.batched.encoding import BatchEncoder
 from scum_env.batched.presets import (
     check_hands,
@@ -50,86 +36,47 @@ from scum_env.config import ScumConfig
 from scum_env.phase import Phase
 from scum_env.rules import Rules, scum_rules
 
+__all__ = ["BatchedScum", "StepResult"]
+
 TRADE, PLAY, OVER = int(Phase.TRADE), int(Phase.PLAY), int(Phase.OVER)
-
-
-@dataclass
-class StepResult:
-    """What `BatchedScum.step` returns.
-
-    ``obs`` and ``mask`` are the engine's reused buffers (valid until the next
-    call: copy them to keep them). For a game that finished this step (``done``),
-    ``rewards`` holds its episode rewards and ``obs``/``mask``/``to_act``
-    already describe the restarted game (unless ``autoreset=False``).
-    """
-
-    obs: Array
-    mask: Array
-    to_act: Array
-    rewards: Array
-    done: Array
 
 
 class BatchedScum(ArrayGames):
     """N Scum games stepped together, on numpy or torch (CPU or GPU).
 
-    Args:
-        num_games: N, the number of games held.
-        backend: ``"numpy"`` or ``"torch"``.
-        device: torch device (``"cpu"``, ``"cuda"``); numpy runs on the CPU.
-        autoreset: restart finished games inside `step` (default); with
-            ``False`` a finished game stays over, ignores its actions and has an
-            all-zero mask until `reset`.
-        game_offset: index of this batch's first game in the deal streams
-            (a shard of a larger batch deals exactly as the larger batch does).
-        buffers: optional ``(obs [N, obs_dim] float32, mask [N, A] bool)``
-            arrays to write into (views of a larger batch's outputs).
-        **config: [`ScumConfig`][scum_env.config.ScumConfig] fields (every J9
-            option; ``illegal_action``/``illegal_penalty`` do not apply: an
-            illegal action raises [`IllegalActionError`][cardsuite.IllegalActionError]).
+    Arguments as [`ArrayGames`][cardsuite.batched.arrays.ArrayGames];
+    ``**config`` are [`ScumConfig`][scum_env.config.ScumConfig] fields (every J9
+    option). `step` returns a [`StepResult`][cardsuite.batched.StepResult]:
+    ``obs`` and ``mask`` are the engine's reused buffers; for a game that
+    finished (``done``), ``rewards`` holds its episode rewards and
+    ``obs``/``mask``/``to_act`` already describe the restarted game.
     """
 
+    CONFIG = ScumConfig
     STATE_FIELDS = ("hands", "given", "received", "ncards", "order", "scores", "finish", "passed",
                     "acted", "top_cards", "played", "nfin", "passes", "phase", "actor", "top_count",
                     "top_slot", "top_pos", "tstep", "give_left", "deals", "series", "game_over",
                     "winner_pos", "rewards", "done")  # fmt: skip
+    config: ScumConfig
+    rules: Rules
 
-    def __init__(
-        self,
-        num_games: int,
-        *,
-        backend: str = "numpy",
-        device: str | None = None,
-        autoreset: bool = True,
-        game_offset: int = 0,
-        buffers: tuple[Array, Array] | None = None,
-        **config: Any,
-    ) -> None:
-        """Allocate the arrays of ``num_games`` games; call `reset` next."""
-        if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
-            raise ConfigError(f"num_games must be a positive integer, got {num_games!r}")
-        self.config = ScumConfig.from_dict(config)
-        self.rules: Rules = scum_rules(self.config)
-        self.xp: Backend = get_backend(backend, device)
-        self.num_games = num_games
-        self.autoreset = autoreset
+    def _compile(self) -> Rules:
+        return scum_rules(self.config)
+
+    def _build(self, buffers: tuple[Array, Array] | None) -> None:
         self._init_static()
         self._init_state()
-        self.game_offset = game_offset
-        self.encoder = BatchEncoder(self.rules, self.xp, num_games, buffers)
-        self.obs_dim = self.encoder.spec.size
+        self.encoder = BatchEncoder(self.rules, self.xp, self.num_games, buffers)
         self.obs_spec = self.encoder.spec  # cardsuite.batched.protocol
+        self.obs_dim = self.obs_spec.size
         self.num_players = self.rules.num_players
         self.num_actions = self.rules.num_actions
-        self.seed: int | None = None
-        self._mask: Array | None = None
 
     # ------------------------------------------------------------------ setup
     def _init_static(self) -> None:
         rules, xp = self.rules, self.xp
         n, k = rules.num_players, rules.num_slots
         self.P, self.K = n, k
-        self.rows = xp.arange(self.num_games)
         self.pos_ar = xp.arange(n)
         self.slot_ar = xp.arange(k)
         self.ends_round = xp.asarray(rules.ends_round, xp.bool)
@@ -147,38 +94,18 @@ class BatchedScum(ArrayGames):
     def _init_state(self) -> None:
         xp = self.xp
         g, n, k = self.num_games, self.P, self.K
-        i8, i64 = xp.int8, xp.int64
-        self.hands = xp.zeros((g, n, k), i8)
-        self.given = xp.zeros((g, n, k), i8)
-        self.received = xp.zeros((g, n, k), i8)
+        i8, i64, new = xp.int8, xp.int64, self.new_arrays
+        self.hands, self.given, self.received = new(3, (g, n, k), i8)
         self.ncards = xp.zeros((g, n), xp.int16)
-        self.order = xp.zeros((g, n), i64)
-        self.scores = xp.zeros((g, n), i64)
+        self.order, self.scores = new(2, (g, n), i64)
         self.finish = xp.zeros((g, n), i8)
-        self.passed = xp.zeros((g, n), xp.bool)
-        self.acted = xp.zeros((g, n), xp.bool)
-        self.top_cards = xp.zeros((g, k), i8)
-        self.played = xp.zeros((g, k), i8)
-        self.nfin = xp.zeros((g,), i64)
-        self.passes = xp.zeros((g,), i64)
-        self.phase = xp.zeros((g,), i64)
-        self.actor = xp.zeros((g,), i64)
-        self.top_count = xp.zeros((g,), i64)
-        self.top_slot = xp.full((g,), -1, i64)
-        self.top_pos = xp.full((g,), -1, i64)
-        self.tstep = xp.zeros((g,), i64)
-        self.give_left = xp.zeros((g,), i64)
-        self.deals = xp.zeros((g,), i64)
-        self.series = xp.zeros((g,), i64)
-        self.game_over = xp.zeros((g,), xp.bool)
-        self.winner_pos = xp.full((g,), -1, i64)
+        self.passed, self.acted = new(2, (g, n), xp.bool)
+        self.top_cards, self.played = new(2, (g, k), i8)
+        self.nfin, self.passes, self.phase, self.actor, self.top_count = new(5, (g,), i64)
+        self.tstep, self.give_left, self.deals, self.series = new(4, (g,), i64)
+        self.top_slot, self.top_pos, self.winner_pos = new(3, (g,), i64, -1)
+        self.game_over, self.done = new(2, (g,), xp.bool)
         self.rewards = xp.zeros((g, n), xp.float32)
-        self.done = xp.zeros((g,), xp.bool)
-
-    def buffer_bytes(self) -> int:
-        """Bytes of the observation, its staging and the mask (all games)."""
-        xp, enc = self.xp, self.encoder
-        return int(xp.nbytes(enc.obs) + xp.nbytes(enc.stage) + xp.nbytes(enc.mask_buf))
 
     # ------------------------------------------------------------------ API
     def reset(
@@ -234,42 +161,18 @@ class BatchedScum(ArrayGames):
         self.rewards[:] = 0.0
         return self._observe()
 
-    def step(self, actions: Any, active: Any = None) -> StepResult:
-        """Apply one action in every game (or in the ``active`` ones only).
+    def _running(self) -> Array:
+        return self.phase != OVER
 
-        Args:
-            actions: ``[N]`` action ids of each game's player to act.
-            active: optional ``[N]`` bools; other games are left untouched
-                (their action is ignored) — used to let some seats move.
-
-        Raises:
-            IllegalActionError: an action of an active, running game is not
-                legal, or ``actions`` are not ``N`` whole-number ids (``None``,
-                ``1.5``, NaN); no game is changed.
-            UsageError: ``active`` is not ``N`` bools.
-        """
+    def _apply(self, a: Array, live: Array) -> None:
         xp = self.xp
-        if self._mask is None:
-            raise IllegalActionError("call reset() before step()")
-        a = action_ids(xp, actions, self.num_games)
-        live = self.phase != OVER
-        if active is not None:
-            live = live & active_flags(xp, active, self.num_games)
-        self._check_actions(a, live)
-        self.done[:] = False
-        self.rewards[:] = 0.0
         trade = live & (self.phase == TRADE)
-        play = live & (self.phase == PLAY)
+        play = live & (self.phase == PLAY)  # before the give-backs: they may start the play
         if xp.any(trade):
             give_back(self, xp.nonzero(trade), a)
         self._play_or_pass(play, a)
-        if self.autoreset and xp.any(self.done):
-            restart(self, xp.nonzero(self.done))
-        obs, mask, to_act = self._observe()
-        return StepResult(obs, mask, to_act, self.rewards, self.done)
 
     def _restart(self, idx: Any) -> None:
-        """Deal new games at ``idx`` (autoreset and `restart_games`)."""
         restart(self, idx)
 
     def to_act(self) -> Array:
@@ -279,23 +182,6 @@ class BatchedScum(ArrayGames):
     def flat_actor(self) -> Array:
         """Index of each game's player to act in the flattened ``[N*P]`` player axis."""
         return self.rows_p + self.actor
-
-    # ------------------------------------------------------------------ checks
-    def _check_actions(self, a: Array, live: Array) -> None:
-        xp = self.xp
-        inside = (a >= 0) & (a < self.num_actions)
-        safe = xp.where(inside, a, 0)
-        legal = xp.take_flat(self._mask, self.rows * self.num_actions + safe) & inside
-        bad = live & ~legal
-        if xp.any(bad):
-            g = int(xp.to_numpy(xp.nonzero(bad))[0])
-            act = int(xp.to_numpy(a[g : g + 1])[0])
-            player = int(xp.to_numpy(self.to_act()[g : g + 1])[0])
-            what = self.rules.describe_action(act)
-            raise IllegalActionError(
-                f"game {g}: player_{player}: illegal action {act} ({what}); "
-                "check the action mask (no game was changed)"
-            )
 
     # ------------------------------------------------------------------ play
     def _taken(self, hand: Array, count: Array, slot: Array) -> Array:
@@ -388,13 +274,8 @@ class BatchedScum(ArrayGames):
         self._clear_round(r)
 
     def _clear_round(self, r: Array) -> None:
-        self.top_count[r] = 0
-        self.top_slot[r] = -1
-        self.top_pos[r] = -1
-        self.top_cards[r] = 0
-        self.passed[r] = False
-        self.acted[r] = False
-        self.passes[r] = 0
+        self.clear(r, "top_count", "top_cards", "passed", "acted", "passes")
+        self.clear(r, "top_slot", "top_pos", value=-1)
 
     # ------------------------------------------------------------------ views
     def _observe(self) -> tuple[Array, Array, Array]:
@@ -403,8 +284,7 @@ class BatchedScum(ArrayGames):
         mask = self.encoder.mask(self, hand)
         self._mask = mask
         obs = self.encoder.observe(self, hand)
-        mask_out = mask.view(np.int8) if xp.name == "numpy" else mask.to(xp.int8)
-        return obs, mask_out, self.to_act()
+        return obs, self._mask_out(mask), self.to_act()
 
     def observe_as(self, player: Any) -> Array:
         """A new ``[N, obs_dim]`` float32: each game's observation from player id ``player``'s seat.

@@ -2,7 +2,7 @@
 
 Functions of [`BatchedScum`][scum_env.batched.engine.BatchedScum]'s rare events, each
 on the subset ``r`` of games it concerns: the seeded role draw and deal from
-the counter-based streams (`scum_env.batched.deal`), the start of a series
+the counter-based streams (`cardsuite.batched.deal`), the start of a series
 (with its forced trades, `scum_env.batched.trades`), the restart of a
 finished game as ``scum_v0.reset()`` continues it, and the scoring of a series.
 """
@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from scum_env.batched.backend import Array
-from scum_env.batched.deal import TAG_DEAL, TAG_ROLES, stream_keys
+from cardsuite.batched.backend import Array
+from cardsuite.batched.deal import TAG_DEAL, TAG_ROLES, stream_keys
 from scum_env.batched.trades import run_trades
 from scum_env.phase import Phase
 
@@ -63,13 +63,7 @@ def start_series(
     eng.ncards[r] = xp.astype(xp.sum(hands, 2), xp.int16)
     eng.deals[r] += 1
     eng.series[r] += 1
-    eng.finish[r] = 0
-    eng.nfin[r] = 0
-    eng.played[r] = 0
-    eng.given[r] = 0
-    eng.received[r] = 0
-    eng.give_left[r] = 0
-    eng.game_over[r] = False
+    eng.clear(r, "finish", "nfin", "played", "given", "received", "give_left", "game_over")
     eng.winner_pos[r] = -1
     eng._clear_round(r)
     eng.tstep[r] = xp.where(trade, 0, len(eng.steps))

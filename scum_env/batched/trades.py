@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from scum_env.batched.backend import Array
+from cardsuite.batched.backend import Array
 from scum_env.phase import Phase
 
 if TYPE_CHECKING:

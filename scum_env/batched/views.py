@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from scum_env.batched.backend import Array
+from cardsuite.batched.backend import Array
+from cardsuite.batched.checks import check_players
 
 if TYPE_CHECKING:
     from scum_env.batched.engine import BatchedScum
@@ -49,8 +50,6 @@ def game_view(eng: BatchedScum, g: int) -> dict[str, Any]:
 
 def observe_players(eng: BatchedScum, player: Any) -> Array:
     """A new ``[N, obs_dim]``: each game as ``player`` (an id or ``[N]`` ids) sees it now."""
-    from cardsuite.batched.checks import check_players
-
     xp = eng.xp
     ids = check_players(xp, player, eng.num_games, eng.P)
     saved = xp.copy(eng.actor)

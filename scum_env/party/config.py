@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
-from cardsuite.config import ConfigBase, doc_field
+from cardsuite.config import ConfigBase, doc_field, illegal_action_field, illegal_penalty_field
 from scum_env.party.cards import decks_for
 from scum_env.party.tables import check_sizes, split_tables
 
@@ -41,12 +41,8 @@ class PartyConfig(ConfigBase):
         "`final`: the tournament total, at the end only; `rank`: at the end, (players "
         "below - players above) / (n - 1), in [-1, 1]",
     )
-    illegal_action: Literal["raise", "penalize"] = doc_field(
-        "raise",
-        "`raise` an IllegalActionError (raw_env), or `penalize`: the offender gets "
-        "`illegal_penalty` and the episode ends (env() default)",
-    )
-    illegal_penalty: float = doc_field(-1.0, "reward of an agent whose action was illegal")
+    illegal_action: Literal["raise", "penalize"] = illegal_action_field()
+    illegal_penalty: float = illegal_penalty_field()
 
     def __post_init__(self) -> None:
         """Accept ``table_sizes`` as an int or a list or tuple of ints, then validate."""

@@ -29,12 +29,19 @@ from scum_env.encoding import trade_bound
 from scum_env.party.config import PartyConfig
 from scum_env.party.engine import Party, action_rules
 from scum_env.phase import PLAY
+from scum_env.rules import Rules
 
 NUM_ROLES = 5  # King, Assistant King, Commoner, Assistant Scum, Scum (P3)
 ROLES_DOC = (
     "role of each player at the table, one-hot over King, Assistant King, Commoner, "
     "Assistant Scum, Scum (relative, padded)"
 )
+
+
+def _rules(config: PartyConfig) -> tuple[Rules, float, float]:
+    """The action rules and the highest card count and traded count of ``config``."""
+    rules = action_rules(config)
+    return rules, float(rules.deck.max()), trade_bound(rules)
 
 
 def score_scale(config: PartyConfig) -> float:
@@ -44,10 +51,8 @@ def score_scale(config: PartyConfig) -> float:
 
 def observation_spec(config: PartyConfig) -> ObsSpec:
     """The observation layout for a party config."""
-    rules = action_rules(config)
+    rules, most, trade = _rules(config)
     p, k, t = config.max_table, rules.num_slots, config.num_tables
-    most = float(rules.deck.max())
-    trade = trade_bound(rules)
     return ObsSpec(
         [
             Piece("hand", k, "own cards: count per rank 2..A, Joker", most),
@@ -186,10 +191,8 @@ class Encoder:
 
 def state_spec(config: PartyConfig) -> ObsSpec:
     """Layout of the global state (absolute player order) for centralized critics."""
-    rules = action_rules(config)
+    rules, most, trade = _rules(config)
     n, k, t = config.num_players, rules.num_slots, config.num_tables
-    most = float(rules.deck.max())
-    trade = trade_bound(rules)
     return ObsSpec(
         [
             Piece("hands", n * k, "every player's cards, player_0 first", most),

@@ -115,9 +115,6 @@ def new_party(
     party = Party(
         config=config,
         tables=tables,
-        members=[],
-        table_of=[0] * n,
-        local_of=[0] * n,
         current=0,
         hand=0,
         scores=totals,

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any, ClassVar
 
 import numpy as np
 
 from cardsuite.aec import CardGameEnv
+from cardsuite.env_checks import flag_option
 from cardsuite.errors import PresetError
+from cardsuite.obsspec import ObsSpec
 from scum_env.party import engine as PE
 from scum_env.party.config import PartyConfig
 from scum_env.party.encoding import Encoder, encode_state, state_spec
@@ -19,30 +22,16 @@ from scum_env.party.serialize import load_state
 class PartyEnv(CardGameEnv[Party]):
     """Scum Party for 5–50 players at one or more tables, as one PettingZoo AEC env."""
 
+    CONFIG = PartyConfig
+    ENGINE: ClassVar[ModuleType] = PE
     reset_options: ClassVar[tuple[str, ...]] = ("seating", "hands", "trade", "scores", "state")
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human", "rgb_array"],
-        "render_fps": 2,
-        "name": "scum_party_v0",
-        "is_parallelizable": False,
-    }
+    metadata: ClassVar[dict[str, Any]] = {**CardGameEnv.metadata, "name": "scum_party_v0"}
 
-    def __init__(self, render_mode: str | None = None, **config: Any) -> None:
-        """Create the env; keyword arguments are `PartyConfig` fields."""
-        self.config = PartyConfig.from_dict(config)
+    def _setup(self) -> tuple[ObsSpec, int, int]:
         self.rules = PE.action_rules(self.config)
         self.encoder: Encoder = Encoder(self.config)
         self._state_spec = state_spec(self.config)
-        super().__init__(
-            num_players=self.config.num_players,
-            spec=self.encoder.spec,
-            num_actions=self.rules.num_actions,
-            state_size=self._state_spec.size,
-            illegal_action=self.config.illegal_action,
-            illegal_penalty=self.config.illegal_penalty,
-            render_mode=render_mode,
-        )
-        self.game: Party | None = None
+        return self.encoder.spec, self.rules.num_actions, self._state_spec.size
 
     # ---------------------------------------------------------------- hooks
     def _reset_game(self, seed: int, options: dict[str, Any] | None) -> None:
@@ -55,25 +44,9 @@ class PartyEnv(CardGameEnv[Party]):
                 )
             self.game = game
             return
-        trade = options.get("trade", True)
-        if not isinstance(trade, bool):
-            raise PresetError(f"reset option 'trade' must be True or False, got {trade!r}")
-        self.game = PE.new_party(
-            self.config,
-            seed,
-            seating=options.get("seating"),
-            hands=options.get("hands"),
-            trade=trade,
-            scores=options.get("scores"),
-        )
-
-    def _current_seat(self) -> int:
-        assert self.game is not None
-        return self.game.to_act
-
-    def _legal_mask(self) -> np.ndarray:
-        assert self.game is not None
-        return PE.legal_mask(self.game)
+        trade = flag_option(options, "trade", True)
+        presets = {key: options.get(key) for key in ("seating", "hands", "scores")}
+        self.game = PE.new_party(self.config, seed, trade=trade, **presets)
 
     def _apply(self, action: int) -> tuple[list[float] | None, bool, bool]:
         game = self.game
@@ -92,10 +65,6 @@ class PartyEnv(CardGameEnv[Party]):
             n = game.num_players
             rewards = [float(((scores < s).sum() - (scores > s).sum()) / (n - 1)) for s in scores]
         return rewards, game.over, False
-
-    def _why_illegal(self, action: int) -> str:
-        assert self.game is not None
-        return PE.why_illegal(self.game, action) or "not legal now"
 
     def _final_infos(self) -> list[dict[str, Any]]:
         game = self.game
@@ -138,10 +107,6 @@ class PartyEnv(CardGameEnv[Party]):
         """Text of the ladder: every player's total, table and seat."""
         assert self.game is not None
         return render_ladder(self.game)
-
-    def describe_action(self, action: int) -> str:
-        """Plain words for an action id (e.g. ``"play 2xK"``)."""
-        return self.rules.describe_action(int(action))
 
     def determinize(self, agent: str, rng: np.random.Generator) -> Party:
         """A full tournament state consistent with what ``agent`` knows (for search).

@@ -5,6 +5,7 @@ from __future__ import annotations
 from cardsuite.rgb import cards_word
 from scum_env.party.engine import Party, standings
 from scum_env.phase import OVER
+from scum_env.render import seat_notes
 
 
 def render_table(party: Party, table: int, *, show_hands: bool = True) -> str:
@@ -20,11 +21,7 @@ def render_table(party: Party, table: int, *, show_hands: bool = True) -> str:
         + (f", player_{members[st.to_act]} to act" if acting else "")
     ]
     for position, q in enumerate(st.order):
-        marks = []
-        if q in st.finish:
-            marks.append(f"out #{st.finish.index(q) + 1}")
-        if st.passed[q]:
-            marks.append("passed")
+        marks = seat_notes(st, q)
         if acting and q == st.to_act:
             marks.append("<- to act")
         hand = rules.cards.describe(st.hands[q]) if show_hands else ""

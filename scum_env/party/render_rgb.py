@@ -9,6 +9,7 @@ import numpy as np
 from cardsuite.rgb import draw_table, expand
 from scum_env import engine as E
 from scum_env.party.engine import Party, standings
+from scum_env.render import seat_notes
 
 LEGEND = (
     "Cards, low to high: 2 ... 10, J = Jack, Q = Queen, K = King, A = Ace, "
@@ -24,11 +25,7 @@ def table_seats(party: Party, table: int, *, hands: bool = True) -> list[dict[st
     acting = not party.over and party.current == table and st.phase != E.OVER
     seats = []
     for position, q in enumerate(st.order):
-        notes = []
-        if q in st.finish:
-            notes.append(f"out #{st.finish.index(q) + 1}")
-        if st.passed[q]:
-            notes.append("passed")
+        notes = seat_notes(st, q)
         player = members[q]
         seats.append(
             {

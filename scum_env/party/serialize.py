@@ -81,9 +81,6 @@ def from_dict(config: PartyConfig, data: Any) -> Party:
     party = Party(
         config=config,
         tables=tables,
-        members=[],
-        table_of=[0] * n,
-        local_of=[0] * n,
         current=_party_whole("current", data["current"], 0, count - 1),
         hand=_party_whole("hand", data["hand"], 0, config.num_hands),
         scores=np.array(_ints("scores", data["scores"], n, -MAX_TOTAL, MAX_TOTAL), dtype=np.int64),
@@ -174,11 +171,5 @@ def from_json(config: PartyConfig, text: str) -> Party:
 
 def load_state(config: PartyConfig, saved: Any) -> Party:
     """A tournament from ``reset(options={"state": ...})``: JSON text or a parsed dict."""
-    if isinstance(saved, str):
-        return from_json(config, saved)
-    if isinstance(saved, dict):
-        return from_dict(config, saved)
-    raise StateError(
-        "reset option 'state' must be the JSON text of a saved tournament "
-        f"(scum_env.party.engine.to_json) or its parsed dict, got {type(saved).__name__}"
-    )
+    what = "a saved tournament (scum_env.party.engine.to_json)"
+    return S.read_saved(saved, config, (from_json, from_dict), what)

@@ -7,7 +7,7 @@ player id of local index ``i`` at table ``t`` (see [`scum_env.party.engine`][scu
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -55,15 +55,15 @@ class Party:
 
     config: PartyConfig
     tables: list[TableState]
-    members: list[list[int]]
-    table_of: list[int]
-    local_of: list[int]
     current: int
     hand: int
     scores: np.ndarray
     last_points: np.ndarray
     last_finish: list[list[int]]
     over: bool
+    members: list[list[int]] = field(default_factory=list)  # set by `seat`
+    table_of: list[int] = field(default_factory=list)
+    local_of: list[int] = field(default_factory=list)
 
     @property
     def num_players(self) -> int:
@@ -108,6 +108,8 @@ class Party:
 def seat(party: Party, seats: list[list[int]]) -> None:
     """Record each table's players (local index = role position at the deal)."""
     party.members = [list(s) for s in seats]
+    party.table_of = [0] * party.num_players
+    party.local_of = [0] * party.num_players
     for t, members in enumerate(seats):
         for i, player in enumerate(members):
             party.table_of[player] = t

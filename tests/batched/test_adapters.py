@@ -8,10 +8,9 @@ import numpy as np
 import pytest
 
 from cardsuite.errors import ConfigError
-from scum_env.batched.arena import play_arena
+from scum_env.batched.adapters import ScumVectorEnv, play_arena, sb3_vec_env
 from scum_env.batched.engine import BatchedScum
 from scum_env.batched.policies import LowestFirstPolicy, RandomPolicy, sb3_policy
-from scum_env.batched.vector_env import ScumVectorEnv, sb3_vec_env
 
 
 def test_vector_env_hands_the_learner_every_decision() -> None:

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from cardsuite.errors import ConfigError, IllegalActionError, PresetError
+from scum_env.batched.adapters import ShardedScum
 from scum_env.batched.engine import BatchedScum
 from scum_env.batched.policies import RandomPolicy
-from scum_env.batched.sharded import ShardedScum
 from scum_env.config import ScumConfig
 from scum_env.encoding import observation_spec
 from scum_env.rules import scum_rules

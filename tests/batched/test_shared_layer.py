@@ -11,7 +11,6 @@ from cardsuite.batched.deal import permutations
 from cardsuite.batched.policies import fill_actions, seat_groups
 from cardsuite.errors import ConfigError
 from scum_env.batched import BatchedScum, RandomPolicy, ShardedScum, sb3_policy
-from scum_env.batched.backend import get_backend as old_get_backend
 
 
 def test_scum_engines_keep_the_contract_and_old_names_work() -> None:
@@ -20,7 +19,28 @@ def test_scum_engines_keep_the_contract_and_old_names_work() -> None:
     assert isinstance(sharded, ShardedEngine) and isinstance(sharded, BatchedEngine)
     sharded.close()
     assert RandomPolicy is shared.RandomPolicy and sb3_policy is shared.sb3_policy
-    assert old_get_backend is get_backend
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "name"),
+    [
+        ("scum_env.batched.backend", "cardsuite.batched.backend", "get_backend"),
+        ("scum_env.batched.deal", "cardsuite.batched.deal", "permutations"),
+        ("scum_env.batched.arena", "scum_env.batched.adapters", "play_arena"),
+        ("scum_env.batched.sharded", "scum_env.batched.adapters", "ShardedScum"),
+        ("scum_env.batched.vector_env", "scum_env.batched.adapters", "ScumVectorEnv"),
+    ],
+)
+def test_moved_scum_batched_modules_import_with_a_warning_naming_the_new_home(
+    old: str, new: str, name: str
+) -> None:
+    import importlib
+    import sys
+
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=f"{old} moved to {new}"):
+        module = importlib.import_module(old)
+    assert getattr(module, name) is getattr(importlib.import_module(new), name)
 
 
 def test_permutations_are_the_same_on_both_backends() -> None:

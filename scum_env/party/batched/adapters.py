@@ -17,71 +17,36 @@ import numpy as np
 from cardsuite.batched.arena import ArenaResult, run_arena
 from cardsuite.batched.checks import check_players
 from cardsuite.batched.policies import BatchPolicy
-from cardsuite.batched.sharded import ShardedEngine
-from cardsuite.batched.vector_env import BatchedVectorEnv
+from cardsuite.batched.sharded import ShardedGames
+from cardsuite.batched.vector_env import GameVectorEnv
 from scum_env.party.batched.engine import BatchedParty
 
 
-class PartyVectorEnv(BatchedVectorEnv):
+class PartyVectorEnv(GameVectorEnv):
     """``num_envs`` Scum Party tournaments seen from one learning seat (numpy outputs).
 
-    Args:
-        num_envs: number of tournaments.
-        learner: player id of the learning seat.
-        opponents: one policy for every other seat, or one per player id.
-        seed: default seed of ``reset``.
-        backend, device: the engine's backend.
-        **config: [`PartyConfig`][scum_env.party.config.PartyConfig] fields.
+    Arguments as [`GameVectorEnv`][cardsuite.batched.vector_env.GameVectorEnv];
+    ``**config`` are [`PartyConfig`][scum_env.party.config.PartyConfig] fields.
     """
 
-    def __init__(
-        self,
-        num_envs: int,
-        *,
-        learner: int = 0,
-        opponents: BatchPolicy | Sequence[BatchPolicy] | None = None,
-        seed: int = 0,
-        backend: str = "numpy",
-        device: str | None = None,
-        **config: Any,
-    ) -> None:
-        """Create the tournaments; call ``reset`` next."""
-        engine = BatchedParty(num_envs, backend=backend, device=device, **config)
-        super().__init__(engine, learner=learner, opponents=opponents, seed=seed)
+    ENGINE = BatchedParty
 
 
 def play_party_arena(
-    policies: Sequence[BatchPolicy],
-    episodes: int,
-    *,
-    batch: int = 1024,
-    seed: int = 0,
-    backend: str = "numpy",
-    device: str | None = None,
-    **config: Any,
+    policies: Sequence[BatchPolicy], episodes: int, *, batch: int = 1024, **options: Any
 ) -> ArenaResult:
-    """Play ``episodes`` tournaments with ``policies[p]`` as player ``p``; mean returns per seat."""
+    """Play ``episodes`` tournaments with ``policies[p]`` as player ``p``; mean returns per seat.
 
-    def make(slots: int) -> BatchedParty:
-        return BatchedParty(slots, backend=backend, device=device, **config)
+    ``options``: ``seed``, the engine's ``backend`` and ``device``, and
+    [`PartyConfig`][scum_env.party.config.PartyConfig] fields.
+    """
+    return run_arena(BatchedParty, policies, episodes, batch=batch, **options)
 
-    return run_arena(make, policies, episodes, batch=batch, seed=seed)
 
-
-class ShardedParty(ShardedEngine):
+class ShardedParty(ShardedGames):
     """``num_games`` numpy tournaments stepped by ``threads`` threads (identical results)."""
 
-    def __init__(
-        self, num_games: int, *, threads: int = 2, autoreset: bool = True, **config: Any
-    ) -> None:
-        """Split the batch into `BatchedParty` shards sharing output buffers."""
-
-        def factory(n: int, offset: int, buffers: Any) -> BatchedParty:
-            return BatchedParty(
-                n, autoreset=autoreset, game_offset=offset, buffers=buffers, **config
-            )
-
-        super().__init__(factory, num_games, threads=threads)
+    ENGINE = BatchedParty
 
     def observe_as(self, player: Any) -> np.ndarray:
         """A new ``[N, obs_dim]``: each game as ``player`` sees it (an int or ``[N]``

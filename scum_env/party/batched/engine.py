@@ -3,27 +3,12 @@
 Every game holds all its tables: per-table state has a leading *row* axis of
 ``R = N * T`` rows (row ``g * T + t`` is table ``t`` of game ``g``), per-seat
 state is padded to the largest table ``P`` and indexed by seat position
-(King = 0, the P3 turn order; a table's players are seated in role order at
-every deal, so a seat is also the player's local index). ``members[r, j]``
-is the player id at seat ``j``.
-
-One [`BatchedParty.step`][scum_env.party.batched.engine.BatchedParty.step] applies one decision in every game, at that
-game's table to act, in ``scum_party_v0``'s order: after every decision the
-turn goes to the next table below (wrapping) whose hand is still in
-progress. When the last table finishes its hand, the ladder (P7), the
-scoring (P8), the next deal (P1, P4) and the forced trades (P5) all run
-inside the same step. Rare events (ends of rounds, of a table's hand, of a
-hand, of a tournament) run on the games they concern; the common path (a
-play or a pass, the next player, the next table, the mask, the
-observation) is full-width and branch-free, with no Python loop over games.
-
-Episodes are tournaments of ``num_hands`` hands, rewarded as
-``scum_party_v0``: ``reward="points"`` pays each hand's P8 points to every
-player in the step the hand is scored, ``"final"`` and ``"rank"`` pay at the
-end. A finished tournament restarts (``autoreset``) as a new one: a seeded
-seat draw (P3), scores 0, a deal with the trades, like ``scum_party_v0``'s
-``reset()``. Deals come from `cardsuite.batched.deal` streams keyed by
-``(seed, game index, deal number * 16 + table)``.
+(King = 0, the P3 turn order); ``members[r, j]`` is the player id at seat
+``j``. One step applies one decision in every game, at that game's table to
+act, in ``scum_party_v0``'s order; when the last table finishes its hand, the
+ladder (P7), the scoring (P8), the next deal (P1, P4) and the forced trades
+(P5) run inside the same step. Episodes are tournaments, rewarded and
+restarted as ``scum_party_v0`` does (``docs/batched.md``).
 """
 
 from __future__ import annotations
@@ -33,11 +18,10 @@ from typing import Any
 import numpy as np
 
 from cardsuite.batched.arrays import ArrayGames
-from cardsuite.batched.backend import Array, Backend, get_backend
-from cardsuite.batched.checks import action_ids, active_flags, check_players
+from cardsuite.batched.backend import Array
+from cardsuite.batched.checks import check_players
 from cardsuite.batched.deal import TAG_ROLES, permutations, split_seed
-from cardsuite.batched.protocol import StepResult
-from cardsuite.errors import ConfigError, IllegalActionError, UsageError
+from cardsuite.errors import UsageError
 from scum_env.party.batched import hands as H
 from scum_env.party.batched.encoding import PartyBatchEncoder
 from scum_env.party.batched.layout import Layout
@@ -50,61 +34,34 @@ FAR = 1000  # distance of a seat that may not act (int16)
 class BatchedParty(ArrayGames):
     """N Scum Party tournaments stepped together, on numpy or torch (CPU or GPU).
 
-    Args:
-        num_games: N, the number of tournaments held.
-        backend: ``"numpy"`` or ``"torch"``.
-        device: torch device (``"cpu"``, ``"cuda"``); numpy runs on the CPU.
-        autoreset: restart finished tournaments inside `step` (default);
-            with ``False`` a finished one stays over, ignores its actions and
-            has an all-zero mask until `reset`.
-        game_offset: index of this batch's first game in the deal streams.
-        buffers: optional ``(obs [N, D] float32, mask [N, A] bool)`` to write into.
-        **config: [`PartyConfig`][scum_env.party.config.PartyConfig] fields
-            (``illegal_action``/``illegal_penalty`` do not apply: an illegal
-            action raises [`IllegalActionError`][cardsuite.IllegalActionError]).
+    Arguments as [`ArrayGames`][cardsuite.batched.arrays.ArrayGames];
+    ``**config`` are [`PartyConfig`][scum_env.party.config.PartyConfig] fields.
     """
 
+    CONFIG = PartyConfig
     STATE_FIELDS = ("hands", "given", "received", "ncards", "finish", "finish_rank", "passed",
                     "acted", "members", "seat_score", "played", "top_count", "top_slot",
                     "top_pos", "nfin", "actor", "tover", "current", "hand", "deals", "over",
                     "scores", "ladder", "rewards", "done")  # fmt: skip
+    config: PartyConfig
 
-    def __init__(
-        self,
-        num_games: int,
-        *,
-        backend: str = "numpy",
-        device: str | None = None,
-        autoreset: bool = True,
-        game_offset: int = 0,
-        buffers: tuple[Array, Array] | None = None,
-        **config: Any,
-    ) -> None:
-        """Allocate the arrays of ``num_games`` tournaments; call `reset` next."""
-        if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
-            raise ConfigError(f"num_games must be a positive integer, got {num_games!r}")
-        self.config = PartyConfig.from_dict(config)
+    def _compile(self) -> Any:
         self.lay = Layout(self.config)
-        self.rules = self.lay.action_rules
-        self.xp: Backend = get_backend(backend, device)
-        self.num_games = num_games
-        self.autoreset = autoreset
-        self.game_offset = game_offset
+        return self.lay.action_rules
+
+    def _build(self, buffers: tuple[Array, Array] | None) -> None:
         self.num_players = self.lay.n
         self.num_actions = self.lay.A
         self._init_static()
         self._init_state()
-        self.encoder = PartyBatchEncoder(self.lay, self.xp, num_games, buffers)
+        self.encoder = PartyBatchEncoder(self.lay, self.xp, self.num_games, buffers)
         self.obs_spec = self.encoder.spec
         self.obs_dim = self.obs_spec.size
-        self.seed: int | None = None
-        self._mask: Array | None = None
 
     # ------------------------------------------------------------------ setup
     def _init_static(self) -> None:
         xp, lay = self.xp, self.lay
         i64 = xp.int64
-        self.rows = xp.arange(self.num_games)
         self.rows_t = self.rows * lay.T
         self.slot_ar = xp.arange(lay.K)
         self.pos_ar = xp.arange(lay.P)
@@ -122,37 +79,23 @@ class BatchedParty(ArrayGames):
         xp, lay = self.xp, self.lay
         g, t, p, k, n = self.num_games, lay.T, lay.P, lay.K, lay.n
         r = g * t
-        i8, i64 = xp.int8, xp.int64
-        self.hands = xp.zeros((r, p, k), i8)
-        self.given = xp.zeros((r, p, k), i8)
-        self.received = xp.zeros((r, p, k), i8)
+        i8, i64, f32, new = xp.int8, xp.int64, xp.float32, self.new_arrays
+        self.hands, self.given, self.received = new(3, (r, p, k), i8)
         self.ncards = xp.zeros((r, p), xp.int16)
         self.finish = xp.zeros((r, p), i8)
-        self.finish_rank = xp.zeros((r, p), xp.float32)  # what observers see: rank / size
-        self.passed = xp.zeros((r, p), xp.bool)
-        self.acted = xp.zeros((r, p), xp.bool)
+        # finish_rank: what observers see, rank / size
+        self.finish_rank, self.seat_score = new(2, (r, p), f32)
+        self.passed, self.acted = new(2, (r, p), xp.bool)
         self.members = xp.zeros((r, p), i64)
-        self.seat_score = xp.zeros((r, p), xp.float32)
         self.played = xp.zeros((r, k), i8)
-        self.top_count = xp.zeros((r,), i64)
-        self.top_slot = xp.full((r,), -1, i64)
-        self.top_pos = xp.full((r,), -1, i64)
-        self.nfin = xp.zeros((r,), i64)
-        self.actor = xp.zeros((r,), i64)
+        self.top_count, self.nfin, self.actor = new(3, (r,), i64)
+        self.top_slot, self.top_pos = new(2, (r,), i64, -1)
         self.tover = xp.zeros((r,), xp.bool)
-        self.current = xp.zeros((g,), i64)
-        self.hand = xp.zeros((g,), i64)
-        self.deals = xp.zeros((g,), i64)
-        self.over = xp.zeros((g,), xp.bool)
+        self.current, self.hand, self.deals = new(3, (g,), i64)
+        self.over, self.done = new(2, (g,), xp.bool)
         self.scores = xp.zeros((g, n), i64)
-        self.ladder = xp.zeros((g, n, 3), xp.float32)
-        self.rewards = xp.zeros((g, n), xp.float32)
-        self.done = xp.zeros((g,), xp.bool)
-
-    def buffer_bytes(self) -> int:
-        """Bytes of the observation, its staging and the mask (all games)."""
-        xp, enc = self.xp, self.encoder
-        return int(xp.nbytes(enc.obs) + xp.nbytes(enc.stage) + xp.nbytes(enc.mask_buf))
+        self.ladder = xp.zeros((g, n, 3), f32)
+        self.rewards = xp.zeros((g, n), f32)
 
     # ------------------------------------------------------------------ API
     def reset(
@@ -199,35 +142,13 @@ class BatchedParty(ArrayGames):
         self.rewards[:] = 0.0
         return self._observe()
 
-    def step(self, actions: Any, active: Any = None) -> StepResult:
-        """Apply one action in every game (or in the ``active`` ones only).
+    def _running(self) -> Array:
+        return ~self.over
 
-        Args:
-            actions: ``[N]`` action ids of each game's player to act.
-            active: optional ``[N]`` bools; other games are left untouched.
-
-        Raises:
-            IllegalActionError: an action of an active, running game is not
-                legal; no game is changed.
-        """
-        xp = self.xp
-        if self._mask is None:
-            raise IllegalActionError("call reset() before step()")
-        a = action_ids(xp, actions, self.num_games)
-        live = ~self.over
-        if active is not None:
-            live = live & active_flags(xp, active, self.num_games)
-        self._check_actions(a, live)
-        self.done[:] = False
-        self.rewards[:] = 0.0
+    def _apply(self, a: Array, live: Array) -> None:
         self._play_or_pass(live, a)
-        if self.autoreset and xp.any(self.done):
-            H.restart(self, xp.nonzero(self.done))
-        obs, mask, to_act = self._observe()
-        return StepResult(obs, mask, to_act, self.rewards, self.done)
 
     def _restart(self, idx: Any) -> None:
-        """Deal new games at ``idx`` (autoreset and `restart_games`)."""
         H.restart(self, idx)
 
     def current_row(self) -> Array:
@@ -256,23 +177,9 @@ class BatchedParty(ArrayGames):
             raise UsageError("call reset() before observe_as()")
         return observe_players(self, check_players(self.xp, player, self.num_games, self.lay.n))
 
-    # ------------------------------------------------------------------ checks
-    def _check_actions(self, a: Array, live: Array) -> None:
-        xp = self.xp
-        inside = (a >= 0) & (a < self.num_actions)
-        safe = xp.where(inside, a, 0)
-        legal = xp.take_flat(self._mask, self.rows * self.num_actions + safe) & inside
-        bad = live & ~legal
-        if xp.any(bad):
-            g = int(xp.to_numpy(xp.nonzero(bad))[0])
-            act = int(xp.to_numpy(a[g : g + 1])[0])
-            player = int(xp.to_numpy(self.to_act()[g : g + 1])[0])
-            table = int(xp.to_numpy(self.current[g : g + 1])[0])
-            what = self.rules.describe_action(act)
-            raise IllegalActionError(
-                f"game {g}: player_{player} at table {table}: illegal action {act} ({what}); "
-                "check the action mask (no game was changed)"
-            )
+    def _who(self, g: int) -> str:
+        table = int(self.xp.to_numpy(self.current[g : g + 1])[0])
+        return f"{super()._who(g)} at table {table}"
 
     # ------------------------------------------------------------------ play
     def _play_or_pass(self, live: Array, a: Array) -> None:
@@ -348,11 +255,8 @@ class BatchedParty(ArrayGames):
 
     def clear_round(self, r: Array) -> None:
         """Clear the trick of table rows ``r``."""
-        self.top_count[r] = 0
-        self.top_slot[r] = -1
-        self.top_pos[r] = -1
-        self.passed[r] = False
-        self.acted[r] = False
+        self.clear(r, "top_count", "passed", "acted")
+        self.clear(r, "top_slot", "top_pos", value=-1)
 
     def _next_table(self, live: Array) -> None:
         """Turn to the next table below (wrapping) still playing; end the hand when none is."""
@@ -377,8 +281,7 @@ class BatchedParty(ArrayGames):
         mask = self.encoder.mask(self, row, hand)
         self._mask = mask
         obs = self.encoder.observe(self, row, me, player, hand)
-        mask_out = mask.view(np.int8) if xp.name == "numpy" else mask.to(xp.int8)
-        return obs, mask_out, player
+        return obs, self._mask_out(mask), player
 
     def draw_seating(self, g: Array) -> Array:
         """A seeded seat draw ``[M, n]`` for games ``g`` (P3)."""

@@ -123,13 +123,7 @@ def start_hand(eng: BatchedParty, g: Array, trade: Array, preset: np.ndarray | N
         eng.hands[r] = xp.astype(hands, xp.int8)
     rows = (g[:, None] * t_count + eng.t_ar[None, :]).reshape(-1)
     eng.deals[g] += 1
-    eng.finish[rows] = 0
-    eng.finish_rank[rows] = 0.0
-    eng.nfin[rows] = 0
-    eng.played[rows] = 0
-    eng.given[rows] = 0
-    eng.received[rows] = 0
-    eng.tover[rows] = False
+    eng.clear(rows, "finish", "finish_rank", "nfin", "played", "given", "received", "tover")
     eng.actor[rows] = 0  # the King leads (P6)
     eng.clear_round(rows)
     traded = (trade[:, None] & (eng.t_ar[None, :] >= 0)).reshape(-1)
