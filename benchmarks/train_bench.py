@@ -11,9 +11,9 @@ torch on every core by default (``--threads``). Measured:
   steps per iteration, 4 epochs of 4 minibatches (the trainer's defaults);
   also with the league (half the games against the heuristic);
 * ``maskable_batched``: SB3 MaskablePPO on the batched engine's vector env
-  (``configs/train/scum_batched.yaml``: 64 games, n_steps 32, batch 512, 4 epochs);
+  (``configs/train/scum_batched.yaml``: 64 games, 32-step rollouts, batch 512, 4 epochs);
 * ``maskable_per_game``: SB3 MaskablePPO on per-game envs in 2 worker
-  processes (``configs/train/scum_quick.yaml``: n_steps 1024, batch 512, 4 epochs).
+  processes (``configs/train/scum_quick.yaml``: 1024-step rollouts, batch 512, 4 epochs).
 
 Setup (building, first reset) is excluded; each path runs about
 ``--seconds`` of whole iterations. Run::
@@ -78,17 +78,17 @@ def bench_maskable(seconds: float, preset: str) -> dict[str, Any]:
     from cardsuite.train.sb3.config import TrainConfig
     from cardsuite.train.sb3.trainer import build_model, make_vec_env
 
-    doc = {"scum_quick": {"n_envs": 2, "vec_env": "auto", "n_steps": 1024},
-           "scum_batched": {"n_envs": 64, "vec_env": "batched", "n_steps": 32}}[preset]  # fmt: skip
-    config = TrainConfig.from_dict({"game": "scum", "options": {"num_players": 4, "reward": "centered"},
-                                    "batch_size": 512, "n_epochs": 4, "hidden_size": 128,
-                                    "hidden_layers": 2, "opponent_random": 0.5,
+    doc = {"scum_quick": {"num_games": 2, "vec_env": "auto", "rollout_steps": 1024},
+           "scum_batched": {"num_games": 64, "vec_env": "batched", "rollout_steps": 32}}[preset]  # fmt: skip
+    config = TrainConfig.from_dict({"game": "scum", "num_players": 4, "options": {"reward": "centered"},
+                                    "batch_size": 512, "update_epochs": 4, "hidden": 128,
+                                    "layers": 2, "gamma": 0.99, "opponent_random": 0.5,
                                     "opponent_heuristic": 0.5, "opponent_snapshot": 0.0,
                                     "progress": False, **doc})  # fmt: skip
     venv = make_vec_env(config, [])
     try:
         model = build_model(config, venv)
-        per_rollout = config.n_envs * config.n_steps
+        per_rollout = config.num_games * config.rollout_steps
         model.learn(per_rollout)  # warm-up
         t0 = time.perf_counter()
         done = 0

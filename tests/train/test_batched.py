@@ -68,7 +68,7 @@ def test_batched_needs_the_records_vec_env_and_names_the_choices() -> None:
     """Only a record naming ``sb3_vec_env`` (Scum's) trains batched; the error says what to use."""
     choices = r"sb3_vec_env: scum\); game 'scandal' has none: choose 'auto', 'subproc' or 'dummy'"
     with pytest.raises(ConfigError, match=rf"TrainConfig.vec_env.*{choices}"):
-        tiny_config(game="scandal", options={"num_players": 2}, vec_env="batched")
+        tiny_config(game="scandal", num_players=2, options={}, vec_env="batched")
     with pytest.raises(ConfigError, match=rf"vec_env 'batched'.*{choices}"):
         BatchedSelfPlayEnv(2, learner=0, table=TABLE, game="scandal", num_players=2)
 
@@ -129,7 +129,7 @@ def test_batched_training_moves_the_pfsp_counts(tmp_path: Path) -> None:
     """The batched VecEnv reports outcomes to the core League: its PFSP counts leave the prior."""
     from cardsuite.train.sb3.trainer import Trainer
 
-    config = tiny_config(vec_env="batched", n_envs=16, n_steps=16, batch_size=64,
+    config = tiny_config(vec_env="batched", num_games=16, rollout_steps=16, batch_size=64,
                          opponent_heuristic=0.5, opponent_random=0.5, opponent_snapshot=0.0,
                          pfsp="hard", total_steps=512)  # fmt: skip
     trainer = Trainer(config, tmp_path / "run")
@@ -148,7 +148,7 @@ def test_batched_training_moves_the_pfsp_counts(tmp_path: Path) -> None:
 
 
 def test_trainer_learns_on_the_batched_engine(tmp_path: Path) -> None:
-    config = tiny_config(vec_env="batched", n_envs=16, n_steps=16, batch_size=64)
+    config = tiny_config(vec_env="batched", num_games=16, rollout_steps=16, batch_size=64)
     result = train(config, tmp_path / "run")
     assert result.step >= config.total_steps
     assert (Path(result.checkpoint) / "agent" / "agent.json").exists()

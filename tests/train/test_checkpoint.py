@@ -49,7 +49,8 @@ def test_interrupt_then_resume_restores_everything_and_continues(tmp_path: Path)
     def schedules_then_ctrl_c() -> None:
         real_schedules()
         if trainer.step >= 256:
-            trainer.stop_requested = True  # what the SIGINT handler does
+            assert trainer.stop is not None
+            trainer.stop.requested = True  # what the SIGINT handler does
 
     def recording_state() -> Any:
         state = real_state()
@@ -92,7 +93,7 @@ def test_interrupt_then_resume_restores_everything_and_continues(tmp_path: Path)
             assert a.params.keys() == b.params.keys()
             assert all(np.array_equal(a.params[k], b.params[k]) for k in a.params)
         assert capture_rng() == state.rng
-        assert resumed.schedule == state.schedule
+        assert resumed.due == state.schedule
         assert resumed.config == config
         resumed_result = resumed.train()
     finally:
@@ -154,14 +155,10 @@ def test_bad_json_missing_file_and_format_are_named(run_copy: Path) -> None:
 def test_config_mismatch_is_named(run_copy: Path) -> None:
     from cardsuite.train.sb3.trainer import Trainer
 
-    with pytest.raises(CheckpointError, match=r"hidden_size was 16, now 32"):
-        Trainer(tiny_config(hidden_size=32), run_copy, resume=run_copy)
-    with pytest.raises(
-        CheckpointError, match=r"options was .*'num_players': 4.*now .*'num_players': 5"
-    ):
-        Trainer(
-            tiny_config(options={"num_players": 5, "reward": "centered"}), run_copy, resume=run_copy
-        )
+    with pytest.raises(CheckpointError, match=r"hidden was 16, now 32"):
+        Trainer(tiny_config(hidden=32), run_copy, resume=run_copy)
+    with pytest.raises(CheckpointError, match=r"num_players was 4, now 5"):
+        Trainer(tiny_config(num_players=5), run_copy, resume=run_copy)
 
 
 def test_a_new_run_never_overwrites_a_checkpoint(run_copy: Path) -> None:
@@ -317,7 +314,7 @@ def test_new_run_refuses_any_used_directory(tmp_path: Path, trained_run: Path) -
     from cardsuite.train.sb3.trainer import Trainer
 
     config = tmp_path / "c.yaml"
-    config.write_text("game: scum\noptions: {num_players: 4}\ntotal_steps: 64\n")
+    config.write_text("game: scum\nnum_players: 4\ntotal_steps: 64\n")
     a_file = tmp_path / "file.txt"
     a_file.write_text("keep me")
     only_prev = tmp_path / "only_prev"

@@ -85,6 +85,28 @@ def test_each_row_links_to_a_section_of_the_page() -> None:
     ids = set(re.findall(r'<a id="([^"]+)"></a>', page))
     for heading in re.findall(r"^#+ (.+)$", page, re.M):  # Markdown's heading ids
         ids.add(re.sub(r"[^\w\- ]", "", heading).strip().lower().replace(" ", "-"))
-    assert "scum-party-why-a-near-copy-of-the-heuristic-loses" in ids
+    assert {"citable-results", "scum", "scum-party", "scandal"} <= ids  # one section per game
     for row in RECORD:
         assert row.section in ids, row.section
+
+
+def test_the_data_file_is_checked_field_by_field(tmp_path: Path) -> None:
+    """The measurements are data (configs/results/citable.yaml), refused with the field named."""
+    from cardsuite.errors import ConfigError
+    from cardsuite.train.tools.citable import load_record
+
+    row = ("{game: X, opponent: h, target: %s, preset: p, measure: m, deal_seed: 1, section: s, "
+           "runs: [%s]}")  # fmt: skip
+    for target, run, message in (
+        ("high", "[0, 1, 2.0, 50, 4.0, 400]", r"rows\[0\]\.target: expected float"),
+        ("60", "[0, 1, 2.0, 50, 4.0]", r"rows\[0\]\.runs\[0\]: expected \[seed"),
+        ("60", "[0, 1.5, 2.0, 50, 4.0, 400]", r"runs\[0\]\.decisions: expected int"),
+    ):
+        bad = tmp_path / f"{len(message)}.yaml"
+        bad.write_text(f"rows:\n  - {row % (target, run)}\n")
+        with pytest.raises(ConfigError, match=message):
+            load_record(str(bad))
+    good = tmp_path / "good.yaml"
+    good.write_text(f"rows:\n  - {row % ('60', '[0, 1, 2, 50, 4.0, 400]')}\n")
+    (only,) = load_record(str(good))
+    assert only.target == 60.0 and only.runs[0].minutes == 2.0 and only.note == ""

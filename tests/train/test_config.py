@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from pathlib import Path
 
 import pytest
@@ -48,11 +49,41 @@ def test_presets_exist_for_scum_and_scandal() -> None:
 
 def test_defaults_and_overrides_merge_options(tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
-    path.write_text("game: scum\noptions: {num_players: 5, reward: centered}\n")
-    config = load_config(str(path), parse_overrides(["options.num_players=6", "seed=3"]))
-    assert config.options == {"num_players": 6, "reward": "centered"}
+    path.write_text("game: scum\nnum_players: 5\noptions: {reward: centered}\n")
+    config = load_config(str(path), parse_overrides(["options.reward=points", "seed=3"]))
+    assert config.options == {"reward": "points"}
     assert config.seed == 3
-    assert config.num_players() == 6
+    assert config.players() == 5 and config.env_options() == {"reward": "points", "num_players": 5}
+    assert TrainConfig.from_dict({"game": "scandal"}).players() == 2  # the game's default
+
+
+def test_old_keys_keep_working_with_a_warning_naming_the_new_one(tmp_path: Path) -> None:
+    """The names before 0.3 (SB3's own) are read as the one vocabulary's, in YAML and --set."""
+    path = tmp_path / "old.yaml"
+    path.write_text("game: scum\noptions: {num_players: 5, reward: centered}\nn_epochs: 3\n"
+                    "clip_range: 0.1\nhidden_size: 64\nhidden_layers: 1\ntorch_threads: 1\n"
+                    "n_envs: 1\nn_steps: 256\neval_games: 4\nfinal_eval_games: 8\n"
+                    "eval_baselines: random\n")  # fmt: skip
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        config = load_config(str(path), parse_overrides(["options.num_players=6"]))
+    said = "\n".join(str(w.message) for w in caught if w.category is FutureWarning)
+    for old, new in TrainConfig.RENAMED.items():
+        assert f"'{old}' is now '{new}'" in said
+    assert "'options.num_players' is now 'num_players'" in said
+    assert (config.num_players, config.options, config.update_epochs, config.clip_coef) == (
+        6, {"reward": "centered"}, 3, 0.1)  # fmt: skip
+    assert (config.hidden, config.layers, config.threads, config.num_games) == (64, 1, 1, 1)
+    assert (config.rollout_steps, config.eval_deals, config.final_eval_deals) == (256, 4, 8)
+    assert config.eval_against == "random"
+    with pytest.warns(FutureWarning, match="'options.num_players' is now 'num_players'"):
+        assert TrainConfig.from_dict({"options": {"num_players": 5}}).num_players == 5
+    with pytest.raises(ConfigError, match="give update_epochs only"):
+        TrainConfig.from_dict({"n_epochs": 3, "update_epochs": 4})
+    saved = {"options": {"num_players": 5}, "hidden_size": 16}  # a checkpoint's: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert TrainConfig.read_saved(saved).hidden == 16
 
 
 def test_unknown_key_is_named(tmp_path: Path) -> None:
@@ -68,24 +99,25 @@ def test_unknown_key_is_named(tmp_path: Path) -> None:
     ("changes", "message"),
     [
         ({"total_steps": "many"}, r"TrainConfig.total_steps: expected int"),
-        ({"total_steps": 0}, r"TrainConfig.total_steps: must be at least 1"),
+        ({"total_steps": 0}, r"TrainConfig.total_steps: must be >= 1"),
         ({"game": "chess"}, r"unknown game 'chess'"),
-        ({"options": {"num_players": 3}}, r"TrainConfig.options: .*num_players"),
+        ({"num_players": 3}, r"TrainConfig.num_players: .*num_players"),
+        ({"options": {"num_players": 3}}, r"TrainConfig.num_players: .*num_players"),
         ({"options": {"colour": True}}, r"TrainConfig.options: unknown config key 'colour'"),
         ({"options": [1, 2]}, r"TrainConfig.options: expected a mapping"),
         ({"opponent_random": 0.5}, r"opponent_snapshot: .*must sum to 1"),
         (
             {"opponent_random": -0.1, "opponent_snapshot": 0.8},
-            r"opponent_random: a probability cannot be negative",
+            r"TrainConfig.opponent_random: must be >= 0",
         ),
         ({"batch_size": 4096}, r"TrainConfig.batch_size: 4096 is larger than a rollout"),
-        ({"gamma": 1.5}, r"TrainConfig.gamma: must lie in \[0, 1\]"),
+        ({"gamma": 1.5}, r"TrainConfig.gamma: must be <= 1"),
         ({"activation": "gelu"}, r"TrainConfig.activation: 'gelu' is not one of"),
         (
             {"learner_seat": 4},
             r"TrainConfig.learner_seat: seat 4 does not exist at a 4-player table",
         ),
-        ({"eval_baselines": " , "}, r"TrainConfig.eval_baselines: name at least one"),
+        ({"eval_against": " , "}, r"TrainConfig.eval_against: name at least one"),
         ({"vec_env": "threads"}, r"TrainConfig.vec_env"),
     ],
 )
@@ -108,10 +140,10 @@ def test_missing_file_and_bad_yaml(tmp_path: Path) -> None:
 
 
 def test_parse_overrides_syntax() -> None:
-    assert parse_overrides(["total_steps=20000", "progress=false", "eval-games=5"]) == {
+    assert parse_overrides(["total_steps=20000", "progress=false", "eval-deals=5"]) == {
         "total_steps": 20000,
         "progress": False,
-        "eval_games": 5,
+        "eval_deals": 5,
     }
     with pytest.raises(ConfigError, match="--set expects key=value, got 'total_steps'"):
         parse_overrides(["total_steps"])
@@ -119,10 +151,10 @@ def test_parse_overrides_syntax() -> None:
 
 def test_resume_mismatches_ignore_mutable_fields() -> None:
     saved = TrainConfig()
-    assert TrainConfig(total_steps=10, eval_games=3).resume_mismatches(saved) == []
-    assert TrainConfig(hidden_size=64, learning_rate=1e-3).resume_mismatches(saved) == [
+    assert TrainConfig(total_steps=10, eval_deals=3).resume_mismatches(saved) == []
+    assert TrainConfig(hidden=64, learning_rate=1e-3).resume_mismatches(saved) == [
         "learning_rate",
-        "hidden_size",
+        "hidden",
     ]
 
 
@@ -141,7 +173,7 @@ NON_FINITE = [float("nan"), float("inf"), float("-inf")]
     "name",
     [
         "learning_rate",
-        "clip_range",
+        "clip_coef",
         "ent_coef",
         "vf_coef",
         "max_grad_norm",
@@ -176,7 +208,7 @@ def test_game_options_refuse_nan_and_infinity(game: str, option: str) -> None:
 
 def test_probability_sum_check_is_nan_safe() -> None:
     config = TrainConfig()
-    with pytest.raises(ConfigError, match="opponent_random: a probability cannot exceed 1"):
+    with pytest.raises(ConfigError, match="opponent_random: must be <= 1"):
         TrainConfig.from_dict(
             {**config.to_dict(), "opponent_random": 1.5, "opponent_snapshot": -0.8}
         )
@@ -185,60 +217,39 @@ def test_probability_sum_check_is_nan_safe() -> None:
 def test_set_learning_rate_nan_is_a_config_error_on_the_command_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from cardsuite.cli import main
 
     for raw in (".nan", ".inf", "-.inf", "nan"):
         out = tmp_path / f"run_{raw}"
-        assert (
-            main(
-                [
-                    "train",
-                    "--config",
-                    "train/scum_quick",
-                    "--set",
-                    f"learning_rate={raw}",
-                    "--out",
-                    str(out),
-                ]
-            )
-            == 2
-        )
+        assert _train_cli(out, f"learning_rate={raw}") == 2
         assert "TrainConfig.learning_rate" in capsys.readouterr().err
         assert not out.exists()
+
+
+def _train_cli(out: Path, item: str) -> int:
+    """``cardsuite train`` of the quick preset into ``out`` with one ``--set`` item."""
+    from cardsuite.cli import main
+
+    return main(["train", "--config", "train/scum_quick", "--set", item, "--out", str(out)])
 
 
 @pytest.mark.parametrize(
     ("baselines", "message"),
     [
-        ("random,nope", r"eval_baselines: unknown agent 'nope'"),
-        ("random,ismcts:budgt=3", r"eval_baselines: .*budgt"),
-        ("random,ismcts:budget=abc", r"eval_baselines: .*budget"),
+        ("random,nope", r"eval_against: unknown agent 'nope'"),
+        ("random,ismcts:budgt=3", r"eval_against: .*budgt"),
+        ("random,ismcts:budget=abc", r"eval_against: .*budget"),
         ("ppo:/no/such/run", r"/no/such/run.* not found"),
     ],
 )
 def test_bad_baselines_fail_before_any_work(
     baselines: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from cardsuite.cli import main
     from cardsuite.train.sb3.config import check_baselines
 
     with pytest.raises(CardsuiteError, match=message):
-        check_baselines(TrainConfig.from_dict({"eval_baselines": baselines}))
+        check_baselines(TrainConfig.from_dict({"eval_against": baselines}))
     out = tmp_path / "run"
-    assert (
-        main(
-            [
-                "train",
-                "--config",
-                "train/scum_quick",
-                "--set",
-                f"eval_baselines={baselines}",
-                "--out",
-                str(out),
-            ]
-        )
-        == 2
-    )
+    assert _train_cli(out, f"eval_against={baselines}") == 2
     assert not out.exists()  # refused before the run directory was made
 
 
@@ -246,11 +257,11 @@ def test_bad_baselines_fail_before_any_work(
 def test_overrides_use_the_core_parser_and_name_unknown_fields() -> None:
     with pytest.raises(ConfigError, match=r"unknown config key 'total_step'.*'total_steps'"):
         load_config(None, parse_overrides(["total_step=5"]))
-    assert parse_overrides(["options={num_players: 5}", "options.reward=centered"]) == {
-        "options": {"num_players": 5, "reward": "centered"}
+    assert parse_overrides(["options={illegal_penalty: 1}", "options.reward=centered"]) == {
+        "options": {"illegal_penalty": 1, "reward": "centered"}
     }
-    assert parse_overrides(["eval_baselines=random,heuristic"]) == {
-        "eval_baselines": "random,heuristic"
+    assert parse_overrides(["eval_against=random,heuristic"]) == {
+        "eval_against": "random,heuristic"
     }
 
 
@@ -268,10 +279,10 @@ def test_train_config_uses_config_base_checks_only() -> None:
         TrainConfig(game="SCUM")
     with pytest.raises(ConfigError, match=r"TrainConfig.options: expected a mapping"):
         TrainConfig.from_dict({"options": "num_players=4"})
-    options = {"num_players": 5}
+    options = {"reward": "points"}
     config = TrainConfig.from_dict({"options": options})
-    options["num_players"] = 6
-    assert config.options == {"num_players": 5}  # the frozen config holds its own copy
+    options["reward"] = "centered"
+    assert config.options == {"reward": "points"}  # the frozen config holds its own copy
     assert "| `options` | `dict` | `{}` |" in TrainConfig.doc_table()
 
 
@@ -299,7 +310,7 @@ def test_train_without_the_train_extra_names_it(
 
 
 def test_the_shared_flags_set_the_maskable_ppo_fields(tmp_path: Path) -> None:
-    """`cardsuite train` takes the training commands' grammar; --players is a rule option."""
+    """`cardsuite train` takes the training commands' grammar; --players is num_players."""
     from cardsuite.cli import build_parser
     from cardsuite.train.sb3.cli import resolve_config
 
@@ -308,7 +319,7 @@ def test_the_shared_flags_set_the_maskable_ppo_fields(tmp_path: Path) -> None:
                             "--device", "cpu", "--total-steps", "1000", "--budget-minutes", "2",
                             "--no-tensorboard", "--run-dir", str(tmp_path / "r")])  # fmt: skip
     config = resolve_config(ns)
-    assert (config.num_players(), config.seed, config.device, config.total_steps) == (
+    assert (config.num_players, config.seed, config.device, config.total_steps) == (
         5,
         3,
         "cpu",

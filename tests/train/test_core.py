@@ -8,6 +8,7 @@ idioms that belong to the core only.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,9 @@ def test_no_trainer_keeps_a_copy_of_a_core_part(path: Path) -> None:
     assert "np.tanh" not in text, "a numpy forward pass outside core/netspec.py"
     assert '"checkpoint.prev"' not in text, "a checkpoint swap outside core/checkpoint.py"
     assert "SummaryWriter(" not in text, "TensorBoard opened outside core/log.py"
+    assert not re.search(r"\bLeague\(", text), "a League built outside League.of"
+    handler = re.search(r"signal\.signal\(signal\.SIGINT, (?!signal\.SIG_IGN)", text)
+    assert not handler, "a Ctrl-C handler outside core/loop.py (workers may only ignore it)"
 
 
 def test_the_old_modules_are_gone() -> None:
@@ -113,29 +117,36 @@ def test_each_trainer_takes_its_opponents_and_evaluation_from_the_core() -> None
     assert not hasattr(rllib_trainer, "LeagueMapping")
     assert not hasattr(rllib_checkpoints, "LeagueState")
     # both batched trainers keep their games in the core's tables and evaluate through them
-    from cardsuite.train.core import tables
+    from cardsuite.train.core import batched, loop, tables
 
     assert ppo.make_table is dmc.make_table is tables.make_table
-    assert ppo.evaluate_tables is dmc.evaluate_tables is tables.evaluate_tables
+    assert batched.evaluate_tables is tables.evaluate_tables
     assert tables.evaluate_against is evaluate.evaluate_against
     assert issubclass(ppo.PPOTable, tables.GameTable) and issubclass(dmc._Table, tables.GameTable)
+    assert issubclass(ppo.Trainer, batched.BatchedTrainer)
+    assert issubclass(dmc.DMCTrainer, batched.BatchedTrainer)
     assert sb3_report.evaluate_specs is evaluate.evaluate_specs
-    assert ppo.open_log is dmc.open_log is log.open_log
-    assert ppo.plan_run is dmc.plan_run is rundir.plan_run
+    assert batched.open_log is log.open_log and batched.plan_run is rundir.plan_run
     assert trainer.check_run_dir is rundir.check_run_dir
+    # one scheduler: every trainer runs on the core's loop
+    assert issubclass(batched.BatchedTrainer, loop.TrainLoop)
+    assert issubclass(trainer.Trainer, loop.TrainLoop)
     rllib_ckpt = (TRAIN / "rllib" / "checkpoints.py").read_text(encoding="utf-8")
     assert "from cardsuite.train.core.evaluate import evaluate_specs" in rllib_ckpt
     assert "run_tournament" not in rllib_ckpt
 
 
 def test_every_checkpoint_goes_through_the_one_writer() -> None:
+    from cardsuite.train.core import batched
     from cardsuite.train.dmc import trainer as dmc
-    from cardsuite.train.ppo import checkpoint as ppo_checkpoint
+    from cardsuite.train.ppo import trainer as ppo
     from cardsuite.train.sb3 import checkpoint as sb3_checkpoint
 
-    assert sb3_checkpoint.write_checkpoint is ppo_checkpoint.write_checkpoint
-    assert dmc.write_checkpoint is checkpoint.write_checkpoint
+    assert sb3_checkpoint.save_run is batched.save_checkpoint is checkpoint.save_checkpoint
+    assert sb3_checkpoint.write_checkpoint is checkpoint.write_checkpoint
     assert sb3_checkpoint.find_checkpoint is checkpoint.find_checkpoint
+    for module in (ppo, dmc):  # their own parts only: the core writes and reads
+        assert not hasattr(module, "write_checkpoint") and not hasattr(module, "read_checkpoint")
 
 
 def test_the_writer_finishes_a_swap_a_crash_left_half_done(tmp_path: Path) -> None:
@@ -211,7 +222,7 @@ def test_maskable_ppo_draws_its_opponents_from_the_core_league(tmp_path: Path) -
         assert [m.name for m in trainer.league.members][2:] == ["snapshot@128"]
         assert random_member.games > 2.0  # finished episodes were recorded against it
         trainer.add_snapshot()
-        trainer.send_league()
+        trainer.sync()
         env = trainer.venv.envs[0].unwrapped
         assert [m.name for m in env.table] == [m.name for m in trainer.league.members]
         assert [m.name for m in env.table][2:] == ["snapshot@128", "snapshot@256"]

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from cardsuite.agents.learned.safe_io import load_agent_numpy
-from cardsuite.train.core.loop import BatchedLoop, selection_score
+from cardsuite.train.core.loop import TrainLoop, selection_score
 from cardsuite.train.dmc.config import DMCConfig
 from cardsuite.train.dmc.trainer import DMCTrainer
 from cardsuite.train.ppo.config import PPOConfig
@@ -30,7 +30,7 @@ def _row(step: int, against: str, beats: float) -> dict[str, Any]:
     return {"step": step, "against": against, "beats": beats}
 
 
-class _Scripted(BatchedLoop):
+class _Scripted(TrainLoop):
     """A loop whose evaluations are given rows and whose agents are only named."""
 
     def __init__(self, run: Path, against: str = "heuristic,random") -> None:
@@ -195,3 +195,19 @@ def test_resume_refuses_another_polyak(tmp_path: Path) -> None:
     DMCTrainer(_tiny_dmc(tmp_path / "run", eval_every=0, total_steps=200)).train()
     with pytest.raises(CheckpointError, match="'polyak'"):
         DMCTrainer(_tiny_dmc(tmp_path / "run", polyak=0.5, resume=str(tmp_path / "run")))
+
+
+def test_maskable_ppo_keeps_its_best_periodic_evaluation_too(tmp_path: Path) -> None:
+    """The core's loop gives every trainer ``keep_best``; MaskablePPO's final report (other
+    deals, after training) does not choose."""
+    from cardsuite.train.sb3.trainer import train as sb3_train
+    from tests.train.conftest import tiny_config
+
+    result = sb3_train(tiny_config(total_steps=512, eval_every=128, eval_deals=6,
+                                   keep_best=True), tmp_path / "run")  # fmt: skip
+    scores = _eval_scores(tmp_path / "run")
+    scores.pop(result.step)  # the final report's row
+    top = max(scores.values())
+    best = json.loads((tmp_path / "run" / "best.json").read_text())
+    assert best["step"] == min(s for s, v in scores.items() if v == top) and len(scores) == 3
+    assert load_agent_numpy(tmp_path / "run" / "best_agent")[1].step == best["step"]

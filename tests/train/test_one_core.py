@@ -4,7 +4,7 @@ By behaviour, not by reading source: the core's `duplicate_match` (which
 both `evaluate_against` and `evaluate_specs` call) and the core League's
 methods are replaced by recording stand-ins, then batched PPO, Deep
 Monte-Carlo and MaskablePPO (per-game and batched VecEnv) each run a tiny
-training (the batched trainers on the core's loop, `BatchedLoop`). Each must evaluate through the stand-in, against its baselines, and
+training (every trainer on the core's scheduler, `TrainLoop`). Each must evaluate through the stand-in, against its baselines, and
 must draw its opponents from a core League and report every finished game's
 outcome back to it (issue 20). A trainer with its own evaluator or opponent
 pool would leave the stand-ins uncalled.
@@ -47,7 +47,7 @@ def core_calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
 
     for name in ("record", "act", "seat_table"):
         spy(league.League, name)
-    spy(loop.BatchedLoop, "run_schedules")  # the batched trainers' one loop
+    spy(loop.TrainLoop, "run_schedules")  # every trainer's one scheduler
     return calls
 
 
@@ -77,7 +77,7 @@ def test_batched_ppo(core_calls: Calls, tmp_path: Path) -> None:
     result = train(args)
     _judged_by_the_core(core_calls, result["eval"], {"heuristic", "random"})
     _played_the_core_league(core_calls, "act")
-    assert core_calls["run_schedules"], "the trainer's loop is not the core's BatchedLoop"
+    assert core_calls["run_schedules"], "the trainer's loop is not the core's TrainLoop"
 
 
 def test_deep_monte_carlo(core_calls: Calls, tmp_path: Path) -> None:
@@ -92,15 +92,15 @@ def test_deep_monte_carlo(core_calls: Calls, tmp_path: Path) -> None:
     result = train(args)
     _judged_by_the_core(core_calls, result["eval"], {"heuristic", "random"})
     _played_the_core_league(core_calls, "act")
-    assert core_calls["run_schedules"], "the trainer's loop is not the core's BatchedLoop"
+    assert core_calls["run_schedules"], "the trainer's loop is not the core's TrainLoop"
 
 
 @pytest.mark.parametrize("vec_env", ["dummy", "batched"])
 def test_maskable_ppo(core_calls: Calls, tmp_path: Path, vec_env: str) -> None:
     from cardsuite.train.sb3.trainer import train
 
-    sizes = {"n_envs": 8, "n_steps": 16, "batch_size": 64} if vec_env == "batched" else {}
-    config = tiny_config(vec_env=vec_env, eval_baselines="random,heuristic", **sizes)
+    sizes = {"num_games": 8, "rollout_steps": 16, "batch_size": 64} if vec_env == "batched" else {}
+    config = tiny_config(vec_env=vec_env, eval_against="random,heuristic", **sizes)
     result = train(config, tmp_path / "run")
     _judged_by_the_core(core_calls, result.report, {"random", "heuristic"})
     # the learner's checkpoint, as an arena agent, against each baseline's spec
@@ -109,3 +109,4 @@ def test_maskable_ppo(core_calls: Calls, tmp_path: Path, vec_env: str) -> None:
         ("GreedyPolicy", "BatchedScumHeuristic"),
     }
     _played_the_core_league(core_calls, "seat_table")
+    assert core_calls["run_schedules"], "MaskablePPO's boundaries are not the core's TrainLoop"

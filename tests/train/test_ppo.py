@@ -315,3 +315,46 @@ def test_seed_curves_of_deep_monte_carlo_runs_draw_its_columns(tmp_path: Path) -
     grid, mean, _half, n = band(runs, "progress.csv", "league_score")
     assert n == 2 and grid[0] == 50 and mean[-1] == pytest.approx(0.6)  # nan rows skipped
     assert plot_seeds(runs, tmp_path / "c.png").stat().st_size > 1000
+
+
+def test_ctrl_c_checkpoints_at_the_next_boundary_exits_130_and_a_resume_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The core's one Ctrl-C handler: the first SIGINT stops at the next boundary with a
+    checkpoint (exit status 130); the run then resumes to its end; a second one aborts."""
+    import os
+    import signal
+
+    from cardsuite.cli import main
+    from cardsuite.train.core import loop
+
+    real = loop.TrainLoop.run_schedules
+
+    def ctrl_c(self: loop.TrainLoop) -> None:
+        real(self)
+        if self.iteration == 2:
+            os.kill(os.getpid(), signal.SIGINT)  # the handler only asks the loop to stop
+
+    monkeypatch.setattr(loop.TrainLoop, "run_schedules", ctrl_c)
+    run = tmp_path / "run"
+    flags = ["--total-steps", "600", "--num-games", "32", "--rollout-steps", "8", "--hidden",
+             "16", "--layers", "1", "--eval-deals", "4", "--no-tensorboard", "--quiet"]  # fmt: skip
+    assert main(["ppo", "--run-dir", str(run), *flags]) == 130
+    err = capsys.readouterr().err
+    assert "Ctrl-C: saving a checkpoint" in err and f"cardsuite ppo --resume {run}" in err
+    assert (run / "checkpoint" / "state.json").is_file() and not (run / "agent").exists()
+    stopped = Trainer(_tiny(run, resume=str(run)))
+    assert 0 < stopped.step < 600 and stopped.iteration == 2
+    monkeypatch.setattr(loop.TrainLoop, "run_schedules", real)
+    assert main(["ppo", "--resume", str(run), *flags]) == 0
+    assert (run / "agent" / "agent.json").is_file()
+
+    def twice(self: loop.TrainLoop) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    monkeypatch.setattr(loop.TrainLoop, "run_schedules", twice)
+    with pytest.raises(KeyboardInterrupt):
+        Trainer(_tiny(tmp_path / "aborted")).train()
+    assert not (tmp_path / "aborted" / "checkpoint").exists()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # handler restored

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from cardsuite.agents.arena.tournament import run_tournament
+from cardsuite.agents.learned.cards import read_card
 from cardsuite.agents.learned.pretrained import CATALOGUE, ROOT, PretrainedAgent, agent_dir
 from cardsuite.agents.learned.safe_io import load_agent_numpy
 from cardsuite.agents.registry import make_agent
@@ -22,10 +23,14 @@ pytestmark = pytest.mark.skipif(
 
 
 def test_every_catalogue_entry_is_a_valid_small_safe_agent() -> None:
-    for name, (game, doc) in CATALOGUE.items():
+    """One line per agent in code; its command (no placeholder left in) is its model card's."""
+    for name, (game, line) in CATALOGUE.items():
         _arrays, meta = load_agent_numpy(agent_dir(name))
-        assert meta.game == game and re.search(r"cardsuite (ppo|dmc) --config configs/", doc)
-        assert not re.search(r"\b[A-Z]+_[A-Z_]+\b", doc), f"{name}: a placeholder left in"
+        card = read_card(agent_dir(name))
+        assert meta.game == game and "\n" not in line and len(line) <= 70
+        assert re.search(r"cardsuite (ppo|dmc) --config configs/", card.command)
+        for command in (card.command, *card.ship):
+            assert not re.search(r"\b[A-Z]+_[A-Z_]+\b", command), f"{name}: a placeholder left in"
         size = sum(p.stat().st_size for p in agent_dir(name).iterdir())
         # the largest: scandal2, the size-generic Scandal actor (1594 inputs, 256x2, 338
         # actions) with its critic for the search's value leaves, float16: 2.1 MB

@@ -10,48 +10,23 @@ import pytest
 from cardsuite.cli import main
 
 
+def _train(out: Path, *sets: str) -> int:
+    """``cardsuite train`` of the quick preset into ``out``, with these ``--set`` items."""
+    return main(["train", "--config", "configs/train/scum_quick.yaml", "--out", str(out),
+                 *(token for item in sets for token in ("--set", item))])  # fmt: skip
+
+
 def test_cli_trains_with_worker_processes_and_reports(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Two SubprocVecEnv workers, a periodic evaluation, the final report."""
     out = tmp_path / "run"
-    status = main(
-        [
-            "train",
-            "--config",
-            "configs/train/scum_quick.yaml",
-            "--out",
-            str(out),
-            "--set",
-            "total_steps=512",
-            "--set",
-            "n_steps=128",
-            "--set",
-            "batch_size=128",
-            "--set",
-            "n_epochs=1",
-            "--set",
-            "hidden_size=16",
-            "--set",
-            "snapshot_every=256",
-            "--set",
-            "eval_every=256",
-            "--set",
-            "eval_games=2",
-            "--set",
-            "final_eval_games=3",
-            "--set",
-            "eval_baselines=random",
-            "--set",
-            "opponent_heuristic=0",
-            "--set",
-            "opponent_random=0.5",
-            "--set",
-            "opponent_snapshot=0.5",
-            "--set",
-            "progress=false",
-        ]
-    )
+    with pytest.warns(FutureWarning, match="'n_epochs' is now 'update_epochs'"):
+        status = _train(out, "total_steps=512", "rollout_steps=128", "batch_size=128",
+                        "n_epochs=1", "hidden=16", "snapshot_every=256", "eval_every=256",
+                        "eval_deals=2", "final_eval_deals=3", "eval_against=random",
+                        "opponent_heuristic=0", "opponent_random=0.5", "opponent_snapshot=0.5",
+                        "progress=false")  # n_epochs: an old key, read as update_epochs  # fmt: skip
     assert status == 0
     printed = capsys.readouterr().out
     assert "scum: trained 512 steps" in printed
@@ -91,25 +66,8 @@ def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_quick_preset_beats_random(tmp_path: Path) -> None:
     """The scum quick preset, shortened to 40k steps, already wins most duplicate deals."""
     out = tmp_path / "quick"
-    status = main(
-        [
-            "train",
-            "--config",
-            "configs/train/scum_quick.yaml",
-            "--out",
-            str(out),
-            "--set",
-            "total_steps=40960",
-            "--set",
-            "eval_every=0",
-            "--set",
-            "final_eval_games=40",
-            "--set",
-            "eval_baselines=random",
-            "--set",
-            "progress=false",
-        ]
-    )
+    status = _train(out, "total_steps=40960", "eval_every=0", "final_eval_deals=40",
+                    "eval_against=random", "progress=false")  # fmt: skip
     assert status == 0
     report = json.loads((out / "report.json").read_text())
     assert report["final"][0]["beats"] >= 0.8

@@ -1,23 +1,17 @@
-"""The training core: what every trainer of the suite stands on.
+"""The training core: what every trainer (batched PPO, Deep Monte-Carlo, MaskablePPO, RLlib)
+stands on, one module per concern.
 
-One module per concern, each used by every trainer (batched PPO,
-Deep Monte-Carlo, and the MaskablePPO and RLlib adapters):
+* ``settings``: the one vocabulary (the config base every trainer's derives from);
+* ``loop``: the one scheduler (budget, snapshots, evaluation, checkpoints, Ctrl-C);
+* ``checkpoint`` and ``state``: the one checkpoint writer and reader, and the run
+  state it keeps (games in flight, RNG and optimizer states);
+* ``rundir``: the run folder and the one resume rule; ``log``: curves, TensorBoard;
+* ``league`` and ``seats``: the opponents (baselines, snapshots, PFSP), built by `League.of`;
+* ``evaluate``: the duplicate evaluator; ``duplicate``: the twin-deal baseline;
+* ``games``, ``tables`` and ``batched``: the games the batched trainers play, their
+  tables of games in flight, and what batched PPO and Deep Monte-Carlo share;
+* ``cli``: the training commands' one grammar.
 
-* ``rundir``: the run folder (a run is never overwritten) and the one
-  resume rule (`plan_run`), log truncation on resume;
-* ``checkpoint``: the one atomic checkpoint writer (`write_checkpoint`,
-  which also finishes a swap a crash left half done) and reader
-  (`read_checkpoint`, a checksummed manifest), plus engine, RNG and
-  optimizer state;
-* ``netspec``: the actor network's spec, observation scaling and the numpy
-  forward pass every shipped agent and frozen snapshot plays with;
-* ``league``: the opponents (fixed baselines, frozen snapshots, PFSP);
-* ``evaluate``: the duplicate evaluator (batched deals, every rotation);
-* ``log``: curves (CSV), TensorBoard and progress lines;
-* ``loop``: the batched trainers' loop (budget, progress, snapshot / eval /
-  checkpoint schedules) and `seed_all`;
-* ``settings`` and ``cli``: the shared config fields and command-line grammar.
-
-Importing ``cardsuite.train.core`` is light; torch loads only where a
-module needs it.
+May import: the core, the games and ``cardsuite.agents``. Importing it is light; torch
+loads only where a module needs it.
 """

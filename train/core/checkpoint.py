@@ -1,42 +1,33 @@
-"""The one checkpoint writer and reader of every trainer, and the state they share.
+"""The one checkpoint writer and reader of every trainer.
 
-A run keeps its latest checkpoint in ``RUN/checkpoint/``: a folder of
-safetensors files and a ``state.json`` whose ``files`` entry maps every
-other file to its SHA-256. `write_checkpoint` builds the new one in a
-temporary folder, then swaps it in by two renames (the previous one survives
-as ``checkpoint.prev`` until the swap is complete); a swap that a crash left
-half done (only ``checkpoint.prev``) is finished by the next write, and
-`find_checkpoint` falls back to ``checkpoint.prev`` meanwhile. So Ctrl-C or
-a crash during a save never leaves a run without a good checkpoint.
+A run keeps its latest checkpoint in ``RUN/checkpoint/``: safetensors files
+and a ``state.json`` whose ``files`` entry maps every other file to its
+SHA-256. `write_checkpoint` builds the new one in a temporary folder and
+swaps it in by two renames (the previous one survives as
+``checkpoint.prev`` until the swap is complete; a swap a crash left half
+done is finished by the next write, and `find_checkpoint` falls back to
+``checkpoint.prev`` meanwhile), so Ctrl-C or a crash during a save never
+leaves a run without a good checkpoint. `save_checkpoint` is what the
+trainers call: each supplies only its own parts (its network and
+optimizer, its arrays, its JSON state).
 
-`read_checkpoint` reads ``state.json`` (bounded, strict JSON) and checks the
-manifest: every listed file exists, is regular and matches its checksum,
-nothing unlisted lies beside them, and every name is of a kind the trainer
-allows (never a pickle). Nothing is ever unpickled.
-
-Each trainer puts its own fields in ``state.json`` (step, config, league,
-RNG states); `engine_state` / `restore_engine_state` save and restore a
-batched engine's arrays, so a resumed run continues the games in flight.
-The run state every trainer records besides the weights is kept here too:
-`capture_rng` / `restore_rng` (the global RNGs of python, numpy and torch as
-JSON values, their shape checked by `check_rng` before anything is
-restored), `gen_state` / `set_gen` (one torch generator), and
-`flatten_optimizer` / `restore_optimizer` (a torch optimizer's state as flat
-tensors and JSON ``param_groups``, checked against the optimizer it is
-loaded into: keys, parameter indices, shapes, so a tampered file cannot
-smuggle in other structure).
+`open_checkpoint` (and `read_checkpoint`) reads ``state.json`` (bounded,
+strict JSON) and checks the manifest: every listed file exists, is regular
+and matches its checksum, nothing unlisted lies beside them, and every name
+is of a kind the trainer allows (never a pickle). Nothing is ever
+unpickled. The run state the trainers record besides their weights (games
+in flight, RNG and optimizer states) is `cardsuite.train.core.state`.
 """
 
 from __future__ import annotations
 
-import base64
 import math
 import os
-import random
 import re
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +42,36 @@ from cardsuite.agents.learned.files import (
     sha256_file,
     write_json_atomic,
 )
+from cardsuite.agents.learned.safe_io import (
+    AgentMeta,
+    load_agent,
+    load_tensors,
+    load_tensors_numpy,
+    save_agent,
+    save_tensors,
+)
 from cardsuite.errors import CheckpointError
+from cardsuite.train.core.state import (
+    capture_rng,
+    check_rng,
+    engine_state,
+    flatten_optimizer,
+    gen_state,
+    restore_engine_state,
+    restore_optimizer,
+    restore_rng,
+    set_gen,
+)
 
+__all__ = [  # the run state's helpers are re-exported: their home is core.state
+    "Saved", "capture_rng", "check_files", "check_must_match", "check_rng", "engine_state",
+    "find_checkpoint", "finite", "flatten_optimizer", "gen_state", "open_checkpoint",
+    "read_checkpoint", "read_state_doc", "restore_engine_state", "restore_optimizer",
+    "restore_rng", "save_checkpoint", "set_gen", "write_checkpoint",
+]  # fmt: skip
+
+AGENT_DIR = "agent"
+OPTIMIZER_FILE = "optimizer.safetensors"
 MAX_STATE_BYTES = 64 << 20
 _SHA = re.compile(r"[0-9a-f]{64}")
 
@@ -166,212 +185,6 @@ def read_checkpoint(
     return ckpt, doc
 
 
-# ------------------------------------------------------------ engine state
-def engine_state(engine: Any) -> dict[str, np.ndarray] | None:
-    """The arrays and numbers (seed, counters) of a batched engine and its encoder, to
-    continue its games; None if the engine keeps state in Python containers (then a
-    resumed run deals fresh games)."""
-    out: dict[str, np.ndarray] = {}
-    for owner, obj in (("engine", engine), ("encoder", getattr(engine, "encoder", None))):
-        if obj is None:
-            continue
-        for key, value in vars(obj).items():
-            if isinstance(value, np.ndarray):
-                out[f"{owner}.{key}"] = value
-            elif isinstance(value, bool | int | float):  # the seed, counters of the streams
-                out[f"{owner}.{key}"] = np.asarray(value)
-            elif isinstance(value, list | dict | set) and owner == "engine":
-                return None  # per-game Python objects: not an array engine
-    return out
-
-
-def restore_engine_state(engine: Any, arrays: dict[str, Any]) -> None:
-    """Put back the arrays `engine_state` saved into an engine that has been reset.
-
-    Arrays of the same shape are filled in place (views between them stay
-    intact); one the engine sizes as it goes is replaced. CheckpointError
-    for a name the engine does not have.
-    """
-    for name, value in arrays.items():
-        owner_name, _, key = name.partition(".")
-        owner = engine if owner_name == "engine" else getattr(engine, "encoder", None)
-        old = getattr(owner, key, None) if owner is not None else None
-        if isinstance(old, bool | int | float) and np.ndim(value) == 0:
-            setattr(owner, key, type(old)(np.asarray(value).item()))
-            continue
-        if not isinstance(old, np.ndarray):
-            raise CheckpointError(f"checkpoint engine state: {name} does not fit this engine")
-        if old.shape == tuple(value.shape):
-            old[...] = np.asarray(value, dtype=old.dtype)
-        else:
-            setattr(owner, key, np.array(value, dtype=old.dtype))
-
-
-# ------------------------------------------------------------ RNG states
-def _b64(state: Any) -> str:
-    """A torch RNG state (a uint8 tensor) as base64 text (JSON)."""
-    return base64.b64encode(state.numpy().tobytes()).decode("ascii")
-
-
-def _from_b64(text: str) -> Any:
-    """The torch RNG state `_b64` wrote."""
-    import torch
-
-    raw = np.frombuffer(base64.b64decode(text.encode("ascii")), dtype=np.uint8).copy()
-    return torch.from_numpy(raw)
-
-
-def gen_state(gen: Any) -> str:
-    """A torch generator's state as base64 text (JSON)."""
-    return _b64(gen.get_state())
-
-
-def set_gen(gen: Any, text: str) -> None:
-    """Restore a torch generator from `gen_state`'s text."""
-    gen.set_state(_from_b64(text))
-
-
-def capture_rng() -> dict[str, Any]:
-    """The global RNG states of python, numpy and torch, JSON-friendly."""
-    import torch
-
-    version, internal, gauss = random.getstate()
-    kind, keys, pos, has_gauss, cached = np.random.get_state(legacy=True)  # type: ignore[misc]
-    return {
-        "python": [version, list(internal), gauss],
-        "numpy": [kind, np.asarray(keys).tolist(), int(pos), int(has_gauss), float(cached)],
-        "torch": _b64(torch.get_rng_state()),
-    }
-
-
-def check_rng(state: Any) -> None:
-    """Check the shape of captured RNG states; CheckpointError naming the part."""
-
-    def bad(part: str) -> CheckpointError:
-        return CheckpointError(f"state.json: field 'rng.{part}' is malformed")
-
-    if not isinstance(state, dict) or set(state) != {"python", "numpy", "torch"}:
-        raise CheckpointError("state.json: field 'rng' must hold python, numpy and torch states")
-    py = state["python"]
-    if not (
-        isinstance(py, list)
-        and len(py) == 3
-        and type(py[0]) is int
-        and isinstance(py[1], list)
-        and len(py[1]) == 625
-        and all(type(x) is int and 0 <= x < 1 << 32 for x in py[1])
-        and (py[2] is None or isinstance(py[2], float))
-    ):
-        raise bad("python")
-    npy = state["numpy"]
-    if not (
-        isinstance(npy, list)
-        and len(npy) == 5
-        and npy[0] == "MT19937"
-        and isinstance(npy[1], list)
-        and len(npy[1]) == 624
-        and all(type(x) is int and 0 <= x < 1 << 32 for x in npy[1])
-        and type(npy[2]) is int
-        and 0 <= npy[2] <= 624
-        and npy[3] in (0, 1)
-        and isinstance(npy[4], float | int)
-    ):
-        raise bad("numpy")
-    if not isinstance(state["torch"], str) or len(state["torch"]) > 100_000:
-        raise bad("torch")
-    try:
-        base64.b64decode(state["torch"], validate=True)
-    except ValueError:
-        raise bad("torch") from None
-
-
-def restore_rng(state: dict[str, Any]) -> None:
-    """Set the global RNG states captured by `capture_rng`."""
-    import torch
-
-    check_rng(state)
-    try:
-        version, internal, gauss = state["python"]
-        random.setstate((version, tuple(internal), gauss))
-        kind, keys, pos, has_gauss, cached = state["numpy"]
-        np.random.set_state((kind, np.asarray(keys, dtype=np.uint32), pos, has_gauss, cached))
-        torch.set_rng_state(_from_b64(state["torch"]))
-    except (KeyError, TypeError, ValueError, RuntimeError) as err:
-        raise CheckpointError(f"state.json: field 'rng' is malformed: {err}") from None
-
-
-# ------------------------------------------------------------ optimizer state
-def flatten_optimizer(state_dict: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A torch optimizer's state dict as flat tensors and JSON ``param_groups``."""
-    tensors = {
-        f"state.{index}.{key}": value
-        for index, entry in state_dict["state"].items()
-        for key, value in entry.items()
-    }
-    groups = [
-        {k: list(v) if isinstance(v, tuple) else v for k, v in group.items()}
-        for group in state_dict["param_groups"]
-    ]
-    return tensors, groups
-
-
-def restore_optimizer(optimizer: Any, tensors: Mapping[str, Any], groups: Any) -> None:
-    """Load a flattened optimizer state into ``optimizer`` after checking it fits.
-
-    The saved ``param_groups`` must have the optimizer's own keys and
-    parameter indices (None: keep the optimizer's own, for a trainer that
-    sets its hyperparameters itself each iteration); every state tensor must
-    belong to a parameter and match its shape. CheckpointError names what
-    does not fit.
-    """
-    fresh = optimizer.state_dict()
-    where = "checkpoint optimizer"
-    if groups is None:
-        groups = flatten_optimizer(fresh)[1]
-    if not isinstance(groups, list) or len(groups) != len(fresh["param_groups"]):
-        raise CheckpointError(
-            f"{where}: field 'optimizer' must list {len(fresh['param_groups'])} groups"
-        )
-    restored = []
-    for i, (saved, own) in enumerate(zip(groups, fresh["param_groups"])):
-        if not isinstance(saved, dict) or set(saved) != set(own):
-            raise CheckpointError(
-                f"{where}: field 'optimizer[{i}]' has other keys than the optimizer"
-            )
-        if saved["params"] != own["params"]:
-            raise CheckpointError(
-                f"{where}: field 'optimizer[{i}].params' does not match the model"
-            )
-        group = {}
-        for key, value in saved.items():
-            if isinstance(own[key], tuple):
-                if not isinstance(value, list) or len(value) != len(own[key]):
-                    raise CheckpointError(f"{where}: field 'optimizer[{i}].{key}' is malformed")
-                value = tuple(value)
-            elif own[key] is not None and type(value) is not type(own[key]):
-                raise CheckpointError(
-                    f"{where}: field 'optimizer[{i}].{key}' must be {type(own[key]).__name__}"
-                )
-            group[key] = value
-        restored.append(group)
-    params = [p for g in optimizer.param_groups for p in g["params"]]
-    state: dict[int, dict[str, Any]] = {}
-    for name, tensor in tensors.items():
-        parts = name.split(".")
-        if len(parts) != 3 or parts[0] != "state" or not parts[1].isdigit():
-            raise CheckpointError(f"{where}: unexpected tensor {name!r}")
-        index = int(parts[1])
-        if index >= len(params):
-            raise CheckpointError(f"{where}: tensor {name!r} names no parameter")
-        if parts[2] != "step" and tuple(tensor.shape) != tuple(params[index].shape):
-            raise CheckpointError(
-                f"{where}: tensor {name!r} has shape {tuple(tensor.shape)}, "
-                f"the parameter {tuple(params[index].shape)}"
-            )
-        state.setdefault(index, {})[parts[2]] = tensor
-    optimizer.load_state_dict({"state": state, "param_groups": restored})
-
-
 # ------------------------------------------------------------ state.json values
 def finite(x: Any) -> Any:
     """``x`` with every NaN or infinite float (an undefined statistic) as ``None`` (strict JSON)."""
@@ -408,3 +221,74 @@ def check_must_match(saved: dict[str, Any], args: Any, keys: tuple[str, ...]) ->
                 f"resume: field {key!r} is {getattr(args, key)!r} but the checkpoint "
                 f"was trained with {was!r}"
             )
+
+
+def save_checkpoint(
+    run_dir: str | Path, *, weights: Mapping[str, Any], meta: AgentMeta,
+    optimizer: Mapping[str, Any], files: Mapping[str, Mapping[str, Any]], state: dict[str, Any],
+) -> Path:  # fmt: skip
+    """Write a trainer's checkpoint through `write_checkpoint`; its path.
+
+    Args:
+        run_dir: the run folder.
+        weights, meta: the network, written as ``agent/`` (the safe agent
+            format, so ``ppo:RUN`` plays the checkpoint).
+        optimizer: a torch optimizer's ``state_dict()``: its state tensors go
+            to ``optimizer.safetensors``, its ``param_groups`` to the
+            ``optimizer`` entry of ``state.json``.
+        files: the trainer's arrays by relative file name (an empty one is
+            not written).
+        state: the trainer's ``state.json`` entries (NaN and infinity are
+            written as null).
+    """
+
+    def fill(tmp: Path) -> dict[str, Any]:
+        save_agent(tmp / AGENT_DIR, weights, meta)
+        tensors, groups = flatten_optimizer(optimizer)
+        for name, arrays in {OPTIMIZER_FILE: tensors, **files}.items():
+            if arrays:
+                (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+                save_tensors(tmp / name, dict(arrays))
+        out: dict[str, Any] = finite({**state, "optimizer": groups})
+        return out
+
+    return write_checkpoint(run_dir, fill)
+
+
+@dataclass(frozen=True)
+class Saved:
+    """A checkpoint read and checked by `open_checkpoint`: its folder and ``state.json``."""
+
+    path: Path
+    state: dict[str, Any]
+
+    def error(self, message: str) -> CheckpointError:
+        """A CheckpointError naming this checkpoint."""
+        return CheckpointError(f"checkpoint {str(self.path)!r}: {message}")
+
+    def tensors(self, name: str) -> dict[str, Any]:
+        """The torch tensors of file ``name`` (empty when the checkpoint has none)."""
+        file = self.path / name
+        return load_tensors(file) if file.exists() else {}
+
+    def arrays(self, name: str) -> dict[str, np.ndarray]:
+        """The numpy arrays of file ``name`` (empty when the checkpoint has none)."""
+        file = self.path / name
+        return load_tensors_numpy(file) if file.exists() else {}
+
+    def agent(self) -> tuple[dict[str, Any], AgentMeta]:
+        """The network's weights (torch) and metadata."""
+        return load_agent(self.path / AGENT_DIR)
+
+    def restore_optimizer(self, optimizer: Any, *, groups: bool = True) -> None:
+        """Load the saved optimizer state into ``optimizer`` (checked); with ``groups``
+        False, ``optimizer`` keeps its own hyperparameters (a trainer that sets them each
+        iteration)."""
+        saved = self.state.get("optimizer") if groups else None
+        restore_optimizer(optimizer, self.tensors(OPTIMIZER_FILE), saved)
+
+
+def open_checkpoint(path: str | Path, files: re.Pattern[str], kinds: str) -> Saved:
+    """`read_checkpoint` with the file names a trainer's checkpoints may hold (``files``,
+    ``kinds``: them in words)."""
+    return Saved(*read_checkpoint(path, lambda n: bool(files.fullmatch(n)), kinds))

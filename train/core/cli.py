@@ -1,17 +1,13 @@
 """The one command-line grammar of the training commands.
 
-``cardsuite train``, ``ppo``, ``dmc`` (and ``train --backend rllib``) accept
-the same flags for the same things (`add_run_flags`): ``--config
-NAME_OR_PATH``, ``--run-dir DIR`` (``--out`` is a deprecated alias),
-``--resume DIR``, ``--seed N``, ``--players N``, ``--device cpu|cuda``,
-``--total-steps N``, ``--budget-minutes M``, ``--tensorboard`` /
-``--no-tensorboard`` and ``--set KEY=VALUE`` (any config field; YAML
-values; ``options.NAME=value`` sets one rule option). The batched trainers
-add one flag per field of their `ConfigBase` class (`add_field_flags`);
-boolean flags work bare (``--anneal-lr`` / ``--no-anneal-lr``). An unknown
-flag is a ConfigError with the closest known one (`reject_unknown`).
-`trainer_command` builds such a trainer's subcommand and `command_main` its
-``python -m`` entry, so the batched trainers' command lines are one code.
+`add_run_flags` gives ``cardsuite train``, ``ppo``, ``dmc`` (and ``train
+--backend rllib``) the same flags for the same things: ``--config``,
+``--run-dir`` (``--out`` is a deprecated alias), ``--resume``, ``--seed``,
+``--players``, ``--device``, ``--total-steps``, ``--budget-minutes``,
+``--tensorboard`` and ``--set KEY=VALUE``. The batched trainers add one flag
+per config field (`add_field_flags`). An unknown flag is a ConfigError naming
+the closest (`reject_unknown`). `trainer_command` and `command_main` build a
+batched trainer's subcommand and its ``python -m`` entry.
 """
 
 from __future__ import annotations
@@ -28,8 +24,10 @@ from cardsuite.config import ConfigBase, read_yaml_mapping, shipped_configs
 from cardsuite.errors import CardsuiteError, ConfigError
 from cardsuite.overrides import merge_overrides, parse_assignments
 from cardsuite.safe_yaml import load_yaml_text
+from cardsuite.train.core.log import print_eval
+from cardsuite.train.core.settings import RunConfig
 
-C = TypeVar("C", bound=ConfigBase)
+C = TypeVar("C", bound=RunConfig)
 
 #: The shared flags and the config field each sets (``--players``: the player count).
 COMMON = {
@@ -148,15 +146,15 @@ def config_from_args(cls: type[C], ns: argparse.Namespace) -> C:
     With ``--resume DIR`` and no ``--config``, the resumed run's own config
     (its checkpoint's ``state.json``) is the base.
     """
-    doc = preset(getattr(ns, "config", None))
+    names, source = set(cls.field_names()), getattr(ns, "config", None)
+    doc = cls.upgrade(preset(source), source, warn=True)
     if not doc and getattr(ns, "resume", None):
-        from cardsuite.train.core.checkpoint import read_state_doc
+        from cardsuite.train.core.checkpoint import read_state_doc  # light command start-up
 
         saved = read_state_doc(ns.resume)[1].get("config")
-        names = set(cls.field_names())
-        if isinstance(saved, dict):
-            doc = {k: v for k, v in saved.items() if k in names and k not in ("run_dir", "resume")}
-    names = set(cls.field_names())
+        if isinstance(saved, dict):  # a config saved with older names is read silently
+            doc = {k: v for k, v in cls.upgrade(saved).items()
+                   if k in names and k not in ("run_dir", "resume")}  # fmt: skip
     flags = {f: getattr(ns, f) for f in names if getattr(ns, f, None) is not None}
     flags.update(common_values(ns))
     rd = run_dir(ns)
@@ -164,9 +162,8 @@ def config_from_args(cls: type[C], ns: argparse.Namespace) -> C:
         flags["run_dir"] = rd
     if getattr(ns, "resume", None):
         flags["resume"] = str(ns.resume)
-    sets = parse_assignments(list(getattr(ns, "overrides", []) or []))
-    return cls.from_dict(merge_overrides({**doc, **flags}, sets, getattr(ns, "config", None)),
-                         source=getattr(ns, "config", None))  # fmt: skip
+    sets = cls.upgrade(parse_assignments(list(getattr(ns, "overrides", []) or [])), warn=True)
+    return cls.from_dict(merge_overrides({**doc, **flags}, sets, source), source=source)
 
 
 def reject_unknown(parser: argparse.ArgumentParser, extra: list[str]) -> None:
@@ -198,10 +195,11 @@ def trainer_command(
     add_field_flags(parser, cls)
 
     def run(ns: argparse.Namespace, extra: list[str]) -> int:
-        from cardsuite.train.core.log import print_eval
-
         reject_unknown(parser, extra)
-        print_eval(train(config_from_args(cls, ns))["eval"])
+        result = train(config_from_args(cls, ns))
+        if result.get("interrupted"):
+            return 130  # Ctrl-C: the checkpoint is written
+        print_eval(result["eval"])
         return 0
 
     return name, run
@@ -220,3 +218,24 @@ def command_main(add_command: Callable[[Any], tuple[str, Any]], argv: Sequence[s
     except CardsuiteError as err:
         print(f"cardsuite {name}: error: {err}", file=sys.stderr)
         return 2
+
+
+def trainer_entry(
+    name: str, cls: type[C], make: Callable[[C], Any], *, help: str, description: str
+) -> tuple[Callable[[C], Any], Callable[[Any], tuple[str, Any]], Callable[..., int]]:
+    """A batched trainer's ``train(args)`` (``make(args).train()``), ``add_command`` (the
+    ``cardsuite NAME`` entry point, `trainer_command`) and ``main`` (``python -m``)."""
+
+    def train(args: C) -> Any:
+        """Train one run with ``args``; the final step and evaluation rows."""
+        return make(args).train()
+
+    def add_command(sub: Any) -> tuple[str, Any]:
+        """The ``cardsuite NAME`` subcommand (a ``cardsuite.commands`` entry point)."""
+        return trainer_command(sub, name, cls, train, help=help, description=description)
+
+    def main(argv: Sequence[str] | None = None) -> int:
+        """``python -m`` with the flags of ``cardsuite NAME``."""
+        return command_main(add_command, argv)
+
+    return train, add_command, main

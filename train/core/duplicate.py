@@ -1,31 +1,14 @@
-"""The duplicate baseline: every training deal also played by the heuristic in every seat.
+"""The duplicate baseline (``duplicate_baseline``): every training deal also played by the heuristic.
 
-Duplicate bridge takes the luck of the cards out of a score by comparing two
-tables that played the same deals. A trainer can do the same with its
-rewards (``duplicate_baseline`` in `cardsuite.train.ppo.config.PPOConfig`).
-Beside each table's games runs a *twin* batch of the same deals, played by
-the game's heuristic in every seat. The batched engines deal from counters:
-the ``k``-th hand of game ``g`` has the same cards, and a new episode the
-same seats, in both batches, whatever was played before (for Scum Party,
-P1 and P3). When a hand ends in a training game, each player's reward has
-the twin's reward for the same hand subtracted, player by player.
-
-Why the policy gradient stays right: the twin's rewards depend on the deals
-only, never on an action of the learner. So the subtraction is a baseline,
-and the gradient's expectation does not change. What it removes is the part
-of the points that the cards decide. In a league game, the learner holds
-one seat among heuristics. A learner that plays like the heuristic then
-gets exactly 0 for every hand it played as the heuristic would. Otherwise
-it gets exactly what its other moves changed, in its own points. This is the
-counterfactual of the Scum Party diagnosis (``docs/results.md``), in every
-training game.
-
-`TwinDeals` keeps the twin batch no more than one hand ahead of the training
-games. Before each training step, the twin games whose hand is not yet past
-the training game's hand take one step. After the step, the twin games still
-behind a hand that just ended are played up to it. It also sums, per
-episode, what each player gained over its twin: its duplicate margin, logged
-as ``dup_margin`` for the learner's seat of league games.
+Beside each table's games runs a *twin* batch of the same deals (the batched
+engines deal from counters: the ``k``-th hand of game ``g`` has the same cards
+in both), played by the game's heuristic in every seat. When a hand ends in a
+training game, each player's reward has its twin's reward for that hand
+subtracted. The twin's rewards depend on the deals only, never on the
+learner's actions, so the subtraction is a baseline: the gradient's
+expectation is unchanged and the luck of the cards leaves the signal.
+`TwinDeals` keeps the twin at most one hand ahead of the training games and
+sums each player's margin over its twin per episode (``dup_margin``).
 """
 
 from __future__ import annotations
@@ -36,6 +19,7 @@ import numpy as np
 
 from cardsuite.batched.policies import call_policy
 from cardsuite.errors import CheckpointError, StateError
+from cardsuite.train.core.state import engine_state, restore_engine_state
 
 RING = 4  # hands of twin rewards kept per game (the twin is at most one hand ahead)
 PREFIX = "twin."  # the twin's arrays in a trainer checkpoint
@@ -133,8 +117,6 @@ class TwinDeals:
     def state(self) -> dict[str, np.ndarray] | None:
         """The twin's arrays for a checkpoint (keys start with `PREFIX`), or None when its
         engine keeps state the checkpoint cannot hold (then a resumed run deals afresh)."""
-        from cardsuite.train.core.checkpoint import engine_state
-
         games = engine_state(self.eng)
         if games is None:
             return None
@@ -145,8 +127,6 @@ class TwinDeals:
 
     def restore(self, arrays: dict[str, Any]) -> None:
         """Put back what `state` saved (the twin reset first; CheckpointError if incomplete)."""
-        from cardsuite.train.core.checkpoint import restore_engine_state
-
         mine = {k[len(PREFIX) :]: v for k, v in arrays.items() if k.startswith(PREFIX)}
         try:
             self.reset(0)

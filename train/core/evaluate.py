@@ -1,28 +1,15 @@
 """The duplicate evaluator of every trainer.
 
-`duplicate_match` plays two batch policies over the same deals in every seat
-rotation on the game's batched engine; `evaluate_against` runs it for a
-learner (its actor, frozen as a `Snapshot`, played greedily) against each
-evaluation opponent and gives the rows every trainer logs; `spec_policy`
-turns any arena agent spec (``ppo:RUN``, ``rllib:CKPT``, ``ismcts``...) into a
-batch policy, so agents that play through the arena (MaskablePPO, RLlib)
-are judged by the same code (`evaluate_specs`).
-
-How a duplicate match works:
-
-The same measure as the arena's duplicate head-to-head
-(``run_tournament(..., duplicate=True)``, [`cardsuite.agents.arena.tournament`][cardsuite.agents.arena.tournament]):
-each deal (one episode from a fresh game's start: Scum's role draw and
-hands of the first series, a Scum Party tournament's seat draw and deals, a
-Scandal hand's deal and dealer) is played once per rotation of the two
-agents over the seats (player ``p`` gets agent ``((p + r) mod n) mod 2``),
-and agent A *beats* B on a deal when its mean episode reward over its seats
-of all rotations is higher (ties count one half). Each rotation plays all
-deals at once as one batch. Deals come from the batched engine's
-counter-based streams keyed by ``seed`` and game index, so every rotation
-gets the same cards (later deals of a Party tournament too, though the
-seating they meet depends on play): use a seed training never used (the
-trainer trains on its own ``seed``, evaluates on ``eval_seed``).
+`duplicate_match` plays two batch policies over the same deals on the game's
+batched engine, once per rotation of the two agents over the seats (player
+``p`` gets agent ``((p + r) mod n) mod 2``); A *beats* B on a deal when its
+mean episode reward over its seats of all rotations is higher (ties one
+half), the arena's duplicate measure. Deals come from the engine's
+counter-based streams keyed by ``seed``: evaluate on a seed training never
+used (``eval_seed``). `evaluate_against` judges a learner's frozen actor,
+played greedily, against each opponent; `spec_policy` turns any arena agent
+spec into a batch policy, so agents that play through the arena (MaskablePPO,
+RLlib) are judged by the same code (`evaluate_specs`).
 """
 
 from __future__ import annotations
@@ -34,9 +21,12 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite.agents.base import TableInfo
 from cardsuite.agents.learned.netspec import Snapshot, obs_scale, pick
 from cardsuite.batched.policies import call_policy
 from cardsuite.errors import ConfigError
+from cardsuite.games import get_game
+from cardsuite.train.core.games import train_game
 
 BatchPolicy = Callable[[Any, Any], Any]
 
@@ -134,8 +124,6 @@ def duplicate_match(
     keyed by seed and game index); player id ``p`` is played by agent
     ``((p + r) mod n) mod 2``. ``config``: the engine's options.
     """
-    from cardsuite.train.core.games import train_game
-
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
         raise ConfigError(f"deals must be a positive integer, got {deals!r}")
     spec = train_game(game)
@@ -173,7 +161,7 @@ def duplicate_match(
 
 def _half_width(values: np.ndarray) -> float:
     """Half-width of the 95% Student t interval of the mean over deals (0 below two deals)."""
-    from cardsuite.agents.arena.stats import mean_ci
+    from cardsuite.agents.arena.stats import mean_ci  # scipy, on first use only
 
     half = mean_ci(values)[1]
     return 0.0 if half is None or not math.isfinite(half) else float(half)
@@ -232,10 +220,7 @@ def spec_policy(spec: str, config: dict[str, Any], seed: int, game: str = "scum"
     agent (``ppo:``/``pretrained:``) plays its greedy actor on whole batches;
     any other agent acts row by row.
     """
-    from cardsuite.agents.base import TableInfo
-    from cardsuite.agents.registry import make_agent
-    from cardsuite.games import get_game
-    from cardsuite.train.core.games import train_game
+    from cardsuite.agents.registry import make_agent  # every agent kind, on first use only
 
     tg = train_game(game)
     eng = tg.make_engine(1, config)

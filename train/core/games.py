@@ -1,33 +1,14 @@
-"""The games the batched PPO trainer plays: one `TrainGame` per batched engine.
+"""The games the batched trainers play: one `TrainGame` per batched engine.
 
-The trainer (`cardsuite.train.ppo.trainer`), its warm start
-(`cardsuite.train.ppo.imitation`), its evaluation
-(`cardsuite.train.duplicate`) and ``cardsuite exploit`` never name a
-game: they ask the game's `TrainGame` for
-
-* the batched engine (``num_games`` games, numpy or torch),
-* the engine config of a run (player count, the reward the trainer uses and
-  the user's rule options),
-* the batch policies of the named baselines (the real heuristic, vectorised
-  or row by row, and random),
-* every game's observation as a given player would see it now (to
-  bootstrap that player's open transition at the end of a rollout).
-
-Each comes from the game's record (`cardsuite.games.Game`: its ``batched``
-engine and that engine's ``observe_as``), from the agents layer's parts
-(`cardsuite.agents.parts`: its ``batched_heuristic``, the same real heuristics
-the arena judges by) and from this layer's own table, `TRAINING`: the engine
-options every trainer sets (the reward), that reward in words and the length of
-the warm start. Every game with a batched engine, a batched heuristic and a row
-of `TRAINING` is playable; nothing else here names a game.
-
-Rewards (each row's ``options``): Scum trains on ``centered`` (J8,
-in [-1, 1]); Scum Party on ``points`` (each hand's P8 points when the hand is
-scored: ``rank``, paid only at the end of a tournament of about a thousand
-engine steps, left the policy to collapse on noise before the first reward
-arrived and never beat random); Scandal on its one reward (a hand's net
-score / ``reward_scale``) with one hand per episode. A rule option of the run
-overrides any of these.
+The trainers, their warm start, their evaluation and ``cardsuite exploit``
+never name a game: they ask its `TrainGame` for the batched engine, a run's
+engine config (the player count, the trainer's reward, the rule options), the
+baselines' batch policies (the real heuristic, random) and each game's
+observation as a given player sees it. These come from the game's record,
+the agents layer's parts (`cardsuite.agents.parts`) and this layer's table
+`TRAINING`: the reward each game trains on (``docs/training.md`` says why),
+that reward in words and the warm start's length. A rule option of the run
+overrides the reward.
 """
 
 from __future__ import annotations

@@ -1,39 +1,24 @@
 """The opponents of every trainer: fixed baselines and frozen snapshots, drawn by PFSP.
 
-Every trainer draws its opponents from one `League`. Batched trainers (PPO,
-Deep Monte-Carlo, RLlib's batched sampler) play its members' batch policies
-(`League.act`); MaskablePPO's per-game envs, which seat one arena agent per
-seat, get the League's draw table (`League.seat_table`), draw a member per
-seat from it (`draw_seat`), play it as an arena agent (`seat_agent`: the
-game's real heuristic, random, or a `SnapshotAgent` of the member's
-`Snapshot`) and report each seat's outcome back to `League.record`.
-
+Every trainer draws its opponents from one `League`, built by `League.of`.
 Members are batch policies (``policy(obs, mask) -> actions`` over the
-engine's arrays): the fixed baselines (``heuristic``: the real Scum heuristic,
-vectorised, `BatchedScumHeuristic`;
-``random``) and frozen copies of the learner's actor taken during training
-(`League.add_snapshot`), which sample their masked policy.
+engine's arrays): the game's fixed baselines (``heuristic``, its real
+heuristic, vectorised; ``random``) and frozen copies of the learner's actor
+(`League.add_snapshot`), which sample their masked policy (or, ``greedy``,
+play their best legal action). Batched trainers give each game that is not
+pure self-play one member for its other seats, drawn anew when its episode
+ends (`League.draw`), and play each member's rows in one call
+(`League.act`); per-game envs seat members from the League's draw table
+(`cardsuite.train.core.seats`).
 
-Each game of the batch that is not pure self-play is assigned one member
-for its other seats; a game draws a new member whenever its episode ends
-(`League.draw`), so one batch holds games against many opponents at
-once and `League.act` plays each member's rows in one call.
-
-Prioritised fictitious self-play (PFSP, AlphaStar): the probability of
-drawing a member grows with how often it beats the learner. Every finished
-game reports the learner's outcome against its member (1 win, 0.5 tie,
-0 loss: the learner's episode reward against the mean of the others',
-`League.record`); counts decay by ``decay`` per game so the estimates
-follow the learner. Weightings of the member's win rate ``x`` against the
-learner: ``hard`` ``x ** power`` (focus on the members that beat it),
-``variance`` ``x * (1 - x)`` (members of equal strength), ``uniform``.
-
-Optional ``shares`` (MaskablePPO's ``opponent_random``, ``opponent_heuristic``,
-``opponent_snapshot``) multiply each member's PFSP weight by its kind's share,
-split evenly among the snapshots: with ``uniform`` a kind is drawn with its
-share and a snapshot uniformly among the snapshots. While no member with a
-positive share is present (only snapshots have one and none was taken yet)
-every member is drawn by its PFSP weight alone.
+Prioritised fictitious self-play (PFSP, AlphaStar): every finished game
+reports the learner's outcome against its member (1 win, 0.5 tie, 0 loss,
+`League.record`), counts decaying by ``decay`` per game, and a member is
+drawn by its rate ``x`` of beating the learner: ``hard`` ``x ** power``,
+``variance`` ``x * (1 - x)``, or ``uniform``. Optional ``shares``
+(MaskablePPO's ``opponent_*``) multiply each member's weight by its kind's
+share, split evenly among the snapshots; while no member with a positive
+share is present, every member is drawn by its PFSP weight alone.
 """
 
 from __future__ import annotations
@@ -45,11 +30,15 @@ from typing import Any
 
 import numpy as np
 
-from cardsuite.agents.base import Agent, TableInfo
 from cardsuite.agents.learned.features import CountInputs
-from cardsuite.agents.learned.netspec import Snapshot, obs_scale, pick
+from cardsuite.agents.learned.netspec import Snapshot, pick
 from cardsuite.batched.policies import call_policy
 from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.train.core.games import train_game
+from cardsuite.train.core.seats import SeatMember, SnapshotAgent, draw_seat, seat_agent
+
+__all__ = ["League", "Member", "SeatMember", "SnapshotAgent", "SnapshotPolicy", "draw_seat",
+           "seat_agent"]  # fmt: skip
 
 WEIGHTINGS = ("hard", "variance", "uniform")
 
@@ -164,6 +153,27 @@ class League:
         for name, policy in baselines.items():
             self._add(name, policy)
 
+    @classmethod
+    def of(
+        cls, game: str, engine: Any, baselines: Sequence[str], *, seed: int, max_snapshots: int,
+        pfsp: str, scale: Any = None, greedy: bool = False,
+        shares: Mapping[str, float] | None = None, opponents: dict[str, Any] | None = None,
+    ) -> League:  # fmt: skip
+        """The League of a run, the one constructor every trainer calls.
+
+        Args:
+            game: the game's name (its `cardsuite.train.core.games.TrainGame`).
+            engine: a batched engine of the run's table (the baselines play on it).
+            baselines: the fixed members' names (``heuristic``, ``random``).
+            seed: seeds the draws, the snapshots and a random baseline.
+            max_snapshots: snapshots kept; pfsp: the draw's weighting.
+            scale, greedy, shares: as `League` takes them.
+            opponents: name -> batch policy, replacing ``baselines``.
+        """
+        fixed = opponents or train_game(game).baselines(list(baselines), engine, seed)
+        return cls(fixed, max_snapshots=max_snapshots, weighting=pfsp, seed=seed, scale=scale,
+                   greedy=greedy, shares=shares)  # fmt: skip
+
     def _add(
         self, name: str, policy: Callable[[Any, Any], Any], snapshot: Snapshot | None = None
     ) -> Member:
@@ -172,15 +182,18 @@ class League:
         self.members.append(m)
         return m
 
+    def _play(self, snapshot: Snapshot, mid: int) -> Callable[[Any, Any], Any]:
+        """The batch policy of member ``mid``'s snapshot (its own seeded sampling)."""
+        return SnapshotPolicy(snapshot, self.scale, self.seed * 7919 + mid, self.greedy)
+
     def add_snapshot(self, snapshot: Snapshot) -> Member:
         """Add a frozen snapshot (`Snapshot.of` the learner's actor) as a new member.
 
         The oldest snapshot beyond ``max_snapshots`` retires (it finishes
         the games it is playing).
         """
-        policy = SnapshotPolicy(snapshot, self.scale, self.seed * 7919 + self._next_id,
-                                self.greedy)  # fmt: skip
-        member = self._add(f"snapshot@{snapshot.step}", policy, snapshot)
+        member = self._add(f"snapshot@{snapshot.step}", self._play(snapshot, self._next_id),
+                           snapshot)  # fmt: skip
         self.followed = None  # a League that grows itself draws by its own counts
         snaps = [m for m in self.members if m.name.startswith("snapshot@")]
         for old in snaps[: max(0, len(snaps) - self.max_snapshots)]:
@@ -235,9 +248,7 @@ class League:
                 members.append(old)
                 continue
             if row.snapshot is not None:
-                policy: Callable[[Any, Any], Any] = SnapshotPolicy(
-                    row.snapshot, self.scale, self.seed * 7919 + row.id, self.greedy
-                )
+                policy = self._play(row.snapshot, row.id)
             elif row.name in fixed:
                 policy = fixed[row.name]
             else:
@@ -284,13 +295,9 @@ class League:
         self, ids: np.ndarray, obs: Any, mask: Any, games: np.ndarray | None = None,
         players: np.ndarray | None = None,
     ) -> np.ndarray:  # fmt: skip
-        """Actions of rows whose games face members ``ids`` (one call per member).
-
-        ``games`` and ``players`` (the rows' game indices and acting player
-        ids) are handed to per-game policies
-        (`call_policy`); by default row
-        ``i`` is game ``i``.
-        """
+        """Actions of rows whose games face members ``ids`` (one call per member);
+        ``games`` and ``players`` (the rows' game indices and acting player ids, by default
+        row ``i`` is game ``i``) go to per-game policies (`call_policy`)."""
         out = np.zeros(len(ids), dtype=np.int64)
         g_all = np.arange(len(ids)) if games is None else np.asarray(games)
         for mid in np.unique(ids).tolist():
@@ -359,9 +366,7 @@ class League:
             if name.startswith("snapshot@"):
                 snap = Snapshot(int(name.split("@")[1]), dict(load(name)), activation,
                                 features=features)  # fmt: skip
-                policy: Callable[[Any, Any], Any] = SnapshotPolicy(
-                    snap, self.scale, self.seed * 7919 + int(e["id"]), self.greedy
-                )
+                policy = self._play(snap, int(e["id"]))
             elif name in fixed:
                 policy = fixed[name]
             else:
@@ -385,90 +390,3 @@ def _generator(policy: Any) -> np.random.Generator | None:
         if isinstance(gen, np.random.Generator):
             return gen
     return None
-
-
-def snapshot_names(members: Sequence[Member]) -> list[str]:
-    """The names of the snapshot members, oldest first."""
-    return [m.name for m in members if m.name.startswith("snapshot@")]
-
-
-# ------------------------------------------------ per-seat opponents (AEC envs)
-class SnapshotAgent:
-    """An arena agent (`cardsuite.agents.base.Agent`) that plays a `Snapshot`.
-
-    Args:
-        snapshot: the frozen policy.
-        deterministic: play the most likely legal action instead of sampling.
-        seed: seeds the sampling (``reset`` reseeds when given one).
-    """
-
-    def __init__(
-        self, snapshot: Snapshot, *, deterministic: bool = False, seed: int | None = None
-    ) -> None:
-        """Wrap ``snapshot``; the observation scale is set at ``reset``."""
-        self.name = f"snapshot@{snapshot.step}"
-        self.snapshot = snapshot
-        self.deterministic = deterministic
-        self._layers = snapshot.layers()
-        self._rng = np.random.default_rng(seed)
-        self._scale: np.ndarray | None = None
-
-    def reset(self, table: TableInfo, seed: int | None = None) -> None:
-        """Check the table fits the network; reseed when given a seed."""
-        in_size = self._layers[0][0].shape[1]
-        out_size = self._layers[-1][0].shape[0]
-        if table.obs_spec.size != in_size or table.num_actions != out_size:
-            raise CheckpointError(
-                f"{self.name}: the policy expects observations of size {in_size} and "
-                f"{out_size} actions, but this table has {table.obs_spec.size} and "
-                f"{table.num_actions} (different game or rule options)"
-            )
-        self._scale = obs_scale(table.obs_spec)
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
-        """A legal action drawn from (or the mode of) the masked policy."""
-        if self._scale is None:
-            raise ConfigError(f"{self.name}: call reset(table) before act()")
-        logits = self.snapshot.logits(observation * self._scale)
-        return int(pick(logits, action_mask, self.deterministic, self._rng))
-
-
-@dataclass(frozen=True)
-class SeatMember:
-    """One row of a League's draw table (`League.seat_table`), sent to per-game envs.
-
-    Attributes:
-        id: the member's id (the env reports outcomes against it by this id).
-        name: ``"heuristic"``, ``"random"`` or ``"snapshot@STEP"``.
-        prob: its draw probability.
-        snapshot: the frozen policy of a snapshot member.
-    """
-
-    id: int
-    name: str
-    prob: float
-    snapshot: Snapshot | None = None
-
-
-def draw_seat(table: Sequence[SeatMember], rng: np.random.Generator) -> SeatMember:
-    """One member of ``table`` drawn by its probabilities."""
-    if not table:
-        raise ConfigError("the league has no members to draw from")
-    p = np.array([m.prob for m in table], dtype=np.float64)
-    return table[int(rng.choice(len(table), p=p / p.sum()))]
-
-
-def seat_agent(member: SeatMember, game: str) -> Agent:
-    """The arena agent that plays ``member`` at one seat of a ``game`` table.
-
-    A snapshot plays its `Snapshot` (`SnapshotAgent`); a fixed member is the
-    registry's agent of that name (``heuristic``: the game's real heuristic),
-    fresh per seat so seats never share an agent's state.
-    """
-    if member.snapshot is not None:
-        return SnapshotAgent(member.snapshot)
-    from cardsuite.agents.registry import make_agent
-
-    return make_agent(member.name, game)

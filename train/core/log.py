@@ -1,13 +1,10 @@
 """Curves, TensorBoard and progress lines of every trainer.
 
-CSV logs are appended by `append_rows` and read by `read_rows`.
 ``RUN/progress.csv`` gets one row per iteration (the trainer names its
-columns: steps, steps/s, losses...); ``RUN/eval.csv`` one row per duplicate
-evaluation (`cardsuite.train.core.evaluate`). TensorBoard events go to
-``RUN/tb`` when ``tensorboard`` is on and installed (``tensorboard --logdir
-runs``). On resume the CSV rows after the checkpoint are dropped
-(`cardsuite.train.core.rundir.start_logs`) and the event file starts with a
-``purge_step`` marker (`summary_writer`), so every step shows once.
+columns), ``RUN/eval.csv`` one row per evaluation, and TensorBoard events go
+to ``RUN/tb`` (`RunLog`). On resume the rows after the checkpoint are
+dropped and TensorBoard purges the later events (`open_log`), so every step
+shows once.
 """
 
 from __future__ import annotations
@@ -132,6 +129,31 @@ def print_eval(rows: list[dict[str, Any]]) -> None:
         print(f"vs {row['against']}: beats {100 * row['beats']:.1f}% ± "
               f"{100 * row['beats_ci']:.1f} of {row['deals']:.0f} duplicate deals, "
               f"margin {row['margin']:+.3f} ± {row['margin_ci']:.3f}")  # fmt: skip
+
+
+def format_report(rows: Sequence[Any], *, markdown: bool = False) -> str:
+    """A final report of `EvalRow` rows: one line per opponent, with 95% intervals."""
+    header = "| vs | deals | beats baseline (duplicate) | margin | learner score | baseline score |"
+    lines = [header, "|---|---|---|---|---|---|"] if markdown else []
+    if not markdown:
+        lines.append(
+            f"{'vs':<14} {'deals':>5}  {'beats (dup.)':>15}  {'margin':>16}  "
+            f"{'score':>8}  {'baseline score':>14}"
+        )
+    for r in rows:
+        beats = f"{100 * r.beats:.1f}% ± {100 * r.beats_ci:.1f}"
+        margin = f"{r.margin:+.3f} ± {r.margin_ci:.3f}"
+        if markdown:
+            lines.append(
+                f"| {r.against} | {r.deals} | {beats} | {margin} | {r.mean_a:+.3f} "
+                f"| {r.mean_b:+.3f} |"
+            )
+        else:
+            lines.append(
+                f"{r.against:<14} {r.deals:>5}  {beats:>15}  {margin:>16}  {r.mean_a:>+8.3f}  "
+                f"{r.mean_b:>+14.3f}"
+            )
+    return "\n".join(lines)
 
 
 def open_log(

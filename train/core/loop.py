@@ -1,34 +1,46 @@
-"""The training loop of the batched trainers: batched PPO and Deep Monte-Carlo are algorithms on it.
+"""The one scheduler of every trainer: the budget, the schedules, the final steps and Ctrl-C.
 
-`BatchedLoop.train` runs iterations until ``total_steps`` learner decisions
-or ``budget_minutes`` have passed; after each one it logs a progress row
-(steps, steps/s and the algorithm's statistics: `cardsuite.train.core.log`)
-and runs the schedules (`BatchedLoop.run_schedules`): a frozen snapshot of
-the learner joins the League every ``snapshot_every`` steps, a duplicate
-evaluation runs every ``eval_every`` and a checkpoint is written every
-``checkpoint_every`` (0: never). At the end come a final evaluation, a last
-checkpoint and the trained agent in ``RUN/agent``.
+`TrainLoop.train` runs a trainer from its current step to ``total_steps``
+learner decisions, ``budget_minutes`` of training, or a Ctrl-C. At each
+boundary between two iterations (`run_schedules`), in this order:
 
-With ``keep_best``, every evaluation whose score (`selection_score`: the
-share of deals won against the first ``eval_against`` opponent, averaged over
-the table sizes) beats every earlier one also writes the learner as
-``RUN/best_agent`` and its step and score as ``RUN/best.json``. The earlier
-scores are read from the evaluation history, which the checkpoint keeps, so a
-resumed run chooses from the same evaluations as an uninterrupted one (plus
-the one it made when it stopped). The evaluation deals then chose
-the agent: its score there is optimistic, and its strength must be measured
-on deals of another seed (the arena's ``--seed``).
+1. ``snapshot``: every ``snapshot_every`` steps, `add_snapshot` freezes the
+   learner into the League;
+2. `sync`: at every boundary (MaskablePPO sends the League's draw table to
+   its envs; nothing by default);
+3. ``eval``: every ``eval_every`` steps, `evaluate` (never after the last
+   iteration: the final evaluation follows); with ``keep_best``, an
+   evaluation that beats every earlier one (`selection_score`: the share of
+   deals won against the first ``eval_against``, mean over table sizes)
+   also writes ``RUN/best_agent`` and ``RUN/best.json``;
+4. ``checkpoint``: every ``checkpoint_every`` steps, `save`.
 
-An algorithm fills the hooks: `iterate` (one rollout and update, its
-statistics), `add_snapshot`, `evaluate` (logs its rows and returns them),
-`save` (the checkpoint, through `cardsuite.train.core.checkpoint`) and
-`save_agent`. The schedule's next steps (``due``) are part of the checkpoint,
-so a resumed run keeps them.
+``due`` holds each schedule's next step (first: `schedule_start`) and is
+part of the checkpoint, so a resumed run keeps it; the evaluation history is
+too, so ``keep_best`` chooses among the same evaluations after a resume.
+
+Ctrl-C (`StopOnSigint`, the one handler): the first asks the loop to stop at
+the next boundary, where the checkpoint is written and `interrupted` gives
+the result (the commands exit with status 130); a second aborts at once,
+keeping the previous checkpoint. A run that ends otherwise calls `finish`:
+by default a final evaluation, a last checkpoint and ``RUN/agent``.
+
+A trainer sets ``args`` (its config), ``plan`` (its `RunPlan`), ``log``
+(a `RunLog`), ``step``, ``iteration``, ``due`` and ``history``, and fills
+the hooks: `iterate` (one rollout and update; its statistics),
+`add_snapshot`, `evaluate` (logs its rows, adds them to ``history``,
+returns them), `save` (the checkpoint), `save_agent`, and where it needs
+to `begin`, `sync`, `run` (a library that drives its own loop, as
+MaskablePPO's ``learn`` does, calls `run_schedules` and `going` at its
+boundaries), `finish`, `interrupted` and `close`.
 """
 
 from __future__ import annotations
 
 import random
+import signal
+import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -39,12 +51,14 @@ import numpy as np
 from cardsuite.agents.learned.files import write_json_atomic
 
 SCHEDULES = ("snapshot", "eval", "checkpoint")
+NOTICE = ("\nCtrl-C: saving a checkpoint after the current update (press Ctrl-C again to abort "
+          "without saving)")  # fmt: skip
 
 
 def seed_all(seed: int, threads: int = 0) -> None:
     """Seed the global generators of python, numpy and torch; ``threads``: torch CPU threads
     (0: torch's default)."""
-    import torch
+    import torch  # only the trainers need torch, and only when they run
 
     random.seed(seed)
     np.random.seed(seed)
@@ -53,52 +67,111 @@ def seed_all(seed: int, threads: int = 0) -> None:
         torch.set_num_threads(threads)
 
 
-class BatchedLoop:
-    """The shared loop (module doc). Attributes the algorithm sets: ``args`` (its config),
-    ``log`` (a `RunLog`), ``step``, ``iteration`` and ``due`` (next step of each schedule)."""
+class StopOnSigint:
+    """While active, a first Ctrl-C (SIGINT) asks the loop to checkpoint and stop
+    (`requested`); a second raises KeyboardInterrupt. Installed from the main thread only.
+
+    Args:
+        log: where the notice goes (default: standard error).
+        notice: what the first Ctrl-C says.
+    """
+
+    def __init__(self, log: Callable[[str], Any] | None = None, notice: str = NOTICE) -> None:
+        """Not installed yet (`__enter__`)."""
+        self.requested = False
+        self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
+        self.notice = notice
+        self._previous: Any = None
+
+    def __enter__(self) -> StopOnSigint:
+        """Install the handler (main thread only)."""
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        """Restore the previous handler."""
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+            self._previous = None
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        self.log(self.notice)
+
+
+class TrainLoop:
+    """The shared scheduler (module doc); a trainer derives from it and fills the hooks."""
 
     args: Any
     log: Any
-    plan: Any  # the run's folder plan (``plan.run_dir``)
+    plan: Any
     step: int
     iteration: int
     due: dict[str, int]
-    # the algorithm's hooks (module doc)
-    iterate: Callable[[], dict[str, float]]  # one rollout and update: its statistics
-    add_snapshot: Callable[[], None]  # freeze the learner into the League
-    evaluate: Callable[[], list[dict[str, Any]]]  # logged and kept in the history; its rows
-    save: Callable[[], Path]  # the checkpoint
-    save_agent: Callable[[str], Path]  # the learner as ``RUN/<name>`` (``agent``, ``best_agent``)
-    history: list[dict[str, Any]]  # every evaluation row so far (kept by the checkpoint)
+    history: list[dict[str, Any]]
+    stop: StopOnSigint | None = None
+    command = "train"  # the command a resume runs: cardsuite <command> --resume RUN
+    iterate: Callable[[], dict[str, float]]
+    add_snapshot: Callable[[], None]
+    evaluate: Callable[[], list[Any]]
+    save: Callable[[], Path]
+    save_agent: Callable[[str], Path]
+
+    @property
+    def eval_seed(self) -> int:
+        """The deal seed of the periodic evaluations (``eval_seed``)."""
+        return int(self.args.eval_seed)
 
     def schedule_start(self) -> dict[str, int]:
-        """The first step of each schedule in a fresh run."""
+        """The first step of each schedule in a fresh run (one period in)."""
         return {name: getattr(self.args, f"{name}_every") for name in SCHEDULES}
 
-    def train(self) -> dict[str, Any]:
-        """Run to ``total_steps`` (or the time budget); the final step and evaluation rows."""
-        args = self.args
-        start_step, t0 = self.step, time.perf_counter()
-        budget = args.budget_minutes * 60 or float("inf")
-        while self.step < args.total_steps and time.perf_counter() - t0 < budget:
+    def train(self) -> Any:
+        """Run to the end (module doc); `finish`'s result, or `interrupted`'s after a Ctrl-C."""
+        try:
+            with StopOnSigint() as self.stop:
+                self.begin()
+                self.t0, self.start_step = time.perf_counter(), self.step
+                self.run()
+                checkpoint = self.save() if self.stop.requested else None
+            if checkpoint is not None:
+                print(f"interrupted at step {self.step}; checkpoint saved to {checkpoint}. "
+                      f"Continue with: cardsuite {self.command} --resume {self.plan.run_dir}",
+                      file=sys.stderr)  # fmt: skip
+                return self.interrupted(checkpoint)
+            return self.finish()
+        finally:
+            self.close()
+
+    def going(self) -> bool:
+        """Whether training goes on: steps and time left, no Ctrl-C."""
+        budget = self.args.budget_minutes * 60 or float("inf")
+        stopped = self.stop is not None and self.stop.requested
+        return (self.step < self.args.total_steps and not stopped
+                and time.perf_counter() - self.t0 < budget)  # fmt: skip
+
+    def run(self) -> None:
+        """Iterate while `going`: one `iterate`, a progress row, the schedules."""
+        while self.going():
             stats = self.iterate()
             now = time.perf_counter()
             self.iteration += 1
-            self.log.progress({"step": self.step, "iteration": self.iteration, "seconds": now - t0,
-                               "sps": (self.step - start_step) / max(now - t0, 1e-9), **stats})  # fmt: skip
+            self.log.progress({"step": self.step, "iteration": self.iteration,
+                               "seconds": now - self.t0,
+                               "sps": (self.step - self.start_step) / max(now - self.t0, 1e-9),
+                               **stats})  # fmt: skip
             self.run_schedules()
-        rows = self.evaluate_and_keep()
-        self.save()
-        self.save_agent("agent")
-        self.log.close()
-        return {"step": self.step, "eval": rows}
 
     def run_schedules(self) -> None:
-        """Snapshot, evaluate and checkpoint when due (module doc)."""
+        """Snapshot, sync, evaluate and checkpoint when due (module doc)."""
         args, step = self.args, self.step
         if args.snapshot_every and step >= self.due["snapshot"]:
             self.add_snapshot()
             self.due["snapshot"] += args.snapshot_every
+        self.sync()
         if args.eval_every and step >= self.due["eval"] and step < args.total_steps:
             self.evaluate_and_keep()
             self.due["eval"] += args.eval_every
@@ -106,11 +179,33 @@ class BatchedLoop:
             self.save()
             self.due["checkpoint"] += args.checkpoint_every
 
-    def evaluate_and_keep(self) -> list[dict[str, Any]]:
-        """Evaluate (the algorithm's hook); with ``keep_best``, keep a new best (module doc)."""
+    def begin(self) -> None:
+        """Before the first iteration (nothing by default)."""
+
+    def sync(self) -> None:
+        """At every boundary, after the snapshot (nothing by default)."""
+
+    def finish(self) -> Any:
+        """A run's end: the final evaluation, a last checkpoint, ``RUN/agent``; the final
+        step and evaluation rows."""
+        rows = self.evaluate_and_keep()
+        self.save()
+        self.save_agent("agent")
+        return {"step": self.step, "eval": rows}
+
+    def interrupted(self, checkpoint: Path) -> Any:
+        """The result of a run stopped by Ctrl-C (its checkpoint is written)."""
+        return {"step": self.step, "eval": [], "interrupted": True}
+
+    def close(self) -> None:
+        """Release what the run holds (the log by default)."""
+        self.log.close()
+
+    def evaluate_and_keep(self) -> list[Any]:
+        """`evaluate`; with ``keep_best``, keep a new best (module doc)."""
         rows = self.evaluate()
         if self.args.keep_best:
-            self.keep_if_best(rows)
+            self.keep_if_best([r if isinstance(r, dict) else r.to_dict() for r in rows])
         return rows
 
     def keep_if_best(self, rows: list[dict[str, Any]]) -> bool:
@@ -128,7 +223,7 @@ class BatchedLoop:
         sizes = sorted({str(r["against"]) for r in rows if _against(r) == against})
         write_json_atomic(self.plan.run_dir / "best.json", {
             "step": self.step, "score": score, "against": against, "rows": sizes,
-            "eval_seed": self.args.eval_seed, "eval_deals": self.args.eval_deals,
+            "eval_seed": self.eval_seed, "eval_deals": self.args.eval_deals,
             "note": "chosen on these deals: measure it on deals of another seed",
         })  # fmt: skip
         return True
@@ -144,3 +239,14 @@ def selection_score(rows: list[dict[str, Any]], against: str) -> float:
     table size); -1 when there is none."""
     scores = [float(r["beats"]) for r in rows if _against(r) == against]
     return float(np.mean(scores)) if scores else -1.0
+
+
+def __getattr__(name: str) -> Any:
+    """``BatchedLoop``, the loop's name before 0.3, with a warning naming `TrainLoop`."""
+    if name == "BatchedLoop":
+        import warnings
+
+        warnings.warn("cardsuite.train.core.loop.BatchedLoop is now TrainLoop (the old name "
+                      "will be removed in 0.4)", DeprecationWarning, stacklevel=2)  # fmt: skip
+        return TrainLoop
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,26 +1,11 @@
 """Run folders: a run is never overwritten, and a resume keeps each step once.
 
-The one rule of every trainer (`plan_run`), checked before any work starts:
-
-* ``--resume DIR`` names a run folder (its latest checkpoint) or a checkpoint
-  folder; the continued run writes into that run's folder unless
-  ``--run-dir`` names another one (a *branch*);
-* a **new run** needs ``--run-dir`` to be absent or an empty directory. A file, or
-  a directory holding anything (a finished run, a lone ``checkpoint.prev``,
-  the ``config.yaml`` and ``tb/`` of a run killed before its first
-  checkpoint) is a [`ConfigError`][cardsuite.errors.ConfigError];
-* a **resume** writes into the run directory that holds the checkpoint, or
-  into a new (absent or empty) directory, a *branch* that starts with the
-  source run's logs up to the checkpoint. Any other directory is refused, so
-  ``--resume run1 --run-dir run2`` can never replace run2's checkpoint.
-
-On resume, what the checkpoint did not cover is dropped
-(`start_logs`): the rows of ``curve.csv`` and ``eval.csv`` after
-the checkpoint's step (written between the checkpoint and a kill), and
-TensorBoard's events after that step (the new event file starts with a
-``purge_step`` marker, checkpoint step + 1, and TensorBoard discards the
-older events at or after it; `tensorboard_logger`). So the curve, the CSV
-files and TensorBoard show each step once.
+`plan_run` is the one rule of every trainer, checked before any work: a new
+run needs ``--run-dir`` absent or an empty folder; ``--resume DIR`` (a run
+folder or a checkpoint) writes into the checkpoint's own run folder, or into
+a new one (a *branch*, which starts with the source run's logs up to the
+checkpoint); anything else is a [`ConfigError`][cardsuite.errors.ConfigError].
+On resume `start_logs` drops the CSV rows after the checkpoint's step.
 """
 
 from __future__ import annotations
@@ -30,6 +15,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from cardsuite.agents.learned.files import find_checkpoint
 from cardsuite.errors import ConfigError
 
 CHECKPOINT_NAMES = ("checkpoint", "checkpoint.prev")
@@ -64,8 +50,6 @@ def plan_run(run_dir: str | Path | None, resume: str | Path | None, default: Pat
             checkpoint is resumed without ``--run-dir``.
         CheckpointError: ``resume`` holds no checkpoint.
     """
-    from cardsuite.agents.learned.files import find_checkpoint
-
     checkpoint = find_checkpoint(resume) if resume else None
     if run_dir:
         out = Path(run_dir)

@@ -1,25 +1,31 @@
-"""The settings every batched trainer shares, as one `ConfigBase` class.
+"""The one training vocabulary: the config classes every trainer's settings derive from.
 
-`RunConfig` holds what a run of batched PPO (`cardsuite.train.ppo.config.PPOConfig`)
-or Deep Monte-Carlo (`cardsuite.train.dmc.config.DMCConfig`) has in common:
-the game and table, the budget, the network's size, the league, the
-evaluation, the run folder, resume and logging. Each value is checked once,
-by its field (`cardsuite.config.doc_field` bounds, `Literal` choices), and a
-trainer that wants another default re-declares the field with `inherit`,
-which keeps its doc line and bounds. `learning_rate_field` is the one
-definition of the learning rate (> 0) that the MaskablePPO and RLlib configs
-use too. The reference tables in ``docs/training.md`` are generated from these
-classes (``python -m cardsuite.docs --write``).
+* `RunConfig`: what every trainer has (the game and table, seed, budget,
+  device, network, league, evaluation, checkpoints, run folder, logging);
+* `PPOFamily`: the PPO hyperparameters, one name each (cleanrl's): batched
+  PPO, the MaskablePPO adapter and the RLlib adapter derive from it;
+* `BatchedConfig`: what batched PPO and Deep Monte-Carlo add (the games in
+  flight, the league's seats, the warm start, table sizes).
+
+One name per setting: a library's own names (SB3's ``n_epochs``, RLlib's
+``num_epochs``) appear only in the adapter that translates the config. A
+config's ``RENAMED`` maps the keys it used to have to their names now;
+`RunConfig.from_dict` reads an old key as the new one with a ``FutureWarning``
+naming it (presets, ``--set``, Python), `RunConfig.upgrade` silently (a
+checkpoint's saved config). A trainer that wants another default re-declares
+a field with `inherit`, which keeps its doc line and bounds. The reference
+tables in ``docs/training.md`` are generated from these classes.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import re
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import Any, ClassVar, Literal, Self
 
 from cardsuite.config import ConfigBase, doc_field
 from cardsuite.errors import ConfigError
@@ -41,13 +47,12 @@ def inherit(base: type[ConfigBase], name: str, default: Any) -> Any:
 
 @dataclass(frozen=True)
 class RunConfig(ConfigBase):
-    """A batched trainer's run: game, budget, network, league, evaluation, run folder."""
+    """The settings every trainer shares (module doc)."""
 
-    exp_name: str = doc_field(
-        "run", "name of the run (its folder is runs/<exp_name>-seed<seed> by default)"
-    )
+    RENAMED: ClassVar[dict[str, str]] = {}
+
     seed: int = doc_field(0, "seeds python, numpy, torch and the training deals", ge=0)
-    game: str = doc_field("scum", "the game: scum, scum_party or scandal (its batched engine)")
+    game: str = doc_field("scum", "the game: scum, scum_party or scandal")
     num_players: int = doc_field(
         4, "players at the table (Scum J2, Scum Party P2, Scandal S2)", ge=1
     )
@@ -58,10 +63,6 @@ class RunConfig(ConfigBase):
     budget_minutes: float = doc_field(
         0.0, "also stop after this many minutes of training (0: no limit)", ge=0.0
     )
-    num_games: int = doc_field(512, "games stepped together", ge=1)
-    rollout_steps: int = doc_field(
-        32, "engine steps per rollout (every game moves once per step)", ge=1
-    )
     device: str = doc_field("cpu", "torch device of the network: cpu or cuda (cuda:N)")
     threads: int = doc_field(
         1, "torch CPU threads (0: torch's default; more than 1 thrashes on a shared machine)", ge=0
@@ -70,6 +71,92 @@ class RunConfig(ConfigBase):
     hidden: int = doc_field(128, "units per hidden layer", ge=1)
     layers: int = doc_field(2, "hidden layers", ge=1)
     activation: Literal["tanh", "relu"] = doc_field("tanh", "hidden activation")
+    snapshot_every: int = doc_field(
+        250_000, "learner steps between frozen snapshots added to the league (0: none)", ge=0
+    )
+    max_snapshots: int = doc_field(8, "snapshots kept in the league", ge=0)
+    pfsp: Literal["hard", "variance", "uniform"] = doc_field(
+        "hard", "PFSP weighting of the league draw: hard, variance or uniform"
+    )
+    eval_every: int = doc_field(
+        250_000, "learner steps between duplicate evaluations (0: final only)", ge=0
+    )
+    eval_deals: int = doc_field(400, "duplicate deals per evaluation against each opponent", ge=1)
+    eval_against: str = doc_field(
+        "heuristic", "evaluation opponents: comma list of heuristic, random"
+    )
+    keep_best: bool = doc_field(
+        False,
+        "also keep the learner of the best evaluation (deals won against the first "
+        "eval_against, mean over sizes) as RUN/best_agent; measure it on deals of another seed",
+    )
+    checkpoint_every: int = doc_field(
+        500_000, "learner steps between checkpoints (0: final only)", ge=0
+    )
+    run_dir: str = doc_field("", "output folder (default runs/<name>)")
+    resume: str = doc_field("", "continue the run (or checkpoint) in this folder")
+    tensorboard: bool = doc_field(True, "write TensorBoard events (if tensorboard is installed)")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None) -> Self:
+        """`ConfigBase.from_dict` after `upgrade` (old keys read as their new names, warned)."""
+        return super().from_dict(cls.upgrade(data, source, warn=True), source=source)
+
+    @classmethod
+    def upgrade(
+        cls, data: Mapping[str, Any], source: str | None = None, *, warn: bool = False
+    ) -> Mapping[str, Any]:
+        """``data`` with every key of `RENAMED` under its new name (ConfigError if both are
+        given); with ``warn``, a FutureWarning names each renamed key."""
+        if not isinstance(data, Mapping) or not any(old in data for old in cls.RENAMED):
+            return data
+        where = f"{source}: " if source else ""
+        out = dict(data)
+        for old, new in cls.RENAMED.items():
+            if old not in out:
+                continue
+            if new in out:
+                raise ConfigError(f"{where}give {new} only ({old} is its old name)")
+            if warn:
+                warnings.warn(f"{where}{cls.__name__} key {old!r} is now {new!r} (the old "
+                              "name will be removed in 0.4)", FutureWarning, stacklevel=4)  # fmt: skip
+            out[new] = out.pop(old)
+        return out
+
+    def validate(self) -> None:
+        """The device (cpu, cuda, cuda:N, mps)."""
+        if not DEVICE.fullmatch(self.device):
+            self._fail("device", f"must be cpu or cuda (cuda:N), got {self.device!r}")
+
+    def names(self, name: str) -> list[str]:
+        """The comma list of field ``name`` as names."""
+        return [s.strip() for s in str(getattr(self, name)).split(",") if s.strip()]
+
+
+@dataclass(frozen=True)
+class PPOFamily(RunConfig):
+    """The PPO hyperparameters (cleanrl's names), shared by every PPO trainer."""
+
+    gamma: float = doc_field(0.995, "discount per decision of a seat", ge=0.0, le=1.0)
+    gae_lambda: float = doc_field(0.95, "GAE lambda", ge=0.0, le=1.0)
+    update_epochs: int = doc_field(4, "passes over each rollout", ge=1)
+    clip_coef: float = doc_field(0.2, "PPO ratio clip", gt=0.0)
+    ent_coef: float = doc_field(0.01, "entropy bonus", ge=0.0)
+    vf_coef: float = doc_field(0.5, "value loss weight", ge=0.0)
+    max_grad_norm: float = doc_field(0.5, "gradient norm clip", gt=0.0)
+
+
+@dataclass(frozen=True)
+class BatchedConfig(RunConfig):
+    """A batched trainer's run (PPO, Deep Monte-Carlo): games in flight, seats, warm start."""
+
+    exp_name: str = doc_field(
+        "run", "name of the run (its folder is runs/<exp_name>-seed<seed> by default)"
+    )
+    num_games: int = doc_field(512, "games stepped together", ge=1)
+    rollout_steps: int = doc_field(
+        32, "engine steps per rollout (every game moves once per step)", ge=1
+    )
     self_play: float = doc_field(
         0.5, "share of games where every seat is the learner (the rest face the league)",
         ge=0.0, le=1.0,
@@ -83,13 +170,6 @@ class RunConfig(ConfigBase):
         "more learner decisions per engine step at a large table, e.g. 5 of 50",
         ge=1,
     )
-    snapshot_every: int = doc_field(
-        250_000, "learner steps between frozen snapshots added to the league (0: none)", ge=0
-    )
-    max_snapshots: int = doc_field(8, "snapshots kept in the league", ge=0)
-    pfsp: Literal["hard", "variance", "uniform"] = doc_field(
-        "hard", "PFSP weighting of the league draw: hard, variance or uniform"
-    )
     bc_steps: int = doc_field(
         0, "warm start: engine steps of heuristic games to learn from (0: start from scratch)", ge=0
     )
@@ -99,23 +179,8 @@ class RunConfig(ConfigBase):
         ge=0.0, le=1.0,
     )  # fmt: skip
     bc_epochs: int = doc_field(4, "warm start: passes over its data", ge=0)
-    eval_every: int = doc_field(
-        250_000, "learner steps between duplicate evaluations (0: final only)", ge=0
-    )
-    eval_deals: int = doc_field(400, "duplicate deals per evaluation against each opponent", ge=1)
     eval_seed: int = doc_field(
         1_000_003, "deal seed of the evaluations (never a training seed)", ge=0
-    )
-    eval_against: str = doc_field(
-        "heuristic", "evaluation opponents: comma list of heuristic, random"
-    )
-    keep_best: bool = doc_field(
-        False,
-        "also keep the learner of the best evaluation (deals won against the first "
-        "eval_against, mean over sizes) as RUN/best_agent; measure it on deals of another seed",
-    )
-    checkpoint_every: int = doc_field(
-        500_000, "learner steps between checkpoints (0: final only)", ge=0
     )
     sizes: str = doc_field(
         "",
@@ -127,14 +192,11 @@ class RunConfig(ConfigBase):
         "derived network inputs: 'counts' adds card-counting inputs (cards still out, higher "
         "cards out, unbeatable groups; Scum and Scum Party, with sizes too)",
     )
-    run_dir: str = doc_field("", "output folder (default runs/<exp_name>-seed<seed>)")
-    resume: str = doc_field("", "continue the run (or checkpoint) in this folder")
-    tensorboard: bool = doc_field(True, "write TensorBoard events (if tensorboard is installed)")
     quiet: bool = doc_field(False, "no log lines on stdout")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None) -> Self:
-        """`ConfigBase.from_dict`, taking one player count for ``sizes`` as a number too
+        """`RunConfig.from_dict`, taking one player count for ``sizes`` as a number too
         (``sizes: 20`` in YAML, ``--set sizes=20``): one table size on the generic layout."""
         if isinstance(data, Mapping):
             given = data.get("sizes")
@@ -143,15 +205,14 @@ class RunConfig(ConfigBase):
         return super().from_dict(data, source=source)
 
     def validate(self) -> None:
-        """The combinations: device, baseline names, a league to play against, warm start."""
+        """The combinations: game, baseline names, a league to play against, warm start, sizes."""
         from cardsuite.train.core.games import train_game
 
+        super().validate()
         try:
             train_game(self.game)
         except ConfigError as err:
             self._fail("game", str(err))
-        if not DEVICE.fullmatch(self.device):
-            self._fail("device", f"must be cpu or cuda (cuda:N), got {self.device!r}")
         for name in ("baselines", "eval_against"):
             for b in self.names(name):
                 if b not in BASELINES:
@@ -221,10 +282,6 @@ class RunConfig(ConfigBase):
         except ValueError:
             self._fail("sizes", f"must be a comma list of player counts, got {self.sizes!r}")
         return sizes
-
-    def names(self, name: str) -> list[str]:
-        """The comma list of field ``name`` as names."""
-        return [s.strip() for s in str(getattr(self, name)).split(",") if s.strip()]
 
     def out_dir(self) -> Path:
         """The run folder of a new run."""

@@ -1,41 +1,32 @@
 """The games in flight of a batched trainer, one `GameTable` per player count.
 
 A run trains at ``num_players``, or with ``sizes`` at several player counts
-together: one batch of ``num_games`` games per count, one network on the
-game's size-generic layout (`cardsuite.agents.learned.layout`: observations
-padded to the largest table, action masks padded with False). Batched PPO
-(`cardsuite.train.ppo.trainer`) and Deep Monte-Carlo (`cardsuite.train.dmc.trainer`) keep
-their games in these tables and share what does not depend on the
-algorithm:
-
-* `make_table`: a table's engine, League (the game's baselines), the split
-  of its games into self-play and league games, and each league game's
-  learner seat (``learner_seats`` of them: `draw_seats`) and member;
-* `GameTable.finish_games`: the league games that ended are scored for PFSP
-  (1 when the learner's seat beat the others' mean, 1/2 for a tie) and get
-  a new seat and member;
-* `warm_start_data`: the heuristic's games at every table, padded to the
-  network's layout, for the imitation warm start;
-* `evaluate_tables`: the trainers' duplicate evaluation at every table
-  (rows ``NAME@Pp`` with ``sizes``).
+together, one network on the game's size-generic layout (observations and
+masks padded, `cardsuite.agents.learned.layout`). `make_table` builds a table
+(engine, League, self-play and league games, learner seats and members);
+`GameTable.finish_games` scores the finished league games for PFSP and deals
+their next seats and members; `evaluate_tables` evaluates at every table (rows ``NAME@Pp``
+with ``sizes``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from cardsuite.agents.learned.layout import pad_mask, pad_observation
 from cardsuite.agents.learned.netspec import Snapshot, obs_scale
+from cardsuite.agents.learned.size_generic import GenericSnapshot
 from cardsuite.train.core.evaluate import evaluate_against
+from cardsuite.train.core.games import train_game
 from cardsuite.train.core.league import League
+from cardsuite.train.core.state import engine_state, restore_engine_state
 
-if TYPE_CHECKING:
-    from cardsuite.train.ppo.imitation import Actor
+T = TypeVar("T", bound="GameTable")
 
 
 @dataclass(eq=False, kw_only=True)
@@ -100,6 +91,24 @@ class GameTable:
         if self.learns is not None:
             self.learns[:] = saved.pop("learns")
 
+    def reset_games(self, seed: int) -> None:
+        """New deals of ``seed`` in every game."""
+        self.obs, self.mask, self.to_act = self.eng.reset(seed)
+
+    def game_state(self) -> dict[str, np.ndarray] | None:
+        """The games in flight as arrays for a checkpoint (None: the engine keeps them in
+        Python objects)."""
+        games = engine_state(self.eng)
+        if games is None:
+            return None
+        return {"obs": np.asarray(self.obs), "mask": np.asarray(self.mask),
+                "to_act": np.asarray(self.to_act), **games}  # fmt: skip
+
+    def restore_games(self, saved: dict[str, Any]) -> None:
+        """Put back `game_state`'s arrays (KeyError if one is missing)."""
+        self.obs, self.mask, self.to_act = saved.pop("obs"), saved.pop("mask"), saved.pop("to_act")
+        restore_engine_state(self.eng, saved)
+
     def finish_games(self, done: np.ndarray, rewards: np.ndarray, rng: Any) -> np.ndarray:
         """Score the finished league games for PFSP; draw their new seat and member.
 
@@ -122,30 +131,25 @@ class GameTable:
         return outcome
 
 
-class FirstTable:
-    """A trainer's one-size views: the first table's pieces by their former names.
+def _first(name: str) -> Any:
+    """A property: the first table's ``name`` (the only table without ``sizes``)."""
+    return property(lambda self: getattr(self.tables[0], name),
+                    doc=f"The first table's ``{name}`` (the only table without ``sizes``).")  # fmt: skip
 
-    A run without ``sizes`` has one table; tests, tools and ``cardsuite exploit``
-    read its engine, options and league as the trainer's own. A trainer that
-    keeps `GameTable` objects in ``tables`` inherits these.
-    """
+
+class FirstTable:
+    """A trainer's one-size views: the first table's pieces as the trainer's own (a run
+    without ``sizes`` has one table; tests, tools and ``cardsuite exploit`` read them)."""
 
     tables: Sequence[GameTable]
-
-    @property
-    def eng(self) -> Any:
-        """The first table's engine (the only one without ``sizes``)."""
-        return self.tables[0].eng
-
-    @property
-    def config(self) -> dict[str, Any]:
-        """The first table's engine options (the only one without ``sizes``)."""
-        return self.tables[0].config
-
-    @property
-    def league(self) -> League:
-        """The first table's league (the only one without ``sizes``)."""
-        return self.tables[0].league
+    eng = _first("eng")
+    config = _first("config")
+    league = _first("league")
+    obs = _first("obs")
+    to_act = _first("to_act")
+    selfplay = _first("selfplay")
+    learner_seat = _first("learner_seat")
+    opp = _first("opp")
 
 
 def draw_seats(rng: Any, games: int, players: int, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -168,11 +172,11 @@ def draw_seats(rng: Any, games: int, players: int, k: int) -> tuple[np.ndarray, 
 def make_table(
     game: Any, players: int, args: Any, rng: Any, *, generic: str, greedy: bool = False,
     engine_kwargs: dict[str, Any] | None = None, opponents: dict[str, Any] | None = None,
-    scale: Any = None, table_class: type[GameTable] = GameTable, **extra: Any,
-) -> GameTable:  # fmt: skip
+    scale: Any = None, table_class: type[T] = GameTable, **extra: Any,  # type: ignore[assignment]
+) -> T:  # fmt: skip
     """A batch of ``args.num_games`` games of ``game`` (a `TrainGame`) at ``players``.
 
-    ``args`` is a `RunConfig`: its ``baselines`` fill the League (``opponents``
+    ``args`` is a `BatchedConfig`: its ``baselines`` fill the League (``opponents``
     replaces them and ``eval_against``), ``self_play`` splits the games, and
     every league game gets ``args.learner_seats`` random learner seats (one
     by default) and a League member, who plays every other seat.
@@ -183,9 +187,9 @@ def make_table(
     config: dict[str, Any] = game.config(players, args.options)
     eng = game.make_engine(args.num_games, config, **(engine_kwargs or {}))
     n, p = args.num_games, eng.num_players
-    fixed = opponents or game.baselines(args.names("baselines"), eng, args.seed)
-    league = League(fixed, max_snapshots=args.max_snapshots, weighting=args.pfsp,
-                    seed=args.seed, scale=scale, greedy=greedy)  # fmt: skip
+    league = League.of(game.name, eng, args.names("baselines"), seed=args.seed,
+                       max_snapshots=args.max_snapshots, pfsp=args.pfsp, scale=scale,
+                       greedy=greedy, opponents=opponents)  # fmt: skip
     selfplay = np.zeros(n, dtype=bool)
     selfplay[: round(args.self_play * n)] = True
     k = getattr(args, "learner_seats", 1)
@@ -204,35 +208,6 @@ def make_table(
     )  # fmt: skip
 
 
-def warm_start_data(
-    tables: Sequence[GameTable], game: str, args: Any, *, relative: bool = False,
-    seed: int | None = None, actor_for: Callable[[Any], Actor] | None = None,
-) -> dict[str, np.ndarray]:  # fmt: skip
-    """The heuristic's games at every table (`cardsuite.train.ppo.imitation.heuristic_dataset`),
-    in the network's layout, concatenated.
-
-    A larger table's episode is longer, so it gets fewer games and more steps:
-    ``bc_games`` games of ``bc_steps`` steps at the smallest table, scaled by
-    the ratio of player counts, about the same rows at every size.
-    ``seed``: the games' seed (default ``args.seed``); ``actor_for``: each
-    table's mover (a DAgger round: the copy plays, the heuristic labels).
-    """
-    from cardsuite.train.ppo.imitation import heuristic_dataset
-
-    parts = []
-    low = min(t.players for t in tables)
-    for t in tables:
-        games = max(1, round(args.bc_games * low / t.players))
-        steps = round(args.bc_steps * t.players / low)
-        part = heuristic_dataset(games, steps, args.bc_explore,
-                                 args.seed if seed is None else seed, t.config, game,
-                                 relative=relative,
-                                 actor=None if actor_for is None else actor_for(t))  # fmt: skip
-        part["obs"], part["mask"] = t.net_obs(part["obs"]), t.net_mask(part["mask"])
-        parts.append(part)
-    return {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
-
-
 def evaluate_tables(
     snap: Snapshot, scale: np.ndarray, tables: Sequence[GameTable], *, game: str, deals: int,
     seed: int, step: int,
@@ -243,9 +218,6 @@ def evaluate_tables(
     is seen through `cardsuite.agents.learned.size_generic.GenericSnapshot` with the
     table's own scale, and the rows are named ``NAME@Pp``.
     """
-    from cardsuite.agents.learned.size_generic import GenericSnapshot
-    from cardsuite.train.core.games import train_game
-
     rows: list[dict[str, Any]] = []
     for t in tables:
         me, my_scale = snap, scale

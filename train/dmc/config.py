@@ -1,10 +1,10 @@
 """Settings of a Deep Monte-Carlo run (`DMCConfig`), a `ConfigBase` class.
 
-The shared fields (game, budget, network, league, evaluation, run folder)
-come from `cardsuite.train.core.settings.RunConfig`, with Deep Monte-Carlo's
-own defaults (a wider ReLU network, a uniform draw over the baselines, no
-snapshots unless asked); the DMC ones are declared here. A preset
-(``configs/train/dmc_scum4.yaml``) sets any fields; flags override it.
+The shared fields come from `cardsuite.train.core.settings.BatchedConfig`,
+with Deep Monte-Carlo's own defaults (a wider ReLU network, a uniform draw
+over the baselines, no snapshots unless asked); the DMC ones are declared
+here. A preset (``configs/train/dmc_scum4.yaml``) sets any fields; flags
+override it.
 """
 
 from __future__ import annotations
@@ -13,24 +13,24 @@ from dataclasses import dataclass
 from typing import Literal
 
 from cardsuite.config import doc_field
-from cardsuite.train.core.settings import RunConfig, inherit
+from cardsuite.train.core.settings import BatchedConfig, inherit
 
 
 @dataclass(frozen=True)
-class DMCConfig(RunConfig):
+class DMCConfig(BatchedConfig):
     """Settings of one Deep Monte-Carlo run (`cardsuite.train.dmc.trainer`)."""
 
-    exp_name: str = inherit(RunConfig, "exp_name", "dmc_scum4")
-    num_games: int = inherit(RunConfig, "num_games", 256)
-    hidden: int = inherit(RunConfig, "hidden", 256)
-    layers: int = inherit(RunConfig, "layers", 3)
-    activation: Literal["tanh", "relu"] = inherit(RunConfig, "activation", "relu")
-    snapshot_every: int = inherit(RunConfig, "snapshot_every", 0)
-    pfsp: Literal["hard", "variance", "uniform"] = inherit(RunConfig, "pfsp", "uniform")
-    bc_explore: float = inherit(RunConfig, "bc_explore", 0.05)
-    eval_every: int = inherit(RunConfig, "eval_every", 1_000_000)
-    eval_against: str = inherit(RunConfig, "eval_against", "heuristic,random")
-    checkpoint_every: int = inherit(RunConfig, "checkpoint_every", 1_000_000)
+    exp_name: str = inherit(BatchedConfig, "exp_name", "dmc_scum4")
+    num_games: int = inherit(BatchedConfig, "num_games", 256)
+    hidden: int = inherit(BatchedConfig, "hidden", 256)
+    layers: int = inherit(BatchedConfig, "layers", 3)
+    activation: Literal["tanh", "relu"] = inherit(BatchedConfig, "activation", "relu")
+    snapshot_every: int = inherit(BatchedConfig, "snapshot_every", 0)
+    pfsp: Literal["hard", "variance", "uniform"] = inherit(BatchedConfig, "pfsp", "uniform")
+    bc_explore: float = inherit(BatchedConfig, "bc_explore", 0.05)
+    eval_every: int = inherit(BatchedConfig, "eval_every", 1_000_000)
+    eval_against: str = inherit(BatchedConfig, "eval_against", "heuristic,random")
+    checkpoint_every: int = inherit(BatchedConfig, "checkpoint_every", 1_000_000)
     batch_size: int = doc_field(1024, "decisions per gradient step", ge=1)
     replay_ratio: float = doc_field(
         1.0, "times each finished decision is trained on, on average", gt=0.0, le=1000.0

@@ -1,17 +1,11 @@
-"""Pieces of Deep Monte-Carlo (`cardsuite.train.dmc.trainer`): Q-network, MC targets, replay, warm start.
+"""Pieces of Deep Monte-Carlo (`cardsuite.train.dmc.trainer`).
 
-* `QNet`: an MLP ``actor.0 .. actor.{2L}`` giving one value per
-  discrete action. The layers are named ``actor.*`` on purpose: saved with
-  `cardsuite.agents.learned.safe_io.save_agent` and ``network.actor`` listing
-  them, ``ppo:PATH`` plays the argmax of the legal Q-values (its logits).
-* `MCReturns`: the Monte-Carlo target of each learner decision, the
-  acting seat's rewards from that decision until its episode's end
-  (undiscounted, as DouZero). Every game keeps a running reward sum per seat
-  since the episode's start; a decision stores the sum when it was taken, and
-  once its episode ends the target is ``final sum - stored sum``. A decision
-  whose episode has not ended yet stays pending (never trained on).
-* `Replay`: a first-in-first-out store of finished decisions
-  (scaled observation, action, return) sampled in minibatches.
+* `QNet`: an MLP ``actor.*`` giving one value per action (named ``actor`` so
+  that ``ppo:PATH`` plays the argmax of the legal Q-values);
+* `MCReturns`: the Monte-Carlo target of each learner decision, the acting
+  seat's undiscounted rewards until its episode's end (a running sum per
+  seat; a decision whose episode has not ended stays pending);
+* `Replay`: a first-in-first-out store of finished decisions;
 * `fit_heuristic`: the optional warm start on heuristic games.
 """
 
@@ -25,6 +19,7 @@ from torch import nn
 
 from cardsuite.agents.learned.features import CountInputs
 from cardsuite.agents.learned.netspec import actor_prefixes
+from cardsuite.train.core.warm import relative_rewards  # noqa: F401  (re-exported)
 
 MASKED = -1e8
 
@@ -63,18 +58,6 @@ class QNet(nn.Module):
         return actor_prefixes(
             {k: v for k, v in self.state_dict().items() if k.startswith("actor.")}
         )
-
-
-def relative_rewards(rewards: np.ndarray) -> np.ndarray:
-    """``[N, P]`` rewards minus, per seat, the mean of the other seats' (zero-sum per game).
-
-    What a duplicate deal is won on. Scandal's hand scores are not zero-sum (S9:
-    every player scores the cards it melds), so a learner of its own score
-    learns moves that feed the other player (`docs/results.md`).
-    """
-    r = np.asarray(rewards, dtype=np.float64)
-    p = r.shape[-1]
-    return (r - (r.sum(axis=-1, keepdims=True) - r) / max(p - 1, 1)).astype(np.float32)
 
 
 def masked_argmax(q: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -192,7 +175,7 @@ def fit_heuristic(
 ) -> dict[str, float]:  # fmt: skip
     """Warm start: fit ``Q(s, label)`` to the return and make the label the argmax by a margin.
 
-    ``data``: `cardsuite.train.ppo.imitation.heuristic_dataset` (obs, mask,
+    ``data``: `cardsuite.train.core.warm.heuristic_dataset` (obs, mask,
     label, ret). Returns the final agreement with the heuristic and the losses.
     """
     obs = torch.from_numpy(data["obs"]) * scale

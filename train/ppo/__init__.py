@@ -1,9 +1,8 @@
 """Batched PPO (``cardsuite ppo``): masked PPO on the batched engines, on the training core.
 
-* ``config``: `PPOConfig`, its settings; ``trainer``: the algorithm, one readable loop;
+* ``config``: `PPOConfig`; ``trainer``: the algorithm, one readable loop;
 * ``network``: the masked actor-critic; ``rollout``: per-seat storage and GAE;
-* ``imitation``: the warm start (imitation of the heuristic, DAgger);
-* ``checkpoint``: its state on the core's one checkpoint writer.
+  ``update``: the clipped PPO epochs; ``imitation``: the warm start (imitation, DAgger).
 
 May import: the core, the games, ``cardsuite.agents`` and ``cardsuite.train.core``.
 """

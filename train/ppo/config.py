@@ -1,10 +1,10 @@
 """The batched PPO trainer's settings (`PPOConfig`), a `ConfigBase` class.
 
-The shared fields (game, budget, network, league, evaluation, run folder)
-come from `cardsuite.train.core.settings.RunConfig`; the PPO ones are
-declared here, each with its doc line and range. A preset
-(``configs/train/ppo_*.yaml``) sets any fields; command-line flags override
-it (``cardsuite ppo --config ppo_scum4 --total-steps 2000000 --device cuda``).
+The shared fields come from `cardsuite.train.core.settings` (`BatchedConfig`
+and the PPO hyperparameters of `PPOFamily`); the batched PPO ones are
+declared here. A preset (``configs/train/ppo_*.yaml``) sets any fields;
+command-line flags override it (``cardsuite ppo --config ppo_scum4
+--total-steps 2000000 --device cuda``).
 """
 
 from __future__ import annotations
@@ -13,27 +13,20 @@ from dataclasses import dataclass
 from typing import Literal
 
 from cardsuite.config import doc_field
-from cardsuite.train.core.settings import RunConfig, inherit
+from cardsuite.train.core.settings import BatchedConfig, PPOFamily, inherit
 
 
 @dataclass(frozen=True)
-class PPOConfig(RunConfig):
+class PPOConfig(BatchedConfig, PPOFamily):
     """Settings of one batched PPO run (cleanrl's ``Args``)."""
 
-    exp_name: str = inherit(RunConfig, "exp_name", "scum_ppo")
+    exp_name: str = inherit(BatchedConfig, "exp_name", "scum_ppo")
     backend: Literal["numpy", "torch"] = doc_field(
         "numpy", "engine backend: numpy (CPU) or torch (on the network's device)"
     )
     anneal_lr: bool = doc_field(True, "decay the step size linearly to 0")
-    gamma: float = doc_field(0.995, "discount per decision of a seat", ge=0.0, le=1.0)
-    gae_lambda: float = doc_field(0.95, "GAE lambda", ge=0.0, le=1.0)
     num_minibatches: int = doc_field(4, "minibatches per epoch", ge=1)
-    update_epochs: int = doc_field(4, "passes over each rollout", ge=1)
-    clip_coef: float = doc_field(0.2, "PPO ratio clip", gt=0.0)
     clip_vloss: bool = doc_field(True, "clip the value loss as PPO2 does")
-    ent_coef: float = doc_field(0.01, "entropy bonus", ge=0.0)
-    vf_coef: float = doc_field(0.5, "value loss weight", ge=0.0)
-    max_grad_norm: float = doc_field(0.5, "gradient norm clip", gt=0.0)
     norm_adv: bool = doc_field(True, "normalise advantages per minibatch")
     target_kl: float = doc_field(
         0.0, "stop an update's epochs above this approximate KL (0: never)", ge=0.0

@@ -1,111 +1,29 @@
 """Warm start for batched PPO: the actor imitates the heuristic, the critic learns its values.
 
-Pure PPO from scratch reaches about 38% of duplicate deals against the
-heuristic after 1.2M decisions (``docs/training.md``). Starting from a copy
-of the heuristic, PPO only has to learn where to deviate from it. The warm
-start:
-
-1. plays ``bc_games`` games of the game's batched engine for ``bc_steps`` steps with
-   the vectorised heuristic in every seat, replacing its move by a random
-   legal move with probability ``bc_explore`` (so the states cover the
-   learner's mistakes too), and records every row's observation, mask, the
-   heuristic's action (the label, also for explored rows) and the acting
-   seat's reward to go until the episode's end (the critic's Monte-Carlo
-   target; rows whose episode does not end within ``bc_steps`` are dropped);
-2. trains the actor by cross-entropy on the masked logits and the critic by
-   regression, for ``bc_epochs`` passes;
-3. with ``bc_dagger`` rounds (DAgger, Ross et al. 2011), plays more games
-   with the *trained copy* in every seat (the same exploration), labels its
-   states with the heuristic's moves, adds them to the data and trains
-   ``bc_dagger_epochs`` more passes over all of it. A copy errs more often on
-   the states its own moves lead to than on the heuristic's (Scum Party: 4.0%
-   of its real choices against 2.8%, ``docs/results.md``), and those are the
-   states it meets when it plays.
-
-The network stays a plain MLP: the agent needs no heuristic to play.
+Starting from a copy of the heuristic, PPO only has to learn where to deviate
+from it. `heuristic_dataset` plays ``bc_games`` games for ``bc_steps`` steps
+with the vectorised heuristic in every seat (a random legal move with
+probability ``bc_explore``, so the states cover mistakes too) and records each
+row's observation, mask, the heuristic's move (the label) and the acting
+seat's reward to go (the critic's target; rows whose episode does not end are
+dropped). `imitate` trains the actor by cross-entropy and the critic by
+regression for ``bc_epochs`` passes; `dagger` adds ``bc_dagger`` rounds
+(DAgger, Ross et al. 2011) of games played by the trained copy and labelled
+by the heuristic, the states a copy meets when it plays.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import torch
 
-from cardsuite.batched.policies import RandomPolicy, call_policy
-from cardsuite.errors import ConfigError
+from cardsuite.train.core.warm import Actor, heuristic_dataset  # noqa: F401  (re-exported)
 from cardsuite.train.ppo.network import ActorCritic
 
 CHUNK = 65_536
 """Rows scored at once after training (bounds the memory of a large warm start)."""
-
-Actor = Callable[[np.ndarray, np.ndarray], np.ndarray]
-"""A batch policy of the engine's layout: (observations, masks) -> one action per game."""
-
-
-def heuristic_dataset(
-    games: int, steps: int, explore: float, seed: int, config: dict[str, Any],
-    game: str = "scum", *, relative: bool = False, actor: Actor | None = None,
-) -> dict[str, np.ndarray]:  # fmt: skip
-    """Observations, masks, heuristic labels and per-seat episode returns (numpy).
-
-    ``game``: a game of `cardsuite.train.core.games`; ``config`` its engine options.
-    ``relative``: returns of each seat's reward minus the other seats' mean
-    (`cardsuite.train.dmc.parts.relative_rewards`). ``actor``: plays the moves
-    (every seat; the labels stay the heuristic's), as DAgger's rounds do;
-    ``None``: the heuristic plays.
-    """
-    from cardsuite.train.core.games import train_game
-
-    spec = train_game(game)
-    eng = spec.make_engine(games, config)
-    heur = spec.heuristic(eng)
-    rand = RandomPolicy(seed + 17)
-    rows = np.arange(games)
-    rng = np.random.default_rng(seed + 29)
-    obs, mask, to_act = eng.reset(seed + 1_000_000_007)
-    n, p = games, eng.num_players
-    xs = np.zeros((steps, n, obs.shape[1]), dtype=np.float32)
-    ms = np.zeros((steps, n, mask.shape[1]), dtype=bool)
-    ys = np.zeros((steps, n), dtype=np.int64)
-    seat = np.zeros((steps, n), dtype=np.int64)
-    rew = np.zeros((steps, n, p), dtype=np.float32)  # rewards handed out by step t's move
-    ended = np.zeros((steps, n), dtype=bool)  # the episode ended with step t's move
-    for t in range(steps):
-        label = np.asarray(call_policy(heur, obs, mask, rows, np.asarray(to_act)))
-        xs[t], ms[t], ys[t], seat[t] = obs, mask.astype(bool), label, to_act
-        explore_rows = rng.random(n) < explore
-        move = label if actor is None else np.asarray(actor(obs, mask), dtype=np.int64)
-        res = eng.step(np.where(explore_rows, rand(obs, mask), move))
-        rew[t], ended[t] = np.asarray(res.rewards), np.asarray(res.done)
-        obs, mask, to_act = res.obs, res.mask, res.to_act
-    if relative:
-        from cardsuite.train.dmc.parts import relative_rewards
-
-        rew = relative_rewards(rew)
-    # Reward to go of every seat until its episode's end; unknown (NaN) when
-    # the episode did not end within the data.
-    ret = np.full((steps, n), np.nan, dtype=np.float32)
-    togo = np.zeros((n, p), dtype=np.float32)
-    known = np.zeros(n, dtype=bool)
-    for t in range(steps - 1, -1, -1):
-        togo = rew[t] + np.where(ended[t][:, None], 0.0, togo)
-        known = ended[t] | known
-        ret[t] = np.where(known, togo[rows, seat[t]], np.nan)
-    keep = ~np.isnan(ret).reshape(-1)
-    if not keep.any():
-        raise ConfigError(
-            f"field 'bc_steps': no episode ended within {steps} engine steps of the warm start, "
-            "so there is nothing to imitate; raise bc_steps (a Scum Party tournament takes "
-            "about 200 steps per hand at 8 players)"
-        )
-    return {
-        "obs": xs.reshape(-1, xs.shape[-1])[keep],
-        "mask": ms.reshape(-1, ms.shape[-1])[keep],
-        "label": ys.reshape(-1)[keep],
-        "ret": ret.reshape(-1)[keep],
-    }
 
 
 def imitate(

@@ -1,15 +1,11 @@
 """The masked actor-critic network of the batched PPO trainer, and its safe save format.
 
-Two separate MLPs (cleanrl's ``Agent``): an actor ``actor.0 .. actor.{2L}``
-giving action logits and a critic ``critic.*`` giving one value. Illegal
-actions are masked with a large negative logit before the softmax, so the
-policy never samples them and their probability and entropy terms are 0.
-
-Agents are saved with `cardsuite.agents.learned.safe_io.save_agent` (safetensors
-+ ``agent.json``); the metadata's ``trainer`` field is `TRAINER`
-(``"cardsuite-ppo"``) and ``network.actor`` lists the actor's layers, so any
-``safe_io`` reader (``ppo:PATH``, ``pretrained:NAME``) plays the actor with a
-numpy forward pass and needs no torch.
+Two MLPs (cleanrl's ``Agent``): an actor ``actor.0 .. actor.{2L}`` giving
+action logits and a critic ``critic.*`` giving one value; illegal actions
+get a large negative logit, so their probability and entropy terms are 0.
+Agents are saved in the safe format (`cardsuite.agents.learned.safe_io`,
+``trainer: cardsuite-ppo``, ``network.actor`` naming the actor's layers), so
+``ppo:PATH`` plays the actor with a numpy forward pass, without torch.
 """
 
 from __future__ import annotations
@@ -144,63 +140,37 @@ def save_network(directory: Any, net: ActorCritic, meta: AgentMeta) -> Any:
 
 
 def load_actor(directory: Any) -> tuple[ActorCritic, AgentMeta, bool]:
-    """`load_network`, or the actor of an agent saved without its critic (the shipped
-    pretrained ones) with a fresh critic (seeded by torch's global generator);
-    the flag says whether the critic is fresh."""
+    """A network saved by `save_network`, or the actor of an agent saved without its critic
+    (the shipped pretrained ones) with a fresh critic (seeded by torch's global generator);
+    the flag says whether the critic is fresh. CheckpointError if the files do not fit."""
     arrays, meta = load_agent_numpy(directory)
-    if not any(k.startswith("critic.") for k in arrays):
-        return _with_fresh_critic(directory, arrays, meta), meta, True
-    net, meta = load_network(directory)
-    return net, meta, False
+    where = f"agent {str(directory)!r}"
+    if meta.trainer != TRAINER:
+        raise CheckpointError(f"{where} was written by {meta.trainer!r}, not {TRAINER!r}")
+    if meta.network.kind != "mlp" or "actor.0.weight" not in arrays:
+        raise CheckpointError(f"{where}: not an MLP actor (network kind {meta.network.kind!r})")
+    hidden, layers = int(arrays["actor.0.weight"].shape[0]), len(meta.network.actor) - 1
+    net = ActorCritic(meta.obs_size, meta.num_actions, hidden, layers, meta.network.activation,
+                      meta.network.features)  # fmt: skip
+    fresh = not any(k.startswith("critic.") for k in arrays)
+    state = net.state_dict()
+    wanted = {k for k in state if not (fresh and k.startswith("critic."))}
+    if set(arrays) != wanted:
+        raise CheckpointError(f"{where}: its tensors {sorted(arrays)} are not a network of "
+                              f"{layers} hidden layers of {hidden} units")  # fmt: skip
+    for k in wanted:
+        got = np.asarray(arrays[k])
+        if tuple(got.shape) != tuple(state[k].shape):
+            raise CheckpointError(f"{where}: {k} has shape {got.shape}, expected "
+                                  f"{tuple(state[k].shape)}")  # fmt: skip
+        state[k] = torch.from_numpy(got.astype(np.float32))
+    net.load_state_dict(state)
+    return net, meta, fresh
 
 
 def load_network(directory: Any) -> tuple[ActorCritic, AgentMeta]:
     """A network saved by `save_network` (critic included); CheckpointError otherwise."""
-    arrays, meta = load_agent_numpy(directory)
-    if meta.trainer != TRAINER:
-        raise CheckpointError(
-            f"agent {str(directory)!r} was written by {meta.trainer!r}, not {TRAINER!r}"
-        )
-    first = arrays["actor.0.weight"]
-    hidden = int(first.shape[0])
-    layers = len(meta.network.actor) - 1
-    net = ActorCritic(meta.obs_size, meta.num_actions, hidden, layers, meta.network.activation,
-                      meta.network.features)  # fmt: skip
-    state = {k: torch.from_numpy(np.array(v)) for k, v in arrays.items()}
-    try:
-        net.load_state_dict(state)
-    except RuntimeError as err:
-        raise CheckpointError(f"agent {str(directory)!r}: weights do not fit: {err}") from None
+    net, meta, fresh = load_actor(directory)
+    if fresh:
+        raise CheckpointError(f"agent {str(directory)!r} has no critic (an actor-only agent)")
     return net, meta
-
-
-def _with_fresh_critic(directory: Any, arrays: Mapping[str, Any], meta: AgentMeta) -> ActorCritic:
-    """An `ActorCritic` with the actor of ``arrays`` and a new critic (`load_actor`)."""
-    if meta.trainer != TRAINER:
-        raise CheckpointError(
-            f"agent {str(directory)!r} was written by {meta.trainer!r}, not {TRAINER!r}"
-        )
-    if meta.network.kind != "mlp" or "actor.0.weight" not in arrays:
-        raise CheckpointError(
-            f"agent {str(directory)!r}: not an MLP actor (network kind {meta.network.kind!r})"
-        )
-    hidden = int(arrays["actor.0.weight"].shape[0])
-    layers = len(meta.network.actor) - 1
-    net = ActorCritic(meta.obs_size, meta.num_actions, hidden, layers, meta.network.activation,
-                      meta.network.features)  # fmt: skip
-    state = net.state_dict()
-    actor = {k: v for k, v in state.items() if not k.startswith("critic.")}
-    if set(actor) != {k for k in arrays if not k.startswith("critic.")}:
-        raise CheckpointError(
-            f"agent {str(directory)!r}: its tensors {sorted(arrays)} are not an actor of "
-            f"{layers} hidden layers of {hidden} units"
-        )
-    for k, v in actor.items():
-        got = np.asarray(arrays[k])
-        if tuple(got.shape) != tuple(v.shape):
-            raise CheckpointError(
-                f"agent {str(directory)!r}: {k} has shape {got.shape}, expected {tuple(v.shape)}"
-            )
-        state[k] = torch.from_numpy(got.astype(np.float32))
-    net.load_state_dict(state)
-    return net

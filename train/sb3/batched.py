@@ -1,31 +1,15 @@
 """Self-play MaskablePPO on a batched engine (``vec_env: batched``).
 
-With ``vec_env: batched`` the trainer learns from ``n_envs`` games held in one
-batched engine instead of ``n_envs`` per-game envs in worker processes. The
-game's record names the one-seat batched vector env that builds the engine
-(its ``sb3_vec_env`` part: Scum's
-[`ScumVectorEnv`][scum_env.batched.vector_env.ScumVectorEnv]); a game whose
-record names none is refused
-(`cardsuite.train.sb3.config.batched_refusal`). The observation and action
-layouts are those of the per-game env, scaled by `obs_scale` exactly as
-[`SelfPlayEnv`][cardsuite.train.sb3.single_seat.SelfPlayEnv] does, so a policy
-trained either way is the same ``ppo:PATH`` agent.
-
-The learner plays player ``learner_seat`` (``null``: player 0) in every game;
-its role still changes from series to series, since a running game reseats
-players by finish order (J3). Every other seat is played, across the whole
-batch, by one member drawn from the training core's League draw table
-(`cardsuite.train.core.league.League.seat_table`): ``random``,
-``heuristic`` (the game's real heuristic, vectorised: its record's batched
-twin, as batched PPO plays it) or a frozen snapshot of the learner (sampling
-from its masked policy). The draw is repeated whenever the trainer sends the
-table (every rollout boundary).
-
-Outcomes go back to the League as the per-game env reports them: the info of
-each game's last step carries ``league_ids`` (the member seated at each other
-seat) and ``league_outcomes`` (1 when the learner's episode reward beat that
-seat's, 0.5 on a tie, 0 below), which the trainer hands to `League.record`
-(PFSP). Every player's episode reward is summed by `TallyEngine`.
+The learner plays seat ``learner_seat`` (``null``: player 0) in each of
+``num_games`` games held in one batched engine: the game's record names the
+one-seat batched vector env that builds it (its ``sb3_vec_env`` part, Scum's
+[`ScumVectorEnv`][scum_env.batched.adapters.ScumVectorEnv]; other games are
+refused by `cardsuite.train.sb3.config.batched_refusal`). Observations are
+scaled as [`SelfPlayEnv`][cardsuite.train.sb3.single_seat.SelfPlayEnv] scales
+them, so either way trains the same ``ppo:PATH`` agent. Every other seat is
+played across the batch by one member drawn from the League's draw table
+(drawn again each time the trainer sends it), and each game's last step
+reports ``league_ids`` and ``league_outcomes`` as the per-game env does.
 """
 
 from __future__ import annotations

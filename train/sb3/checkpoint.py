@@ -1,26 +1,19 @@
-"""Checkpoints that resume a run exactly, written atomically, loaded without pickle.
+"""The MaskablePPO adapter's checkpoint: its fields on the core's one writer and reader.
 
-A checkpoint is a directory::
+A checkpoint is a directory (`cardsuite.train.core.checkpoint.save_checkpoint`)::
 
-    agent/                 the policy (actor and critic) in the safe agent format
-                           (`cardsuite.agents.learned.safe_io`): also a ``ppo:PATH`` agent
+    agent/                 the policy (actor and critic) in the safe agent format,
+                           also a ``ppo:PATH`` agent
     optimizer.safetensors  the optimizer's state tensors (``state.<param>.<key>``)
-    pool/*.safetensors     the opponent pool's snapshots
-    state.json             format version, step count, the full config, the
-                           optimizer's hyperparameters, pool metadata, RNG states
-                           (python, numpy, torch), schedule counters, evaluation
-                           history and the SHA-256 of every other file
+    pool/*.safetensors     the League's snapshots
+    state.json             format version, step, config, the optimizer's
+                           hyperparameters, the League (pool), RNG states,
+                           schedule, evaluation history, files' SHA-256
 
-Nothing in it is ever unpickled: tensors are safetensors, everything else is
-JSON whose every field is validated ([`read_state`][cardsuite.train.sb3.checkpoint.read_state]), and a file that is
-not listed, or of another kind (a ``.pt``, a ``model.zip``), is refused. The
-checksums catch corruption; safety against a crafted file comes from the
-format, so recomputing them gains an attacker nothing.
-
-A run directory keeps its latest checkpoint in ``checkpoint/``, written by
-the training core's one atomic writer
-(`cardsuite.train.core.checkpoint.write_checkpoint`), so Ctrl-C or a crash
-during a save never leaves the run without a good checkpoint. Every problem found when loading is a
+Nothing is ever unpickled: tensors are safetensors, everything else is JSON
+whose every field is validated (`read_state`), and a file that is not listed,
+or of another kind (a ``.pt``, a ``model.zip``), is refused. A config saved
+before 0.3 (its old key names) is read as today's. Every problem is a
 [`CheckpointError`][cardsuite.errors.CheckpointError] naming the file or field.
 """
 
@@ -39,18 +32,11 @@ from cardsuite.agents.learned.files import (
     find_checkpoint,
 )
 from cardsuite.agents.learned.netspec import Snapshot
-from cardsuite.agents.learned.safe_io import (
-    META_FILE,
-    AgentMeta,
-    is_agent_dir,
-    load_agent,
-    load_tensors,
-    load_tensors_numpy,
-    save_agent,
-    save_tensors,
-)
+from cardsuite.agents.learned.safe_io import AgentMeta, is_agent_dir, load_tensors_numpy
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.train.core.checkpoint import (
+    AGENT_DIR,
+    Saved,
     capture_rng,
     check_files,
     check_rng,
@@ -60,31 +46,22 @@ from cardsuite.train.core.checkpoint import (
     restore_rng,
     write_checkpoint,
 )
+from cardsuite.train.core.checkpoint import save_checkpoint as save_run
 from cardsuite.train.sb3.config import TrainConfig
 
 __all__ = [
-    "AGENT_DIR",
-    "CHECKPOINT_DIR",
-    "FORMAT_VERSION",
-    "PREVIOUS_DIR",
-    "Checkpoint",
-    "TrainState",
-    "capture_rng",
-    "find_checkpoint",
-    "flatten_optimizer",
-    "load_checkpoint",
-    "read_config",
-    "read_state",
-    "restore_optimizer",
-    "restore_rng",
-    "save_checkpoint",
-]
+    "AGENT_DIR", "CHECKPOINT_DIR", "FORMAT_VERSION", "PREVIOUS_DIR", "Checkpoint", "TrainState",
+    "capture_rng", "find_checkpoint", "flatten_optimizer", "load_checkpoint", "read_config",
+    "read_state", "restore_optimizer", "restore_rng", "save_checkpoint", "write_checkpoint",
+]  # fmt: skip
 
 FORMAT_VERSION = 2
-AGENT_DIR = "agent"
-OPTIMIZER_FILE = "optimizer.safetensors"
 SCHEDULES = ("snapshot", "eval", "checkpoint")
 _POOL_FILE = re.compile(r"pool/snapshot_\d{2}_\d{1,15}\.safetensors")
+_FILES = re.compile(
+    r"agent/(weights\.safetensors|agent\.json)|optimizer\.safetensors|" + _POOL_FILE.pattern
+)
+ALLOWED_KINDS = "agent/, optimizer.safetensors and pool/*.safetensors"
 
 
 @dataclass
@@ -134,23 +111,11 @@ class Checkpoint:
     optimizer_groups: list[dict[str, Any]]
 
 
-# --------------------------------------------------------------------- files
-def _allowed(name: str) -> bool:
-    return name in (OPTIMIZER_FILE, f"{AGENT_DIR}/weights.safetensors",
-                    f"{AGENT_DIR}/{META_FILE}") or bool(_POOL_FILE.fullmatch(name))  # fmt: skip
-
-
-ALLOWED_KINDS = "agent/, optimizer.safetensors and pool/*.safetensors"
-
-
 def save_checkpoint(
-    run_dir: str | Path,
-    weights: Mapping[str, Any],
-    meta: AgentMeta,
-    optimizer_state: Mapping[str, Any],
-    state: TrainState,
-) -> Path:
-    """Write a checkpoint into ``run_dir/checkpoint`` (the core's atomic writer).
+    run_dir: str | Path, weights: Mapping[str, Any], meta: AgentMeta,
+    optimizer_state: Mapping[str, Any], state: TrainState,
+) -> Path:  # fmt: skip
+    """Write a checkpoint into ``run_dir/checkpoint`` (the core's writer); its path.
 
     Args:
         run_dir: the run directory.
@@ -159,35 +124,17 @@ def save_checkpoint(
         optimizer_state: the torch optimizer's ``state_dict()``.
         state: the rest of the run's state.
     """
-
-    def fill(tmp: Path) -> dict[str, Any]:
-        save_agent(tmp / AGENT_DIR, weights, meta)
-        opt_tensors, opt_groups = flatten_optimizer(optimizer_state)
-        save_tensors(tmp / OPTIMIZER_FILE, opt_tensors)
-        (tmp / "pool").mkdir()
-        pool_meta = []
-        for i, snap in enumerate(state.snapshots):
-            name = f"pool/snapshot_{i:02d}_{snap.step}.safetensors"
-            save_tensors(tmp / name, dict(snap.params))
-            pool_meta.append({"file": name, "step": snap.step, "activation": snap.activation})
-        return {
-            "format": FORMAT_VERSION,
-            "step": state.step,
-            "config": state.config.to_dict(),
-            "optimizer": opt_groups,
-            "counters": dict(state.counters),
-            "pool": {
-                "probs": state.config.opponent_probs(),
-                "max_snapshots": state.config.max_snapshots,
-                "snapshots": pool_meta,
-                **({} if state.league is None else {"league": state.league}),
-            },
-            "rng": state.rng,
-            "schedule": state.schedule,
-            "history": state.history,
-        }
-
-    return write_checkpoint(run_dir, fill)
+    names = [f"pool/snapshot_{i:02d}_{s.step}.safetensors" for i, s in enumerate(state.snapshots)]
+    pool = {"probs": state.config.opponent_probs(), "max_snapshots": state.config.max_snapshots,
+            "snapshots": [{"file": name, "step": s.step, "activation": s.activation}
+                          for name, s in zip(names, state.snapshots, strict=True)],
+            **({} if state.league is None else {"league": state.league})}  # fmt: skip
+    doc = {"format": FORMAT_VERSION, "step": state.step, "config": state.config.to_dict(),
+           "counters": dict(state.counters), "pool": pool, "rng": state.rng,
+           "schedule": state.schedule, "history": state.history}  # fmt: skip
+    return save_run(run_dir, weights=weights, meta=meta, optimizer=optimizer_state,
+                           files={n: s.params for n, s in zip(names, state.snapshots)},
+                           state=doc)  # fmt: skip
 
 
 def _field(name: str, message: str) -> CheckpointError:
@@ -227,7 +174,7 @@ def _config(ckpt: Path, doc: Mapping[str, Any]) -> TrainConfig:
     if not isinstance(doc["config"], dict):
         raise _field("config", "must be a mapping of config fields")
     try:
-        return TrainConfig.from_dict(doc["config"])
+        return TrainConfig.read_saved(doc["config"])
     except ConfigError as err:
         raise CheckpointError(
             f"checkpoint {str(ckpt)!r}: field 'config' is invalid: {err}"
@@ -249,7 +196,7 @@ def read_state(path: str | Path) -> tuple[Path, TrainState]:
 def _read_state(path: str | Path) -> tuple[Path, dict[str, Any], TrainState]:
     """The checkpoint directory, its ``state.json`` document and the validated state."""
     ckpt, doc = _read_doc(path)
-    check_files(ckpt, doc["files"], _allowed, ALLOWED_KINDS)
+    check_files(ckpt, doc["files"], lambda n: bool(_FILES.fullmatch(n)), ALLOWED_KINDS)
     config = _config(ckpt, doc)
     step = _int(doc, "step")
     schedule = doc["schedule"]
@@ -282,24 +229,15 @@ def _read_state(path: str | Path) -> tuple[Path, dict[str, Any], TrainState]:
             raise _field(f"{where}.file", f"{meta['file']!r} is not a listed pool file")
         if meta["activation"] not in ("tanh", "relu"):
             raise _field(f"{where}.activation", f"must be tanh or relu, got {meta['activation']!r}")
-        snap_step = _int(meta, "step")
         params = load_tensors_numpy(ckpt / meta["file"])
-        snapshots.append(Snapshot(snap_step, params, meta["activation"]))
+        snapshots.append(Snapshot(_int(meta, "step"), params, meta["activation"]))
     league = pool.get("league")
     if league is not None and not (
         isinstance(league, dict) and isinstance(league.get("members"), list)
     ):
         raise _field("pool.league", "must be the League's state (a mapping with members)")
-    state = TrainState(
-        step=step,
-        config=config,
-        snapshots=snapshots,
-        rng=doc["rng"],
-        schedule=dict(schedule),
-        history=list(history),
-        counters=dict(counters),
-        league=league,
-    )
+    state = TrainState(step, config, snapshots, doc["rng"], dict(schedule), list(history),
+                       dict(counters), league)  # fmt: skip
     return ckpt, doc, state
 
 
@@ -308,10 +246,9 @@ def load_checkpoint(path: str | Path) -> Checkpoint:
     ckpt, doc, state = _read_state(path)
     if not is_agent_dir(ckpt / AGENT_DIR):
         raise CheckpointError(f"checkpoint {str(ckpt)!r}: agent/ is missing")
-    weights, meta = load_agent(ckpt / AGENT_DIR)
+    saved = Saved(ckpt, doc)
+    weights, meta = saved.agent()
     if meta.step != state.step:
-        raise CheckpointError(
-            f"checkpoint {str(ckpt)!r}: agent/ is at step {meta.step} but state.json says {state.step}"
-        )
-    optimizer = load_tensors(ckpt / OPTIMIZER_FILE)
-    return Checkpoint(ckpt, state, weights, meta, optimizer, doc["optimizer"])
+        raise saved.error(f"agent/ is at step {meta.step} but state.json says {state.step}")
+    return Checkpoint(ckpt, state, weights, meta, saved.tensors("optimizer.safetensors"),
+                      doc["optimizer"])  # fmt: skip

@@ -1,20 +1,14 @@
-"""``cardsuite train``: self-play training from a config file.
+"""``cardsuite train``: self-play MaskablePPO from a config file (``--backend rllib``: RLlib).
 
 ::
 
     cardsuite train --config scum_quick --run-dir runs/scum_quick
-    cardsuite train --config scum_quick --total-steps 20000 --players 5 --device cuda
     cardsuite train --resume runs/scum_quick --total-steps 400000
 
-The flags are the training commands' shared grammar
-(`cardsuite.train.core.cli`); every field of `TrainConfig` can also be
-overridden with ``--set key=value`` (YAML values; ``options.NAME=value`` sets
-one rule option).
-With ``--resume`` and no ``--config`` the checkpoint's own config is used.
-``--backend rllib`` hands the config to `cardsuite.train.rllib.trainer`.
-
-This module imports no torch: the CLI imports every command at start, so
-torch and stable-baselines3 are imported inside the runner only.
+The flags are the training commands' shared grammar (`cardsuite.train.core.cli`);
+``--set key=value`` overrides any field of `TrainConfig`. With ``--resume``
+and no ``--config`` the checkpoint's own config is used. This module imports
+no torch: the CLI imports every command at start.
 """
 
 from __future__ import annotations
@@ -32,6 +26,8 @@ from cardsuite.train.core.cli import (
     resolve_preset,
     run_dir,
 )
+from cardsuite.train.core.log import format_report
+from cardsuite.train.core.rundir import plan_run
 from cardsuite.train.sb3.config import TrainConfig, check_baselines, load_config, parse_overrides
 
 
@@ -67,12 +63,8 @@ def add_command(subparsers: Any) -> tuple[str, Any]:
 
 def shared_overrides(args: argparse.Namespace) -> dict[str, Any]:
     """``--set`` values with the shared flags mapped onto TrainConfig's fields."""
-    overrides = parse_overrides(list(args.overrides))
-    shared = common_values(args)
-    players = shared.pop("num_players", None)
-    if players is not None:
-        overrides["options"] = {**overrides.get("options", {}), "num_players": players}
-    return {**overrides, **shared}
+    sets = TrainConfig.upgrade(parse_overrides(list(args.overrides)), warn=True)
+    return {**sets, **common_values(args)}
 
 
 def resolve_config(args: argparse.Namespace) -> TrainConfig:
@@ -119,8 +111,6 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     if args.config is None and args.resume is None:
         raise ConfigError("give --config FILE (configs/train/*.yaml) or --resume DIR")
     config = resolve_config(args)
-    from cardsuite.train.core.rundir import plan_run
-
     check_baselines(config)  # every check before any work; the last one makes the run folder
     default = Path("runs") / (Path(args.config).stem if args.config else "default")
     out = plan_run(run_dir(args), args.resume, default).run_dir
@@ -129,8 +119,6 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     result = train(config, out, resume=args.resume)
     if result.interrupted:
         return 130
-    from cardsuite.train.sb3.report import format_report
-
     print(
         f"\n{config.game}: trained {result.step} steps in {result.seconds:.0f} s; "
         f"checkpoint {result.checkpoint}"

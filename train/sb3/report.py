@@ -1,15 +1,9 @@
-"""The MaskablePPO report: evaluation of a checkpoint, the CSV log, the table and the curves.
+"""The MaskablePPO report: a checkpoint's evaluation, the CSV log, the table and the curves.
 
-The evaluation is the core's duplicate evaluator
-(`cardsuite.train.core.evaluate.evaluate_specs`): the checkpoint plays as
-``ppo:<checkpoint>`` against each baseline spec, every deal in every seat
-rotation, so the luck of the cards cancels. For each baseline a row
-(`cardsuite.train.core.evaluate.EvalRow`) gives ``beats`` (the share of deals
-where the learner's mean reward beat the baseline's, ties one half, with a 95%
-interval), both mean rewards and their margin.
-
-`plot_curves` draws a run's learning curve (mean episode reward of the
-learner during training, and ``beats`` per baseline at each evaluation).
+`evaluate` is the core's duplicate evaluator (`evaluate_specs`): the
+checkpoint plays as ``ppo:<checkpoint>`` against each opponent spec, one
+`EvalRow` each. `plot_curves` draws a run's learning curve (the learner's mean
+episode reward in training and ``beats`` per opponent at each evaluation).
 """
 
 from __future__ import annotations
@@ -17,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cardsuite.train.core.evaluate import EvalRow, evaluate_specs
-from cardsuite.train.core.log import EVAL_FIELDS, append_rows
+from cardsuite.train.core.log import EVAL_FIELDS, append_rows, format_report
 from cardsuite.train.core.log import read_rows as read_csv
 from cardsuite.train.sb3.config import TrainConfig
 
@@ -52,31 +46,6 @@ def evaluate(
 def append_csv(path: str | Path, rows: list[EvalRow]) -> None:
     """Append evaluation rows to a CSV file (writing the header when new)."""
     append_rows(Path(path), EVAL_FIELDS, (row.to_dict() for row in rows))
-
-
-def format_report(rows: list[EvalRow], *, markdown: bool = False) -> str:
-    """The final report: one line per baseline, with 95% intervals."""
-    header = "| vs | deals | beats baseline (duplicate) | margin | learner score | baseline score |"
-    lines = [header, "|---|---|---|---|---|---|"] if markdown else []
-    if not markdown:
-        lines.append(
-            f"{'vs':<14} {'deals':>5}  {'beats (dup.)':>15}  {'margin':>16}  "
-            f"{'score':>8}  {'baseline score':>14}"
-        )
-    for r in rows:
-        beats = f"{100 * r.beats:.1f}% ± {100 * r.beats_ci:.1f}"
-        margin = f"{r.margin:+.3f} ± {r.margin_ci:.3f}"
-        if markdown:
-            lines.append(
-                f"| {r.against} | {r.deals} | {beats} | {margin} | {r.mean_a:+.3f} "
-                f"| {r.mean_b:+.3f} |"
-            )
-        else:
-            lines.append(
-                f"{r.against:<14} {r.deals:>5}  {beats:>15}  {margin:>16}  {r.mean_a:>+8.3f}  "
-                f"{r.mean_b:>+14.3f}"
-            )
-    return "\n".join(lines)
 
 
 def plot_curves(run_dir: str | Path, out_png: str | Path, title: str | None = None) -> Path:

@@ -1,12 +1,13 @@
 """The SB3 side of a self-play run: its vectorised envs and its MaskablePPO model.
 
-* `make_vec_env`: ``n_envs`` [`SelfPlayEnv`][cardsuite.train.sb3.single_seat.SelfPlayEnv]
+* `make_vec_env`: ``num_games`` [`SelfPlayEnv`][cardsuite.train.sb3.single_seat.SelfPlayEnv]
   (one learner seat each, opponents drawn from the League's draw table), in
   worker processes, in this process, or the batched Scum engine (``vec_env``);
 * `make_league`: the run's `cardsuite.train.core.league.League` (the
   game's real heuristic and random, then snapshots; PFSP with the
   ``opponent_*`` shares);
-* `build_model`: a fresh MaskablePPO with the config's hyperparameters;
+* `build_model`: a fresh MaskablePPO with the config's hyperparameters, in SB3's
+  names (`maskable_ppo_kwargs`, where the config is translated);
 * `restore_model`: the same model given a checkpoint's weights, Adam
   state and step count, all read from safetensors (never ``MaskablePPO.load``,
   which unpickles).
@@ -22,38 +23,30 @@ from typing import Any
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
+from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv
 
 from cardsuite.agents.learned.netspec import obs_scale
 from cardsuite.errors import CheckpointError
+from cardsuite.train.core.games import train_game
 from cardsuite.train.core.league import League, SeatMember
+from cardsuite.train.core.log import summary_writer
+from cardsuite.train.sb3.batched import make_batched_vec_env
 from cardsuite.train.sb3.checkpoint import Checkpoint, restore_optimizer
 from cardsuite.train.sb3.config import TrainConfig
 from cardsuite.train.sb3.single_seat import SelfPlayEnv
 
 
 def make_league(config: TrainConfig) -> League:
-    """The run's League: the game's baselines as batched PPO builds them, then snapshots.
-
-    The fixed members are ``random`` and ``heuristic`` (the game's real
-    heuristic); ``opponent_random``, ``opponent_heuristic`` and
-    ``opponent_snapshot`` are the League's shares, ``pfsp`` its weighting.
-    """
-    from cardsuite.train.core.games import train_game
-
+    """The run's League (`League.of`): ``random`` and ``heuristic`` (the game's real
+    heuristic), then snapshots; the ``opponent_*`` fields are its shares, ``pfsp`` its
+    weighting."""
     tg = train_game(config.game)
-    options = {k: v for k, v in config.options.items() if k != tg.record.players_key}
-    eng = tg.make_engine(1, tg.config(config.num_players(), options))
-    fixed = tg.baselines(["random", "heuristic"], eng, config.seed)
-    return League(
-        fixed,
-        max_snapshots=config.max_snapshots,
-        weighting=config.pfsp,
-        seed=config.seed,
-        scale=obs_scale(eng.obs_spec),
-        shares=config.opponent_probs(),
-    )
+    eng = tg.make_engine(1, tg.config(config.players(), config.options))
+    return League.of(config.game, eng, ["random", "heuristic"], seed=config.seed,
+                     max_snapshots=config.max_snapshots, pfsp=config.pfsp,
+                     scale=obs_scale(eng.obs_spec), shares=config.opponent_probs())  # fmt: skip
 
 
 def make_env_fn(config: TrainConfig, table: list[SeatMember], worker: bool) -> Callable[[], Any]:
@@ -63,7 +56,7 @@ def make_env_fn(config: TrainConfig, table: list[SeatMember], worker: bool) -> C
         if worker:  # Ctrl-C reaches the whole process group; only the trainer handles it
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         env = SelfPlayEnv(
-            config.game, config.options, league=table, learner_seat=config.learner_seat
+            config.game, config.env_options(), league=table, learner_seat=config.learner_seat
         )
         return Monitor(env)
 
@@ -71,7 +64,7 @@ def make_env_fn(config: TrainConfig, table: list[SeatMember], worker: bool) -> C
 
 
 def make_vec_env(config: TrainConfig, table: list[SeatMember] | None = None) -> VecEnv:
-    """``n_envs`` envs, in worker processes unless ``vec_env`` says ``dummy`` or ``batched``.
+    """``num_games`` envs, in worker processes unless ``vec_env`` says ``dummy`` or ``batched``.
 
     ``table`` is the League's draw table (empty or None: that of a fresh
     `make_league`, the baselines by their shares).
@@ -79,43 +72,36 @@ def make_vec_env(config: TrainConfig, table: list[SeatMember] | None = None) -> 
     if not table:
         table = make_league(config).seat_table()
     if config.vec_env == "batched":
-        from cardsuite.train.sb3.batched import make_batched_vec_env
-
         return make_batched_vec_env(
             config.game,
-            dict(config.options),
-            num_envs=config.n_envs,
+            config.env_options(),
+            num_envs=config.num_games,
             learner=config.learner_seat,
             table=table,
             seed=config.seed,
         )
-    subproc = config.vec_env == "subproc" or (config.vec_env == "auto" and config.n_envs > 1)
-    fns = [make_env_fn(config, table, worker=subproc) for _ in range(config.n_envs)]
+    subproc = config.vec_env == "subproc" or (config.vec_env == "auto" and config.num_games > 1)
+    fns = [make_env_fn(config, table, worker=subproc) for _ in range(config.num_games)]
     return SubprocVecEnv(fns) if subproc else DummyVecEnv(fns)
+
+
+def maskable_ppo_kwargs(config: TrainConfig) -> dict[str, Any]:
+    """The config in MaskablePPO's own names (the one place SB3's names appear)."""
+    hidden = [config.hidden] * config.layers
+    activation = torch.nn.Tanh if config.activation == "tanh" else torch.nn.ReLU
+    return {
+        "learning_rate": config.learning_rate, "n_steps": config.rollout_steps,
+        "batch_size": config.batch_size, "n_epochs": config.update_epochs,
+        "gamma": config.gamma, "gae_lambda": config.gae_lambda, "clip_range": config.clip_coef,
+        "ent_coef": config.ent_coef, "vf_coef": config.vf_coef,
+        "max_grad_norm": config.max_grad_norm, "seed": config.seed, "device": config.device,
+        "policy_kwargs": {"net_arch": {"pi": hidden, "vf": hidden}, "activation_fn": activation},
+    }  # fmt: skip
 
 
 def build_model(config: TrainConfig, venv: VecEnv) -> MaskablePPO:
     """A fresh MaskablePPO with the config's hyperparameters and network."""
-    hidden = [config.hidden_size] * config.hidden_layers
-    activation = torch.nn.Tanh if config.activation == "tanh" else torch.nn.ReLU
-    return MaskablePPO(
-        "MlpPolicy",
-        venv,
-        learning_rate=config.learning_rate,
-        n_steps=config.n_steps,
-        batch_size=config.batch_size,
-        n_epochs=config.n_epochs,
-        gamma=config.gamma,
-        gae_lambda=config.gae_lambda,
-        clip_range=config.clip_range,
-        ent_coef=config.ent_coef,
-        vf_coef=config.vf_coef,
-        max_grad_norm=config.max_grad_norm,
-        policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}, "activation_fn": activation},
-        seed=config.seed,
-        device=config.device,
-        verbose=0,
-    )
+    return MaskablePPO("MlpPolicy", venv, verbose=0, **maskable_ppo_kwargs(config))
 
 
 def restore_model(config: TrainConfig, venv: VecEnv, loaded: Checkpoint) -> MaskablePPO:
@@ -150,9 +136,6 @@ def tensorboard_logger(folder: Path, purge_step: int | None, enabled: bool = Tru
     makes TensorBoard discard earlier events at or after that step, the ones
     written between the checkpoint and the kill.
     """
-    from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
-
-    from cardsuite.train.core.log import summary_writer
 
     class Purging(TensorBoardOutputFormat):
         def __init__(self, folder: str) -> None:  # SB3's, with purge_step

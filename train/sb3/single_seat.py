@@ -1,34 +1,23 @@
 """A single-agent Gymnasium view of a suite env, for one learning seat.
 
-[`SelfPlayEnv`][cardsuite.train.sb3.single_seat.SelfPlayEnv] turns any suite AEC env into an ordinary
-``gymnasium.Env`` for **one** player, the learner. Every other seat is played
-inside the env by an opponent drawn, at each episode start, from the draw
-table of the training core's `cardsuite.train.core.league.League`
-(`League.seat_table`, sent by the trainer at each rollout boundary), so a
-trajectory holds the learner's decisions only:
+[`SelfPlayEnv`][cardsuite.train.sb3.single_seat.SelfPlayEnv] turns any suite
+AEC env into a ``gymnasium.Env`` for **one** player, the learner; every other
+seat is played inside the env by an opponent drawn at each episode start from
+the League's draw table (`League.seat_table`), so a trajectory holds the
+learner's decisions only:
 
 * ``reset()`` picks the learner's seat (rotating over episodes unless fixed),
-  draws an opponent per other seat, plays them until the learner must act and
-  returns the learner's observation;
+  draws the opponents and plays them until the learner must act;
 * ``step(a)`` applies the learner's action, then plays the opponents until
-  the learner acts again or the episode ends;
-* the reward of a step is exactly the learner's own reward since its previous
-  decision, including rewards that arrive while the others play (the end of
-  a series, when the learner went out long before);
-* ``action_masks()`` is the learner's legal-action mask, as sb3-contrib's
-  MaskablePPO expects;
-* the info of the episode's last step carries ``league_ids`` (the member
-  id of each other seat) and ``league_outcomes`` (the learner's outcome
-  against that seat: 1 when its episode return is higher, 0.5 tied, 0
-  lower), which the trainer hands to `League.record`.
+  the learner acts again or the episode ends; its reward is the learner's own
+  since its previous decision, including what arrives while the others play;
+* ``action_masks()`` is the learner's legal-action mask (MaskablePPO's);
+* the episode's last info carries ``league_ids`` (each other seat's member)
+  and ``league_outcomes`` (1 when the learner's return is higher, 0.5 tied,
+  0 lower), for `League.record`.
 
-This is what PettingZoo's SB3 tutorial wrapper gets wrong: it hands each seat
-in turn to the same trajectory, so one seat's reward is credited to another
-seat's action. Here the other seats never produce a transition.
-
-Observations are the env's float32 vector scaled into [-1, 1] by
-`obs_scale` (the same scaling the trained agent uses in
-the arena). No torch is imported: worker processes stay light.
+Observations are scaled into [-1, 1] by `obs_scale`, as the arena's trained
+agent sees them. No torch is imported: worker processes stay light.
 """
 
 from __future__ import annotations

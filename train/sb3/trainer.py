@@ -1,39 +1,22 @@
-"""Self-play MaskablePPO, in one readable file (the cleanrl shape).
+"""Self-play MaskablePPO on the training core: SB3 runs the rollouts and updates, the core the rest.
 
-``train(config, out_dir)`` runs the whole loop:
+``train(config, run_dir)`` builds ``num_games``
+[`SelfPlayEnv`][cardsuite.train.sb3.single_seat.SelfPlayEnv] (one learner
+seat each, opponents seated from the core's League) and a MaskablePPO model,
+then runs on the core's scheduler (`cardsuite.train.core.loop.TrainLoop`):
+``MaskablePPO.learn`` collects rollouts and updates the policy, and at every
+rollout boundary `SelfPlayCallback` runs the core's schedules (a snapshot
+joins the League at step 0 and every ``snapshot_every`` steps, the League's
+draw table goes to every env, periodic evaluations, checkpoints), the
+budget and Ctrl-C. Each finished episode's outcomes against its seats go to
+the League (PFSP). At the end: a last checkpoint, a final evaluation on other
+deals, the report (``report.md``, ``report.json``) and ``curves.png``.
 
-1. seed python, numpy and torch; build ``n_envs`` [`SelfPlayEnv`][cardsuite.train.sb3.single_seat.SelfPlayEnv]
-   (one learner seat each, opponents seated from the training core's
-   `cardsuite.train.core.league.League`) in worker processes;
-2. ``MaskablePPO.learn`` collects rollouts with the learner's action masks
-   and updates the policy;
-3. at every rollout boundary (after an update, before the next rollout) the
-   `SelfPlayCallback` records each finished episode's outcomes
-   against its seats in the League (PFSP) and runs the schedules: a frozen
-   snapshot of the learner joins the League; the League's draw table is
-   sent to every worker; an
-   evaluation against the baselines runs through the arena (TensorBoard and
-   ``eval.csv``); a checkpoint is written. A Ctrl-C is honoured at the next
-   boundary: the checkpoint is saved there and the run exits cleanly (a
-   second Ctrl-C aborts at once, keeping the previous checkpoint);
-4. at the end: a last checkpoint, a final evaluation with more games, the
-   report table (``report.md``, ``report.json``) and the learning curve
-   (``curves.png``).
-
-``train(config, out_dir, resume=DIR)`` rebuilds the model from the config and
-loads a checkpoint's weights, optimizer state and step count (safetensors,
-never a pickle: [`checkpoint`][cardsuite.train.sb3.checkpoint]), the League, the RNG
-states, the schedules and the evaluation history, and continues from its
-step. Episodes that were in progress inside the workers when the checkpoint
-was taken are not part of it: the resumed run starts fresh episodes, seeded
-from the run's seed and step. The logs keep each step once: what was logged
-after the checkpoint is dropped (`cardsuite.train.core.rundir`).
-
-A run directory holds ``config.yaml``, ``checkpoint/``, ``tb/`` (TensorBoard),
-``curve.csv`` (mean training reward per rollout), ``eval.csv``, and after the
-end ``report.md``, ``report.json``, ``curves.png``. A new run never reuses a
-directory that holds anything, and a resume writes only into its own run
-directory or a new one.
+``train(config, run_dir, resume=DIR)`` rebuilds the model from the config and
+loads a checkpoint's weights, optimizer, step, League, RNG states, schedule
+and evaluation history (`cardsuite.train.sb3.checkpoint`, never a pickle);
+the episodes in flight in the workers are not kept: the resumed run starts
+fresh ones, seeded from the run's seed and step.
 """
 
 from __future__ import annotations
@@ -41,13 +24,11 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
-import signal
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -61,7 +42,8 @@ from cardsuite.agents.learned.safe_io import AgentMeta, save_agent
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.train.core.league import League
 from cardsuite.train.core.log import append_rows
-from cardsuite.train.core.rundir import check_run_dir, start_logs
+from cardsuite.train.core.loop import TrainLoop
+from cardsuite.train.core.rundir import RunPlan, check_run_dir, start_logs
 from cardsuite.train.sb3.checkpoint import (
     TrainState,
     capture_rng,
@@ -82,17 +64,8 @@ from cardsuite.train.sb3.setup import (
     tensorboard_logger,
 )
 
-__all__ = [
-    "SelfPlayCallback",
-    "TrainResult",
-    "Trainer",
-    "build_model",
-    "derive_seed",
-    "make_env_fn",
-    "make_vec_env",
-    "restore_model",
-    "train",
-]
+__all__ = ["SelfPlayCallback", "TrainResult", "Trainer", "build_model", "derive_seed",
+           "make_env_fn", "make_vec_env", "restore_model", "train"]  # fmt: skip
 
 # Seeds of the evaluation tournaments: the periodic ones replay the same deals
 # (a smoother curve); the final report uses deals the curve never saw.
@@ -123,15 +96,10 @@ class TrainResult:
 
 
 class StopTraining(Exception):
-    """Raised at a rollout boundary to leave ``learn`` after a Ctrl-C."""
+    """Raised at a rollout boundary to leave ``learn`` (Ctrl-C, the time budget)."""
 
 
-class BudgetSpent(StopTraining):
-    """``budget_minutes`` have passed: stop at a rollout boundary and report as usual."""
-
-
-# ------------------------------------------------------------------- trainer
-class Trainer:
+class Trainer(TrainLoop):
     """One run: its envs, model, League, schedules and run directory.
 
     Args:
@@ -144,37 +112,32 @@ class Trainer:
         self, config: TrainConfig, run_dir: str | Path, resume: str | Path | None = None
     ) -> None:
         """Build the envs and the model, fresh or from ``resume``."""
-        self.config = config
+        self.config = self.args = config
         self.run_dir = Path(run_dir)
-        self.stop_requested = False
-        torch.set_num_threads(config.torch_threads)
+        self.started, self.closed = time.time(), False
+        if config.threads:
+            torch.set_num_threads(config.threads)
         check_baselines(config)  # a bad baseline fails now, not after training
-        purge_step = None
+        purge_step, self.iteration, self.callback = None, 0, SelfPlayCallback(self)
         if resume is None:
-            check_run_dir(self.run_dir, None)  # a new run never reuses a directory
+            self.plan = RunPlan(self.run_dir, None, check_run_dir(self.run_dir, None))
             set_random_seed(config.seed)
             self.league: League = make_league(config)
             self.venv = make_vec_env(config, self.league.seat_table())
             self.model = build_model(config, self.venv)
-            self.schedule = {
-                "snapshot": 0,  # a snapshot of the initial policy seeds the pool
-                "eval": config.eval_every or -1,
-                "checkpoint": config.checkpoint_every or -1,
-            }
+            self.due = {**self.schedule_start(), "snapshot": 0}  # the step-0 snapshot
             self.history: list[dict[str, Any]] = []
         else:
             in_place = check_run_dir(self.run_dir, find_checkpoint(resume))
             loaded = load_checkpoint(resume)
             ckpt, state = loaded.path, loaded.state
+            self.plan = RunPlan(self.run_dir, ckpt, in_place)
             mismatched = config.resume_mismatches(state.config)
             if mismatched:
-                raise CheckpointError(
-                    f"checkpoint {str(ckpt)!r} does not match this config: "
-                    + "; ".join(
-                        f"{name} was {getattr(state.config, name)!r}, now {getattr(config, name)!r}"
-                        for name in mismatched
-                    )
-                )
+                raise CheckpointError(f"checkpoint {str(ckpt)!r} does not match this config: "
+                                      + "; ".join(f"{name} was {getattr(state.config, name)!r}, "
+                                                  f"now {getattr(config, name)!r}"
+                                                  for name in mismatched))  # fmt: skip
             self.league = restore_league(config, state)
             self.venv = make_vec_env(config, self.league.seat_table())
             try:
@@ -183,8 +146,7 @@ class Trainer:
                 self.close()
                 raise
             self.venv.seed(derive_seed(config.seed, state.step))
-            self.schedule = dict(state.schedule)
-            self.history = list(state.history)
+            self.due, self.history = dict(state.schedule), list(state.history)
             restore_rng(state.rng)
             start_logs(self.run_dir, ckpt, state.step, in_place)
             purge_step = state.step + 1  # events at the checkpoint's step were logged before it
@@ -194,74 +156,68 @@ class Trainer:
         self.model.set_logger(
             tensorboard_logger(self.run_dir / "tb", purge_step, config.tensorboard)
         )
-        budget = config.budget_minutes * 60
-        self.deadline = time.monotonic() + budget if budget else float("inf")
-
-    def close(self) -> None:
-        """Stop the worker processes (quietly if one has already died)."""
-        with contextlib.suppress(EOFError, BrokenPipeError, ConnectionResetError):
-            self.venv.close()
+        self.t0, self.start_step = time.perf_counter(), self.step  # `train` starts them again
 
     @property
-    def step(self) -> int:
+    def step(self) -> int:  # type: ignore[override]
         """Learner steps trained so far."""
         return int(self.model.num_timesteps)
 
+    @property
+    def eval_seed(self) -> int:
+        """The deal seed of the periodic evaluations."""
+        return self.config.seed + EVAL_SEED_OFFSET
+
     def state(self) -> TrainState:
         """The run's state besides the model, as a checkpoint records it."""
-        return TrainState(
-            step=self.step,
-            config=self.config,
-            snapshots=[m.snapshot for m in self.league.members if m.snapshot is not None],
-            rng=capture_rng(),
-            schedule=dict(self.schedule),
-            history=list(self.history),
-            counters={"n_updates": int(self.model._n_updates)},
-            league=_active(self.league.state()),
-        )
+        snaps = [m.snapshot for m in self.league.members if m.snapshot is not None]  # active
+        return TrainState(step=self.step, config=self.config, snapshots=snaps,
+                          rng=capture_rng(), schedule=dict(self.due), history=list(self.history),
+                          counters={"n_updates": int(self.model._n_updates)},
+                          league=_active(self.league.state()))  # fmt: skip
 
     def save(self) -> Path:
-        """Write the run's checkpoint (atomically)."""
+        """Write the run's checkpoint (the core's atomic writer)."""
         policy = self.model.policy
-        return save_checkpoint(
-            self.run_dir,
-            policy.state_dict(),
-            self.agent_meta(),
-            policy.optimizer.state_dict(),
-            self.state(),
-        )
+        return save_checkpoint(self.run_dir, policy.state_dict(), self.agent_meta(),
+                               policy.optimizer.state_dict(), self.state())  # fmt: skip
 
     def agent_meta(self) -> AgentMeta:
         """The safe-format metadata of the learner's policy at this step."""
-        return agent_meta(
-            self.model.policy,
-            game=self.config.game,
-            options=self.config.options,
-            step=self.step,
-            config=self.config.to_dict(),
-        )
+        return agent_meta(self.model.policy, game=self.config.game,
+                          options=self.config.env_options(), step=self.step,
+                          config=self.config.to_dict())  # fmt: skip
 
-    # ----------------------------------------------------------- schedules
-    def run_schedules(self) -> None:
-        """Snapshot, send the League, evaluate and checkpoint when due (a rollout boundary)."""
-        step = self.step
-        if 0 <= self.schedule["snapshot"] <= step:
-            if self.config.opponent_snapshot > 0:
-                self.add_snapshot()
-            self.schedule["snapshot"] = _next_due(step, self.config.snapshot_every)
-        self.send_league()
-        if 0 <= self.schedule["eval"] <= step:
-            self.evaluate(self.config.eval_games, EVAL_SEED_OFFSET)
-            self.schedule["eval"] = _next_due(step, self.config.eval_every)
-        if 0 <= self.schedule["checkpoint"] <= step:
-            self.schedule["checkpoint"] = _next_due(step, self.config.checkpoint_every)
-            self.save()
+    def save_agent(self, name: str = "agent") -> Path:
+        """Write the learner's policy as ``RUN/<name>`` (``keep_best``'s ``best_agent``)."""
+        out = self.run_dir / name
+        if out.exists():
+            shutil.rmtree(out)
+        return save_agent(out, self.model.policy.state_dict(), self.agent_meta())
+
+    # ----------------------------------------------------------- the core's hooks
+    def begin(self) -> None:
+        """The boundary before the first rollout (the step-0 snapshot) of a fresh run."""
+        self.started = time.time()
+        if not self.league.snapshots() and self.config.opponent_snapshot > 0:
+            self.run_schedules()
+
+    def run(self) -> None:
+        """``MaskablePPO.learn`` to ``total_steps``; its callback runs the boundaries."""
+        remaining = self.config.total_steps - self.step
+        if remaining > 0:
+            with contextlib.suppress(StopTraining):
+                self.model.learn(total_timesteps=remaining, callback=self.callback,
+                                 reset_num_timesteps=False, progress_bar=False)  # fmt: skip
+        self.callback.close_bar()
 
     def add_snapshot(self) -> None:
-        """Freeze the learner into the League (the workers get it with `send_league`)."""
-        self.league.add_snapshot(snapshot_of(self.model.policy, self.step, self.config.activation))
+        """Freeze the learner into the League (the envs get it with `sync`)."""
+        if self.config.opponent_snapshot > 0:
+            self.league.add_snapshot(snapshot_of(self.model.policy, self.step,
+                                                 self.config.activation))  # fmt: skip
 
-    def send_league(self) -> None:
+    def sync(self) -> None:
         """Send the League's draw table to every env; forget retired members none seats."""
         seated = [i for ids in self.venv.env_method("seated_ids") for i in ids]
         self.league.prune(np.asarray(seated, dtype=np.int64))
@@ -281,9 +237,11 @@ class Trainer:
             self.league.record(np.asarray(ids, dtype=np.int64), np.asarray(outcomes))
 
     def evaluate(
-        self, games: int, seed_offset: int, model_path: Path | None = None
-    ) -> list[EvalRow]:
-        """Duplicate tournaments against the baselines; logged, RNG untouched."""
+        self, games: int | None = None, seed_offset: int = EVAL_SEED_OFFSET,
+        model_path: Path | None = None,
+    ) -> list[EvalRow]:  # fmt: skip
+        """Duplicate deals against the evaluation opponents (``eval_deals`` by default);
+        logged, the RNG untouched."""
         rng = capture_rng()
         scratch = None
         if model_path is None:  # the current policy, as a ppo: agent directory
@@ -293,13 +251,9 @@ class Trainer:
             )
         threads = torch.get_num_threads()
         try:
-            rows = evaluate(
-                model_path,
-                self.config,
-                step=self.step,
-                games=games,
-                seed=self.config.seed + seed_offset,
-            )
+            rows = evaluate(model_path, self.config, step=self.step,
+                            games=games or self.config.eval_deals,
+                            seed=self.config.seed + seed_offset)  # fmt: skip
         finally:
             torch.set_num_threads(threads)
             restore_rng(rng)
@@ -314,67 +268,41 @@ class Trainer:
         self.history.extend(r.to_dict() for r in rows)
         return rows
 
-    # ---------------------------------------------------------------- run
-    def train(self) -> TrainResult:
-        """Train to ``total_steps``, then checkpoint, evaluate and report."""
-        start = time.time()
-        callback = SelfPlayCallback(self)
-        previous = _install_sigint(self)
-        interrupted = False
-        try:
-            if not self.league.snapshots() and self.config.opponent_snapshot > 0:
-                self.run_schedules()  # the step-0 snapshot, before the first rollout
-            remaining = self.config.total_steps - self.step
-            if remaining > 0:
-                try:
-                    self.model.learn(
-                        total_timesteps=remaining,
-                        callback=callback,
-                        reset_num_timesteps=False,
-                        progress_bar=False,
-                    )
-                except BudgetSpent:
-                    pass  # the time budget: a finished run (checkpoint, evaluation, report)
-                except StopTraining:
-                    interrupted = True
-            callback.close_bar()
-            checkpoint = self.save()
-        finally:
-            callback.close_bar()
-            signal.signal(signal.SIGINT, previous)
-            self.close()
-        result = TrainResult(self.step, self.run_dir, checkpoint, interrupted)
-        if interrupted:
-            print(
-                f"interrupted at step {self.step}; checkpoint saved to {checkpoint}. "
-                f"Continue with: cardsuite train --resume {self.run_dir}",
-                file=sys.stderr,
-            )
-        else:
-            result.report = self.evaluate(
-                self.config.final_eval_games, FINAL_EVAL_SEED_OFFSET, model_path=checkpoint
-            )
-            self.write_report(result.report)
-        result.seconds = time.time() - start
+    def finish(self) -> TrainResult:
+        """A last checkpoint, the final evaluation on deals the curve never saw, the report."""
+        checkpoint = self.save()
+        self.close()
+        result = TrainResult(self.step, self.run_dir, checkpoint, False)
+        result.report = self.evaluate(self.config.final_eval_deals, FINAL_EVAL_SEED_OFFSET,
+                                      model_path=checkpoint)  # fmt: skip
+        self.write_report(result.report)
+        result.seconds = time.time() - self.started
         return result
+
+    def interrupted(self, checkpoint: Path) -> TrainResult:
+        """A run stopped by Ctrl-C: its checkpoint, no report."""
+        return TrainResult(self.step, self.run_dir, checkpoint, True,
+                           seconds=time.time() - self.started)  # fmt: skip
+
+    def close(self) -> None:
+        """Stop the worker processes (quietly if one has already died); once."""
+        self.callback.close_bar()
+        if not self.closed:
+            self.closed = True
+            with contextlib.suppress(EOFError, BrokenPipeError, ConnectionResetError):
+                self.venv.close()
 
     def write_report(self, rows: list[EvalRow]) -> None:
         """``report.md``, ``report.json`` and ``curves.png`` in the run directory."""
-        title = f"{self.config.game} {self.config.num_players()} players, {self.step} steps"
+        title = f"{self.config.game} {self.config.players()} players, {self.step} steps"
         (self.run_dir / "report.md").write_text(
             f"# {title}\n\n{format_report(rows, markdown=True)}\n", encoding="utf-8"
         )
         (self.run_dir / "report.json").write_text(
-            json.dumps(
-                {
-                    "step": self.step,
-                    "config": self.config.to_dict(),
-                    "final": [r.to_dict() for r in rows],
-                },
-                indent=1,
-            ),
+            json.dumps({"step": self.step, "config": self.config.to_dict(),
+                        "final": [r.to_dict() for r in rows]}, indent=1),
             encoding="utf-8",
-        )
+        )  # fmt: skip
         plot_curves(self.run_dir, self.run_dir / "curves.png", title=title)
 
 
@@ -401,32 +329,9 @@ def restore_league(config: TrainConfig, state: TrainState) -> League:
     return league
 
 
-def _next_due(step: int, every: int) -> int:
-    """The first multiple of ``every`` after ``step`` (-1: never)."""
-    return (step // every + 1) * every if every > 0 else -1
-
-
-def _install_sigint(trainer: Trainer) -> Any:
-    """First Ctrl-C: stop at the next rollout boundary; second: abort at once."""
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        if trainer.stop_requested:
-            raise KeyboardInterrupt
-        trainer.stop_requested = True
-        print(
-            "\nCtrl-C: saving a checkpoint after the current update "
-            "(press Ctrl-C again to abort without saving)",
-            file=sys.stderr,
-        )
-
-    try:
-        return signal.signal(signal.SIGINT, handler)
-    except ValueError:  # not the main thread: no Ctrl-C handling
-        return signal.getsignal(signal.SIGINT)
-
-
 class SelfPlayCallback(BaseCallback):
-    """Runs the trainer's schedules at rollout boundaries; progress and curve."""
+    """The core's boundaries inside ``learn``: schedules, budget and Ctrl-C at each rollout's
+    start; outcomes to the League; the progress bar and the curve."""
 
     def __init__(self, trainer: Trainer) -> None:
         """Attach to ``trainer``."""
@@ -452,11 +357,10 @@ class SelfPlayCallback(BaseCallback):
         if self._first:  # the boundary at the start was handled before learn()
             self._first = False
         else:
+            self.trainer.iteration += 1
             self.trainer.run_schedules()
-        if self.trainer.stop_requested:
+        if not self.trainer.going():
             raise StopTraining
-        if time.monotonic() >= self.trainer.deadline:
-            raise BudgetSpent
 
     def _on_step(self) -> bool:
         self.trainer.record(self.locals["infos"], self.locals["dones"])
@@ -484,4 +388,6 @@ def train(
     config: TrainConfig, run_dir: str | Path, resume: str | Path | None = None
 ) -> TrainResult:
     """Train (or resume) a run and return its result; see the module doc."""
-    return Trainer(config, run_dir, resume).train()
+    trainer = Trainer(config, run_dir, resume)
+    result: TrainResult = trainer.train()
+    return result

@@ -1,13 +1,10 @@
-"""Learning curves averaged over seeds, with 95% interval bands (PNG).
+"""Learning curves averaged over seeds, with 95% Student t bands (PNG).
 
-Reads ``progress.csv`` (and ``eval.csv`` when it has rows) of several runs of
-one preset that differ only by seed, puts each column on a common step grid
-(linear interpolation), and draws the mean over seeds with its 95% Student t
-band (the t quantile for the number of seeds times the standard error).
-A run trained at several table sizes (``sizes``) evaluates at each one (rows
-``heuristic@20p``): the evaluation panel then draws one band per size::
+Reads ``progress.csv`` and ``eval.csv`` of runs of one preset that differ by
+seed, puts each column on a common step grid and draws the mean over seeds;
+a run trained at several table sizes gets one evaluation band per size::
 
-    python -m cardsuite.train.tools.curves runs/ppo4-s0 runs/ppo4-s1 runs/ppo4-s2 \\
+    python -m cardsuite.train.tools.curves runs/ppo4-s0 runs/ppo4-s1 runs/ppo4-s2 \
         --out docs/img/ppo_scum4_quick_seeds.png
 """
 

@@ -2,25 +2,17 @@
 
 ::
 
-    cardsuite export model.zip --out agents/mine --game scum --num_players 4 \\
+    cardsuite export model.zip --out agents/mine --game scum --num_players 4 \
         --trust-pickle-this-file-can-run-code
-    cardsuite export runs/old_run --out agents/old --trust-pickle-this-file-can-run-code
 
-A MaskablePPO ``model.zip`` (or a checkpoint of cardsuite 0.1, which held
-one) is a zip whose ``data`` entry may carry pickled ``:serialized:`` values;
-``MaskablePPO.load`` unpickles them, and a crafted file runs any code it
-likes. cardsuite never loads one by itself: ``ppo:PATH`` and ``train
---resume`` refuse it. This command loads it once, only with the opt-in flag
-`TRUST_FLAG`, and writes the policy as an agent directory
-(`cardsuite.agents.learned.safe_io`: safetensors + JSON) that ``ppo:DIR`` plays
-and that can never run code. The game and its rule options come from the old
-checkpoint's ``state.json`` or from ``--game`` and ``--key value`` options.
-The export holds the policy only; training cannot resume from it.
-
-An RLlib checkpoint of an older cardsuite (without ``main_module.safetensors``)
-is converted the same way: ``cardsuite export runs/rllib/iter_000010 --out DIR
---trust-pickle-this-file-can-run-code`` writes the run record and the main
-module's weights, which ``rllib:DIR`` loads without unpickling.
+A MaskablePPO ``model.zip`` (or a cardsuite 0.1 checkpoint, which held one)
+may carry pickled values that run code when ``MaskablePPO.load`` reads them,
+and so may an older RLlib checkpoint. cardsuite never loads one by itself;
+this command loads it once, only with the opt-in flag `TRUST_FLAG`, and writes
+the policy in a safe format (safetensors + JSON) that ``ppo:DIR`` (or
+``rllib:DIR``) plays. The game and rule options come from the old
+checkpoint's ``state.json`` or from ``--game`` and ``--key value``. Training
+cannot resume from an export.
 """
 
 from __future__ import annotations
@@ -31,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.train.sb3.config import TrainConfig
 
 TRUST_FLAG = "--trust-pickle-this-file-can-run-code"
 
@@ -126,7 +119,10 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     if not isinstance(name, str):
         raise ConfigError("give --game: the zip does not say which game it was trained on")
     game = get_game(name)
-    options = dict((saved or {}).get("options") or {})
+    saved = dict(TrainConfig.upgrade(saved or {}))  # a config of any version's names
+    options = dict(saved.get("options") or {})
+    if saved.get("num_players") is not None:
+        options["num_players"] = saved["num_players"]
     options.update(parse_options(game, extra))
     game.config_class().from_dict(options)  # ConfigError naming a bad option
 
@@ -151,7 +147,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
         game=game.name,
         options=options,
         step=int(model.num_timesteps),
-        config=json.loads(json.dumps(saved or {}, default=str)),
+        config=json.loads(json.dumps(saved, default=str)),
     )
     if (meta.obs_size, meta.num_actions) != (table.obs_spec.size, table.num_actions):
         raise CheckpointError(

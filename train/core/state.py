@@ -1,0 +1,229 @@
+"""The run state every trainer's checkpoint holds besides its weights, as JSON and arrays.
+
+* `engine_state` / `restore_engine_state`: a batched engine's arrays, so a
+  resumed run continues the games in flight;
+* `capture_rng` / `restore_rng`: the global generators of python, numpy and
+  torch as JSON values, their shape checked (`check_rng`) before anything
+  is restored; `gen_state` / `set_gen`: one torch generator;
+* `flatten_optimizer` / `restore_optimizer`: a torch optimizer's state as
+  flat tensors and JSON ``param_groups``, checked against the optimizer it
+  is loaded into (keys, parameter indices, shapes), so a tampered file
+  cannot smuggle in other structure.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from cardsuite.errors import CheckpointError
+
+
+# ------------------------------------------------------------ engine state
+def engine_state(engine: Any) -> dict[str, np.ndarray] | None:
+    """The arrays and numbers (seed, counters) of a batched engine and its encoder, to
+    continue its games; None if the engine keeps state in Python containers (then a
+    resumed run deals fresh games)."""
+    out: dict[str, np.ndarray] = {}
+    for owner, obj in (("engine", engine), ("encoder", getattr(engine, "encoder", None))):
+        if obj is None:
+            continue
+        for key, value in vars(obj).items():
+            if isinstance(value, np.ndarray):
+                out[f"{owner}.{key}"] = value
+            elif isinstance(value, bool | int | float):  # the seed, counters of the streams
+                out[f"{owner}.{key}"] = np.asarray(value)
+            elif isinstance(value, list | dict | set) and owner == "engine":
+                return None  # per-game Python objects: not an array engine
+    return out
+
+
+def restore_engine_state(engine: Any, arrays: dict[str, Any]) -> None:
+    """Put back the arrays `engine_state` saved into an engine that has been reset.
+
+    Arrays of the same shape are filled in place (views between them stay
+    intact); one the engine sizes as it goes is replaced. CheckpointError
+    for a name the engine does not have.
+    """
+    for name, value in arrays.items():
+        owner_name, _, key = name.partition(".")
+        owner = engine if owner_name == "engine" else getattr(engine, "encoder", None)
+        old = getattr(owner, key, None) if owner is not None else None
+        if isinstance(old, bool | int | float) and np.ndim(value) == 0:
+            setattr(owner, key, type(old)(np.asarray(value).item()))
+            continue
+        if not isinstance(old, np.ndarray):
+            raise CheckpointError(f"checkpoint engine state: {name} does not fit this engine")
+        if old.shape == tuple(value.shape):
+            old[...] = np.asarray(value, dtype=old.dtype)
+        else:
+            setattr(owner, key, np.array(value, dtype=old.dtype))
+
+
+# ------------------------------------------------------------ RNG states
+def _b64(state: Any) -> str:
+    """A torch RNG state (a uint8 tensor) as base64 text (JSON)."""
+    return base64.b64encode(state.numpy().tobytes()).decode("ascii")
+
+
+def _from_b64(text: str) -> Any:
+    """The torch RNG state `_b64` wrote."""
+    import torch
+
+    raw = np.frombuffer(base64.b64decode(text.encode("ascii")), dtype=np.uint8).copy()
+    return torch.from_numpy(raw)
+
+
+def gen_state(gen: Any) -> str:
+    """A torch generator's state as base64 text (JSON)."""
+    return _b64(gen.get_state())
+
+
+def set_gen(gen: Any, text: str) -> None:
+    """Restore a torch generator from `gen_state`'s text."""
+    gen.set_state(_from_b64(text))
+
+
+def capture_rng() -> dict[str, Any]:
+    """The global RNG states of python, numpy and torch, JSON-friendly."""
+    import torch
+
+    version, internal, gauss = random.getstate()
+    kind, keys, pos, has_gauss, cached = np.random.get_state(legacy=True)  # type: ignore[misc]
+    return {
+        "python": [version, list(internal), gauss],
+        "numpy": [kind, np.asarray(keys).tolist(), int(pos), int(has_gauss), float(cached)],
+        "torch": _b64(torch.get_rng_state()),
+    }
+
+
+def check_rng(state: Any) -> None:
+    """Check the shape of captured RNG states; CheckpointError naming the part."""
+
+    def bad(part: str) -> CheckpointError:
+        return CheckpointError(f"state.json: field 'rng.{part}' is malformed")
+
+    if not isinstance(state, dict) or set(state) != {"python", "numpy", "torch"}:
+        raise CheckpointError("state.json: field 'rng' must hold python, numpy and torch states")
+    py = state["python"]
+    if not (
+        isinstance(py, list)
+        and len(py) == 3
+        and type(py[0]) is int
+        and isinstance(py[1], list)
+        and len(py[1]) == 625
+        and all(type(x) is int and 0 <= x < 1 << 32 for x in py[1])
+        and (py[2] is None or isinstance(py[2], float))
+    ):
+        raise bad("python")
+    npy = state["numpy"]
+    if not (
+        isinstance(npy, list)
+        and len(npy) == 5
+        and npy[0] == "MT19937"
+        and isinstance(npy[1], list)
+        and len(npy[1]) == 624
+        and all(type(x) is int and 0 <= x < 1 << 32 for x in npy[1])
+        and type(npy[2]) is int
+        and 0 <= npy[2] <= 624
+        and npy[3] in (0, 1)
+        and isinstance(npy[4], float | int)
+    ):
+        raise bad("numpy")
+    if not isinstance(state["torch"], str) or len(state["torch"]) > 100_000:
+        raise bad("torch")
+    try:
+        base64.b64decode(state["torch"], validate=True)
+    except ValueError:
+        raise bad("torch") from None
+
+
+def restore_rng(state: dict[str, Any]) -> None:
+    """Set the global RNG states captured by `capture_rng`."""
+    import torch
+
+    check_rng(state)
+    try:
+        version, internal, gauss = state["python"]
+        random.setstate((version, tuple(internal), gauss))
+        kind, keys, pos, has_gauss, cached = state["numpy"]
+        np.random.set_state((kind, np.asarray(keys, dtype=np.uint32), pos, has_gauss, cached))
+        torch.set_rng_state(_from_b64(state["torch"]))
+    except (KeyError, TypeError, ValueError, RuntimeError) as err:
+        raise CheckpointError(f"state.json: field 'rng' is malformed: {err}") from None
+
+
+# ------------------------------------------------------------ optimizer state
+def flatten_optimizer(state_dict: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A torch optimizer's state dict as flat tensors and JSON ``param_groups``."""
+    tensors = {
+        f"state.{index}.{key}": value
+        for index, entry in state_dict["state"].items()
+        for key, value in entry.items()
+    }
+    groups = [
+        {k: list(v) if isinstance(v, tuple) else v for k, v in group.items()}
+        for group in state_dict["param_groups"]
+    ]
+    return tensors, groups
+
+
+def restore_optimizer(optimizer: Any, tensors: Mapping[str, Any], groups: Any) -> None:
+    """Load a flattened optimizer state into ``optimizer`` after checking it fits.
+
+    The saved ``param_groups`` must have the optimizer's own keys and
+    parameter indices (None: keep the optimizer's own, for a trainer that
+    sets its hyperparameters itself each iteration); every state tensor must
+    belong to a parameter and match its shape. CheckpointError names what
+    does not fit.
+    """
+    fresh = optimizer.state_dict()
+    where = "checkpoint optimizer"
+    if groups is None:
+        groups = flatten_optimizer(fresh)[1]
+    if not isinstance(groups, list) or len(groups) != len(fresh["param_groups"]):
+        raise CheckpointError(
+            f"{where}: field 'optimizer' must list {len(fresh['param_groups'])} groups"
+        )
+    restored = []
+    for i, (saved, own) in enumerate(zip(groups, fresh["param_groups"])):
+        if not isinstance(saved, dict) or set(saved) != set(own):
+            raise CheckpointError(
+                f"{where}: field 'optimizer[{i}]' has other keys than the optimizer"
+            )
+        if saved["params"] != own["params"]:
+            raise CheckpointError(
+                f"{where}: field 'optimizer[{i}].params' does not match the model"
+            )
+        group = {}
+        for key, value in saved.items():
+            if isinstance(own[key], tuple):
+                if not isinstance(value, list) or len(value) != len(own[key]):
+                    raise CheckpointError(f"{where}: field 'optimizer[{i}].{key}' is malformed")
+                value = tuple(value)
+            elif own[key] is not None and type(value) is not type(own[key]):
+                raise CheckpointError(
+                    f"{where}: field 'optimizer[{i}].{key}' must be {type(own[key]).__name__}"
+                )
+            group[key] = value
+        restored.append(group)
+    params = [p for g in optimizer.param_groups for p in g["params"]]
+    state: dict[int, dict[str, Any]] = {}
+    for name, tensor in tensors.items():
+        parts = name.split(".")
+        if len(parts) != 3 or parts[0] != "state" or not parts[1].isdigit():
+            raise CheckpointError(f"{where}: unexpected tensor {name!r}")
+        index = int(parts[1])
+        if index >= len(params):
+            raise CheckpointError(f"{where}: tensor {name!r} names no parameter")
+        if parts[2] != "step" and tuple(tensor.shape) != tuple(params[index].shape):
+            raise CheckpointError(
+                f"{where}: tensor {name!r} has shape {tuple(tensor.shape)}, "
+                f"the parameter {tuple(params[index].shape)}"
+            )
+        state.setdefault(index, {})[parts[2]] = tensor
+    optimizer.load_state_dict({"state": state, "param_groups": restored})
