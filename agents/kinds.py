@@ -1,4 +1,5 @@
-"""What an agent kind is: the record that the arena's registry keeps for each kind.
+"""What an agent kind is (the record the arena's registry keeps for each), and how a
+user's own agent class is imported (`import_class`).
 
 Kept apart from [`cardsuite.agents.registry`][cardsuite.agents.registry] so that a layer registering
 its own kinds (``cardsuite.agents.learned.kinds``, a third-party package) can import it
@@ -7,7 +8,15 @@ without importing, and so re-entering, the registry while it loads its plug-ins.
 
 from __future__ import annotations
 
+import hashlib
+import importlib
+import importlib.util
+import sys
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cardsuite.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -31,6 +40,9 @@ class AgentKind:
             spec of the agent this kind wraps and this kind's own parameters
             (``search:pretrained:scum4:budget=50`` wraps ``pretrained:scum4``),
             so a server checks the wrapped spec and the parameters as its own.
+        leaderboard: ``"module:function"`` naming the specs of this kind that
+            ``cardsuite leaderboard`` seats by default: ``function(game, shipped)``,
+            ``shipped`` the shipped agents it seats (``search:pretrained:scum4``).
     """
 
     name: str
@@ -40,3 +52,57 @@ class AgentKind:
     extra: str | None = None
     operator_only: bool = False
     wraps: str | None = None
+    leaderboard: str | None = None
+
+
+def import_class(text: str, target: str) -> Any:
+    """The class ``target`` (``module:Class`` or ``file.py:Class``) of the spec ``text``.
+
+    This imports the user's code, by their explicit choice (the spec they typed).
+
+    A file is executed once per process, as a module named after its path's
+    hash; ConfigError names a missing file or module, a file that fails to
+    import, or a missing class.
+    """
+    head, _, cls_name = target.rpartition(":")
+    if head.lower().endswith(".py"):
+        module = _import_file(text, Path(head))
+    else:
+        try:
+            module = importlib.import_module(head)
+        except ModuleNotFoundError as err:
+            raise ConfigError(
+                f"agent spec {text!r}: module {err.name!r} not found "
+                "(is it installed, or on PYTHONPATH?)"
+            ) from None
+    obj: Any = module
+    for part in cls_name.split("."):
+        if not hasattr(obj, part):
+            raise ConfigError(f"agent spec {text!r}: {head} has no {cls_name!r}")
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise ConfigError(f"agent spec {text!r}: {cls_name!r} is not a class")
+    return obj
+
+
+def _import_file(text: str, path: Path) -> Any:
+    """Execute the Python file ``path`` as a module (once per process)."""
+    if not path.is_file():
+        raise ConfigError(f"agent spec {text!r}: file {str(path)!r} not found")
+    resolved = path.resolve()
+    name = "cardsuite_user_agent_" + hashlib.sha256(str(resolved).encode()).hexdigest()[:16]
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, resolved)
+    if spec is None or spec.loader is None:
+        raise ConfigError(f"agent spec {text!r}: {str(path)!r} is not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as err:  # the user's own code failed to import
+        del sys.modules[name]
+        raise ConfigError(
+            f"agent spec {text!r}: importing {str(path)!r} failed: {type(err).__name__}: {err}"
+        ) from None
+    return module

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from cardsuite.agents.arena.results import check_results_dir
+from cardsuite.agents.arena.arguments import GAME_HELP, add_arguments
+from cardsuite.agents.arena.result_files import check_results_dir
 from cardsuite.agents.arena.tournament import run_tournament
 from cardsuite.agents.registry import available_agents
 from cardsuite.games import get_game, parse_options
@@ -22,22 +23,22 @@ def add_command(sub: Any) -> tuple[str, Any]:
         epilog="agents:\n  " + "\n  ".join(available_agents()),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("game", help="scum, scum_party or scandal")
-    p.add_argument(
-        "--agents", nargs="+", required=True, metavar="SPEC", help="two or more agent specs"
+    add_arguments(
+        p,
+        game=GAME_HELP,
+        agents=("two or more agent specs", {"required": True, "metavar": "SPEC"}),
+        games="games (deals with --duplicate)",
+        players="seats at the table",
+        workers="worker processes (default 1)",
     )
-    p.add_argument("--games", type=int, default=100, help="games (deals with --duplicate)")
-    p.add_argument("--players", type=int, default=None, help="seats at the table")
-    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     p.add_argument("--duplicate", action="store_true", help="play each deal in every rotation")
-    p.add_argument("--seed", type=int, default=0, help="master seed (default 0)")
-    p.add_argument(
-        "--out",
-        default=None,
-        help="write results.json/.csv/.png to this folder (new, or without results)",
+    add_arguments(
+        p,
+        seed="master seed (default 0)",
+        out="write results.json/.csv/.png to this folder (new, or without results)",
+        record="write every game as JSON lines to this new file",
+        no_progress="no progress bar",
     )
-    p.add_argument("--record", default=None, help="write every game as JSON lines to this new file")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return "tournament", run
 
 

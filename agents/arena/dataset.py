@@ -1,30 +1,15 @@
 """``cardsuite dataset RECORDS... --out FILE.npz``: game records as per-decision arrays.
 
-Every game of the record files (`cardsuite.agents.arena.records`: written by
-``cardsuite tournament --record``, ``play --record``, ``serve --record``) is
-replayed through the strict env (`cardsuite.agents.arena.records.make_env` and
-`cardsuite.agents.arena.records.apply_moves`: the seeded reset is checked against
-the recorded initial state, every move for legality and turn, the final
-returns against the record), and every decision becomes one row:
-
-| array | shape, dtype | meaning |
-|---|---|---|
-| ``observation`` | ``(N, obs_size)``, the env's dtype | what the acting player saw |
-| ``action_mask`` | ``(N, num_actions)``, bool | its legal actions |
-| ``action`` | ``(N,)``, int64 | the action it took |
-| ``player`` | ``(N,)``, int64 | its seat (``player_i`` is i) |
-| ``game`` | ``(N,)``, int64 | game id: 0, 1, ... over all the input games, in order |
-| ``reward`` | ``(N,)``, float64 | the acting player's final return in that game |
-| ``human`` | ``(N,)``, bool | the seat was played by a person (seat spec ``human``) |
-| ``agent`` | ``(N,)``, unicode | the seat's agent spec as the record names it |
-| ``step`` | ``(N,)``, int64 | the decision's number in its game (0-based) |
-
-and, per game (length G): ``game_file`` (the input file's index among
-RECORDS), ``game_index`` (the game's index in that file), ``game_seed``.
-Scalars: ``game_name`` and ``num_actions``. Saved with `numpy.savez_compressed`;
-nothing in the file needs pickle, so ``np.load(path, allow_pickle=False)``
-reads it. All the games must be of one game with one observation size (the
-same player count).
+Every game of the record files is replayed through the strict env
+(`cardsuite.agents.arena.records.make_env` and ``apply_moves``: the seeded
+reset, every move and the final returns are checked against the record), and
+every decision becomes one row: ``observation``, ``action_mask``, ``action``,
+``player``, ``game``, ``reward`` (the player's final return), ``human``,
+``agent`` and ``step``; per game ``game_file``, ``game_index`` and
+``game_seed``; scalars ``game_name`` and ``num_actions`` (the table in
+``docs/dataset.md``). Saved with `numpy.savez_compressed`, readable with
+``allow_pickle=False``. All the games must be of one game with one
+observation size.
 """
 
 from __future__ import annotations
@@ -37,10 +22,25 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite.agents.arena.arguments import no_extra
+from cardsuite.agents.arena.records import apply_moves, check_new_file, make_env, read_records
 from cardsuite.errors import ConfigError
 
 #: The seat spec that marks a person's seat in a record.
 HUMAN = "human"
+
+#: The per-decision columns and their dtypes (None: the env's, stacked).
+COLUMNS: dict[str, Any] = {
+    "observation": None,
+    "action_mask": None,
+    "action": np.int64,
+    "player": np.int64,
+    "game": np.int64,
+    "reward": np.float64,
+    "human": bool,
+    "agent": np.str_,
+    "step": np.int64,
+}
 
 
 @dataclass
@@ -79,6 +79,11 @@ def is_human(spec: str) -> bool:
     return str(spec).split("#", 1)[0].strip() == HUMAN
 
 
+def _observe(env: Any) -> tuple[np.ndarray, np.ndarray]:
+    obs = env.observe(env.agent_selection)
+    return np.asarray(obs["observation"]), np.asarray(obs["action_mask"], dtype=bool)
+
+
 def build_dataset(paths: Sequence[str | Path]) -> Dataset:
     """Replay every game of the record files and collect its decisions.
 
@@ -88,106 +93,69 @@ def build_dataset(paths: Sequence[str | Path]) -> Dataset:
         StateError: a record that does not replay (another engine version,
             an illegal or out-of-turn move, different returns).
     """
-    from cardsuite.agents.arena.records import apply_moves, make_env, read_records
-
     if not paths:
         raise ConfigError("give at least one record file")
-    cols: dict[str, list[Any]] = {
-        k: []
-        for k in (
-            "observation",
-            "action_mask",
-            "action",
-            "player",
-            "game",
-            "reward",
-            "human",
-            "agent",
-            "step",
-        )
-    }
+    cols: dict[str, list[Any]] = {k: [] for k in COLUMNS}
     per_game: dict[str, list[int]] = {"game_file": [], "game_index": [], "game_seed": []}
     name: str | None = None
     shape: tuple[int, ...] | None = None
-    num_actions = 0
-    game_id = 0
     for f, path in enumerate(paths):
         records = read_records(path)
         if not records:
             raise ConfigError(f"record file {str(path)!r} holds no games")
         for i, record in enumerate(records):
             where = f"{path}, game {i}"
-            if name is None:
-                name = str(record["game"])
-            elif record["game"] != name:
+            name = name or str(record["game"])
+            if record["game"] != name:
                 raise ConfigError(
                     f"{where} is {record['game']}, the others {name}: one game per dataset"
                 )
             env = make_env(record)
-            agents = list(env.possible_agents)
-            rewards = record["rewards"]
             seats = record["seats"]
-
-            def observe(env: Any) -> tuple[np.ndarray, np.ndarray]:
-                obs = env.observe(env.agent_selection)
-                return np.asarray(obs["observation"]), np.asarray(obs["action_mask"], dtype=bool)
-
-            pending = observe(env) if record["actions"] else None
+            pending = _observe(env) if record["actions"] else None
             for k, step in enumerate(apply_moves(env, record)):
                 assert pending is not None
                 obs, mask = pending
-                if shape is None:
-                    shape, num_actions = obs.shape, int(mask.shape[0])
-                elif obs.shape != shape:
+                shape = shape or obs.shape
+                if obs.shape != shape:
                     raise ConfigError(
                         f"{where}: observations of shape {obs.shape}, the others {shape} "
                         "(another player count?): one observation size per dataset"
                     )
-                cols["observation"].append(obs)
-                cols["action_mask"].append(mask)
-                cols["action"].append(step.action)
-                cols["player"].append(agents.index(step.agent))
-                cols["game"].append(game_id)
-                cols["reward"].append(float(rewards[step.agent]))
-                cols["human"].append(is_human(seats[step.agent]))
-                cols["agent"].append(str(seats[step.agent]))
-                cols["step"].append(k)
+                row = (obs, mask, step.action, list(env.possible_agents).index(step.agent),
+                       len(per_game["game_seed"]), float(record["rewards"][step.agent]),
+                       is_human(seats[step.agent]), str(seats[step.agent]), k)  # fmt: skip
+                for key, value in zip(COLUMNS, row, strict=True):
+                    cols[key].append(value)
                 if not all(env.terminations[a] or env.truncations[a] for a in env.agents):
-                    pending = observe(env)
+                    pending = _observe(env)
             per_game["game_file"].append(f)
             per_game["game_index"].append(i)
             per_game["game_seed"].append(int(record["seed"]))
-            game_id += 1
     if not cols["action"]:
         raise ConfigError("the record files hold no decisions")
-    assert name is not None and shape is not None
-    return Dataset(
-        game_name=name,
-        num_actions=num_actions,
-        observation=np.stack(cols["observation"]),
-        action_mask=np.stack(cols["action_mask"]),
-        action=np.asarray(cols["action"], dtype=np.int64),
-        player=np.asarray(cols["player"], dtype=np.int64),
-        game=np.asarray(cols["game"], dtype=np.int64),
-        reward=np.asarray(cols["reward"], dtype=np.float64),
-        human=np.asarray(cols["human"], dtype=bool),
-        agent=np.asarray(cols["agent"], dtype=np.str_),
-        step=np.asarray(cols["step"], dtype=np.int64),
-        game_file=np.asarray(per_game["game_file"], dtype=np.int64),
-        game_index=np.asarray(per_game["game_index"], dtype=np.int64),
-        game_seed=np.asarray(per_game["game_seed"], dtype=np.int64),
-    )
+    assert name is not None
+    arrays = {
+        k: np.stack(v) if COLUMNS[k] is None else np.asarray(v, dtype=COLUMNS[k])
+        for k, v in cols.items()
+    }
+    games = {k: np.asarray(v, dtype=np.int64) for k, v in per_game.items()}
+    return Dataset(name, int(arrays["action_mask"].shape[1]), **arrays, **games)
 
 
 def save_dataset(dataset: Dataset, out: str | Path) -> Path:
     """Write ``dataset`` to a new ``.npz`` file (`numpy.savez_compressed`); ConfigError if it exists."""
-    from cardsuite.agents.arena.records import check_new_file
+    path = _check_out(out)
+    np.savez_compressed(path, **dataset.arrays())  # type: ignore[arg-type]
+    return path
 
+
+def _check_out(out: str | Path) -> Path:
+    """``out`` if it names a new ``.npz`` file; ConfigError otherwise."""
     path = Path(out)
     if path.suffix != ".npz":
-        raise ConfigError(f"--out {str(path)!r}: give a file name ending in .npz")
+        raise ConfigError(f"--out {str(out)!r}: give a file name ending in .npz")
     check_new_file(path, "dataset file")
-    np.savez_compressed(path, **dataset.arrays())  # type: ignore[arg-type]
     return path
 
 
@@ -202,18 +170,12 @@ def add_command(sub: Any) -> tuple[str, Any]:
     p.add_argument("--out", required=True, help="a new .npz file")
 
     def run(ns: argparse.Namespace, extra: list[str]) -> int:
-        if extra:
-            raise ConfigError(f"unknown arguments: {' '.join(extra)}")
-        from cardsuite.agents.arena.records import check_new_file
-
-        if Path(ns.out).suffix != ".npz":
-            raise ConfigError(f"--out {ns.out!r}: give a file name ending in .npz")
-        check_new_file(ns.out, "dataset file")  # before the replays
+        no_extra(extra)
+        _check_out(ns.out)  # before the replays
         data = build_dataset(ns.records)
         path = save_dataset(data, ns.out)
-        games = len(data.game_seed)
         print(
-            f"{path}: {len(data)} decisions from {games} {data.game_name} games "
+            f"{path}: {len(data)} decisions from {len(data.game_seed)} {data.game_name} games "
             f"({int(data.human.sum())} by people); observation {data.observation.shape[1:]}, "
             f"{data.num_actions} actions"
         )

@@ -1,33 +1,33 @@
 """Order-free ratings: a Bradley-Terry maximum-likelihood fit to every deal at once.
 
-Used by ``cardsuite leaderboard``, ``cardsuite benchmark`` and the
-arena's `TournamentResult` (`rate_units`). The data are
-*deal comparisons*: in one duplicate deal two agents played every rotation
-of the seats, and the one with the higher mean return over its seats won the
-deal (equal means: a tie). Agent ``a`` has strength ``theta_a`` and beats
-``b`` on a deal with probability ``1 / (1 + exp(theta_b - theta_a))``
-(Bradley-Terry; Plackett-Luce over a two-agent finishing order). A tie
-counts half a win for each side.
+Used by ``cardsuite leaderboard``, ``cardsuite benchmark`` and the arena's
+`TournamentResult` (`rate_units`). The data are *deal comparisons*: the agent
+with the higher mean return over its seats won the deal, equal means tie.
+Agent ``a`` beats ``b`` with probability ``1 / (1 + exp(theta_b - theta_a))``;
+a tie counts half a win for each side.
 
-Fit. The log-likelihood depends on the results only through the matrix
-``W[a][b]`` (deals ``a`` won against ``b``, ties half), so the fit is the same
-whatever order the deals were played or listed in: ``W`` is a sum of halves
-and ones, exact in floating point, and the fit sees nothing else. The
-likelihood is concave; scipy's ``trust-exact`` Newton method finds its
-maximum from the analytic gradient and Hessian. One *virtual tied deal* is added to every pair that played (a weak
-prior), so that an agent that won every deal (random loses every deal to
-the heuristic) still gets a finite rating; with the 200+ deals per pair of
-a published run it moves a rating by a few points at most.
+Fit. The likelihood depends on the results only through ``W[a][b]`` (deals
+``a`` won against ``b``, ties half: sums of halves and ones, exact in floating
+point), so the ratings do not depend on the order of the deals. One *virtual
+tied deal* is added to every pair that played, so that an agent that won
+every deal still gets a finite rating (`tiers` names the gaps only this prior
+sets). The maximum is choix's I-LSR (`choix.ilsr_pairwise_dense`); ratings
+against references held fixed, and the thousands of refits of a bootstrap,
+use `fit_strengths_batch`, Newton's method on stacked problems (one solve for
+every resample, where a call per resample costs 20 to 40 times as long).
 
-Scale. Ratings are Elo points: ``400 / ln 10`` per unit of ``theta``, so a
-difference of 400 points means 10:1 odds of winning a deal, 0 points means
-even odds. The anchor agent is 0: ``random`` where it takes part (the
-leaderboard and the benchmark always include it), otherwise the first agent.
+Scale. Elo points, ``400 / ln 10`` per unit of ``theta`` (400 points = 10:1
+odds); the anchor is 0: ``random`` where it plays, else the first agent.
 
-Intervals. 95% percentile intervals by bootstrap over deals
-(`scipy.stats.bootstrap`): the deals of each pair are resampled with
-replacement (each pair is its own sample: a stratified bootstrap, keeping the
-design of the round-robin), and the ratings refitted on every resample.
+Intervals. 95% percentile bootstrap over deals (`scipy.stats.bootstrap`),
+each pair's deals resampled on their own (a stratified bootstrap).
+
+Plackett-Luce (`rate_orders`): the same scale fitted to whole finishing orders
+(choix's I-LSR over rankings) instead of one comparison per deal.
+
+choix and scipy are imported inside the functions that use them: together
+they take about a second to import, and every ``cardsuite`` command loads
+this module at start-up.
 """
 
 from __future__ import annotations
@@ -35,9 +35,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from cardsuite.agents.arena import stats
+from cardsuite.agents.arena.moved import moved_name
+from cardsuite.agents.arena.stats import percentile_bootstrap
 from cardsuite.errors import ConfigError
 
 #: Elo points per unit of the Bradley-Terry strength (400 points = 10:1 odds).
@@ -47,15 +51,14 @@ ELO_PER_UNIT = 400.0 / math.log(10.0)
 PRIOR_TIES = 1.0
 
 
+def __getattr__(name: str) -> Any:
+    """The interval helpers this module held before they joined `stats` (PEP 562)."""
+    return moved_name(__name__, name, stats)
+
+
 @dataclass(frozen=True)
 class PairDeals:
-    """The deal outcomes of one pair of agents.
-
-    Attributes:
-        a: index of the first agent.
-        b: index of the second agent.
-        outcomes: per deal, 1 (``a`` won), 0.5 (tie) or 0 (``b`` won).
-    """
+    """The deal outcomes of one pair: per deal 1 (``a`` won), 0.5 (tie) or 0 (``b`` won)."""
 
     a: int
     b: int
@@ -68,16 +71,11 @@ class Ratings:
 
     Attributes:
         agents: agent names, in the order given.
-        rating: Elo rating per agent.
-        low: lower end of the 95% bootstrap interval per agent.
-        high: upper end of the 95% bootstrap interval per agent.
+        rating, low, high: Elo rating and its 95% bootstrap interval per agent.
         anchor: the agent held at 0.
         resamples: bootstrap resamples behind ``low`` and ``high`` (0: none).
-        tiers: per agent, its group of the deals' win graph (`tiers`; 0 = the
-            strongest group). The deals measure the rating gaps within a group;
-            between two groups they measure nothing (the lower one never won or
-            tied a deal against the upper one), and the gap is set by the fit's
-            prior (`PRIOR_TIES`). All 0 where every gap is measured.
+        tiers: per agent, its group of the win graph (`tiers`, 0 = strongest);
+            gaps between groups are set by the prior, not measured.
     """
 
     agents: list[str]
@@ -130,200 +128,58 @@ def win_matrix(num_agents: int, pairs: Sequence[PairDeals]) -> np.ndarray:
 def fit_strengths(
     wins: np.ndarray, *, anchor: int = 0, fixed: dict[int, float] | None = None
 ) -> np.ndarray:
-    """Maximum-likelihood Bradley-Terry strengths (natural units) from a win matrix.
+    """Maximum-likelihood Bradley-Terry strengths (natural units) from a win matrix ``W``.
 
-    Args:
-        wins: ``W[a][b]``, deals ``a`` won against ``b`` (ties half).
-        anchor: the agent whose strength is 0 (ignored when ``fixed`` is given).
-        fixed: strengths held fixed (natural units), e.g. calibrated
-            references; the others are fitted against them.
-
-    Raises:
-        ConfigError: an agent that played no deal, or a comparison graph in
-            more than one piece (strengths between pieces are not defined).
+    ``anchor`` is held at 0, or ``fixed`` strengths (calibrated references)
+    and the others fitted against them. ConfigError: an agent that played no
+    deal, or comparisons in more than one piece (no common scale).
     """
-    from scipy.optimize import minimize
+    import choix
 
     wins = np.asarray(wins, dtype=np.float64)
-    k = wins.shape[0]
-    games = wins + wins.T
-    played = games > 0
-    prior = np.where(played, PRIOR_TIES / 2.0, 0.0)
-    w = wins + prior  # a virtual tie: half a win each way
-    n = games + np.where(played, PRIOR_TIES, 0.0)
-    fixed = dict(fixed) if fixed else {anchor: 0.0}
-    _check_connected(played, fixed)
-    free = [i for i in range(k) if i not in fixed]
-    theta = np.zeros(k)
-    for i, v in fixed.items():
-        theta[i] = v
-    if not free:
-        return theta
-
-    def negloglik(x: np.ndarray) -> tuple[float, np.ndarray]:
-        t = theta.copy()
-        t[free] = x
-        d = t[:, None] - t[None, :]
-        # -sum_ab W_ab log sigmoid(t_a - t_b), written stably with logaddexp
-        loss = float(np.sum(w * np.logaddexp(0.0, -d)))
-        p = 0.5 * (1.0 + np.tanh(0.5 * d))  # P(a beats b)
-        return loss, (n * p - w).sum(axis=1)[free]
-
-    def hessian(x: np.ndarray) -> np.ndarray:
-        t = theta.copy()
-        t[free] = x
-        d = t[:, None] - t[None, :]
-        p = 0.5 * (1.0 + np.tanh(0.5 * d))
-        c = n * p * (1.0 - p)
-        h = np.diag(c.sum(axis=1)) - c
-        return h[np.ix_(free, free)]
-
-    res = minimize(
-        negloglik,
-        np.zeros(len(free)),
-        jac=True,
-        hess=hessian,
-        method="trust-exact",
-        options={"gtol": 1e-9},
-    )
-    theta[free] = res.x
-    return theta
-
-
-def tiers(wins: np.ndarray, fixed: Sequence[int] = ()) -> list[int]:
-    """Per agent, its group of the deals' win graph, 0 the strongest (`Ratings.tiers`).
-
-    Agent ``a`` points at ``b`` where it won or tied at least one deal against
-    ``b`` (``wins[a][b] > 0``); agents held at fixed ratings are joined to each
-    other. The groups are the graph's strongly connected components: within
-    one, the maximum-likelihood gaps exist; across two, the lower group never
-    took a deal from the upper, the likelihood rises without end as the gap
-    grows, and only the prior (`PRIOR_TIES`) bounds it. Groups are numbered by
-    how many agents they reach (more first; equal: first agent first).
-    """
-    w = np.asarray(wins, dtype=np.float64)
-    k = w.shape[0]
-    reach = (w > 0) | np.eye(k, dtype=bool)
-    pinned = list(fixed)
-    for i in pinned:
-        reach[i, pinned] = True
-    for m in range(k):  # transitive closure (Floyd-Warshall on booleans)
-        reach |= reach[:, m : m + 1] & reach[m : m + 1, :]
-    same = reach & reach.T
-    comp = [int(np.flatnonzero(same[i])[0]) for i in range(k)]  # lowest member names the group
-    heads = sorted(set(comp), key=lambda c: (-int(reach[c].sum()), c))
-    return [heads.index(c) for c in comp]
-
-
-def _check_connected(played: np.ndarray, fixed: dict[int, float]) -> None:
-    k = played.shape[0]
-    for i in range(k):
-        if not played[i].any():
-            raise ConfigError(f"agent {i} played no deal: it cannot be rated")
-    seen = set(fixed)
-    todo = list(seen)
-    while todo:
-        i = todo.pop()
-        for j in np.flatnonzero(played[i]).tolist():
-            if j not in seen:
-                seen.add(j)
-                todo.append(j)
-    if len(seen) < k:
-        raise ConfigError("the agents' comparisons fall into separate groups: no common scale")
-
-
-def rate(
-    agents: Sequence[str],
-    pairs: Sequence[PairDeals],
-    *,
-    anchor: str | None = None,
-    fixed: dict[str, float] | None = None,
-    resamples: int = 1000,
-    seed: int = 0,
-) -> Ratings:
-    """Fit Elo ratings to every deal at once, with bootstrap intervals over deals.
-
-    Args:
-        agents: agent names.
-        pairs: the deal outcomes of every pair that played.
-        anchor: the agent rated 0 (default: ``random`` if present, else the first).
-        fixed: Elo ratings held fixed (calibrated references); ``anchor`` is
-            then not used.
-        resamples: bootstrap resamples (0: no intervals; ``low == high ==
-            rating``).
-        seed: seeds the bootstrap.
-
-    Raises:
-        ConfigError: an unknown anchor, an agent that played no deal, or
-            comparisons that do not connect every agent.
-    """
-    names = list(agents)
-    if anchor is None:
-        anchor = "random" if "random" in names else names[0]
-    if anchor not in names:
-        raise ConfigError(f"rating anchor {anchor!r} is not one of the agents: {', '.join(names)}")
-    fix_idx = None
+    played = (wins + wins.T) > 0
+    _check_connected(played, fixed or {anchor: 0.0})
     if fixed:
-        unknown = [a for a in fixed if a not in names]
-        if unknown:
-            raise ConfigError(f"fixed rating for {unknown[0]!r}, which is not one of the agents")
-        fix_idx = {names.index(a): v / ELO_PER_UNIT for a, v in fixed.items()}
-    k = len(names)
-    a_idx = names.index(anchor)
+        return fit_strengths_batch(wins[None], played, fixed=fixed)[0]
+    theta = choix.ilsr_pairwise_dense(_with_prior(wins, played), max_iter=10_000, tol=1e-12)
+    return np.asarray(theta - theta[anchor], dtype=np.float64)
 
-    def fit(outcomes: Sequence[np.ndarray]) -> np.ndarray:
-        parts = [PairDeals(p.a, p.b, o) for p, o in zip(pairs, outcomes, strict=True)]
-        return fit_strengths(win_matrix(k, parts), anchor=a_idx, fixed=fix_idx) * ELO_PER_UNIT
 
-    samples = [np.asarray(p.outcomes, dtype=np.float64) for p in pairs]
-    point = fit(samples)
-    low, high = point.copy(), point.copy()
-    if resamples > 0:
-        low, high = bootstrap_intervals(fit, samples, resamples=resamples, seed=seed)
-    groups = tiers(win_matrix(k, pairs), fixed=sorted(fix_idx or {}))
-    return Ratings(names, point.tolist(), low.tolist(), high.tolist(), anchor, resamples, groups)
+def _with_prior(wins: np.ndarray, played: np.ndarray) -> np.ndarray:
+    """The win matrices with the virtual tied deal (half a win each way) of every pair that played."""
+    return wins + np.where(played, PRIOR_TIES / 2.0, 0.0)
 
 
 def fit_strengths_batch(
-    wins: np.ndarray, played: np.ndarray, *, anchor: int = 0, iterations: int = 100
+    wins: np.ndarray,
+    played: np.ndarray,
+    *,
+    anchor: int = 0,
+    fixed: dict[int, float] | None = None,
+    iterations: int = 100,
 ) -> np.ndarray:
-    """`fit_strengths` for many win matrices at once (the bootstrap resamples of one data set).
+    """`fit_strengths` for ``(B, k, k)`` win matrices at once: ``(B, k)`` strengths.
 
-    The same likelihood, virtual ties and anchor as `fit_strengths`, maximised by
-    Newton's method with step halving, batched over the first axis
-    (`numpy.linalg.solve` on stacked Hessians): `scipy.optimize.minimize`
-    solves one problem per call, and a thousand calls cost seconds where the
-    batched solve costs milliseconds. The likelihood is strictly concave
-    (the virtual ties keep every strength finite), so the step-halved Newton
-    iteration converges to the same maximum; a test holds it to
-    `fit_strengths`.
-
-    Args:
-        wins: ``(B, k, k)`` win matrices (ties half).
-        played: ``(k, k)`` which pairs played (the same for every matrix; it
-            decides where the virtual ties go).
-        anchor: the agent whose strength is 0.
-        iterations: at most this many Newton steps.
-
-    Returns:
-        ``(B, k)`` strengths in natural units.
+    The same likelihood, virtual ties (where ``played``), anchor or ``fixed``
+    strengths, maximised by Newton's method with step halving on the stacked
+    problems. The virtual ties make the likelihood strictly concave, so it
+    reaches `fit_strengths`'s maximum (a test holds it to choix's).
     """
-    wins = np.asarray(wins, dtype=np.float64)
-    batch, k = wins.shape[0], wins.shape[1]
-    played = np.asarray(played, dtype=bool)
-    w = wins + np.where(played, PRIOR_TIES / 2.0, 0.0)
+    w = _with_prior(np.asarray(wins, dtype=np.float64), np.asarray(played, dtype=bool))
+    batch, k = w.shape[0], w.shape[1]
     n = w + np.swapaxes(w, 1, 2)
-    free = np.array([i for i in range(k) if i != anchor], dtype=np.intp)
+    pinned = fixed or {anchor: 0.0}
+    free = np.array([i for i in range(k) if i not in pinned], dtype=np.intp)
     theta = np.zeros((batch, k))
+    for i, v in pinned.items():
+        theta[:, i] = v
 
     def loss(t: np.ndarray) -> np.ndarray:
-        d = t[:, :, None] - t[:, None, :]
-        return np.sum(w * np.logaddexp(0.0, -d), axis=(1, 2))
+        return np.sum(w * np.logaddexp(0.0, t[:, None, :] - t[:, :, None]), axis=(1, 2))
 
     current = loss(theta)
-    for _ in range(iterations):
-        d = theta[:, :, None] - theta[:, None, :]
-        p = 0.5 * (1.0 + np.tanh(0.5 * d))
+    for _ in range(iterations if free.size else 0):
+        p = 0.5 * (1.0 + np.tanh(0.5 * (theta[:, :, None] - theta[:, None, :])))  # P(a beats b)
         grad = (n * p - w).sum(axis=2)[:, free]
         c = n * p * (1.0 - p)
         hess = (np.eye(k)[None] * c.sum(axis=2)[:, :, None] - c)[:, free][:, :, free]
@@ -343,6 +199,94 @@ def fit_strengths_batch(
     return theta
 
 
+def tiers(wins: np.ndarray, fixed: Sequence[int] = ()) -> list[int]:
+    """Per agent, its group of the deals' win graph, 0 the strongest (`Ratings.tiers`).
+
+    ``a`` points at ``b`` where it won or tied a deal against ``b``; agents
+    held fixed are joined to each other. The groups are the strongly connected
+    components: across two, the lower never took a deal from the upper and
+    only the prior bounds the gap. Groups are numbered by how many agents they
+    reach (more first; equal: first agent first).
+    """
+    w = np.asarray(wins, dtype=np.float64)
+    k = w.shape[0]
+    reach = (w > 0) | np.eye(k, dtype=bool)
+    pinned = list(fixed)
+    for i in pinned:
+        reach[i, pinned] = True
+    for m in range(k):  # transitive closure (Floyd-Warshall on booleans)
+        reach |= reach[:, m : m + 1] & reach[m : m + 1, :]
+    same = reach & reach.T
+    comp = [int(np.flatnonzero(same[i])[0]) for i in range(k)]  # lowest member names the group
+    heads = sorted(set(comp), key=lambda c: (-int(reach[c].sum()), c))
+    return [heads.index(c) for c in comp]
+
+
+def _check_connected(played: np.ndarray, fixed: dict[int, float]) -> None:
+    from scipy.sparse.csgraph import connected_components
+
+    lonely = [i for i in range(played.shape[0]) if not played[i].any()]
+    if lonely:
+        raise ConfigError(f"agent {lonely[0]} played no deal: it cannot be rated")
+    graph = played.copy()
+    pins = list(fixed)
+    graph[np.ix_(pins, pins)] = True  # agents held fixed share one scale
+    if connected_components(graph, directed=False)[0] > 1:
+        raise ConfigError("the agents' comparisons fall into separate groups: no common scale")
+
+
+def _anchor_index(names: list[str], anchor: str | None) -> tuple[str, int]:
+    anchor = anchor or ("random" if "random" in names else names[0])
+    if anchor not in names:
+        raise ConfigError(f"rating anchor {anchor!r} is not one of the agents: {', '.join(names)}")
+    return anchor, names.index(anchor)
+
+
+def rate(
+    agents: Sequence[str],
+    pairs: Sequence[PairDeals],
+    *,
+    anchor: str | None = None,
+    fixed: dict[str, float] | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> Ratings:
+    """Fit Elo ratings to every deal of ``pairs`` at once, with bootstrap intervals over deals.
+
+    ``anchor`` (default: ``random`` if present, else the first) is rated 0,
+    unless ``fixed`` Elo ratings (calibrated references) are given;
+    ``resamples=0``: no intervals (``low == high == rating``). ConfigError: an
+    unknown anchor, an agent that played no deal, comparisons in pieces.
+    """
+    names = list(agents)
+    anchor, a_idx = _anchor_index(names, anchor)
+    unknown = [a for a in fixed or {} if a not in names]
+    if unknown:
+        raise ConfigError(f"fixed rating for {unknown[0]!r}, which is not one of the agents")
+    pins = {names.index(a): v / ELO_PER_UNIT for a, v in (fixed or {}).items()} or None
+    k = len(names)
+    wins = win_matrix(k, pairs)
+    point = fit_strengths(wins, anchor=a_idx, fixed=pins) * ELO_PER_UNIT
+    low, high = point.copy(), point.copy()
+    if resamples > 0:
+        played = (wins + wins.T) > 0
+
+        def stat(*outcomes: np.ndarray, axis: int = -1) -> np.ndarray:
+            won = [np.moveaxis(o, axis, -1).sum(axis=-1) for o in outcomes]
+            shape = won[0].shape
+            w = np.zeros((*shape, k, k))
+            for p, x, o in zip(pairs, won, outcomes, strict=True):
+                w[..., p.a, p.b] += x
+                w[..., p.b, p.a] += o.shape[axis] - x
+            flat = fit_strengths_batch(w.reshape(-1, k, k), played, anchor=a_idx, fixed=pins)
+            return np.moveaxis(flat.reshape(*shape, k), -1, 0) * ELO_PER_UNIT
+
+        samples = [np.asarray(p.outcomes, dtype=np.float64) for p in pairs]
+        low, high = percentile_bootstrap(tuple(samples), stat, resamples, seed, batch=None)
+    groups = tiers(wins, fixed=sorted(pins or {}))
+    return Ratings(names, point.tolist(), low.tolist(), high.tolist(), anchor, resamples, groups)
+
+
 def rate_units(
     agents: Sequence[str],
     unit_scores: np.ndarray,
@@ -353,27 +297,14 @@ def rate_units(
 ) -> Ratings:
     """Elo ratings of agents that all played the same units (a tournament's deals or games).
 
-    In every unit each pair of agents is compared as in the leaderboard: the
-    higher score wins, equal scores tie (half each). All the comparisons go
-    into one Bradley-Terry fit (`fit_strengths`), so the ratings depend on the
-    set of units only, never on the order they were played or listed in.
-
-    Intervals: 95% percentile bootstrap over units (`scipy.stats.bootstrap`),
-    each resample drawing whole units, so the comparisons of one unit (which
-    share its cards) stay together. The units are put in a canonical order
-    (sorted by their comparisons) before resampling, so the intervals too are
-    the same for any order of the same units.
-
-    Args:
-        agents: agent names.
-        unit_scores: ``(units, agents)`` score of every agent in every unit.
-        anchor: the agent rated 0 (default: ``random`` if present, else the first).
-        resamples: bootstrap resamples (0, or fewer than 2 units: no intervals).
-        seed: seeds the bootstrap.
-
-    Raises:
-        ConfigError: fewer than 2 agents or 1 unit, a score table of the wrong
-            shape, or an unknown anchor.
+    In every unit each pair of agents is compared as in the leaderboard (the
+    higher score wins, equal scores tie) and all the comparisons go into one
+    fit, so the ratings depend on the set of units only. ``unit_scores`` is a
+    ``(units, agents)`` table. Intervals: 95% percentile bootstrap drawing
+    whole units (none with ``resamples=0`` or fewer than 2 distinct units),
+    the units put in a canonical order first so that the intervals too are
+    the same for any order. ConfigError: fewer than 2 agents or 1 unit, a
+    table of the wrong shape, an unknown anchor.
     """
     names = list(agents)
     scores = np.asarray(unit_scores, dtype=np.float64)
@@ -384,110 +315,86 @@ def rate_units(
         raise ConfigError(
             f"unit scores must be a (units >= 1, {k}) table, got shape {scores.shape}"
         )
-    if anchor is None:
-        anchor = "random" if "random" in names else names[0]
-    if anchor not in names:
-        raise ConfigError(f"rating anchor {anchor!r} is not one of the agents: {', '.join(names)}")
-    a_idx = names.index(anchor)
+    anchor, a_idx = _anchor_index(names, anchor)
     diff = scores[:, :, None] - scores[:, None, :]
     per_unit = (diff > 0) + 0.5 * (diff == 0)  # (units, k, k): row beat column
     per_unit[:, np.arange(k), np.arange(k)] = 0.0
-    flat = per_unit.reshape(len(per_unit), -1)
-    per_unit = per_unit[np.lexsort(flat.T[::-1])]  # canonical order of the units
-    played = ~np.eye(k, dtype=bool)
+    per_unit = per_unit[np.lexsort(per_unit.reshape(len(per_unit), -1).T[::-1])]  # canonical
     point = fit_strengths(per_unit.sum(axis=0), anchor=a_idx) * ELO_PER_UNIT
     low, high = point.copy(), point.copy()
     if resamples > 0 and len(per_unit) >= 2 and not np.all(per_unit == per_unit[0]):
-        from scipy.stats import bootstrap
+        played = ~np.eye(k, dtype=bool)
 
         def stat(idx: np.ndarray, axis: int = -1) -> np.ndarray:
             idx = np.moveaxis(np.asarray(idx), axis, -1).astype(np.intp)
-            shape = idx.shape[:-1]
             rows = idx.reshape(-1, idx.shape[-1])
             units = len(per_unit)
-            flat_idx = (rows + units * np.arange(len(rows))[:, None]).ravel()
-            counts = np.bincount(flat_idx, minlength=len(rows) * units).reshape(len(rows), units)
+            flat = (rows + units * np.arange(len(rows))[:, None]).ravel()
+            counts = np.bincount(flat, minlength=len(rows) * units).reshape(len(rows), units)
             wins = np.einsum("bu,uij->bij", counts.astype(np.float64), per_unit)  # resampled W
             theta = fit_strengths_batch(wins, played, anchor=a_idx) * ELO_PER_UNIT
-            return np.moveaxis(theta.reshape(*shape, k), -1, 0)
+            return np.moveaxis(theta.reshape(*idx.shape[:-1], k), -1, 0)
 
-        res = bootstrap(
-            (np.arange(len(per_unit)),),
-            stat,
-            n_resamples=resamples,
-            vectorized=True,
-            batch=100,  # resamples per call: bounds the memory of a long tournament
-            method="percentile",
-            confidence_level=0.95,
-            rng=np.random.default_rng(seed),
-        )
-        low = np.asarray(res.confidence_interval.low, dtype=np.float64)
-        high = np.asarray(res.confidence_interval.high, dtype=np.float64)
+        low, high = percentile_bootstrap((np.arange(len(per_unit)),), stat, resamples, seed)
     else:
         resamples = 0
     groups = tiers(per_unit.sum(axis=0))
     return Ratings(names, point.tolist(), low.tolist(), high.tolist(), anchor, resamples, groups)
 
 
-def bootstrap_intervals(
-    statistic: object, samples: Sequence[np.ndarray], *, resamples: int, seed: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """95% percentile intervals of a vector ``statistic(samples)`` by a stratified bootstrap.
+def rate_orders(
+    agents: Sequence[str],
+    orders: Sequence[Sequence[int]],
+    deals: Sequence[int],
+    *,
+    anchor: str | None = None,
+    resamples: int = 200,
+    seed: int = 0,
+) -> Ratings:
+    """Plackett-Luce Elo ratings from whole finishing orders (choix's I-LSR over rankings).
 
-    Each sample (the deals of one pair) is resampled on its own, through
-    `scipy.stats.bootstrap` (independent samples, ``paired=False``).
+    Each order lists the agent of every seat, first to finish first (an agent
+    with several seats appears several times; ties broken by seat). One
+    virtual pair of two-seat orders (``a`` first, then ``b`` first) is added
+    for every pair that met, the counterpart of the pairwise fit's virtual
+    tie. 400 points are 10:1 odds that one seat finishes ahead of another.
+    Intervals: bootstrap over ``deals`` (per game, its deal: the games of one
+    deal stay together), one choix fit a resample.
     """
-    from scipy.stats import bootstrap
+    import choix
 
-    def stat(*xs: np.ndarray) -> np.ndarray:
-        return np.asarray(statistic(list(xs)))  # type: ignore[operator]
+    names = list(agents)
+    anchor, a_idx = _anchor_index(names, anchor)
+    k = len(names)
+    met = {(min(a, b), max(a, b)) for o in orders for a in o for b in o if a != b}
+    prior = [p for a, b in sorted(met) for p in ((a, b), (b, a))]
+    by_deal: dict[int, list[tuple[int, ...]]] = {}
+    for order, deal in zip(orders, deals, strict=True):
+        by_deal.setdefault(deal, []).append(tuple(int(x) for x in order))
+    units = [by_deal[d] for d in sorted(by_deal)]
 
-    res = bootstrap(
-        tuple(samples),
-        stat,
-        n_resamples=resamples,
-        vectorized=False,
-        method="percentile",
-        confidence_level=0.95,
-        rng=np.random.default_rng(seed),
+    def fit(chosen: Sequence[int] | np.ndarray) -> np.ndarray:
+        data = [o for u in chosen for o in units[u]] + prior
+        theta = choix.ilsr_rankings(k, data, max_iter=10_000, tol=1e-10)
+        return np.asarray(theta - theta[a_idx]) * ELO_PER_UNIT
+
+    point = fit(range(len(units)))
+    low, high = point.copy(), point.copy()
+    if resamples > 0 and len(units) >= 2:
+
+        def stat(idx: np.ndarray, axis: int = -1) -> np.ndarray:
+            rows = np.moveaxis(np.asarray(idx), axis, -1).astype(np.intp)
+            fits = np.array([fit(r) for r in rows.reshape(-1, rows.shape[-1])])
+            return np.moveaxis(fits.reshape(*rows.shape[:-1], k), -1, 0)
+
+        low, high = percentile_bootstrap((np.arange(len(units)),), stat, resamples, seed)
+    else:
+        resamples = 0
+    wins = np.zeros((k, k))
+    for order in orders:
+        for i, a in enumerate(order):
+            for b in order[i + 1 :]:
+                wins[a, b] += a != b
+    return Ratings(
+        names, point.tolist(), low.tolist(), high.tolist(), anchor, resamples, tiers(wins)
     )
-    low = np.asarray(res.confidence_interval.low, dtype=np.float64)
-    high = np.asarray(res.confidence_interval.high, dtype=np.float64)
-    return low, high
-
-
-def mean_interval(
-    values: np.ndarray, *, resamples: int = 2000, seed: int = 0
-) -> tuple[float, float, float]:
-    """Mean of ``values`` and its 95% percentile bootstrap interval (`scipy.stats.bootstrap`).
-
-    A single value, values all equal, or ``resamples=0`` give the degenerate
-    interval (the mean itself).
-    """
-    from scipy.stats import bootstrap
-
-    x = np.asarray(values, dtype=np.float64)
-    mean = float(x.mean())
-    if x.size < 2 or np.all(x == x[0]) or resamples <= 0:
-        return mean, mean, mean
-    res = bootstrap(
-        (x,),
-        np.mean,
-        n_resamples=resamples,
-        method="percentile",
-        confidence_level=0.95,
-        rng=np.random.default_rng(seed),
-    )
-    return mean, float(res.confidence_interval.low), float(res.confidence_interval.high)
-
-
-def deals_for_half_width(half_width: float, confidence: float = 0.95) -> int:
-    """Deals needed so a share's interval is at most ``± half_width`` in the worst case (p = 1/2).
-
-    ``n = ceil((z / (2 h))^2)`` with ``z`` the normal quantile (`scipy.stats.norm`);
-    ties only narrow the interval. ``half_width=0.05`` gives 385.
-    """
-    from scipy.stats import norm
-
-    z = float(norm.ppf(0.5 + confidence / 2))
-    return math.ceil((z / (2.0 * half_width)) ** 2)

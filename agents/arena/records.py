@@ -1,28 +1,14 @@
 """Game records: one JSON object per game, written as JSON lines, and their replay.
 
-A record holds everything needed to replay a game exactly:
-
-* ``"game"``: registry name; ``"options"``: the env's config options;
-  ``"reset_options"``: the ``reset(options=...)`` presets (usually ``null``);
-* ``"deck"`` (Scandal with a custom deck only): the deck by content,
-  ``{"sha256": ..., "data": {...}}``. A record never names a file: the
-  ``deck`` path of the options is replaced by this entry when recording;
-* ``"seed"``: the deal seed passed to ``env.reset(seed=...)``;
-* ``"index"``, ``"deal"``, ``"rotation"``: the game's place in the tournament;
-* ``"seats"``: ``{"player_0": "random#1", ...}``;
-* ``"initial_state"``: the engine state right after the reset as a JSON
-  object (the engine's ``to_json``, parsed; records of older versions hold
-  it as a string, which is still read), or ``null`` for an engine without one;
-* ``"actions"``: ``[[agent, action id, description], ...]`` in play order;
-* ``"rewards"``: episode return per agent (the sum of its rewards over every step); ``"infos"``: final infos per agent;
-* ``"final_state"``: the engine state at the end, like ``initial_state``.
-
-Reading (`read_records`, `select_record`) checks every field
-(`cardsuite.agents.arena.record_schema`). Replaying (`make_env`,
-`apply_moves`, `replay_record`) runs a record through the strict
-``raw_env`` (illegal actions raise): same options, same seeded reset
-(checked against ``initial_state``), the same actions, checking that the
-recorded agent is the one to act; a departure is a StateError naming the move.
+A record holds everything needed to replay a game exactly (``docs/arena.md``):
+``game``, ``options`` (a custom deck travels by content in ``deck``, never as
+a path), ``reset_options``, the deal ``seed``, ``index``/``deal``/``rotation``,
+``seats``, ``initial_state`` and ``final_state`` (the engine's JSON),
+``actions`` (``[agent, action id, description]``), ``rewards`` (episode
+returns) and the final ``infos``. Reading checks every field
+(`cardsuite.agents.arena.record_schema`); replaying (`make_env`,
+`apply_moves`, `replay_record`) runs a record through the strict ``raw_env``
+and raises StateError naming the move where the replay departs from it.
 """
 
 from __future__ import annotations
@@ -173,14 +159,10 @@ def write_records(path: str | Path, records: list[dict[str, Any]]) -> None:
 class RecordAppender:
     """Appends finished games to a record file (``cardsuite play/serve --record FILE``).
 
-    A new file is created. An existing file is appended to only if it is
-    already a record file (every line reads as a record): games are added
-    after the ones it holds, nothing is rewritten. Any other existing file
-    (a deck, a config, a half-written line) is refused before any game is
-    played, so ``--record`` never damages a file that is not a record file.
-    Each game is one line written with a single ``write`` under an exclusive
-    ``flock`` and flushed to disk, so two servers recording to one file do
-    not interleave lines.
+    An existing file is appended to only if every line reads as a record;
+    any other file is refused before any game is played. Each game is one
+    ``write`` under an exclusive ``flock``, flushed to disk, so two servers
+    recording to one file do not interleave lines.
     """
 
     def __init__(self, path: str | Path) -> None:

@@ -9,7 +9,9 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite.agents.arena.arguments import GAME_HELP, add_arguments
 from cardsuite.agents.arena.stats import mean_ci
+from cardsuite.agents.arena.workers import progress_bar
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game, parse_options
 
@@ -22,12 +24,15 @@ def add_command(sub: Any) -> tuple[str, Any]:
         description="Play games with uniformly random legal agents through the user-facing "
         "env() (observation and mask every step).",
     )
-    p.add_argument("game", help="scum, scum_party or scandal")
-    p.add_argument("--players", type=int, default=None, help="number of players")
-    p.add_argument("--games", type=int, default=100, help="episodes to play (default 100)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents")
+    add_arguments(
+        p,
+        game=GAME_HELP,
+        players="number of players",
+        games="episodes to play (default 100)",
+        seed="seed of the deals and the agents",
+    )
     p.add_argument("--render", action="store_true", help="print the first episode move by move")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_arguments(p, no_progress="no progress bar")
     return "simulate", run
 
 
@@ -64,39 +69,37 @@ def simulate(
     steps = 0
     truncated = 0
     start = time.perf_counter()
-    bar = _progress_bar(games, env) if progress else None
+    name = env.metadata.get("name", "simulate")
     env.reset(seed=seed)
-    for episode in range(games):
-        if episode:
-            env.reset()
-        episode_truncated = False
-        show = render and episode == 0
-        if show:
-            print(env.render())
-        for agent in env.agent_iter():
-            obs, _, term, trunc, info = env.last()
-            if term or trunc:
-                rewards[agent].append(float(env._cumulative_rewards[agent]))
-                if "finish_position" in info:
-                    finish[agent].append(info["finish_position"])
-                    if "role" in info:
-                        by_role[info["role"]].append(info["finish_position"])
-                episode_truncated = episode_truncated or bool(trunc)
-                env.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            action = int(legal[rng.integers(len(legal))])
+    with progress_bar(games, f"{name} simulate", progress) as bar:
+        for episode in range(games):
+            if episode:
+                env.reset()
+            episode_truncated = False
+            show = render and episode == 0
             if show:
-                print(f"> {agent}: {env.unwrapped.describe_action(action)}")
-            env.step(action)
-            steps += 1
-            if show and env.agents:
                 print(env.render())
-        truncated += int(episode_truncated)
-        if bar is not None:
+            for agent in env.agent_iter():
+                obs, _, term, trunc, info = env.last()
+                if term or trunc:
+                    rewards[agent].append(float(env._cumulative_rewards[agent]))
+                    if "finish_position" in info:
+                        finish[agent].append(info["finish_position"])
+                        if "role" in info:
+                            by_role[info["role"]].append(info["finish_position"])
+                    episode_truncated = episode_truncated or bool(trunc)
+                    env.step(None)
+                    continue
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[rng.integers(len(legal))])
+                if show:
+                    print(f"> {agent}: {env.unwrapped.describe_action(action)}")
+                env.step(action)
+                steps += 1
+                if show and env.agents:
+                    print(env.render())
+            truncated += int(episode_truncated)
             bar.update(1)
-    if bar is not None:
-        bar.close()
     elapsed = time.perf_counter() - start
     return {
         "games": games,
@@ -107,21 +110,6 @@ def simulate(
         "by_role": dict(by_role),
         "truncated": truncated,
     }
-
-
-def _progress_bar(total: int, env: Any) -> Any:
-    """A tqdm bar over episodes (every 10 s in a log file, as the arena's)."""
-    import sys
-
-    from tqdm import tqdm
-
-    name = env.metadata.get("name", "simulate")
-    return tqdm(
-        total=total,
-        desc=f"{name} simulate",
-        unit="game",
-        mininterval=0.1 if sys.stderr.isatty() else 10.0,
-    )
 
 
 def format_report(name: str, env: Any, stats: dict[str, Any]) -> str:

@@ -1,31 +1,17 @@
-"""Tournament statistics: finish ranks, confidence intervals, head-to-head, ratings.
+"""Tournament statistics: finish ranks, confidence intervals, head-to-head (``docs/arena.md``).
 
-Definitions (also in ``docs/arena.md``):
-
-* A *seat result* is one seat's episode return (the sum of its rewards, its *score*) and finish rank
-  in one game. An agent sitting in several seats of a game has several seat
-  results in that game.
-* A *unit* is an independent sample: one game, or with ``duplicate`` one deal
-  played in all its rotations. An agent's value in a unit is the mean of its
-  seat results in that unit. Means and their 95% confidence intervals are
-  taken over units, because seats of one game (and rotations of one deal) are
-  not independent: Student's t interval for a mean (`mean_ci`,
-  `scipy.stats.t`), and for a share of units won (values in [0, 1]) the
-  Wilson score interval (`share_interval`, `scipy.stats.binomtest`) when
-  every unit is a plain win or loss, else the t interval clipped to [0, 1].
-  Neither collapses to a zero width at two units the way the normal (fixed
-  z) and Wald intervals did.
-* Head-to-head: the fraction of units in which A's unit score beat B's, ties
-  counting one half.
-* Ratings: not here; one Bradley-Terry fit to every unit at once
-  (`cardsuite.agents.arena.ratings.rate_units`), so they do not depend on the
-  order of the games.
+A *unit* is an independent sample: a game, or with ``duplicate`` a deal in
+all its rotations; an agent's value in a unit is the mean over its seats
+there. Means and intervals are taken over units: Student's t for a mean
+(`mean_ci`), Wilson's for a share of plain wins and losses, else t clipped to
+[0, 1] (`share_interval`); percentile bootstrap intervals (`mean_interval`,
+`percentile_bootstrap`). Ratings are in `cardsuite.agents.arena.ratings`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,15 +23,12 @@ class GameResult:
     """The outcome of one tournament game.
 
     Attributes:
-        index: game index in the tournament (0-based).
-        deal: deal index (equal to ``index`` without duplicate dealing).
-        rotation: which rotation of the agents over the seats was played.
+        index, deal, rotation: the game's place (``deal == index`` without duplicate).
         seating: agent index per seat (seat i is ``player_i``).
-        rewards: episode return per seat (sum of its rewards over the episode).
-        ranks: finish rank per seat (1 = best; ties share the best rank).
+        rewards: episode return per seat; ranks: finish rank per seat (1 = best).
         illegal_seat: the seat whose illegal action ended the game, or -1.
         steps: agent decisions taken.
-        record: the game record (see `agents.records`) when recording.
+        record: the game record when recording (`cardsuite.agents.arena.records`).
     """
 
     index: int
@@ -83,19 +66,10 @@ def seat_ranks(
 def mean_ci(
     values: Sequence[float] | np.ndarray, confidence: float = 0.95
 ) -> tuple[float, float | None]:
-    """Mean and the half-width of its Student t interval (`scipy.stats.t`).
+    """Mean and the half-width of its Student t interval (`scipy.stats.t`, sample sd).
 
-    ``t_{(1+confidence)/2, n-1} * sd / sqrt(n)`` with the sample standard
-    deviation (ddof 1): at two values the quantile is 12.7, not the normal
-    1.96, so a small sample gets the wide interval it deserves.
-
-    Args:
-        values: independent samples (units).
-        confidence: the interval's coverage (default 95%).
-
-    Returns:
-        ``(mean, half_width)``; the mean is NaN for no values, the half-width
-        None below two values.
+    Returns ``(mean, half_width)``: the mean NaN for no values, the
+    half-width None below two values (at two it is 12.7 sd / sqrt(2)).
     """
     from scipy.stats import t
 
@@ -110,18 +84,9 @@ def mean_ci(
 
 
 def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
-    """The Wilson score interval of a binomial share (`scipy.stats.binomtest`).
+    """The Wilson score interval ``(low, high)`` of a binomial share (`scipy.stats.binomtest`).
 
-    Unlike the Wald interval ``p ± z sqrt(p(1-p)/n)`` it never has zero
-    width: 2 wins in 2 trials give (0.342, 1.0), not 1.0 ± 0.
-
-    Args:
-        successes: trials won, ``0 <= successes <= trials``.
-        trials: independent trials (at least 1).
-        confidence: the interval's coverage (default 95%).
-
-    Returns:
-        ``(low, high)`` inside [0, 1].
+    It never has zero width: 2 wins in 2 trials give (0.342, 1.0).
     """
     from scipy.stats import binomtest
 
@@ -134,17 +99,11 @@ def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tu
 def share_interval(
     values: Sequence[float] | np.ndarray, confidence: float = 0.95
 ) -> tuple[float, float, float]:
-    """A share of units won: its mean and a confidence interval inside [0, 1].
+    """A share of units won (each unit's outcome in [0, 1]) and its interval inside [0, 1].
 
-    Every value is one unit's outcome in [0, 1] (1 won, 0 lost; a tie, or an
-    agent with several seats in a unit, gives a fraction). When every value
-    is 0 or 1 the units are binomial trials and the interval is Wilson's
-    (`wilson_interval`); otherwise it is Student's t (`mean_ci`), clipped to
-    [0, 1].
-
-    Returns:
-        ``(share, low, high)``; all NaN for no values; ``(share, 0, 1)`` for
-        one fractional value (no interval can be estimated from it).
+    Wilson's (`wilson_interval`) where every value is 0 or 1, else Student's t
+    (`mean_ci`) clipped to [0, 1]. Returns ``(share, low, high)``: all NaN for
+    no values, ``(share, 0, 1)`` for one fractional value.
     """
     arr = np.asarray(values, dtype=float)
     if arr.size == 0:
@@ -184,13 +143,64 @@ def unit_values(games: Sequence[GameResult], num_agents: int, which: str) -> dic
 
 def head_to_head(unit_scores: Mapping[int, Sequence[float]]) -> list[list[float | None]]:
     """``h[a][b]``: fraction of units where a's score beat b's (ties 1/2); diagonal None."""
-    k = len(unit_scores)
-    table: list[list[float | None]] = [[None] * k for _ in range(k)]
-    for a in range(k):
-        for b in range(k):
-            if a == b:
-                continue
-            sa = np.asarray(unit_scores[a])
-            sb = np.asarray(unit_scores[b])
-            table[a][b] = float(np.mean((sa > sb) + 0.5 * (sa == sb)))
-    return table
+    s = [np.asarray(unit_scores[a]) for a in range(len(unit_scores))]
+    return [
+        [None if a == b else float(np.mean((sa > sb) + 0.5 * (sa == sb))) for b, sb in enumerate(s)]
+        for a, sa in enumerate(s)
+    ]
+
+
+def percentile_bootstrap(
+    data: tuple[np.ndarray, ...],
+    stat: Callable[..., np.ndarray],
+    resamples: int,
+    seed: int,
+    batch: int | None = 100,
+) -> tuple[np.ndarray, np.ndarray]:
+    """95% percentile interval of a vectorized ``stat`` (`scipy.stats.bootstrap`).
+
+    ``batch`` resamples are drawn per call of ``stat``, which bounds the
+    memory of a long tournament (the draws depend on it: None draws all at once).
+    """
+    from scipy.stats import bootstrap
+
+    res = bootstrap(
+        data,
+        stat,
+        n_resamples=resamples,
+        vectorized=True,
+        batch=batch,
+        method="percentile",
+        confidence_level=0.95,
+        rng=np.random.default_rng(seed),
+    )
+    ci = res.confidence_interval
+    return np.asarray(ci.low, dtype=np.float64), np.asarray(ci.high, dtype=np.float64)
+
+
+def mean_interval(
+    values: np.ndarray, *, resamples: int = 2000, seed: int = 0
+) -> tuple[float, float, float]:
+    """Mean of ``values`` and its 95% percentile bootstrap interval (`scipy.stats.bootstrap`).
+
+    A single value, values all equal, or ``resamples=0`` give the degenerate
+    interval (the mean itself).
+    """
+    x = np.asarray(values, dtype=np.float64)
+    mean = float(x.mean())
+    if x.size < 2 or np.all(x == x[0]) or resamples <= 0:
+        return mean, mean, mean
+    low, high = percentile_bootstrap((x,), np.mean, resamples, seed, batch=None)
+    return mean, float(low), float(high)
+
+
+def deals_for_half_width(half_width: float, confidence: float = 0.95) -> int:
+    """Deals needed so a share's interval is at most ``± half_width`` in the worst case (p = 1/2).
+
+    ``n = ceil((z / (2 h))^2)`` with ``z`` the normal quantile; ties only
+    narrow the interval. ``half_width=0.05`` gives 385.
+    """
+    from scipy.stats import norm
+
+    z = float(norm.ppf(0.5 + confidence / 2))
+    return math.ceil((z / (2.0 * half_width)) ** 2)

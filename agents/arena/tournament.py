@@ -1,45 +1,17 @@
-"""The tournament arena: agents play many seeded games; fair seating, statistics, ratings.
+"""The tournament: agents play many seeded games with fair seating (``docs/arena.md``).
 
-Seating. With K agent specs and n seats (K <= n), the *base pattern* gives
-seat s the agent ``s mod K`` (agents fill the seats cyclically: 2 agents at 4
-seats sit A B A B). Rotation r shifts it: seat s gets agent
-``((s + r) mod n) mod K``. Only the p distinct rotations are used, p being
-the period of the pattern (p = K when K divides n, else p = n). Game g is
-played in rotation ``g mod p`` (``(g mod p)`` of its deal with
-``duplicate``), so over any p consecutive games every agent sits in every
-seat equally often.
-
-Duplicate dealing. With ``duplicate=True``, ``games`` counts *deals*: each
-deal (a seed, i.e. the env's seeded deal: for Scum the drawn roles and the
-hands) is played once per rotation, so every agent holds every seat's cards
-and role equally often and the luck of the deal cancels (DouZero's evaluation
-practice, extended to 2-12 seats). The tournament then plays ``games * p`` games.
-
-Seeds. Game g's deal seed derives only from ``(seed, deal)`` and each seat's
-agent seed only from ``(seed, g, seat)``, through `numpy.random.SeedSequence`;
-results are merged in game order, so they do not depend on ``workers``.
-
-Each game is one episode from a seeded ``env.reset(seed=...)`` of ``env()``
-with the given options (Scum with ``episode="series"``: the first series of a
-fresh game, roles drawn, no trades; ``reset_options`` passes presets such as
-``{"trade": True}``). Every agent is told ``reset(table_info(...), seed)`` at
-each game start and asked ``act(observation, mask, info)``. Statistics are
-defined in `agents.stats`.
+With K agents at n seats, seat s of rotation r gets agent ``((s + r) mod n)
+mod K``; game g is played in rotation ``g mod p`` (p distinct rotations), so
+over any p games every agent sits in every seat equally often. With
+``duplicate`` every deal is played once per rotation. Game g's deal seed
+derives only from ``(seed, deal)`` and each seat's agent seed from ``(seed,
+g, seat)``, so results do not depend on ``workers``.
 """
 
 from __future__ import annotations
 
 import copy
-import math
-import multiprocessing
-import multiprocessing.connection
-import os
 import pickle
-import sys
-import threading
-from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -58,6 +30,7 @@ from cardsuite.agents.arena.records import (
 )
 from cardsuite.agents.arena.results import TournamentResult
 from cardsuite.agents.arena.stats import GameResult, seat_ranks
+from cardsuite.agents.arena.workers import progress_bar, run_chunks
 from cardsuite.agents.base import Agent, table_info
 from cardsuite.agents.registry import display_names, make_agent, parse_spec
 from cardsuite.errors import ConfigError
@@ -104,20 +77,12 @@ def plan_games(
     """The plans of every game of a tournament, in game order."""
     p = num_rotations(num_agents, seats)
     total = games * p if duplicate else games
-    plans = []
-    for g in range(total):
-        deal, rotation = (g // p, g % p) if duplicate else (g, g % p)
-        plans.append(
-            GamePlan(
-                index=g,
-                deal=deal,
-                rotation=rotation,
-                seating=seating(num_agents, seats, rotation),
-                deal_seed=derive_seed(seed, 0, deal),
-                agent_seeds=tuple(derive_seed(seed, 1, g, s) for s in range(seats)),
-            )
-        )
-    return plans
+    deals = [g // p if duplicate else g for g in range(total)]
+    return [
+        GamePlan(g, d, g % p, seating(num_agents, seats, g % p), derive_seed(seed, 0, d),
+                 tuple(derive_seed(seed, 1, g, s) for s in range(seats)))
+        for g, d in enumerate(deals)
+    ]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -211,42 +176,16 @@ class Table:
             }
             if setup.deck is not None:
                 record["deck"] = setup.deck
-        return GameResult(
-            index=plan.index,
-            deal=plan.deal,
-            rotation=plan.rotation,
-            seating=plan.seating,
-            rewards=tuple(reward_list),
-            ranks=tuple(seat_ranks(reward_list, info_list, self.episode)),
-            illegal_seat=-1 if illegal is None else order.index(illegal["agent"]),
-            steps=steps,
-            record=record,
-        )
+        ranks = tuple(seat_ranks(reward_list, info_list, self.episode))
+        illegal_seat = -1 if illegal is None else order.index(illegal["agent"])
+        return GameResult(plan.index, plan.deal, plan.rotation, plan.seating,
+                          tuple(reward_list), ranks, illegal_seat, steps, record)  # fmt: skip
 
 
 def play_chunk(setup: Setup, plans: list[GamePlan]) -> list[GameResult]:
     """Play ``plans`` in order at one table (the unit of work of a worker process)."""
     table = Table(setup)
     return [table.play(plan) for plan in plans]
-
-
-def exit_with_parent() -> None:
-    """In a worker process: exit as soon as the process that started it is gone.
-
-    The pool's ``initializer``. A tournament killed by a signal that lets it run no
-    clean-up (SIGTERM, SIGKILL) would otherwise leave its workers behind: busy
-    with their chunk, then blocked for ever on the pool's queue. A daemon thread
-    waits on the parent's sentinel and ends the worker at once.
-    """
-    parent = multiprocessing.parent_process()
-    if parent is None:
-        return
-
-    def watch() -> None:
-        multiprocessing.connection.wait([parent.sentinel])
-        os._exit(1)
-
-    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def run_tournament(
@@ -338,19 +277,14 @@ def run_tournament(
     for index in range(len(agents)):
         probe.agent(index, 0)
     plans = plan_games(len(agents), seats, games, duplicate=duplicate, seed=seed)
-    bar = _progress_bar(len(plans), spec.name) if progress else None
-    try:
-        if workers == 1:
+    with progress_bar(len(plans), f"{spec.name} tournament", progress) as bar:
+        if workers > 1:
+            results = run_chunks(play_chunk, setup, plans, workers, bar)
+        else:
             results = []
             for plan in plans:
                 results.append(probe.play(plan))
-                if bar is not None:
-                    bar(1)
-        else:
-            results = _run_parallel(setup, plans, workers, bar)
-    finally:
-        if bar is not None:
-            bar(0, close=True)
+                bar.update(1)
     results.sort(key=lambda r: r.index)
     if record is not None:
         write_records(record, [r.record for r in results if r.record is not None])
@@ -387,78 +321,3 @@ def _agent_text(agent: Any, index: int, workers: int) -> str:
                 f"({err}); use workers=1"
             ) from None
     return str(agent.name)
-
-
-#: The thread pools a worker's numerical libraries start (OpenBLAS, OpenMP, and
-#: so torch, MKL): one thread each in a tournament's workers.
-THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-@contextmanager
-def one_thread_per_worker() -> Iterator[None]:
-    """Within: worker processes spawned now start their BLAS and OpenMP pools with one thread.
-
-    The workers already fill the cores; a learned agent's small matrix
-    products (a 10-row batch through a 128-unit layer) gain nothing from more
-    threads, and BLAS threads that spin while other processes hold the cores
-    made those products over 100 times slower (45 ms against 0.3 ms a
-    batch, beside two busy workers on the 2-core machine) and a 2-worker
-    match of a value-leaf Scandal search 7 times slower (7 s a game against
-    1 s). A variable the user has set is kept; the parent's environment is
-    restored on exit.
-    """
-    saved = {name: os.environ.get(name) for name in THREAD_VARIABLES}
-    for name, value in saved.items():
-        if value is None:
-            os.environ[name] = "1"
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-
-
-def _run_parallel(
-    setup: Setup, plans: list[GamePlan], workers: int, bar: Callable[..., None] | None
-) -> list[GameResult]:
-    """Play fixed chunks of ``plans`` in spawned worker processes."""
-    size = max(1, math.ceil(len(plans) / (workers * 4)))
-    chunks = [plans[i : i + size] for i in range(0, len(plans), size)]
-    results: list[GameResult] = []
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=exit_with_parent
-    ) as pool:
-        with one_thread_per_worker():  # the workers are spawned by the first submit
-            pending: set[Future[list[GameResult]]] = {
-                pool.submit(play_chunk, setup, chunk) for chunk in chunks
-            }
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                chunk_results = future.result()
-                results.extend(chunk_results)
-                if bar is not None:
-                    bar(len(chunk_results))
-    return results
-
-
-def _progress_bar(total: int, game: str) -> Callable[..., None]:
-    """A tqdm bar as a callable ``update(n, close=False)``."""
-    from tqdm import tqdm
-
-    bar = tqdm(
-        total=total,
-        desc=f"{game} tournament",
-        unit="game",
-        mininterval=0.1 if sys.stderr.isatty() else 10.0,  # a log file gets a line per 10 s
-    )
-
-    def update(n: int, close: bool = False) -> None:
-        if n:
-            bar.update(n)
-        if close:
-            bar.close()
-
-    return update

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite.agents.arena.arguments import GAME_HELP, add_arguments
 from cardsuite.agents.arena.records import RecordAppender, engine_state, jsonable, record_options
 from cardsuite.agents.arena.tournament import derive_seed
 from cardsuite.agents.base import Agent, TableInfo, table_info
@@ -251,19 +252,18 @@ def add_command(sub: Any) -> tuple[str, Any]:
         description="Play one seat against agents: the table and your legal moves are "
         "shown each turn; type a move number (q to quit). Rule options follow as --key value.",
     )
-    p.add_argument("game", help="scum, scum_party or scandal")
+    add_arguments(p, game=GAME_HELP)
     p.add_argument("--vs", nargs="+", required=True, metavar="AGENT", help="opponent specs")
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    p.add_argument(
-        "--seed", type=int, default=None, help="seed of the first deal (default: a random one)"
-    )
-    p.add_argument("--games", type=int, default=1, help="episodes to play (default 1)")
-    p.add_argument(
-        "--record",
-        default=None,
-        metavar="FILE",
-        help="append each finished game to FILE (a new file, or an existing record file), "
-        "your seat marked 'human'; cardsuite replay FILE shows it",
+    add_arguments(
+        p,
+        seed=("seed of the first deal (default: a random one)", {"default": None}),
+        games=("episodes to play (default 1)", {"default": 1}),
+        record=(
+            "append each finished game to FILE (a new file, or an existing record file), "
+            "your seat marked 'human'; cardsuite replay FILE shows it",
+            {"metavar": "FILE"},
+        ),
     )
     return "play", run
 

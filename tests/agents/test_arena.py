@@ -326,7 +326,7 @@ def test_tournament_workers_start_with_one_blas_thread(monkeypatch: pytest.Monke
     import os
     from concurrent.futures import ProcessPoolExecutor
 
-    from cardsuite.agents.arena.tournament import THREAD_VARIABLES, one_thread_per_worker
+    from cardsuite.agents.arena.workers import THREAD_VARIABLES, one_thread_per_worker
 
     for name in THREAD_VARIABLES:
         monkeypatch.delenv(name, raising=False)
@@ -340,3 +340,34 @@ def test_tournament_workers_start_with_one_blas_thread(monkeypatch: pytest.Monke
     assert os.environ.get("OPENBLAS_NUM_THREADS") is None
     assert os.environ.get("OMP_NUM_THREADS") is None
     assert os.environ["MKL_NUM_THREADS"] == "3"
+
+
+@pytest.mark.parametrize(
+    ("old", "name", "home"),
+    [
+        ("cardsuite.agents.benchmark", "load_deal_set", "deal_sets"),
+        ("cardsuite.agents.arena.benchmark", "agent_hash", "digests"),
+        ("cardsuite.agents.benchmark", "VersusReference", "evaluation"),
+        ("cardsuite.agents.leaderboard", "read_checkpoint", "checkpoints"),
+        ("cardsuite.agents.leaderboard", "shipped_agents", "round_robin"),
+        ("cardsuite.agents.results", "check_results_dir", "result_files"),
+        ("cardsuite.agents.ratings", "mean_interval", "stats"),
+        ("cardsuite.agents.arena", "plan_games", "tournament"),
+        ("cardsuite.agents.arena", "one_thread_per_worker", "workers"),
+    ],
+)
+def test_a_name_that_moved_resolves_with_a_warning_naming_its_home(
+    old: str, name: str, home: str
+) -> None:
+    import importlib
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # the old module name's own warning
+        module = importlib.import_module(old)
+    new = f"cardsuite.agents.arena.{home}"
+    with pytest.warns(DeprecationWarning, match=f"moved to {new}.{name}; import it from there"):
+        found = getattr(module, name)
+    assert found is getattr(importlib.import_module(new), name)
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        module.no_such_name  # noqa: B018

@@ -10,8 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cardsuite.agents.arena import checkpoints, round_robin
 from cardsuite.agents.arena import leaderboard as lb
-from cardsuite.agents.arena.leaderboard import deal_outcomes, plot, run_leaderboard, to_markdown
+from cardsuite.agents.arena.leaderboard import plot, to_markdown
+from cardsuite.agents.arena.round_robin import deal_outcomes, run_leaderboard
 from cardsuite.agents.arena.tournament import run_tournament
 from cardsuite.errors import ConfigError
 
@@ -112,7 +114,7 @@ def test_cli_names_a_bad_rule_option(tmp_path: Path) -> None:
 
 
 def test_rule_options_take_a_preset_then_flags() -> None:
-    from cardsuite.agents.arena.leaderboard import rule_options
+    from cardsuite.agents.arena.arguments import rule_options
     from cardsuite.games import get_game
 
     scum = get_game("scum")
@@ -143,18 +145,18 @@ def test_an_interrupted_run_resumes_from_its_checkpoint_to_the_same_board(
         played.append(list(agents))
         return real(game, agents, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("cardsuite.agents.arena.tournament.run_tournament", interrupted)
+    monkeypatch.setattr("cardsuite.agents.arena.round_robin.run_tournament", interrupted)
     with pytest.raises(KeyboardInterrupt):
         run_leaderboard("scum", 4, AGENTS, deals=3, seed=2, resamples=0, checkpoint=ckpt)
     assert len(ckpt.read_text().splitlines()) == 2
     played.clear()
-    monkeypatch.setattr("cardsuite.agents.arena.tournament.run_tournament", real)
+    monkeypatch.setattr("cardsuite.agents.arena.round_robin.run_tournament", real)
 
     def counting(game: str, agents: list[str], **kw: object) -> object:
         played.append(list(agents))
         return real(game, agents, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("cardsuite.agents.arena.tournament.run_tournament", counting)
+    monkeypatch.setattr("cardsuite.agents.arena.round_robin.run_tournament", counting)
     resumed = run_leaderboard("scum", 4, AGENTS, deals=3, seed=2, resamples=0, checkpoint=ckpt)
     assert played == [["greedy", "heuristic"]]
     assert resumed.to_dict() == whole.to_dict()
@@ -169,10 +171,10 @@ def test_a_checkpoint_of_other_settings_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="line 1 is from another run"):
         run_leaderboard("scum", 4, AGENTS[:2], deals=3, seed=0, resamples=0, checkpoint=ckpt)
     bad = tmp_path / "bad.jsonl"
-    key = lb._checkpoint_key("scum", 4, {}, 0, 2)
+    key = checkpoints.checkpoint_key("scum", 4, {}, 0, 2)
     bad.write_text(json.dumps({**key, "a": "random", "b": "greedy", "outcomes": [1, 2]}) + "\n")
     with pytest.raises(ConfigError, match=r"outcomes of 0, 0\.5 or 1"):
-        lb.read_checkpoint(bad, key)
+        checkpoints.read_checkpoint(bad, key)
     with pytest.raises(ConfigError, match="cannot write --checkpoint"):
         run_leaderboard(
             "scum", 4, AGENTS[:2], deals=2, resamples=0, checkpoint=tmp_path / "no" / "x.jsonl"
@@ -180,16 +182,16 @@ def test_a_checkpoint_of_other_settings_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_line_cut_short_is_ignored_and_then_dropped(tmp_path: Path) -> None:
-    key = lb._checkpoint_key("scum", 4, {}, 0, 2)
+    key = checkpoints.checkpoint_key("scum", 4, {}, 0, 2)
     ckpt = tmp_path / "lb.jsonl"
-    lb.append_checkpoint(ckpt, key, "random", "greedy", np.array([0.0, 0.5]))
+    checkpoints.append_checkpoint(ckpt, key, "random", "greedy", np.array([0.0, 0.5]))
     with ckpt.open("a") as fh:
         fh.write('{"game": "scum", "play')  # the run was killed mid-line
-    assert list(lb.read_checkpoint(ckpt, key)) == [("random", "greedy")]
-    lb.append_checkpoint(ckpt, key, "random", "heuristic", np.array([0.0, 0.0]))
+    assert list(checkpoints.read_checkpoint(ckpt, key)) == [("random", "greedy")]
+    checkpoints.append_checkpoint(ckpt, key, "random", "heuristic", np.array([0.0, 0.0]))
     lines = ckpt.read_text().splitlines()
     assert len(lines) == 2 and all(json.loads(line)["deals"] == 2 for line in lines)
-    assert lb.read_checkpoint(ckpt, key)[("random", "heuristic")].tolist() == [0.0, 0.0]
+    assert checkpoints.read_checkpoint(ckpt, key)[("random", "heuristic")].tolist() == [0.0, 0.0]
 
 
 def test_weights_sha256_follows_the_files_an_agent_plays(tmp_path: Path) -> None:
@@ -235,20 +237,20 @@ def test_a_pair_whose_agent_now_plays_other_weights_is_refused(tmp_path: Path) -
     with pytest.raises(ConfigError, match=r"line 1: 'ppo:.*' played weights of SHA-256 .* now"):
         run_leaderboard("scum", 4, agents, deals=1, resamples=0, checkpoint=ckpt)
     # a line written before weights were recorded is taken as it is; a malformed record is not
-    key = lb._checkpoint_key("scum", 4, {}, 0, 1)
+    key = checkpoints.checkpoint_key("scum", 4, {}, 0, 1)
     legacy = tmp_path / "legacy.jsonl"
     legacy.write_text(json.dumps({**key, "a": "random", "b": agents[1], "outcomes": [1]}) + "\n")
-    assert lb.read_checkpoint(legacy, key)[("random", agents[1])].tolist() == [1.0]
+    assert checkpoints.read_checkpoint(legacy, key)[("random", agents[1])].tolist() == [1.0]
     broken = tmp_path / "broken.jsonl"
     broken.write_text(
         json.dumps({**key, "a": "random", "b": "greedy", "outcomes": [1], "weights": "x"}) + "\n"
     )
     with pytest.raises(ConfigError, match="weights must be a list of two SHA-256"):
-        lb.read_checkpoint(broken, key)
+        checkpoints.read_checkpoint(broken, key)
 
 
 def test_a_pilot_times_every_pair_and_projects_the_run() -> None:
-    rows = lb.pilot("scum", 4, AGENTS, pilot_deals=1, deals=200, seed=0)
+    rows = round_robin.pilot("scum", 4, AGENTS, pilot_deals=1, deals=200, seed=0)
     assert [(r["a"], r["b"]) for r in rows] == [
         ("random", "greedy"), ("random", "heuristic"), ("greedy", "heuristic")
     ]  # fmt: skip
@@ -259,11 +261,11 @@ def test_a_pilot_times_every_pair_and_projects_the_run() -> None:
     text = lb.pilot_text(rows, 1, 200)
     assert "| `random` vs `greedy` | 2 |" in text and "projected total:" in text
     with pytest.raises(ConfigError, match="at least 1"):
-        lb.pilot("scum", 4, AGENTS, pilot_deals=0, deals=200)
+        round_robin.pilot("scum", 4, AGENTS, pilot_deals=0, deals=200)
 
 
 def test_the_board_seats_each_games_ismcts_baseline_at_the_given_parameters() -> None:
-    from cardsuite.agents.arena.leaderboard import default_agents
+    from cardsuite.agents.arena.round_robin import default_agents
 
     def searches(game: str, options: dict[str, int], ismcts: str) -> list[str]:
         return [a for a in default_agents(game, options, ismcts) if a.startswith("ismcts")]
@@ -278,8 +280,8 @@ def test_the_board_seats_each_games_ismcts_baseline_at_the_given_parameters() ->
 
 def test_the_markdown_names_gaps_the_deals_do_not_measure() -> None:
     """random lost every deal: the board says its distance to the others is the prior's."""
-    from cardsuite.agents.arena.leaderboard import Board
     from cardsuite.agents.arena.ratings import PairDeals, rate
+    from cardsuite.agents.arena.round_robin import Board
 
     agents = ["random", "heuristic", "greedy"]
     pairs = [
@@ -312,7 +314,7 @@ def test_a_name_that_plays_anothers_weights_is_rated_once(
     at the table, but the board rates the weights once; the twin still loads and is listed
     as available. (No shipped name shares weights since party20 and party50 became two
     networks on 2026-12-05; the mechanism is checked with a twin of party_generic.)"""
-    from cardsuite.agents.arena.leaderboard import shipped_agents
+    from cardsuite.agents.arena.round_robin import shipped_agents
     from cardsuite.agents.learned import pretrained
     from cardsuite.agents.learned.pretrained import PretrainedAgent
 
@@ -334,3 +336,24 @@ def test_a_name_that_plays_anothers_weights_is_rated_once(
     twin = make_agent("pretrained:twin", "scum_party", seed=0)
     assert twin.meta == make_agent("pretrained:party_generic", "scum_party", seed=0).meta
     assert shipped_agents("scum", {"num_players": 4}) == ["pretrained:scum4"]
+
+
+def _twice(game: str, shipped: list[str]) -> list[str]:
+    """A kind's leaderboard entries (`test_a_kind_names_its_own_leaderboard_entries`)."""
+    return [f"twice:{spec}" for spec in shipped]
+
+
+def test_a_kind_names_its_own_leaderboard_entries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The board asks the registry, never the search layer: a kind's ``leaderboard``
+    function names the specs it adds for the shipped agents (``search:`` does so)."""
+    from cardsuite.agents.arena.round_robin import default_agents
+    from cardsuite.agents.kinds import AgentKind
+    from cardsuite.agents.registry import KINDS
+
+    kind = AgentKind("twice", "cardsuite.agents.base:RandomAgent", "test",
+                     leaderboard="tests.agents.test_leaderboard:_twice")  # fmt: skip
+    monkeypatch.setitem(KINDS, "twice", kind)
+    agents = default_agents("scum", {"num_players": 4}, "")
+    assert agents[:4] == ["random", "greedy", "heuristic", "ismcts"]
+    assert "search:pretrained:scum4" in agents and agents[-1] == "twice:pretrained:scum4"
+    assert KINDS["search"].leaderboard is not None  # the guided search declares its entries

@@ -12,14 +12,15 @@ from hypothesis import strategies as st
 from cardsuite.agents.arena.ratings import (
     ELO_PER_UNIT,
     PairDeals,
-    deals_for_half_width,
     fit_strengths,
     fit_strengths_batch,
     rate,
+    rate_orders,
     rate_units,
     tiers,
     win_matrix,
 )
+from cardsuite.agents.arena.stats import deals_for_half_width
 from cardsuite.errors import ConfigError
 
 
@@ -107,7 +108,7 @@ def test_deals_for_five_points() -> None:
     )
 )
 def test_the_batched_newton_fit_is_the_scipy_fit(case: tuple[int, list[list[int]]]) -> None:
-    """Differential: `fit_strengths_batch` (bootstrap) finds `fit_strengths`'s (scipy) maximum."""
+    """Differential: `fit_strengths_batch` (bootstrap) finds `fit_strengths`'s (choix) maximum."""
     k, flat = case
     played = ~np.eye(k, dtype=bool)
     wins = np.array(flat, dtype=float).reshape(-1, k, k) / 2.0 + 0.5 * played  # all pairs met
@@ -239,3 +240,46 @@ def test_tiers_say_which_gaps_the_data_fix(case: tuple[int, list[int]]) -> None:
                 assert change < 0.05
             else:
                 assert change > 2.0  # about ln(100) = 4.6 for one sweep
+
+
+# ------------------------------------------------ Plackett-Luce over finishing orders
+def _orders(true: np.ndarray, games: int, seed: int) -> list[list[int]]:
+    """Finishing orders of 4 seats (agents 0 1 2 3) drawn from the Plackett-Luce model."""
+    rng = np.random.default_rng(seed)
+    orders = []
+    for _ in range(games):
+        left, order = list(range(len(true))), []
+        while left:
+            w = np.exp(true[left])
+            order.append(left.pop(int(rng.choice(len(left), p=w / w.sum()))))
+        orders.append(order)
+    return orders
+
+
+def test_plackett_luce_recovers_the_strengths_of_whole_orders() -> None:
+    true = np.array([0.0, 0.8, -0.5, 1.6])
+    orders = _orders(true, 1500, seed=3)
+    r = rate_orders(["random", "b", "c", "d"], orders, list(range(1500)), resamples=20)
+    assert r.order() == [3, 1, 0, 2] and r.anchor == "random" and r.rating[0] == 0.0
+    assert np.allclose(np.array(r.rating) / ELO_PER_UNIT, true, atol=0.15)
+    assert all(lo <= x <= hi for lo, x, hi in zip(r.low, r.rating, r.high, strict=True))
+    assert r.identified and r.resamples == 20
+
+
+def test_plackett_luce_on_two_seats_is_the_pairwise_fit() -> None:
+    """Two-seat orders are comparisons: the same maximum as Bradley-Terry with its prior."""
+    orders = [[0, 1]] * 30 + [[1, 0]] * 10
+    pl = rate_orders(["random", "b"], orders, list(range(40)), resamples=0)
+    bt = rate(["random", "b"], [PairDeals(0, 1, np.r_[np.ones(30), np.zeros(10)])], resamples=0)
+    # PL's virtual pair of orders is one win each way, BT's virtual tie half a win each way
+    assert pl.rating[1] == pytest.approx(-ELO_PER_UNIT * math.log(31 / 11), abs=1e-6)
+    assert bt.rating[1] == pytest.approx(-ELO_PER_UNIT * math.log(30.5 / 10.5), abs=1e-6)
+
+
+def test_a_tournament_offers_plackett_luce_ratings() -> None:
+    from cardsuite.agents.arena.tournament import run_tournament
+
+    result = run_tournament("scum", ["heuristic", "random", "greedy"], games=6, seed=1)
+    r = result.plackett_luce(resamples=10)
+    assert r.agents == result.names and r.anchor == result.rating_anchor == "random"
+    assert r.rating[1] == 0.0 and r.resamples == 10 and len(r.low) == 3

@@ -1,0 +1,247 @@
+"""The benchmark's deal sets (``configs/benchmark/GAME_Np.json``) and reference pools.
+
+A deal set fixes the rule options, the seed, the deals (deal ``d`` is
+``env.reset(seed=derive_seed(seed, 0, d))``) and their SHA-256
+(`deal_set_hash`), the reference pool and its calibrated ratings
+(``docs/benchmark.md``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib.resources import files
+from typing import Any
+
+from cardsuite.agents.arena.records import engine_state
+from cardsuite.agents.arena.round_robin import shipped_agents
+from cardsuite.agents.arena.tournament import derive_seed
+from cardsuite.agents.parts import part
+from cardsuite.agents.registry import parse_spec, weights_sha256
+from cardsuite.errors import ConfigError
+from cardsuite.games import get_game
+from cardsuite.safe_json import loads
+
+#: The protocol's name and version: results of different versions are not comparable.
+#: A new deal set is made under this one; a shipped deal set names its own.
+PROTOCOL = "cardsuite-benchmark/2"
+#: Every version a shipped deal set may name: version 1 seated the per-game
+#: reference ``ismcts`` in every pool; version 2 seats the game's leaderboard
+#: ISMCTS (``ismcts-batched`` in Scandal), so the two differ only in Scandal.
+PROTOCOLS = ("cardsuite-benchmark/1", PROTOCOL)
+#: Deals of a ``--quick`` run (the first ones of the deal set).
+QUICK_DEALS = 40
+#: The ISMCTS budget of the pool in a ``--quick`` run (the deal set's ISMCTS kind).
+QUICK_BUDGET = 10
+
+
+@dataclass(frozen=True)
+class DealSet:
+    """One shipped deal set (``configs/benchmark/GAME_Np.json``): the rules, seed, deals and pool.
+
+    ``sha256``/``quick_sha256``: `deal_set_hash` of all deals and of the first
+    `QUICK_DEALS`; ``reference_ratings``/``quick_reference_ratings``: the
+    pool's calibrated Elo ratings (full and quick runs), or empty;
+    ``reference_weights``: the SHA-256 of each learned reference's weights
+    when it was calibrated (`stale_references`).
+    """
+
+    name: str
+    game: str
+    players: int
+    options: dict[str, Any]
+    seed: int
+    deals: int
+    sha256: str
+    quick_sha256: str
+    ismcts: str
+    pool: tuple[str, ...]
+    reference_ratings: dict[str, float]
+    calibration: str
+    quick_reference_ratings: dict[str, float]
+    quick_calibration: str
+    calibration_deals: int = 0
+    quick_calibration_deals: int = 0
+    protocol: str = PROTOCOL
+    reference_weights: dict[str, str] = field(default_factory=dict)
+
+
+def deal_set_names() -> list[str]:
+    """The shipped deal sets (``scum_4p``, ...)."""
+    root = files("cardsuite.configs") / "benchmark"
+    return sorted(f.name[:-5] for f in root.iterdir() if f.name.endswith(".json"))
+
+
+def load_deal_set(game: str, players: int) -> DealSet:
+    """The shipped deal set of ``game`` at ``players`` seats; ConfigError listing the others."""
+    name = f"{get_game(game).name}_{players}p"
+    if name not in deal_set_names():
+        raise ConfigError(
+            f"no benchmark deal set for {get_game(game).name} at {players} players; "
+            f"deal sets: {', '.join(deal_set_names())}"
+        )
+    text = (files("cardsuite.configs") / "benchmark" / f"{name}.json").read_text("utf-8")
+    data = loads(text, f"deal set {name}", error=ConfigError)
+    if data.get("protocol") not in PROTOCOLS:
+        raise ConfigError(
+            f"deal set {name} is for {data.get('protocol')!r}, not one of {', '.join(PROTOCOLS)}"
+        )
+
+    def ratings(key: str) -> dict[str, float]:
+        return {str(k): float(v) for k, v in data.get(key, {}).items()}
+
+    return DealSet(
+        name=name,
+        game=str(data["game"]),
+        players=int(data["players"]),
+        options=dict(data["options"]),
+        seed=int(data["seed"]),
+        deals=int(data["deals"]),
+        sha256=str(data["sha256"]),
+        quick_sha256=str(data["quick_sha256"]),
+        ismcts=str(data["ismcts"]),
+        pool=_pool(data, name),
+        reference_ratings=ratings("reference_ratings"),
+        calibration=str(data.get("calibration", "")),
+        quick_reference_ratings=ratings("quick_reference_ratings"),
+        quick_calibration=str(data.get("quick_calibration", "")),
+        calibration_deals=int(data.get("calibration_deals", 0)),
+        quick_calibration_deals=int(data.get("quick_calibration_deals", 0)),
+        protocol=str(data["protocol"]),
+        reference_weights=_reference_weights(data, name),
+    )
+
+
+def _pool(data: dict[str, Any], name: str) -> tuple[str, ...]:
+    pool = data.get("pool")
+    if (
+        not isinstance(pool, list)
+        or not all(isinstance(x, str) for x in pool)
+        or data.get("ismcts") not in pool
+    ):
+        raise ConfigError(
+            f"deal set {name}: 'pool' must list the reference specs, its ismcts among them"
+        )
+    return tuple(pool)
+
+
+def _reference_weights(data: dict[str, Any], name: str) -> dict[str, str]:
+    """The deal set's ``reference_weights``: spec -> SHA-256; ConfigError naming the entry."""
+    raw = data.get("reference_weights", {})
+    if not isinstance(raw, dict):
+        raise ConfigError(f"deal set {name}: 'reference_weights' must map specs to SHA-256 digests")
+    for spec, digest in raw.items():
+        if not (isinstance(digest, str) and re.fullmatch(r"[0-9a-f]{64}", digest)):
+            raise ConfigError(
+                f"deal set {name}: 'reference_weights' entry {spec!r} must be a SHA-256 digest "
+                f"(64 lowercase hex digits), got {digest!r}"
+            )
+    return {str(k): str(v) for k, v in raw.items()}
+
+
+def stale_references(deal_set: DealSet, refs: Sequence[str]) -> dict[str, tuple[str, str | None]]:
+    """The references of ``refs`` whose weights differ from those they were calibrated with.
+
+    Returns ``{spec: (recorded SHA-256, SHA-256 now or None)}`` for each spec
+    the deal set records weights for that now plays other weights, or none it
+    can find: a re-shipped reference never lends its old rating to new weights.
+    """
+    stale: dict[str, tuple[str, str | None]] = {}
+    for spec in refs:
+        recorded = deal_set.reference_weights.get(spec)
+        if recorded is not None and (now := weights_sha256(spec)) != recorded:
+            stale[spec] = (recorded, now)
+    return stale
+
+
+def stale_text(spec: str, calibrated: str, now: str | None, quote: str = "") -> str:
+    """How a stale reference is named in a report's basis and on its card."""
+    q = quote
+    return (
+        f"{q}{spec}{q} now plays other weights than it was calibrated with (SHA-256 "
+        f"{q}{calibrated[:16]}…{q} then, "
+        + ("none found" if now is None else f"{q}{now[:16]}…{q}")
+        + " now)"
+    )
+
+
+def deal_set_hash(game: str, options: dict[str, Any], seed: int, deals: int) -> str:
+    """SHA-256 of the engine state right after each of the first ``deals`` seeded resets.
+
+    Each state is the engine's JSON (`cardsuite.agents.arena.records.engine_state`)
+    in canonical form (sorted keys, no spaces), one line per deal.
+    """
+    env = get_game(game).make(**options)
+    digest = hashlib.sha256()
+    for d in range(deals):
+        env.reset(seed=derive_seed(seed, 0, d))
+        state = engine_state(env)
+        digest.update(json.dumps(state, sort_keys=True, separators=(",", ":")).encode() + b"\n")
+    return digest.hexdigest()
+
+
+def deal_set_data(
+    game: str, players: int, seed: int, *, ismcts: str | None = None, deals: int = 400
+) -> dict[str, Any]:
+    """The content of a new deal set file: the full rule options, the seed and the hashes.
+
+    The options are the game's whole config at the rule book's defaults (so a
+    later change of a default cannot change the protocol's games silently);
+    ``ismcts`` defaults to `baseline_ismcts`.
+    """
+    spec = get_game(game)
+    ismcts = ismcts or baseline_ismcts(spec.name)
+    config = spec.config_class().from_dict({spec.players_key: players}).to_dict()
+    # how the env treats an illegal move is the arena's business (env(): the penalty)
+    options = {k: v for k, v in config.items() if k not in ("illegal_action", "illegal_penalty")}
+    return {
+        "protocol": PROTOCOL,
+        "game": spec.name,
+        "players": players,
+        "options": options,
+        "seed": seed,
+        "deals": deals,
+        "deal_seeds": "deal d is env.reset(seed=cardsuite.agents.arena.tournament.derive_seed(seed, 0, d))",
+        "sha256": deal_set_hash(spec.name, options, seed, deals),
+        "quick_sha256": deal_set_hash(spec.name, options, seed, QUICK_DEALS),
+        "ismcts": ismcts,
+        "pool": reference_pool_now(spec.name, players, ismcts),
+        "reference_ratings": {},
+        "calibration": "",
+        "quick_reference_ratings": {},
+        "quick_calibration": "",
+        "calibration_deals": 0,
+        "quick_calibration_deals": 0,
+    }
+
+
+def reference_pool(
+    deal_set: DealSet, *, quick: bool = False, ismcts: str | None = None
+) -> list[str]:
+    """The deal set's fixed pool, its ISMCTS entry swapped for ``--quick`` or ``ismcts``."""
+    search = pool_ismcts(deal_set, quick=quick, ismcts=ismcts)
+    return [search if spec == deal_set.ismcts else spec for spec in deal_set.pool]
+
+
+def pool_ismcts(deal_set: DealSet, *, quick: bool = False, ismcts: str | None = None) -> str:
+    """The ISMCTS a run seats: ``ismcts`` if given, else `quick_ismcts` or the deal set's own."""
+    return ismcts or (quick_ismcts(deal_set) if quick else deal_set.ismcts)
+
+
+def quick_ismcts(deal_set: DealSet) -> str:
+    """The pool's ISMCTS in a ``--quick`` run: the deal set's kind at `QUICK_BUDGET`."""
+    return f"{parse_spec(deal_set.ismcts).kind}:budget={QUICK_BUDGET}"
+
+
+def baseline_ismcts(game: str) -> str:
+    """The ISMCTS a new deal set seats: the game's leaderboard kind at budget 100 (`PROTOCOL`)."""
+    return f"{part(game, 'search').baseline}:budget=100"
+
+
+def reference_pool_now(game: str, players: int, ismcts: str) -> list[str]:
+    """The pool a new deal set gets: the baselines, ``ismcts``, the shipped agents of today."""
+    size = {get_game(game).players_key: players}  # any reward variant
+    return ["random", "greedy", "heuristic", ismcts, *shipped_agents(game, size)]
