@@ -1,20 +1,11 @@
-"""The Scum Party heuristic for a whole batch of observations at once (array operations).
+"""The Scum Party heuristic over a whole batch of observations at once (array operations).
 
-`BatchedPartyHeuristic` is a batch policy (``policy(obs, mask) ->
-actions``) that chooses, row for row, exactly the action
-`PartyHeuristic` chooses for the same
-observation and mask (``tests/agents/test_batched_heuristic_party.py`` checks
-this on the batched Party engine's states). It lets the batched trainer play
-Scum Party against the real baseline.
-
-As ``PartyHeuristic`` does, a row is played by the climbing-game heuristic of
-its own table (P1–P8): the table size, read from the ``seats`` piece, fixes
-the table's decks and so the card counting. Rows are grouped by table size
-and each group goes through one
-`BatchedScumHeuristic` of
-that size's rules with the Party phase layout (``phase_offset=1``: lead,
-follow, done). A row whose own table has finished its hand (phase *done*,
-never the table to act) gets its first legal action, or 0 with an empty mask.
+`BatchedPartyHeuristic` chooses, row for row, exactly the action
+`PartyHeuristic` chooses (``tests/agents/test_batched_heuristic_party.py``):
+rows are grouped by their table's size (the ``seats`` piece), each group played
+by one `BatchedScumHeuristic` of that size's rules with the Party phases
+(``phase_offset=1``). A row whose table has finished its hand gets its first
+legal action, or 0 with an empty mask.
 """
 
 from __future__ import annotations
@@ -54,11 +45,7 @@ class BatchedPartyHeuristic:
 
     @classmethod
     def from_engine(cls, engine: Any, **params: Any) -> BatchedPartyHeuristic:
-        """The heuristic for the tables of a batched ``engine`` (its ``config`` and ``obs_spec``).
-
-        The game record's ``batched_heuristic`` part is built this way by every
-        trainer (`cardsuite.games.PARTS`).
-        """
+        """The heuristic for the tables of a batched ``engine`` (its ``config`` and ``obs_spec``)."""
         return cls(engine.config, engine.obs_spec, **params)
 
     def __init__(

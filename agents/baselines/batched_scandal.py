@@ -1,51 +1,33 @@
 """The Scandal heuristic over a batch of rows, as array operations.
 
-`BatchedScandalHeuristic` is a batch policy (``policy(obs, mask,
-games=..., players=...) -> actions``, see `cardsuite.batched.policies`)
-that chooses, row for row, exactly the action
-`ScandalHeuristic` chooses for the
-same observation and mask (``tests/agents/test_batched_heuristic_scandal.py``
-plays batches in lockstep with one plain heuristic per game and player;
-``tests/agents/test_scandal_heuristic_batched.py`` compares every choice with
-`ScandalPolicy.choose` on positions of real 2- to 6-player play, at every
-repeat count).
-
-The heuristic is stateful: its `RepeatMemory`
-remembers the draw and discard positions met this hand (S4) and empties itself
-when the observed ``turn`` goes down. The batch keeps one such memory per
-(game index, player id), keyed by the ``games`` and ``players`` the caller
-passes (``per_game = True``); ``repeat_memory=False`` plays every position as
-met for the first time (the stateless heuristic of ISMCTS rollouts). How the
-work is split:
-
-* the observation pieces of every row are parsed at once (hand, melded
-  scandals, pile order, known opponent cards, phase, duty, forbidden, stock),
-  exactly as ``ScandalReader.view`` does row by row;
-* ``BUILD`` rows (the first card to add, else finish) and ``MELD`` rows with a
-  lay-off or meld start (the first lay-off, else the first start) are plain
-  rules; they are not draw or discard positions, so no memory is touched (as
-  ``ScandalHeuristic.act``);
-* at draw and discard rows the memory gives each row its repeat count (a
-  dictionary lookup per row, the same position bytes as
-  ``RepeatMemory.visits`` without the digest), and then the draw and the
-  discard of ``ScandalPolicy`` are array operations over all those rows:
-  ``playable`` (a greedy pass over the scandals, in which only the gold cards,
-  the ones shared by several scandals, carry over from one scandal to the
-  next) of the hand, the hand with the top discard and the hand after every
-  legal deep draw of every row in one call; ``usefulness`` of every card as a
-  maximum over its scandals; the discard ranking as one sort. The one case
-  left to ``ScandalPolicy.choose`` row by row is a legal deep draw deeper than
-  the pile (no engine position has one); `fallbacks` counts those rows.
+`BatchedScandalHeuristic` is a batch policy (``policy(obs, mask, games=...,
+players=...) -> actions``, `cardsuite.batched.policies`) that chooses, row for
+row, exactly what ``ScandalPolicy.choose`` chooses for the same view, with one
+S4 repeat memory per (game, player) (``repeat_memory=False``: every position
+met for the first time, as search rollouts play). It exists for speed: at 256
+rows it decides about 240,000 rows a second where the per-game policy decides
+about 22,000 (``python -m benchmarks.search_bench --heuristic``); the trainers'
+league and the search's array loop play it. The observation of every row is
+parsed at once; build and meld rows are plain rules; the draws and discards of
+all rows are `ScandalArrays` calls and one ranking sort. A legal deep draw
+deeper than the pile (no engine position has one) falls back to
+``ScandalPolicy.choose`` row by row (`fallbacks` counts them). Differential
+tests: ``tests/agents/test_scandal_heuristic_batched.py`` (every choice, every
+repeat count, 2 to 6 players) and ``test_batched_heuristic_scandal.py`` (the
+memories, in lockstep with per-game heuristics).
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
 
 from cardsuite.agents.baselines.heuristic import check_params
-from cardsuite.agents.baselines.scandal import RepeatMemory, ScandalPolicy, ScandalView
+from cardsuite.agents.baselines.scandal import RepeatMemory, ScandalReader
+from cardsuite.agents.baselines.scandal_arrays import ScandalArrays
+from cardsuite.agents.baselines.scandal_rule import ScandalPolicy
 from cardsuite.batched.policies import numpy_call
 from cardsuite.errors import ConfigError, UsageError
 from cardsuite.obsspec import ObsSpec
@@ -64,164 +46,25 @@ class _Memory:
         self.last = -1.0
 
 
-class ScandalArrays:
-    """``ScandalPolicy``'s analysis (`playable`, `usefulness`) over ``[K, n]`` rows.
-
-    Every result equals the per-game method's for each row: same points (float
-    sums of integer card values), same used cards, same usefulness (multiples
-    of 0.5).
-
-    Args:
-        policy: the per-game policy whose deck tables are used.
-
-    Raises:
-        ConfigError: a deck whose shared cards (in 2+ scandals) include a title
-            or a blue/green card (S1 allows only gold cards there).
-    """
-
-    def __init__(self, policy: ScandalPolicy) -> None:
-        """Precompute the deck's lookup arrays."""
-        d = policy.deck
-        n, ns = policy.n, policy.ns
-        self.n, self.ns = n, ns
-        member = np.asarray(d.member, dtype=bool)
-        self.member_f = member.astype(np.float32)
-        self.value = np.asarray(d.value, dtype=np.float64)
-        self.title_of = np.asarray(d.title_of, dtype=np.int64)
-        is_title = np.asarray(d.is_title, dtype=bool)
-        is_bg = np.asarray(d.is_bg, dtype=bool)
-        shared = member.sum(axis=1) > 1
-        if (shared & (is_title | is_bg)).any():
-            raise ConfigError("deck: a card of several scandals must be gold (S1)")
-        # playable: single-scandal non-title and blue/green counts per scandal
-        single = ~shared
-        self.nt_single_f = (member & (single & ~is_title)[:, None]).astype(np.float32)
-        self.bg_f = (member & is_bg[:, None]).astype(np.float32)
-        self.single_cards = np.flatnonzero(single)
-        self.single_scandal = member[self.single_cards].argmax(axis=1)
-        self.single_nt = ~is_title[self.single_cards]
-        self.shared_cards = np.flatnonzero(shared)
-        # the greedy pass over the shared cards: their (card, scandal) memberships,
-        # grouped by card, scandals ascending
-        g_of, s_of = np.nonzero(member[self.shared_cards])
-        self.g_pair = g_of
-        self.g_pair_scandal = s_of
-        self.g_pair_f = np.zeros((g_of.size, ns), dtype=np.float32)
-        self.g_pair_f[np.arange(g_of.size), s_of] = 1.0
-        starts = np.searchsorted(g_of, np.arange(self.shared_cards.size))
-        self.g_group_start = starts[g_of]
-        self.g_first = starts
-        self.g_end = np.append(starts[1:], g_of.size)
-        # usefulness: (card, scandal) pairs; the first scandal of every card, then layers
-        first = member.argmax(axis=1)
-        pc = [np.arange(n)]
-        ps = [first]
-        self.layers: list[tuple[np.ndarray, slice]] = []
-        start = n
-        rest = [list(np.flatnonzero(member[c]))[1:] for c in range(n)]
-        k = 0
-        while True:
-            cards = np.array([c for c in range(n) if len(rest[c]) > k], dtype=np.int64)
-            if not cards.size:
-                break
-            pc.append(cards)
-            ps.append(np.array([rest[c][k] for c in cards.tolist()], dtype=np.int64))
-            self.layers.append((cards, slice(start, start + cards.size)))
-            start += cards.size
-            k += 1
-        self.pair_card = np.concatenate(pc)
-        self.pair_scandal = np.concatenate(ps)
-        pair_title = self.title_of[self.pair_scandal]
-        self.pair_title = pair_title
-        self.pair_is_title = self.pair_card == pair_title
-
-    def playable(self, hand: np.ndarray, melded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Points ``[K]`` (float) and cards ``[K, n]`` that could be laid down now, per row."""
-        k = hand.shape[0]
-        hf = hand.astype(np.float32)
-        nt = hf @ self.nt_single_f
-        has_bg = (hf @ self.bg_f) > 0
-        open_ = ~melded & hand[:, self.title_of] & has_bg
-        # The per-game pass goes through the scandals in order, and a shared (gold)
-        # card goes to the first of its scandals that is melded or can be melded
-        # with the cards still free. Scandal s depends only on scandals before it,
-        # so iterating "every scandal at once, from the last round's claims" reaches
-        # the pass's result and stays there: its one fixed point (at most ns rounds).
-        hg = hand[:, self.shared_cards]
-        hgp = hg[:, self.g_pair]
-        qual = open_ & (nt + hgp.astype(np.float32) @ self.g_pair_f >= 2)
-        cs = np.zeros((k, self.g_pair.size + 1), dtype=np.int64)
-        for _ in range(self.ns + 1):
-            np.cumsum((melded | qual)[:, self.g_pair_scandal], axis=1, out=cs[:, 1:])
-            free = hgp & (cs[:, :-1] == cs[:, self.g_group_start])
-            new = open_ & (nt + free.astype(np.float32) @ self.g_pair_f >= 2)
-            if np.array_equal(new, qual):
-                break
-            qual = new
-        used = np.zeros((k, self.n), dtype=bool)
-        sc = self.single_scandal
-        used[:, self.single_cards] = hand[:, self.single_cards] & (
-            qual[:, sc] | (melded[:, sc] & self.single_nt)
-        )
-        used[:, self.shared_cards] = hg & (cs[:, self.g_end] > cs[:, self.g_first])
-        return used.astype(np.float64) @ self.value, used
-
-    def usefulness(
-        self, hand: np.ndarray, melded: np.ndarray, opp: np.ndarray, in_pile: np.ndarray
-    ) -> np.ndarray:
-        """``[K, n]``: ``ScandalPolicy.usefulness`` of every card (``in_pile``: the pile's cards)."""
-        cnt = hand.astype(np.float32) @ self.member_f
-        pc, ps, pt = self.pair_card, self.pair_scandal, self.pair_title
-        others = cnt[:, ps].astype(np.float64) - hand[:, pc]
-        opp_t = opp[:, pt]
-        extra = np.where(
-            self.pair_is_title,
-            1.0 + others,
-            np.where(hand[:, pt], 2.0, np.where(opp_t | in_pile[:, pt], -0.5, 0.0)),
-        )
-        u = (others + extra) + np.where(opp_t, 1.0, 0.0)
-        u[melded[:, ps]] = 0.0
-        best = np.maximum(u[:, : self.n], 0.0)
-        for cards, cols in self.layers:
-            best[:, cards] = np.maximum(best[:, cards], u[:, cols])
-        return best
-
-    def scandal_counts(self, cards: np.ndarray) -> np.ndarray:
-        """``[K, ns]``: how many of each row's ``cards`` belong to each scandal."""
-        return cards.astype(np.float32) @ self.member_f
-
-
 class BatchedScandalHeuristic:
     """The Scandal heuristic over ``[M, obs_dim]`` observations and ``[M, A]`` masks.
 
     Args:
-        config: the game's [`ScandalConfig`][scandal_env.config.ScandalConfig] (or its dict).
+        config: the game's `ScandalConfig` (or its dict).
         obs_spec: the observation layout (default: the config's Scandal layout).
-        repeat_memory: remember the positions met this hand (S4), as the
-            per-game heuristic does; ``False``: every position is met for the
-            first time (``ScandalPolicy.choose(view)``, as ISMCTS rollouts play).
+        repeat_memory: remember the positions met this hand (S4) as the per-game
+            heuristic does; ``False``: every position is met for the first time.
         **params: ``take_cost``, ``deep_margin`` (``ScandalPolicy`` knobs).
 
-    Call it as ``policy(obs, mask, games=games, players=players)``: ``games``
-    are the rows' game indices within the caller's batch, ``players`` the
-    acting player ids; each (game, player) has its own repeat memory. With
-    ``games``/``players`` left ``None``, row ``i`` is game ``i`` and the
-    player is keyed by the dealer's seat relative to the observer (the
-    observation holds no absolute player id: ``to_act`` is always the
-    observer's own seat 0). That names the same player for a whole hand, and
-    the memory only spans a hand, so the choices are the same unless a hand
-    ends before every player's first decision (where even the per-game
-    heuristic's memory is not cleared). Inputs may be numpy arrays or torch
-    tensors; the int64 actions come back in the same kind (and device).
-
-    A finished episode does not clear a memory by itself (the per-game
-    heuristic clears it when the ``turn`` counter goes down, as at every new
-    hand); `reset_games` forgets games explicitly, as the arena's
-    heuristic is rebuilt at each episode.
+    Call it as ``policy(obs, mask, games=games, players=players)``: each (game
+    index, acting player) has its own memory. Without ``games``/``players``, row
+    ``i`` is game ``i`` and the player is keyed by the dealer's seat relative to
+    the observer, which names the same player for a whole hand. Numpy or torch
+    inputs; the int64 actions come back in the same kind. A memory is cleared
+    when the observed ``turn`` goes down (a new hand), or by `reset_games`.
 
     Attributes:
-        fallbacks: rows decided by ``ScandalPolicy.choose`` one by one so far
-            (a legal deep draw deeper than the pile; none in engine positions).
+        fallbacks: rows decided by ``ScandalPolicy.choose`` one by one so far.
     """
 
     name = "heuristic"
@@ -229,11 +72,7 @@ class BatchedScandalHeuristic:
 
     @classmethod
     def from_engine(cls, engine: Any, **params: Any) -> BatchedScandalHeuristic:
-        """The heuristic for the tables of a batched ``engine`` (its ``config`` and ``obs_spec``).
-
-        The game record's ``batched_heuristic`` part is built this way by every
-        trainer (`cardsuite.games.PARTS`).
-        """
+        """The heuristic for the tables of a batched ``engine`` (its ``config`` and ``obs_spec``)."""
         return cls(engine.config, engine.obs_spec, **params)
 
     def __init__(
@@ -256,6 +95,7 @@ class BatchedScandalHeuristic:
         self.spec = obs_spec or scandal_obs_spec(make_rules(config))
         self.policy = ScandalPolicy(config, **params)
         self.arrays = ScandalArrays(self.policy)
+        self.reader = ScandalReader(config, self.spec)
         self.repeat_memory = bool(repeat_memory)
         self.P = config.num_players
         self.n = self.policy.n
@@ -272,11 +112,6 @@ class BatchedScandalHeuristic:
         self.draw_key_cols = np.concatenate([*cols, np.arange(top.start, top.stop)])
         self.memory: dict[int, _Memory] = {}
         self.fallbacks = 0
-        # discard ranking: (usefulness, -value, card) as one integer per card
-        value = np.asarray(self.policy.deck.value, dtype=np.int64)
-        span = int(value.max() - value.min()) + 1
-        self._rank_scale = span * self.n
-        self._rank_tail = (value.max() - value) * self.n + np.arange(self.n)
 
     # ------------------------------------------------------------------ entry
     def __call__(self, obs: Any, mask: Any, games: Any = None, players: Any = None) -> Any:
@@ -328,61 +163,17 @@ class BatchedScandalHeuristic:
         return self._choose(obs, mask, phase, rep.astype(np.int64))
 
     def choose_engine(self, engine: Any, mask: Any, rows: Any) -> np.ndarray:
-        """Actions ``[K]`` of the players to act in ``rows`` of a numpy batched engine.
-
-        The view pieces are read from the engine's state arrays instead of
-        its observation (so the engine may step with ``observe=False``):
-        each row's choice is the one `choose` makes from the engine's
-        observation of that row, with every position met for the first time
-        (no repeat memory is read or written, as with ``repeat_memory=False``).
-
-        Args:
-            engine: a numpy [`BatchedScandal`][scandal_env.batched.engine.BatchedScandal]
-                of this heuristic's config.
-            mask: bool ``[K, A]``, the legal masks of ``rows`` (the engine's mask rows).
-            rows: int ``[K]`` engine rows whose hand is not over.
-
-        Raises:
-            UsageError: a torch engine, another deck or player count, or a
-                mask of the wrong shape.
-        """
-        if getattr(engine, "xp", None) is None or engine.xp.name != "numpy":
-            raise UsageError("heuristic: choose_engine reads numpy engine arrays only")
-        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-        mask = np.asarray(mask).astype(bool, copy=False)
-        if engine.hands.shape[1:] != (self.P, self.n) or mask.shape != (rows.size, self.lay.size):
-            raise UsageError(
-                f"heuristic: need an engine of {self.P} players and {self.n} cards and a mask "
-                f"[{rows.size}, {self.lay.size}], got hands {engine.hands.shape[1:]} and "
-                f"mask {mask.shape}"
-            )
-        phase = engine.phase[rows]
-        repeat = np.zeros(rows.size, dtype=np.int64)
-        return self._choose_views(
-            mask,
-            phase,
-            repeat,
-            lambda sub: self._engine_views(engine, rows[sub]),
-            lambda sub: engine.observe_as(engine.cur)[rows[sub]],
+        """Deprecated: `choose_with_repeats` (no repeats) of the observations of ``rows`` of
+        a batched ``engine`` by their players to act."""
+        warnings.warn(
+            "BatchedScandalHeuristic.choose_engine is deprecated since cardsuite 0.3; call "
+            "choose_with_repeats on engine.observe_as(engine.cur)[rows] instead",
+            DeprecationWarning,
+            stacklevel=2,
         )
-
-    def _engine_views(self, eng: Any, g: np.ndarray) -> dict[str, np.ndarray]:
-        """The view pieces of engine rows ``g`` (as `_views` reads them from the observation)."""
-        cur = eng.cur[g]
-        known = eng.known[g]
-        others = np.arange(self.P)[None, :] != cur[:, None]
-        pos = eng.pile_pos[g].astype(np.int64)
-        in_pile = pos >= 0
-        size = eng.pile_len[g]
-        return {
-            "hand": eng.hands[g, cur],
-            "melded": eng.meld_owner[g] >= 0,
-            "opp": (known & others[:, :, None]).any(axis=1),
-            "in_pile": in_pile,
-            "depth": np.where(in_pile, size[:, None] - 1 - pos, 0),
-            "size": size,
-            "stock": eng.stock_len[g],
-        }
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        obs = engine.observe_as(engine.cur)[rows]
+        return self.choose_with_repeats(obs, mask, np.zeros(rows.size, dtype=np.int64))
 
     # ------------------------------------------------------------------ internals
     def _check(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -443,60 +234,17 @@ class BatchedScandalHeuristic:
     def _choose(
         self, obs: np.ndarray, mask: np.ndarray, phase: np.ndarray, repeat: np.ndarray
     ) -> np.ndarray:
-        """``ScandalPolicy.choose`` of every row, given the repeat counts."""
-        return self._choose_views(
-            mask, phase, repeat, lambda rows: self._views(obs[rows]), lambda rows: obs[rows]
-        )
+        """``ScandalPolicy.choose`` of every row, given the repeat counts (`ScandalArrays.choose`;
+        its fallback reads the rows' observations)."""
 
-    def _choose_views(
-        self,
-        mask: np.ndarray,
-        phase: np.ndarray,
-        repeat: np.ndarray,
-        views: Any,
-        observe: Any,
-    ) -> np.ndarray:
-        """``ScandalPolicy.choose`` of every row: ``views(rows)`` gives the view pieces of
-        the draw and discard rows, ``observe(rows)`` their observations (the fallback)."""
-        lay = self.lay
-        m = mask.shape[0]
-        actions = np.zeros(m, dtype=np.int64)
-        # BUILD: the first card to add, else finish
-        build = phase == Phase.BUILD
-        adds = mask[:, lay.MELD_ADD : lay.MELD_FINISH]
-        actions[build] = np.where(
-            adds[build].any(axis=1), lay.MELD_ADD + adds[build].argmax(axis=1), lay.MELD_FINISH
+        def fallback(rows: np.ndarray, legal: np.ndarray) -> list[int]:
+            choose, view = self.policy.choose, self.reader.view
+            return [choose(view(obs[r], legal[j]), int(repeat[r])) for j, r in enumerate(rows)]
+
+        actions, falls = self.arrays.choose(
+            mask, phase, repeat, lambda rows: self._views(obs[rows]), fallback
         )
-        # MELD (and any other phase): the first lay-off, else the first start, else discard
-        offs = mask[:, lay.LAYOFF : lay.DISCARD]
-        starts = mask[:, lay.MELD_START : lay.MELD_ADD]
-        has_off, has_start = offs.any(axis=1), starts.any(axis=1)
-        draw = phase == Phase.DRAW
-        plays = ~build & ~draw & (has_off | has_start)
-        first = np.where(
-            has_off, lay.LAYOFF + offs.argmax(axis=1), lay.MELD_START + starts.argmax(axis=1)
-        )
-        actions[plays] = first[plays]
-        rows = np.flatnonzero(~build & ~plays)
-        if not rows.size:
-            return actions
-        legal = mask[rows]
-        empty = ~legal.any(axis=1)
-        if empty.any():
-            raise UsageError(f"heuristic: row {int(rows[empty][0])} has no legal action")
-        v = views(rows)
-        v["mask"], v["repeat"], v["first"] = legal, repeat[rows], legal.argmax(axis=1)
-        is_draw = draw[rows]
-        out = np.empty(rows.size, dtype=np.int64)
-        fall = np.zeros(rows.size, dtype=bool)
-        self._decide(v, is_draw, out, fall)
-        if fall.any():
-            falls = np.flatnonzero(fall)
-            seen = observe(rows[falls])
-            for j, i in enumerate(falls.tolist()):
-                out[i] = self._one(seen[j], legal[i], int(phase[rows[i]]), int(repeat[rows[i]]))
-            self.fallbacks += int(fall.sum())
-        actions[rows] = out
+        self.fallbacks += falls
         return actions
 
     def _views(self, obs: np.ndarray) -> dict[str, np.ndarray]:
@@ -513,132 +261,6 @@ class BatchedScandalHeuristic:
             "size": in_pile.sum(axis=1),
             "stock": np.rint(obs[:, self.stock_col] * n).astype(np.int64),
         }
-
-    def _pile_order(self, in_pile: np.ndarray, depth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each row's cards in pile order (bottom first; the pile's cards first) and each
-        card's place in that order: deepest first, ties by card id (``ScandalReader.view``).
-        ``depth``: each card's integer depth in the pile (0: the top)."""
-        n = self.n
-        order = np.argsort(np.where(in_pile, -depth, n), axis=1, kind="stable")
-        rank = np.empty_like(order)
-        rank[np.arange(order.shape[0])[:, None], order] = np.arange(n)
-        return order, rank
-
-    def _one(self, obs: np.ndarray, mask: np.ndarray, phase: int, repeat: int) -> int:
-        """``ScandalPolicy.choose`` of one row (the fallback)."""
-        v = self._views(obs[None])
-        sl = self.sl
-        duty = np.flatnonzero(obs[sl["duty"]] > 0.5)
-        forbidden = np.flatnonzero(obs[sl["forbidden"]] > 0.5)
-        view = ScandalView(
-            hand=v["hand"][0],
-            melded=v["melded"][0],
-            pile=self._pile_order(v["in_pile"], v["depth"])[0][0, : int(v["size"][0])].tolist(),
-            opp_known=v["opp"][0],
-            phase=phase,
-            duty=int(duty[0]) if duty.size else -1,
-            forbidden=int(forbidden[0]) if forbidden.size else -1,
-            mask=mask,
-            stock=int(v["stock"][0]),
-        )
-        return self.policy.choose(view, repeat)
-
-    def _decide(
-        self, v: dict[str, np.ndarray], is_draw: np.ndarray, out: np.ndarray, fall: np.ndarray
-    ) -> None:
-        """Fill ``out`` with the draw or discard of every row; mark ``fall`` for the fallback.
-
-        One `ScandalArrays.playable` call covers every draw row's hand, hand
-        with the top discard and hand after each legal deep draw; one
-        `ScandalArrays.usefulness` call covers every discard row and every
-        draw row that asks whether the top discard builds a meld.
-        """
-        arr, lay, pol = self.arrays, self.lay, self.policy
-        hand, melded, opp, in_pile = v["hand"], v["melded"], v["opp"], v["in_pile"]
-        legal, repeat, size = v["mask"], v["repeat"], v["size"]
-        n = self.n
-        d_rows = np.flatnonzero(is_draw)
-        x_rows = np.flatnonzero(~is_draw)
-        # ---- draws: playable of hand, hand + top discard, hand + every legal deep draw
-        rd = d_rows.size
-        ri, depth = np.nonzero(legal[d_rows, lay.DRAW_DISCARD + 1 : lay.MELD_START])
-        depth = depth + 1
-        r = d_rows[ri]
-        cut = size[r] - 1 - depth  # pile[cut:] is taken (Python slicing wraps below 0)
-        bad = cut < 0
-        if bad.any():
-            fall[np.unique(r[bad])] = True
-        order, rank = self._pile_order(in_pile[d_rows], v["depth"][d_rows])
-        taken = in_pile[r] & (rank[ri] >= cut[:, None])
-        top = order[np.arange(rd), np.maximum(size[d_rows] - 1, 0)]
-        with_top = hand[d_rows].copy()
-        has_pile = size[d_rows] > 0
-        with_top[np.flatnonzero(has_pile), top[has_pile]] = True
-        hands = np.concatenate([hand[d_rows], with_top, hand[r] | taken])
-        pts, used = arr.playable(hands, np.concatenate([melded[d_rows], melded[d_rows], melded[r]]))
-        base, pts_top = pts[:rd], pts[rd : 2 * rd]
-        pts_deep, used_deep = pts[2 * rd :], used[2 * rd :]
-        # the deep draws (best_deep_draw): gain, the last-cards rule (goes_out)
-        if r.size:
-            n_used = used_deep.sum(axis=1)
-            left = (hands[2 * rd :].sum(axis=1)) - n_used
-            common = (arr.scandal_counts(used_deep) == n_used[:, None]).any(axis=1)
-            goes_out = (left == 1) | ((left == 0) & (n_used >= 4) & common)
-            last = np.maximum(v["stock"][r], 0) + size[r] - (depth + 1) + 1 <= 1
-            waste = (taken & ~used_deep).astype(np.float64) @ arr.value
-            gain = pts_deep - base[ri] - pol.take_cost * waste
-            margin = np.where(repeat[r] == 0, pol.deep_margin, -np.inf)
-            ok = (~last | goes_out) & (gain > margin) & ~bad
-            best = np.full((rd, lay.MELD_START - lay.DRAW_DISCARD - 1), -np.inf)
-            best[ri[ok], depth[ok] - 1] = gain[ok]
-            deep = np.zeros(rd, dtype=bool)
-            deep[ri[ok]] = True
-            deep_action = lay.DRAW_DISCARD + 1 + best.argmax(axis=1)
-        else:
-            deep = np.zeros(rd, dtype=bool)
-            deep_action = np.zeros(rd, dtype=np.int64)
-        # the top discard: laid down at once, or (first visit) builds a meld in hand
-        can_top = legal[d_rows, lay.DRAW_DISCARD] & has_pile & ~deep
-        take_top = can_top & (pts_top > base)
-        ask = np.flatnonzero(can_top & ~take_top & (repeat[d_rows] == 0))
-        # ---- usefulness: the discard rows, and the asked draw rows after taking the top
-        ai = d_rows[ask]
-        pile_after = in_pile[ai].copy()
-        pile_after[np.arange(ask.size), top[ask]] = False
-        useful = arr.usefulness(
-            np.concatenate([hand[x_rows], with_top[ask]]),
-            np.concatenate([melded[x_rows], melded[ai]]),
-            np.concatenate([opp[x_rows], opp[ai]]),
-            np.concatenate([in_pile[x_rows], pile_after]),
-        )
-        if ask.size:  # builds(view, top)
-            u = useful[x_rows.size :]
-            gain_top = u[np.arange(ask.size), top[ask]]
-            worst = np.where(hand[ai], u, np.inf).min(axis=1)
-            builds = (gain_top >= 2.0) & (~hand[ai].any(axis=1) | (gain_top > worst))
-            take_top[ask[builds]] = True
-        stock = legal[d_rows, lay.DRAW_STOCK]
-        out[d_rows] = np.where(
-            deep,
-            deep_action,
-            np.where(
-                take_top, lay.DRAW_DISCARD, np.where(stock, lay.DRAW_STOCK, v["first"][d_rows])
-            ),
-        )
-        # ---- discards: the least useful card, the most valuable among equals; k-th at a repeat
-        if x_rows.size:
-            cards = legal[x_rows, lay.DISCARD : lay.DISCARD + n]
-            count = cards.sum(axis=1)
-            u = useful[: x_rows.size]
-            key = (2.0 * u).astype(np.int64) * self._rank_scale + self._rank_tail
-            key = np.where(cards, key, np.iinfo(np.int64).max)
-            rep = repeat[x_rows]
-            if (rep > 0).any():
-                ranked = np.argsort(key, axis=1)
-                pick = ranked[np.arange(x_rows.size), rep % np.maximum(count, 1)]
-            else:
-                pick = key.argmin(axis=1)
-            out[x_rows] = np.where(count > 0, lay.DISCARD + pick, v["first"][x_rows])
 
 
 def _host(x: Any) -> Any:

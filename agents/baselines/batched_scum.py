@@ -1,19 +1,12 @@
-"""The Scum heuristic for a whole batch of observations at once (array operations).
+"""The Scum heuristic over a whole batch of observations at once (array operations).
 
-`BatchedScumHeuristic` is a batch policy (``policy(obs, mask) ->
-actions``, see `scum_env.batched.policies`) that chooses, row for row,
-exactly the action `ScumPolicy`
-chooses for the same observation and mask (``tests/agents/test_batched_heuristic.py``
-checks this on many random states). It lets the batched trainer play against
-the real baseline instead of a stand-in.
-
-Every step of ``ScumPolicy.choose`` (go out, run out, lead the lowest loser,
-follow with the lowest unbroken set, break a set, spend a special, give back
-the lowest single) is written over the play actions ``1 .. give_base-1`` as
-``[rows, plays]`` boolean tables; "the first legal play in action order that
-satisfies X" is ``argmax`` over the action axis. In rank mode a card slot is a
-rank, so a group is one slot; with ``color_clash`` (slots are rank and
-colour) the policy is called row by row (exact by construction, slower).
+`BatchedScumHeuristic` chooses, row for row, exactly the action `ScumPolicy`
+chooses for the same observation and mask (``tests/agents/test_batched_heuristic.py``),
+so the batched trainers play against the real baseline at array speed. Every
+step of ``ScumPolicy.choose`` is written over the play actions as
+``[rows, plays]`` boolean tables, and "the first legal play in action order
+that satisfies X" is an ``argmax`` over them. With ``color_clash`` (slots are
+rank and colour) the policy is called row by row.
 """
 
 from __future__ import annotations
@@ -40,24 +33,17 @@ class BatchedScumHeuristic:
     Args:
         rules: the table's compiled rules (`scum_env.rules.scum_rules`).
         obs_spec: the observation layout (default: the rules' Scum layout).
-        phase_offset: index of the ``phase`` piece's first entry in (give-back,
-            lead, follow), as in ``view_from_obs``: 0 for Scum, 1 for a Scum
-            Party table (lead, follow, done; done rows are the caller's).
+        phase_offset: as in ``view_from_obs`` (1 for a Scum Party table).
         **params: `ScumParams` fields.
 
-    Inputs may be numpy arrays or torch tensors (any device); the actions come
-    back in the same kind (int64).
+    Numpy or torch inputs (any device); the int64 actions come back in the same kind.
     """
 
     name = "heuristic"
 
     @classmethod
     def from_engine(cls, engine: Any, **params: Any) -> BatchedScumHeuristic:
-        """The heuristic for the tables of a batched ``engine`` (its compiled ``rules``).
-
-        The game record's ``batched_heuristic`` part is built this way by every
-        trainer (`cardsuite.games.PARTS`).
-        """
+        """The heuristic for the tables of a batched ``engine`` (its compiled ``rules``)."""
         return cls(engine.rules, **params)
 
     def __init__(

@@ -1,20 +1,13 @@
-"""``GreedyAgent``: a simple, documented baseline for every game.
+"""``GreedyAgent``: a simple, documented baseline for every game (its record's ``greedy`` part).
 
-* **Scum, Scum Party** (one action layout, `scum_env.rules`): always
-  play when possible. Leading, play the set that sheds the most cards, the
-  lowest such set first; following, the lowest legal play (a pass only when
-  nothing beats the top play); giving back (J5), the lowest card.
-* **Scandal**: meld and lay off whenever possible; draw the top discard if it
-  can be melded or laid off at once, else draw from the stock; never take
-  deeper discards; collect sets: discard a card of the open scandal it holds
-  the fewest cards of, the highest-value such card first. It does not repeat
-  itself (S4): at a discard position it has already met this hand it throws
-  the next card in that order, so no hand cycles for ever
-  (`RepeatMemory`).
+* **Scum, Scum Party**: always play when possible; leading, the set that sheds
+  the most cards (the lowest first); following, the lowest legal play; giving
+  back (J5), the lowest card.
+* **Scandal**: ``ScandalReader.greedy`` (`cardsuite.agents.baselines.scandal`):
+  meld and lay off whenever possible, take the top discard only to lay it down
+  or grow a set, collect sets; it does not repeat itself (S4).
 
-It reads only the observation (through ``table.obs_spec`` views) and the mask.
-It is deterministic: the seed is accepted for the agent protocol and ignored;
-in Scandal its choices depend on the positions it has seen this hand.
+It reads only the observation and the mask, and is deterministic.
 """
 
 from __future__ import annotations
@@ -25,9 +18,12 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.base import TableInfo
+from cardsuite.agents.baselines.party import party_rules
+from cardsuite.agents.baselines.scandal import ScandalReader
 from cardsuite.agents.parts import agent_parts, part
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
+from scum_env.rules import scum_rules
 
 
 def climb_greedy(mask: np.ndarray, num_slots: int, give_base: int) -> int:
@@ -62,15 +58,11 @@ class ClimbGreedy:
 
 def scum_greedy(config: Any, obs_spec: Any) -> ClimbGreedy:
     """Scum's greedy policy (the record's ``greedy`` part)."""
-    from scum_env.rules import scum_rules
-
     return ClimbGreedy(scum_rules(config))
 
 
 def party_greedy(config: Any, obs_spec: Any) -> ClimbGreedy:
     """Scum Party's greedy policy (the record's ``greedy`` part)."""
-    from cardsuite.agents.baselines.party import party_rules
-
     return ClimbGreedy(party_rules(config))
 
 
@@ -79,8 +71,6 @@ class ScandalGreedy:
 
     def __init__(self, config: Any, obs_spec: Any) -> None:
         """Read the table through ``obs_spec`` views."""
-        from cardsuite.agents.baselines.scandal import ScandalReader
-
         self.reader = ScandalReader(config, obs_spec)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -88,9 +78,8 @@ class ScandalGreedy:
         return int(self.reader.greedy(observation, action_mask))
 
 
-def scandal_greedy(config: Any, obs_spec: Any) -> ScandalGreedy:
-    """Scandal's greedy policy (the record's ``greedy`` part)."""
-    return ScandalGreedy(config, obs_spec)
+#: Scandal's greedy policy (the record's ``greedy`` part).
+scandal_greedy = ScandalGreedy
 
 
 class GreedyAgent:

@@ -1,14 +1,10 @@
 """``HeuristicAgent``: the strongest rule-based player of each game.
 
-One agent class for the registry and the arena; at each episode start it
-builds the policy of the table's game (its ``heuristic`` part,
-`cardsuite.agents.parts`): `cardsuite.agents.baselines.scum` for Scum,
-`cardsuite.agents.baselines.party` for Scum Party,
-`cardsuite.agents.baselines.scandal` for Scandal.
-
-Every policy reads the observation through ``table.obs_spec`` views and the
-action mask only. The policies are deterministic: the seed is accepted for the
-protocol and ignored.
+At each episode start it builds the table's game's policy (its ``heuristic``
+part, `cardsuite.agents.parts`): `cardsuite.agents.baselines.scum`,
+`cardsuite.agents.baselines.party` or `cardsuite.agents.baselines.scandal`.
+The policies read the observation through ``table.obs_spec`` views and the
+mask only, and are deterministic (the seed is accepted and ignored).
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
-"""Rule-based Scum Party policy (P1–P8): the climbing-game heuristic per table.
+"""Rule-based Scum Party policy (P1–P8): the climbing-game heuristic at the player's own table.
 
-A Scum Party table runs the same engine as Scum ([`scum_env.engine`][scum_env.engine]),
-with Jokers as the only special cards (a single Joker beats any play and ends
-the trick, P1), suits that never matter, and forced trades (P5), so there is
-no give-back decision. The policy is therefore `ScumPolicy` of
-`agents.heuristic_scum` over the rules of the player's own table: the
-table size, read from the ``seats`` piece, fixes the number of decks and so
-the card counting. Tables differ in size, so one policy is kept per size.
+A Scum Party table runs Scum's engine with Jokers as the only specials (P1)
+and forced trades (P5, no give-back), so the policy is `ScumPolicy` over the
+rules of the player's table, whose size (the ``seats`` piece) fixes the decks
+and so the card counting; one policy is kept per size.
 """
 
 from __future__ import annotations

@@ -1,104 +1,45 @@
 """Rule-based Scandal policy (rules S1–S9), and the Scandal greedy baseline.
 
-The policy reads a `ScandalView` — own hand, the melded scandals, the
-discard pile in order, the cards known to be in opponents' hands, the turn
-phase, the duty card (S3) and the card that may not be discarded (S7) — built
-from an observation through the env's named views (`ScandalReader`)
-or from an engine state (`view_from_state`, for ISMCTS rollouts).
-
-Strategy (the rule book: "assemble the cards into sets ... laying them out
-into melds to accumulate points"; a card left in hand costs its value, S9):
+The policy reads a `ScandalView` (own hand, the melded scandals, the discard
+pile in order, the cards known in opponents' hands, the phase, the duty card
+of S3 and the card S7 forbids) built from an observation (`ScandalReader`) or
+from an engine state (`view_from_state`, for search rollouts). A card left in
+hand costs its value (S9), so:
 
 * **Meld early, lay off everything** (S5, S6): every legal lay-off, then every
-  legal meld, adding every card of its scandal the mask allows, then finish.
-  The mask already keeps a discardable card (S8) and the deep-draw duty (S3).
-* **Draw**: a deep discard (S3) when ``points it lets me lay down now -
-  take_cost * value of the other taken cards I cannot use`` beats
-  ``deep_margin``; else the top discard if it can be laid down at once, or if
-  it builds a meld in hand (I hold its title, or it is a title I hold cards
-  for) *and* is more useful than the card I would then throw (taking a card
-  only to throw one as good back is how two players swapped the same cards
-  for ever, S4); else the stock, which is how a hand moves on.
-* **Discard** the card least useful to me: a card of a scandal whose meld I
-  am building in hand is kept (more so with the title in hand), a card of a
-  scandal whose title an opponent is known to hold is dangerous to throw
-  (they could meld with it) and so kept longer; among equally useless cards
-  the most valuable goes first (it would cost its value at the end of the
-  hand). The top discard drawn this turn is never offered (S7).
+  legal meld with every card of its scandal the mask allows, then finish.
+* **Draw** a deep discard (S3) when ``points laid down now - take_cost * value
+  of the other taken cards`` beats ``deep_margin``; else the top discard if it
+  can be laid down at once, or if it builds a meld in hand *and* is more useful
+  than the card then thrown (taking a card to throw one as good back is how
+  two players swapped cards for ever, S4); else the stock.
+* **Discard** the card least useful to me: cards of a meld being built in hand
+  are kept, a card whose title an opponent holds is kept longer (it would feed
+  their meld); among equals the most valuable goes first.
 
-The greedy baseline (`ScandalReader.greedy`) melds and lays off
-whenever possible, draws the top discard only if it can be laid down at once,
-and otherwise collects sets: it discards a card of the scandal it holds the
-fewest cards of, the most valuable first.
+The greedy baseline (`ScandalReader.greedy`) melds and lays off whenever
+possible, takes the top discard only to lay it down at once or to grow a set,
+and discards a card of the scandal it holds fewest of, the most valuable first.
 
-**No endless hands (S4).** The rule book has no turn limit, so both agents
-make progress the way players do: they remember the positions they have seen
-this hand (`RepeatMemory`: their hand, the melds, the phase and, at a
-draw, the top discard; cleared when a hand starts) and do not repeat
-themselves. Back at a draw already seen, the top
-discard is taken only if it can be laid down at once, and the heuristic takes
-any deep draw that lets it meld (the only way a hand of one or two cards can
-grow), else the stock; back at a discard already seen for the k-th time, the
-card ranked k-th is thrown instead of the first. Greedy deep-draws whenever
-a deep draw lets it meld. Both agents stay deterministic: the memory is part of
-what they observed.
+**No endless hands (S4).** Both remember the positions met this hand
+(`RepeatMemory`) and do not repeat themselves: back at a draw, only a top
+discard laid down at once is taken and any deep draw that melds is; back at a
+discard met k times, the card ranked k-th goes. Both stay deterministic.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 
 import numpy as np
 
+from cardsuite.agents.baselines.scandal_rule import ScandalPolicy, ScandalView, view_from_state
 from cardsuite.obsspec import ObsSpec
 from scandal_env import engine as XE
 from scandal_env.config import ScandalConfig
 
-
-@dataclass
-class ScandalView:
-    """What the acting player knows.
-
-    Attributes:
-        hand: bool[n] own cards.
-        melded: bool[16] scandals melded this hand (by anyone).
-        pile: discard pile, bottom first (``pile[-1]`` is the top).
-        opp_known: bool[n] cards known to be in some opponent's hand.
-        phase: ``Phase.DRAW``, ``Phase.MELD`` or ``Phase.BUILD``.
-        duty: card drawn from deep that must be melded first (S3), -1.
-        forbidden: top discard drawn this turn (S7), -1.
-        mask: the legal action mask.
-        stock: cards in the stock (-1: not known).
-    """
-
-    hand: np.ndarray
-    melded: np.ndarray
-    pile: list[int]
-    opp_known: np.ndarray
-    phase: int
-    duty: int
-    forbidden: int
-    mask: np.ndarray
-    stock: int = -1
-
-
-def view_from_state(state: XE.State) -> ScandalView:
-    """The view of the player to act in an engine state (same facts as the observation)."""
-    me = state.to_act
-    opp = [(me + i) % state.num_players for i in range(1, state.num_players)]
-    known = (state.hands[opp] & state.known[opp]).any(axis=0)
-    return ScandalView(
-        hand=state.hands[me].copy(),
-        melded=state.meld_owner >= 0,
-        pile=list(state.pile),
-        opp_known=known,
-        phase=state.phase,
-        duty=state.duty,
-        forbidden=state.forbidden,
-        mask=XE.legal_mask(state),
-        stock=len(state.stock),
-    )
+__all__ = ["RepeatMemory", "ScandalHeuristic", "ScandalPolicy", "ScandalReader", "ScandalView",
+           "make", "view_from_state"]  # fmt: skip
 
 
 class RepeatMemory:
@@ -142,255 +83,6 @@ class RepeatMemory:
         n = self._seen.get(key, 0)
         self._seen[key] = n + 1
         return n
-
-
-class ScandalPolicy:
-    """The Scandal heuristic for one config; `choose` maps a view to an action.
-
-    Args:
-        config: the game config (deck and action layout).
-        take_cost: weight of the value of taken cards that cannot be used at once.
-        deep_margin: points a deep draw must gain to be taken. Against random
-            (2 players, 100 duplicate deals) ``take_cost=0.2, deep_margin=0``
-            won 95.5% of deals, ``0.5, 5`` 94%.
-    """
-
-    def __init__(
-        self, config: ScandalConfig, take_cost: float = 0.2, deep_margin: float = 0.0
-    ) -> None:
-        """Precompute the deck tables."""
-        game = XE.make_rules(config)
-        self.deck = game.deck
-        self.lay = game.layout
-        self.take_cost = float(take_cost)
-        self.deep_margin = float(deep_margin)
-        d = self.deck
-        self.value = d.value.astype(float)
-        self.n = d.n_cards
-        self.ns = d.n_scandals
-        self.title_of = [int(t) for t in d.title_of]
-        self.is_title = [bool(v) for v in d.is_title]
-        self.is_bg = [bool(v) for v in d.is_bg]
-        self.cards_of = [list(c) for c in d.cards_of]
-        self.scandals_of = [list(s) for s in d.scandals_of]
-        # Plain Python copies for the per-card loops (exact: card values are integers).
-        self._value = [float(v) for v in self.value]
-        self._plain = [[c for c in cs if not self.is_title[c]] for cs in self.cards_of]
-
-    # ------------------------------------------------------------------ analysis
-    def playable(self, hand: np.ndarray, melded: np.ndarray) -> tuple[float, set[int]]:
-        """Points of the cards that could be laid down now, and those cards."""
-        return self._playable(_held(hand), _flags(melded))
-
-    def _playable(self, held: set[int], melded: list[bool]) -> tuple[float, set[int]]:
-        """`playable` of the cards ``held`` (a set) and the melded flags (a list).
-
-        The scandals are visited in order (a gold card goes to the first that
-        can use it); a scandal without a held card is skipped, as before.
-        """
-        used: set[int] = set()
-        scandals = sorted({s for c in held for s in self.scandals_of[c]})
-        for s in scandals:
-            cards = [c for c in self.cards_of[s] if c in held and c not in used]
-            if not cards:
-                continue
-            if melded[s]:
-                used.update(c for c in cards if not self.is_title[c])
-            elif self.title_of[s] in held:
-                rest = [c for c in cards if not self.is_title[c]]
-                if len(rest) >= 2 and any(self.is_bg[c] for c in rest):
-                    used.update(cards)
-        value = self._value
-        return float(sum(value[c] for c in used)), used
-
-    def usefulness(self, view: ScandalView, card: int) -> float:
-        """How much keeping ``card`` helps a future meld (0 = dead card)."""
-        return self._usefulness(card, *self._facts(view))
-
-    def _facts(self, view: ScandalView) -> tuple[set[int], list[bool], list[bool], set[int]]:
-        """What `usefulness` reads of ``view``: held cards, melded and known flags, pile cards."""
-        return _held(view.hand), _flags(view.melded), _flags(view.opp_known), set(view.pile)
-
-    def _usefulness(
-        self, card: int, held: set[int], melded: list[bool], opp: list[bool], pile: set[int]
-    ) -> float:
-        """`usefulness` of ``card`` given `_facts`."""
-        best = 0.0
-        for s in self.scandals_of[card]:
-            if melded[s]:
-                continue
-            title = self.title_of[s]
-            others = sum(1 for c in self.cards_of[s] if c in held and c != card)
-            u = float(others)
-            if card == title:
-                u += 1.0 + others
-            elif title in held:
-                u += 2.0
-            elif opp[title] or title in pile:
-                u -= 0.5  # the title is elsewhere: this set is harder to meld
-            if opp[title]:
-                u += 1.0  # an opponent holds the title: do not feed their meld
-            best = max(best, u)
-        return best
-
-    # ------------------------------------------------------------------ entry
-    def choose(self, view: ScandalView, repeat: int = 0) -> int:
-        """The heuristic's legal action for ``view``.
-
-        ``repeat``: times this draw or discard position was already met this
-        hand (`RepeatMemory`); 0 plays the plain heuristic.
-        """
-        legal = np.flatnonzero(view.mask)
-        lay = self.lay
-        if view.phase == XE.Phase.DRAW:
-            return self.draw(view, legal, repeat)
-        if view.phase == XE.Phase.BUILD:
-            adds = legal[(legal >= lay.MELD_ADD) & (legal < lay.MELD_FINISH)]
-            if adds.size:
-                return int(adds[0])
-            return int(lay.MELD_FINISH)
-        layoffs = legal[(legal >= lay.LAYOFF) & (legal < lay.DISCARD)]
-        if layoffs.size:
-            return int(layoffs[0])
-        starts = legal[(legal >= lay.MELD_START) & (legal < lay.MELD_ADD)]
-        if starts.size:
-            return int(starts[0])
-        return self.discard(view, legal, repeat)
-
-    def decision_point(self, view: ScandalView) -> bool:
-        """Whether the next action is a draw or a discard (where positions are remembered)."""
-        if view.phase == XE.Phase.DRAW:
-            return True
-        if view.phase != XE.Phase.MELD:
-            return False
-        lay = self.lay
-        return not view.mask[lay.MELD_START : lay.DISCARD].any()
-
-    def choose_state(self, state: XE.State) -> int:
-        """The heuristic's action in an engine state (ISMCTS rollouts)."""
-        return self.choose(view_from_state(state))
-
-    def draw(self, view: ScandalView, legal: np.ndarray, repeat: int = 0) -> int:
-        """Deep draw when it pays, the top discard when it helps, else the stock.
-
-        The top discard is taken to build a meld only if it is more useful than
-        the card that would then be thrown, and never at a draw already met
-        this hand (``repeat`` > 0): there only a card laid down at once counts.
-        """
-        lay = self.lay
-        pile = view.pile
-        margin = self.deep_margin if not repeat else float("-inf")
-        held, melded = _held(view.hand), _flags(view.melded)
-        base, _ = self._playable(held, melded)
-        best_action = self.best_deep_draw(view, legal, self.take_cost, margin, base)
-        if best_action >= 0:
-            return best_action
-        if view.mask[lay.DRAW_DISCARD] and pile:
-            top = pile[-1]
-            pts, _ = self._playable(held | {top}, melded)
-            if pts > base or (not repeat and self.builds(view, top)):
-                return int(lay.DRAW_DISCARD)
-        if view.mask[lay.DRAW_STOCK]:
-            return int(lay.DRAW_STOCK)
-        return int(legal[0])
-
-    def best_deep_draw(
-        self,
-        view: ScandalView,
-        legal: np.ndarray,
-        take_cost: float,
-        margin: float,
-        base: float | None = None,
-    ) -> int:
-        """The legal deep draw (S3) whose ``points laid down now - take_cost * waste``
-        is highest and above ``margin`` (the shallowest among equals), or -1.
-
-        ``base``: `playable` points of the hand, if the caller has them.
-        A deep draw is the only move that takes cards out of the stock and pile
-        for good. One that would leave a single card there (S4: no one could
-        then ever draw more than one card, so hands of one or two cards could
-        never meld again) is taken only when it goes out (`goes_out`).
-        """
-        lay = self.lay
-        pile = view.pile
-        deep = legal[(legal > lay.DRAW_DISCARD) & (legal < lay.MELD_START)].tolist()
-        if not deep:
-            return -1
-        held, melded = _held(view.hand), _flags(view.melded)
-        if base is None:
-            base, _ = self._playable(held, melded)
-        value = self._value
-        best_gain, best_action = margin, -1
-        for a in deep:
-            depth = a - lay.DRAW_DISCARD
-            taken = pile[len(pile) - 1 - depth :]
-            after = held.union(taken)
-            pts, used = self._playable(after, melded)
-            last = max(view.stock, 0) + len(pile) - len(taken) + 1 <= 1
-            if last and not self._goes_out(len(after), used):
-                continue
-            waste = sum(value[c] for c in taken if c not in used)
-            gain = pts - base - take_cost * waste
-            if gain > best_gain:
-                best_gain, best_action = gain, a
-        return best_action
-
-    def goes_out(self, hand: np.ndarray, used: set[int]) -> bool:
-        """``hand`` can go out this turn: all its cards but one are laid down (``used``
-        from `playable`), or all of one scandal, at least 4, of which one is
-        kept back for the last discard (S8)."""
-        return self._goes_out(int(hand.sum()), used)
-
-    def _goes_out(self, held: int, used: set[int]) -> bool:
-        """`goes_out` of a hand of ``held`` cards."""
-        left = held - len(used)
-        if left == 1:
-            return True
-        if left or len(used) < 4:
-            return False
-        common = set.intersection(*(set(self.scandals_of[c]) for c in used))
-        return bool(common)
-
-    def builds(self, view: ScandalView, top: int) -> bool:
-        """Taking ``top`` builds a meld in hand: useful, and more so than the card then thrown."""
-        rest = np.flatnonzero(view.hand).tolist()
-        # the view after taking it: ``top`` in hand, the pile without it
-        held, melded, opp = set(rest), _flags(view.melded), _flags(view.opp_known)
-        held.add(top)
-        pile = set(view.pile[:-1])
-        gain = self._usefulness(top, held, melded, opp, pile)
-        if gain < 2.0:
-            return False
-        if not rest:
-            return True
-        worst = min(self._usefulness(c, held, melded, opp, pile) for c in rest)
-        return gain > worst
-
-    def discard(self, view: ScandalView, legal: np.ndarray, repeat: int = 0) -> int:
-        """The least useful card; the most valuable among equals (S7 respected by the mask).
-
-        At a discard already met ``repeat`` times this hand, the card ranked
-        ``repeat`` (cyclically) goes instead, so a position is never played
-        the same way twice.
-        """
-        lay = self.lay
-        cards = (legal[legal >= lay.DISCARD] - lay.DISCARD).tolist()
-        if not cards:
-            return int(legal[0])
-        facts = self._facts(view)
-        value = self._value
-        ranked = sorted(cards, key=lambda c: (self._usefulness(c, *facts), -value[c], c))
-        return int(lay.DISCARD + ranked[repeat % len(ranked)])
-
-
-def _held(hand: np.ndarray) -> set[int]:
-    """The card ids of a boolean hand."""
-    return set(np.flatnonzero(hand).tolist())
-
-
-def _flags(flags: np.ndarray) -> list[bool]:
-    """Boolean flags as a list (cheaper to index one by one than an array)."""
-    return np.asarray(flags, dtype=bool).tolist()  # type: ignore[no-any-return]
 
 
 class ScandalReader:

@@ -1,45 +1,26 @@
 """Rule-based policy for the climbing games (Scum 4J, J1–J9; Scum Party's tables).
 
-The policy reads a `ClimbView` — the acting player's hand, the top play
-and the cards played this series — built either from an
-observation through the env's named views (`view_from_obs`, what the
-agents use) or from an engine state (`view_from_state`, what ISMCTS
-rollouts use). Both give the same view, so the agent and the rollouts share
-one policy.
+`ScumPolicy` reads a `ClimbView` (own hand, the top play, the cards played
+this series), built from an observation (`view_from_obs`) or an engine state
+(`view_from_state`, for search rollouts): the agent and the rollouts share one
+policy. It follows the rule books' advice (shed the lowest cards first, keep
+sets together and the high cards back) plus card counting:
 
-The strategy follows the rule books' advice ("get rid of your lowest cards as
-soon as possible", "reserve your high cards, especially the President",
-"keep doubles and triples together", "lead with the lower cards") plus card
-counting:
+* **Groups**: all cards of one non-special rank; a special card (President,
+  Wild President, Joker) beats a set of any size (J6, P1).
+* **Bosses and losers**: a group no outstanding card can beat is a boss, else
+  a loser; a special is a control when it cannot be beaten (J7).
+* **Leading**: go out if one play does it; with at most ``controls + 1``
+  losers, run out (bosses and controls first, one loser last); else lead the
+  lowest loser group whole.
+* **Following**: go out; take the lead with an unbeatable play when the rest
+  then runs out; else the lowest group of exactly the needed size; break a
+  bigger group only when ``break_min_rest`` cards stay; spend a special
+  against a pair or bigger, or when controls outnumber losers; else pass.
+* **Giving back (J5)**: the lowest single card, else the lowest card.
 
-* **Groups.** The hand is seen as groups: all cards of one non-special rank.
-  A special card (President / Wild President in 4J, Joker in Party) is one
-  whose single card beats a set of any size (J6, P1).
-* **Bosses and losers.** A group is a *boss* when no card still outstanding
-  (not in this hand and not played, from the ``played`` piece) can beat it, and
-  a *loser* otherwise. A special is a *control* card when it cannot be beaten:
-  it ends the round (J7) or no higher special is outstanding.
-* **Running out.** With the lead, a hand with at most ``controls + 1`` losers
-  goes out for sure: play bosses and control cards first (each keeps the lead),
-  win the lead back with a control card after each loser, and keep one loser
-  for last.
-* **Leading.** Go out if one play does it; otherwise run out when the hand
-  allows it; otherwise lead the lowest loser group whole.
-* **Following.** Go out if one play does it; take the lead with a play that
-  cannot be beaten when the rest of the hand then runs out; otherwise play the
-  lowest group of exactly the needed size (never break a set when a
-  non-breaking play exists); break a bigger group only when at least
-  ``break_min_rest`` cards of it stay in hand; spend a special (below); else pass.
-* **Specials.** Besides running out, a special is spent (when nothing else is
-  played) against a pair or bigger (``special_top_count``) and when the hand
-  holds two or more controls and more controls than losers minus one. Measured
-  in self-play this beats holding the specials back.
-* **Giving back (J5).** Give the lowest single card (a card that is in no set),
-  else the lowest card.
-
-Deliberately not done: passing "cheaply" when the next player is about to go
-out. A pass never stops that player, and the lead after they go out passes to
-the next player with cards (J6), so holding back only wastes a turn.
+It never passes "cheaply" before a player about to go out: a pass cannot stop
+them, and the lead then passes on (J6).
 """
 
 from __future__ import annotations
@@ -116,20 +97,16 @@ def view_from_state(state: E.State, mask: np.ndarray | None = None) -> ClimbView
 
 @dataclass(frozen=True)
 class ScumParams:
-    """Tunable knobs of the climbing-game heuristic.
+    """Tunable knobs of the climbing-game heuristic (measured in self-play).
 
     Attributes:
-        break_min_rest: break a group to follow only if at least this many
-            cards of its rank stay together (0: never break, except to go
-            out or run out). Self-play: 1 beats 2 and 0.
-        spend_specials: play a special to take the lead when it is not needed
-            to finish, if the hand holds at least two controls and more controls
-            than losers minus one.
+        break_min_rest: break a group to follow only if at least this many cards
+            of its rank stay together (0: never, except to go out or run out; 1
+            beats 2 and 0).
+        spend_specials: play a special for the lead when it is not needed to
+            finish, with two or more controls and more controls than losers - 1.
         special_top_count: also play a special (when nothing else is played)
-            against a top play of at least this many cards (0: never). A special
-            that beats a pair or a triple wins the lead cheaply; measured in
-            self-play, 2 is clearly better than keeping the specials (0) and
-            about as good as 1.
+            against a top play of at least this many cards (0: never; 2 beats 0).
     """
 
     break_min_rest: int = 1

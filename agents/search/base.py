@@ -1,30 +1,18 @@
-"""The part every information-set search of the suite shares: the tree, the descent, the loop.
+"""What every search of the suite shares: the tree, the descent, the decision and the loop.
 
-[`ISMCTSAgent`][cardsuite.agents.search.reference.ISMCTSAgent] (the readable
-reference), [`BatchedISMCTSAgent`][cardsuite.agents.search.batched.BatchedISMCTSAgent]
-and [`GuidedSearchAgent`][cardsuite.agents.search.guided.GuidedSearchAgent]
-are one `SearchBase` each, differing only in its hooks:
+`ISMCTSAgent` (the reference), `BatchedISMCTSAgent` and `GuidedSearchAgent`
+are one `SearchBase` each, differing only in its hooks: `SearchBase.select`
+(the move at a node, raising the availability of the legal children),
+`SearchBase.roll_out` (the values of a wave's non-terminal leaves),
+`SearchBase.fallback` (the move where no search runs), `SearchBase.preference`
+(the tie-break among equally visited root moves) and `SearchBase.choose`.
 
-* `SearchBase.select`: which move to take at a node (UCB1 with
-  availability counts, or PUCT over a learned prior), counting the
-  availability of the legal children;
-* `SearchBase.roll_out`: the values of the non-terminal leaves of a wave
-  (one per-game rollout each, or all of them on a batched engine);
-* `SearchBase.fallback`: the move played where no search runs;
-* `SearchBase.preference`: the tie-break among equally visited root moves;
-* `SearchBase.choose`: the move played after the search (the most visited
-  legal root move; the guided search's ``root="gumbel"`` replaces it).
-
-What they share is here: a `Node` of the single-observer tree, the descent
-(`SearchBase.descend`: select, apply, expand the first new move and stop),
-the back-up, the decision (`SearchBase.act`: one legal move, no
-``determinize``, ``max_hand``; then the most visited legal root move) and
-the loop (`SearchBase.search`): ``budget`` descents in waves of ``batch``,
-each with its own determinization from the env's ``determinize``, the
-leaves of a wave evaluated together, every path backed up; ``parallel="root"``
-grows ``batch`` trees and merges their roots; an optional ``time_limit``
-starts no new wave once spent. The reference is the case ``batch=1``: one
-descent, one rollout, one back-up per iteration.
+The loop (`SearchBase.search`) runs ``budget`` descents in waves of ``batch``,
+each on its own determinization from the env's ``determinize``; a descent
+selects, applies and expands the first new move (`SearchBase.descend`), the
+leaves of a wave are evaluated together and every path is backed up.
+``parallel="root"`` grows ``batch`` trees and merges their roots; a
+``time_limit`` starts no new wave once spent. The reference is ``batch=1``.
 """
 
 from __future__ import annotations
@@ -95,11 +83,9 @@ def check_loop(batch: Any, parallel: Any, time_limit: Any) -> None:
 class SearchBase:
     """Single-observer information-set search over the env's determinizations (module doc).
 
-    A subclass sets, before its first decision: ``budget`` (descents per
-    decision), ``max_hand`` (0: always search), ``_rng``, ``_player`` (the
-    seat searched for), ``_search`` (the game's ``SearchGame`` adapter), and
-    implements `select`, `roll_out` and `fallback`. ``batch``, ``parallel``
-    and ``time_limit`` default to the reference's one descent per wave.
+    A subclass sets ``budget``, ``max_hand`` (0: always search), ``_rng``,
+    ``_player`` (the seat searched for) and ``_search`` (the game's
+    ``SearchGame``), and implements `select`, `roll_out` and `fallback`.
     """
 
     budget: int

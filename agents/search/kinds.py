@@ -22,4 +22,5 @@ SEARCH = AgentKind(
     "(search:pretrained:scum4, search:pretrained:scandal2:budget=50,temperature=2)",
     argument="name",
     wraps="cardsuite.agents.search.guided:split_spec",
+    leaderboard="cardsuite.agents.search.games:guided_specs",
 )

@@ -1,39 +1,12 @@
 """How a game's batched engine rolls out and scores search leaves: a `SearchKind`'s ``leaves``.
 
-The batched searches (``ismcts-batched``, ``search:``) write the per-game
-leaf states of a wave into the rows of the game's batched engine (its
-record's ``batched`` part), play them out together and score them as the
-reference's [`SearchGame.values`][cardsuite.agents.search.reference.SearchGame] does.
-What differs between games is named here, once per game, and reached through
-the game's ``search`` part (``SearchKind.leaves``, `cardsuite.agents.parts`), so the searches never
-pick a game by its name:
-
-* ``load``: the bridge that writes per-game states into engine rows
-  (``"module:attribute"``, imported when a search is built);
-* ``options``: the engine options of a rollout (a Scum rollout ends with the
-  series and collects J8 points; a Scandal rollout ends with the hand);
-* ``score``: per-player rewards in [0, 1] of the rows after the rollout;
-* ``collects``: whether ``score`` needs the engine's step rewards summed;
-* ``defaults``: ``ismcts-batched``'s default parameters in this game (Scandal:
-  two waves of 50; docs/search.md, "Speed");
-* ``compiled``: where the game has them, compiled heuristic rollouts
-  (``"module:attribute"`` of ``compiled(engine, take_cost, deep_margin) ->
-  run(states, cutoff, loaded=False)`` or None where they cannot run; ``loaded``:
-  the states are already in rows ``0 ..`` from ``load``): the same moves and
-  values as the lockstep loop, each row played on its own (Scandal:
-  ``cardsuite.agents.search.kernels.scandal_heuristic``, with numba);
-* ``value_score``: where the game has one, the map from a learned critic's
-  values of the players (``[m, P]``, the env's reward units) to the rewards
-  ``score`` gives, so that a guided search's ``leaf=value`` scores a leaf by
-  its wrapped agent's critic on the same scale (Scandal: `scandal_value_score`);
-* ``compiled_policy``: where the game has them, compiled rollouts by a
-  learned policy (``compiled_policy(engine, snapshot, scale) -> run`` or None,
-  ``run`` as above; ``snapshot``: the network's `Snapshot`, ``scale``: the
-  table's observation scale): the guided search's ``rollout=policy`` moves,
-  each row on its own (Scandal: ``cardsuite.agents.search.kernels.scandal_policy``).
-
-A game whose ``SearchKind`` has no ``leaves`` (Scum Party: the batched Scum
-engine does not play Party rules) is rolled out by the reference.
+What differs between games is named here once per game, and reached through
+the game's ``search`` part, so the batched searches never pick a game by its
+name (`LeafEngine`: the bridge that loads per-game states into engine rows,
+the rollout's engine options, the score of the rows, the defaults of
+``ismcts-batched``, the compiled kernels and a critic's scale). A game without
+``leaves`` (Scum Party: the batched Scum engine does not play Party rules) is
+rolled out by the reference.
 """
 
 from __future__ import annotations
@@ -52,21 +25,26 @@ def host(x: Any) -> np.ndarray:
 
 @dataclass(frozen=True)
 class LeafEngine:
-    """One game's leaf rollouts on its batched engine (see the module doc).
+    """One game's leaf rollouts on its batched engine.
 
     Attributes:
         load: ``"module:attribute"`` of ``load_states(engine, states) -> (obs, mask, to_act)``.
-        options: engine options of a rollout, as ``(key, value)`` pairs.
-        score: ``score(engine, m, points) -> [m, P]`` rewards in [0, 1] of rows ``0..m-1``.
+        options: engine options of a rollout, as ``(key, value)`` pairs (Scum: one
+            series, J8 points collected; Scandal: one hand).
+        score: ``score(engine, m, points) -> [m, P]`` rewards in [0, 1] of rows
+            ``0..m-1``, as the reference's ``SearchGame.values``.
         collects: whether ``points`` (the step rewards summed per row) are needed.
-        defaults: default parameters of ``ismcts-batched`` in this game, as
-            ``(name, value)`` pairs (``batch``, ``cutoff``); a spec's own win.
-        compiled: ``"module:attribute"`` of the game's compiled heuristic
-            rollouts, or ``""`` (see the module doc).
-        compiled_policy: ``"module:attribute"`` of the game's compiled rollouts
-            by a learned MLP, or ``""`` (see the module doc).
-        value_score: ``value_score(engine, values [m, P]) -> [m, P]`` rewards in
-            [0, 1] from a critic's values, or None (see the module doc).
+        defaults: ``ismcts-batched``'s default parameters in this game, as
+            ``(name, value)`` pairs; a spec's own win.
+        compiled: ``"module:attribute"`` of ``compiled(engine, take_cost,
+            deep_margin) -> run(states, cutoff, loaded=False)`` (or None where
+            it cannot run): heuristic rollouts row by row, the same moves and
+            values as the lockstep loop; ``""``: none.
+        compiled_policy: the same for rollouts by a learned MLP,
+            ``compiled_policy(engine, snapshot, scale) -> run``; ``""``: none.
+        value_score: ``value_score(engine, values [m, P]) -> [m, P]``: a learned
+            critic's values of the players (the env's reward units) as ``score``
+            rewards (a guided search's ``leaf=value``), or None.
     """
 
     load: str

@@ -51,10 +51,11 @@ def _compare(steps: int, games: int, seed: int, **config: Any) -> int:
         {"num_players": 5, "trade_rules": "spanish"},
         {"num_players": 6},
         {"num_players": 8},
+        {"num_players": 12},
         {"num_players": 4, "wild_queen": True},
         {"num_players": 4, "carousel": True},
     ],
-    ids=["4p", "5p-spanish", "6p", "8p-two-decks", "wild-queen", "carousel"],
+    ids=["4p", "5p-spanish", "6p", "8p-two-decks", "12p", "wild-queen", "carousel"],
 )
 def test_batched_heuristic_matches_per_game(config: dict[str, Any]) -> None:
     """Thousands of rows per rule set, through several series with trades (J5)."""

@@ -16,9 +16,11 @@ from typing import Any
 import numpy as np
 import pytest
 
+from benchmarks.search_bench import play
 from cardsuite.agents.base import table_info
-from cardsuite.agents.search.batched import BatchedISMCTSAgent, BatchedRollouts
+from cardsuite.agents.search.batched import BatchedISMCTSAgent
 from cardsuite.agents.search.reference import ISMCTSAgent, Node
+from cardsuite.agents.search.rollouts import BatchedRollouts
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
 from scandal_env.batched import BatchedScandal
@@ -133,38 +135,29 @@ def test_batched_rollouts_give_the_reference_values(game: str, players: int, cut
 
 
 # ------------------------------------------------------------------ the search
+class Asked:
+    """Seat 0 of `play`: asks every agent the same decision, plays the first one's move."""
+
+    def __init__(self, agents: list[Any]) -> None:
+        self.agents, self.picks = agents, []
+
+    def reset(self, table: Any, seed: int | None = None) -> None:
+        for a in self.agents:
+            a.reset(table, seed=5)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, info: Any) -> int:
+        self.picks.append(tuple(a.act(obs, mask, info) for a in self.agents))
+        return int(self.picks[-1][0])
+
+
 def play_deal(
     game: str, players: int, agents: list[Any], seed: int, limit: int = 1000
 ) -> list[tuple[int, ...]]:
-    """Seat 0 is ``agents`` (each asked the same decision), the others play the heuristic;
-    the choices of seat 0's first ``limit`` decisions, one per agent."""
-    from cardsuite.agents.baselines.heuristic import HeuristicAgent
-
-    env = get_game(game).make(num_players=players)
-    env.reset(seed=seed)
-    me = env.possible_agents[0]
-    for a in agents:
-        a.reset(table_info(env, game, me), seed=5)
-    others = {n: HeuristicAgent(game) for n in env.possible_agents[1:]}
-    for n, a in others.items():
-        a.reset(table_info(env, game, n))
-    choices = []
-    for name in env.agent_iter():
-        _obs, _r, term, trunc, _info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        obs = env.observe(name)
-        if name == me:
-            ctx = {"agent": name, "determinize": lambda rng: env.unwrapped.determinize(me, rng)}
-            picks = tuple(a.act(obs["observation"], obs["action_mask"], ctx) for a in agents)
-            choices.append(picks)
-            if len(choices) == limit:
-                break
-            env.step(picks[0])
-        else:
-            env.step(others[name].act(obs["observation"], obs["action_mask"], {}))
-    return choices
+    """Seat 0 is ``agents`` (`Asked`), the others play the heuristic; the choices of seat
+    0's first ``limit`` decisions, one per agent."""
+    seat = Asked(agents)
+    play(game, {"num_players": players}, lambda: seat, seed, limit)
+    return seat.picks
 
 
 def tree(node: Node) -> tuple[Any, ...]:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
 from cardsuite.agents.base import table_info
 from cardsuite.agents.registry import make_agent, parse_spec
-from cardsuite.agents.search.batched import LearnedRollout
 from cardsuite.agents.search.guided import GuidedSearchAgent, PNode, softmax_prior, split_spec
+from cardsuite.agents.search.rollouts import LearnedRollout
 from cardsuite.errors import CardsuiteError, ConfigError
 from cardsuite.games import get_game
 
@@ -23,19 +25,6 @@ def test_split_spec_takes_the_last_key_value_part() -> None:
         "ppo:runs/a:b/final",
         {"parallel": "root"},
     )
-
-
-@pytest.mark.parametrize(
-    ("text", "match"),
-    [
-        ("pretrained:scum4:budgte=20", "unknown parameter 'budgte'"),
-        ("pretrained:scum4:budget=2,budget=3", "given twice"),
-        ("pretrained:scum4:budget=2,oops", "not key=value"),
-    ],
-)
-def test_bad_parameters_are_named(text: str, match: str) -> None:
-    with pytest.raises(ConfigError, match=match):
-        split_spec(text)
 
 
 def test_the_kind_is_registered_and_wraps_only_learned_agents() -> None:
@@ -167,16 +156,29 @@ def test_guided_search_at_a_party_table_has_a_learned_root_and_reference_leaves(
 )
 def test_budget_one_plays_the_wrapped_agent(game: str, players: int, name: str) -> None:
     """One descent visits the move of highest prior, the learned policy's own choice."""
+    agent, _, extra = name.partition(":")
+    assert plays_the_wrapped_agent(game, players, agent, f"budget=1{',' * bool(extra)}{extra}")
+
+
+def plays_the_wrapped_agent(
+    game: str, players: int, name: str, extra: str, check: Any = None
+) -> bool:
+    """At each of seat 0's decisions with a choice in a seeded deal (random moves played),
+    ``search:pretrained:NAME:EXTRA`` plays the wrapped agent's move; ``check(search, obs,
+    calls)`` then sees the search and the determinizations it drew. True: 3 or more compared."""
     env = get_game(game).make(num_players=players)
     env.reset(seed=8)
-    agent, _, extra = name.partition(":")
-    wrapped = make_agent(f"pretrained:{agent}", game)
-    search = make_agent(
-        f"search:pretrained:{agent}:budget=1{',' * bool(extra)}{extra}", game, seed=0
-    )
+    wrapped = make_agent(f"pretrained:{name}", game)
+    search = make_agent(f"search:pretrained:{name}:{extra}", game, seed=0)
     me = env.agent_selection
     wrapped.reset(table_info(env, game, me))
     search.reset(table_info(env, game, me), seed=0)
+    calls: list[int] = []
+
+    def determinize(r: np.random.Generator) -> object:
+        calls.append(1)
+        return env.unwrapped.determinize(me, r)
+
     rng = np.random.default_rng(1)
     compared = 0
     for _ in range(40):
@@ -185,12 +187,15 @@ def test_budget_one_plays_the_wrapped_agent(game: str, players: int, name: str) 
             break
         obs = env.observe(name_)
         if name_ == me and obs["action_mask"].sum() > 1:
-            ctx = {"determinize": lambda r: env.unwrapped.determinize(me, r)}
+            calls.clear()
             expected = wrapped.act(obs["observation"], obs["action_mask"], {})
+            ctx = {"determinize": determinize}
             assert search.act(obs["observation"], obs["action_mask"], ctx) == expected
+            if check is not None:
+                check(search, obs, calls)
             compared += 1
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    assert compared >= 3
+    return compared >= 3
 
 
 def test_the_leaderboard_adds_a_guided_search_over_each_shipped_agent() -> None:
@@ -321,7 +326,7 @@ def _root(stats: dict[int, tuple[int, float]]) -> PNode:
 
 
 def test_halving_searches_the_best_prior_moves_and_keeps_the_better_half() -> None:
-    from cardsuite.agents.search.guided import C_SCALE, C_VISIT, HalvingRoot
+    from cardsuite.agents.search.roots import C_SCALE, C_VISIT, HalvingRoot
 
     prior = np.array([0.0, 0.6, 0.25, 0.1, 0.05])  # action 0 illegal
     with np.errstate(divide="ignore"):
@@ -349,7 +354,7 @@ def test_halving_searches_the_best_prior_moves_and_keeps_the_better_half() -> No
 
 
 def test_a_one_candidate_halving_plays_the_prior_move() -> None:
-    from cardsuite.agents.search.guided import HalvingRoot
+    from cardsuite.agents.search.roots import HalvingRoot
 
     h = HalvingRoot(np.log(np.array([0.3, 0.7])), budget=5, candidates=2)
     assert h.remaining == [1, 0]
@@ -377,6 +382,9 @@ def test_gumbel_root_finds_the_forced_win_and_spends_the_budget() -> None:
 @pytest.mark.parametrize(
     ("extra", "match"),
     [
+        ("budgte=20", "unknown parameter 'budgte'"),
+        ("budget=2,budget=3", "given twice"),
+        ("budget=2,oops", "not key=value"),
         ("root=best", "root must be one of"),
         ("root=gumbel,candidates=1", "candidates must be an integer >= 2"),
         ("root=gumbel,parallel=root", "root=gumbel needs parallel=leaf"),
@@ -385,14 +393,14 @@ def test_gumbel_root_finds_the_forced_win_and_spends_the_budget() -> None:
         ("root=paired,parallel=root", "root=paired needs parallel=leaf"),
     ],
 )
-def test_bad_root_parameters_are_named(extra: str, match: str) -> None:
+def test_bad_parameters_are_named(extra: str, match: str) -> None:
     with pytest.raises(ConfigError, match=match):
         make_agent(f"search:pretrained:scum4:{extra}", "scum")
 
 
 def test_halving_with_raw_values_adds_the_mean_itself() -> None:
     """``value=raw``: ``sigma(q)`` of the mean reward, not of its rank in the spread."""
-    from cardsuite.agents.search.guided import C_SCALE, C_VISIT, HalvingRoot
+    from cardsuite.agents.search.roots import C_SCALE, C_VISIT, HalvingRoot
 
     prior = np.array([0.9, 0.1])
     h = HalvingRoot(np.log(prior), budget=8, candidates=2, spread=False)
@@ -407,7 +415,7 @@ def test_halving_with_raw_values_adds_the_mean_itself() -> None:
 
 # ---------------------------------------------------------------- root="paired"
 def test_paired_choice_needs_a_significant_paired_gain() -> None:
-    from cardsuite.agents.search.paired_root import paired_choice
+    from cardsuite.agents.search.roots import paired_choice
 
     base = np.array([0.3, 0.9, 0.5, 0.1, 0.7])  # the deals differ by far more than the moves
     same = np.stack([base, base, base], axis=1)
@@ -425,7 +433,7 @@ def test_paired_choice_needs_a_significant_paired_gain() -> None:
 
 
 def test_candidates_by_prior_take_the_best_legal_moves() -> None:
-    from cardsuite.agents.search.paired_root import candidates_by_prior
+    from cardsuite.agents.search.roots import candidates_by_prior
 
     prior = np.array([0.5, 0.2, 0.2, 0.1, 0.0])
     assert candidates_by_prior(prior, np.array([1, 2, 3, 4]), 3) == [1, 2, 3]
@@ -440,44 +448,18 @@ def test_paired_root_with_a_high_gate_plays_the_wrapped_agent(
 ) -> None:
     """Each candidate rolled out on the same ``budget // candidates`` determinizations; no gain
     passes a gate of 1000, so the move is the learned policy's own."""
-    env = get_game(game).make(num_players=players)
-    env.reset(seed=8)
-    wrapped = make_agent(f"pretrained:{name}", game)
-    search = make_agent(
-        f"search:pretrained:{name}:root=paired,budget=12,candidates=3,gate=1000,batch=5,max_hand=0",
-        game,
-    )
-    assert isinstance(search, GuidedSearchAgent) and search.gate == 1000
-    me = env.agent_selection
-    wrapped.reset(table_info(env, game, me))
-    search.reset(table_info(env, game, me), seed=0)
-    calls: list[int] = []
 
-    def determinize(r: np.random.Generator) -> object:
-        calls.append(1)
-        return env.unwrapped.determinize(me, r)
+    def check(search: Any, obs: dict[str, np.ndarray], calls: list[int]) -> None:
+        assert isinstance(search, GuidedSearchAgent) and search.gate == 1000
+        k = min(3, int(obs["action_mask"].sum()))
+        deals = max(2, 12 // k)
+        root = search._root_node
+        assert root is not None and len(root.children) == k
+        assert all(c.visits == deals for c in root.children.values())
+        assert len(calls) == deals, "one determinization per deal, shared by the candidates"
 
-    rng = np.random.default_rng(1)
-    compared = 0
-    for _ in range(40):
-        name_ = env.agent_selection
-        if env.terminations[name_] or env.truncations[name_]:
-            break
-        obs = env.observe(name_)
-        if name_ == me and obs["action_mask"].sum() > 1:
-            calls.clear()
-            expected = wrapped.act(obs["observation"], obs["action_mask"], {})
-            ctx = {"determinize": determinize}
-            assert search.act(obs["observation"], obs["action_mask"], ctx) == expected
-            k = min(3, int(obs["action_mask"].sum()))
-            deals = max(2, 12 // k)
-            root = search._root_node
-            assert root is not None and len(root.children) == k
-            assert all(c.visits == deals for c in root.children.values())
-            assert len(calls) == deals, "one determinization per deal, shared by the candidates"
-            compared += 1
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-    assert compared >= 3
+    extra = "root=paired,budget=12,candidates=3,gate=1000,batch=5,max_hand=0"
+    assert plays_the_wrapped_agent(game, players, name, extra, check)
 
 
 def test_paired_root_finds_the_forced_win() -> None:

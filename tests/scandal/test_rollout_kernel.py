@@ -1,15 +1,14 @@
-"""The compiled heuristic rollouts (`cardsuite.agents.search.kernels.scandal_heuristic`) against the lockstep loop.
+"""The compiled heuristic (`cardsuite.agents.search.kernels.scandal_heuristic`) against its truths.
 
-`play_out` plays each row of a numpy `BatchedScandal` on its own with the
-mask, the memoryless heuristic and the moves compiled by numba. The truth is
-the loop the search ran before: every row stepped together with
-``BatchedScandal.step(observe=False)`` and
-``BatchedScandalHeuristic(repeat_memory=False).choose_engine``. Both start
-from the same rows (positions of real 2- to 4-player play with heuristic and
-random moves, written by ``bridge.write_states``), and every state array must
-end the same, row for row, with and without a cutoff; the hands played to
-their end must reach the ways a hand ends (going out, S8; the turn limit, S4)
-and turn the pile over (S4), so the comparison covers them.
+* its choices (`choose_rows`) against the per-game definition,
+  ``ScandalPolicy.choose``, on positions of real 2- to 6-player play
+  (heuristic and random moves) and with other knobs;
+* `play_out`, each row played on its own, against the loop the search runs
+  without numba: every row stepped together with ``BatchedScandal.step`` and
+  ``BatchedScandalHeuristic(repeat_memory=False)``. Every state
+  array must end the same, row for row, with and without a cutoff; the hands
+  played to their end reach the ways a hand ends (going out, S8; the turn
+  limit, S4) and turn the pile over (S4).
 """
 
 from __future__ import annotations
@@ -20,10 +19,12 @@ import numpy as np
 import pytest
 
 from cardsuite.agents.baselines.batched_scandal import BatchedScandalHeuristic
+from cardsuite.agents.baselines.scandal_rule import ScandalPolicy, view_from_state
 from cardsuite.errors import UsageError
 from scandal_env.batched import BatchedScandal
 from scandal_env.batched.bridge import load_states, write_states
 from scandal_env.batched.consts import END_MAX_TURNS, END_OUT, OVER
+from scandal_env.config import ScandalConfig
 from scandal_env.state import clone
 from tests.scandal.real_play import (
     ROLLOUT_FIELDS,
@@ -40,16 +41,18 @@ def positions(num_players: int, count: int, seed: int, explore: float, **options
     return heuristic_positions(num_players, count, seed, explore=explore, keep=0.25, **options)
 
 
-def lockstep(eng: BatchedScandal, states: list[Any] | int, cutoff: int) -> int:
-    """The search's loop before the compiled rollouts; the steps it took (``states``: the
-    leaf states to load, or the number of rows already in the engine)."""
+def lockstep(eng: BatchedScandal, states: list[Any] | int, cutoff: int, policy: Any = None) -> int:
+    """The search's loop without compiled rollouts; the steps it took (``states``: the leaf
+    states to load, or the number of rows already in the engine; ``policy``: a batch
+    policy, by default the memoryless heuristic)."""
     plain = BatchedScandalHeuristic(eng.config, eng.obs_spec, repeat_memory=False)
+    policy = plain if policy is None else policy
     if isinstance(states, int):
         m = states
-        mask = eng._observe(False)[1]
+        obs, mask, _ = eng._observe()
     else:
         m = len(states)
-        mask = load_states(eng, states)[1]
+        obs, mask, _ = load_states(eng, states)
     steps = 0
     while cutoff == 0 or steps < cutoff:
         mask_h = mask[:m].astype(bool)
@@ -57,13 +60,38 @@ def lockstep(eng: BatchedScandal, states: list[Any] | int, cutoff: int) -> int:
         if not rows.size:
             break
         actions = np.zeros(eng.num_games, dtype=np.int64)
-        actions[rows] = plain.choose_engine(eng, mask_h[rows], rows)
+        actions[rows] = policy(obs[rows], mask_h[rows])
         active = np.zeros(eng.num_games, dtype=bool)
         active[rows] = True
-        mask = eng.step(actions, active=active, observe=False).mask
+        res = eng.step(actions, active=active)
+        obs, mask = res.obs, res.mask
         steps += 1
     assert plain.fallbacks == 0
     return steps
+
+
+@pytest.mark.parametrize(
+    ("num_players", "knobs"),
+    [(2, {}), (3, {}), (4, {}), (5, {}), (6, {}), (2, {"take_cost": 0.5, "deep_margin": 5.0}),
+     (3, {"take_cost": 0.0, "deep_margin": 0.0})],
+)  # fmt: skip
+def test_compiled_choices_equal_the_per_game_policy(
+    num_players: int, knobs: dict[str, float]
+) -> None:
+    """The third copy of the decision rule, held to the definition state by state."""
+    states = positions(num_players, 160, 40 + num_players + len(knobs), explore=0.3)
+    eng = BatchedScandal(len(states), num_players=num_players, autoreset=False, episode="hand")
+    write_states(eng, states)
+    got = rollout.choose_rows(eng, len(states), **knobs)
+    policy = ScandalPolicy(ScandalConfig(num_players=num_players), **knobs)
+    views = [view_from_state(s) for s in states]
+    want = [policy.choose(view) for view in views]
+    bad = [i for i, (a, b) in enumerate(zip(got.tolist(), want, strict=True)) if a != b]
+    assert not bad, f"rows {bad} differ"
+    lay = policy.lay
+    assert {int(v.phase) for v in views} == {0, 1, 2}, "draw, meld and build positions"
+    assert any(lay.DRAW_DISCARD < a < lay.MELD_START for a in want), "a deep draw was chosen"
+    assert any(a >= lay.DISCARD for a in want), "a discard was chosen"
 
 
 CASES = [(2, 0.1, 0), (2, 0.5, 0), (3, 0.3, 0), (4, 0.3, 0), (6, 0.3, 0), (2, 0.3, 30)]
@@ -169,9 +197,10 @@ def test_play_out_refuses_what_it_cannot_play() -> None:
 
 def test_without_numba_there_are_no_compiled_rollouts(monkeypatch: pytest.MonkeyPatch) -> None:
     """The search then keeps the lockstep loop (`BatchedRollouts` asks `compiled_rollouts`)."""
-    from cardsuite.agents.search.batched import BatchedRollouts
+    from cardsuite.agents.search.kernels import base as moves
+    from cardsuite.agents.search.rollouts import BatchedRollouts
 
-    monkeypatch.setattr(rollout, "numba", None)
+    monkeypatch.setattr(moves, "numba", None)
     assert not rollout.available()
     eng = BatchedScandal(2, num_players=2, autoreset=False, episode="hand")
     eng.reset(0)
@@ -179,4 +208,4 @@ def test_without_numba_there_are_no_compiled_rollouts(monkeypatch: pytest.Monkey
     with pytest.raises(UsageError, match="needs numba"):
         rollout.play_out(eng, 2, 0)
     rollouts = BatchedRollouts("scandal", eng.config, "heuristic", 40, 4, {})
-    assert rollouts._compiled is None and rollouts._direct is not None
+    assert rollouts._compiled is None

@@ -29,7 +29,7 @@ import pytest
 from cardsuite.agents.base import table_info
 from cardsuite.agents.learned.netspec import Snapshot, obs_scale
 from cardsuite.agents.registry import make_agent
-from cardsuite.agents.search.batched import BatchedRollouts, LearnedRollout
+from cardsuite.agents.search.rollouts import BatchedRollouts, LearnedRollout
 from cardsuite.errors import UsageError
 from cardsuite.games import get_game
 from scandal_env.batched import BatchedScandal
@@ -42,6 +42,7 @@ from tests.scandal.real_play import (
     engine_arrays,
     heuristic_positions,
 )
+from tests.scandal.test_rollout_kernel import lockstep
 
 rp = compiled_module("cardsuite.agents.search.kernels.scandal_policy")
 
@@ -76,26 +77,6 @@ def synthetic(num_players: int, hidden: tuple[int, ...], seed: int) -> tuple[Sna
         params[f"actor.{2 * i}.weight"] = rng.normal(0, 1 / np.sqrt(a), (b, a)).astype(np.float32)
         params[f"actor.{2 * i}.bias"] = rng.normal(0, 0.1, b).astype(np.float32)
     return Snapshot(0, params, "relu"), obs_scale(spec)
-
-
-def lockstep(eng: BatchedScandal, states: list[Any], cutoff: int, policy: LearnedRollout) -> int:
-    """The search's loop without compiled rollouts; the steps it took."""
-    m = len(states)
-    obs, mask, _ = load_states(eng, states)
-    steps = 0
-    while cutoff == 0 or steps < cutoff:
-        mask_h = mask[:m].astype(bool)
-        rows = np.flatnonzero(mask_h.any(axis=1))
-        if not rows.size:
-            break
-        actions = np.zeros(eng.num_games, dtype=np.int64)
-        actions[rows] = policy(obs[rows], mask_h[rows])
-        active = np.zeros(eng.num_games, dtype=bool)
-        active[rows] = True
-        res = eng.step(actions, active=active)
-        obs, mask = res.obs, res.mask
-        steps += 1
-    return steps
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4, 6])
@@ -242,11 +223,11 @@ def test_compiled_policy_rollouts_refuse_what_they_cannot_play(
     four = BatchedScandal(2, num_players=4, autoreset=False, episode="hand")
     with pytest.raises(UsageError, match="does not fit"):
         rp.PolicyNet.of(snapshot, obs_scale(table(4).obs_spec), four.obs_dim)
-    from cardsuite.agents.search.kernels import scandal_heuristic as rollout
+    from cardsuite.agents.search.kernels import base
 
-    monkeypatch.setattr(rollout, "numba", None)
+    monkeypatch.setattr(base, "numba", None)
     assert rp.compiled_policy_rollouts(hand, snapshot, scale) is None
-    with pytest.raises(UsageError, match="need numba"):
+    with pytest.raises(UsageError, match="needs numba"):
         rp.play_out_policy(hand, 2, 0, net)
     policy = LearnedRollout(snapshot.logits, scale, snapshot)
     rollouts = BatchedRollouts("scandal", hand.config, policy, 40, 4, {})

@@ -1,34 +1,21 @@
 """Rollouts of a numpy `BatchedScandal` by a learned policy, compiled row by row with numba.
 
-A guided search (``search:pretrained:scandal2``, `cardsuite.agents.search.guided`)
-scores its leaves by playing the wrapped network for every player to the end
-of the hand or the cutoff. In the lockstep loop each rollout step observes
-every row on the engine (mask and observation) and runs the network in
-numpy, a few hundred small array operations per step whose fixed cost, not
-their width, is what a step costs. The rows do not interact, so
-`play_out_policy` plays each row on its own in compiled scalar code:
-
-* the legal mask and the move are `cardsuite.agents.search.kernels.scandal_heuristic`'s (the mask
-  of ``scandal_env.masks.legal_mask``, the move as ``BatchedScandal.step``
-  applies it);
-* the observation of the player to act is written as
-  ``BatchObserver.write`` writes it (`_observe_row`: the same float32 bits,
-  ``tests/scandal/test_rollout_policy.py``);
-* the network is an MLP (`PolicyNet`): its input is the observation read
-  through an input map (entry ``j`` = ``obs[src[j]] * factor[j] + const[j]``:
-  the table's observation scale, or a size-generic agent's padding and
-  scale), its first layer summed over the non-zero inputs only (most entries
-  are 0/1 flags and zeros), and only the legal moves' logits are computed.
-  The move is the legal action of highest logit, as ``LearnedRollout`` picks.
-
-The logits are the numpy forward pass's up to float32 rounding (the sums run
-in another order than BLAS's), so a move can differ from the lockstep
-loop's only where two legal logits tie to the last bits; the test checks the
-moves and end states against the lockstep loop on positions of real play.
-
-numba is optional (the ``fast`` extra): without it `available` is False and
-the search plays its policy rollouts in the lockstep loop.
+A guided search (``search:pretrained:scandal2``) scores its leaves by playing
+the wrapped network for every player. The lockstep loop observes every row
+and runs the numpy forward pass per step; here each row is played on its own:
+the mask and moves of `scandal_moves`, the observation of the player to act
+as ``BatchObserver.write`` writes it (the same float32 bits), and the network
+read from its `Snapshot` (``layers()`` and ``input_map``, the arrays of
+`cardsuite.agents.learned.netspec`): the first layer summed over the non-zero
+inputs only, and only the legal moves' logits computed. The move is the legal
+action of highest logit, as ``LearnedRollout`` picks. The logits are the
+numpy forward pass's up to float32 rounding; a hand of a guided search takes
+2.1 s of CPU instead of 10.3 s (docs/search.md). Differential tests:
+``tests/scandal/test_rollout_policy.py``.
 """
+
+# The kernels unpack the whole tuple of engine arrays, each using some of them.
+# ruff: noqa: RUF059
 
 from __future__ import annotations
 
@@ -38,14 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from cardsuite.agents.search.kernels.scandal_heuristic import (
-    RolloutTables,
-    _apply_row,
-    _inline,
-    _jit,
-    _mask_row,
-    available,
-)
+from cardsuite.agents.search.kernels import base
+from cardsuite.agents.search.kernels.base import RolloutTables, available, check_rows, inline, jit
+from cardsuite.agents.search.kernels.scandal_moves import apply_row, mask_row
+from cardsuite.errors import UsageError
 from scandal_env.batched.consts import BUILD, DRAW, MELD, OVER
 
 __all__ = ["PolicyNet", "available", "compiled_policy_rollouts", "play_out_policy"]
@@ -82,18 +65,13 @@ class PolicyNet:
 
     @classmethod
     def of(cls, snapshot: Any, scale: np.ndarray, obs_size: int) -> PolicyNet:
-        """The network of a `Snapshot` at a table whose observations have ``obs_size`` entries.
-
-        ``snapshot.input_map(scale)`` gives the input map (``scale``: the
-        table's observation scale, what a caller multiplies the observation
-        by before ``snapshot.logits``).
+        """The network of a `Snapshot` at a table whose observations have ``obs_size`` entries
+        (``scale``: what a caller multiplies an observation by before ``snapshot.logits``).
 
         Raises:
             UsageError: a network of fewer than two layers, or an input map
                 that does not fit the first layer or the observation.
         """
-        from cardsuite.errors import UsageError
-
         layers = snapshot.layers()
         if len(layers) < 2:
             raise UsageError("compiled policy rollouts need an MLP of at least two layers")
@@ -114,6 +92,12 @@ class PolicyNet:
             const=np.ascontiguousarray(const, np.float32),
         )
 
+    @property
+    def arrays(self) -> tuple[Any, ...]:
+        """The fields as the kernels take them."""
+        return (self.first, self.biases, self.weights, self.relu, self.src, self.factor,
+                self.const)  # fmt: skip
+
 
 class ObsLayout:
     """The offsets and scale factors of one engine's observation (``BatchObserver``'s)."""
@@ -124,25 +108,17 @@ class ObsLayout:
         sl = observer.spec.slices
         self.off = np.array([sl[name].start for name in PIECES], dtype=np.int64)
         self.size = int(observer.spec.size)
-        self.fl = np.array(
-            [
-                observer.inv_n,
-                observer.inv_target,
-                observer.inv_turns,
-                float(max(1, observer.n - 1)),
-            ],
-            dtype=np.float64,
-        )
+        inv = (observer.inv_n, observer.inv_target, observer.inv_turns)
+        self.fl = np.array([*inv, float(max(1, observer.n - 1))], dtype=np.float64)
 
 
 # ---------------------------------------------------------------- the observation
-@_inline
-def _observe_row(  # type: ignore[no-untyped-def]
-    g, obs, off, fl, hands, known, counts, placed_by, meld_owner, table_pts, build,
-    build_scandal, pile_pos, pile_len, stock_len, stock_public, cur, dealer, phase, duty,
-    forbidden, turn, scores,
-):  # fmt: skip
+@inline
+def _observe_row(g, obs, off, fl, st):  # type: ignore[no-untyped-def]
     """Write row ``g``'s observation by its player to act into ``obs`` (``BatchObserver.write``)."""
+    (hands, known, counts, placed_by, meld_owner, table_pts, build, build_scandal, pile_arr,
+     pile_pos, pile_len, stock_arr, stock_len, stock_public, cur, dealer, phase, duty, forbidden,
+     turn, scores, hand_end, game_over) = st  # fmt: skip
     p, n = hands.shape[1], hands.shape[2]
     ns = meld_owner.shape[1]
     me = cur[g]
@@ -209,7 +185,7 @@ def _observe_row(  # type: ignore[no-untyped-def]
 # ---------------------------------------------------------------- the network
 def _fast(f: Callable[..., Any]) -> Callable[..., Any]:
     """Compiled with reassociated float sums (SIMD), as BLAS sums in its own order."""
-    return _jit(f, fastmath=True)
+    return jit(f, fastmath=True)
 
 
 @_fast
@@ -268,14 +244,11 @@ def _pick(mask, h, w_out, b_out):  # type: ignore[no-untyped-def]
 
 
 # ---------------------------------------------------------------- the rollouts
-@_jit
-def _play_rows_policy(  # type: ignore[no-untyped-def]
-    m, cutoff, lay, tabs, off, fl, first, biases, weights, relu, src, factor, const, max_turns,
-    target, hands, known, counts, placed_by, meld_owner, table_pts, build, build_scandal,
-    pile_arr, pile_pos, pile_len, stock_arr, stock_len, stock_public, cur, dealer, phase, duty,
-    forbidden, turn, scores, hand_end, game_over, obs, steps,
-):  # fmt: skip
-    ns = meld_owner.shape[1]
+@jit
+def _play_rows_policy(m, cutoff, lay, tabs, off, fl, net, st, obs, steps):  # type: ignore[no-untyped-def]
+    first, biases, weights, relu, src, factor, const = net
+    ns = st[4].shape[1]
+    phase = st[16]
     mask = np.zeros(lay[7], dtype=np.bool_)
     bg = np.zeros(ns, dtype=np.int64)
     nt = np.zeros(ns, dtype=np.int64)
@@ -296,11 +269,8 @@ def _play_rows_policy(  # type: ignore[no-untyped-def]
         while cutoff == 0 or k < cutoff:
             if phase[g] == OVER:
                 break
-            _mask_row(g, mask, lay, tabs, hands, counts, meld_owner, build, build_scandal,
-                      pile_arr, pile_len, stock_len, cur, phase, duty, forbidden, bg, nt, ti)  # fmt: skip
-            _observe_row(g, obs, off, fl, hands, known, counts, placed_by, meld_owner,
-                         table_pts, build, build_scandal, pile_pos, pile_len, stock_len,
-                         stock_public, cur, dealer, phase, duty, forbidden, turn, scores)  # fmt: skip
+            mask_row(g, mask, lay, tabs, st, bg, nt, ti)
+            _observe_row(g, obs, off, fl, st)
             for j in range(d_in):
                 s = src[j]
                 x[j] = const[j] if s < 0 else obs[s] * factor[j] + const[j]
@@ -308,83 +278,41 @@ def _play_rows_policy(  # type: ignore[no-untyped-def]
             a = _pick(mask, h, w_out, b_out)
             if a < 0:  # no legal move: cannot happen in a running hand
                 break
-            _apply_row(g, a, lay, tabs, max_turns, target, hands, known, counts, placed_by,
-                       meld_owner, table_pts, build, build_scandal, pile_arr, pile_pos, pile_len,
-                       stock_arr, stock_len, stock_public, cur, phase, duty, forbidden, turn,
-                       scores, hand_end, game_over)  # fmt: skip
+            apply_row(g, a, lay, tabs, st)
             k += 1
         steps[g] = k
 
 
-@_jit
-def _logits_row(x, first, biases, weights, relu, logits):  # type: ignore[no-untyped-def]
-    """Every logit of one network input ``x`` (for the tests: the forward pass checked alone)."""
-    d_in = x.shape[0]
-    nz_idx = np.zeros(d_in, dtype=np.int64)
-    nz_val = np.zeros(d_in, dtype=np.float32)
-    widest = biases[0].shape[0]
-    for li in range(len(weights)):
-        widest = max(widest, weights[li].shape[0])
-    h = _hidden(x, first, biases, weights, relu, nz_idx, nz_val,
-                np.zeros(widest, dtype=np.float32), np.zeros(widest, dtype=np.float32))  # fmt: skip
-    w_out = weights[len(weights) - 1]
-    b_out = biases[len(biases) - 1]
-    for a in range(logits.shape[0]):
-        z = b_out[a]
-        for i in range(h.shape[0]):
-            z += w_out[a, i] * h[i]
-        logits[a] = z
-
-
-@_jit
-def _observe_rows(  # type: ignore[no-untyped-def]
-    m, off, fl, hands, known, counts, placed_by, meld_owner, table_pts, build, build_scandal,
-    pile_pos, pile_len, stock_len, stock_public, cur, dealer, phase, duty, forbidden, turn,
-    scores, out,
-):  # fmt: skip
-    for g in range(m):
-        _observe_row(g, out[g], off, fl, hands, known, counts, placed_by, meld_owner, table_pts,
-                     build, build_scandal, pile_pos, pile_len, stock_len, stock_public, cur,
-                     dealer, phase, duty, forbidden, turn, scores)  # fmt: skip
-
-
-def observe_rows(engine: Any, m: int, layout: ObsLayout | None = None) -> np.ndarray:
-    """``[m, D]`` float32: rows ``0 .. m-1`` observed by their players to act, compiled.
-
-    The bits ``BatchObserver.write`` gives.
+def observe_rows(engine: Any, m: int) -> np.ndarray:
+    """``[m, D]`` float32: rows ``0 .. m-1`` observed by their players to act by the
+    compiled encoder (for the tests: the bits ``BatchObserver.write`` gives).
 
     Raises:
-        UsageError: numba is not installed, or a torch engine.
+        UsageError: as `play_out_policy`.
     """
-    _check(engine)
-    lay = layout if layout is not None else ObsLayout(engine)
-    e = engine
+    check_rows("observe_rows", engine, int(m), None)
+    lay, st = ObsLayout(engine), base.state_arrays(engine)
     out = np.zeros((int(m), lay.size), dtype=np.float32)
-    _observe_rows(
-        int(m), lay.off, lay.fl, e.hands, e.known, e.counts, e.placed_by, e.meld_owner,
-        e.table_pts, e.build, e.build_scandal, e.pile_pos, e.pile_len, e.stock_len,
-        e.stock_public, e.cur, e.dealer, e.phase, e.duty, e.forbidden, e.turn, e.scores, out,
-    )  # fmt: skip
+    for g in range(int(m)):
+        _observe_row(g, out[g], lay.off, lay.fl, st)
     return out
 
 
 def net_logits(net: PolicyNet, obs: np.ndarray) -> np.ndarray:
-    """``[B, A]`` float32 logits of raw observations ``obs`` ``[B, D]`` by the compiled forward pass."""
-    _check(None)
-    out = np.zeros((obs.shape[0], net.biases[-1].shape[0]), dtype=np.float32)
-    for i, row in enumerate(np.asarray(obs, np.float32)):
-        x = np.where(net.src >= 0, row[np.maximum(net.src, 0)] * net.factor, 0.0) + net.const
-        _logits_row(x.astype(np.float32), net.first, net.biases, net.weights, net.relu, out[i])
-    return out
-
-
-def _check(engine: Any) -> None:
-    from cardsuite.errors import UsageError
-
+    """``[B, A]`` logits of raw observations ``obs`` ``[B, D]``: the input map and the
+    compiled hidden layers, then the output layer (for the tests; UsageError without numba)."""
     if not available():
-        raise UsageError("compiled policy rollouts need numba (pip install 'cardsuite[fast]')")
-    if engine is not None and engine.xp.name != "numpy":
-        raise UsageError("compiled policy rollouts play numpy engines only")
+        raise UsageError("net_logits needs numba (pip install 'cardsuite[fast]')")
+    widest = max(b.shape[0] for b in net.biases)
+    out = []
+    for row in np.asarray(obs, np.float32):
+        x = np.where(net.src >= 0, row[np.maximum(net.src, 0)] * net.factor, 0.0) + net.const
+        x = x.astype(np.float32)
+        buffers = (np.zeros(x.size, np.int64), np.zeros(x.size, np.float32),
+                   np.zeros(widest, np.float32), np.zeros(widest, np.float32))  # fmt: skip
+        h = _hidden(x, net.first, net.biases, net.weights, net.relu, *buffers)
+        out.append(net.weights[-1] @ h + net.biases[-1])
+    return np.array(out, dtype=np.float32)
 
 
 def play_out_policy(
@@ -395,55 +323,25 @@ def play_out_policy(
     tables: RolloutTables | None = None,
     layout: ObsLayout | None = None,
 ) -> np.ndarray:
-    """Play rows ``0 .. m-1`` of ``engine`` with the policy ``net``, each for at most ``cutoff`` moves.
-
-    Every player's move is the legal action of highest logit of ``net`` on
-    that player's observation, as ``LearnedRollout`` picks in the lockstep
-    loop (module doc). A row stops at the end of its hand, or after ``cutoff``
-    moves (0: to the end of the hand).
-
-    Returns:
-        ``[m]`` the moves each row played.
-
-    Raises:
-        UsageError: numba is not installed, a torch engine, an engine that
-            plays whole games (``episode="game"``), or ``m`` out of range.
-    """
-    from cardsuite.errors import UsageError
-
-    _check(engine)
-    t = tables if tables is not None else RolloutTables(engine)
-    if not t.hand_only:
-        raise UsageError(
-            'play_out_policy plays one hand per row: build the engine with episode="hand"'
-        )
-    lay = layout if layout is not None else ObsLayout(engine)
+    """``[m]`` the moves each of rows ``0 .. m-1`` of ``engine`` played, at most ``cutoff``
+    (0: to the end of the hand), every player's the legal action of highest logit of
+    ``net`` on its observation, as ``LearnedRollout`` picks (UsageError: `check_rows`)."""
     m = int(m)
-    if not 0 <= m <= engine.num_games:
-        raise UsageError(f"play_out_policy: m must be in 0..{engine.num_games}, got {m}")
-    e = engine
+    t = check_rows("play_out_policy", engine, m, tables)
+    lay = layout if layout is not None else ObsLayout(engine)
     steps = np.zeros(m, dtype=np.int64)
     obs = np.zeros(lay.size, dtype=np.float32)
-    _play_rows_policy(
-        m, int(cutoff), t.lay, t.tabs, lay.off, lay.fl, net.first, net.biases, net.weights,
-        net.relu, net.src, net.factor, net.const, t.max_turns, t.target, e.hands, e.known,
-        e.counts, e.placed_by, e.meld_owner, e.table_pts, e.build, e.build_scandal, e.pile_arr,
-        e.pile_pos, e.pile_len, e.stock_arr, e.stock_len, e.stock_public, e.cur, e.dealer,
-        e.phase, e.duty, e.forbidden, e.turn, e.scores, e.hand_end, e.game_over, obs, steps,
-    )  # fmt: skip
+    _play_rows_policy(m, int(cutoff), t.lay, t.tabs, lay.off, lay.fl, net.arrays,
+                      base.state_arrays(engine), obs, steps)  # fmt: skip
     return steps
 
 
 def compiled_policy_rollouts(
     engine: Any, snapshot: Any, scale: np.ndarray
 ) -> Callable[..., None] | None:
-    """A search's compiled rollouts by a learned network on ``engine``, or None where they cannot run.
-
-    The ``compiled_policy`` part of Scandal's ``LeafEngine``: the returned
-    ``run(states, cutoff, loaded=False)`` writes the leaf ``states`` into rows
-    ``0 ..`` (not again when the caller has just ``loaded`` them) and plays
-    them out with `play_out_policy`. None without numba, on a torch engine or
-    one that plays whole games.
+    """A search's compiled rollouts by a learned network on ``engine`` (`runner` of
+    `play_out_policy`), or None where they cannot run: the ``compiled_policy`` part of
+    Scandal's ``LeafEngine``.
 
     Args:
         engine: the rollouts' `BatchedScandal`.
@@ -452,17 +350,9 @@ def compiled_policy_rollouts(
         scale: the table's observation scale (what the search multiplies an
             observation by before the wrapped agent's ``logits``).
     """
-    if not available() or engine.xp.name != "numpy" or engine.config.episode != "hand":
+    if not base.compilable(engine):
         return None
-    from scandal_env.batched.bridge import write_states
-
     net = PolicyNet.of(snapshot, scale, int(engine.obs_dim))
-    tables = RolloutTables(engine)
-    layout = ObsLayout(engine)
-
-    def run(states: list[Any], cutoff: int, loaded: bool = False) -> None:
-        if not loaded:
-            write_states(engine, states)
-        play_out_policy(engine, len(states), cutoff, net, tables, layout)
-
-    return run
+    tables, layout = RolloutTables(engine), ObsLayout(engine)
+    return base.runner(engine, lambda m, cutoff: play_out_policy(engine, m, cutoff, net, tables,
+                                                            layout))  # fmt: skip

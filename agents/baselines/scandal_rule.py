@@ -1,28 +1,70 @@
-"""``ScandalPolicy``'s set-based analysis against its previous form (ISMCTS expansions).
+"""The Scandal heuristic's decision rule (`ScandalPolicy`) over a `ScandalView`.
 
-The reference ISMCTS and the batched search expand every new node with
-``ScandalPolicy.choose_state``; its analysis (`playable`, `usefulness`, the
-deep draws, `builds`, the discard ranking) now works on sets and lists of
-the hand instead of indexing arrays card by card. Every result must equal
-that of the previous form, kept below verbatim, on the views of real 2- to
-4-player play (heuristic and random moves), for every repeat count and for
-other knobs.
+The one definition of the rule (rules S1–S9; the strategy: `cardsuite.agents.baselines.scandal`).
+The view comes from an observation (``ScandalReader``) or an engine state
+(`view_from_state`, for search rollouts). Its other forms, for speed, are held
+to it by differential tests: the batched twin
+(`cardsuite.agents.baselines.batched_scandal`) and the compiled rollouts
+(`cardsuite.agents.search.kernels.scandal_heuristic`).
 """
 
 from __future__ import annotations
 
-import numpy as np
-import pytest
+from dataclasses import dataclass
 
-from cardsuite.agents.baselines.scandal import ScandalPolicy, ScandalView, view_from_state
+import numpy as np
+
 from scandal_env import engine as XE
 from scandal_env.config import ScandalConfig
-from scandal_env.state import State
-from tests.scandal.real_play import heuristic_positions
 
 
-class PreviousPolicy:
-    """``ScandalPolicy`` before its set-based analysis (verbatim; the truth).
+@dataclass
+class ScandalView:
+    """What the acting player knows.
+
+    Attributes:
+        hand: bool[n] own cards.
+        melded: bool[16] scandals melded this hand (by anyone).
+        pile: discard pile, bottom first (``pile[-1]`` is the top).
+        opp_known: bool[n] cards known to be in some opponent's hand.
+        phase: ``Phase.DRAW``, ``Phase.MELD`` or ``Phase.BUILD``.
+        duty: card drawn from deep that must be melded first (S3), -1.
+        forbidden: top discard drawn this turn (S7), -1.
+        mask: the legal action mask.
+        stock: cards in the stock (-1: not known).
+    """
+
+    hand: np.ndarray
+    melded: np.ndarray
+    pile: list[int]
+    opp_known: np.ndarray
+    phase: int
+    duty: int
+    forbidden: int
+    mask: np.ndarray
+    stock: int = -1
+
+
+def view_from_state(state: XE.State) -> ScandalView:
+    """The view of the player to act in an engine state (same facts as the observation)."""
+    me = state.to_act
+    opp = [(me + i) % state.num_players for i in range(1, state.num_players)]
+    known = (state.hands[opp] & state.known[opp]).any(axis=0)
+    return ScandalView(
+        hand=state.hands[me].copy(),
+        melded=state.meld_owner >= 0,
+        pile=list(state.pile),
+        opp_known=known,
+        phase=state.phase,
+        duty=state.duty,
+        forbidden=state.forbidden,
+        mask=XE.legal_mask(state),
+        stock=len(state.stock),
+    )
+
+
+class ScandalPolicy:
+    """The Scandal heuristic for one config; `choose` maps a view to an action.
 
     Args:
         config: the game config (deck and action layout).
@@ -50,40 +92,62 @@ class PreviousPolicy:
         self.is_bg = [bool(v) for v in d.is_bg]
         self.cards_of = [list(c) for c in d.cards_of]
         self.scandals_of = [list(s) for s in d.scandals_of]
+        # Plain Python copies for the per-card loops (exact: card values are integers).
+        self._value = [float(v) for v in self.value]
+        self._plain = [[c for c in cs if not self.is_title[c]] for cs in self.cards_of]
 
     # ------------------------------------------------------------------ analysis
     def playable(self, hand: np.ndarray, melded: np.ndarray) -> tuple[float, set[int]]:
         """Points of the cards that could be laid down now, and those cards."""
+        return self._playable(_held(hand), _flags(melded))
+
+    def _playable(self, held: set[int], melded: list[bool]) -> tuple[float, set[int]]:
+        """`playable` of the cards ``held`` (a set) and the melded flags (a list).
+
+        The scandals are visited in order (a gold card goes to the first that
+        can use it); a scandal without a held card is skipped, as before.
+        """
         used: set[int] = set()
-        for s in range(self.ns):
-            cards = [c for c in self.cards_of[s] if hand[c] and c not in used]
+        scandals = sorted({s for c in held for s in self.scandals_of[c]})
+        for s in scandals:
+            cards = [c for c in self.cards_of[s] if c in held and c not in used]
             if not cards:
                 continue
             if melded[s]:
                 used.update(c for c in cards if not self.is_title[c])
-            elif hand[self.title_of[s]]:
+            elif self.title_of[s] in held:
                 rest = [c for c in cards if not self.is_title[c]]
                 if len(rest) >= 2 and any(self.is_bg[c] for c in rest):
                     used.update(cards)
-        return float(sum(self.value[c] for c in used)), used
+        value = self._value
+        return float(sum(value[c] for c in used)), used
 
     def usefulness(self, view: ScandalView, card: int) -> float:
         """How much keeping ``card`` helps a future meld (0 = dead card)."""
-        hand = view.hand
+        return self._usefulness(card, *self._facts(view))
+
+    def _facts(self, view: ScandalView) -> tuple[set[int], list[bool], list[bool], set[int]]:
+        """What `usefulness` reads of ``view``: held cards, melded and known flags, pile cards."""
+        return _held(view.hand), _flags(view.melded), _flags(view.opp_known), set(view.pile)
+
+    def _usefulness(
+        self, card: int, held: set[int], melded: list[bool], opp: list[bool], pile: set[int]
+    ) -> float:
+        """`usefulness` of ``card`` given `_facts`."""
         best = 0.0
         for s in self.scandals_of[card]:
-            if view.melded[s]:
+            if melded[s]:
                 continue
             title = self.title_of[s]
-            others = sum(1 for c in self.cards_of[s] if hand[c] and c != card)
+            others = sum(1 for c in self.cards_of[s] if c in held and c != card)
             u = float(others)
             if card == title:
                 u += 1.0 + others
-            elif hand[title]:
+            elif title in held:
                 u += 2.0
-            elif view.opp_known[title] or title in view.pile:
+            elif opp[title] or title in pile:
                 u -= 0.5  # the title is elsewhere: this set is harder to meld
-            if view.opp_known[title]:
+            if opp[title]:
                 u += 1.0  # an opponent holds the title: do not feed their meld
             best = max(best, u)
         return best
@@ -135,15 +199,14 @@ class PreviousPolicy:
         lay = self.lay
         pile = view.pile
         margin = self.deep_margin if not repeat else float("-inf")
-        best_action = self.best_deep_draw(view, legal, self.take_cost, margin)
+        held, melded = _held(view.hand), _flags(view.melded)
+        base, _ = self._playable(held, melded)
+        best_action = self.best_deep_draw(view, legal, self.take_cost, margin, base)
         if best_action >= 0:
             return best_action
-        base, _ = self.playable(view.hand, view.melded)
         if view.mask[lay.DRAW_DISCARD] and pile:
             top = pile[-1]
-            hand = view.hand.copy()
-            hand[top] = True
-            pts, _ = self.playable(hand, view.melded)
+            pts, _ = self._playable(held | {top}, melded)
             if pts > base or (not repeat and self.builds(view, top)):
                 return int(lay.DRAW_DISCARD)
         if view.mask[lay.DRAW_STOCK]:
@@ -151,11 +214,17 @@ class PreviousPolicy:
         return int(legal[0])
 
     def best_deep_draw(
-        self, view: ScandalView, legal: np.ndarray, take_cost: float, margin: float
+        self,
+        view: ScandalView,
+        legal: np.ndarray,
+        take_cost: float,
+        margin: float,
+        base: float | None = None,
     ) -> int:
         """The legal deep draw (S3) whose ``points laid down now - take_cost * waste``
         is highest and above ``margin`` (the shallowest among equals), or -1.
 
+        ``base``: `playable` points of the hand, if the caller has them.
         A deep draw is the only move that takes cards out of the stock and pile
         for good. One that would leave a single card there (S4: no one could
         then ever draw more than one card, so hands of one or two cards could
@@ -163,18 +232,23 @@ class PreviousPolicy:
         """
         lay = self.lay
         pile = view.pile
-        base, _ = self.playable(view.hand, view.melded)
+        deep = legal[(legal > lay.DRAW_DISCARD) & (legal < lay.MELD_START)].tolist()
+        if not deep:
+            return -1
+        held, melded = _held(view.hand), _flags(view.melded)
+        if base is None:
+            base, _ = self._playable(held, melded)
+        value = self._value
         best_gain, best_action = margin, -1
-        for a in legal[(legal > lay.DRAW_DISCARD) & (legal < lay.MELD_START)].tolist():
+        for a in deep:
             depth = a - lay.DRAW_DISCARD
             taken = pile[len(pile) - 1 - depth :]
-            hand = view.hand.copy()
-            hand[taken] = True
-            pts, used = self.playable(hand, view.melded)
+            after = held.union(taken)
+            pts, used = self._playable(after, melded)
             last = max(view.stock, 0) + len(pile) - len(taken) + 1 <= 1
-            if last and not self.goes_out(hand, used):
+            if last and not self._goes_out(len(after), used):
                 continue
-            waste = sum(self.value[c] for c in taken if c not in used)
+            waste = sum(value[c] for c in taken if c not in used)
             gain = pts - base - take_cost * waste
             if gain > best_gain:
                 best_gain, best_action = gain, a
@@ -184,7 +258,11 @@ class PreviousPolicy:
         """``hand`` can go out this turn: all its cards but one are laid down (``used``
         from `playable`), or all of one scandal, at least 4, of which one is
         kept back for the last discard (S8)."""
-        left = int(hand.sum()) - len(used)
+        return self._goes_out(int(hand.sum()), used)
+
+    def _goes_out(self, held: int, used: set[int]) -> bool:
+        """`goes_out` of a hand of ``held`` cards."""
+        left = held - len(used)
         if left == 1:
             return True
         if left or len(used) < 4:
@@ -194,18 +272,17 @@ class PreviousPolicy:
 
     def builds(self, view: ScandalView, top: int) -> bool:
         """Taking ``top`` builds a meld in hand: useful, and more so than the card then thrown."""
-        hand = view.hand.copy()
-        hand[top] = True
-        after = ScandalView(
-            hand, view.melded, view.pile[:-1], view.opp_known, view.phase, -1, top, view.mask
-        )
-        gain = self.usefulness(after, top)
+        rest = np.flatnonzero(view.hand).tolist()
+        # the view after taking it: ``top`` in hand, the pile without it
+        held, melded, opp = set(rest), _flags(view.melded), _flags(view.opp_known)
+        held.add(top)
+        pile = set(view.pile[:-1])
+        gain = self._usefulness(top, held, melded, opp, pile)
         if gain < 2.0:
             return False
-        rest = [c for c in np.flatnonzero(view.hand).tolist()]
         if not rest:
             return True
-        worst = min(self.usefulness(after, c) for c in rest)
+        worst = min(self._usefulness(c, held, melded, opp, pile) for c in rest)
         return gain > worst
 
     def discard(self, view: ScandalView, legal: np.ndarray, repeat: int = 0) -> int:
@@ -219,78 +296,17 @@ class PreviousPolicy:
         cards = (legal[legal >= lay.DISCARD] - lay.DISCARD).tolist()
         if not cards:
             return int(legal[0])
-        ranked = sorted(cards, key=lambda c: (self.usefulness(view, c), -self.value[c], c))
+        facts = self._facts(view)
+        value = self._value
+        ranked = sorted(cards, key=lambda c: (self._usefulness(c, *facts), -value[c], c))
         return int(lay.DISCARD + ranked[repeat % len(ranked)])
 
 
-def positions(num_players: int, seed: int, count: int) -> list[State]:
-    """``count`` states of real play: the heuristic, with a random legal move one time in three."""
-    return heuristic_positions(num_players, count, seed, explore=1 / 3, seed_stride=1000)
+def _held(hand: np.ndarray) -> set[int]:
+    """The card ids of a boolean hand."""
+    return set(np.flatnonzero(hand).tolist())
 
 
-@pytest.mark.parametrize(
-    ("num_players", "knobs"),
-    [(2, {}), (3, {}), (4, {}), (2, {"take_cost": 0.5, "deep_margin": 5.0})],
-)
-def test_every_analysis_equals_the_previous_form(num_players: int, knobs: dict[str, float]) -> None:
-    config = ScandalConfig(num_players=num_players)
-    new, old = ScandalPolicy(config, **knobs), PreviousPolicy(config, **knobs)
-    lay = new.lay
-    kinds = set()
-    for state in positions(num_players, seed=num_players + len(knobs), count=400):
-        view = view_from_state(state)
-        legal = np.flatnonzero(view.mask)
-        for repeat in (0, 1, 2):
-            assert new.choose(view, repeat) == old.choose(view, repeat)
-        kinds.add(int(view.phase))
-        assert new.playable(view.hand, view.melded) == old.playable(view.hand, view.melded)
-        for card in range(new.n):
-            assert new.usefulness(view, card) == old.usefulness(view, card)
-        for take_cost, margin in ((0.0, 0.0), (0.2, -np.inf), (1.0, 3.0)):
-            want = old.best_deep_draw(view, legal, take_cost, margin)
-            assert new.best_deep_draw(view, legal, take_cost, margin) == want
-        if view.pile:
-            assert new.builds(view, view.pile[-1]) == old.builds(view, view.pile[-1])
-            hand = view.hand.copy()
-            hand[view.pile] = True
-            pts, used = new.playable(hand, view.melded)
-            assert (pts, used) == old.playable(hand, view.melded)
-            assert new.goes_out(hand, used) == old.goes_out(hand, used)
-        if view.phase == XE.Phase.MELD and (legal >= lay.DISCARD).any():
-            for repeat in (0, 3):
-                assert new.discard(view, legal, repeat) == old.discard(view, legal, repeat)
-    assert kinds == {0, 1, 2}, "draw, meld and build positions were compared"
-
-
-def test_a_made_up_view_with_shared_cards_and_a_tall_pile() -> None:
-    """Gold cards (in several scandals) in hand and pile, with a deep draw offered."""
-    config = ScandalConfig(num_players=2)
-    new, old = ScandalPolicy(config), PreviousPolicy(config)
-    gold = [c for c in range(new.n) if len(new.scandals_of[c]) > 1]
-    assert gold
-    rng = np.random.default_rng(0)
-    for _ in range(300):
-        hand = rng.random(new.n) < 0.15
-        hand[rng.choice(gold, size=2, replace=False)] = True
-        melded = rng.random(new.ns) < 0.2
-        pile = [int(c) for c in rng.permutation(np.flatnonzero(~hand))[:12]]
-        mask = np.zeros(new.lay.size, dtype=np.int8)
-        mask[new.lay.DRAW_STOCK] = 1
-        mask[new.lay.DRAW_DISCARD : new.lay.DRAW_DISCARD + len(pile)] = 1
-        view = ScandalView(
-            hand=hand,
-            melded=melded,
-            pile=pile,
-            opp_known=rng.random(new.n) < 0.1,
-            phase=int(XE.Phase.DRAW),
-            duty=-1,
-            forbidden=-1,
-            mask=mask,
-            stock=int(rng.integers(0, 3)),
-        )
-        assert new.playable(hand, melded) == old.playable(hand, melded)
-        assert new.choose(view) == old.choose(view)
-        legal = np.flatnonzero(mask)
-        assert new.best_deep_draw(view, legal, 0.2, 0.0) == old.best_deep_draw(
-            view, legal, 0.2, 0.0
-        )
+def _flags(flags: np.ndarray) -> list[bool]:
+    """Boolean flags as a list (cheaper to index one by one than an array)."""
+    return np.asarray(flags, dtype=bool).tolist()  # type: ignore[no-any-return]

@@ -1,0 +1,323 @@
+"""How the searches play each game: its `SearchGame` adapter and its record's ``search`` part.
+
+A game's `SearchKind` (the ``search`` part of the agents layer's table,
+`cardsuite.agents.parts`) builds its adapter over the per-game engine and
+names its defaults, its batched leaves (`cardsuite.agents.search.leaves`) and
+the guided search's settings, so that no search picks a game by its name:
+
+* ``scum``: ``scum_env.engine``; a rollout ends with the series; reward
+  ``(n - k) / (n - 1)`` for the k-th player out (J8 points rescaled);
+* ``scum_party``: the player's own table (other tables never affect its
+  finish order), rewarded as Scum;
+* ``scandal``: ``scandal_env.engine``; a rollout ends with the hand or at the
+  cutoff, where the hand is scored as if it ended now (S9); reward
+  ``0.5 + (own - mean of the others) / 400`` clipped to [0, 1].
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, TypeVar
+
+import numpy as np
+
+from cardsuite.agents.baselines.scandal_rule import ScandalPolicy
+from cardsuite.agents.baselines.scum import ScumParams, ScumPolicy
+from cardsuite.agents.parts import agent_parts, part
+from cardsuite.agents.search.leaves import LeafEngine, relative_score
+from cardsuite.engine import EngineState
+from cardsuite.errors import ConfigError
+from cardsuite.games import resolve
+from scandal_env import engine as XE
+from scum_env import engine as SE
+from scum_env.party.engine import Party
+
+S = TypeVar("S", bound=EngineState)
+
+
+class SearchGame(Protocol[S]):
+    """Engine-level operations the search needs for one game, over its engine ``State`` ``S``."""
+
+    def prepare(self, determinization: Any, player: int) -> tuple[S, int]:
+        """The state to search from, and the searching player's index in it."""
+
+    def to_act(self, state: S) -> int:
+        """The player to act."""
+
+    def legal(self, state: S) -> np.ndarray:
+        """Legal action ids, increasing."""
+
+    def apply(self, state: S, action: int) -> None:
+        """Apply a legal action in place."""
+
+    def terminal(self, state: S) -> bool:
+        """Whether the searched deal is over."""
+
+    def values(self, state: S) -> np.ndarray:
+        """Per-player rewards in [0, 1] of a terminal state or at the cutoff."""
+
+    def policy(self, state: S) -> int:
+        """The rollout policy's action."""
+
+    def hand_size(self, state: S, player: int) -> int:
+        """Cards in ``player``'s hand."""
+
+    def clone(self, state: S) -> S:
+        """An independent copy."""
+
+
+@functools.lru_cache(maxsize=32)
+def _series_rules(rules: Any) -> Any:
+    """The same table rules with one-series episodes (a rollout ends with the series)."""
+    if rules.episode == "series":
+        return rules
+    return dataclasses.replace(rules, episode="series")
+
+
+class ClimbSearch:
+    """Scum / Scum Party tables: `scum_env.engine` states."""
+
+    def __init__(self, party: bool, params: Mapping[str, Any]) -> None:
+        """Adapter for Scum (``party=False``) or a Scum Party table."""
+        self.party = party
+        self.params = ScumParams(**params)
+        self._policies: dict[int, Any] = {}
+
+    def prepare(self, determinization: SE.State | Party, player: int) -> tuple[SE.State, int]:
+        """Scum: the state with series rules; Party: the player's own table."""
+        if isinstance(determinization, Party):
+            table = determinization.tables[determinization.table_of[player]]
+            state, me = table, int(determinization.local_of[player])
+        else:
+            state, me = determinization, player
+        state.rules = _series_rules(state.rules)
+        return state, me
+
+    def to_act(self, state: SE.State) -> int:
+        """The player to act."""
+        return int(state.to_act)
+
+    def legal(self, state: SE.State) -> np.ndarray:
+        """Legal action ids."""
+        return np.flatnonzero(SE.legal_mask(state))
+
+    def apply(self, state: SE.State, action: int) -> None:
+        """Apply a legal action."""
+        SE.apply_unchecked(state, int(action))
+
+    def terminal(self, state: SE.State) -> bool:
+        """The series is over."""
+        return bool(state.phase == SE.OVER)
+
+    def values(self, state: SE.State) -> np.ndarray:
+        """``(n - k) / (n - 1)`` for the k-th player out; cut off: ranked by cards left."""
+        n = state.rules.num_players
+        if state.phase != SE.OVER:
+            order = np.argsort(np.asarray(state.ncards), kind="stable")
+            out = np.empty(n)
+            out[order] = (n - 1 - np.arange(n)) / (n - 1)
+            return out
+        result: np.ndarray = (state.last_points.astype(float) - 1.0) / (n - 1)
+        return result
+
+    def policy(self, state: SE.State) -> int:
+        """The climbing-game heuristic for the player to act."""
+        rules = state.rules
+        pol = self._policies.get(id(rules))
+        if pol is None:
+            pol = self._policies[id(rules)] = ScumPolicy(rules, self.params)
+        return pol.choose_state(state)
+
+    def hand_size(self, state: SE.State, player: int) -> int:
+        """Cards in ``player``'s hand."""
+        return int(state.ncards[player])
+
+    def clone(self, state: SE.State) -> SE.State:
+        """A copy of the table state."""
+        return SE.clone(state)
+
+
+class ScandalSearch:
+    """Scandal hands: `scandal_env.engine` states."""
+
+    def __init__(self, config: Any, params: Mapping[str, Any]) -> None:
+        """Adapter for a Scandal config."""
+        self.policy_impl = ScandalPolicy(config, **params)
+        self._hand = -1
+
+    def prepare(self, determinization: XE.State, player: int) -> tuple[XE.State, int]:
+        """The determinization itself; its hand number marks the searched hand."""
+        self._hand = determinization.hand_number
+        return determinization, player
+
+    def to_act(self, state: XE.State) -> int:
+        """The player to act."""
+        return int(state.to_act)
+
+    def legal(self, state: XE.State) -> np.ndarray:
+        """Legal action ids."""
+        return np.flatnonzero(XE.legal_mask(state))
+
+    def apply(self, state: XE.State, action: int) -> None:
+        """Apply a legal action."""
+        XE.apply_unchecked(state, int(action))
+
+    def terminal(self, state: XE.State) -> bool:
+        """The searched hand is over (a next hand may have been dealt)."""
+        return bool(state.done or state.hand_over or state.hand_number != self._hand)
+
+    def values(self, state: XE.State) -> np.ndarray:
+        """Net hand score (S9) relative to the others, squashed to [0, 1]; at the cutoff
+        the hand is scored as if it ended now."""
+        if self.terminal(state):
+            scores = state.hand_scores.astype(float)
+        else:
+            value = state.rules.deck.value.astype(float)
+            p = state.num_players
+            scores = np.array(
+                [value[state.placed_by == i].sum() - value[state.hands[i]].sum() for i in range(p)]
+            )
+        result: np.ndarray = relative_score(scores[None])[0]
+        return result
+
+    def policy(self, state: XE.State) -> int:
+        """The Scandal heuristic for the player to act."""
+        return int(self.policy_impl.choose_state(state))
+
+    def hand_size(self, state: XE.State, player: int) -> int:
+        """Cards in ``player``'s hand."""
+        return int(state.hand_counts[player])
+
+    def clone(self, state: XE.State) -> XE.State:
+        """A copy of the state."""
+        return XE.clone(state)
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchKind:
+    """How the searches play one game: a record's ``search`` part.
+
+    Attributes:
+        build: ``build(config, params)``, the game's `SearchGame` adapter.
+        cutoff: default rollout steps before evaluation (0: play the deal out).
+        max_hand: default hand size at or below which ISMCTS searches (0: always).
+        leaves: ``"module:attribute"`` of the game's `LeafEngine` (how its batched
+            engine rolls out search leaves); None: the batched searches roll out
+            with the reference.
+        guided: the guided search's default parameters in this game, as
+            ``(name, value)`` pairs; a spec's own win.
+        baseline: the ISMCTS kind ``cardsuite leaderboard`` seats in this game
+            (``ismcts``, or ``ismcts-batched`` where the reference is too slow).
+        guided_critic: the guided search's defaults over ``guided`` where the
+            wrapped agent carries a critic and the spec names no ``leaf``.
+        guided_agents: how many of the shipped learned agents the leaderboard
+            seats a guided search over (the first ones); None: every one.
+    """
+
+    build: Callable[[Any, Mapping[str, Any]], SearchGame[Any]]
+    cutoff: int
+    max_hand: int
+    leaves: str | None = None
+    guided: tuple[tuple[str, Any], ...] = ()
+    baseline: str = "ismcts"
+    guided_critic: tuple[tuple[str, Any], ...] = ()
+    guided_agents: int | None = None
+
+
+def _scum(config: Any, params: Mapping[str, Any]) -> ClimbSearch:
+    return ClimbSearch(party=False, params=params)
+
+
+def _party(config: Any, params: Mapping[str, Any]) -> ClimbSearch:
+    return ClimbSearch(party=True, params=params)
+
+
+#: Scum (a series always ends quickly: no cutoff); its guided search: five waves
+#: of ten, searching from 8 cards (docs/search.md).
+scum_search = SearchKind(
+    _scum,
+    cutoff=0,
+    max_hand=6,
+    leaves="cardsuite.agents.search.leaves:scum_leaves",
+    guided=(("batch", 10), ("max_hand", 8)),
+)
+#: Scum Party: the guided search has the learned prior at the root and the
+#: reference's heuristic rollouts (no batched Party leaves); on the leaderboard
+#: only over the first shipped agent, as a guided pair costs an ISMCTS pair's time.
+party_search = SearchKind(
+    _party, cutoff=0, max_hand=6, guided=(("rollout", "heuristic"),), guided_agents=1
+)
+#: Scandal: the guided search runs four waves of ten, learned rollouts scored
+#: after 20 steps; over an agent with a critic, value leaves and the halving root
+#: with raw values (62.3% of 400 unseen deals against the wrapped agent). Its
+#: leaderboard ISMCTS is the batched one: a 2-player hand in about 1 s of CPU
+#: where the reference takes about 9 s (docs/search.md).
+scandal_search = SearchKind(
+    ScandalSearch,
+    cutoff=40,
+    max_hand=0,
+    leaves="cardsuite.agents.search.leaves:scandal_leaves",
+    guided=(("budget", 40), ("batch", 10), ("cutoff", 20)),
+    baseline="ismcts-batched",
+    guided_critic=(("leaf", "value"), ("root", "gumbel"), ("value", "raw")),
+)
+
+
+def search_kind(game: str) -> SearchKind:
+    """``game``'s ``search`` part (`cardsuite.agents.parts`); ConfigError naming the games
+    that have one."""
+    agent_parts(game, "ISMCTS")
+    kind: SearchKind = part(game, "search")
+    return kind
+
+
+def search_game(game: str, config: Any, params: Mapping[str, Any]) -> SearchGame[Any]:
+    """The `SearchGame` adapter of ``game``."""
+    return search_kind(game).build(config, params)
+
+
+def leaf_engine(game: str) -> LeafEngine | None:
+    """The game's `LeafEngine` (its ``search`` part names it); None if it has none."""
+    kind = search_kind(game)
+    return None if kind.leaves is None else resolve(kind.leaves)
+
+
+def supports(game: str) -> bool:
+    """Whether ``game`` can be searched over a learned agent (it has a ``search`` part)."""
+    try:
+        search_kind(game)
+    except ConfigError:
+        return False
+    return True
+
+
+def learned_leaves(game: str) -> bool:
+    """Whether ``game``'s batched engine plays the leaves (Scum, Scandal), so that a
+    wrapped policy rolls them out, scores them and sets the priors below the root;
+    else (Scum Party) the reference's heuristic rollouts score them."""
+    try:
+        return leaf_engine(game) is not None
+    except ConfigError:
+        return False
+
+
+def guided_specs(game: str, shipped: list[str]) -> list[str]:
+    """``search:SPEC`` for the leaderboard's shipped agents ``pretrained:NAME``: every one,
+    or the first ``SearchKind.guided_agents`` of them."""
+    if not supports(game):
+        return []
+    learned = [f"search:{spec}" for spec in shipped if spec.startswith("pretrained:")]
+    most = search_kind(game).guided_agents
+    return learned if most is None else learned[:most]
+
+
+def game_defaults(game: str, critic: bool = False) -> dict[str, Any]:
+    """The guided search's defaults in ``game``: ``SearchKind.guided``, overridden by
+    ``guided_critic`` where the wrapped agent carries a ``critic``."""
+    try:
+        kind = search_kind(game)
+    except ConfigError:
+        return {}
+    return {**dict(kind.guided), **(dict(kind.guided_critic) if critic else {})}

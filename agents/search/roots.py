@@ -1,0 +1,182 @@
+"""The guided search's roots other than PUCT: sequential halving and paired candidates.
+
+* ``root="gumbel"`` (`HalvingRoot`): the prior's best ``candidates`` moves
+  searched by sequential halving, the best ``log prior + sigma(q)`` played, as
+  Gumbel AlphaZero's root does (Danihelka et al., 2022, without the Gumbel
+  noise: a deterministic player), so that a move's value can overrule a sharp
+  prior.
+* ``root="paired"`` (`paired_search`): the prior's best moves each rolled out
+  on the *same* determinizations, as a rollout algorithm with common random
+  numbers does, so the spread between deals (tenths of a reward) no longer
+  drowns the differences between moves (hundredths); the prior's top move is
+  played unless another's mean paired gain is above zero and ``gate``
+  standard errors (`paired_choice`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from cardsuite.agents.search.base import Node
+
+#: Gumbel AlphaZero's value scale: ``sigma(q) = (C_VISIT + max visits) * C_SCALE * q``
+#: for a normalised mean ``q`` in [0, 1] (Danihelka et al., 2022).
+C_VISIT, C_SCALE = 50.0, 1.0
+
+
+class HalvingRoot:
+    """Sequential halving over a root's candidate moves (``root="gumbel"``).
+
+    The ``candidates`` moves of highest prior are searched; the budget is
+    split over ``ceil(log2(candidates))`` phases, each giving every remaining
+    move an equal share of descents, after which the better half is kept by
+    `score`. A move of low prior thus gets descents of its own.
+
+    Args:
+        log_prior: ``[A]`` the log prior (``-inf`` off the legal moves).
+        budget: descents of the search.
+        candidates: moves searched at most.
+        spread: `score` reads the means rescaled to their spread (else the means).
+    """
+
+    def __init__(
+        self, log_prior: np.ndarray, budget: int, candidates: int, spread: bool = True
+    ) -> None:
+        """Pick the candidates (highest prior, lowest id among equals) and the first quota."""
+        self.spread = spread
+        legal = np.flatnonzero(np.isfinite(log_prior))
+        order = sorted(legal.tolist(), key=lambda a: (-float(log_prior[a]), a))
+        self.log_prior = log_prior
+        self.remaining: list[int] = order[: max(1, min(candidates, len(order)))]
+        self.phases = max(1, math.ceil(math.log2(len(self.remaining))))
+        self.budget = budget
+        self.quota = 0
+        self._raise_quota()
+
+    def _raise_quota(self) -> None:
+        """The visits each remaining move has by the end of this phase."""
+        share = self.budget // (self.phases * len(self.remaining))
+        self.quota += max(1, share)
+
+    def pick(self, root: Any) -> int:
+        """The remaining move with the fewest visits so far (then the higher prior)."""
+        children = root.children
+
+        def visits(a: int) -> int:
+            child = children.get(a)
+            return 0 if child is None else int(child.visits)
+
+        return min(self.remaining, key=lambda a: (visits(a), -float(self.log_prior[a]), a))
+
+    def score(self, root: Any, a: int) -> float:
+        """``log prior + sigma(q)``: ``q`` the root mean rescaled to the spread of the
+        remaining moves' means (0.5 where there is none), or with ``spread=False``
+        the mean itself (a reward in [0, 1]; 0.5 unvisited)."""
+        means = {
+            b: c.total / c.visits
+            for b, c in root.children.items()
+            if c.visits and b in self.remaining
+        }
+        most = max((root.children[b].visits for b in means), default=0)
+        if not self.spread:
+            q = means.get(a, 0.5)
+        else:
+            lo, hi = min(means.values(), default=0.0), max(means.values(), default=0.0)
+            q = 0.5 if a not in means or hi <= lo else (means[a] - lo) / (hi - lo)
+        return float(self.log_prior[a]) + (C_VISIT + most) * C_SCALE * q
+
+    def after_wave(self, root: Any) -> None:
+        """Halve the remaining moves once every one has had its share of this phase."""
+        if len(self.remaining) == 1:
+            return
+        children = root.children
+        if any(a not in children or children[a].visits < self.quota for a in self.remaining):
+            return
+        ranked = sorted(self.remaining, key=lambda a: (-self.score(root, a), a))
+        self.remaining = ranked[: math.ceil(len(self.remaining) / 2)]
+        self._raise_quota()
+
+    def choose(self, root: Any, allowed: set[int]) -> int | None:
+        """The remaining move of highest `score`."""
+        moves = [a for a in self.remaining if a in allowed and a in root.children]
+        if not moves:
+            return None
+        return max(moves, key=lambda a: (self.score(root, a), -a))
+
+
+def candidates_by_prior(prior: np.ndarray, legal: np.ndarray, count: int) -> list[int]:
+    """The ``count`` legal moves of highest prior (the lower id among equals), best first."""
+    return sorted((int(a) for a in legal), key=lambda a: (-float(prior[a]), a))[:count]
+
+
+def paired_choice(rewards: np.ndarray, gate: float) -> int:
+    """The column to play of ``rewards`` ``[determinizations, candidates]`` (column 0: the
+    prior's top move).
+
+    Column ``j > 0`` qualifies when the mean of ``rewards[:, j] - rewards[:, 0]``
+    is above zero and above ``gate`` times its standard error (sample
+    standard deviation over the square root of the rows); the qualifying
+    column of highest mean gain is played (the lower column among equals),
+    else column 0. Fewer than two rows give no standard error: column 0.
+    """
+    rewards = np.asarray(rewards, dtype=np.float64)
+    rows = rewards.shape[0]
+    if rewards.ndim != 2 or rewards.shape[1] < 2 or rows < 2:
+        return 0
+    gains = rewards[:, 1:] - rewards[:, :1]
+    mean = gains.mean(axis=0)
+    se = gains.std(axis=0, ddof=1) / math.sqrt(rows)
+    ok = (mean > 0) & (mean > gate * se)
+    if not ok.any():
+        return 0
+    return 1 + int(np.argmax(np.where(ok, mean, -np.inf)))
+
+
+def paired_search(
+    agent: Any, determinize: Callable[[np.random.Generator], Any], prior: np.ndarray,
+    legal: np.ndarray,
+) -> tuple[Node, int]:  # fmt: skip
+    """The root and the move of ``root="paired"``: every candidate of ``agent``'s (a
+    `GuidedSearchAgent`) rolled out on each of ``budget // candidates`` (at least 2)
+    determinizations, in waves of about ``batch`` leaves.
+
+    The root has one child per candidate, its visits and summed rewards those of
+    its rollouts. ``time_limit`` starts no new wave once spent (two
+    determinizations are always played).
+    """
+    game, rng, player = agent._search, agent._rng, agent._player
+    moves = candidates_by_prior(prior, legal, agent.candidates)
+    root = agent.new_node(-1)
+    children = [root.children.setdefault(a, agent.new_node(player)) for a in moves]
+    deals = max(2, agent.budget // len(moves))
+    per_wave = max(1, agent.batch // len(moves))
+    rewards: list[np.ndarray] = []
+    start = time.perf_counter()
+    while len(rewards) < deals:
+        limit = agent.time_limit
+        if len(rewards) >= 2 and limit is not None and time.perf_counter() - start >= limit:
+            break
+        leaves, paths, movers = [], [], []
+        for _ in range(min(per_wave, deals - len(rewards))):
+            base, me = game.prepare(determinize(rng), player)
+            movers.append(me)
+            for a, child in zip(moves, children, strict=True):
+                state = game.clone(base)
+                game.apply(state, a)
+                leaves.append(state)
+                paths.append([root, child])
+        values = agent.evaluate(game, leaves, paths, rng)
+        for i, me in enumerate(movers):
+            row = values[i * len(moves) : (i + 1) * len(moves)]
+            rewards.append(np.array([float(v[me]) for v in row]))
+    table = np.stack(rewards)
+    for j, child in enumerate(children):
+        child.visits = child.avail = table.shape[0]
+        child.total = float(table[:, j].sum())
+    root.visits = table.size
+    return root, moves[paired_choice(table, agent.gate)]
