@@ -23,13 +23,12 @@ its constructor takes them, and must have ``name``, ``reset`` and ``act``
 
 Parameter values are read as YAML scalars (``200`` is an int, ``1.5`` a
 float, ``true`` a bool, anything else a string). Agent classes are imported
-lazily, so listing or parsing specs never imports torch; only a ``ppo:`` spec
-imports `cardsuite.agents.learned.policy`, and only an ``rllib:`` spec imports ray.
-Kinds that need training code are not named here: the layer that owns them
-registers them through the ``cardsuite.agents`` entry-point group
-(`ENTRY_POINT_GROUP`), as any other package may. Every mistake raises a named error: an unknown
-kind, a malformed or unknown parameter ([`ConfigError`][cardsuite.ConfigError]), a missing
-checkpoint ([`CheckpointError`][cardsuite.CheckpointError]).
+when a spec is built, so listing or parsing specs never imports torch or ray.
+Kinds beyond the baselines are registered by the layer that owns them through
+the ``cardsuite.agents`` entry-point group (`ENTRY_POINT_GROUP`), as any other
+package may. Every mistake is a named error: [`ConfigError`][cardsuite.ConfigError]
+(an unknown kind, a malformed or unknown parameter) or
+[`CheckpointError`][cardsuite.CheckpointError] (a missing checkpoint).
 """
 
 from __future__ import annotations
@@ -38,13 +37,12 @@ import hashlib
 import importlib
 import importlib.util
 import inspect
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from cardsuite.agents.base import Agent, RandomAgent
-from cardsuite.agents.kinds import AgentKind
+from cardsuite.agents.kinds import AgentKind, import_class
 from cardsuite.errors import CardsuiteError, CheckpointError, ConfigError
 from cardsuite.safe_yaml import load_yaml_text
 
@@ -55,20 +53,13 @@ ENTRY_POINT_GROUP = "cardsuite.agents"
 
 _BUILTIN = (
     AgentKind("random", "cardsuite.agents.base:RandomAgent", "uniform over the legal actions"),
-    AgentKind(
-        "greedy",
-        "cardsuite.agents.baselines.greedy:GreedyAgent",
-        "simple rule bot: sheds the most cards, melds at once",
-    ),
-    AgentKind(
-        "heuristic", "cardsuite.agents.baselines.heuristic:HeuristicAgent", "hand-written rule bot"
-    ),
-    AgentKind(
-        "ismcts",
-        "cardsuite.agents.search.reference:ISMCTSAgent",
-        "information-set Monte Carlo tree search (e.g. ismcts:budget=200)",
-    ),
-)
+    AgentKind("greedy", "cardsuite.agents.baselines.greedy:GreedyAgent",
+              "simple rule bot: sheds the most cards, melds at once"),
+    AgentKind("heuristic", "cardsuite.agents.baselines.heuristic:HeuristicAgent",
+              "hand-written rule bot"),
+    AgentKind("ismcts", "cardsuite.agents.search.reference:ISMCTSAgent",
+              "information-set Monte Carlo tree search (e.g. ismcts:budget=200)"),
+)  # fmt: skip
 
 
 def _plugin_kinds() -> list[AgentKind]:
@@ -103,11 +94,6 @@ def _plugin_kinds() -> list[AgentKind]:
 KINDS: dict[str, AgentKind] = {}
 for _kind in (*_BUILTIN, *_plugin_kinds()):
     KINDS.setdefault(_kind.name, _kind)
-
-
-def _checkpoint_kinds() -> dict[str, str]:
-    """Kinds built with ``Class.load(...)`` and the extra that provides each."""
-    return {k.name: k.extra or "" for k in KINDS.values() if k.argument != "params"}
 
 
 @dataclass(frozen=True)
@@ -209,11 +195,8 @@ def weights_sha256(spec: str, depth: int = 0) -> str | None:
             source = source / "weights.safetensors"
     if not source.is_file():
         return None
-    digest = hashlib.sha256()
     with source.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def _parse_params(text: str, name: str, rest: str) -> dict[str, Any]:
@@ -326,54 +309,9 @@ def _build(parsed: AgentSpec, cls: Any, game: str, seed: int | None) -> Agent:
 
 
 def load_class(parsed: AgentSpec) -> Any:
-    """The class of a ``module:Class`` or ``file.py:Class`` spec (imports the user's code).
-
-    A file is executed once per process, as a module named after its path's
-    hash; ConfigError names a missing file or module, a file that fails to
-    import, or a missing class.
-    """
-    head, _, cls_name = (parsed.target or "").rpartition(":")
-    if head.lower().endswith(".py"):
-        module = _import_file(parsed.text, Path(head))
-    else:
-        try:
-            module = importlib.import_module(head)
-        except ModuleNotFoundError as err:
-            raise ConfigError(
-                f"agent spec {parsed.text!r}: module {err.name!r} not found "
-                "(is it installed, or on PYTHONPATH?)"
-            ) from None
-    obj: Any = module
-    for part in cls_name.split("."):
-        if not hasattr(obj, part):
-            raise ConfigError(f"agent spec {parsed.text!r}: {head} has no {cls_name!r}")
-        obj = getattr(obj, part)
-    if not callable(obj):
-        raise ConfigError(f"agent spec {parsed.text!r}: {cls_name!r} is not a class")
-    return obj
-
-
-def _import_file(text: str, path: Path) -> Any:
-    """Execute the Python file ``path`` as a module (once per process)."""
-    if not path.is_file():
-        raise ConfigError(f"agent spec {text!r}: file {str(path)!r} not found")
-    resolved = path.resolve()
-    name = "cardsuite_user_agent_" + hashlib.sha256(str(resolved).encode()).hexdigest()[:16]
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, resolved)
-    if spec is None or spec.loader is None:
-        raise ConfigError(f"agent spec {text!r}: {str(path)!r} is not a Python file")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except Exception as err:  # the user's own code failed to import
-        del sys.modules[name]
-        raise ConfigError(
-            f"agent spec {text!r}: importing {str(path)!r} failed: {type(err).__name__}: {err}"
-        ) from None
-    return module
+    """The class of a ``module:Class`` or ``file.py:Class`` spec (imports the user's code,
+    `cardsuite.agents.kinds.import_class`)."""
+    return import_class(parsed.text, parsed.target or "")
 
 
 def _load(parsed: AgentSpec) -> Any:
@@ -446,13 +384,9 @@ def _make_from_checkpoint(parsed: AgentSpec, game: str, seed: int | None) -> Age
 def display_names(specs: list[str]) -> list[str]:
     """Distinct names for a list of specs: repeats become ``random#1``, ``random#2``."""
     texts = [s.strip() for s in specs]
-    counts = {t: texts.count(t) for t in texts}
     seen: dict[str, int] = {}
     names = []
     for t in texts:
-        if counts[t] > 1:
-            seen[t] = seen.get(t, 0) + 1
-            names.append(f"{t}#{seen[t]}")
-        else:
-            names.append(t)
+        seen[t] = seen.get(t, 0) + 1
+        names.append(f"{t}#{seen[t]}" if texts.count(t) > 1 else t)
     return names

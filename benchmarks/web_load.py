@@ -77,43 +77,25 @@ class Stats:
         return response.json()
 
 
-async def play_one(
-    client: httpx.AsyncClient, stats: Stats, rng: random.Random, stop: float
+async def one_game(
+    client: httpx.AsyncClient, stats: Stats, rng: random.Random, stop: float, play: bool
 ) -> None:
-    """One game: play a seat to the end (legal moves chosen at random)."""
+    """One game to the end: play a seat (legal moves chosen at random, a view now and
+    then) or watch agents (five moves a request)."""
     game, options = rng.choice(GAMES)
-    view = await stats.call(
-        client,
-        "POST",
-        "/api/play",
-        {"game": game, "agents": rng.choice(AGENTS), "options": options, "seat": 0},
-    )
+    body = {"game": game, "agents": rng.choice(AGENTS), "options": options}
+    view = await stats.call(client, "POST", "/api/play" if play else "/api/watch",
+                            {**body, "seat": 0} if play else body)  # fmt: skip
     while view is not None and not view["over"] and time.monotonic() < stop:
+        session = f"/api/session/{view['id']}"
+        if not play:
+            view = await stats.call(client, "POST", f"{session}/advance", {"moves": 5})
+            continue
         if rng.random() < 0.1:
-            await stats.call(client, "GET", f"/api/session/{view['id']}")
+            await stats.call(client, "GET", session)
         action = rng.choice(view["moves"])["id"]
-        view = await stats.call(
-            client, "POST", f"/api/session/{view['id']}/move", {"action": action}
-        )
-    if view is not None:
-        stats.games += bool(view["over"])
-        await stats.call(client, "DELETE", f"/api/session/{view['id']}")
-
-
-async def watch_one(
-    client: httpx.AsyncClient, stats: Stats, rng: random.Random, stop: float
-) -> None:
-    """One game: watch agents to the end, five moves a request."""
-    game, options = rng.choice(GAMES)
-    view = await stats.call(
-        client,
-        "POST",
-        "/api/watch",
-        {"game": game, "agents": rng.choice(AGENTS), "options": options},
-    )
-    while view is not None and not view["over"] and time.monotonic() < stop:
-        view = await stats.call(client, "POST", f"/api/session/{view['id']}/advance", {"moves": 5})
-    if view is not None:
+        view = await stats.call(client, "POST", f"{session}/move", {"action": action})
+    if play and view is not None:  # a watched game is left to expire
         stats.games += bool(view["over"])
         await stats.call(client, "DELETE", f"/api/session/{view['id']}")
 
@@ -123,10 +105,7 @@ async def client_loop(url: str, index: int, stop: float, stats: Stats) -> None:
     rng = random.Random(index)
     async with httpx.AsyncClient(base_url=url, timeout=120) as client:
         while time.monotonic() < stop:
-            if (index + stats.games) % 2:
-                await play_one(client, stats, rng, stop)
-            else:
-                await watch_one(client, stats, rng, stop)
+            await one_game(client, stats, rng, stop, play=bool((index + stats.games) % 2))
 
 
 def rss_mb(pid: int | None) -> float | None:

@@ -1,38 +1,19 @@
 """Agents in any language: ``exec:COMMAND`` runs an agent as a child process speaking JSON lines.
 
-The arena writes one JSON object per line to the child's stdin; the child
-answers every message with exactly one line on its stdout (its stderr is
-passed through, for the bot's own logging). The protocol (``docs/protocol.md``):
+The arena writes one JSON object per line to the child's stdin (``reset`` at
+the start of every game, ``act`` at every decision with the observation, the
+mask and the legal moves in words, ``close`` at the end); the child answers
+each with exactly one line on its stdout (its stderr is passed through). Spec:
+``exec:[timeout=SECONDS] [on_error=stop|forfeit] COMMAND...``, split with
+`shlex` and started directly, never through a shell. The protocol, the
+settings and what each failure does: ``docs/protocol.md``.
 
-* ``{"type": "reset", "game": "scum", "player": "player_2", "num_players": 4,
-  "seed": 123}`` at the start of every game; answer ``{}``;
-* ``{"type": "act", "observation": [...], "action_mask": [...], "legal":
-  [{"id": 17, "text": "play 7"}, ...]}`` at every decision; answer
-  ``{"action": 17}``;
-* ``{"type": "close"}`` once at the end; answer ``{}`` and exit.
-
-Spec: ``exec:[timeout=SECONDS] [on_error=stop|forfeit] COMMAND...``. The
-command is split with `shlex` and started directly (never through a shell:
-write ``exec:sh -c '...'`` for one); leading ``timeout=`` and ``on_error=``
-words are settings of the seat, not part of the command:
-
-* ``timeout`` (default 10 s): the limit on each answer; the process start is
-  allowed ``max(timeout, 10)`` seconds for its first answer.
-* ``on_error``: ``stop`` (default) raises the named error and the tournament
-  stops cleanly; ``forfeit`` records the seat's loss instead (the agent
-  answers an illegal action, so the arena ends the game with the illegal-move
-  penalty for that seat, like any illegal move) and the tournament goes on; a
-  fresh process is started for the next game.
-
-Failures are named errors, all `AgentProcessError`: `AgentCrashed` (the
-process exited or could not start), `AgentTimeout` (no answer in time),
-`AgentProtocolError` (an answer that is not one JSON object of the right
-shape) and `AgentIllegalMove` (an action id outside the legal ones). A failing
+Failures are named errors, all `AgentProcessError`: `AgentCrashed`,
+`AgentTimeout`, `AgentProtocolError` and `AgentIllegalMove`. A failing
 process is killed and reaped at once; every process gets ``close`` when its
-agent is dropped (the end of a tournament) and is killed if it does not exit
-within a second, and any still running at interpreter exit are killed, so
-nothing hangs and no zombie remains. The process runs in its own session, so
-killing it also ends whatever it started.
+agent is dropped and is killed if it does not exit within a second, and any
+still running at interpreter exit are killed. The process runs in its own
+session, so killing it also ends whatever it started.
 """
 
 from __future__ import annotations

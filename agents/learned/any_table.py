@@ -2,12 +2,11 @@
 
 A table-sized network reads one table's observation layout (``pretrained:party8``
 reads 184 entries, the layout of an 8-player party) and scores that table's
-actions, so a plain `PPOAgent` refuses every other size with a
-`CheckpointError`. Its metadata can instead say ``network.layout:
-"projected"`` (`cardsuite.agents.learned.pretrained` ships ``party8`` and ``scandal2``
-so; ``python -m cardsuite.agents.learned.pretrained RUN/agent NAME --any-table``).
-``python -m cardsuite.agents.learned.any_table RUN/agent OUT`` writes such a copy of
-any table-sized agent folder (`mark_any_table`). Such an agent:
+actions, so a plain `PPOAgent` refuses every other size. Its metadata can
+instead say ``network.layout: "projected"`` (``pretrained:party8`` and
+``scandal2_table`` ship so); ``python -m cardsuite.agents.learned.any_table
+RUN/agent OUT`` writes such a copy of any table-sized agent folder
+(`mark_any_table`). Such an agent:
 
 * at its own table (the observation and action sizes its ``options``
   give) plays exactly as the `PPOAgent` it is: the same code path, bit for
@@ -45,23 +44,25 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite import safe_json
 from cardsuite.agents.base import TableInfo
-from cardsuite.agents.learned.layout import LAYOUTS, pad_observation, unpad_observation
-from cardsuite.agents.learned.netspec import Snapshot, actor_logits, obs_scale, pick
+from cardsuite.agents.learned.layout import (
+    LAYOUTS,
+    check_table_fits,
+    pad_observation,
+    unpad_observation,
+)
+from cardsuite.agents.learned.netspec import FAR_BELOW as FAR_BELOW  # the module doc's
+from cardsuite.agents.learned.netspec import Snapshot, TableView
 from cardsuite.agents.learned.policy import PPOAgent
 from cardsuite.agents.learned.safe_io import AgentMeta, load_agent_numpy, save_agent
 from cardsuite.errors import CardsuiteError, CheckpointError, ConfigError
+from cardsuite.games import get_game
 from cardsuite.obsspec import ObsSpec
-
-#: The logit of an action past the network's own (module doc).
-FAR_BELOW = np.float32(-1e30)
 
 
 @functools.lru_cache(maxsize=16)
 def _own_table(game: str, options_json: str) -> tuple[ObsSpec, int]:
-    from cardsuite import safe_json
-    from cardsuite.games import get_game
-
     env = get_game(game).make(**safe_json.loads(options_json, "options"))
     try:
         base = env.unwrapped
@@ -134,27 +135,19 @@ def mark_any_table(source: str | Path, target: str | Path) -> Path:
 
 
 @dataclass(frozen=True)
-class ProjectedSnapshot(Snapshot):
+class ProjectedSnapshot(TableView):
     """A table-sized actor seen at another table of its game (module doc).
 
-    ``logits`` takes that table's scaled observations (``obs *
-    obs_scale(source)``, as every `Snapshot` caller hands them), projects them
-    onto the network's own table's layout, entry by entry and keeping the
-    table's scaling (each entry a share of its bound at this table, as the
-    network's were at its own), and returns the table's ``table_actions``
-    logits.
+    `inputs` projects the table's scaled observations onto the network's own
+    table's layout, entry by entry and keeping the table's scaling (each entry
+    a share of its bound at this table, as the network's were at its own);
+    the logits are the table's ``table_actions`` (`TableView.fit`).
 
     Attributes:
-        game: the game's registry name.
-        source: the table's observation spec.
         own: the network's own table's observation spec.
-        table_actions: the table's number of actions.
     """
 
-    game: str = ""
-    source: ObsSpec | None = None
     own: ObsSpec | None = None
-    table_actions: int = 0
     _src: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)
 
     def __post_init__(self) -> None:
@@ -171,22 +164,12 @@ class ProjectedSnapshot(Snapshot):
         src = np.where(moved.any(axis=0), moved.argmax(axis=0), -1).astype(np.int64)
         object.__setattr__(self, "_src", src)
 
-    def project(self, scaled_obs: np.ndarray) -> np.ndarray:
+    def inputs(self, scaled_obs: np.ndarray) -> np.ndarray:
         """The network's input (its own table's layout) of table-scaled observations."""
         x = np.asarray(scaled_obs, dtype=np.float32)
         return np.where(self._src >= 0, x[..., np.maximum(self._src, 0)], np.float32(0.0))
 
-    def fit(self, logits: np.ndarray) -> np.ndarray:
-        """The network's logits as the table's: cut, or extended by `FAR_BELOW`."""
-        have = logits.shape[-1]
-        if self.table_actions <= have:
-            return logits[..., : self.table_actions]
-        far = np.full((*logits.shape[:-1], self.table_actions - have), FAR_BELOW, np.float32)
-        return np.concatenate([logits, far], axis=-1)
-
-    def logits(self, scaled_obs: np.ndarray) -> np.ndarray:
-        """The table's action logits of a table-scaled observation (or a batch)."""
-        return self.fit(actor_logits(self.params, self.network, self.project(scaled_obs)))
+    project = inputs
 
     def input_map(self, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """`Snapshot.input_map` of the projection: network entry ``j`` is the table's raw entry
@@ -217,49 +200,17 @@ class AnyTableAgent(PPOAgent):
             )
         self._own, _ = own_table(meta, where)
         super().__init__(arrays, meta, **kwargs)
-        self._view: ProjectedSnapshot | None = None
 
-    def reset(self, table: TableInfo, seed: int | None = None) -> None:
-        """Accept any table of the agent's game that fits its generic layout; seed if asked."""
-        from cardsuite.agents.learned.size_generic import check_table_fits
-
+    def _seat(self, table: TableInfo) -> Snapshot | None:
+        """Accept any table of the agent's game that fits its generic layout; the
+        projection there (None at its own table: exactly the `PPOAgent`)."""
         check_table_fits(self.name, self.game, table)
         if table.obs_spec.size == self.meta.obs_size and table.num_actions == self.meta.num_actions:
-            self._view = None
-            super().reset(table, seed)  # its own table: exactly the PPOAgent
-            return
+            return None
         net = self.meta.network
-        self._scale = (obs_scale(table.obs_spec) if net.obs_scale == "obs_spec"
-                       else np.ones(table.obs_spec.size, np.float32))  # fmt: skip
-        self._view = ProjectedSnapshot(self.meta.step, self._arrays, net.activation, net.actor,
-                                       net.features, game=self.game, source=table.obs_spec,
-                                       own=self._own, table_actions=table.num_actions)  # fmt: skip
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-
-    @property
-    def snapshot(self) -> Snapshot:
-        """The actor at the table of the last `reset` (a `ProjectedSnapshot` off its own size)."""
-        return self._view if self._view is not None else super().snapshot
-
-    def logits(self, scaled_obs: np.ndarray) -> np.ndarray:
-        """The table's logits of table-scaled observations, as `act` sees them."""
-        if self._view is None:
-            return super().logits(scaled_obs)
-        return self._view.logits(scaled_obs)
-
-    def value(self, scaled_obs: np.ndarray) -> np.ndarray:
-        """The critic's value of table-scaled observations, projected as `logits` is."""
-        if self._view is None:
-            return super().value(scaled_obs)
-        return super().value(self._view.project(scaled_obs))
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Any) -> int:
-        """The policy's action among the table's legal ones (the mode, or a sample)."""
-        if self._view is None or self._scale is None:
-            return super().act(observation, action_mask, info)  # its own table (or no reset)
-        logits = self._view.logits(np.asarray(observation, dtype=np.float32) * self._scale)
-        return int(pick(logits, action_mask, self.deterministic, self._rng))
+        return ProjectedSnapshot(self.meta.step, self._arrays, net.activation, net.actor,
+                                 net.features, game=self.game, source=table.obs_spec,
+                                 own=self._own, table_actions=table.num_actions)  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

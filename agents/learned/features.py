@@ -168,39 +168,47 @@ class CountInputs:
         if doc.get("kind") not in FEATURES:
             raise fail("kind", f"must be one of {FEATURES}, got {doc.get('kind')!r}")
         deck = doc.get("deck")
-        if (not isinstance(deck, list) or not 1 <= len(deck) <= MAX_SLOTS
-                or not all(type(v) is int and 0 <= v <= 1000 for v in deck)):  # fmt: skip
+        if (
+            not isinstance(deck, list)
+            or not 1 <= len(deck) <= MAX_SLOTS
+            or not all(map(_count, deck))
+        ):
             raise fail("deck", f"must list 1 to {MAX_SLOTS} card counts (0 to 1000)")
         slots = len(deck)
         spans: dict[str, tuple[int, int]] = {}
         for name in ("hand", "played"):
-            span = doc.get(name)
-            if (not isinstance(span, list) or len(span) != 2
-                    or not all(type(v) is int for v in span)
+            span: Any = doc.get(name)
+            if (not _listed(span, 2, lambda v: type(v) is int)
                     or not 0 <= span[0] < span[1] <= obs_size or span[1] - span[0] != slots):  # fmt: skip
                 raise fail(name, f"must be [start, stop] of {slots} observation entries "
                                  f"within obs_size {obs_size}")  # fmt: skip
             spans[name] = (span[0], span[1])
         scales: dict[str, tuple[float, ...]] = {}
         for name in ("hand_scale", "played_scale"):
-            vals = doc.get(name)
-            if (not isinstance(vals, list) or len(vals) != slots
-                    or not all(type(v) in (int, float) and 1e-6 <= v <= 1 for v in vals)):  # fmt: skip
+            if not _listed(doc.get(name), slots, _factor):
                 raise fail(name, f"must list {slots} factors in [1e-6, 1]")
-            scales[name] = tuple(float(v) for v in vals)
+            scales[name] = tuple(float(v) for v in doc[name])
         flags: dict[str, tuple[bool, ...]] = {}
         for name in ("special", "ends"):
-            vals = doc.get(name)
-            if (
-                not isinstance(vals, list)
-                or len(vals) != slots
-                or not all(type(v) is bool for v in vals)
-            ):
+            if not _listed(doc.get(name), slots, lambda v: type(v) is bool):
                 raise fail(name, f"must list {slots} booleans")
-            flags[name] = tuple(vals)
+            flags[name] = tuple(doc[name])
         sized = _sized_from_json(doc, slots, obs_size, fail)
         return cls(spans["hand"], spans["played"], scales["hand_scale"], scales["played_scale"],
                    tuple(deck), flags["special"], flags["ends"], **sized)  # fmt: skip
+
+
+def _count(v: Any) -> bool:  # a number of cards
+    return type(v) is int and 0 <= v <= 1000
+
+
+def _factor(v: Any) -> bool:  # a scale factor
+    return type(v) in (int, float) and 1e-6 <= v <= 1
+
+
+def _listed(value: Any, n: int, ok: Any) -> bool:
+    """``value`` is a list of ``n`` entries, each ``ok``."""
+    return isinstance(value, list) and len(value) == n and all(map(ok, value))
 
 
 def _sized_from_json(
@@ -220,21 +228,18 @@ def _sized_from_json(
     pairs: list[tuple[int, tuple[int, ...]]] = []
     for pair in sized:
         if (not isinstance(pair, list) or len(pair) != 2 or type(pair[0]) is not int
-                or not 1 <= pair[0] <= 1000 or not isinstance(pair[1], list)
-                or len(pair[1]) != slots
-                or not all(type(v) is int and 0 <= v <= 1000 for v in pair[1])):  # fmt: skip
+                or not 1 <= pair[0] <= 1000 or not _listed(pair[1], slots, _count)):  # fmt: skip
             raise fail("sized", f"must list [table size 1-1000, {slots} card counts] pairs")
         pairs.append((pair[0], tuple(pair[1])))
     if [n for n, _ in pairs] != sorted({n for n, _ in pairs}):
         raise fail("sized", "must list each table size once, ascending")
     span = doc["seats"]
-    if (not isinstance(span, list) or len(span) != 2 or not all(type(v) is int for v in span)
-            or not 0 <= span[0] < span[1] <= obs_size):  # fmt: skip
+    if not _listed(span, 2, lambda v: type(v) is int) or not 0 <= span[0] < span[1] <= obs_size:
         raise fail(
             "seats", f"must be [start, stop] of observation entries within obs_size {obs_size}"
         )
     scale = doc["seats_scale"]
-    if type(scale) not in (int, float) or not 1e-6 <= scale <= 1:
+    if not _factor(scale):
         raise fail("seats_scale", "must be a factor in [1e-6, 1]")
     return {"sized": tuple(pairs), "seats": (span[0], span[1]), "seats_scale": float(scale)}
 

@@ -39,12 +39,9 @@ SB3_ZIP_REFUSAL = (
 
 
 def sha256_file(path: str | Path) -> str:
-    """The hex SHA-256 of a file, read in blocks."""
-    digest = hashlib.sha256()
+    """The hex SHA-256 of a file."""
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def check_file_size(path: Path, limit: int, what: str) -> int:

@@ -1,9 +1,8 @@
-"""The agent kinds that the training layer adds to the arena.
+"""The ``ppo:PATH`` and ``rllib:PATH`` agent kinds (``pretrained:NAME`` is `pretrained`'s).
 
 Registered through the ``cardsuite.agents`` entry-point group (see
-``pyproject.toml``), so that `cardsuite.agents` never names this package:
-the arrows point from ``train`` down to ``agents``. Importing this module is
-light: the agent classes (and torch or ray) load only when a spec uses them.
+``pyproject.toml``). Importing this module is light: the agent classes load
+only when a spec uses them; neither needs torch or ray.
 """
 
 from __future__ import annotations
@@ -21,9 +20,8 @@ PPO = AgentKind(
 
 RLLIB = AgentKind(
     "rllib",
-    "cardsuite.train.rllib.policy:RLlibAgent",
+    "cardsuite.agents.learned.rllib:RLlibAgent",
     "an RLlib-trained policy: rllib:PATH",
     argument="path",
-    extra="rllib",
     operator_only=True,
 )

@@ -39,7 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from cardsuite.errors import ConfigError
+from cardsuite.agents.base import TableInfo
+from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.obsspec import ObsSpec, Piece
 
 PARTY_MIN_SEATS = 5  # P2: tables of 5 to 15 players
@@ -142,6 +143,29 @@ def layout_of(game: str) -> GenericLayout:
         ) from None
 
 
+def check_table_fits(name: str, game: str, table: TableInfo) -> None:
+    """``table`` is of ``game`` and fits its size-generic layout (seats, tables, actions).
+
+    Raises:
+        CheckpointError: naming agent ``name``, the table's game or what does not fit.
+    """
+    if table.game != game:
+        raise CheckpointError(
+            f"{name} was trained on {game!r}, not {table.game!r}; "
+            f"use a {game} table or an agent trained on {table.game}"
+        )
+    layout = layout_of(game)
+    try:
+        layout.spec(table.obs_spec)
+    except ConfigError as err:
+        raise CheckpointError(f"{name}: this table does not fit: {err}") from None
+    if table.num_actions > layout.num_actions:
+        raise CheckpointError(
+            f"{name}: this table has {table.num_actions} actions, more than the "
+            f"generic {game} layout's {layout.num_actions}"
+        )
+
+
 @functools.lru_cache(maxsize=8)
 def generic_spec(game: str) -> ObsSpec:
     """The generic spec of ``game``: its largest table's pieces and bounds, padded (module doc)."""
@@ -155,6 +179,19 @@ def generic_spec(game: str) -> ObsSpec:
         env.close()
 
 
+def _places(source: ObsSpec, game: str) -> tuple[ObsSpec, np.ndarray]:
+    """The generic spec, and the place in it of each entry of ``source``.
+
+    A per-seat piece keeps its seats' blocks first and pads after them, so
+    every piece's entries keep their order from the piece's generic start.
+    """
+    dst = layout_of(game).spec(source)
+    starts = [dst.slices[piece.name].start for piece in source.pieces]
+    return dst, np.concatenate(
+        [start + np.arange(piece.size) for start, piece in zip(starts, source.pieces, strict=True)]
+    )
+
+
 def pad_observation(obs: Any, source: ObsSpec, game: str) -> np.ndarray:
     """``obs`` (``[D]`` or ``[B, D]`` of a table with spec ``source``) in the generic layout.
 
@@ -163,32 +200,19 @@ def pad_observation(obs: Any, source: ObsSpec, game: str) -> np.ndarray:
     Raises:
         ConfigError: ``obs`` does not have ``source``'s size, or the table is too large.
     """
-    layout = layout_of(game)
     x = np.asarray(obs, dtype=np.float32)
     if x.shape[-1] != source.size:
         raise ConfigError(
             f"observation: expected {source.size} entries for this table, got {x.shape[-1]}"
         )
-    dst = layout.spec(source)
-    seats = layout.seats_of(source)
-    lead = x.shape[:-1]
-    out = np.zeros((*lead, dst.size), dtype=np.float32)
-    for piece in source.pieces:
-        src_part = x[..., source.slices[piece.name]]
-        dst_sl = dst.slices[piece.name]
-        if piece.name in layout.per_seat:
-            width, offset = layout.per_seat[piece.name]
-            blocks = src_part.reshape(*lead, seats + offset, width)
-            full = out[..., dst_sl].reshape(*lead, layout.max_seats + offset, width)
-            full[..., : seats + offset, :] = blocks
-            out[..., dst_sl] = full.reshape(*lead, -1)
-        else:
-            out[..., dst_sl.start : dst_sl.start + piece.size] = src_part
+    dst, places = _places(source, game)
+    out = np.zeros((*x.shape[:-1], dst.size), dtype=np.float32)
+    out[..., places] = x
     present = out[..., dst.slices["seat_present"]]
     if "seats" in source.slices:  # Party: the observer's own table, not the config's largest
         present[...] = out[..., dst.slices["seats"]]
     else:
-        present[..., :seats] = 1.0
+        present[..., : layout_of(game).seats_of(source)] = 1.0
     return out
 
 
@@ -222,23 +246,11 @@ def unpad_observation(generic: Any, source: ObsSpec, game: str) -> np.ndarray:
         ConfigError: ``generic`` does not have the generic layout's size, or the
             table is too large for it.
     """
-    layout = layout_of(game)
-    dst = layout.spec(source)
+    dst, places = _places(source, game)
     x = np.asarray(generic, dtype=np.float32)
     if x.shape[-1] != dst.size:
         raise ConfigError(
             f"observation: expected {dst.size} entries of the generic {game} layout, "
             f"got {x.shape[-1]}"
         )
-    seats = layout.seats_of(source)
-    lead = x.shape[:-1]
-    out = np.zeros((*lead, source.size), dtype=np.float32)
-    for piece in source.pieces:
-        part = x[..., dst.slices[piece.name]]
-        if piece.name in layout.per_seat:
-            width, offset = layout.per_seat[piece.name]
-            blocks = part.reshape(*lead, layout.max_seats + offset, width)[..., : seats + offset, :]
-            out[..., source.slices[piece.name]] = blocks.reshape(*lead, -1)
-        else:
-            out[..., source.slices[piece.name]] = part[..., : piece.size]
-    return out
+    return x[..., places]

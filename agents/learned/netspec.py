@@ -22,6 +22,10 @@ from cardsuite.obsspec import ObsSpec
 
 ACTIVATIONS = ("tanh", "relu")
 
+#: The logit of an action past the network's own, at a larger table (never chosen
+#: while one of the network's own actions is legal).
+FAR_BELOW = np.float32(-1e30)
+
 
 @dataclass(frozen=True)
 class NetworkSpec:
@@ -171,6 +175,10 @@ class Snapshot:
         except KeyError as err:
             raise CheckpointError(f"policy snapshot lacks parameter {err.args[0]!r}") from None
 
+    def inputs(self, scaled_obs: np.ndarray) -> np.ndarray:
+        """The network's input (actor's and critic's) of (scaled) observations: themselves."""
+        return scaled_obs
+
     def logits(self, scaled_obs: np.ndarray) -> np.ndarray:
         """Action logits of a (scaled) observation, or a batch of them."""
         return actor_logits(self.params, self.network, scaled_obs)
@@ -207,3 +215,34 @@ class Snapshot:
             for name, t in module.state_dict().items()
         }
         return cls(step, params, activation, actor_prefixes(params), features)
+
+
+@dataclass(frozen=True)
+class TableView(Snapshot):
+    """A network seen at one table of its game: that table's scaled observations in
+    (``obs * obs_scale(source)``, as every `Snapshot` caller hands them), the table's
+    ``table_actions`` logits out. Subclasses map the table's observation to the
+    network's input (`inputs`): `cardsuite.agents.learned.size_generic.GenericSnapshot`,
+    `cardsuite.agents.learned.any_table.ProjectedSnapshot`.
+
+    Attributes:
+        game: the game's registry name.
+        source: the table's observation spec.
+        table_actions: the table's number of actions.
+    """
+
+    game: str = ""
+    source: ObsSpec | None = None
+    table_actions: int = 0
+
+    def fit(self, logits: np.ndarray) -> np.ndarray:
+        """The network's logits as the table's: cut, or extended by `FAR_BELOW`."""
+        have = logits.shape[-1]
+        if self.table_actions <= have:
+            return logits[..., : self.table_actions]
+        far = np.full((*logits.shape[:-1], self.table_actions - have), FAR_BELOW, np.float32)
+        return np.concatenate([logits, far], axis=-1)
+
+    def logits(self, scaled_obs: np.ndarray) -> np.ndarray:
+        """The table's action logits of a table-scaled observation (or a batch)."""
+        return self.fit(actor_logits(self.params, self.network, self.inputs(scaled_obs)))

@@ -76,6 +76,11 @@ def resolve_agent_dir(path: str | Path) -> Path:
 class PPOAgent:
     """A trained policy playing one seat (numpy forward pass of its actor).
 
+    At a table other than its own a subclass plays through a *view* of the
+    network there (`_seat` returns a `Snapshot` that reads that table's
+    observations: `SizeGenericAgent`, `AnyTableAgent`); ``logits``,
+    ``value``, ``act`` and ``snapshot`` all go through it.
+
     Args:
         arrays: the network's tensors by state-dict name (numpy).
         meta: the agent's metadata (game, sizes, architecture).
@@ -84,6 +89,9 @@ class PPOAgent:
             reseeds when given a seed).
         name: the agent's display name.
     """
+
+    #: Whether the network reads the game's size-generic layout (it needs a view to play).
+    generic = False
 
     def __init__(
         self,
@@ -100,24 +108,17 @@ class PPOAgent:
         self.game = meta.game
         self.deterministic = deterministic
         self.seed = seed
-        self._arrays = {
-            f"{prefix}.{part}": np.asarray(arrays[f"{prefix}.{part}"], dtype=np.float32)
-            for prefix in meta.network.actor
-            for part in ("weight", "bias")
-        }
+        self._arrays = _layers(arrays, meta.network.actor)
         # The critic, where the agent was saved with it (a PPO run's agent/;
         # most shipped pretrained agents keep their actor only; scandal2 carries one).
         critic = tuple("critic" + p.removeprefix("actor") for p in meta.network.actor)
         self._critic: dict[str, np.ndarray] = {}
         self._critic_spec: Any = None
         if all(f"{p}.{part}" in arrays for p in critic for part in ("weight", "bias")):
-            self._critic = {
-                f"{p}.{part}": np.asarray(arrays[f"{p}.{part}"], dtype=np.float32)
-                for p in critic
-                for part in ("weight", "bias")
-            }
+            self._critic = _layers(arrays, critic)
             self._critic_spec = dataclasses.replace(meta.network, actor=critic)
         self._scale: np.ndarray | None = None
+        self._view: Snapshot | None = None
         self._rng = np.random.default_rng(seed)
 
     @classmethod
@@ -159,14 +160,25 @@ class PPOAgent:
 
     @property
     def snapshot(self) -> Snapshot:
-        """The actor as a frozen `Snapshot` (for batch play and evaluation)."""
+        """The actor at the table of the last `reset`, as a frozen `Snapshot` (for batch
+        play and evaluation); before any `reset`, or at its own table, the network itself."""
+        if self._view is not None:
+            return self._view
         network = self.meta.network
         return Snapshot(
             self.meta.step, self._arrays, network.activation, network.actor, network.features
         )
 
+    def _seated(self, what: str) -> None:
+        if self.generic and self._view is None:
+            raise CheckpointError(f"{self.name}: call reset(table) before {what}()")
+
     def logits(self, scaled_obs: np.ndarray) -> np.ndarray:
-        """The actor's logits of a scaled observation (or a batch)."""
+        """The table's action logits of table-scaled observations (or a batch), as `act`
+        sees them (the guided search's priors and rollouts call it with ``obs * obs_scale``)."""
+        self._seated("logits")
+        if self._view is not None:
+            return self._view.logits(scaled_obs)
         return actor_logits(self._arrays, self.meta.network, scaled_obs)
 
     @property
@@ -175,7 +187,7 @@ class PPOAgent:
         return self._critic_spec is not None
 
     def value(self, scaled_obs: np.ndarray) -> np.ndarray:
-        """The critic's value of a scaled observation (``[M, D]`` -> ``[M]``): the
+        """The critic's value of table-scaled observations (``[M, D]`` -> ``[M]``): the
         return the seat expects from here, in the training env's reward units.
 
         Raises:
@@ -186,11 +198,14 @@ class PPOAgent:
                 f"{self.name} has no critic (its weights hold the actor only); train one "
                 "with cardsuite ppo (e.g. --init pretrained:NAME --set critic_warmup=...)"
             )
-        out = actor_logits(self._critic, self._critic_spec, scaled_obs)
+        self._seated("value")
+        x = scaled_obs if self._view is None else self._view.inputs(scaled_obs)
+        out = actor_logits(self._critic, self._critic_spec, x)
         return np.asarray(out, dtype=np.float64)[..., 0]
 
-    def reset(self, table: TableInfo, seed: int | None = None) -> None:
-        """Check the table matches the network's sizes; seed sampling if asked."""
+    def _seat(self, table: TableInfo) -> Snapshot | None:
+        """Check that the agent can sit at ``table``; the view it plays through there
+        (None: the network itself). A `PPOAgent` sits at its own table only."""
         if table.game != self.game:
             raise CheckpointError(
                 f"{self.name} was trained on {self.game!r}, not {table.game!r}; "
@@ -203,7 +218,12 @@ class PPOAgent:
                 f"{table.num_actions} (different rule options or player count)"
                 + _ANY_TABLE_HINT.get(self.game, "")
             )
-        if self.meta.network.obs_scale == "obs_spec":
+        return None
+
+    def reset(self, table: TableInfo, seed: int | None = None) -> None:
+        """Check the table (`_seat`), set the observation scaling; seed sampling if asked."""
+        self._view = self._seat(table)
+        if self.meta.network.obs_scale == "obs_spec" or self.generic:
             self._scale = obs_scale(table.obs_spec)
         else:
             self._scale = np.ones(table.obs_spec.size, dtype=np.float32)
@@ -212,10 +232,22 @@ class PPOAgent:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
         """The policy's action among the legal ones (the mode, or a sample)."""
-        if self._scale is None:
+        if self._scale is None or (self.generic and self._view is None):
             raise CheckpointError(f"{self.name}: call reset(table) before act()")
-        logits = self.logits(observation * self._scale)
+        if self._view is None:
+            logits = self.logits(observation * self._scale)
+        else:
+            logits = self._view.logits(np.asarray(observation, dtype=np.float32) * self._scale)
         return int(pick(logits, action_mask, self.deterministic, self._rng))
+
+
+def _layers(arrays: Mapping[str, np.ndarray], prefixes: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """The weight and bias of each layer of ``prefixes``, as float32."""
+    return {
+        f"{prefix}.{part}": np.asarray(arrays[f"{prefix}.{part}"], dtype=np.float32)
+        for prefix in prefixes
+        for part in ("weight", "bias")
+    }
 
 
 #: What a table-sized agent's size error adds where the game lets it sit at every size.

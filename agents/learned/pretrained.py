@@ -1,150 +1,54 @@
 """Reference agents shipped inside the package: ``pretrained:NAME`` (e.g. ``pretrained:scum4``).
 
-Each is a safe agent directory (``weights.safetensors`` + ``agent.json``,
-`cardsuite.agents.learned.safe_io`) under ``cardsuite/train/pretrained/NAME/``,
-installed as package data, and plays exactly like ``ppo:PATH`` on that
-directory ([`PPOAgent`][cardsuite.agents.learned.policy.PPOAgent]: the most likely legal
-action of the actor, a numpy forward pass). Loading reads safetensors with
-numpy only: **torch is not needed** to play a pretrained agent, and
-``safetensors`` is a core dependency, so ``pip install cardsuite`` plays them.
+Each is a safe agent folder (``weights.safetensors`` + ``agent.json``,
+`cardsuite.agents.learned.safe_io`) under ``models/NAME/``, installed as
+package data, with its model card ``README.md`` beside the weights
+(`cardsuite.agents.learned.cards`: what it plays, the command that
+reproduces it, its evaluation and its weaknesses). It plays exactly like
+``ppo:PATH`` on that folder, with numpy only: torch is not needed.
 
-`CATALOGUE` lists every shipped agent with the one command that
-reproduces it and its measured strength (``docs/results.md``).
-The kind is registered through the ``cardsuite.agents`` entry-point group
-(`PRETRAINED`).
+`CATALOGUE` names every shipped agent with its game and one line; the rest
+is the card's. `ship` and `add_critic` (``python -m
+cardsuite.agents.learned.pretrained``) put a trained agent into the package.
 """
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
+import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from cardsuite.agents.kinds import AgentKind
-from cardsuite.errors import CardsuiteError, ConfigError
+from cardsuite.agents.learned.any_table import as_projected
+from cardsuite.agents.learned.safe_io import (
+    CARD_FILE,
+    META_FILE,
+    load_agent_numpy,
+    read_meta,
+    save_agent,
+)
+from cardsuite.agents.learned.size_generic import TrainedAgent
+from cardsuite.errors import CardsuiteError, CheckpointError, ConfigError
 
 ROOT = Path(__file__).resolve().parent / "models"
 
-#: name -> (the game it plays, its doc line: how it was made)
+#: name -> (the game it plays, one line; its model card says the rest)
 CATALOGUE: dict[str, tuple[str, str]] = {
-    "scum4": (
-        "scum",
-        "Scum, 4 players, default rules; Deep Monte-Carlo warm-started on the heuristic, "
-        "12.76M decisions (7 minutes, the preset's budget then, on this run; float16 Q-network): "
-        "cardsuite dmc --config configs/train/dmc_scum4.yaml --seed 1 --budget-minutes 0 "
-        "--total-steps 12760309",
-    ),
-    "scum6": (
-        "scum",
-        "Scum, 6 players, default rules; Deep Monte-Carlo warm-started on the heuristic, "
-        "3.15M decisions (the preset's 7-minute budget on a busy machine; float16 Q-network): "
-        "cardsuite dmc --config configs/train/dmc_scum6.yaml --seed 0 --budget-minutes 0 "
-        "--total-steps 3150413",
-    ),
-    "party8": (
-        "scum_party",
-        "Scum Party, trained at 8 players (one table, tournaments of 5 hands); any-table (it "
-        "sits at any party of 5-50 players through its projection, network.layout: "
-        "projected); batched PPO with "
-        "card-counting inputs, warm-started on the heuristic with three DAgger rounds, then "
-        "10.38M decisions (the preset's 20 minutes) of PPO with Monte-Carlo advantages against "
-        "the heuristic, seed 2 of three: 66.25% of 400 unseen duplicate deals against the "
-        "heuristic (seed 2,000,003), 61.75% of 400 of the trainer's evaluation seed; a "
-        "specialist elsewhere (200 unseen deals: 30.25% at 5 players, 23.25% at 13, 46.25% at "
-        "20, 33.75% at 50): "
-        "cardsuite ppo --config configs/train/ppo_party8.yaml --seed 2 --budget-minutes 0 "
-        "--total-steps 10384623, shipped with "
-        "python -m cardsuite.agents.learned.pretrained RUN/agent party8 --any-table",
-    ),
-    "scandal2": (
-        "scandal",
-        "Scandal, trained at 2 players, default rules, on the size-generic layout (it sits at "
-        "any Scandal table of 2-6 players); batched PPO warm-started on the heuristic, every "
-        "game at 2 players, 5.33M decisions (30 minutes of PPO, the preset's budget until "
-        "2026-12-06), seed 0 of three (the first trained; not chosen by its score), float16 "
-        "actor; against the heuristic on "
-        "unseen duplicate deals 86.0% of 400 at 2 players (arena 79.6%), 79%, 71.5%, 63% and "
-        "59.5% of 200 at 3-6: "
-        "cardsuite ppo --config configs/train/ppo_scandal2_generic.yaml --seed 0 "
-        "--budget-minutes 0 --total-steps 5330000, shipped with "
-        "python -m cardsuite.agents.learned.pretrained RUN/agent scandal2 --half; its critic (for the "
-        "value leaves of search:pretrained:scandal2) fitted to that actor afterwards, 1.5M "
-        "decisions of self-play with the actor frozen (float16): "
-        "cardsuite ppo --config configs/train/ppo_scandal2_generic_critic.yaml --seed 0, then "
-        "python -m cardsuite.agents.learned.pretrained RUN/agent scandal2 --critic",
-    ),
-    "scandal2_table": (
-        "scandal",
-        "Scandal, trained at 2 players, default rules (shipped as scandal2 until "
-        "2026-12-05); any-table (it sits at 3-6 players through its projection, "
-        "network.layout: projected); batched PPO warm-started on the heuristic, 8M "
-        "decisions (float16 actor; against the heuristic on 200 unseen duplicate deals 71.0% "
-        "at 2 players, 49.5-62% at 3-6): "
-        "git checkout 5f16b60 && pip install -e '.[train]' && "
-        "cardsuite ppo --config configs/train/ppo_scandal2.yaml --seed 1 (the trainer of "
-        "2026-12-01, which gives these weights bit for bit; today's samples its snapshots' "
-        "moves with numpy, so from the first snapshot, at 307,247 decisions, it follows another "
-        "run, to a network as strong: docs/results.md), shipped with today's "
-        "python -m cardsuite.agents.learned.pretrained RUN/agent scandal2_table --half --any-table; its "
-        "critic (for the value leaves of search:pretrained:scandal2_table) fitted to that "
-        "actor afterwards, 1.5M decisions of self-play with the actor frozen (float16): "
-        "cardsuite ppo --config configs/train/ppo_scandal2_critic.yaml --seed 0, then "
-        "python -m cardsuite.agents.learned.pretrained RUN/agent scandal2_table --critic",
-    ),
-    "party20": (
-        "scum_party",
-        "Scum Party, 20 players (two tables), on the size-generic layout (it sits at any "
-        "party of 5-50 players); batched PPO with card-counting inputs, warm-started on the "
-        "heuristic at 20 players with three DAgger rounds, then 6.25M decisions (the "
-        "preset's 22 minutes) of PPO with Monte-Carlo advantages over 1024-step rollouts, the "
-        "learner in 2 seats of each game against the heuristic, seed 0 of three (the first "
-        "trained; not chosen by its score), "
-        "float16 actor; against the heuristic on 400 unseen duplicate deals (seed 2,000,003) "
-        "65.75% at 20 players, but 41.4% at 8 and 37.6% at 50 (a specialist: party_generic "
-        "plays every size): "
-        "cardsuite ppo --config configs/train/ppo_party20.yaml --seed 0 "
-        "--budget-minutes 0 --total-steps 6253375",
-    ),
-    "party50": (
-        "scum_party",
-        "Scum Party, 50 players (four tables), on the size-generic layout (it sits at any "
-        "party of 5-50 players); batched PPO with card-counting inputs, warm-started on the "
-        "heuristic at 50 players with three DAgger rounds, then 5.91M decisions (the "
-        "preset's 22 minutes) of PPO with Monte-Carlo advantages over 2560-step rollouts, the "
-        "learner in 5 seats of each game against the heuristic, seed 0 of three (the first "
-        "trained; not chosen by its score), "
-        "float16 actor; against the heuristic on 400 unseen duplicate deals (seed 2,000,003) "
-        "61.75% at 50 players, but 43.0% at 20 and 35.75% at 8 (a specialist: party_generic "
-        "plays every size): "
-        "cardsuite ppo --config configs/train/ppo_party50.yaml --seed 0 "
-        "--budget-minutes 0 --total-steps 5911041",
-    ),
-    "party_generic": (
-        "scum_party",
-        "Scum Party, any party of 5-50 players, ONE size-generic network trained at 5, 8, 20 "
-        "and 50 together (shipped as party20 and party50 until 2026-12-05); batched PPO "
-        "warm-started on the heuristic (cross-entropy with card-counting inputs and three "
-        "DAgger rounds, plus one PPO iteration), then 1.64M decisions of PPO with Monte-Carlo "
-        "advantages (8 minutes), seed 2 of three, float16 actor; 53.75% of 200 unseen "
-        "duplicate deals against the heuristic at 8 players, 57.25% at 20, 49.75% at 50: "
-        "cardsuite ppo --config configs/train/ppo_party_generic.yaml --seed 2 --total-steps 1 "
-        "--budget-minutes 0 --set rollout_steps=64 --set gae_lambda=0.95 --set ent_coef=0.01 "
-        "--set critic_warmup=0 --run-dir WARM, then "
-        "cardsuite ppo --config configs/train/ppo_party_generic.yaml --init WARM/agent "
-        "--set bc_steps=0 --set bc_dagger=0 --seed 2 --budget-minutes 0 --total-steps 1637107",
-    ),
-    "scandal4": (
-        "scandal",
-        "Scandal, any player count 2-6 (size-generic: trained at 2-6 together), default "
-        "rules; batched PPO warm-started on the heuristic, 2.70M decisions, seed 0, float16 "
-        "actor (re-shipped on 2026-12-05 from this command: the weights shipped before it "
-        "were not given again by any committed trainer); against the heuristic on unseen "
-        "duplicate deals (seed 2,000,003) 74.25%, 63.5%, 64%, 63% and 55.5% of 200 at 2-6 "
-        "players, 57.75% of 400 at 4: "
-        "cardsuite ppo --config configs/train/ppo_scandal_generic.yaml --seed 0 "
-        "--budget-minutes 0 --total-steps 2689466 (it stops at 2,697,931 decisions), "
-        "shipped with python -m cardsuite.agents.learned.pretrained RUN/agent scandal4 --half",
-    ),
-}
+    "scum4": ("scum", "Scum, 4 players; Deep Monte-Carlo, 12.76M decisions"),
+    "scum6": ("scum", "Scum, 6 players; Deep Monte-Carlo, 3.15M decisions"),
+    "party8": ("scum_party", "Scum Party at 8 players, any-table; PPO, card counting"),
+    "scandal2": ("scandal", "Scandal at 2 players, size-generic; PPO, with a critic"),
+    "scandal2_table": ("scandal", "Scandal at 2 players, any-table; PPO, 8M decisions, with a critic"),
+    "party20": ("scum_party", "Scum Party at 20 players, size-generic; PPO, card counting"),
+    "party50": ("scum_party", "Scum Party at 50 players, size-generic; PPO, card counting"),
+    "party_generic": ("scum_party", "Scum Party, one size-generic network for 5-50 players; PPO"),
+    "scandal4": ("scandal", "Scandal, one size-generic network for 2-6 players; PPO"),
+}  # fmt: skip
 
 #: names that play another name's shipped folder (the same weights under a second name)
 SHARED: dict[str, str] = {}
@@ -164,8 +68,8 @@ def _folder(name: str) -> Path:
 def agent_dir(name: str) -> Path:
     """The shipped agent directory of ``name`` (`SHARED` names share one); ConfigError naming
     the known ones."""
-    if name not in CATALOGUE or not (_folder(name) / "agent.json").is_file():
-        known = ", ".join(n for n in CATALOGUE if (_folder(n) / "agent.json").is_file())
+    if name not in CATALOGUE or not (_folder(name) / META_FILE).is_file():
+        known = ", ".join(n for n in CATALOGUE if (_folder(n) / META_FILE).is_file())
         raise ConfigError(f"no pretrained agent {name!r}; shipped: {known or 'none'}")
     return _folder(name)
 
@@ -181,11 +85,9 @@ class PretrainedAgent:
         (``network.layout: projected``) sits at every count, so both are
         available at every size.
         """
-        from cardsuite.agents.learned.safe_io import read_meta
-
         names = []
         for name, (trained_on, _doc) in CATALOGUE.items():
-            if trained_on != game or not (_folder(name) / "agent.json").is_file():
+            if trained_on != game or not (_folder(name) / META_FILE).is_file():
                 continue
             meta = read_meta(_folder(name))
             free = ("num_players",) if meta.network.layout == "projected" else ()
@@ -206,8 +108,6 @@ class PretrainedAgent:
     @classmethod
     def load(cls, name: str | Path, game: str | None = None, seed: int | None = None) -> Any:
         """The shipped agent ``name`` (a `PPOAgent`, or a `SizeGenericAgent` if it is one)."""
-        from cardsuite.agents.learned.size_generic import TrainedAgent
-
         key = str(name)
         agent = TrainedAgent.load(agent_dir(key), game, seed)
         agent.name = f"pretrained:{key}"
@@ -233,14 +133,8 @@ def ship(
         CheckpointError: ``any_table`` for a network that is not table-sized,
             or of a game without a size-generic layout.
     """
-    import numpy as np
-
-    from cardsuite.agents.learned.safe_io import load_agent_numpy, save_agent
-
     arrays, meta = load_agent_numpy(source)
     if any_table:
-        from cardsuite.agents.learned.any_table import as_projected
-
         meta = as_projected(meta, f"agent {str(source)!r}")
     keep = {f"{p}.{k}" for p in meta.network.actor for k in ("weight", "bias")}
     dtype = np.float16 if half else np.float32
@@ -257,20 +151,13 @@ def add_critic(source: str | Path, name: str, *, root: Path = ROOT) -> Path:
     would misjudge this one, so a differing actor is refused. The critic is
     stored in the actor's dtype; the metadata keeps the shipped agent's and
     records the critic's training config as ``config["critic"]``. The shipped
-    folder is replaced through a temporary sibling.
+    folder is replaced through a temporary sibling; its model card is kept
+    (update its ``weights_sha256``).
 
     Raises:
         CheckpointError: ``source``'s actor is not the shipped one, it has no
             critic, or the shipped agent has one already.
     """
-    import dataclasses
-    import shutil
-
-    import numpy as np
-
-    from cardsuite.agents.learned.safe_io import load_agent_numpy, save_agent
-    from cardsuite.errors import CheckpointError
-
     target = root / name
     shipped, meta = load_agent_numpy(target)
     arrays, source_meta = load_agent_numpy(source)
@@ -293,6 +180,8 @@ def add_critic(source: str | Path, name: str, *, root: Path = ROOT) -> Path:
     tmp = target.with_name(f".{name}.critic-tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     save_agent(tmp, tensors, new)
+    if (target / CARD_FILE).is_file():  # the model card stays beside the weights
+        shutil.copy2(target / CARD_FILE, tmp / CARD_FILE)
     tmp.chmod(target.stat().st_mode)  # the shipped folder's permissions, not the temporary's
     for file in tmp.iterdir():
         file.chmod((target / file.name).stat().st_mode)
@@ -307,8 +196,6 @@ def add_critic(source: str | Path, name: str, *, root: Path = ROOT) -> Path:
 def main(argv: list[str] | None = None) -> int:
     """``python -m cardsuite.agents.learned.pretrained RUN/agent NAME [--half] [--any-table] | --critic``:
     `ship`, or `add_critic` with ``--critic``."""
-    import argparse
-    import sys
 
     p = argparse.ArgumentParser(description=ship.__doc__.split("\n\n")[0] if ship.__doc__ else "")
     p.add_argument("source", help="a trained agent directory (RUN/agent)")

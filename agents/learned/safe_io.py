@@ -1,13 +1,15 @@
 """The safe agent format: weights as safetensors, metadata as JSON, nothing that runs code.
 
-An *agent directory* holds exactly two files::
+An *agent directory* holds::
 
     weights.safetensors   the network's tensors by state-dict name (safetensors:
                           a JSON header and raw little-endian buffers)
-    agent.json            `AgentMeta`: the game and its rule options, the
-                          observation and action sizes, the actor network's
-                          architecture, the training step, versions, and the
+    agent.json            `AgentMeta` (`cardsuite.agents.learned.meta`): the game
+                          and its rule options, the observation and action sizes,
+                          the actor network, the training step, versions, and the
                           SHA-256 of ``weights.safetensors``
+    README.md             optionally, its model card (`cardsuite.agents.learned.cards`;
+                          text, never read to load the agent)
 
 Loading never unpickles: safetensors parses a bounded JSON header and copies
 raw buffers, and ``agent.json`` goes through `cardsuite.safe_json`. So a
@@ -18,45 +20,32 @@ declared architecture (names, shapes, dtypes), and any other file in the
 directory is refused. The checksum guards against corruption, not attackers:
 safety comes from the format itself, so recomputing the sum gains nothing.
 
-API (small on purpose; the trainers and ``ppo:PATH`` agents share it)::
+API (the trainers and ``ppo:PATH`` agents share it)::
 
     save_agent(directory, tensors, meta) -> Path         # torch or numpy tensors
     load_agent(directory) -> (dict[str, torch.Tensor], AgentMeta)
     load_agent_numpy(directory) -> (dict[str, np.ndarray], AgentMeta)   # no torch needed
-    actor_logits(arrays, meta.network, scaled_obs) -> logits   # numpy forward pass
-                                                  # (from cardsuite.agents.learned.netspec)
     save_tensors(path, tensors) / load_tensors(path) / load_tensors_numpy(path)
 
-The same bounded, pickle-free building blocks serve the training checkpoints
-(`cardsuite.train.core.checkpoint`): `read_json_file` (a regular file under
-a size limit, read by the suite's one strict JSON reader, `cardsuite.safe_json`),
-`write_json_atomic` (through a rename, fsynced), `sha256_file` and
-`check_file_size`; a safetensors header is parsed and checked (size, tensor
-count, plain names) before any tensor is read.
-
-The actor is described by `NetworkSpec` (`cardsuite.agents.learned.netspec`): an MLP whose layers are
-named by state-dict prefixes (``<prefix>.weight`` of shape ``[out, in]`` and
-``<prefix>.bias`` of shape ``[out]``), with the hidden activation between
-layers and logits out of the last one. Other tensors (a critic) may sit in
-the same file; only the actor's are needed to play.
+The training checkpoints (`cardsuite.train.core.checkpoint`) reuse the
+bounded, pickle-free file helpers of `cardsuite.agents.learned.files`; a
+safetensors header is parsed and checked (size, tensor count, plain names)
+before any tensor is read.
 """
 
 from __future__ import annotations
 
-import math
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from cardsuite import safe_json
-from cardsuite.agents.learned.features import CountInputs
 from cardsuite.agents.learned.files import (
     MAX_META_BYTES,
     check_file_size,
@@ -64,83 +53,31 @@ from cardsuite.agents.learned.files import (
     sha256_file,
     write_json_atomic,
 )
-from cardsuite.agents.learned.netspec import ACTIVATIONS, NetworkSpec, actor_logits
+from cardsuite.agents.learned.meta import (
+    FORMAT,
+    META_FILE,
+    TENSOR_NAME,
+    WEIGHTS_FILE,
+    AgentMeta,
+    check_json,
+    check_weights,
+    validate_meta,
+)
+from cardsuite.agents.learned.netspec import NetworkSpec, actor_logits
 from cardsuite.errors import CheckpointError
 
 __all__ = [
-    "FORMAT",
-    "MAX_META_BYTES",
-    "MAX_TENSORS",
-    "MAX_WEIGHTS_BYTES",
-    "META_FILE",
-    "WEIGHTS_FILE",
-    "AgentMeta",
-    "NetworkSpec",
-    "actor_logits",
-    "check_file_size",
-    "is_agent_dir",
-    "load_agent",
-    "load_agent_numpy",
-    "load_tensors",
-    "load_tensors_numpy",
-    "read_json_file",
-    "read_meta",
-    "save_agent",
-    "save_tensors",
-    "sha256_file",
+    "CARD_FILE", "FORMAT", "MAX_META_BYTES", "MAX_TENSORS", "MAX_WEIGHTS_BYTES", "META_FILE",
+    "WEIGHTS_FILE", "AgentMeta", "NetworkSpec", "actor_logits", "check_file_size",
+    "is_agent_dir", "load_agent", "load_agent_numpy", "load_tensors", "load_tensors_numpy",
+    "read_json_file", "read_meta", "save_agent", "save_tensors", "sha256_file",
     "write_json_atomic",
-]
+]  # fmt: skip
 
 MAX_WEIGHTS_BYTES = 1 << 30  # 1 GiB of tensors
 MAX_TENSORS = 10_000
-TENSOR_NAME = re.compile(r"[A-Za-z0-9_.\-/]{1,200}")
-FORMAT = "cardsuite-agent"
 FORMAT_VERSION = 1
-WEIGHTS_FILE = "weights.safetensors"
-META_FILE = "agent.json"
-
-MAX_JSON_DEPTH = 32
-OBS_SCALES = ("obs_spec", "none")
-LAYOUTS = ("table", "generic", "projected")
-FLOAT_DTYPES = ("F32", "F64", "F16", "BF16")
-_SHA = re.compile(r"[0-9a-f]{64}")
-
-
-@dataclass(frozen=True)
-class AgentMeta:
-    """What ``agent.json`` records besides the checksum (see the module doc).
-
-    Attributes:
-        game: the game's registry name (``"scum"``).
-        options: the game's rule options (JSON values).
-        obs_size: observation features the network reads.
-        num_actions: actions it scores.
-        network: the actor's architecture.
-        step: learner steps trained when saved.
-        trainer: who wrote it (``"sb3-maskable-ppo"``, ``"cardsuite-ppo"``...).
-        config: the training config (JSON values), for the record.
-        versions: package versions at save time (filled by `save_agent`).
-    """
-
-    game: str
-    options: dict[str, Any]
-    obs_size: int
-    num_actions: int
-    network: NetworkSpec
-    step: int = 0
-    trainer: str = ""
-    config: dict[str, Any] = field(default_factory=dict)
-    versions: dict[str, str] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        """The metadata as a JSON object (``network.actor`` as a list)."""
-        doc = asdict(self)
-        doc["network"]["actor"] = list(self.network.actor)
-        if self.network.features is None:
-            del doc["network"]["features"]  # absent, as in agents saved before the field
-        else:
-            doc["network"]["features"] = self.network.features.to_json()
-        return doc
+CARD_FILE = "README.md"  # an agent directory's optional model card
 
 
 # ------------------------------------------------------------------ tensors
@@ -231,29 +168,6 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def _check_json(where: str, value: Any, depth: int = 0) -> None:
-    """JSON values only (finite numbers, str keys), bounded nesting."""
-    if depth > MAX_JSON_DEPTH:
-        raise CheckpointError(f"{where}: nested deeper than {MAX_JSON_DEPTH} levels")
-    if value is None or isinstance(value, bool | int | str):
-        return
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise CheckpointError(f"{where}: {value!r} is not a finite number")
-        return
-    if isinstance(value, list | tuple):
-        for i, item in enumerate(value):
-            _check_json(f"{where}[{i}]", item, depth + 1)
-        return
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise CheckpointError(f"{where}: key {key!r} is not a string")
-            _check_json(f"{where}.{key}", item, depth + 1)
-        return
-    raise CheckpointError(f"{where}: {type(value).__name__} is not a JSON value")
-
-
 # ------------------------------------------------------------------- agents
 def save_agent(directory: str | Path, tensors: Mapping[str, Any], meta: AgentMeta) -> Path:
     """Write an agent directory (``weights.safetensors`` + ``agent.json``).
@@ -267,9 +181,9 @@ def save_agent(directory: str | Path, tensors: Mapping[str, Any], meta: AgentMet
     arrays = {name: as_numpy(v) for name, v in tensors.items()}
     meta = AgentMeta(**{**asdict(meta), "network": meta.network, "versions": _versions()})
     doc = meta.to_json()
-    _check_json("agent.json", doc)
-    _validate_meta({**doc, "format": FORMAT, "sha256": "0" * 64}, out)
-    _check_weights(arrays, meta, out)
+    check_json("agent.json", doc)
+    validate_meta({**doc, "format": FORMAT, "sha256": "0" * 64}, out)
+    check_weights(arrays, meta, out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise CheckpointError(f"agent directory {str(out)!r} already exists and is not empty")
     try:
@@ -318,14 +232,15 @@ def read_meta(directory: str | Path) -> AgentMeta:
 def _read_meta(d: Path) -> tuple[AgentMeta, str]:
     if not d.is_dir():
         raise CheckpointError(f"agent {str(d)!r} is not a directory")
-    extra = sorted(p.name for p in d.iterdir() if p.name not in (META_FILE, WEIGHTS_FILE))
+    known = (META_FILE, WEIGHTS_FILE, CARD_FILE)
+    extra = sorted(p.name for p in d.iterdir() if p.name not in known)
     if extra:
         raise CheckpointError(
             f"agent {str(d)!r}: unexpected file(s) {', '.join(extra)}; an agent directory "
-            f"holds only {WEIGHTS_FILE} and {META_FILE}"
+            f"holds only {WEIGHTS_FILE}, {META_FILE} and a {CARD_FILE} model card"
         )
     doc = read_json_file(d / META_FILE, f"agent {str(d)!r}: {META_FILE}")
-    return _validate_meta(doc, d)
+    return validate_meta(doc, d)
 
 
 def load_agent_numpy(
@@ -345,7 +260,7 @@ def load_agent_numpy(
     if sha256_file(weights) != digest:
         raise CheckpointError(f"agent {str(d)!r}: {WEIGHTS_FILE} does not match agent.json sha256")
     arrays = load_tensors_numpy(weights, limit)
-    _check_weights(arrays, meta, d)
+    check_weights(arrays, meta, d)
     return arrays, meta
 
 
@@ -357,115 +272,3 @@ def load_agent(
 
     arrays, meta = load_agent_numpy(directory, limit=limit)
     return {k: torch.from_numpy(np.array(v)) for k, v in arrays.items()}, meta
-
-
-# --------------------------------------------------------------- validation
-def _validate_meta(doc: Any, d: Path) -> tuple[AgentMeta, str]:
-    """Check every field of an ``agent.json`` document; the meta and its sha256."""
-    where = f"agent {str(d)!r}: {META_FILE}"
-
-    def fail(name: str, message: str) -> CheckpointError:
-        return CheckpointError(f"{where}: field {name!r} {message}")
-
-    if not isinstance(doc, dict):
-        raise CheckpointError(f"{where}: expected a JSON object")
-    known = {"format", "sha256", *AgentMeta.__dataclass_fields__}
-    unknown = sorted(set(doc) - known)
-    if unknown:
-        raise fail(unknown[0], "is not a known field")
-    for name in ("format", "sha256", "game", "options", "obs_size", "num_actions", "network"):
-        if name not in doc:
-            raise fail(name, "is missing")
-    if doc["format"] != FORMAT:
-        raise fail("format", f"must be {FORMAT!r}, got {doc['format']!r}")
-    if not isinstance(doc["sha256"], str) or not _SHA.fullmatch(doc["sha256"]):
-        raise fail("sha256", "must be 64 lowercase hex digits")
-    game = doc["game"]
-    if not isinstance(game, str) or not re.fullmatch(r"[a-z][a-z0-9_]{0,40}", game):
-        raise fail("game", f"must be a game's registry name, got {str(game)[:60]!r}")
-    for name in ("options", "config"):
-        if not isinstance(doc.get(name, {}), dict):
-            raise fail(name, "must be a JSON object")
-        _check_json(f"{where}: field {name!r}", doc.get(name, {}))
-    for name, low in (("obs_size", 1), ("num_actions", 1), ("step", 0)):
-        value = doc.get(name, 0)
-        if type(value) is not int or not low <= value < 1 << 40:
-            raise fail(name, f"must be an integer >= {low}, got {value!r}")
-    if not isinstance(doc.get("trainer", ""), str) or len(doc.get("trainer", "")) > 100:
-        raise fail("trainer", "must be a short string")
-    versions = doc.get("versions", {})
-    if not isinstance(versions, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) and len(v) < 100 for k, v in versions.items()
-    ):
-        raise fail("versions", "must map package names to version strings")
-    net = doc["network"]
-    if not isinstance(net, dict):
-        raise fail("network", "must be a JSON object")
-    extra = sorted(set(net) - set(NetworkSpec.__dataclass_fields__))
-    if extra:
-        raise fail(f"network.{extra[0]}", "is not a known field")
-    if net.get("kind", "mlp") != "mlp":
-        raise fail("network.kind", f"must be 'mlp', got {net.get('kind')!r}")
-    if net.get("activation") not in ACTIVATIONS:
-        raise fail(
-            "network.activation", f"must be one of {ACTIVATIONS}, got {net.get('activation')!r}"
-        )
-    if net.get("obs_scale", "obs_spec") not in OBS_SCALES:
-        raise fail(
-            "network.obs_scale", f"must be one of {OBS_SCALES}, got {net.get('obs_scale')!r}"
-        )
-    if net.get("layout", "table") not in LAYOUTS:
-        raise fail("network.layout", f"must be one of {LAYOUTS}, got {net.get('layout')!r}")
-    actor = net.get("actor")
-    if (
-        not isinstance(actor, list)
-        or not 1 <= len(actor) <= 64
-        or not all(isinstance(p, str) and TENSOR_NAME.fullmatch(p) for p in actor)
-    ):
-        raise fail("network.actor", "must list 1 to 64 state-dict prefixes of linear layers")
-    features = None
-    if net.get("features") is not None:
-        features = CountInputs.from_json(net["features"], doc["obs_size"], where)
-    meta = AgentMeta(
-        game=game,
-        options=dict(doc["options"]),
-        obs_size=doc["obs_size"],
-        num_actions=doc["num_actions"],
-        network=NetworkSpec(
-            activation=net["activation"],
-            actor=tuple(actor),
-            obs_scale=net.get("obs_scale", "obs_spec"),
-            layout=net.get("layout", "table"),
-            features=features,
-        ),
-        step=doc.get("step", 0),
-        trainer=doc.get("trainer", ""),
-        config=dict(doc.get("config", {})),
-        versions=dict(versions),
-    )
-    return meta, doc["sha256"]
-
-
-def _check_weights(arrays: Mapping[str, np.ndarray], meta: AgentMeta, d: Path) -> None:
-    """The actor's tensors exist, are float, and chain obs_size -> ... -> num_actions."""
-    where = f"agent {str(d)!r}: {WEIGHTS_FILE}"
-    width = meta.obs_size + meta.network.extra_inputs
-    for i, prefix in enumerate(meta.network.actor):
-        w, b = arrays.get(f"{prefix}.weight"), arrays.get(f"{prefix}.bias")
-        if w is None or b is None:
-            raise CheckpointError(f"{where}: network.actor layer {prefix!r} has no weight/bias")
-        for t, name in ((w, "weight"), (b, "bias")):
-            if t.dtype.kind != "f":
-                raise CheckpointError(f"{where}: {prefix}.{name} has dtype {t.dtype}, not float")
-            if not np.all(np.isfinite(t)):
-                raise CheckpointError(f"{where}: {prefix}.{name} holds NaN or inf")
-        if w.ndim != 2 or w.shape[1] != width or b.shape != (w.shape[0],):
-            raise CheckpointError(
-                f"{where}: layer {i} ({prefix}) has weight {tuple(w.shape)} and bias "
-                f"{tuple(b.shape)}; expected [out, {width}] and [out]"
-            )
-        width = w.shape[0]
-    if width != meta.num_actions:
-        raise CheckpointError(
-            f"{where}: the actor outputs {width} logits but num_actions is {meta.num_actions}"
-        )

@@ -26,12 +26,17 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.base import TableInfo
-from cardsuite.agents.learned.layout import generic_spec, layout_of, pad_observation
-from cardsuite.agents.learned.netspec import Snapshot, actor_logits, obs_scale, pick
+from cardsuite.agents.learned.any_table import AnyTableAgent
+from cardsuite.agents.learned.layout import (
+    check_table_fits,
+    generic_spec,
+    layout_of,
+    pad_observation,
+)
+from cardsuite.agents.learned.netspec import Snapshot, TableView, obs_scale
 from cardsuite.agents.learned.policy import PPOAgent
 from cardsuite.agents.learned.safe_io import AgentMeta
 from cardsuite.errors import CheckpointError, ConfigError
-from cardsuite.obsspec import ObsSpec
 
 
 @functools.lru_cache(maxsize=8)
@@ -69,49 +74,18 @@ def check_generic_meta(meta: AgentMeta, where: str) -> None:
         )
 
 
-def check_table_fits(name: str, game: str, table: TableInfo) -> None:
-    """``table`` is of ``game`` and fits its size-generic layout (seats, tables, actions).
-
-    Raises:
-        CheckpointError: naming agent ``name``, the table's game or what does not fit.
-    """
-    if table.game != game:
-        raise CheckpointError(
-            f"{name} was trained on {game!r}, not {table.game!r}; "
-            f"use a {game} table or an agent trained on {table.game}"
-        )
-    layout = layout_of(game)
-    try:
-        layout.spec(table.obs_spec)
-    except ConfigError as err:
-        raise CheckpointError(f"{name}: this table does not fit: {err}") from None
-    if table.num_actions > layout.num_actions:
-        raise CheckpointError(
-            f"{name}: this table has {table.num_actions} actions, more than the "
-            f"generic {game} layout's {layout.num_actions}"
-        )
-
-
 @dataclass(frozen=True)
-class GenericSnapshot(Snapshot):
+class GenericSnapshot(TableView):
     """A size-generic actor seen at one table: that table's scaled observations in, its logits out.
 
-    ``logits`` undoes the table's `obs_scale`, pads the observation into the
-    generic layout (`cardsuite.agents.learned.layout.pad_observation`), scales
-    it as the network was trained and keeps the table's ``table_actions``
-    first logits (the action ids do not depend on the table). So the
-    trainers' evaluator and the arena's batch path play it like any
+    `inputs` undoes the table's `obs_scale`, pads the observation into the
+    generic layout (`cardsuite.agents.learned.layout.pad_observation`) and
+    scales it as the network was trained; the table's ``table_actions``
+    first logits are its own (the action ids do not depend on the table).
+    So the trainers' evaluator and the arena's batch path play it like any
     `Snapshot` with the table's own scale.
-
-    Attributes:
-        game: the game's registry name.
-        source: the table's observation spec.
-        table_actions: the table's number of actions.
     """
 
-    game: str = ""
-    source: ObsSpec | None = None
-    table_actions: int = 0
     _bound: np.ndarray = field(default_factory=lambda: np.ones(0, np.float32), repr=False)
 
     def __post_init__(self) -> None:
@@ -120,18 +94,14 @@ class GenericSnapshot(Snapshot):
             raise ConfigError("GenericSnapshot needs game, source and table_actions")
         object.__setattr__(self, "_bound", (1.0 / obs_scale(self.source)).astype(np.float32))
 
-    def padded(self, scaled_obs: np.ndarray) -> np.ndarray:
+    def inputs(self, scaled_obs: np.ndarray) -> np.ndarray:
         """A table-scaled observation (or a batch) as the network reads it: the generic
         layout, scaled as in training (the input of the actor and of the critic)."""
         assert self.source is not None  # __post_init__
         raw = np.asarray(scaled_obs, dtype=np.float32) * self._bound
         return pad_observation(raw, self.source, self.game) * generic_scale(self.game)
 
-    def logits(self, scaled_obs: np.ndarray) -> np.ndarray:
-        """The table's action logits of a table-scaled observation (or a batch)."""
-        return actor_logits(self.params, self.network, self.padded(scaled_obs))[
-            ..., : self.table_actions
-        ]
+    padded = inputs
 
     def input_map(self, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """`Snapshot.input_map` of the padded layout: a table entry's generic place and scale.
@@ -158,66 +128,26 @@ class SizeGenericAgent(PPOAgent):
     Its network reads the game's size-generic observation layout
     (`cardsuite.agents.learned.layout`: per-seat pieces padded to the largest
     table, a ``seat_present`` piece) and scores the largest table's actions;
-    at a smaller table the observation is padded and the action mask padded
-    with False, so it only ever picks a legal action of that table. Its
-    metadata says so (``network.layout: generic``), which is what lets
-    `reset` accept every table of its game (a `PPOAgent` refuses any other
-    observation size than the one it was trained on).
+    at a smaller table it plays through a `GenericSnapshot`, which pads the
+    observation and keeps that table's actions, so it only ever picks a legal
+    action of that table. Its metadata says so (``network.layout: generic``),
+    which is what lets `reset` accept every table of its game.
     """
+
+    generic = True
 
     def __init__(self, arrays: Any, meta: AgentMeta, **kwargs: Any) -> None:
         """Wrap loaded weights (CheckpointError naming a metadata field that does not fit)."""
         check_generic_meta(meta, f"agent {kwargs.get('name', 'ppo')!r}")
         super().__init__(arrays, meta, **kwargs)
-        self._view: GenericSnapshot | None = None
 
-    def reset(self, table: TableInfo, seed: int | None = None) -> None:
-        """Check the table is of the agent's game and fits its layout; seed sampling if asked."""
+    def _seat(self, table: TableInfo) -> Snapshot:
+        """Check the table is of the agent's game and fits its layout; the view there."""
         check_table_fits(self.name, self.game, table)
-        self._scale = obs_scale(table.obs_spec)
         net = self.meta.network
-        self._view = GenericSnapshot(self.meta.step, self._arrays, net.activation, net.actor,
-                                     net.features, game=self.game, source=table.obs_spec,
-                                     table_actions=table.num_actions)  # fmt: skip
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-
-    @property
-    def snapshot(self) -> Snapshot:
-        """The actor at the table of the last `reset` (a `GenericSnapshot`; before any
-        `reset`, the network itself, reading the generic layout)."""
-        return self._view if self._view is not None else super().snapshot
-
-    def logits(self, scaled_obs: np.ndarray) -> np.ndarray:
-        """The table's action logits of table-scaled observations (or a batch), as `act` sees them.
-
-        What a caller of ``logits(obs * obs_scale)`` gets from any `PPOAgent` (the
-        guided search's priors and rollouts): the observation is padded into the
-        generic layout and the logits cut to the table's actions.
-        """
-        if self._view is None:
-            raise CheckpointError(f"{self.name}: call reset(table) before logits()")
-        return self._view.logits(scaled_obs)
-
-    def value(self, scaled_obs: np.ndarray) -> np.ndarray:
-        """The critic's value of table-scaled observations (or a batch), padded as `logits`
-        pads them (the guided search's value leaves at any table).
-
-        Raises:
-            CheckpointError: the agent was saved without its critic, or no `reset` yet.
-        """
-        if not self.has_value:
-            return super().value(scaled_obs)  # names the missing critic
-        if self._view is None:
-            raise CheckpointError(f"{self.name}: call reset(table) before value()")
-        return super().value(self._view.padded(scaled_obs))
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Any) -> int:
-        """The policy's action among the table's legal ones (the mode, or a sample)."""
-        if self._view is None or self._scale is None:
-            raise CheckpointError(f"{self.name}: call reset(table) before act()")
-        logits = self._view.logits(np.asarray(observation, dtype=np.float32) * self._scale)
-        return int(pick(logits, action_mask, self.deterministic, self._rng))
+        return GenericSnapshot(self.meta.step, self._arrays, net.activation, net.actor,
+                               net.features, game=self.game, source=table.obs_spec,
+                               table_actions=table.num_actions)  # fmt: skip
 
 
 class TrainedAgent:
@@ -239,8 +169,6 @@ class TrainedAgent:
         """
         agent = PPOAgent.load(path, game, seed, deterministic=deterministic)
         if agent.meta.network.layout == "projected":
-            from cardsuite.agents.learned.any_table import AnyTableAgent
-
             try:
                 return AnyTableAgent(agent.weights, agent.meta, deterministic=deterministic,
                                      seed=seed, name=agent.name)  # fmt: skip

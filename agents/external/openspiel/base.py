@@ -60,7 +60,7 @@ class Data:
     object or generator is pickled.
     """
 
-    #: The game's `Static` class and engine module (``clone``, ``to_json``).
+    #: The game's `Static` class and engine module (``clone``, ``to_json``, ``legal_mask``).
     static_class: ClassVar[type[Static]]
     engine_module: ClassVar[Any]
     static: Any
@@ -70,6 +70,20 @@ class Data:
         """A state's data before the deal (subclasses add their fields)."""
         self.static = static
         self.engine = None
+        self.log: list[tuple[int, int, tuple[int, ...] | None]] = []
+
+    @staticmethod
+    def over(engine: Any) -> bool:
+        """Whether the engine's episode is over."""
+        raise NotImplementedError
+
+    def chance(self) -> bool:
+        """Whether a chance node is next (the deal is not done)."""
+        return self.engine is None
+
+    def finished(self) -> bool:
+        """Whether the episode is over."""
+        return self.engine is not None and self.over(self.engine)
 
     def copy(self) -> Data:
         """An independent copy: the engine cloned, lists, arrays and dicts copied, rules shared."""
@@ -123,13 +137,43 @@ def _copied(value: Any) -> Any:
     return value
 
 
+def uniform(outcomes: Any) -> list[tuple[int, float]]:
+    """Chance outcomes, equally likely."""
+    outcomes = list(outcomes)
+    return [(int(x), 1.0 / len(outcomes)) for x in outcomes]
+
+
+def by_copies(left: np.ndarray) -> list[tuple[int, float]]:
+    """Card slots weighted by the copies ``left`` in the pack."""
+    total = float(left.sum())
+    return [(int(s), float(left[s]) / total) for s in np.flatnonzero(left)]
+
+
+def card_names(names: Any, row: np.ndarray) -> list[str]:
+    """The cards of a count row (one count per slot) by name, lowest first."""
+    return [names[s] for s in np.repeat(np.arange(row.size), row)]
+
+
+def redeal(dealt: np.ndarray, left: np.ndarray, players: list[int], rng: Any) -> np.ndarray:
+    """Deal ``players``' cards in ``dealt`` again, from them and the pack ``left``, in place;
+    the pack left after it (a count row)."""
+    pool = left + dealt[players].sum(axis=0)
+    cards = rng.permutation(np.repeat(np.arange(pool.size), pool))
+    start = 0
+    for q in players:
+        size = int(dealt[q].sum())
+        dealt[q] = np.bincount(cards[start : start + size], minlength=pool.size)
+        start += size
+    return np.bincount(cards[start:], minlength=pool.size).astype(np.int16)
+
+
 class CardGame(pyspiel.Game):  # type: ignore[misc]
     """What every one of our OpenSpiel games shares; ``static`` is its immutable part.
 
     A game names its ``game_type``, its ``parameters`` (defaults), its
-    ``state_class`` and builds its ``pyspiel.GameInfo`` in `game_info`; the
-    options are checked by the game's config when the `Static` is built
-    (a ConfigError names a bad one).
+    ``state_class``, and in `utility` its actions, chance outcomes and
+    returns; the options are checked by the game's config when the `Static`
+    is built (a ConfigError names a bad one).
     """
 
     game_type: ClassVar[Any]
@@ -146,6 +190,12 @@ class CardGame(pyspiel.Game):  # type: ignore[misc]
 
     def game_info(self, static: Any) -> Any:
         """The ``pyspiel.GameInfo`` of the game with shared part ``static``."""
+        # actions, chance outcomes, players, min and max utility, their sum, the game's length
+        return pyspiel.GameInfo(*self.utility(static), static.history)
+
+    def utility(self, static: Any) -> tuple[int, int, int, float, float, float | None]:
+        """Actions, chance outcomes, players, the lowest and highest return and their sum
+        (None: not constant) of the game with shared part ``static``."""
         raise NotImplementedError
 
     def new_initial_state(self, *_args: Any) -> CardState:
@@ -173,9 +223,40 @@ class CardState(pyspiel.State):  # type: ignore[misc]
         super().__init__(game)
         self.d = self.data_class(game.static)
 
-    def write_observation(self, player: int, out: np.ndarray) -> None:
-        """Write ``player``'s observation vector into ``out``."""
+    def current_player(self) -> int:
+        """CHANCE while cards are dealt (or drawn), TERMINAL at the end, else the seat to act."""
+        if self.d.chance():
+            return int(pyspiel.PlayerId.CHANCE)
+        if self.d.finished():
+            return int(pyspiel.PlayerId.TERMINAL)
+        return int(self.d.engine.to_act)
+
+    def is_terminal(self) -> bool:
+        """The episode is over."""
+        return bool(self.d.finished())
+
+    def _legal_actions(self, player: int) -> list[int]:
+        d = self.d
+        if d.chance() or d.finished() or player != d.engine.to_act:
+            return []
+        return [int(a) for a in np.flatnonzero(d.engine_module.legal_mask(d.engine))]
+
+    def returns(self) -> list[float]:
+        """The env's episode rewards once the episode is over (`final_returns`), zeros before."""
+        if not self.d.finished():
+            return [0.0] * self.num_players()
+        return self.final_returns()
+
+    def final_returns(self) -> list[float]:
+        """The env's rewards of the finished episode."""
         raise NotImplementedError
+
+    def write_observation(self, player: int, out: np.ndarray) -> None:
+        """The env's observation vector of ``player`` into ``out`` (zeros during the deal)."""
+        if self.d.engine is None:
+            out.fill(0.0)
+        else:
+            self.d.static.encoder.encode(self.d.engine, player, out)
 
     def observation_text(self, player: int) -> str:
         """``player``'s observation as text."""
@@ -245,31 +326,15 @@ class Observer:
 
 
 def game_type(
-    short_name: str,
-    long_name: str,
-    *,
-    utility: Any,
-    min_players: int,
-    max_players: int,
+    short_name: str, long_name: str, utility: Any, min_players: int, max_players: int,
     parameters: dict[str, Any],
-) -> Any:
-    """The ``pyspiel.GameType`` of one of our games (sequential, explicit chance, imperfect)."""
-    return pyspiel.GameType(
-        short_name=short_name,
-        long_name=long_name,
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=utility,
-        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=max_players,
-        min_num_players=min_players,
-        provides_information_state_string=True,
-        provides_information_state_tensor=True,
-        provides_observation_string=True,
-        provides_observation_tensor=True,
-        parameter_specification=parameters,
-    )
+) -> Any:  # fmt: skip
+    """The ``pyspiel.GameType`` of one of our games (sequential, explicit chance, imperfect,
+    terminal rewards, every observation and information-state string and tensor)."""
+    t = pyspiel.GameType
+    return t(short_name, long_name, t.Dynamics.SEQUENTIAL, t.ChanceMode.EXPLICIT_STOCHASTIC,
+             t.Information.IMPERFECT_INFORMATION, utility, t.RewardModel.TERMINAL, max_players,
+             min_players, True, True, True, True, parameters)  # fmt: skip
 
 
 def sampler_rng(probability_sampler: Any) -> np.random.Generator:

@@ -21,15 +21,8 @@ from typing import Any, ClassVar
 import numpy as np
 import pyspiel
 
-from cardsuite.agents.external.openspiel.base import (
-    CardGame,
-    CardState,
-    Data,
-    Static,
-    game_options,
-    game_type,
-    sampler_rng,
-)
+from cardsuite.agents.external.openspiel import base
+from cardsuite.agents.external.openspiel.base import CardGame, CardState, Data, Static
 from scum_env.party import engine as PE
 from scum_env.party.config import PartyConfig
 from scum_env.party.encoding import Encoder
@@ -39,14 +32,9 @@ from scum_env.party.tables import seat_bonus
 #: OpenSpiel parameters (``table_sizes`` "" = the P2 split).
 PARAMETERS: dict[str, Any] = {"players": 8, "table_sizes": "", "reward": "points"}
 
-GAME_TYPE = game_type(
-    "cardsuite_scum_party",
-    "cardsuite Scum Party (one hand)",
-    utility=pyspiel.GameType.Utility.GENERAL_SUM,
-    min_players=5,
-    max_players=50,
-    parameters=PARAMETERS,
-)
+_GENERAL_SUM = pyspiel.GameType.Utility.GENERAL_SUM
+GAME_TYPE = base.game_type("cardsuite_scum_party", "cardsuite Scum Party (one hand)", _GENERAL_SUM, 5, 50,
+                      PARAMETERS)  # fmt: skip
 
 
 class _Static(Static):
@@ -54,7 +42,7 @@ class _Static(Static):
 
     def __init__(self, params: dict[str, Any]) -> None:
         super().__init__(params)
-        options = game_options(params, ("reward",))
+        options = base.game_options(params, ("reward",))
         options["table_sizes"] = params.get("table_sizes") or None
         self.config = PartyConfig.from_dict({**options, "num_hands": 1})
         self.n = self.config.num_players
@@ -72,12 +60,15 @@ class PartyData(Data):
     engine_module: ClassVar[Any] = PE
 
     def __init__(self, static: _Static) -> None:
-        self.static = static
+        super().__init__(static)
         self.seating: list[int] = []
         self.dealt = np.zeros((static.n, static.rules[0].num_slots), dtype=np.int16)
         self.left = [r.deck.astype(np.int16).copy() for r in static.rules]
-        self.engine: PE.Party | None = None
-        self.log: list[tuple[int, int, tuple[int, ...] | None]] = []
+
+    @staticmethod
+    def over(engine: Any) -> bool:
+        """The hand is over and scored (P8)."""
+        return bool(engine.over)
 
     def engine_from_json(self, text: str) -> Any:
         """The engine state from its JSON."""
@@ -103,24 +94,15 @@ class PartyGame(CardGame):
     game_type = GAME_TYPE
     parameters = PARAMETERS
 
-    def game_info(self, static: _Static) -> Any:
-        """The game info; the options were checked by `PartyConfig` (ConfigError names a bad one)."""
-        tables = len(static.sizes)
+    def utility(self, static: _Static) -> tuple[int, int, int, float, float, float | None]:
+        """Actions, outcomes and returns (P8 points with the seat bonus; rank: -1..1)."""
         if static.config.reward == "rank":
             low, high = -1.0, 1.0
         else:
             bonus = [seat_bonus(q, s) for s in static.sizes for q in range(s)]
-            low, high = float(1 + min(bonus)), float(tables + max(bonus))
-        info = pyspiel.GameInfo(
-            num_distinct_actions=static.num_actions,
-            max_chance_outcomes=max(static.n, static.rules[0].num_slots),
-            num_players=static.n,
-            min_utility=low,
-            max_utility=high,
-            utility_sum=None,
-            max_game_length=static.history,
-        )
-        return info
+            low, high = float(1 + min(bonus)), float(len(static.sizes) + max(bonus))
+        outcomes = max(static.n, static.rules[0].num_slots)
+        return static.num_actions, outcomes, static.n, low, high, None
 
     def max_chance_nodes_in_history(self) -> int:
         """The seat draw and every table's deal."""
@@ -132,34 +114,12 @@ class PartyState(CardState):
 
     data_class = PartyData
 
-    def current_player(self) -> int:
-        """CHANCE during the draw and the deals, TERMINAL at the end, else the player to act."""
-        engine = self.d.engine
-        if engine is None:
-            return int(pyspiel.PlayerId.CHANCE)
-        if engine.over:
-            return int(pyspiel.PlayerId.TERMINAL)
-        return int(engine.to_act)
-
-    def is_terminal(self) -> bool:
-        """The hand is over and scored (P8)."""
-        return self.d.engine is not None and self.d.engine.over
-
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """Unseated players (uniform), then card slots weighted by the copies left."""
         d = self.d
         if len(d.seating) < d.static.n:
-            free = [p for p in range(d.static.n) if p not in d.seating]
-            return [(p, 1.0 / len(free)) for p in free]
-        left = d.left[d.dealing()[0]]
-        total = float(left.sum())
-        return [(int(s), float(left[s]) / total) for s in np.flatnonzero(left)]
-
-    def _legal_actions(self, player: int) -> list[int]:
-        engine = self.d.engine
-        if engine is None or engine.over or player != engine.to_act:
-            return []
-        return [int(a) for a in np.flatnonzero(PE.legal_mask(engine))]
+            return base.uniform(p for p in range(d.static.n) if p not in d.seating)
+        return base.by_copies(d.left[d.dealing()[0]])
 
     def _apply_action(self, action: int) -> None:
         d = self.d
@@ -172,8 +132,7 @@ class PartyState(CardState):
             d.dealt[player, action] += 1
             d.left[t][action] -= 1
             if not any(x.sum() for x in d.left):
-                names = d.static.rules[0].cards.names
-                hands = [[names[s] for s in np.repeat(np.arange(r.size), r)] for r in d.dealt]
+                hands = [base.card_names(d.static.rules[0].cards.names, row) for row in d.dealt]
                 d.engine = PE.new_party(d.static.config, 0, seating=d.seating, hands=hands)
             return
         engine = d.engine
@@ -186,11 +145,9 @@ class PartyState(CardState):
         PE.apply(engine, action)
         d.log.append((player, action, seen))
 
-    def returns(self) -> list[float]:
-        """The env's reward of the hand once it is scored, zeros before."""
+    def final_returns(self) -> list[float]:
+        """The env's reward of the hand."""
         engine = self.d.engine
-        if engine is None or not engine.over:
-            return [0.0] * self.d.static.n
         reward = self.d.static.config.reward
         scores = engine.scores
         if reward == "rank":
@@ -216,20 +173,12 @@ class PartyState(CardState):
 
     def _hand(self, player: int) -> str:
         d = self.d
-        names = d.static.rules[0].cards.names
         if d.engine is None:
             row = d.dealt[player]
         else:
             table = d.engine.tables[d.engine.table_of[player]]
             row = table.hands[d.engine.local_of[player]]
-        return ",".join(names[s] for s in np.repeat(np.arange(row.size), row))
-
-    def write_observation(self, player: int, out: np.ndarray) -> None:
-        """The env's observation vector (zeros during the deal)."""
-        if self.d.engine is None:
-            out.fill(0.0)
-        else:
-            self.d.static.encoder.encode(self.d.engine, player, out)
+        return ",".join(base.card_names(d.static.rules[0].cards.names, row))
 
     def observation_text(self, player: int) -> str:
         """Own hand, own table's hand sizes and top play, the player to act."""
@@ -263,7 +212,7 @@ class PartyState(CardState):
 
         During the deals the cards dealt to others so far are drawn again per table.
         """
-        rng = sampler_rng(probability_sampler)
+        rng = base.sampler_rng(probability_sampler)
         out: PartyState = self.clone()
         d = out.d
         if d.engine is not None:
@@ -273,16 +222,8 @@ class PartyState(CardState):
         for t, size in enumerate(d.static.sizes):
             members = [q for q in d.seating[start : start + size] if q != player_id]
             start += size
-            if not members:
-                continue
-            pool = d.left[t] + d.dealt[members].sum(axis=0)
-            cards = rng.permutation(np.repeat(np.arange(pool.size), pool))
-            at = 0
-            for q in members:
-                size_q = int(d.dealt[q].sum())
-                d.dealt[q] = np.bincount(cards[at : at + size_q], minlength=pool.size)
-                at += size_q
-            d.left[t] = np.bincount(cards[at:], minlength=pool.size).astype(np.int16)
+            if members:
+                d.left[t] = base.redeal(d.dealt, d.left[t], members, rng)
         return out
 
 

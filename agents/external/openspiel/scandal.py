@@ -20,15 +20,8 @@ from typing import Any, ClassVar
 import numpy as np
 import pyspiel
 
-from cardsuite.agents.external.openspiel.base import (
-    CardGame,
-    CardState,
-    Data,
-    Static,
-    game_options,
-    game_type,
-    sampler_rng,
-)
+from cardsuite.agents.external.openspiel import base
+from cardsuite.agents.external.openspiel.base import CardGame, CardState, Data, Static
 from scandal_env import engine as E
 from scandal_env.actions import describe
 from scandal_env.config import ScandalConfig
@@ -37,14 +30,8 @@ from scandal_env.encoding import Encoder
 #: OpenSpiel parameters: ``players`` and the ScandalConfig options (``deck`` "" = canonical).
 PARAMETERS: dict[str, Any] = {"players": 2, "max_turns": 300, "reward_scale": 100.0, "deck": ""}
 
-GAME_TYPE = game_type(
-    "cardsuite_scandal",
-    "cardsuite Scandal",
-    utility=pyspiel.GameType.Utility.GENERAL_SUM,
-    min_players=2,
-    max_players=6,
-    parameters=PARAMETERS,
-)
+_GENERAL_SUM = pyspiel.GameType.Utility.GENERAL_SUM
+GAME_TYPE = base.game_type("cardsuite_scandal", "cardsuite Scandal", _GENERAL_SUM, 2, 6, PARAMETERS)
 
 
 class _Static(Static):
@@ -52,7 +39,7 @@ class _Static(Static):
 
     def __init__(self, params: dict[str, Any]) -> None:
         super().__init__(params)
-        options = game_options(params, ("max_turns", "reward_scale"))
+        options = base.game_options(params, ("max_turns", "reward_scale"))
         options["deck"] = params.get("deck") or None
         self.config = ScandalConfig.from_dict({**options, "episode": "hand"})
         self.rules = E.make_rules(self.config)
@@ -73,14 +60,21 @@ class ScandalData(Data):
     engine_module: ClassVar[Any] = E
 
     def __init__(self, static: _Static) -> None:
-        self.static = static
+        super().__init__(static)
         self.dealer = -1
         self.deal: list[int] = []  # card ids in deal order; -1: resampled away (unknown)
         self.up = -1
-        self.engine: E.State | None = None
-        self.log: list[tuple[int, int, tuple[int, ...] | None]] = []
         self.drawn: dict[int, tuple[int, bool]] = {}  # log index -> (card, public)
         self.pending = False  # a hidden-stock draw waits for its chance node
+
+    @staticmethod
+    def over(engine: Any) -> bool:
+        """The hand is over."""
+        return bool(engine.done)
+
+    def chance(self) -> bool:
+        """The deal is not done, or a hidden-stock draw waits for its card."""
+        return self.engine is None or self.pending
 
     def engine_from_json(self, text: str) -> Any:
         """The engine state from its JSON."""
@@ -97,19 +91,11 @@ class ScandalGame(CardGame):
     game_type = GAME_TYPE
     parameters = PARAMETERS
 
-    def game_info(self, static: _Static) -> Any:
-        """The game info; the options were checked by `ScandalConfig` (ConfigError names a bad one)."""
+    def utility(self, static: _Static) -> tuple[int, int, int, float, float, float | None]:
+        """Actions, outcomes and returns (a hand's net score / reward_scale, S9)."""
         bound = float(static.rules.deck.value.astype(np.int64).sum()) / static.config.reward_scale
-        info = pyspiel.GameInfo(
-            num_distinct_actions=static.rules.layout.size,
-            max_chance_outcomes=max(static.p, static.n_cards),
-            num_players=static.p,
-            min_utility=-bound,
-            max_utility=bound,
-            utility_sum=None,
-            max_game_length=static.history,
-        )
-        return info
+        outcomes = max(static.p, static.n_cards)
+        return static.rules.layout.size, outcomes, static.p, -bound, bound, None
 
     def max_chance_nodes_in_history(self) -> int:
         """Dealer, deal, up card and at most one stock draw per turn."""
@@ -121,37 +107,15 @@ class ScandalState(CardState):
 
     data_class = ScandalData
 
-    # ------------------------------------------------------------------ dynamics
-    def current_player(self) -> int:
-        """CHANCE during the deal and hidden draws, TERMINAL at the end, else the seat to act."""
-        engine = self.d.engine
-        if engine is None or self.d.pending:
-            return int(pyspiel.PlayerId.CHANCE)
-        if engine.done:
-            return int(pyspiel.PlayerId.TERMINAL)
-        return int(engine.to_act)
-
-    def is_terminal(self) -> bool:
-        """The hand is over."""
-        return self.d.engine is not None and self.d.engine.done
-
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The dealer (uniform), else a uniform card among those not placed yet."""
         d = self.d
         if d.dealer < 0:
-            return [(p, 1.0 / d.static.p) for p in range(d.static.p)]
+            return base.uniform(range(d.static.p))
         if d.engine is not None:
-            cards = sorted(d.engine.stock)
-        else:
-            used = set(d.deal)
-            cards = [c for c in range(d.static.n_cards) if c not in used]
-        return [(c, 1.0 / len(cards)) for c in cards]
-
-    def _legal_actions(self, player: int) -> list[int]:
-        engine = self.d.engine
-        if engine is None or self.d.pending or engine.done or player != engine.to_act:
-            return []
-        return [int(a) for a in np.flatnonzero(E.legal_mask(engine))]
+            return base.uniform(sorted(d.engine.stock))
+        used = set(d.deal)
+        return base.uniform(c for c in range(d.static.n_cards) if c not in used)
 
     def _apply_action(self, action: int) -> None:
         d = self.d
@@ -198,11 +162,9 @@ class ScandalState(CardState):
         preset = {"hands": hands, "discard": [card], "stock": stock, "dealer": d.dealer}
         d.engine = E.new_game(static.config, 0, preset=preset)
 
-    def returns(self) -> list[float]:
-        """The hand's net scores (S9) / ``reward_scale`` once it is over, zeros before."""
+    def final_returns(self) -> list[float]:
+        """The hand's net scores (S9) / ``reward_scale``."""
         engine = self.d.engine
-        if engine is None or not engine.done:
-            return [0.0] * self.d.static.p
         scale = 1.0 / self.d.static.config.reward_scale  # as the env: score * (1 / scale)
         return [float(v) * scale for v in engine.hand_scores]
 
@@ -224,13 +186,6 @@ class ScandalState(CardState):
         return render(self.d.engine)
 
     # ------------------------------------------------------------------ views
-    def write_observation(self, player: int, out: np.ndarray) -> None:
-        """The env's observation vector (zeros during the deal)."""
-        if self.d.engine is None:
-            out.fill(0.0)
-        else:
-            self.d.static.encoder.encode(self.d.engine, player, out)
-
     def observation_text(self, player: int) -> str:
         """Own hand, the discard pile, stock and hand sizes, the table and the phase."""
         engine = self.d.engine
@@ -273,7 +228,7 @@ class ScandalState(CardState):
         cards (they read as unknown in their information states). During the
         deal: the cards dealt to others so far are drawn again from the unseen ones.
         """
-        rng = sampler_rng(probability_sampler)
+        rng = base.sampler_rng(probability_sampler)
         out: ScandalState = self.clone()
         d = out.d
         me = int(player_id)

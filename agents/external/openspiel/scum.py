@@ -20,15 +20,8 @@ from typing import Any, ClassVar
 import numpy as np
 import pyspiel
 
-from cardsuite.agents.external.openspiel.base import (
-    CardGame,
-    CardState,
-    Data,
-    Static,
-    game_options,
-    game_type,
-    sampler_rng,
-)
+from cardsuite.agents.external.openspiel import base
+from cardsuite.agents.external.openspiel.base import CardGame, CardState, Data, Static
 from scum_env import engine as E
 from scum_env.config import ScumConfig
 from scum_env.encoding import Encoder
@@ -47,13 +40,9 @@ PARAMETERS: dict[str, Any] = {
 }
 _OPTIONS = ("trade_rules", "carousel", "color_clash", "wild_queen", "reward")
 
-GAME_TYPE = game_type(
-    "cardsuite_scum",
-    "cardsuite Scum (4J rules)",
-    utility=pyspiel.GameType.Utility.CONSTANT_SUM,
-    min_players=4,
-    max_players=12,
-    parameters=PARAMETERS,
+_CONSTANT_SUM = pyspiel.GameType.Utility.CONSTANT_SUM
+GAME_TYPE = base.game_type(
+    "cardsuite_scum", "cardsuite Scum (4J rules)", _CONSTANT_SUM, 4, 12, PARAMETERS
 )
 
 
@@ -62,7 +51,9 @@ class _Static(Static):
 
     def __init__(self, params: dict[str, Any]) -> None:
         super().__init__(params)
-        self.config = ScumConfig.from_dict({**game_options(params, _OPTIONS), "episode": "series"})
+        self.config = ScumConfig.from_dict(
+            {**base.game_options(params, _OPTIONS), "episode": "series"}
+        )
         self.rules: Rules = scum_rules(self.config)
         self.encoder = Encoder(self.rules)
         self.trade = bool(params.get("trade", False))
@@ -78,12 +69,15 @@ class ScumData(Data):
     engine_module: ClassVar[Any] = E
 
     def __init__(self, static: _Static) -> None:
-        self.static = static
+        super().__init__(static)
         self.order: list[int] = []
         self.dealt = np.zeros((static.n, static.rules.num_slots), dtype=np.int16)
         self.left = static.rules.deck.astype(np.int16).copy()
-        self.engine: E.State | None = None
-        self.log: list[tuple[int, int, tuple[int, ...] | None]] = []
+
+    @staticmethod
+    def over(engine: Any) -> bool:
+        """The series is over."""
+        return bool(engine.phase == E.OVER)
 
     def engine_from_json(self, text: str) -> Any:
         """The engine state from its JSON."""
@@ -101,21 +95,12 @@ class ScumGame(CardGame):
     game_type = GAME_TYPE
     parameters = PARAMETERS
 
-    def game_info(self, static: _Static) -> Any:
-        """The game info; the options were checked by `ScumConfig` (ConfigError names a bad one)."""
+    def utility(self, static: _Static) -> tuple[int, int, int, float, float, float | None]:
+        """Actions, outcomes and returns (J8 points: 1..n, sum n(n+1)/2; centered: -1..1)."""
         n, rules = static.n, static.rules
-        utility_sum = 0.0 if static.config.reward == "centered" else n * (n + 1) / 2
+        total = 0.0 if static.config.reward == "centered" else n * (n + 1) / 2
         low, high = (-1.0, 1.0) if static.config.reward == "centered" else (1.0, float(n))
-        info = pyspiel.GameInfo(
-            num_distinct_actions=rules.num_actions,
-            max_chance_outcomes=max(n, rules.num_slots),
-            num_players=n,
-            min_utility=low,
-            max_utility=high,
-            utility_sum=utility_sum,
-            max_game_length=static.history,
-        )
-        return info
+        return rules.num_actions, max(n, rules.num_slots), n, low, high, total
 
     def max_chance_nodes_in_history(self) -> int:
         """The role draw and the deal."""
@@ -127,34 +112,12 @@ class ScumState(CardState):
 
     data_class = ScumData
 
-    # ------------------------------------------------------------------ dynamics
-    def current_player(self) -> int:
-        """CHANCE during the draw and the deal, TERMINAL at the end, else the seat to act."""
-        engine = self.d.engine
-        if engine is None:
-            return int(pyspiel.PlayerId.CHANCE)
-        if engine.phase == E.OVER:
-            return int(pyspiel.PlayerId.TERMINAL)
-        return int(engine.to_act)
-
-    def is_terminal(self) -> bool:
-        """The series is over."""
-        return self.d.engine is not None and self.d.engine.phase == E.OVER
-
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """Unseated players (uniform), then card slots weighted by the copies left."""
-        d, n = self.d, self.d.static.n
-        if len(d.order) < n:
-            free = [p for p in range(n) if p not in d.order]
-            return [(p, 1.0 / len(free)) for p in free]
-        total = float(d.left.sum())
-        return [(int(s), float(d.left[s]) / total) for s in np.flatnonzero(d.left)]
-
-    def _legal_actions(self, player: int) -> list[int]:
-        engine = self.d.engine
-        if engine is None or player != engine.to_act or engine.phase == E.OVER:
-            return []
-        return [int(a) for a in np.flatnonzero(E.legal_mask(engine))]
+        d = self.d
+        if len(d.order) < d.static.n:
+            return base.uniform(p for p in range(d.static.n) if p not in d.order)
+        return base.by_copies(d.left)
 
     def _apply_action(self, action: int) -> None:
         d = self.d
@@ -179,15 +142,11 @@ class ScumState(CardState):
     def _start(self) -> None:
         """The deal is complete: the engine state, with the trades if asked (J5)."""
         d = self.d
-        names = d.static.rules.cards.names
-        hands = [[names[s] for s in np.repeat(np.arange(row.size), row)] for row in d.dealt]
+        hands = [base.card_names(d.static.rules.cards.names, row) for row in d.dealt]
         d.engine = E.new_game(d.static.rules, 0, roles=d.order, hands=hands, trade=d.static.trade)
 
-    def returns(self) -> list[float]:
-        """The env's episode rewards once the series is over, zeros before."""
-        if not self.is_terminal():
-            return [0.0] * self.d.static.n
-        assert self.d.engine is not None
+    def final_returns(self) -> list[float]:
+        """The env's episode rewards of the series."""
         return E.episode_rewards(self.d.engine)
 
     def _action_to_string(self, player: int, action: int) -> str:
@@ -210,16 +169,8 @@ class ScumState(CardState):
     # ------------------------------------------------------------------ views
     def _hand(self, player: int) -> str:
         d = self.d
-        names = d.static.rules.cards.names
         row = d.dealt[player] if d.engine is None else d.engine.hands[player]
-        return ",".join(names[s] for s in np.repeat(np.arange(row.size), row))
-
-    def write_observation(self, player: int, out: np.ndarray) -> None:
-        """The env's observation vector (zeros during the deal)."""
-        if self.d.engine is None:
-            out.fill(0.0)
-        else:
-            self.d.static.encoder.encode(self.d.engine, player, out)
+        return ",".join(base.card_names(d.static.rules.cards.names, row))
 
     def observation_text(self, player: int) -> str:
         """Own hand, the top play, hand sizes and who is out."""
@@ -257,21 +208,14 @@ class ScumState(CardState):
         ``determinize``). During the deal: the cards dealt to others so far are
         drawn again from the unseen pack.
         """
-        rng = sampler_rng(probability_sampler)
+        rng = base.sampler_rng(probability_sampler)
         out: ScumState = self.clone()
         d = out.d
         if d.engine is not None:
             d.engine = resample_hidden(d.engine, int(player_id), rng)
             return out
         others = [q for q in range(d.static.n) if q != player_id]
-        pool = d.left + d.dealt[others].sum(axis=0)
-        cards = rng.permutation(np.repeat(np.arange(pool.size), pool))
-        start = 0
-        for q in others:
-            size = int(d.dealt[q].sum())
-            d.dealt[q] = np.bincount(cards[start : start + size], minlength=pool.size)
-            start += size
-        d.left = np.bincount(cards[start:], minlength=pool.size).astype(np.int16)
+        d.left = base.redeal(d.dealt, d.left, others, rng)
         return out
 
 

@@ -1,45 +1,20 @@
 """The Starlette app of ``cardsuite serve``: the page, its static files and a JSON API.
 
-API (every answer JSON; an error is ``{"error": message}`` with a 4xx status,
-or 503 when the server is busy or a move ran past its time limit; never a
-traceback):
-
-* ``GET /api/info``: games, agent kinds, default seats, recorded games on
-  offer, the server's limits;
-* ``POST /api/play`` ``{game, agents, seat, seed, options}``: a new game with
-  the person in ``seat``; the answer is that seat's view;
-* ``POST /api/watch`` ``{game, agents, seed, options}``: agents play each other;
-* ``POST /api/replay`` ``{index}`` (a game of the server's record file) or
-  ``{text, index}`` (JSON lines the page uploaded): a recorded game;
-* ``GET /api/session/{id}``: the view; ``POST /api/session/{id}/move``
-  ``{action}``: the person's move; ``POST .../advance`` ``{moves}``: watch on;
-  ``POST .../goto`` ``{step}``: replay to a step; ``DELETE /api/session/{id}``:
-  the page was closed.
-
-A missing ``seed`` (or ``null``) deals a random game; every view reports
-the ``seed`` it was dealt with. Options come as ``{"key": value}`` and are
-parsed like ``--key value`` on the command line; the parsed keys that name
-files (a Scandal ``deck``) are refused before anything is opened. A field
-the endpoint does not know is refused, naming it.
-
-Requests are checked before any work: a ``POST`` must be JSON
-(``Content-Type: application/json``, 415 otherwise) and, when the browser
-says where it comes from (``Origin``), come from this server's own page
-(403); its body is read in pieces and refused (413) as soon as it passes the
-limit; on a loopback address a ``Host`` other than this machine's is refused
-(400), against DNS rebinding. Game work runs off the event loop
-([cardsuite.agents.play.web.limits][]).
+Every answer is JSON; an error is ``{"error": message}`` with a 4xx status,
+or 503 when the server is busy or a move ran past its time limit, never a
+traceback. The endpoints and their fields are listed in ``docs/web.md``
+("The JSON API"); a request is checked before any work
+(`cardsuite.agents.play.web.requests`) and game work runs off the event loop
+(`cardsuite.agents.play.web.limits`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-import re
 from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -47,9 +22,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
 
-from cardsuite import safe_json
 from cardsuite.agents.arena.record_schema import check_record, iter_records, loads_strict
 from cardsuite.agents.arena.records import RecordAppender, select_record
 from cardsuite.agents.play.web.limits import (
@@ -62,213 +35,32 @@ from cardsuite.agents.play.web.limits import (
     StillWorking,
     TooLarge,
 )
-from cardsuite.agents.play.web.sessions import (
-    MAX_SEED,
-    PlaySession,
-    ReplaySession,
+from cardsuite.agents.play.web.requests import (
+    HostCheck,
+    NotJSON,
+    WrongOrigin,
+    agent_specs,
+    error_response,
+    game_field,
+    int_field,
+    parse_page_options,
+    read_body,
+    seed_field,
+)
+from cardsuite.agents.play.web.sessions import PlaySession, ReplaySession, WatchSession
+from cardsuite.agents.play.web.store import (
     Session,
     SessionBusy,
     SessionGone,
     SessionStopped,
     Store,
-    WatchSession,
-    random_seed,
 )
 from cardsuite.agents.registry import available_agents, parse_spec
 from cardsuite.errors import CardsuiteError, ConfigError
-from cardsuite.games import games, get_game, parse_options
+from cardsuite.games import games
 
 STATIC = Path(__file__).resolve().parent / "static"
-MAX_BODY = Limits().max_upload  # an uploaded record file, at most (the default)
-FILE_OPTIONS = ("deck",)
-MAX_OPTIONS = 32  # keys in a request's options
-MAX_OPTION_CHARS = 200  # one option value, as text
-MAX_AGENTS = 64  # specs in a request
-MAX_SPEC_CHARS = 200
 MAX_OFFERED = 500  # recorded games listed by /api/info (the newest)
-_OPTION_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
-
-#: The fields each endpoint reads; any other is refused, naming it.
-FIELDS = {
-    "play": ("game", "agents", "seat", "seed", "options"),
-    "watch": ("game", "agents", "seed", "options"),
-    "replay": ("index", "text"),
-    "move": ("action",),
-    "advance": ("moves",),
-    "goto": ("step",),
-}
-
-
-def _error(message: str, status: int = 400) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
-
-
-class NotJSON(ConfigError):
-    """A request body sent without ``Content-Type: application/json`` (HTTP 415)."""
-
-
-class WrongOrigin(ConfigError):
-    """A ``POST`` whose ``Origin`` is another site (HTTP 403)."""
-
-
-def _check_origin(request: Request) -> None:
-    """WrongOrigin when the browser says the request comes from another site's page."""
-    origin = request.headers.get("origin")
-    if origin is None:
-        return  # not a browser, or a same-origin GET
-    host = request.headers.get("host", "")
-    parts = urlsplit(origin)
-    if origin == "null" or parts.netloc.lower() != host.lower():
-        raise WrongOrigin(
-            f"a request from the page of another site ({origin[:80]!r}) is refused; "
-            "open the table at this server's own address"
-        )
-
-
-async def _body(request: Request, endpoint: str, limit: int) -> dict[str, Any]:
-    """The request's JSON object: checked origin, type, size (read in pieces) and fields."""
-    _check_origin(request)
-    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if kind != "application/json":
-        # A page of another site can send "simple" text/plain requests to
-        # localhost without the browser asking first; JSON ones it cannot.
-        raise NotJSON(f"send the request as JSON (Content-Type: application/json), not {kind!r}")
-    declared = request.headers.get("content-length")
-    if declared is not None:
-        if not declared.isdigit() or len(declared) > 18:
-            raise ConfigError(f"Content-Length {declared[:20]!r} is not a byte count")
-        if int(declared) > limit:
-            raise TooLarge(f"request too large ({declared} bytes; at most {limit})")
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise TooLarge(f"request too large (over {limit} bytes)")
-        chunks.append(chunk)
-    raw = b"".join(chunks)
-    if not raw.strip():
-        return {}
-    try:
-        data = safe_json.loads(raw, "body", error=ConfigError, max_chars=limit)
-    except ConfigError as err:
-        raise ConfigError(f"the request is not JSON this server reads ({err})") from None
-    if not isinstance(data, dict):
-        raise ConfigError("the request must be a JSON object")
-    allowed = FIELDS[endpoint]
-    for key in data:
-        if key not in allowed:
-            raise ConfigError(
-                f"unknown field {key[:40]!r} in a {endpoint} request; fields: {', '.join(allowed)}"
-            )
-    return data
-
-
-def _option_tokens(raw: Any) -> list[str]:
-    """``{"key": value}`` as ``--key value`` tokens, sizes checked before anything is parsed."""
-    if raw in (None, ""):
-        return []
-    if not isinstance(raw, dict):
-        raise ConfigError('options must be an object like {"num_players": 5}')
-    if len(raw) > MAX_OPTIONS:
-        raise ConfigError(f"{len(raw)} options; at most {MAX_OPTIONS}")
-    tokens: list[str] = []
-    for key, value in raw.items():
-        if not _OPTION_KEY.fullmatch(key):
-            raise ConfigError(
-                f"option {key[:40]!r} is not a rule option name (letters, digits, _ and -)"
-            )
-        text = value if isinstance(value, str) else json.dumps(value)
-        if len(text) > MAX_OPTION_CHARS:
-            raise ConfigError(
-                f"option {key!r}: its value is {len(text)} characters; at most {MAX_OPTION_CHARS}"
-            )
-        tokens += [f"--{key}", text]
-    return tokens
-
-
-def parse_page_options(game: str, raw: Any) -> dict[str, Any]:
-    """Game options a page sent, parsed as ``--key value`` would be, then checked.
-
-    The file check runs on the *parsed* keys, so no spelling of ``deck``
-    gets through, and it runs before the env is built, so the file is never
-    opened. Runs in a game worker (the parser reads YAML scalars).
-    """
-    spec = get_game(game)
-    options = parse_options(spec, _option_tokens(raw))
-    for key in options:
-        if key in FILE_OPTIONS:
-            raise ConfigError(
-                f"option {key!r} names a file; the page cannot choose files on the server"
-            )
-    spec.make(**options)  # ConfigError naming a bad value, before any session
-    return options
-
-
-def _int(data: dict[str, Any], key: str, default: int) -> int:
-    value = data.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"{key} must be an integer, got {str(value)[:40]}")
-    return value
-
-
-def _agents(data: dict[str, Any]) -> list[str]:
-    agents = data.get("agents", ["random"])
-    if isinstance(agents, str):
-        agents = [agents]
-    if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents):
-        raise ConfigError('agents must be a list of agent specs, e.g. ["heuristic"]')
-    if len(agents) > MAX_AGENTS:
-        raise ConfigError(f"{len(agents)} agents; at most {MAX_AGENTS}")
-    for text in agents:
-        if len(text) > MAX_SPEC_CHARS:
-            raise ConfigError(f"agent spec of {len(text)} characters; at most {MAX_SPEC_CHARS}")
-    return agents
-
-
-def _seed(data: dict[str, Any]) -> int:
-    """The request's seed, or a random one when it has none."""
-    if data.get("seed") is None:
-        return random_seed()
-    seed = _int(data, "seed", 0)
-    if not 0 <= seed <= MAX_SEED:
-        raise ConfigError(f"seed must be 0..{MAX_SEED}, got {str(seed)[:40]}")
-    return seed
-
-
-def _game(data: dict[str, Any]) -> str:
-    game = data.get("game", "")
-    if not isinstance(game, str):
-        raise ConfigError(f"game must be a game name, got {str(game)[:40]}")
-    return get_game(game).name
-
-
-class HostCheck:
-    """Refuses a request for any other ``Host`` (DNS rebinding), in the JSON error format."""
-
-    def __init__(self, app: ASGIApp, allowed_hosts: list[str]) -> None:
-        """Wrap ``app``; ``allowed_hosts`` are host names without port."""
-        self.app = app
-        self.allowed = frozenset(h.lower() for h in allowed_hosts)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Pass a request for an allowed host on; answer 400 otherwise."""
-        if scope["type"] in ("http", "websocket"):
-            host = ""
-            for name, value in scope.get("headers", []):
-                if name == b"host":
-                    host = value.decode("latin-1")
-                    break
-            bare = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-            if bare.lower() not in self.allowed:
-                response = _error(
-                    f"this server answers only for {', '.join(sorted(self.allowed))}; "
-                    f"the request asked for host {host[:80]!r}",
-                    400,
-                )
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
 
 
 def create_app(
@@ -343,55 +135,32 @@ def create_app(
             }
         )
 
-    async def play(request: Request) -> JSONResponse:
-        data = await _body(request, "play", limits.max_body)
-        game, agent_specs, seat, seed = (
-            _game(data),
-            _agents(data),
-            _int(data, "seat", 0),
-            _seed(data),
-        )
+    async def start(request: Request, mode: str) -> JSONResponse:
+        """A new game: the person in a seat (``play``), or agents alone (``watch``)."""
+        data = await read_body(request, mode, limits.max_body)
+        game, specs = game_field(data), agent_specs(data)
+        seat: dict[str, Any] = {"seat": int_field(data, "seat", 0)} if mode == "play" else {}
+        seed = seed_field(data)
+        kind = PlaySession if mode == "play" else WatchSession
 
         def build() -> dict[str, Any]:
-            session = PlaySession(
-                game,
-                agents=agent_specs,
-                seat=seat,
-                seed=seed,
-                options=parse_page_options(game, data.get("options")),
-                allowed=allowed,
-                clock=clock(),
-                limits=limits,
-                recorder=recorder,
-            )
+            options = parse_page_options(game, data.get("options"))
+            session = kind(game, agents=specs, seed=seed, options=options, allowed=allowed,
+                           clock=clock(), limits=limits, recorder=recorder, **seat)  # fmt: skip
             store.add(session)
             return session.view()
 
         return JSONResponse(await work(build))
+
+    async def play(request: Request) -> JSONResponse:
+        return await start(request, "play")
 
     async def watch(request: Request) -> JSONResponse:
-        data = await _body(request, "watch", limits.max_body)
-        game, agent_specs, seed = _game(data), _agents(data), _seed(data)
-
-        def build() -> dict[str, Any]:
-            session = WatchSession(
-                game,
-                agents=agent_specs,
-                seed=seed,
-                options=parse_page_options(game, data.get("options")),
-                allowed=allowed,
-                clock=clock(),
-                limits=limits,
-                recorder=recorder,
-            )
-            store.add(session)
-            return session.view()
-
-        return JSONResponse(await work(build))
+        return await start(request, "watch")
 
     async def replay(request: Request) -> JSONResponse:
-        data = await _body(request, "replay", limits.max_upload)
-        index = _int(data, "index", 0)
+        data = await read_body(request, "replay", limits.max_upload)
+        index = int_field(data, "index", 0)
         text = data.get("text")
         if "text" in data and not isinstance(text, str):
             raise ConfigError("text must be the record file's content")
@@ -434,28 +203,25 @@ def create_app(
     async def view(request: Request) -> JSONResponse:
         return await on_session(_session(request), lambda: None)
 
-    async def move(request: Request) -> JSONResponse:
-        session = _session(request)
-        data = await _body(request, "move", limits.max_body)
-        if not isinstance(session, PlaySession):
-            raise ConfigError("moves are made in a game you play")
-        return await on_session(session, lambda: session.move(data.get("action")))
+    def step(endpoint: str, kind: type, refusal: str, act: Any) -> Any:
+        """An endpoint that moves a session of ``kind`` on: ``act(session, data)`` gives
+        the work (the fields are read first)."""
 
-    async def advance(request: Request) -> JSONResponse:
-        session = _session(request)
-        data = await _body(request, "advance", limits.max_body)
-        if not isinstance(session, WatchSession):
-            raise ConfigError("only a watched game advances")
-        moves = _int(data, "moves", 1)
-        return await on_session(session, lambda: session.advance(moves))
+        async def handle(request: Request) -> JSONResponse:
+            session = _session(request)
+            data = await read_body(request, endpoint, limits.max_body)
+            if not isinstance(session, kind):
+                raise ConfigError(refusal)
+            return await on_session(session, act(session, data))
 
-    async def goto(request: Request) -> JSONResponse:
-        session = _session(request)
-        data = await _body(request, "goto", limits.max_body)
-        if not isinstance(session, ReplaySession):
-            raise ConfigError("only a replay goes to a step")
-        step = _int(data, "step", 0)
-        return await on_session(session, lambda: session.goto(step))
+        return handle
+
+    move = step("move", PlaySession, "moves are made in a game you play",
+                lambda s, d: partial(s.move, d.get("action")))  # fmt: skip
+    advance = step("advance", WatchSession, "only a watched game advances",
+                   lambda s, d: partial(s.advance, int_field(d, "moves", 1)))  # fmt: skip
+    goto = step("goto", ReplaySession, "only a replay goes to a step",
+                lambda s, d: partial(s.goto, int_field(d, "step", 0)))  # fmt: skip
 
     def close(request: Request) -> JSONResponse:
         return JSONResponse({"closed": store.close(str(request.path_params["sid"]))})
@@ -469,15 +235,19 @@ def create_app(
             if isinstance(exc, kind):
                 status = code
                 break
-        return _error(str(exc)[:2000], status)
+        return error_response(str(exc)[:2000], status)
 
     async def on_http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         detail = "no such page" if exc.status_code == 404 else str(exc.detail)
-        return _error(f"{detail} ({request.method} {request.url.path[:200]})", exc.status_code)
+        return error_response(
+            f"{detail} ({request.method} {request.url.path[:200]})", exc.status_code
+        )
 
     async def on_other_error(request: Request, exc: Exception) -> Response:
-        return _error(f"the server failed on this request: {type(exc).__name__}: {exc}"[:2000], 500)
+        return error_response(
+            f"the server failed on this request: {type(exc).__name__}: {exc}"[:2000], 500
+        )
 
     routes = [
         Route("/", index),

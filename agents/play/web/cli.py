@@ -130,32 +130,18 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
         log_level="warning",
         timeout_graceful_shutdown=GRACEFUL_SECONDS,
     )
-    server = _Server(config, app.state.workers)
+    server = uvicorn.Server(config)
+    exit_now = server.handle_exit
+
+    def handle_exit(sig: int, frame: Any) -> None:  # also stop every game move under way
+        app.state.workers.stop()  # requests under way answer 503 at once
+        exit_now(sig, frame)
+
+    server.handle_exit = handle_exit  # type: ignore[method-assign]
     with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C while stopping
         server.run()
     print("cardsuite serve: stopped", flush=True)
     return 0
-
-
-def _server_class() -> Any:
-    import uvicorn
-
-    class Server(uvicorn.Server):
-        """uvicorn's server that also stops every game move under way at the first signal."""
-
-        def __init__(self, config: Any, workers: Any) -> None:
-            super().__init__(config)
-            self.workers = workers
-
-        def handle_exit(self, sig: int, frame: Any) -> None:
-            self.workers.stop()  # requests under way answer 503 at once
-            super().handle_exit(sig, frame)
-
-    return Server
-
-
-def _Server(config: Any, workers: Any) -> Any:
-    return _server_class()(config, workers)
 
 
 def _is_loopback(host: str) -> bool:

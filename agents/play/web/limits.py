@@ -1,32 +1,12 @@
 """What one ``cardsuite serve`` lets a page ask for, and the threads that do the game work.
 
-A table on a shared machine (a class, a lab) must keep answering whatever a
-page sends. So:
-
-* every piece of game work (dealing, option parsing, agent moves, views,
-  uploaded records) runs in a small pool of `GameWorkers` threads,
-  never on the event loop: ``/``, ``/api/info`` and ``/static/...`` are
-  answered by the loop itself and never wait for a game;
-* the pool is bounded: when every worker is busy and `Limits.queue`
-  requests already wait, a new request is refused at once (503,
-  [ServerBusy][cardsuite.agents.play.web.limits.ServerBusy]);
-* each agent move has a time limit (`Limits.move_seconds`): a search
-  agent is stopped inside its search (the deadline is checked each time it
-  asks for a determinization, i.e. every iteration), any other agent is
-  judged when it returns; a move over the limit stops that game with
-  [MoveTooLong][cardsuite.agents.play.web.limits.MoveTooLong] and the session
-  lock is released;
-* a page cannot ask for search parameters above `Limits.caps`
-  (``ismcts:budget=100000000`` is a 400 naming ``budget`` and the cap).
-
-Threads, not processes: an agent is a live object (a search tree's random
-stream, a torch policy, a class the person loaded from a file), and a game's
-env and agents would have to be pickled to and from a process at every move;
-a process per game would cost hundreds of MB each on a shared machine. The
-time limit is kept inside the thread instead: built-in agents are bounded by
-the caps and stopped by the move clock; an agent the person listed with
-``--agents`` is trusted like any code they run, and if it overruns, only its
-own game waits (the others keep their workers; the page gets 503).
+Every piece of game work (dealing, option parsing, agent moves, views,
+uploaded records) runs in the bounded pool of `GameWorkers` threads, never on
+the event loop; a full pool refuses at once (`ServerBusy`). Each agent move has
+a time limit (`Limits.move_seconds`, kept by a `MoveClock` that a search checks
+at every determinization): a move over it stops that game (`MoveTooLong`). A
+page cannot ask for search parameters above `Limits.caps`. Why threads and not
+processes, and every limit's default: ``docs/web.md``.
 """
 
 from __future__ import annotations

@@ -1,0 +1,204 @@
+"""What every game a running ``cardsuite serve`` holds shares, and the store that holds them.
+
+All state lives in the server process (a `Store` in the app); nothing is
+written to disk unless the server was started with ``--record FILE``. Each
+session has a lock, so two requests for one game never interleave (the
+second is told the game is busy, never queued behind it). Sessions idle for
+``IDLE_SECONDS`` are dropped, at most ``MAX_SESSIONS`` are kept, and a page's
+request for a dropped or closed session gets a clear "start a new game"
+message. The sessions themselves (play, watch, replay) are
+`cardsuite.agents.play.web.sessions`.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from cardsuite.agents.arena.records import jsonable
+from cardsuite.agents.play.move_log import Move
+from cardsuite.agents.play.web.limits import MoveClock
+from cardsuite.errors import CardsuiteError
+
+MAX_SESSIONS = 64
+IDLE_SECONDS = 3600.0
+LOG_SHOWN = 300  # log entries sent with a view (the newest)
+MAX_AGENT_MOVES = 100_000  # agent moves between two human moves, at most
+MAX_SEED = 2**63 - 1
+HUMAN = "human"  # the seat spec of a person's seat in a record
+
+#: Called with each finished game's record (``cardsuite serve --record``).
+Recorder = Callable[[dict[str, Any]], None]
+
+
+class SessionGone(CardsuiteError):
+    """A page asked for a game this server no longer holds."""
+
+
+class SessionBusy(CardsuiteError):
+    """A request for a game that is still working on an earlier request (HTTP 409)."""
+
+
+class SessionStopped(CardsuiteError):
+    """A request for a game the server stopped (an agent's move ran too long; HTTP 409)."""
+
+
+class BadMove(CardsuiteError):
+    """A move the page sent is not one of the legal moves."""
+
+
+def random_seed() -> int:
+    """A fresh deal seed for a game whose seed the person did not set."""
+    return secrets.randbelow(2**31)
+
+
+class PartyTracker:
+    """Each Scum Party player's table before the last hand, to mark moves up and down."""
+
+    def __init__(self) -> None:
+        """Start with no hand seen."""
+        self.hand = -1
+        self.start: list[int] | None = None
+        self.previous: list[int] | None = None
+
+    def update(self, env: Any) -> None:
+        """Call after every move (and after the reset)."""
+        state = env.unwrapped.game
+        if not hasattr(state, "tables"):
+            return
+        if state.hand != self.hand:
+            self.previous = self.start if self.hand >= 0 else None
+            self.start = list(state.table_of)
+            self.hand = state.hand
+
+
+class Session:
+    """One game in the server: an env, the move log, a lock, a move clock."""
+
+    mode = "session"
+
+    def __init__(self, game: str, clock: MoveClock | None = None) -> None:
+        """A fresh session id, its lock and its move clock."""
+        self.id = secrets.token_urlsafe(12)
+        self.game = game
+        self.lock = threading.Lock()
+        self.touched = time.monotonic()
+        self.moves: list[Move] = []
+        self.tracker = PartyTracker()
+        self.clock = clock or MoveClock(float("inf"))
+        self.stopped: str | None = None
+        self.seed: int | None = None
+
+    def view(self) -> dict[str, Any]:
+        """The JSON the page draws."""
+        raise NotImplementedError
+
+    def held(self) -> _Held:
+        """The session's lock, taken without waiting: SessionBusy/SessionStopped otherwise."""
+        if not self.lock.acquire(blocking=False):
+            raise SessionBusy(
+                "this game is still working on an earlier request; wait for it and try again"
+            )
+        if self.stopped is not None:
+            self.lock.release()
+            raise SessionStopped(f"this game was stopped: {self.stopped}")
+        return _Held(self.lock)
+
+    def log_view(self, seat: str | None) -> list[dict[str, Any]]:
+        """The newest log entries as ``seat`` may read them (None: a spectator)."""
+        return [m.entry(seat) for m in self.moves[-LOG_SHOWN:]]
+
+    def _header(self, env: Any, seat: str | None = None) -> dict[str, Any]:
+        done = over(env)
+        result = None
+        if done:
+            result = {
+                a: {
+                    "reward": float(env._cumulative_rewards.get(a, 0.0)),
+                    **{
+                        k: v
+                        for k, v in env.infos.get(a, {}).items()
+                        if k in ("finish_position", "role", "points", "score", "illegal_action")
+                    },
+                }
+                for a in env.possible_agents
+            }
+        return {
+            "id": self.id,
+            "mode": self.mode,
+            "game": self.game,
+            "seed": self.seed,
+            "over": done,
+            "result": jsonable(result),
+            "log": self.log_view(seat),
+            "log_total": len(self.moves),
+        }
+
+
+class _Held:
+    """A lock already acquired, released by ``with``."""
+
+    def __init__(self, lock: threading.Lock) -> None:
+        self.lock = lock
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        self.lock.release()
+
+
+def over(env: Any) -> bool:
+    """Whether the env's game is over (every agent done, or none left)."""
+    return not env.agents or all(env.terminations[a] or env.truncations[a] for a in env.agents)
+
+
+class Store:
+    """The sessions of this server, by id."""
+
+    def __init__(self, max_sessions: int = MAX_SESSIONS, idle: float = IDLE_SECONDS) -> None:
+        """An empty store."""
+        self._sessions: dict[str, Session] = {}
+        self._lock = threading.Lock()
+        self.max_sessions = max_sessions
+        self.idle = idle
+
+    def add(self, session: Session) -> Session:
+        """Keep ``session``; the least recently used goes when the store is full."""
+        with self._lock:
+            self._expire()
+            while len(self._sessions) >= self.max_sessions:
+                oldest = min(self._sessions.values(), key=lambda s: s.touched)
+                del self._sessions[oldest.id]
+            self._sessions[session.id] = session
+        return session
+
+    def get(self, sid: str) -> Session:
+        """The session ``sid``; SessionGone with a clear message otherwise."""
+        with self._lock:
+            self._expire()
+            session = self._sessions.get(sid)
+            if session is None:
+                raise SessionGone(
+                    "this game is no longer on the server (its tab was closed, it was idle "
+                    "for an hour, or the server restarted); start a new game"
+                )
+            session.touched = time.monotonic()
+            return session
+
+    def close(self, sid: str) -> bool:
+        """Drop a session (its page was closed); whether it existed."""
+        with self._lock:
+            return self._sessions.pop(sid, None) is not None
+
+    def __len__(self) -> int:
+        """Sessions held."""
+        return len(self._sessions)
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        for sid in [s.id for s in self._sessions.values() if now - s.touched > self.idle]:
+            del self._sessions[sid]
