@@ -22,8 +22,8 @@ pytest.importorskip("ray.rllib", reason="ray[rllib] is not installed")
 import ray
 from ray.cluster_utils import Cluster
 
+from cardsuite.agents.learned.rllib import RLlibAgent
 from cardsuite.train.rllib import trainer
-from cardsuite.train.rllib.policy import RLlibAgent
 
 STORE = 100 * 1024 * 1024  # bytes of object store per node (Ray's minimum is 75 MiB)
 
@@ -51,17 +51,17 @@ def _tokens(tmp_path: Path, address: str, *extra: str) -> list[str]:
         "--iterations", "1",
         "--num-env-runners", "2",
         "--num-envs-per-env-runner", "32",
-        "--checkpoint-dir", str(tmp_path / "run"),
+        "--run-dir", str(tmp_path / "run"),
+        "--players", "4",
         "--set", "sampler=batched",
         "--set", "game=scum",
-        "--set", "options.num_players=4",
         "--set", "num_cpus_per_env_runner=1",
         "--set", "train_batch_size=512",
         "--set", "minibatch_size=256",
-        "--set", "num_epochs=1",
-        "--set", "hidden_size=32",
-        "--set", "hidden_layers=1",
-        "--set", "eval_episodes=0",
+        "--set", "update_epochs=1",
+        "--set", "hidden=32",
+        "--set", "layers=1",
+        "--set", "eval_deals=0",
         *extra,
     ]  # fmt: skip
 
@@ -89,9 +89,9 @@ def test_two_node_cluster_three_iterations_with_league_refresh(
     two_nodes: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Longer: three iterations, a League sync with the runners of both nodes every iteration."""
-    tokens = _tokens(tmp_path, two_nodes.address, "--set", "league_every=1")
+    tokens = _tokens(tmp_path, two_nodes.address, "--set", "snapshot_every=512")
     tokens[tokens.index("--iterations") + 1] = "3"
     assert trainer.run(None, tokens) == 0
     out = capsys.readouterr().out
-    assert out.count("snapshot of main at iteration") == 3
+    assert out.count("snapshot of main at step") == 3
     assert "iter 3/3" in out and "league 5" in out  # heuristic, random, snapshots 0, 1, 2

@@ -6,12 +6,13 @@
   runner gets the league's snapshots back (``on_env_runners_recreated``).
 * The trainer runs as its own process group, like a run in a terminal, and
   the whole group gets SIGINT (what Ctrl-C sends). The run checkpoints after
-  the current iteration and exits; ``--resume`` continues from that
-  iteration.
+  the current iteration and exits with status 130 (the training core's one
+  Ctrl-C handler); ``--resume`` continues from that iteration.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -29,24 +30,24 @@ import ray
 import torch
 
 from cardsuite.train.rllib import trainer
-from cardsuite.train.rllib.config import load_run
-from cardsuite.train.rllib.league import league_names, make_league, sync_league
+from cardsuite.train.rllib.config import load_config
+from cardsuite.train.rllib.league import runner_envs, sync_league
 
 REPO = Path(__file__).resolve().parents[2]
 TINY = {
     "game": "scum",
-    "options": {"num_players": 4},
+    "num_players": 4,
     "sampler": "batched",
     "num_env_runners": 2,
     "num_envs_per_env_runner": 32,
     "num_cpus_per_env_runner": 0.5,
     "train_batch_size": 512,
     "minibatch_size": 256,
-    "num_epochs": 1,
-    "hidden_size": 32,
-    "hidden_layers": 1,
-    "eval_episodes": 0,
-    "league_every": 1,
+    "update_epochs": 1,
+    "hidden": 32,
+    "layers": 1,
+    "eval_deals": 0,
+    "snapshot_every": 512,
     "env_runner_restore_timeout_s": 30.0,
 }
 
@@ -57,7 +58,7 @@ def ray_local() -> Any:
     torch.set_num_threads(1)
     if ray.is_initialized():
         ray.shutdown()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
 
@@ -70,10 +71,9 @@ def _runner_pids(algo: Any) -> list[int]:
 
 def test_killed_env_runner_is_restarted_and_the_run_goes_on(ray_local: Any, tmp_path: Path) -> None:
     """SIGKILL one runner during an iteration: training continues, the runner comes back."""
-    run = load_run(None, checkpoint_dir=str(tmp_path), iterations=4, **TINY)
-    league = make_league(run)
-    algo = trainer.build(run, league)
-    sync_league(algo, run, league, 0)
+    tr = trainer.Trainer(load_config(None, run_dir=str(tmp_path), **TINY), log=lambda _: None)
+    algo = tr.algo
+    sync_league(algo, tr.league, tr.snapshot())
     try:
         algo.train()
         before = _runner_pids(algo)
@@ -93,26 +93,28 @@ def test_killed_env_runner_is_restarted_and_the_run_goes_on(ray_local: Any, tmp_
         assert before[0] not in after and before[1] in after
         assert algo.env_runner_group.num_remote_worker_restarts() >= 1
         # The replacement got the driver's snapshots back (it started with baselines only).
-        for names in league_names(algo):
+        tables = algo.env_runner_group.foreach_env_runner(
+            lambda r: [m.name for m in runner_envs(r)[0].table], local_env_runner=False
+        )
+        for names in tables:
             assert any(n.startswith("snapshot@") for n in names)
         assert algo.iteration >= 3
     finally:
-        algo.stop()
+        tr.close()
 
 
 def _trainer_cmd(ckpt: Path, iterations: int, *extra: str) -> list[str]:
-    sets = [f"{k}={v}" for k, v in TINY.items() if k not in ("options", "num_env_runners")]
+    sets = [f"{k}={v}" for k, v in TINY.items() if k != "num_env_runners"]
     cmd = [sys.executable, "-m", "cardsuite.train.rllib.trainer", "--num-cpus", "2",
            "--num-env-runners", "1", "--iterations", str(iterations),
-           "--checkpoint-dir", str(ckpt), "--set", "options.num_players=4",
-           "--set", "checkpoint_every=1000"]  # fmt: skip
+           "--run-dir", str(ckpt), "--set", "checkpoint_every=1000000"]  # fmt: skip
     for item in sets:
         cmd += ["--set", item]
     return cmd + list(extra)
 
 
 def test_ctrl_c_checkpoints_and_resume_continues(tmp_path: Path) -> None:
-    """SIGINT to the run's process group mid-run: a checkpoint, exit 0; --resume goes on from it."""
+    """SIGINT to the run's process group mid-run: a checkpoint, exit 130; --resume goes on."""
     ckpt = tmp_path / "run"
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "RAY_ADDRESS": ""}
     proc = subprocess.Popen(
@@ -135,21 +137,21 @@ def test_ctrl_c_checkpoints_and_resume_continues(tmp_path: Path) -> None:
         assert time.monotonic() < deadline, "".join(lines)
     rest, _ = proc.communicate(timeout=120)
     out = "".join(lines) + rest
-    assert proc.returncode == 0, out
-    assert "stopped by Ctrl-C at iteration" in out, out
-    stopped = int(out.split("stopped by Ctrl-C at iteration ")[1].split(";")[0])
-    assert stopped >= 2
-    assert (ckpt / "LATEST").read_text().strip() == f"iter_{stopped:06d}"
+    assert proc.returncode == 130, out
+    assert "interrupted at step" in out and "--resume" in out, out
+    state = json.loads((ckpt / "checkpoint" / "state.json").read_text())
+    stopped = state["iteration"]
+    assert stopped >= 2 and state["step"] >= stopped * 512
     # Resume in this process: the run goes on from the saved iteration.
     logs: list[str] = []
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
-        run = load_run(None, checkpoint_dir=str(ckpt), iterations=stopped + 1,
-                       **{**TINY, "num_env_runners": 1})  # fmt: skip
-        last = trainer.train(run, resume=str(ckpt), log=logs.append)
+        config = load_config(None, resume=str(ckpt), total_steps=(stopped + 1) * 512,
+                             **{**TINY, "num_env_runners": 1})  # fmt: skip
+        result = trainer.train(config, log=logs.append)
     finally:
         ray.shutdown()
     text = "\n".join(logs)
     assert f"from iteration {stopped}" in text
     assert f"iter {stopped + 1}/{stopped + 1}" in text
-    assert last.name == f"iter_{stopped + 1:06d}"
+    assert result["step"] >= (stopped + 1) * 512

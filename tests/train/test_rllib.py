@@ -27,26 +27,24 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
 
 from cardsuite.agents.base import table_info
+from cardsuite.agents.learned.rllib import RLlibAgent
 from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.train.rllib import config as rllib_config
 from cardsuite.train.rllib import trainer
-from cardsuite.train.rllib.config import load_run
-from cardsuite.train.rllib.env import (
-    ILLEGAL_ACTIONS,
-    EarlyTerminationError,
-    SuiteRLlibEnv,
-    make_aec_env,
-)
+from cardsuite.train.rllib.algorithm import module_spec, ppo_config
+from cardsuite.train.rllib.config import ILLEGAL_ACTIONS, load_config
+from cardsuite.train.rllib.env import EarlyTerminationError, SuiteRLlibEnv, make_aec_env
+from cardsuite.train.rllib.league import make_league
 from cardsuite.train.rllib.module import MASKED_LOGIT, MaskedPPOTorchRLModule
-from cardsuite.train.rllib.policy import RLlibAgent
 
 REPO = Path(__file__).resolve().parents[2]
 TINY = {
     "train_batch_size": 256,
     "minibatch_size": 128,
-    "num_epochs": 1,
-    "hidden_size": 32,
-    "hidden_layers": 1,
-    "eval_episodes": 0,
+    "update_epochs": 1,
+    "hidden": 32,
+    "layers": 1,
+    "eval_deals": 0,
     "num_env_runners": 1,
     "num_cpus_per_env_runner": 0.5,
 }
@@ -68,7 +66,7 @@ needs_party = pytest.mark.skipif(
 def ray_session() -> Any:
     """A small local Ray instance shared by the training tests."""
     torch.set_num_threads(1)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield
     ray.shutdown()
 
@@ -223,7 +221,7 @@ def test_module_never_samples_an_illegal_action() -> None:
 
 
 def test_module_rejects_other_spaces_and_settings() -> None:
-    with pytest.raises(ConfigError, match="'observation' and 'action_mask'"):
+    with pytest.raises(ConfigError, match="the suite's layout"):
         RLModuleSpec(
             module_class=MaskedPPOTorchRLModule,
             observation_space=gym.spaces.Box(0, 1, (4,)),
@@ -236,29 +234,51 @@ def test_module_rejects_other_spaces_and_settings() -> None:
 # --------------------------------------------------------------- config
 def test_shipped_configs_load() -> None:
     for name, game in (("rllib_scum", "scum"), ("rllib_scandal", "scandal")):
-        run = load_run(REPO / "configs" / "train" / f"{name}.yaml")
-        assert run.config.game == game
+        assert load_config(str(REPO / "configs" / "train" / f"{name}.yaml")).game == game
 
 
 def test_config_errors_name_the_problem(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="unknown config key 'env_runners'"):
-        load_run(None, env_runners=2)
-    with pytest.raises(ConfigError, match="league_prob"):
-        load_run(None, league_prob=1.5)
+        load_config(None, env_runners=2)
+    with pytest.raises(ConfigError, match="self_play"):
+        load_config(None, self_play=1.5)
     with pytest.raises(ConfigError, match="num_players"):
-        load_run(None, options={"num_players": 99})
+        load_config(None, num_players=99)
     with pytest.raises(ConfigError, match="cannot read"):
-        load_run(tmp_path / "missing.yaml")
+        load_config(str(tmp_path / "missing.yaml"))
     with pytest.raises(ConfigError, match="--set expects key=value, got 'x'"):
         trainer.run(None, ["--set", "x"])
 
 
-def _league_env(prob: float, seed: int = 0) -> tuple[Any, SuiteRLlibEnv]:
-    from cardsuite.train.rllib.league import make_league
+def test_a_run_file_of_before_loads_in_the_cores_terms() -> None:
+    """Old keys are read as today's, with a warning: renamed ones, options.num_players,
+    league_prob (self_play's complement), iteration counts (steps of train_batch_size),
+    and the dropped sampler switches (ignored)."""
+    old = {"num_epochs": 2, "hidden_size": 64, "league_prob": 0.25, "iterations": 3,
+           "league_every": 2, "eval_every": 5, "checkpoint_every": 1, "train_batch_size": 1000,
+           "options": {"num_players": 5}, "array_runner": True, "tick_sampler": False,
+           "eval_episodes": 7, "checkpoint_dir": "runs/x"}  # fmt: skip
+    with pytest.warns(FutureWarning, match="league_prob, iterations"):
+        c = load_config(None, **old)
+    assert (c.update_epochs, c.hidden, c.self_play, c.num_players, c.options) == (
+        2,
+        64,
+        0.75,
+        5,
+        {},
+    )
+    assert (c.total_steps, c.snapshot_every, c.eval_every, c.checkpoint_every) == (
+        3000, 2000, 5000, 1000)  # fmt: skip
+    assert (c.eval_deals, c.run_dir, c.iterations()) == (7, "runs/x", 3)
+    with pytest.warns(DeprecationWarning, match="load_config"):
+        load_run = rllib_config.load_run  # its name before 0.3
+    assert load_run is load_config
 
-    league = make_league(load_run(None, game="scum", options={"num_players": 4}))
+
+def _league_env(self_play: float, seed: int = 0) -> tuple[Any, SuiteRLlibEnv]:
+    league = make_league(load_config(None, game="scum", num_players=4))
     env = SuiteRLlibEnv({"game": "scum", "options": {"num_players": 4},
-                         "table": league.seat_table(), "league_prob": prob, "seed": seed})  # fmt: skip
+                         "table": league.seat_table(), "self_play": self_play, "seed": seed})  # fmt: skip
     return league, env
 
 
@@ -277,12 +297,12 @@ def _random_episode(env: SuiteRLlibEnv, rng: np.random.Generator) -> set[str]:
 
 
 def test_per_game_env_seats_the_core_leagues_members_around_one_rllib_seat() -> None:
-    """Issue 20: per-game RLlib draws its opponents from the core League's table: the
-    game's real heuristic among them; RLlib sees only its own seat in a league episode, and
-    every seat's outcome comes back by member id."""
+    """Per-game RLlib draws its opponents from the core League's table: the game's real
+    heuristic among them; RLlib sees only its own seat in a league episode, and every seat's
+    outcome comes back by member id."""
     from cardsuite.agents.baselines.heuristic import HeuristicAgent
 
-    league, env = _league_env(1.0)
+    league, env = _league_env(0.0)
     assert [m.name for m in league.seat_table()] == ["heuristic", "random"]
     rng = np.random.default_rng(0)
     kinds: set[str] = set()
@@ -296,7 +316,7 @@ def test_per_game_env_seats_the_core_leagues_members_around_one_rllib_seat() -> 
     assert ids.size == 6 * 3 and set(ids.tolist()) <= {0, 1}
     assert set(outcomes.tolist()) <= {0.0, 0.5, 1.0}
     assert env.take_outcomes()[0].size == 0
-    _, selfplay = _league_env(0.0)  # league_prob 0: every seat is RLlib's
+    _, selfplay = _league_env(1.0)  # self_play 1: every seat is RLlib's
     assert len(_random_episode(selfplay, rng)) == 4 and selfplay.take_outcomes()[0].size == 0
 
 
@@ -305,7 +325,7 @@ def test_pfsp_weights_follow_the_recorded_outcomes_and_the_env_gets_them() -> No
     the learner; the env draws by the new table."""
     from cardsuite.train.rllib.league import merge_outcomes
 
-    league, env = _league_env(1.0, seed=1)
+    league, env = _league_env(0.0, seed=1)
     before = league.probabilities()
     assert merge_outcomes(league, [(np.zeros(40, np.int64), np.zeros(40)),  # heuristic wins
                                    (np.ones(40, np.int64), np.ones(40))]) == 80  # fmt: skip
@@ -321,10 +341,10 @@ def test_pfsp_weights_follow_the_recorded_outcomes_and_the_env_gets_them() -> No
 
 
 # ------------------------------------------------------------ training
-def _check_agent(ckpt: Path, game: str, options: dict[str, Any]) -> None:
-    """The checkpoint as an arena agent plays whole episodes with legal actions only."""
-    agent = RLlibAgent.load(ckpt, game, seed=0)
-    env = make_aec_env(game, {**options, "illegal_action": "raise"})
+def _check_agent(run_dir: Path, game: str) -> None:
+    """The run as an rllib: arena agent plays whole episodes with legal actions only."""
+    agent = RLlibAgent.load(run_dir, game, seed=0)
+    env = make_aec_env(game, {"illegal_action": "raise"})
     env.reset(seed=1)
     for name in env.possible_agents:
         agent.reset(table_info(env, game, name), seed=1)
@@ -332,52 +352,55 @@ def _check_agent(ckpt: Path, game: str, options: dict[str, Any]) -> None:
         obs, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else agent.act(obs["observation"], obs["action_mask"], {}))
     with pytest.raises(CheckpointError, match=rf"trained on '{game}'"):
-        RLlibAgent.load(ckpt, "scum_party", seed=0)
+        RLlibAgent.load(run_dir, "scum_party", seed=0)
+
+
+def _state(run_dir: Path) -> dict[str, Any]:
+    return json.loads((run_dir / "checkpoint" / "state.json").read_text())
 
 
 def test_smoke_scum_train_checkpoint_resume(ray_session: Any, tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
     config = tmp_path / "run.yaml"
-    config.write_text(
-        json.dumps({**TINY, "game": "scum", "league_every": 1, "checkpoint_dir": str(tmp_path)}),
-        encoding="utf-8",
-    )
+    config.write_text(json.dumps({**TINY, "game": "scum", "snapshot_every": 256,
+                                  "run_dir": str(run_dir)}), encoding="utf-8")  # fmt: skip
     assert trainer.run(config, ["--iterations", "1"]) == 0
-    ckpt = trainer.resolve_checkpoint(tmp_path)
-    record = trainer.read_record(ckpt)
-    assert record["iteration"] == 1 and record["illegal_actions"] == 0
+    state = _state(run_dir)
+    assert state["iteration"] == 1 and state["illegal_actions"] == 0 and state["step"] >= 256
+    assert (run_dir / "agent" / "agent.json").is_file() and (run_dir / "progress.csv").is_file()
 
-    run = load_run(config, num_env_runners=0)
-    algo, league = trainer.restore(run, tmp_path)
-    try:  # the League comes back from the core format: baselines, the snapshot of main
-        assert algo.iteration == 1
-        assert [m.name for m in league.members] == ["heuristic", "random", "snapshot@1"]
-        assert [m.name for m in algo.env_runner.env.envs[0].unwrapped.table] == [
-            "heuristic", "random", "snapshot@1"]  # fmt: skip
-        assert league.members[0].games > 2.0  # the PFSP counts of iteration 1's games
+    resumed = load_config(str(config), num_env_runners=0, resume=str(run_dir), eval_deals=2)
+    tr = trainer.Trainer(resumed, log=lambda _line: None)
+    try:  # the League comes back from the checkpoint: baselines, the snapshot of main
+        assert (tr.iteration, tr.step) == (1, state["step"])
+        names = ["heuristic", "random", f"snapshot@{state['step']}"]
+        assert [m.name for m in tr.league.members] == names
+        assert [m.name for m in tr.algo.env_runner.env.envs[0].unwrapped.table] == names
+        assert tr.league.members[0].games > 2.0  # the PFSP counts of iteration 1's games
+        rows = tr.evaluate()
+        assert [(r.against, r.deals) for r in rows] == [("random", 2)]
+        assert (run_dir / "eval.csv").is_file()
     finally:
-        algo.stop()
-    _check_agent(ckpt, "scum", {})
-    rows = trainer.evaluate(ckpt, load_run(config), episodes=2)
-    assert (ckpt / "eval.json").is_file()
-    assert [(r.against, r.deals) for r in rows] == [("random", 2)]
-    with pytest.raises(CheckpointError, match="trained on scum with options"):
-        trainer.restore(load_run(config, options={"num_players": 5}), tmp_path)
+        tr.close()
+    _check_agent(run_dir, "scum")
+    with pytest.raises(CheckpointError, match="field 'num_players' is 5"):
+        trainer.Trainer(load_config(str(config), num_players=5, resume=str(run_dir)))
 
 
 @needs_scandal
 def test_smoke_scandal_train_and_reload(ray_session: Any, tmp_path: Path) -> None:
-    run = load_run(None, game="scandal", iterations=1, checkpoint_dir=str(tmp_path), **TINY)
+    config = load_config(None, game="scandal", total_steps=256, run_dir=str(tmp_path), **TINY)
     lines: list[str] = []
-    ckpt = trainer.train(run, log=lines.append)
-    assert trainer.read_record(ckpt)["illegal_actions"] == 0
+    result = trainer.train(config, log=lines.append)
+    assert result["step"] >= 256 and _state(tmp_path)["illegal_actions"] == 0
     assert any(line.startswith("iter 1/1") for line in lines)
-    _check_agent(ckpt, "scandal", {})
+    _check_agent(tmp_path, "scandal")
 
 
 def test_illegal_action_metric_counts_unmasked_actions() -> None:
     """The metric the smoke test relies on sees illegal actions when there are some."""
-    run = load_run(None, game="scum", num_env_runners=0, hidden_size=16, hidden_layers=1)
-    runner = MultiAgentEnvRunner(config=trainer.build_config(run))
+    config = load_config(None, game="scum", num_env_runners=0, hidden=16, layers=1)
+    runner = MultiAgentEnvRunner(config=ppo_config(config, make_league(config)))
     try:
         runner.sample(num_episodes=3, random_actions=True)
         assert runner.get_metrics()[ILLEGAL_ACTIONS].peek() > 0
@@ -387,16 +410,10 @@ def test_illegal_action_metric_counts_unmasked_actions() -> None:
 
 @needs_party
 def test_party_50_players_sampled_through_rllib() -> None:
-    run = load_run(
-        None,
-        game="scum_party",
-        options={"num_players": 50, "num_hands": 1},
-        num_env_runners=0,
-        league_prob=0.0,  # self-play: all 50 seats are RLlib's
-        hidden_size=16,
-        hidden_layers=1,
-    )
-    runner = MultiAgentEnvRunner(config=trainer.build_config(run))
+    config = load_config(None, game="scum_party", num_players=50, options={"num_hands": 1},
+                         num_env_runners=0, self_play=1.0,  # all 50 seats are RLlib's
+                         hidden=16, layers=1)  # fmt: skip
+    runner = MultiAgentEnvRunner(config=ppo_config(config, make_league(config)))
     try:
         episodes = runner.sample(num_episodes=1)
         assert episodes[-1].is_done
@@ -407,53 +424,42 @@ def test_party_50_players_sampled_through_rllib() -> None:
 
 
 def test_bad_checkpoints_are_named(tmp_path: Path) -> None:
-    with pytest.raises(CheckpointError, match="not found"):
+    with pytest.raises(CheckpointError, match="does not exist"):
         RLlibAgent.load(tmp_path / "nope", "scum")
-    with pytest.raises(CheckpointError, match="not an RLlib checkpoint"):
+    with pytest.raises(CheckpointError, match="neither a checkpoint"):
         RLlibAgent.load(tmp_path, "scum")
-    with pytest.raises(CheckpointError, match="not a cardsuite RLlib checkpoint"):
-        trainer.resolve_checkpoint(tmp_path)
+    with pytest.raises(CheckpointError, match="neither a checkpoint"):
+        trainer.Trainer(load_config(None, resume=str(tmp_path)))
 
 
-def test_cli_namespace_and_tokens_become_overrides(tmp_path: Path) -> None:
-    """``cardsuite train`` passes --set as ``overrides`` and --out; tokens work too."""
+def test_cli_namespace_and_tokens_become_the_config(tmp_path: Path) -> None:
+    """``cardsuite train`` passes a Namespace (--set as ``overrides``, --out); tokens work too;
+    the training commands' shared flags set the config's fields."""
     import argparse
 
-    cli = argparse.Namespace(
-        config="x.yaml",
-        out=str(tmp_path),
-        resume=None,
-        overrides=["iterations=3", "options.num_players=5", "league_prob=0.25"],
-        backend="rllib",
+    cli = argparse.Namespace(config=None, out=str(tmp_path), resume=None, backend="rllib",
+                             overrides=["num_env_runners=3", "options.reward=points",
+                                        "self_play=0.25"])  # fmt: skip
+    c = trainer.config_of(trainer.namespace(cli))
+    assert (c.run_dir, c.num_env_runners, c.options, c.self_play) == (
+        str(tmp_path), 3, {"reward": "points"}, 0.25)  # fmt: skip
+    tokens = trainer.namespace(["--num-env-runners", "2", "--address", "auto"])
+    assert tokens.address == "auto" and trainer.config_of(tokens).num_env_runners == 2
+    preset = str(REPO / "configs/train/rllib_scum.yaml")
+    shared = trainer.namespace(["--config", preset, "--players", "5", "--device", "cuda",
+                                "--no-tensorboard", "--budget-minutes", "2", "--seed", "7",
+                                "--iterations", "3", "--checkpoint-dir", str(tmp_path)])  # fmt: skip
+    c = trainer.config_of(shared)
+    assert (c.num_players, c.device, c.tensorboard, c.budget_minutes, c.seed) == (
+        5, "cuda", False, 2.0, 7)  # fmt: skip
+    assert (c.total_steps, c.run_dir, c.options) == (
+        3 * 4000,
+        str(tmp_path),
+        {"reward": "centered"},
     )
-    ns = trainer._namespace(cli)
-    assert trainer._overrides(ns, None) == {
-        "checkpoint_dir": str(tmp_path),
-        "iterations": 3,
-        "league_prob": 0.25,
-        "options": {"num_players": 5},
-    }
-    tokens = trainer._namespace(["--num-env-runners", "2", "--address", "auto"])
-    assert tokens.address == "auto" and trainer._overrides(tokens, None) == {"num_env_runners": 2}
-    # the training commands' shared grammar maps onto the RLlib config's fields
-    shared = trainer._namespace(["--players", "5", "--device", "cuda", "--no-tensorboard",
-                                 "--budget-minutes", "2", "--seed", "7", "--total-steps", "9000",
-                                 "--run-dir", str(tmp_path)])  # fmt: skip
-    config = REPO / "configs/train/rllib_scum.yaml"
-    batch = load_run(config).config.train_batch_size
-    assert trainer._overrides(shared, config) == {
-        "checkpoint_dir": str(tmp_path),
-        "seed": 7,
-        "budget_minutes": 2.0,
-        "tensorboard": False,
-        "num_gpus_per_learner": 1.0,
-        "options": {"num_players": 5},
-        "iterations": -(-9000 // batch),
-    }
+    assert trainer.config_of(trainer.namespace(["--total-steps", "9000"])).total_steps == 9000
     with pytest.raises(ConfigError, match="did you mean --total-steps"):
-        trainer._namespace(["--total-step", "5"])
-    run = load_run(REPO / "configs/train/rllib_scum.yaml", options={"num_players": 5})
-    assert run.options == {"num_players": 5, "reward": "centered"}  # merged into the file's
+        trainer.namespace(["--total-step", "5"])
 
 
 class _Boom:
@@ -466,51 +472,63 @@ class _Boom:
         return (Path.write_text, (Path(self.marker), "pwned"))
 
 
-def test_resume_never_unpickles_rllibs_state_files(ray_session: Any, tmp_path: Path) -> None:
-    """Issue 12: --resume reads JSON and safetensors only; crafted *.pkl files never run."""
+def _module_weights(config: Any) -> dict[str, np.ndarray]:
+    module = module_spec(config, with_spaces=True).build()
+    return {k: v.detach().numpy() for k, v in module.state_dict().items()}  # type: ignore[attr-defined]
+
+
+def test_resume_reads_only_safe_files(ray_session: Any, tmp_path: Path) -> None:
+    """Issue 12: a checkpoint holds no pickle, and a file its manifest does not list (a crafted
+    *.pkl) is refused; an older run's iter_NNNNNN/ resumes from its JSON and safetensors
+    only, its RLlib pickles never run."""
     import pickle
 
-    run = load_run(None, iterations=1, checkpoint_dir=str(tmp_path / "ckpt"), **TINY)
-    ckpt = trainer.train(run, log=lambda _line: None)
     marker = tmp_path / "marker"
-    crafted = list(ckpt.rglob("*.pkl"))
-    assert crafted, "RLlib's checkpoint should hold pickled state files"
-    for path in crafted:
-        path.write_bytes(pickle.dumps(_Boom(str(marker))))
-    control = tmp_path / "control"
-    pickle.loads(pickle.dumps(_Boom(str(control))))  # the crafted payload does run when unpickled
-    assert control.read_text() == "pwned"
-    algo, _league = trainer.restore(load_run(None, **TINY), ckpt)
-    try:
-        assert algo.iteration == 1
-    finally:
-        algo.stop()
-    assert not marker.exists()
-    (ckpt / "main_module.safetensors").unlink()
+    config = load_config(None, total_steps=256, run_dir=str(tmp_path / "run"), **TINY)
+    trainer.train(config, log=lambda _line: None)
+    ckpt = tmp_path / "run" / "checkpoint"
+    assert not list(ckpt.rglob("*.pkl"))
+    (ckpt / "state.pkl").write_bytes(pickle.dumps(_Boom(str(marker))))
+    with pytest.raises(CheckpointError, match=r"does not list state\.pkl"):
+        trainer.Trainer(load_config(None, resume=str(tmp_path / "run"), **TINY))
+    old = tmp_path / "old" / "iter_000003"  # an older cardsuite's checkpoint folder
+    (old / "learner_group").mkdir(parents=True)
+    (old.parent / "LATEST").write_text(old.name)
+    for name in ("state.pkl", "learner_group/class_and_ctor_args.pkl"):
+        (old / name).write_bytes(pickle.dumps(_Boom(str(marker))))
+    record = {"game": "scum", "options": {}, "iteration": 3,
+              "config": {"hidden_size": 32, "hidden_layers": 1, "activation": "relu"}}  # fmt: skip
+    (old / "cardsuite_run.json").write_text(json.dumps(record))
     with pytest.raises(CheckpointError, match="never loads"):
-        trainer.restore(load_run(None, **TINY), ckpt)
+        trainer.Trainer(load_config(None, resume=str(old.parent), **TINY))
+    from cardsuite.agents.learned.rllib import export_module
+
+    export_module(_module_weights(config), old)
+    tr = trainer.Trainer(load_config(None, resume=str(old.parent), **TINY), log=lambda _l: None)
+    try:
+        assert (tr.iteration, tr.step, tr.run_dir) == (3, 3 * 256, old.parent)
+    finally:
+        tr.close()
+    assert RLlibAgent.load(old.parent, "scum").meta.num_actions == 71
     assert not marker.exists()
 
 
-def test_the_core_checkpoint_plays_the_modules_policy_as_a_ppo_agent(tmp_path: Path) -> None:
-    """Issue 20: every RLlib checkpoint also writes the core checkpoint, so
-    ``cardsuite.load_agent("ppo:RUN_DIR")`` plays the learner like any trainer's agent: the
-    module's greedy action at every decision of a whole game, and without ray imported."""
+def test_the_checkpoint_plays_the_modules_policy_as_a_ppo_agent(tmp_path: Path) -> None:
+    """Every checkpoint holds the learner in the safe agent format, so ``ppo:RUN`` (and
+    ``rllib:RUN``) play the module's greedy action at every decision of a whole game, and
+    without ray or torch imported."""
     import subprocess
     import sys
 
     from cardsuite import load_agent
-    from cardsuite.train.rllib.checkpoints import write_core
-    from cardsuite.train.rllib.league import actor_snapshot, make_league, spec_scale
 
-    run = load_run(None, game="scum", options={"num_players": 4}, hidden_size=16,
-                   checkpoint_dir=str(tmp_path))  # fmt: skip
-    module = trainer.module_spec(run, with_spaces=True).build()
+    config = load_config(None, game="scum", num_players=4, hidden=16)
+    module = module_spec(config, with_spaces=True).build()
     with torch.no_grad():
         module.pi[-1].weight.mul_(300.0)  # well-separated logits: no near-ties to flip
     weights = {k: v.numpy() for k, v in module.state_dict().items()}
-    snap = actor_snapshot(weights, 3, run.config.model_config(), spec_scale("scum", run.options))
-    write_core(run, make_league(run), snap, "iter_000003")
+    state = {"step": 3, "iteration": 1, "due": {}, "history": [], "illegal_actions": 0}
+    trainer.save_run(config, tmp_path, weights, make_league(config), state)
     env = make_aec_env("scum", {"num_players": 4, "illegal_action": "raise"})
     env.reset(seed=3)
     agents = {a: load_agent(f"ppo:{tmp_path}", "scum", seat=a, num_players=4) for a in env.agents}
@@ -531,7 +549,7 @@ def test_the_core_checkpoint_plays_the_modules_policy_as_a_ppo_agent(tmp_path: P
         decisions += 1
     assert decisions > 20
     code = (f"import sys; sys.modules['ray'] = None; import cardsuite; "
-            f"a = cardsuite.load_agent('ppo:{tmp_path}', 'scum', num_players=4); "
+            f"a = cardsuite.load_agent('rllib:{tmp_path}', 'scum', num_players=4); "
             "assert 'torch' not in sys.modules; print(a.meta.trainer)")  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr

@@ -1,13 +1,14 @@
-"""Distributed self-play on Ray RLlib (the optional ``rllib`` extra).
+"""Distributed self-play on Ray RLlib (the optional ``rllib`` extra), on the training core.
 
-* `train.rllib.env`: suite envs behind RLlib's PettingZoo wrapper;
-* `train.rllib.module`: a masked PPO RLModule for the suite's dict observations;
-* `train.rllib.config`: the run file (`RLlibTrainConfig`);
-* `train.rllib.trainer`: ``run(config_path, args)`` behind ``cardsuite train --backend rllib``;
-* `train.rllib.league`: the training core's League on the driver, synced with the runners;
-* `train.rllib.checkpoints`: RLlib's checkpoints for resuming, the core's for ``ppo:RUN_DIR``;
-* `train.rllib.policy`: a trained checkpoint as an arena agent (``rllib:PATH``).
+* `config`: `RLlibTrainConfig`, the core's vocabulary plus RLlib's own settings;
+* `algorithm`: the config as RLlib's ``PPOConfig`` (the one place RLlib's names appear);
+* `trainer`: the `Trainer` on the core's loop and ``cardsuite train --backend rllib``;
+* `league`: the core's League on the driver, its draw table on the env runners;
+* `env`, `module`: the per-game env behind RLlib's PettingZoo wrapper, the masked module;
+* `batched_env`, `batched_runner`, `batched_ppo`: the batched sampler (one env runner
+  ticking a batched engine's games, array train batches, PPO's ``training_step`` on them);
+* `legacy`: resuming a run of an older cardsuite.
 
-Importing this package imports nothing from Ray; the submodules that need it
-(``env``, ``module``, and the training and loading functions) import it.
+May import the core, the games, ``cardsuite.agents`` and ``cardsuite.train.core``.
+Importing this package or `config` imports nothing from Ray; the other modules do.
 """

@@ -1,340 +1,207 @@
-"""An RLlib env runner that builds its episodes from arrays: the batched engine at array speed.
+"""The batched env runner: RLlib's ``SingleAgentEnvRunner`` sampling array batches by ticks.
 
-RLlib's ``SingleAgentEnvRunner`` handles every game of its vector env one by
-one in Python at every step (connector passes per game, one episode append
-per game, per-step callbacks): with hundreds of games per runner that costs
-several times what the batched engine does. `BatchedEnvRunner` is a
-``SingleAgentEnvRunner`` (same module, weights sync, metrics, checkpoints,
-fault tolerance) whose ``sample(num_timesteps=...)`` runs one loop per
-vector step over arrays:
-
-1. the module's ``forward_exploration`` (or ``forward_inference``) on the
-   ``[N, ...]`` observation of every game at once;
-2. the module's action distribution samples the actions and their log-probs
-   (what RLlib's default module-to-env connectors do);
-3. `step_same` steps
-   every game (``SAME_STEP`` autoreset: no wasted reset step).
-
-At the end the steps are cut into RLlib ``SingleAgentEpisode`` chunks, one
-per game and episode, built from array slices (numpy'd, as RLlib returns
-them), with ``action_logp`` and ``action_dist_inputs`` as extra model
-outputs. An episode still running continues in the next ``sample`` under
-the same id, as RLlib's own runner does. The env-to-module and module-to-env
-connector pipelines are not run (the suite's module needs none); per-episode
-callbacks are not called. ``sample(num_episodes=...)`` (evaluation) falls
-back to RLlib's own loop.
-
-`BatchedEnvRunner.sample_arrays` is what
-`BatchedPPO` calls instead: no
-episode objects at all, the runner's share of the train batch as flat
-arrays with GAE already done, sampled by the tick sampler
-(`tick_rollout`) or by the vector-step loop
-above (`train_arrays`).
+`BatchedEnvRunner` keeps RLlib's module, weight sync, metrics, state and
+restarts; its env is a `BatchedRLlibEnv` (`make_env`) and its ``sample``
+returns its share of the train batch as flat arrays with GAE done
+(`collect`, `train_batch`). A decision lasts until the learner's next one in
+its game; GAE follows RLlib's rules (a terminated decision does not
+bootstrap, a truncated one bootstraps from the all-zero terminal
+observation). docs/rllib.md, "Batched env runners".
 """
 
 from __future__ import annotations
 
 import time
-import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
 import torch
 from ray.rllib.core.columns import Columns
+from ray.rllib.env.env_context import EnvContext
 from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
-from ray.rllib.env.single_agent_episode import SingleAgentEpisode
-from ray.rllib.env.utils.infinite_lookback_buffer import InfiniteLookbackBuffer
 from ray.rllib.utils.metrics import SAMPLE_TIMER
 
-from cardsuite.train.rllib.array_batch import Rollout, train_arrays
+from cardsuite.train.rllib.batched_env import BatchedRLlibEnv
 from cardsuite.train.rllib.config import ILLEGAL_ACTIONS
-from cardsuite.train.rllib.tick_rollout import Episodes, tick_rollout
 
 OBS, MASK = "observation", "action_mask"
+ActFn = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+"""``(obs [k, D], mask [k, A]) -> (actions [k], logp [k], logits [k, A])``."""
+ValueFn = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (obs, mask) -> values [k]
+
+
+@dataclass
+class Episodes:
+    """Each game's running episode and the learner's rewards before its first decision
+    (``carry``); ``ended``: ``(length, return, seconds)`` of the finished ones."""
+
+    length: np.ndarray
+    ret: np.ndarray
+    start: np.ndarray
+    carry: np.ndarray
+    ended: list[tuple[int, float, float]] = field(default_factory=list)
+
+    @classmethod
+    def new(cls, n: int, now: float) -> Episodes:
+        """Nothing running yet in ``n`` games."""
+        return cls(np.zeros(n, np.int64), np.zeros(n), np.full(n, now), np.zeros(n, np.float32))
+
+
+class Decisions:
+    """The learner's decisions of one rollout in tick order; ``next`` links a decision to its
+    game's next one (-1: none in this rollout), ``ticks`` the first row of every tick."""
+
+    def __init__(self, cap: int, obs_dim: int, num_actions: int) -> None:
+        # fmt: off
+        self.obs, self.logp = np.empty((cap, obs_dim), np.float32), np.empty(cap, np.float32)
+        self.mask = np.empty((cap, num_actions), np.int8)
+        self.logits = np.empty((cap, num_actions), np.float32)
+        self.act, self.game, self.next = np.empty(cap, int), np.empty(cap, int), np.full(cap, -1)
+        self.rew, self.term, self.trunc = np.zeros(cap, np.float32), np.zeros(cap, bool), np.zeros(cap, bool)
+        self.count, self.ticks = 0, [0]
+        # fmt: on
+
+
+def tick_rollout(env: BatchedRLlibEnv, act: ActFn, value: ValueFn, num_timesteps: int,
+                 eps: Episodes, gamma: float, lam: float) -> dict[str, Any]:  # fmt: skip
+    """At least ``num_timesteps`` learner decisions of ``env`` as a flat PPO train batch
+    (advantages not standardized: the driver does it over the whole batch)."""
+    return train_batch(collect(env, act, num_timesteps, eps), env, value, gamma, lam)
+
+
+def collect(env: BatchedRLlibEnv, act: ActFn, num_timesteps: int, eps: Episodes) -> Decisions:
+    """Tick until ``num_timesteps`` decisions, then until the learner is to act everywhere."""
+    n = env.num_envs
+    rows = Decisions(int(num_timesteps) + n, env.engine.obs_dim, env.engine.num_actions)
+    open_row = np.full(n, -1, np.int64)
+    while rows.count < num_timesteps:
+        ready = np.flatnonzero(env.learner_ready())
+        actions = np.zeros(n, np.int64)
+        if ready.size:
+            c, k = rows.count, ready.size
+            sl, new = slice(c, c + k), np.arange(c, c + k)
+            rows.obs[sl] = np.asarray(env._obs[ready], dtype=np.float32)
+            rows.mask[sl] = np.asarray(env._mask[ready]).astype(np.int8, copy=False)
+            rows.act[sl], rows.logp[sl], rows.logits[sl] = act(rows.obs[sl], rows.mask[sl])
+            actions[ready] = rows.act[sl]
+            rows.game[sl] = ready
+            prev = open_row[ready]
+            rows.next[prev[prev >= 0]] = new[prev >= 0]
+            open_row[ready] = new
+            rows.rew[sl] = eps.carry[ready]
+            eps.carry[ready] = 0.0
+            eps.length[ready] += 1
+            rows.count += k
+        _credit(rows, open_row, eps, *env.tick(actions))
+        rows.ticks.append(rows.count)
+    while not env.learner_ready().all():  # the League moves up to the learner's turn
+        _credit(rows, open_row, eps, *env.tick(None))
+    return rows
+
+
+def _credit(rows: Decisions, open_row: np.ndarray, eps: Episodes, reward: np.ndarray,
+            done: np.ndarray, truncated: np.ndarray) -> None:  # fmt: skip
+    """Add one tick's learner rewards to the open decisions (or carry them); close ended games."""
+    has = open_row >= 0
+    rows.rew[open_row[has]] += reward[has]
+    eps.carry[~has] += reward[~has]
+    eps.ret += reward
+    if not done.any():
+        return
+    g = np.flatnonzero(done)
+    closing = open_row[g]
+    ok = closing >= 0
+    rows.trunc[closing[ok]] = truncated[g][ok]
+    rows.term[closing[ok]] = ~truncated[g][ok]
+    now = time.time()
+    eps.ended += [(int(eps.length[i]), float(eps.ret[i]), now - float(eps.start[i])) for i in g]
+    open_row[g] = -1
+    eps.carry[g] = 0.0
+    eps.ret[g], eps.length[g], eps.start[g] = 0.0, 0, now
+
+
+def train_batch(rows: Decisions, env: BatchedRLlibEnv, value: ValueFn, gamma: float,
+                lam: float) -> dict[str, Any]:  # fmt: skip
+    """The flat batch of the collected decisions: values, GAE along each game's decisions."""
+    c = rows.count
+    v = value(rows.obs[:c], rows.mask[:c])
+    now, zero = env.current_obs(), env.terminal_obs()
+    v_now = value(now[OBS], now[MASK])
+    v_zero = np.float32(value(zero[OBS][None], zero[MASK][None])[0])
+    nxt, term, trunc = rows.next[:c], rows.term[:c], rows.trunc[:c]
+    linked = nxt >= 0
+    next_v = np.where(trunc, v_zero, np.where(linked, v[np.maximum(nxt, 0)], v_now[rows.game[:c]]))
+    live = 1.0 - term.astype(np.float32)
+    delta = rows.rew[:c] + gamma * live * next_v - v
+    carry_on = gamma * lam * live * (1.0 - trunc.astype(np.float32))
+    adv = np.zeros(c + 1, np.float32)  # adv[c] = 0: where unlinked rows look
+    target = np.where(linked, nxt, c)
+    for b in range(len(rows.ticks) - 2, -1, -1):
+        sl = slice(rows.ticks[b], rows.ticks[b + 1])
+        adv[sl] = delta[sl] + carry_on[sl] * adv[target[sl]]
+    return {"obs": {OBS: rows.obs[:c], MASK: rows.mask[:c]}, "actions": rows.act[:c],
+            "action_logp": rows.logp[:c], "action_dist_inputs": rows.logits[:c],
+            "advantages": adv[:c], "value_targets": (adv[:c] + v).astype(np.float32)}  # fmt: skip
 
 
 class BatchedEnvRunner(SingleAgentEnvRunner):  # type: ignore[misc]
-    """``SingleAgentEnvRunner`` over a `BatchedRLlibEnv`, sampling with array operations."""
+    """RLlib's env runner over a `BatchedRLlibEnv`, sampling array batches (module doc)."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        """RLlib's runner; the batched loop's state starts empty."""
-        super().__init__(*args, **kwargs)
-        self._b_obs: dict[str, np.ndarray] | None = None
-        self._b_ids: list[str] = []
-        self._b_t0 = np.zeros(0, dtype=np.int64)  # t_started of each game's running chunk
-        self._b_ret = np.zeros(0, dtype=np.float64)  # running episode return
-        self._b_len = np.zeros(0, dtype=np.int64)  # running episode length
-        self._b_start = np.zeros(0, dtype=np.float64)  # episode start time
-        self._tick_eps: Episodes | None = None  # the tick sampler's running episodes
+    _eps: Episodes | None = None
 
-    def _vec(self) -> Any:
-        """The runner's vector env (RLlib's wrapper around the batched env)."""
-        return self.env
+    def make_env(self) -> None:
+        """The runner's games: a `BatchedRLlibEnv` of ``num_envs_per_env_runner`` games."""
+        context = EnvContext({**self.config.env_config,
+                              "num_envs": self.config.num_envs_per_env_runner},
+                             worker_index=self.worker_index or 0)  # fmt: skip
+        self.env = env = BatchedRLlibEnv(context)  # type: ignore[assignment]
+        self.num_envs = env.num_envs
+        self._eps = None
 
-    # ------------------------------------------------------------------ loop
-    def _sample(
-        self,
-        *,
-        num_timesteps: int | None = None,
-        num_episodes: int | None = None,
-        explore: bool,
-        random_actions: bool = False,
-        force_reset: bool = False,
-    ) -> list[SingleAgentEpisode]:
-        """``num_timesteps`` steps over every game as arrays (else RLlib's loop)."""
-        env: Any = self._vec().unwrapped
-        if num_timesteps is None or random_actions or not hasattr(env, "step_same"):
-            self._b_obs = None  # RLlib's loop resets the games
-            return list(
-                super()._sample(
-                    num_timesteps=num_timesteps,
-                    num_episodes=num_episodes,
-                    explore=explore,
-                    random_actions=random_actions,
-                    force_reset=force_reset,
-                )
-            )
-        r = self._rollout(int(num_timesteps), explore, force_reset)
-        episodes, done_count = self._episodes(*r)
-        self._count(r[3].size, done_count)
-        return episodes
-
-    def sample_arrays(self, num_timesteps: int | None = None) -> dict[str, Any]:
-        """Sample ``num_timesteps`` learner decisions as a flat PPO train batch.
-
-        ``None``: RLlib's share of this runner (rollout fragment length x
-        games). With ``tick_sampler`` (the env config's ``tick``, default)
-        every engine step moves every game
-        (`tick_rollout`); otherwise one decision
-        per game and vector step (`_rollout`,
-        `train_arrays`). GAE runs
-        here, on the values of this runner's module (the weights the learner
-        synced before the rollout). Episode metrics, sampling counters and
-        the sample timer are logged as `sample` logs them.
-        """
+    def sample(  # type: ignore[override]
+        self, *, num_timesteps: int | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """The runner's share of the train batch (``num_timesteps`` learner decisions, by
+        default RLlib's rollout fragment x games) as flat arrays; metrics logged as RLlib's
+        runner logs them."""
         c: Any = self.config
         if num_timesteps is None:
             num_timesteps = c.get_rollout_fragment_length(self.worker_index) * self.num_envs
-        env: Any = self._vec().unwrapped
+        env: Any = self.env
         with self.metrics.log_time(SAMPLE_TIMER):
-            if not env.tick_sampler:
-                r = self._rollout(int(num_timesteps), explore=True)
-                done_count = self._track(r[5], r[6] | r[7])
-                batch = train_arrays(r, self._values, env.terminal_obs(), c.gamma, c.lambda_)
-            else:
-                if self._tick_eps is None:
-                    env.reset(seed=self._seed)
-                    self._seed = None if self._seed is None else self._seed + 1
-                    self._tick_eps = Episodes.new(
-                        self.num_envs, time.time(), env.engine.num_players
-                    )
-                    self._b_obs = None  # the vector-step loop restarts its games
-                eps = self._tick_eps
-                batch, sampled = tick_rollout(env, self._act, self._values, int(num_timesteps),
-                                              eps, c.gamma, c.lambda_, time.time)  # fmt: skip
-                done_count = len(eps.ended)
-                self._log_ended(eps.ended)
-                eps.ended.clear()
-                self._count(sampled, done_count)
-                return batch
-        self._count(len(batch["actions"]), done_count)
+            if self._eps is None:
+                env.reset(self._seed)
+                self._eps = Episodes.new(self.num_envs, time.time())
+            batch = tick_rollout(env, self._act, self._values, int(num_timesteps), self._eps,
+                                 c.gamma, c.lambda_)  # fmt: skip
+        ended, self._eps.ended = self._eps.ended, []
+        window = -(-c.metrics_num_episodes_for_smoothing // (c.num_env_runners or 1))
+        for length, ret, sec in ended[-window:]:  # the newest: what RLlib's means keep
+            self._log_episode_metrics(length, ret, sec)
+        steps = len(batch["actions"])
+        self._log_env_steps(metric=self._metrics_num_env_steps_sampled, num_steps=steps)
+        self._increase_sampled_metrics(steps, len(ended))
+        self.metrics.log_value(ILLEGAL_ACTIONS, 0, reduce="lifetime_sum")  # the engine raises
         return batch
 
+    def _forward(self, obs: np.ndarray, mask: np.ndarray) -> dict[str, Any]:
+        return {Columns.OBS: {OBS: torch.from_numpy(obs).to(self._device),
+                              MASK: torch.from_numpy(mask).to(self._device)}}  # fmt: skip
+
     def _act(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Sampled actions, their log-probs and the logits of ``obs`` rows (exploration)."""
+        """Sampled actions, their log-probs and the logits of ``obs`` rows."""
         module: Any = self.module
-        batch = {Columns.OBS: {OBS: torch.from_numpy(obs).to(self._device),
-                               MASK: torch.from_numpy(mask).to(self._device)}}  # fmt: skip
         with torch.no_grad():
-            inputs = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS]
-            dist = module.get_exploration_action_dist_cls().from_logits(inputs)
+            out = module.forward_exploration(self._forward(obs, mask))
+            logits = out[Columns.ACTION_DIST_INPUTS]
+            dist = module.get_exploration_action_dist_cls().from_logits(logits)
             a = dist.sample()
-            lp = dist.logp(a)
-        return a.cpu().numpy(), lp.cpu().numpy(), inputs.cpu().numpy()
+            return a.cpu().numpy(), dist.logp(a).cpu().numpy(), logits.cpu().numpy()
 
     def _values(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """The module's state values of ``obs`` rows (no gradient)."""
+        """The module's state values of ``obs`` rows."""
         module: Any = self.module
-        batch = {Columns.OBS: {OBS: torch.from_numpy(obs).to(self._device),
-                               MASK: torch.from_numpy(mask).to(self._device)}}  # fmt: skip
         with torch.no_grad():
-            return cast(np.ndarray, module.compute_values(batch).cpu().numpy())
-
-    def _track(self, rew: np.ndarray, done: np.ndarray) -> int:
-        """Running returns and lengths over ``[T, N]`` steps; log the ended episodes."""
-        now = time.time()
-        ended: list[tuple[int, float, float]] = []
-        for t in range(rew.shape[0]):
-            self._b_ret += rew[t]
-            self._b_len += 1
-            rows = np.flatnonzero(done[t])
-            if rows.size:
-                ended += [(int(self._b_len[i]), float(self._b_ret[i]),
-                           now - float(self._b_start[i])) for i in rows]  # fmt: skip
-                for i in rows:
-                    self._b_ids[i] = uuid.uuid4().hex
-                self._b_ret[rows] = 0.0
-                self._b_len[rows] = 0
-                self._b_start[rows] = now
-        self._b_t0 = self._b_len.copy()  # the running chunks continue from here
-        self._log_ended(ended)
-        return len(ended)
-
-    def _log_ended(self, ended: list[tuple[int, float, float]]) -> None:
-        """Log ``(length, return, seconds)`` of ended episodes over RLlib's smoothing window.
-
-        The episode metrics are means over a window of the newest episodes
-        (``metrics_num_episodes_for_smoothing``, split over the runners):
-        logging only the newest ``window`` gives the same means.
-        """
-        c = self.config
-        window = max(1, -(-c.metrics_num_episodes_for_smoothing // (c.num_env_runners or 1)))
-        for length, ret, sec in ended[-window:]:
-            self._log_episode_metrics(length, ret, sec)
-
-    def _count(self, ts: int, done_count: int) -> None:
-        """RLlib's sampling counters for ``ts`` steps and ``done_count`` finished episodes."""
-        self._log_env_steps(metric=self._metrics_num_env_steps_sampled, num_steps=ts)
-        self._increase_sampled_metrics(ts, done_count)
-        self.metrics.log_value(ILLEGAL_ACTIONS, 0, reduce="lifetime_sum")  # the engine raises
-
-    def _rollout(self, num_timesteps: int, explore: bool, force_reset: bool = False) -> Rollout:
-        """At least ``num_timesteps`` steps over every game: the arrays of every step.
-
-        Returns ``(obs, mask, actions, logp, logits, rewards, terminated,
-        truncated)``; ``obs`` and ``mask`` have one row more than the steps
-        (the observation after the last step).
-        """
-        env: Any = self._vec().unwrapped
-        n = self.num_envs
-        if self._b_obs is None or force_reset:
-            self._tick_eps = None  # the tick sampler restarts its games
-            self._b_obs, _ = env.reset(seed=self._seed)
-            self._seed = None if self._seed is None else self._seed + 1
-            self._b_ids = [uuid.uuid4().hex for _ in range(n)]
-            self._b_t0 = np.zeros(n, dtype=np.int64)
-            self._b_ret = np.zeros(n, dtype=np.float64)
-            self._b_len = np.zeros(n, dtype=np.int64)
-            self._b_start = np.full(n, time.time())
-        steps = max(1, -(-int(num_timesteps) // n))
-        obs_o = np.empty((steps + 1, n, env.engine.obs_dim), dtype=np.float32)
-        obs_m = np.empty((steps + 1, n, env.engine.num_actions), dtype=np.int8)
-        acts = np.empty((steps, n), dtype=np.int64)
-        logp = np.empty((steps, n), dtype=np.float32)
-        logits = np.empty((steps, n, env.engine.num_actions), dtype=np.float32)
-        rew = np.empty((steps, n), dtype=np.float32)
-        term = np.empty((steps, n), dtype=bool)
-        trunc = np.empty((steps, n), dtype=bool)
-        obs = self._b_obs
-        module: Any = self.module
-        for t in range(steps):
-            obs_o[t], obs_m[t] = obs[OBS], obs[MASK]
-            batch = {Columns.OBS: {OBS: torch.from_numpy(obs_o[t]).to(self._device),
-                                   MASK: torch.from_numpy(obs_m[t]).to(self._device)}}  # fmt: skip
-            with torch.no_grad():
-                if explore:
-                    out = module.forward_exploration(batch)
-                    dist_cls = module.get_exploration_action_dist_cls()
-                else:
-                    out = module.forward_inference(batch)
-                    dist_cls = module.get_inference_action_dist_cls()
-                inputs = out[Columns.ACTION_DIST_INPUTS]
-                dist = dist_cls.from_logits(inputs)
-                a: Any = dist.sample() if explore else dist.to_deterministic().sample()
-                lp: Any = dist.logp(a)
-            acts[t] = a.cpu().numpy()
-            logp[t] = lp.cpu().numpy()
-            logits[t] = inputs.cpu().numpy()
-            obs, rew[t], term[t], trunc[t] = env.step_same(acts[t])
-        obs_o[steps], obs_m[steps] = obs[OBS], obs[MASK]
-        self._b_obs = obs
-        return obs_o, obs_m, acts, logp, logits, rew, term, trunc
-
-    # -------------------------------------------------------------- episodes
-    def _episodes(
-        self,
-        obs_o: np.ndarray,
-        obs_m: np.ndarray,
-        acts: np.ndarray,
-        logp: np.ndarray,
-        logits: np.ndarray,
-        rew: np.ndarray,
-        term: np.ndarray,
-        trunc: np.ndarray,
-    ) -> tuple[list[SingleAgentEpisode], int]:
-        """Cut the steps of every game into episode chunks; (chunks, episodes finished)."""
-        steps, n = acts.shape
-        env: Any = self._vec().unwrapped
-        zero = env.terminal_obs()
-        done = term | trunc
-        out: list[SingleAgentEpisode] = []
-        finished = 0
-        now = time.time()
-        ended_stats: list[tuple[int, float, float]] = []
-        for i in range(n):
-            ends = np.flatnonzero(done[:, i]).tolist()
-            s = 0
-            for e in [*ends, steps - 1]:
-                if e < s:
-                    continue
-                ended = bool(done[e, i])
-                sl = slice(s, e + 1)
-                last_o = zero[OBS] if ended else obs_o[e + 1, i]
-                last_m = zero[MASK] if ended else obs_m[e + 1, i]
-                o = {OBS: np.concatenate([obs_o[sl, i], last_o[None]]),
-                     MASK: np.concatenate([obs_m[sl, i], last_m[None]])}  # fmt: skip
-                ep = self._chunk(i, o, acts[sl, i], rew[sl, i], logp[sl, i], logits[sl, i],
-                                 bool(term[e, i]), bool(trunc[e, i]))  # fmt: skip
-                out.append(ep)
-                length = e + 1 - s
-                self._b_ret[i] += float(rew[sl, i].sum())
-                self._b_len[i] += length
-                if ended:
-                    finished += 1
-                    ended_stats.append(
-                        (int(self._b_len[i]), float(self._b_ret[i]), now - float(self._b_start[i]))
-                    )
-                    self._b_ids[i] = uuid.uuid4().hex
-                    self._b_t0[i] = 0
-                    self._b_ret[i] = 0.0
-                    self._b_len[i] = 0
-                    self._b_start[i] = now
-                else:
-                    self._b_t0[i] += length
-                s = e + 1
-        self._log_ended(ended_stats)
-        return out, finished
-
-    def _chunk(
-        self,
-        i: int,
-        obs: dict[str, np.ndarray],
-        acts: np.ndarray,
-        rew: np.ndarray,
-        logp: np.ndarray,
-        logits: np.ndarray,
-        terminated: bool,
-        truncated: bool,
-    ) -> SingleAgentEpisode:
-        """One numpy'd episode chunk of game ``i``."""
-        k = len(acts)
-        env = self._vec()
-        seq = np.full(k, self._weights_seq_no, dtype=np.int64)
-        return SingleAgentEpisode(
-            id_=self._b_ids[i],
-            observations=InfiniteLookbackBuffer(cast(Any, obs), 0, env.single_observation_space),
-            observation_space=env.single_observation_space,
-            infos=InfiniteLookbackBuffer([{}] * (k + 1)),
-            actions=InfiniteLookbackBuffer(acts.copy(), 0, env.single_action_space),
-            action_space=env.single_action_space,
-            rewards=InfiniteLookbackBuffer(rew.copy()),
-            extra_model_outputs={
-                Columns.ACTION_LOGP: InfiniteLookbackBuffer(logp.copy()),
-                Columns.ACTION_DIST_INPUTS: InfiniteLookbackBuffer(logits.copy()),
-                "weights_seq_no": InfiniteLookbackBuffer(seq),
-            },
-            terminated=terminated,
-            truncated=truncated,
-            t_started=int(self._b_t0[i]),
-            len_lookback_buffer=0,
-        )
+            return cast(np.ndarray, module.compute_values(self._forward(obs, mask)).cpu().numpy())

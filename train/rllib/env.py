@@ -1,35 +1,10 @@
-"""Suite envs for RLlib: the AEC env behind RLlib's multi-agent PettingZoo wrapper.
+"""The per-game sampler's env: a suite AEC env behind RLlib's multi-agent PettingZoo wrapper.
 
-`SuiteRLlibEnv` is RLlib's own
-`PettingZooEnv` around a suite
-env made by name (``cardsuite.games``), so an RLlib config needs no glue:
-
-.. code-block:: python
-
-    config.environment(SuiteRLlibEnv, env_config={"game": "scum",
-                                                   "options": {"num_players": 5}})
-
-What the wrapper relies on, and the suite guarantees (``cardsuite.aec``):
-
-* observations stay the suite's dict ``{"observation": float32[D],
-  "action_mask": int8[A]}``; `train.rllib.module` reads both keys;
-* only the agent to act receives an observation at each step, and at the end
-  every agent receives its last observation, reward and ``terminated=True``
-  together (``__all__`` then);
-* with a draw table (``table``: the driver League's `League.seat_table`) and
-  ``league_prob`` > 0, that share of the episodes is a league episode: one
-  random seat is RLlib's (the learner) and every other seat is played inside
-  the env by an arena agent drawn from the table (`draw_seat`, `seat_agent`:
-  the game's real heuristic, random, or a frozen snapshot); RLlib sees only
-  the learner's seat. At its end the learner's outcome against each seat (1
-  when its return is higher, 0.5 tied, 0 lower) is kept by member id until
-  the driver collects it (`take_outcomes`). The other episodes are
-  self-play, every seat RLlib's;
-* no seat terminates while others play on. RLlib marks the episode done and
-  crashes when a seat terminates before every seat has had its first
-  observation; the wrapper checks every step and raises
-  `EarlyTerminationError` naming the seats, instead of RLlib's crash
-  deep inside its episode code.
+`SuiteRLlibEnv` seats League members around RLlib's seat in a share
+``1 - self_play`` of the episodes and keeps the learner's outcomes for the
+driver (`take_outcomes`); it raises `EarlyTerminationError` where RLlib would
+crash on a seat that ends before every seat has observed. docs/rllib.md,
+"Self-play and the League".
 """
 
 from __future__ import annotations
@@ -38,7 +13,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from ray.rllib.callbacks.callbacks import RLlibCallback
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.rllib.utils.typing import MultiAgentDict
 
@@ -46,29 +20,6 @@ from cardsuite.agents.base import Agent, table_info
 from cardsuite.errors import CardsuiteError, ConfigError
 from cardsuite.games import get_game
 from cardsuite.train.core.league import SeatMember, draw_seat, seat_agent
-from cardsuite.train.rllib.config import ILLEGAL_ACTIONS
-
-
-class IllegalActionCounter(RLlibCallback):
-    """Counts episodes that ended on an illegal action (metric `ILLEGAL_ACTIONS`).
-
-    The suite's ``env()`` penalizes an illegal action and ends the episode,
-    noting ``infos[agent]["illegal_action"]``, so every illegal action is
-    counted at the step it happens. With the masked module the count stays 0,
-    with unmasked random actions it does not.
-    """
-
-    def on_episode_start(self, *, metrics_logger: Any = None, **kwargs: Any) -> None:
-        """Log 0, so the metric exists (and reads 0) before any episode has ended."""
-        if metrics_logger is not None:
-            metrics_logger.log_value(ILLEGAL_ACTIONS, 0, reduce="lifetime_sum")
-
-    def on_episode_end(self, *, episode: Any, metrics_logger: Any = None, **kwargs: Any) -> None:
-        """Log 1 if the episode's last infos report an illegal action, else 0."""
-        infos = episode.get_infos(-1)
-        illegal = any(isinstance(i, Mapping) and "illegal_action" in i for i in infos.values())
-        if metrics_logger is not None:
-            metrics_logger.log_value(ILLEGAL_ACTIONS, int(illegal), reduce="lifetime_sum")
 
 
 class EarlyTerminationError(CardsuiteError):
@@ -76,41 +27,32 @@ class EarlyTerminationError(CardsuiteError):
 
 
 def make_aec_env(game: str, options: Mapping[str, Any] | None = None) -> Any:
-    """The suite's user-facing AEC env of ``game`` with rule ``options``.
-
-    Raises:
-        ConfigError: unknown game or a bad option (named by the game's config).
-    """
+    """The suite's AEC env of ``game`` with rule ``options`` (ConfigError names a bad one)."""
     if options is not None and not isinstance(options, Mapping):
-        raise ConfigError(
-            f"env options for {game!r} must be a mapping of option names to values, "
-            f"got {type(options).__name__}"
-        )
+        raise ConfigError(f"env options for {game!r} must be a mapping of option names to "
+                          f"values, got {type(options).__name__}")  # fmt: skip
     return get_game(game).make(**dict(options or {}))
 
 
 class SuiteRLlibEnv(PettingZooEnv):
-    """RLlib's PettingZoo wrapper around a suite env, with the early-termination check.
+    """RLlib's PettingZoo wrapper around a suite env (module doc).
 
-    ``env_config`` keys: ``game`` (``"scum"``, ``"scum_party"``, ``"scandal"``;
-    default ``"scum"``), ``options`` (the game's rule options), ``table`` (a
-    League's draw table, default none), ``league_prob`` (share of league
-    episodes, default 0) and ``seed`` (of the seat draws). Any other key is a
-    [`ConfigError`][cardsuite.ConfigError]. RLlib's ``EnvContext`` extras
-    (``worker_index``, ``vector_index``) are attributes, not keys, and pass.
+    ``env_config`` keys: ``game`` (default ``"scum"``), ``options``, ``table``
+    (default none), ``self_play`` (default 1) and ``seed`` (of the seat draws);
+    any other is a ConfigError. RLlib's ``worker_index`` and ``vector_index``
+    are attributes of the ``EnvContext``.
     """
 
-    ENV_CONFIG_KEYS = ("game", "options", "table", "league_prob", "seed")
+    ENV_CONFIG_KEYS = ("game", "options", "table", "self_play", "seed")
 
     def __init__(self, env_config: Mapping[str, Any] | None = None) -> None:
         """Build the suite env named by ``env_config`` and wrap it."""
-        env_config = dict(env_config or {})
+        where = [int(getattr(env_config, k, 0) or 0) for k in ("worker_index", "vector_index")]
+        env_config = dict(env_config or {})  # an EnvContext's indices are attributes, read above
         unknown = sorted(set(env_config) - set(self.ENV_CONFIG_KEYS))
         if unknown:
-            raise ConfigError(
-                f"unknown env_config key(s) {', '.join(map(repr, unknown))} for SuiteRLlibEnv; "
-                f"valid keys: {', '.join(self.ENV_CONFIG_KEYS)}"
-            )
+            raise ConfigError(f"unknown env_config key(s) {', '.join(map(repr, unknown))} for "
+                              f"SuiteRLlibEnv; valid keys: {', '.join(self.ENV_CONFIG_KEYS)}")  # fmt: skip
         self.game = str(env_config.get("game", "scum"))
         self.options = dict(env_config.get("options") or {})
         super().__init__(make_aec_env(self.game, self.options))
@@ -119,11 +61,8 @@ class SuiteRLlibEnv(PettingZooEnv):
         self.possible_agents = list(self.agents)
         self._observed: set[Any] = set()
         self.table: list[SeatMember] = list(env_config.get("table") or [])
-        self.league_prob = float(env_config.get("league_prob", 0.0))
-        self._rng = np.random.default_rng(
-            [int(env_config.get("seed", 0)), int(getattr(env_config, "worker_index", 0)),
-             int(getattr(env_config, "vector_index", 0))]
-        )  # fmt: skip
+        self.self_play = float(env_config.get("self_play", 1.0))
+        self._rng = np.random.default_rng([int(env_config.get("seed", 0)), *where])
         self.seated: dict[Any, Agent] = {}
         self.seats: dict[Any, SeatMember] = {}
         self.learner: Any = None
@@ -143,9 +82,9 @@ class SuiteRLlibEnv(PettingZooEnv):
         return ids, outcomes
 
     def _seat_league(self) -> None:
-        """Make this episode a league episode (module doc) with probability ``league_prob``."""
+        """Make this episode a league episode (module doc) with probability ``1 - self_play``."""
         self.seated, self.seats, self.learner = {}, {}, None
-        if not self.table or self._rng.random() >= self.league_prob:
+        if not self.table or self._rng.random() >= 1.0 - self.self_play:
             return
         agents = self.possible_agents
         self.learner = agents[int(self._rng.integers(len(agents)))]

@@ -1,23 +1,15 @@
 """A masked PPO RLModule (RLlib's new API stack) for the suite's dict observations.
 
-The suite's observation is ``{"observation": float32[D], "action_mask":
-int8[A]}``. RLlib's own masking example expects the key ``"observations"``
-and is built on the deprecated ``PPOTorchRLModule``; this module is a plain
-`TorchRLModule` with the
-`ValueFunctionAPI` that PPO needs:
+`MaskedPPOTorchRLModule` is a plain `TorchRLModule` with the `ValueFunctionAPI`
+that PPO needs (RLlib's own masking example expects the key
+``"observations"``): a policy MLP and a separate value MLP over the
+observation, scaled to about [-1, 1] by the observation space's finite
+bounds. In every forward pass the logits of illegal actions are
+`MASKED_LOGIT`, so an illegal action has probability exactly 0 in float32;
+an all-zero mask (a terminal observation) leaves a uniform distribution.
 
-* a policy MLP and a separate value MLP over the observation, scaled to
-  about [-1, 1] by the observation space's finite bounds;
-* in every forward pass (exploration, inference and training), the logits of
-  illegal actions are replaced by `MASKED_LOGIT`, so the categorical
-  distribution gives them probability exactly 0 in float32: sampling and
-  argmax never pick them, and the PPO ratio of a legal action is unchanged.
-  An all-zero mask (a seat's terminal observation, never acted on) leaves a
-  uniform distribution instead of NaNs.
-
-``model_config`` keys: ``hidden`` (list of layer widths, default
-``[256, 256]``) and ``activation`` (``"relu"`` or ``"tanh"``, default
-``"relu"``); other keys (RLlib adds its defaults) are ignored.
+``model_config`` keys: ``hidden`` (layer widths, default ``[256, 256]``) and
+``activation`` (``"relu"`` or ``"tanh"``); RLlib's own keys are ignored.
 """
 
 from __future__ import annotations
@@ -46,47 +38,32 @@ ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "tanh": nn.Tanh}
 
 def _mlp(sizes: list[int], activation: type[nn.Module], out: int, out_gain: float) -> nn.Sequential:
     """An MLP ``sizes[0] -> ... -> out`` with orthogonal init (small last layer)."""
+    pairs = [*itertools.pairwise(sizes), (sizes[-1], out)]
     layers: list[nn.Module] = []
-    for a, b in itertools.pairwise(sizes):
+    for i, (a, b) in enumerate(pairs):
         linear = nn.Linear(a, b)
-        nn.init.orthogonal_(linear.weight, gain=float(np.sqrt(2.0)))
+        nn.init.orthogonal_(linear.weight, gain=out_gain if i == len(pairs) - 1 else 2**0.5)
         nn.init.zeros_(linear.bias)
         layers += [linear, activation()]
-    head = nn.Linear(sizes[-1], out)
-    nn.init.orthogonal_(head.weight, gain=out_gain)
-    nn.init.zeros_(head.bias)
-    layers.append(head)
-    return nn.Sequential(*layers)
+    return nn.Sequential(*layers[:-1])
 
 
-def check_spaces(
-    observation_space: gym.Space[Any], action_space: gym.Space[Any]
-) -> tuple[int, int]:
-    """``(D, A)`` of a suite dict observation space and Discrete action space.
-
-    Raises:
-        ConfigError: the spaces are not the suite's layout.
-    """
-    if not isinstance(observation_space, gym.spaces.Dict) or set(observation_space.spaces) != {
-        OBS_KEY,
-        MASK_KEY,
-    }:
-        raise ConfigError(
-            "MaskedPPOTorchRLModule needs a Dict observation space with keys "
-            f"{OBS_KEY!r} and {MASK_KEY!r} (the suite's layout), got {observation_space}"
-        )
-    if not isinstance(action_space, gym.spaces.Discrete):
-        raise ConfigError(
-            f"MaskedPPOTorchRLModule needs a Discrete action space, got {action_space}"
-        )
-    obs_shape = tuple(observation_space[OBS_KEY].shape or ())
-    mask_shape = tuple(observation_space[MASK_KEY].shape or ())
-    if len(obs_shape) != 1 or mask_shape != (int(action_space.n),):
-        raise ConfigError(
-            f"MaskedPPOTorchRLModule needs a 1-D {OBS_KEY!r} and a {MASK_KEY!r} of shape "
-            f"({int(action_space.n)},), got {obs_shape} and {mask_shape}"
-        )
-    return obs_shape[0], int(action_space.n)
+def check_spaces(obs_space: Any, action_space: Any) -> tuple[int, int]:
+    """``(D, A)`` of the suite's dict observation space and a Discrete action space
+    (ConfigError for any other layout)."""
+    ok = (
+        isinstance(obs_space, gym.spaces.Dict)
+        and isinstance(action_space, gym.spaces.Discrete)
+        and set(obs_space.spaces) == {OBS_KEY, MASK_KEY}
+    )
+    if ok:
+        obs, mask = obs_space[OBS_KEY].shape, obs_space[MASK_KEY].shape
+        ok = len(obs or ()) == 1 and mask == (int(action_space.n),)
+    if not ok:
+        raise ConfigError(f"MaskedPPOTorchRLModule needs the suite's layout: a Dict observation "
+                          f"space of a 1-D {OBS_KEY!r} and an {MASK_KEY!r} of one entry per "
+                          f"Discrete action, got {obs_space} and {action_space}")  # fmt: skip
+    return int(obs_space[OBS_KEY].shape[0]), int(action_space.n)
 
 
 def mask_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

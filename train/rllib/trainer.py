@@ -1,439 +1,367 @@
-"""Distributed self-play PPO on Ray RLlib (new API stack).
+"""Self-play PPO on Ray RLlib, on the training core's loop (``cardsuite train --backend rllib``).
 
-``cardsuite train --backend rllib --config configs/train/rllib_scum.yaml``
-calls `run`. One policy, ``main``, is trained. Its opponents come from the
-training core's League on the driver (`cardsuite.train.rllib.league`: the
-game's real heuristic, random, frozen snapshots of ``main`` drawn by PFSP):
-with the per-game sampler, ``main`` plays every seat of a self-play episode,
-and in a share ``league_prob`` of the episodes one seat against League
-members seated inside the env; with the batched sampler, one seat per game
-against the League or the newest snapshot. Every ``league_every`` iterations
-the driver merges the runners' outcomes into the League, adds a snapshot of
-``main`` and sends the League's draw table back to the runners.
-
-Checkpoints (`checkpoints`): RLlib's own in ``checkpoint_dir/iter_NNNNNN``
-(``LATEST`` names the newest) for ``--resume``, which rebuilds the algorithm
-and the League from safetensors and JSON, never RLlib's pickled state; and
-the core checkpoint ``checkpoint_dir/checkpoint``, so ``ppo:checkpoint_dir``
-plays the learner like any other trainer's agent. Evaluation plays it
-against ``eval_opponent`` by the core's duplicate evaluator.
+The `Trainer` is a core `TrainLoop`: one iteration is one
+``Algorithm.train()``; the core runs the snapshots (each merges the runners'
+League outcomes, adds the learner and sends the table back:
+`cardsuite.train.rllib.league`), evaluations, checkpoints, the budgets and
+Ctrl-C. A checkpoint is the core's ``RUN/checkpoint``: ``agent/`` (the
+learner's actor in the safe agent format: ``ppo:RUN`` and ``rllib:RUN`` play
+it without ray or torch), ``module.safetensors`` (the whole module, for
+resuming), the League and ``state.json``. RLlib's own checkpoint files
+(cloudpickles) are never written nor read, so Adam starts afresh on resume.
+A run of an older cardsuite resumes from its ``iter_NNNNNN/`` folder
+(`cardsuite.train.rllib.legacy`).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import os
+import re
+import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from cardsuite.errors import CheckpointError, ConfigError
+import ray
+import torch
+from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, EPISODE_RETURN_MEAN, NUM_ENV_STEPS_SAMPLED
+
+from cardsuite.agents.learned.netspec import Snapshot
+from cardsuite.agents.learned.rllib import (
+    TRAINER,
+    actor_snapshot,
+    legacy_folder,
+    snapshot_meta,
+    spec_scale,
+)
+from cardsuite.agents.learned.safe_io import save_agent
+from cardsuite.errors import CardsuiteError, CheckpointError, ConfigError
+from cardsuite.games import get_game
+from cardsuite.moved import moved_name, moved_table
+from cardsuite.train.core.checkpoint import check_must_match, open_checkpoint, save_checkpoint
+from cardsuite.train.core.cli import (
+    add_field_flags,
+    add_run_flags,
+    config_from_args,
+    reject_unknown,
+)
+from cardsuite.train.core.evaluate import evaluate_against, spec_policy
 from cardsuite.train.core.league import League
-from cardsuite.train.rllib.checkpoints import (  # re-exported: the trainer's checkpoint API
-    LATEST,
-    MAIN,
-    RUN_RECORD,
-    evaluate,
-    read_record,
-    resolve_checkpoint,
-    restore,
-    save,
-)
-from cardsuite.train.rllib.config import ILLEGAL_ACTIONS, RLlibRun, load_run, parse_overrides
-from cardsuite.train.rllib.interrupt import StopOnSigint
+from cardsuite.train.core.log import format_report, open_log
+from cardsuite.train.core.loop import TrainLoop
+from cardsuite.train.core.rundir import plan_run
+from cardsuite.train.rllib.algorithm import MAIN, build, module_id
+from cardsuite.train.rllib.config import ILLEGAL_ACTIONS, RLlibTrainConfig
+from cardsuite.train.rllib.league import make_league, push_table, sync_league
+from cardsuite.train.rllib.legacy import legacy_plan, read_legacy
 
-__all__ = [
-    "LATEST",
-    "MAIN",
-    "RUN_RECORD",
-    "build",
-    "build_config",
-    "evaluate",
-    "read_record",
-    "resolve_checkpoint",
-    "restore",
-    "run",
-    "save",
-    "train",
-]
+VERSION = 1
+MODULE_FILE = "module.safetensors"
+FILES = re.compile(r"agent/(weights\.safetensors|agent\.json)|module\.safetensors"
+                   r"|league/snapshot@\d{1,15}\.safetensors")  # fmt: skip
+KINDS = "agent/, module.safetensors and league/*.safetensors"
+MUST_MATCH = ("game", "num_players", "options", "hidden", "layers", "activation")
+PROGRESS_FIELDS = ("step", "iteration", "seconds", "sps", "main_return", "illegal_actions")
+DEFAULT_RUN_DIR = Path("runs/rllib")
 
 
-def to_main(agent_id: Any, episode: Any, **kwargs: Any) -> str:
-    """RLlib's ``policy_mapping_fn``: every seat RLlib sees is ``main`` (League members
-    play inside the env)."""
-    return MAIN
+def save_run(config: RLlibTrainConfig, run_dir: Path, weights: dict[str, Any], league: League,
+             state: dict[str, Any]) -> Path:  # fmt: skip
+    """Write ``RUN/checkpoint`` (module doc) from the module's ``weights``; its path."""
+    snap = actor_snapshot(weights, state["step"], config.activation,
+                          spec_scale(config.game, config.env_options()))  # fmt: skip
+    snaps = {f"league/snapshot@{s.step}.safetensors": s.params for s in league.snapshots()}
+    return save_checkpoint(
+        run_dir, weights=snap.params,
+        meta=snapshot_meta(snap, config.game, config.env_options(), config.to_dict()),
+        optimizer={"state": {}, "param_groups": []}, files={MODULE_FILE: weights, **snaps},
+        state={"trainer": TRAINER, "version": VERSION, "config": config.to_dict(),
+               "league": league.state(), **state},
+    )  # fmt: skip
 
 
-# ----------------------------------------------------------------- arguments
-PROGRESS_FIELDS = ("step", "iteration", "sps", "main_return", "illegal_actions")
-
-OVERRIDE_FLAGS = (
-    "iterations",
-    "num_env_runners",
-    "num_envs_per_env_runner",
-    "num_learners",
-)
-
-
-def build_arg_parser() -> argparse.ArgumentParser:
-    """The options of ``cardsuite train --backend rllib`` (and ``python -m train.rllib.trainer``).
-
-    The training commands' shared flags (`cardsuite.train.core.cli.add_run_flags`:
-    ``--run-dir`` is the checkpoint directory, ``--total-steps`` sets
-    ``iterations`` to whole batches of ``train_batch_size`` env steps,
-    ``--players`` the player count, ``--device cuda`` one GPU per learner),
-    then RLlib's own.
-    """
-    from cardsuite.train.core.cli import add_run_flags
-
-    p = argparse.ArgumentParser(
-        prog="cardsuite train --backend rllib",
-        description="Self-play PPO on Ray RLlib, on one machine or a Ray cluster.",
-        allow_abbrev=False,
-    )
-    add_run_flags(p)
-    p.add_argument("--address", help="Ray cluster to join ('auto', or HOST:PORT of the head)")
-    p.add_argument("--num-cpus", type=int, help="CPUs of a local Ray instance (no --address)")
-    p.add_argument("--iterations", type=int, help="override: training iterations")
-    p.add_argument("--num-env-runners", type=int, help="override: env runners")
-    p.add_argument("--num-envs-per-env-runner", type=int, help="override: envs per runner")
-    p.add_argument("--num-learners", type=int, help="override: learners")
-    p.add_argument("--checkpoint-dir", help="deprecated: use --run-dir")
-    return p
+def read_run(
+    path: str | Path, config: RLlibTrainConfig, league: League
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The checkpoint at ``path``: its ``state.json`` and the module's weights (torch);
+    ``league`` takes the saved League. CheckpointError: not this trainer's, a file that fails
+    the manifest, or a setting a resume may not change (named)."""
+    saved = open_checkpoint(path, FILES, KINDS)
+    state = saved.state
+    if state.get("trainer") != TRAINER or state.get("version") != VERSION:
+        older = " (an older run's: resume from the folder holding its LATEST)" if state.get(
+            "rllib_checkpoint") else ""  # fmt: skip
+        raise saved.error(f"not a checkpoint of train --backend rllib{older}")
+    try:
+        check_must_match(state["config"], config, MUST_MATCH)
+        league.restore(state["league"], lambda name: saved.arrays(
+            f"league/{Path(name).name}.safetensors"), config.activation)  # fmt: skip
+        due = {k: int(v) for k, v in state["due"].items()}
+        state = {**state, "step": int(state["step"]), "iteration": int(state["iteration"]),
+                 "due": due}  # fmt: skip
+    except (KeyError, TypeError, ValueError) as err:
+        raise saved.error(f"cannot resume: {err}") from None
+    return state, saved.tensors(MODULE_FILE)
 
 
-def _namespace(args: argparse.Namespace | Sequence[str] | None) -> argparse.Namespace:
-    """Normalize ``args`` (a Namespace from the CLI, tokens, or None) to our Namespace."""
-    parser = build_arg_parser()
-    if args is None:
-        return parser.parse_args([])
-    if isinstance(args, argparse.Namespace):
-        ns = parser.parse_args([])
-        for key in vars(ns):
-            value = getattr(args, key, None)
-            if value is not None:
-                setattr(ns, key, value)
-        return ns
-    if isinstance(args, str):
-        raise ConfigError("args must be a list of tokens or an argparse.Namespace, not a string")
-    ns, extra = parser.parse_known_args(list(args))
-    if extra:
-        from cardsuite.train.core.cli import reject_unknown
+class Trainer(TrainLoop):
+    """One RLlib run on the core's loop: its algorithm, League, run folder and checkpoints."""
 
-        reject_unknown(parser, extra)
-    return ns
+    command = "train --backend rllib"
 
+    def __init__(self, config: RLlibTrainConfig, *, log: Callable[[str], Any] = print) -> None:
+        """Plan the run folder (the core's rule), build the algorithm, resume if asked."""
+        self.args, self.say = config, log
+        legacy = legacy_folder(config.resume) if config.resume else None
+        self.plan = (legacy_plan(config, legacy) if legacy is not None
+                     else plan_run(config.run_dir or None, config.resume or None, DEFAULT_RUN_DIR))  # fmt: skip
+        self.run_dir = self.plan.run_dir
+        if config.threads:
+            torch.set_num_threads(config.threads)
+        self.scale = spec_scale(config.game, config.env_options())
+        self.step = self.iteration = 0
+        self.illegal: int | None = None
+        self.due, self.history = self.schedule_start(), list[dict[str, Any]]()
+        weights = None
+        if legacy is not None:
+            self.iteration, weights, self.league = read_legacy(legacy, config)
+            self.step = self.iteration * config.train_batch_size
+            self.due = {k: self.step + v for k, v in self.due.items()}
+        else:
+            self.league = make_league(config)
+        self.algo = build(config, self.league)
+        try:
+            if self.plan.checkpoint is not None:
+                weights = self.load(self.plan.checkpoint)
+            if weights is not None:
+                self.set_weights(weights)
+        except BaseException:
+            self.algo.stop()
+            raise
+        self.log = open_log(self.plan, self.step, PROGRESS_FIELDS, tensorboard=config.tensorboard,
+                            quiet=True)  # fmt: skip
 
-def _overrides(ns: argparse.Namespace, config_path: str | Path | None) -> dict[str, Any]:
-    from cardsuite.train.core.cli import common_values, run_dir
+    @property
+    def eval_seed(self) -> int:
+        """The deal seed of the evaluations: the run's seed."""
+        return int(self.args.seed)
 
-    overrides: dict[str, Any] = {}
-    for key in OVERRIDE_FLAGS:
-        value = getattr(ns, key, None)
-        if value is not None:
-            overrides[key] = value
-    shared = common_values(ns)
-    folder = run_dir(ns) or ns.checkpoint_dir
-    if folder:
-        overrides["checkpoint_dir"] = str(folder)
-    for name in ("seed", "budget_minutes", "tensorboard"):
-        if name in shared:
-            overrides[name] = shared[name]
-    if "device" in shared:
-        overrides["num_gpus_per_learner"] = 0.0 if shared["device"] == "cpu" else 1.0
-    sets = parse_overrides(list(ns.overrides or []))  # the suite's one parser
-    if "num_players" in shared:
-        sets["options"] = {**sets.get("options", {}), "num_players": shared["num_players"]}
-    overrides.update(sets)
-    if "total_steps" in shared:
-        batch = load_run(config_path, **overrides).config.train_batch_size
-        overrides["iterations"] = -(-int(shared["total_steps"]) // batch)
-    return overrides
+    # -------------------------------------------------------------- the module
+    def weights(self) -> dict[str, Any]:
+        """The learner's module weights (numpy)."""
+        mid = module_id(self.args)
+        return dict(self.algo.learner_group.get_weights(module_ids=[mid])[mid])
 
-
-# ----------------------------------------------------------------- algorithm
-def module_spec(run: RLlibRun, *, with_spaces: bool = False) -> Any:
-    """The RLModuleSpec of one masked PPO policy of ``run``.
-
-    ``with_spaces`` fills in the game's spaces (RLlib infers them from the env
-    when the algorithm is built, but not for a module added later).
-    """
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-
-    from cardsuite.train.rllib.env import make_aec_env
-    from cardsuite.train.rllib.module import MaskedPPOTorchRLModule
-
-    spaces: dict[str, Any] = {}
-    if with_spaces:
-        env = make_aec_env(run.config.game, run.options)
-        agent = env.possible_agents[0]
-        spaces = {
-            "observation_space": env.observation_space(agent),
-            "action_space": env.action_space(agent),
-        }
-    return RLModuleSpec(
-        module_class=MaskedPPOTorchRLModule, model_config=run.config.model_config(), **spaces
-    )
-
-
-def build_config(run: RLlibRun, league: League | None = None) -> Any:
-    """The ``PPOConfig`` of a per-game ``run``: ``main`` on the AEC env, seating ``league``
-    (default: the run's fresh League, `make_league`)."""
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-
-    from cardsuite.train.rllib.env import SuiteRLlibEnv
-    from cardsuite.train.rllib.league import LeagueCallbacks, make_league
-
-    c = run.config
-    league = make_league(run) if league is None else league
-    threads = str(c.torch_threads)
-    env_config = {**run.env_config(), "table": league.seat_table(),
-                  "league_prob": c.league_prob, "seed": c.seed}  # fmt: skip
-    return (
-        PPOConfig()
-        .environment(SuiteRLlibEnv, env_config=env_config)
-        .framework("torch")
-        .env_runners(
-            num_env_runners=c.num_env_runners,
-            num_envs_per_env_runner=c.num_envs_per_env_runner,
-            num_cpus_per_env_runner=c.num_cpus_per_env_runner,  # type: ignore[arg-type]
-            sample_timeout_s=c.sample_timeout_s,
+    def set_weights(self, weights: dict[str, Any]) -> None:
+        """Give the learner and the runners ``weights``; the runners the League's table."""
+        try:
+            self.algo.learner_group.set_weights({module_id(self.args): weights})
+        except (RuntimeError, KeyError, ValueError) as err:
+            raise CheckpointError(
+                f"the saved weights do not fit this run's module: {err}"
+            ) from None
+        group = self.algo.env_runner_group
+        group.sync_weights(
+            from_worker_or_learner_group=self.algo.learner_group, inference_only=True
         )
-        .learners(num_learners=c.num_learners, num_gpus_per_learner=c.num_gpus_per_learner)
-        .training(
-            lr=c.learning_rate,
-            gamma=c.gamma,
-            lambda_=c.gae_lambda,
-            clip_param=c.clip_param,
-            entropy_coeff=c.entropy_coeff,
-            vf_loss_coeff=c.vf_loss_coeff,
-            train_batch_size_per_learner=c.train_batch_size,
-            minibatch_size=c.minibatch_size,
-            num_epochs=c.num_epochs,
+        push_table(group, self.league)
+
+    def snapshot(self) -> Snapshot:
+        """The learner's actor now, as the League, the evaluator and ``agent/`` play it."""
+        return actor_snapshot(self.weights(), self.step, self.args.activation, self.scale)
+
+    # ------------------------------------------------------- the core's hooks
+    def begin(self) -> None:
+        """Say where the runners are; a fresh batched run's self-play games get ``snapshot@0``."""
+        c = self.args
+        self.say(f"rllib: {c.game} {c.env_options() or ''} | {c.num_env_runners} env runners x "
+                 f"{c.num_envs_per_env_runner} envs, {c.num_learners} learners | from iteration "
+                 f"{self.iteration}")  # fmt: skip
+        self.say(f"env runners per node: {runner_nodes(self.algo)}")
+        if self.step == 0 and c.sampler == "batched":
+            sync_league(self.algo, self.league, self.snapshot())
+
+    def iterate(self) -> dict[str, float]:
+        """One ``Algorithm.train()``; its line on the log."""
+        start = time.perf_counter()
+        result = self.algo.train()
+        seconds = time.perf_counter() - start
+        runners = result.get(ENV_RUNNER_RESULTS, {})
+        steps = int(runners.get(NUM_ENV_STEPS_SAMPLED, 0))
+        ret = (runners.get(EPISODE_RETURN_MEAN) if self.args.sampler == "batched"
+               else runners.get("module_episode_returns_mean", {}).get(MAIN))  # fmt: skip
+        count = runners.get(ILLEGAL_ACTIONS)
+        self.illegal = None if count is None else int(count)
+        self.step += steps
+        shown = None if ret is None else round(float(ret), 3)
+        self.say(f"iter {self.iteration + 1}/{self.args.iterations()}  env steps {steps}  "
+                 f"{steps / seconds:.0f} steps/s  main return {shown}  league "
+                 f"{len(self.league.members)}  illegal actions {self.illegal}")  # fmt: skip
+        return {"main_return": math.nan if ret is None else float(ret),
+                "illegal_actions": math.nan if count is None else float(count)}  # fmt: skip
+
+    def add_snapshot(self) -> None:
+        """Merge the runners' outcomes, add the learner's snapshot, send the table back."""
+        games = sync_league(self.algo, self.league, self.snapshot())
+        self.say(f"  snapshot of main at step {self.step}; {games} league games merged; "
+                 f"league {self.league.describe()}")  # fmt: skip
+
+    def evaluate(self) -> list[Any]:
+        """Duplicate deals of the greedy learner against each of ``eval_against`` (none
+        with ``eval_deals`` 0); logged and kept in the history."""
+        c = self.args
+        if not c.eval_deals:
+            return []
+        table = get_game(c.game).config_class().from_dict(c.env_options()).to_dict()
+        against = {n: spec_policy(n, table, c.seed + 1, c.game) for n in c.names("eval_against")}
+        rows = evaluate_against(self.snapshot(), self.scale, against, deals=c.eval_deals,
+                                seed=c.seed, game=c.game, config=table, step=self.step)  # fmt: skip
+        self.log.evals([r.to_dict() for r in rows])
+        self.history.extend(r.to_dict() for r in rows)
+        self.say(format_report(rows))
+        return rows
+
+    def save(self) -> Path:
+        """Write ``RUN/checkpoint`` with the League's counts up to now."""
+        sync_league(self.algo, self.league)
+        state = {"step": self.step, "iteration": self.iteration, "due": self.due,
+                 "history": self.history, "illegal_actions": self.illegal}  # fmt: skip
+        path = save_run(self.args, self.run_dir, self.weights(), self.league, state)
+        self.say(f"  checkpoint {path}")
+        return path
+
+    def load(self, path: Path) -> dict[str, Any]:
+        """Put back the step, schedule, League and history of the checkpoint at ``path``;
+        its module weights."""
+        state, weights = read_run(path, self.args, self.league)
+        self.step, self.iteration, self.due = state["step"], state["iteration"], state["due"]
+        self.history, self.illegal = list(state.get("history", [])), state.get("illegal_actions")
+        return weights
+
+    def save_agent(self, name: str = "agent") -> Path:
+        """Write the learner's actor as ``RUN/<name>`` (safe format)."""
+        out = self.run_dir / name
+        if out.exists():
+            shutil.rmtree(out)
+        snap = self.snapshot()
+        c = self.args
+        return save_agent(
+            out, snap.params, snapshot_meta(snap, c.game, c.env_options(), c.to_dict())
         )
-        .multi_agent(policies={MAIN}, policy_mapping_fn=to_main, policies_to_train=[MAIN])
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MAIN: module_spec(run)}))
-        .python_environment(
-            extra_python_environs_for_driver={"OMP_NUM_THREADS": threads},
-            extra_python_environs_for_worker={"OMP_NUM_THREADS": threads},
-        )
-        .fault_tolerance(
-            restart_failed_env_runners=c.restart_failed_env_runners,
-            max_num_env_runner_restarts=c.max_num_env_runner_restarts,
-            env_runner_restore_timeout_s=c.env_runner_restore_timeout_s,
-        )
-        .callbacks(LeagueCallbacks)
-        .debugging(seed=c.seed)
-    )
 
-
-def build(run: RLlibRun, league: League) -> Any:
-    """The algorithm of ``run`` (either sampler), holding the driver's ``league``."""
-    if run.config.sampler == "batched":
-        from cardsuite.train.rllib.batched import build_batched_config
-
-        algo = build_batched_config(run).build_algo()
-    else:
-        algo = build_config(run, league).build_algo()
-    algo.cardsuite_league = league  # LeagueCallbacks sends it to recreated runners
-    return algo
-
-
-# ----------------------------------------------------------------------- run
-def _metric(result: dict[str, Any], *keys: str) -> Any:
-    node: Any = result
-    for key in keys:
-        if not isinstance(node, dict) or key not in node:
-            return None
-        node = node[key]
-    return node
-
-
-def init_ray(address: str | None, num_cpus: int | None, run: RLlibRun) -> bool:
-    """Start or join Ray unless already initialized; True when this call started it."""
-    import ray
-
-    if ray.is_initialized():
-        return False
-    if address:
-        if num_cpus is not None:
-            raise ConfigError("--num-cpus applies to a local Ray instance, not with --address")
-        ray.init(address=address, include_dashboard=False)
-        return True
-    c = run.config
-    needed = math.ceil(1 + c.num_env_runners * c.num_cpus_per_env_runner + c.num_learners)
-    cpus = num_cpus if num_cpus is not None else max(os.cpu_count() or 1, needed)
-    if cpus < needed:
-        raise ConfigError(
-            f"--num-cpus {cpus} is below the {needed} CPUs this run reserves (1 driver + "
-            f"{c.num_env_runners} env runners x {c.num_cpus_per_env_runner} + "
-            f"{c.num_learners} learners)"
-        )
-    ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
-    return True
-
-
-def save_path(checkpoint: Path | None) -> Path:
-    """``checkpoint``, which the loop has always written before it stops."""
-    if checkpoint is None:
-        raise CheckpointError("the run stopped before writing a checkpoint")
-    return checkpoint
+    def close(self) -> None:
+        """Close the logs, stop the algorithm's actors."""
+        self.log.close()
+        self.algo.stop()
 
 
 def runner_nodes(algo: Any) -> dict[str, int]:
     """How many remote env runners run on each Ray node (node id -> count)."""
-    import ray
-
     ids = algo.env_runner_group.foreach_env_runner(
         lambda r: ray.get_runtime_context().get_node_id(), local_env_runner=False
     )
-    counts: dict[str, int] = {}
-    for node in ids:
-        counts[str(node)] = counts.get(str(node), 0) + 1
-    return counts
+    return dict(Counter(str(node) for node in ids))
 
 
-def train(run: RLlibRun, *, resume: str | None = None, log: Any = print) -> Path:
-    """Train ``run`` on the current Ray instance; return the last checkpoint.
+def train(config: RLlibTrainConfig, *, log: Callable[[str], Any] = print) -> dict[str, Any]:
+    """Train (or resume) a run on the current Ray instance; the final step and evaluation rows
+    (``interrupted`` after a Ctrl-C)."""
+    result: dict[str, Any] = Trainer(config, log=log).train()
+    return result
 
-    A first Ctrl-C (SIGINT) ends the run after the current iteration with a
-    checkpoint, from which ``resume`` continues.
-    """
-    import torch
 
-    c = run.config
-    torch.set_num_threads(c.torch_threads)
-    from cardsuite.train.rllib.league import make_league, sync_league
+# ---------------------------------------------------------------- command line
+def build_arg_parser() -> argparse.ArgumentParser:
+    """The flags of ``cardsuite train --backend rllib``: the training commands' shared ones,
+    one per config field, and Ray's."""
+    p = argparse.ArgumentParser(prog="cardsuite train --backend rllib", allow_abbrev=False,
+                                description="Self-play PPO on Ray RLlib.")  # fmt: skip
+    add_run_flags(p)
+    add_field_flags(p, RLlibTrainConfig)
+    g = p.add_argument_group("Ray")
+    g.add_argument("--address", help="Ray cluster to join ('auto', or HOST:PORT of the head)")
+    g.add_argument("--num-cpus", type=int, help="CPUs of a local Ray instance (no --address)")
+    g.add_argument("--iterations", type=int, help="total_steps of this many train batches")
+    g.add_argument("--checkpoint-dir", help="deprecated: use --run-dir")
+    return p
 
-    batched = c.sampler == "batched"
-    if resume:
-        algo, league = restore(run, resume)
+
+def namespace(args: argparse.Namespace | Sequence[str] | None) -> argparse.Namespace:
+    """``args`` (the CLI's Namespace, tokens, or None) as this command's Namespace."""
+    parser = build_arg_parser()
+    if isinstance(args, str):
+        raise ConfigError("args must be a list of tokens or an argparse.Namespace, not a string")
+    if args is not None and not isinstance(args, argparse.Namespace):
+        ns, extra = parser.parse_known_args(list(args))
+        reject_unknown(parser, extra)
+        return ns
+    ns = parser.parse_args([])
+    for key in vars(ns):
+        if getattr(args, key, None) is not None:
+            setattr(ns, key, getattr(args, key))
+    return ns
+
+
+def config_of(ns: argparse.Namespace) -> RLlibTrainConfig:
+    """The run's config: the preset, the flags and ``--set`` (`config_from_args`)."""
+    ns.run_dir = ns.run_dir or ns.checkpoint_dir
+    resume = ns.resume
+    if resume and legacy_folder(resume) is not None:  # an older run: --config gives its config
+        ns.resume = None
+    config = config_from_args(RLlibTrainConfig, ns)
+    if ns.iterations is not None:
+        config = dataclasses.replace(config, total_steps=ns.iterations * config.train_batch_size)
+    return dataclasses.replace(config, resume=str(resume)) if resume else config
+
+
+def init_ray(address: str | None, num_cpus: int | None, config: RLlibTrainConfig) -> bool:
+    """Start or join Ray unless already initialized; True when this call started it."""
+    if ray.is_initialized():
+        return False
+    c = config
+    needed = math.ceil(1 + c.num_env_runners * c.num_cpus_per_env_runner + c.num_learners)
+    if address and num_cpus is not None:
+        raise ConfigError("--num-cpus applies to a local Ray instance, not with --address")
+    if not address and num_cpus is not None and num_cpus < needed:
+        raise ConfigError(f"--num-cpus {num_cpus} is below the {needed} CPUs this run reserves "
+                          f"(1 driver + {c.num_env_runners} env runners x "
+                          f"{c.num_cpus_per_env_runner} + {c.num_learners} learners)")  # fmt: skip
+    if address:
+        ray.init(address=address, include_dashboard=False)
     else:
-        league = make_league(run)
-        algo = build(run, league)
-        if batched:  # the self-play games' opponent: the newest snapshot
-            sync_league(algo, run, league, 0)
-    checkpoint: Path | None = None
-    illegal: int | None = None
-    stop = StopOnSigint(log)
-    runlog: Any = None
-    try:
-        stop.__enter__()
-        log(
-            f"rllib: {c.game} {run.options or ''} | {c.num_env_runners} env runners x "
-            f"{c.num_envs_per_env_runner} envs, {c.num_learners} learners | from iteration "
-            f"{algo.iteration}"
-        )
-        log(f"env runners per node: {runner_nodes(algo)}")
-        from cardsuite.train.core.log import RunLog
-
-        if c.tensorboard:
-            runlog = RunLog(Path(c.checkpoint_dir), PROGRESS_FIELDS, tensorboard=True, quiet=True)
-        deadline = time.monotonic() + c.budget_minutes * 60 if c.budget_minutes else math.inf
-        sampled = 0
-        while algo.iteration < c.iterations:
-            start = time.perf_counter()
-            result = algo.train()
-            seconds = time.perf_counter() - start
-            it = algo.iteration
-            steps = _metric(result, "env_runners", "num_env_steps_sampled") or 0
-            ret = (
-                _metric(result, "env_runners", "episode_return_mean")
-                if batched
-                else _metric(result, "env_runners", "module_episode_returns_mean", MAIN)
-            )
-            count = _metric(result, "env_runners", ILLEGAL_ACTIONS)
-            illegal = None if count is None else int(count)
-            line = (
-                f"iter {it}/{c.iterations}  env steps {steps}  {steps / seconds:.0f} steps/s"
-                f"  main return {ret if ret is None else round(float(ret), 3)}"
-                f"  league {len(league.members)}"
-                f"  illegal actions {illegal}"
-            )
-            log(line)
-            sampled += int(steps)
-            if runlog is not None:
-                runlog.progress({"step": sampled, "iteration": it, "sps": steps / seconds,
-                                 "main_return": None if ret is None else float(ret),
-                                 "illegal_actions": illegal})  # fmt: skip
-            spent = time.monotonic() >= deadline
-            if spent:
-                log(f"budget of {c.budget_minutes:g} minutes spent at iteration {it}")
-            if c.league_every and it % c.league_every == 0:
-                games = sync_league(algo, run, league, it)
-                log(f"  snapshot of main at iteration {it}; {games} league games merged; "
-                    f"league {league.describe()}")  # fmt: skip
-            evaluate_now = c.eval_episodes > 0 and (
-                it == c.iterations or spent or (c.eval_every and it % c.eval_every == 0)
-            )
-            last = it == c.iterations or spent
-            if it % c.checkpoint_every == 0 or last or evaluate_now or stop.requested:
-                sync_league(algo, run, league, None)  # the League's counts up to now
-                checkpoint = save(algo, run, league, illegal)
-                log(f"  checkpoint {checkpoint}")
-            if stop.requested:
-                log(f"stopped by Ctrl-C at iteration {it}; resume with --resume {checkpoint}")
-                return save_path(checkpoint)
-            if evaluate_now and checkpoint is not None:
-                from cardsuite.train.sb3.report import format_report
-
-                log(format_report(evaluate(checkpoint, run, c.eval_episodes, step=it)))
-            if spent:
-                break
-        if checkpoint is None:
-            checkpoint = save(algo, run, league, illegal)
-        return checkpoint
-    finally:
-        stop.__exit__()
-        if runlog is not None:
-            runlog.close()
-        algo.stop()
+        cpus = num_cpus if num_cpus is not None else max(os.cpu_count() or 1, needed)
+        ray.init(address="local", num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+    return True
 
 
 def run(config_path: str | Path | None, args: argparse.Namespace | Sequence[str] | None) -> int:
-    """``cardsuite train --backend rllib``: train from a run file; return the exit status.
-
-    Args:
-        config_path: a run file (``configs/train/rllib_*.yaml``); None uses
-            ``--config`` from ``args`` or the defaults.
-        args: the CLI's Namespace (attributes ``address``, ``resume``,
-            ``num_cpus``, ``iterations``, ``num_env_runners``,
-            ``num_envs_per_env_runner``, ``num_learners``, ``checkpoint_dir``,
-            ``seed``, ``set`` are read where present) or a list of tokens
-            (see `build_arg_parser`).
+    """``cardsuite train --backend rllib``: train a run file (``config_path``, or ``--config``
+    of ``args``: the CLI's Namespace or tokens); 0, or 130 after a Ctrl-C (checkpoint written).
 
     Raises:
-        ConfigError: bad config or arguments, or ray not installed.
-        CheckpointError: ``--resume`` of a missing or mismatched checkpoint.
+        ConfigError: a bad config or argument; CheckpointError: a bad ``--resume``.
     """
-    ns = _namespace(args)
-    from cardsuite.train.core.cli import resolve_preset
-
-    path = resolve_preset(str(config_path) if config_path is not None else ns.config)
-    loaded = load_run(path, **_overrides(ns, path))
+    ns = namespace(args)
+    if config_path is not None:
+        ns.config = str(config_path)
+    config = config_of(ns)
+    started = init_ray(ns.address or os.environ.get("RAY_ADDRESS"), ns.num_cpus, config)
     try:
-        import ray
-    except ImportError:
-        raise ConfigError(
-            "the rllib backend needs Ray RLlib: pip install 'cardsuite[rllib]'"
-        ) from None
-    started = init_ray(ns.address or os.environ.get("RAY_ADDRESS"), ns.num_cpus, loaded)
-    try:
-        train(loaded, resume=ns.resume)
+        result = train(config)
     finally:
         if started:
             ray.shutdown()
-    return 0
+    return 130 if result.get("interrupted") else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m train.rllib.trainer --config FILE [options]``."""
-    from cardsuite.errors import CardsuiteError
-
+    """``python -m cardsuite.train.rllib.trainer --config FILE [flags]``."""
     try:
         return run(None, list(sys.argv[1:] if argv is None else argv))
     except CardsuiteError as err:
@@ -443,3 +371,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def __getattr__(name: str) -> Any:
+    """0.2 names of this module and of ``rllib.checkpoints`` (which imports as this one)."""
+    table = moved_table("cardsuite.train.rllib.algorithm", "module_spec to_main") | moved_table(
+        "cardsuite.agents.learned.rllib", "LATEST RUN_RECORD read_record"
+    )
+    return moved_name(__name__, name, table)
