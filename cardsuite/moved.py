@@ -7,8 +7,13 @@ warns with a `DeprecationWarning` naming it. The module object is the new one
 itself, so ``from old import name`` and ``isinstance`` checks keep working and
 nothing is loaded twice.
 
+A name that moved out of a module that stays (a function now in a sibling
+module, or renamed) is found by the old module's ``__getattr__`` (PEP 562):
+`moved_table` builds its table, `moved_name` looks a name up in it and warns.
+
 Each layer registers the names that moved out of it (``cardsuite.agents`` and
-``cardsuite.train`` in their ``__init__``), so this core module names none.
+``cardsuite.train`` in their ``__init__``, each module its own table), so this
+core module names none.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from types import ModuleType
+from typing import Any
 
 
 class _MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -60,3 +66,31 @@ def alias_modules(table: Mapping[str, str]) -> None:
     _FINDER.table.update(table)
     if _FINDER not in sys.meta_path:
         sys.meta_path.append(_FINDER)
+
+
+Moved = ModuleType | str | tuple[ModuleType | str, str]
+"""Where a moved name lives now: its new module (same name), or (module, new name); a
+module given by its dotted name is imported when the name is first asked for."""
+
+
+def moved_table(home: ModuleType | str, *names: str) -> dict[str, Moved]:
+    """``{name: home}`` for each of the space-separated ``names`` (a module's 0.2 names)."""
+    return {name: home for text in names for name in text.split()}
+
+
+def moved_name(module: str, name: str, table: Mapping[str, Moved]) -> Any:
+    """For a module's ``__getattr__``: ``name`` from its new home in ``table``, with a
+    `DeprecationWarning` naming it; AttributeError for a name that never was there."""
+    entry = table.get(name)
+    if entry is None:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    home, new = entry if isinstance(entry, tuple) else (entry, name)
+    if isinstance(home, str):
+        home = importlib.import_module(home)
+    warnings.warn(
+        f"{module}.{name} moved to {home.__name__}.{new}; import it from there "
+        "(the old place will be removed in 0.4)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return getattr(home, new)

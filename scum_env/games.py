@@ -1,6 +1,9 @@
 """Scum and Scum Party as records of the game registry (`cardsuite.games`, entry points)."""
 
+from typing import Any
+
 from cardsuite.games import Game
+from cardsuite.moved import moved_name
 
 SCUM = Game(
     "scum",
@@ -22,3 +25,9 @@ SCUM_PARTY = Game(
     batched="scum_env.party.batched:BatchedParty",
     rgb="scum_env.party.render_rgb",
 )
+
+
+def __getattr__(name: str) -> Any:
+    """``CLIMB_PARAMS``, the heuristic's knobs, in `cardsuite.agents.parts` since 0.3 (loaded
+    only when asked for: the game does not import the agents layer)."""
+    return moved_name(__name__, name, {"CLIMB_PARAMS": "cardsuite.agents.parts"})

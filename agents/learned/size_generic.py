@@ -1,19 +1,8 @@
 """Size-generic learned agents: one network for every table size of its game.
 
-The layout (which pieces are padded, to how many seats) is
-`cardsuite.agents.learned.layout`; this module plays a network trained on it:
-
-* `SizeGenericAgent`: a `PPOAgent` whose network reads the padded generic
-  observation and scores the largest table's actions; at any table of its
-  game it pads the observation and keeps that table's actions. Its metadata
-  says so (``network.layout: "generic"``, checked by `check_generic_meta`),
-  which is what lets it sit at every size.
-* `GenericSnapshot`: the same network seen at one table, as the trainers'
-  evaluator and the arena's batch path play any `Snapshot`.
-* `TrainedAgent`: the ``ppo:PATH`` kind's loader (and ``pretrained:NAME``'s):
-  a `PPOAgent`, or a `SizeGenericAgent` where the metadata says generic.
-
-Deep Monte-Carlo trains such a network with ``sizes`` (`cardsuite.train.dmc.trainer`).
+`SizeGenericAgent` plays a network trained on the game's size-generic layout
+(`cardsuite.agents.learned.layout`, ``network.layout: "generic"``) at any table of its game,
+through a `GenericSnapshot` of that table; `TrainedAgent` is the ``ppo:PATH`` kind's loader.
 """
 
 from __future__ import annotations
@@ -37,6 +26,7 @@ from cardsuite.agents.learned.netspec import Snapshot, TableView, obs_scale
 from cardsuite.agents.learned.policy import PPOAgent
 from cardsuite.agents.learned.safe_io import AgentMeta
 from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.moved import moved_name, moved_table
 
 
 @functools.lru_cache(maxsize=8)
@@ -76,15 +66,9 @@ def check_generic_meta(meta: AgentMeta, where: str) -> None:
 
 @dataclass(frozen=True)
 class GenericSnapshot(TableView):
-    """A size-generic actor seen at one table: that table's scaled observations in, its logits out.
-
-    `inputs` undoes the table's `obs_scale`, pads the observation into the
-    generic layout (`cardsuite.agents.learned.layout.pad_observation`) and
-    scales it as the network was trained; the table's ``table_actions``
-    first logits are its own (the action ids do not depend on the table).
-    So the trainers' evaluator and the arena's batch path play it like any
-    `Snapshot` with the table's own scale.
-    """
+    """A size-generic actor seen at one table: that table's scaled observations in, its logits
+    out (`inputs` undoes the table's `obs_scale`, pads, and scales as in training), so it plays
+    like any `Snapshot` with the table's own scale."""
 
     _bound: np.ndarray = field(default_factory=lambda: np.ones(0, np.float32), repr=False)
 
@@ -123,16 +107,8 @@ class GenericSnapshot(TableView):
 
 
 class SizeGenericAgent(PPOAgent):
-    """A learned agent that takes a seat at any table size of its game.
-
-    Its network reads the game's size-generic observation layout
-    (`cardsuite.agents.learned.layout`: per-seat pieces padded to the largest
-    table, a ``seat_present`` piece) and scores the largest table's actions;
-    at a smaller table it plays through a `GenericSnapshot`, which pads the
-    observation and keeps that table's actions, so it only ever picks a legal
-    action of that table. Its metadata says so (``network.layout: generic``),
-    which is what lets `reset` accept every table of its game.
-    """
+    """A learned agent that takes a seat at any table size of its game (module doc); it plays
+    through a `GenericSnapshot` of the table, so it only ever picks one of that table's actions."""
 
     generic = True
 
@@ -151,17 +127,15 @@ class SizeGenericAgent(PPOAgent):
 
 
 class TrainedAgent:
-    """Namespace of the ``ppo:PATH`` kind: `load` gives a `PPOAgent`, a `SizeGenericAgent`
-    or an `AnyTableAgent` (`cardsuite.agents.learned.any_table`), as the metadata's
-    ``network.layout`` says."""
+    """The ``ppo:PATH`` kind: `load` gives a `PPOAgent`, `SizeGenericAgent` or `AnyTableAgent`,
+    as the metadata's ``network.layout`` says."""
 
     @classmethod
     def load(
         cls, path: str | Path, game: str | None = None, seed: int | None = None, *,
         deterministic: bool = True,
     ) -> PPOAgent:  # fmt: skip
-        """Load an agent, checkpoint or run directory; size-generic or any-table if its
-        metadata says so.
+        """Load an agent, checkpoint or run directory (as its ``network.layout`` says).
 
         Raises:
             CheckpointError: as `PPOAgent.load`, or a size-generic agent whose
@@ -178,3 +152,11 @@ class TrainedAgent:
             return agent
         return SizeGenericAgent(agent.weights, agent.meta, deterministic=deterministic,
                                 seed=seed, name=agent.name)  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    """0.2's ``cardsuite.train.size_generic`` (this module now) had the size evaluation,
+    in `cardsuite.train.tools.sizes` since 0.3 (loaded only when asked for)."""
+    return moved_name(
+        __name__, name, moved_table("cardsuite.train.tools.sizes", "evaluate_sizes main")
+    )

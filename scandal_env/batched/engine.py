@@ -1,15 +1,14 @@
 """BatchedScandal: N independent Scandal games (S1–S9) held as arrays.
 
-Per-player arrays are indexed by player id. Each action kind (draws, meld
-steps, lay-offs, discards) runs on the subset of games that chose it
-(`scandal_env.batched.apply`), then the mask (`masks`) and the observation
-(`encoding`) are built full-width. Episodes (``episode="hand"`` or
-``"game"``), rewards and restarts follow ``scandal_v0`` (``docs/batched.md``).
+Per-player arrays are indexed by player id. Each action kind runs on the games
+that chose it (`scandal_env.batched.apply`), then the mask and the observation
+are built full-width. Episodes, rewards and restarts follow ``scandal_v0``.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+import warnings
+from typing import Any
 
 import numpy as np
 
@@ -18,11 +17,12 @@ from cardsuite.batched.backend import Array
 from cardsuite.batched.checks import check_players
 from cardsuite.batched.deal import TAG_DEAL, permutations, split_seed, stream_keys
 from cardsuite.batched.protocol import StepResult
+from cardsuite.batched.sharded import ShardedGames
 from cardsuite.errors import UsageError
 from scandal_env.actions import describe
 from scandal_env.batched.apply import apply_actions
 from scandal_env.batched.consts import BUILD, DRAW, END_NAMES, END_NONE, END_OUT, MELD, OVER
-from scandal_env.batched.encoding import BatchObserver, float64, observe_seats
+from scandal_env.batched.encoding import BatchObserver, observe_seats
 from scandal_env.batched.masks import write_mask
 from scandal_env.batched.presets import check_preset
 from scandal_env.batched.tables import DeckTables
@@ -34,10 +34,8 @@ from scandal_env.state import make_rules
 TAG_DEALER = 0xDEA1
 
 
-#: What `BatchedScandal.step` returns: the shared
-#: `StepResult`, whose ``truncated [N]``
-#: marks the games among ``done`` whose episode ended by a limit (a blocked
-#: hand or ``max_turns``, S4, or ``max_hands``), as ``scandal_v0`` reports it.
+#: What `BatchedScandal.step` returns: the shared `StepResult`, whose ``truncated``
+#: marks the episodes ended by a limit (a blocked hand, ``max_turns``, ``max_hands``).
 ScandalStepResult = StepResult
 
 
@@ -49,8 +47,6 @@ class BatchedScandal(ArrayGames):
     """
 
     CONFIG = ScandalConfig
-    #: ``step(..., observe=False)`` skips writing the observation (see `step`).
-    OBSERVE_OPTIONAL: ClassVar[bool] = True
     STATE_FIELDS = ("hands", "known", "counts", "placed_by", "meld_owner", "table_pts", "build",
               "build_scandal", "pile_arr", "pile_pos", "pile_len", "stock_arr", "stock_len",
               "stock_public", "cur", "phase", "duty", "forbidden", "turn", "dealer", "hand_no",
@@ -117,10 +113,9 @@ class BatchedScandal(ArrayGames):
 
         Args:
             seed: keys every game's deal and dealer streams (0 .. 2**64-1).
-            hands: preset first deal, bool ``[N, P, n]`` cards by player id;
-                then ``discard`` and ``stock`` are required too: int
-                ``[N, n]`` card ids, top first, padded with -1. Every card
-                must be in exactly one place (a PresetError names the problem).
+            hands: preset first deal, bool ``[N, P, n]`` by player id, with
+                ``discard`` and ``stock`` (card ids ``[N, n]``, top first,
+                padded with -1): every card in exactly one place.
             dealer: preset first dealers ``[N]`` (default: a seeded draw, S2).
             scores: preset game totals ``[N, P]`` by player id.
         """
@@ -147,18 +142,6 @@ class BatchedScandal(ArrayGames):
             self._place(every, *preset.arrays(xp))
         return self._observe()
 
-    def step(self, actions: Any, active: Any = None, *, observe: bool = True) -> ScandalStepResult:
-        """Apply one action in every game (or in the ``active`` ones only).
-
-        As [`ArrayGames.step`][cardsuite.batched.arrays.ArrayGames.step]; with
-        ``observe=False`` the observation buffer is not rewritten (the returned
-        ``obs`` still holds the previous position): for a caller that reads the
-        state arrays and the mask only, such as the search's rollouts with
-        `BatchedScandalHeuristic.choose_engine`. The state, the mask,
-        ``to_act``, the rewards and the flags are the same either way.
-        """
-        return self._step(actions, active, observe)
-
     def _running(self) -> Array:
         return self.phase != OVER
 
@@ -169,16 +152,20 @@ class BatchedScandal(ArrayGames):
         """``[N]`` player id to act in each game."""
         return self.xp.copy(self.cur)
 
-    def observe_as(self, player: int | Array) -> Array:
-        """A new ``[N, obs_dim]`` float32: each game as player ``player`` sees it now.
+    def step(self, actions: Any, active: Any = None, *, observe: bool | None = None) -> StepResult:
+        """`ArrayGames.step`. ``observe`` (0.2's switch that skipped writing the observation)
+        is accepted and ignored with a DeprecationWarning: the observation is always written,
+        and the search's rollouts run the compiled kernels instead."""
+        if observe is not None:
+            warnings.warn("BatchedScandal.step(observe=...) is ignored since 0.3 (the observation "
+                          "is always written); drop the argument before 0.4",
+                          DeprecationWarning, stacklevel=2)  # fmt: skip
+        return super().step(actions, active)
 
-        Row ``g`` is bit for bit ``scandal_v0``'s ``observe(f"player_{player}")``
-        of game ``g``, whether or not that player is to act (``player`` may
-        also be ``[N]`` ids, one per game). Nothing changes: not the state,
-        not the ``obs``/``mask`` buffers the last step returned. A game that
-        is over (``autoreset=False``) is seen from its final position: as
-        ``scandal_v0`` shows it, except that the ``phase`` piece is all zero
-        (the engine's own observation of a finished game does the same).
+    def observe_as(self, player: int | Array) -> Array:
+        """A new ``[N, obs_dim]`` float32: each game as player ``player`` (or ``[N]`` ids)
+        sees it, bit for bit ``scandal_v0``'s ``observe``; nothing changes. A finished
+        game (``autoreset=False``) is seen from its final position, ``phase`` all zero.
 
         Raises:
             UsageError: before `reset`, or a bad ``player`` (named).
@@ -262,7 +249,7 @@ class BatchedScandal(ArrayGames):
         left = xp.sum(xp.astype(self.hands[r], xp.int64) * self.t.value[None, None, :], 2)
         net = self.table_pts[r] - left
         self.hand_end[r] = why
-        f64 = float64(xp)
+        f64 = xp.float64
         self.rewards[r] = xp.astype(xp.astype(net, f64) * (1.0 / cfg.reward_scale), xp.float32)
         self.scores[r] = self.scores[r] + net
         over = xp.amax(self.scores[r], 1) >= cfg.target_score
@@ -284,28 +271,20 @@ class BatchedScandal(ArrayGames):
             self._deal(nxt)
 
     # ------------------------------------------------------------------ views
-    def _observe(self, observe: bool = True) -> tuple[Array, Array, Array]:
-        """Write the mask (and, with ``observe``, the observation) of every game's player to act."""
+    def _observe(self) -> tuple[Array, Array, Array]:
+        """Write the mask and the observation of every game's player to act."""
         xp, p, n = self.xp, self.P, self.t.n
         flat = self.rows * p + self.cur
         hand = xp.take_rows(self.hands.reshape(-1, n), flat)
         size = xp.take_flat(self.counts, flat)
         write_mask(self, self.mask, hand, size)
         self._mask = self.mask
-        if observe:
-            self.observer.write(self, self.obs, hand)
+        self.observer.write(self, self.obs, hand)
         return self.obs, self._mask_out(self.mask), self.to_act()
 
-    def _observe_mask(self) -> tuple[Array, Array, Array]:
-        return self._observe(observe=False)
-
     def game_view(self, g: int) -> dict[str, Any]:
-        """Game ``g`` as plain Python values (for tests, debugging and presets).
-
-        Keys: ``hands`` (card ids per player), ``discard`` and ``stock`` (top
-        first), ``dealer``, ``to_act``, ``phase``, ``scores``, ``hand_number``,
-        ``hand_end``: exactly a ``scandal_v0`` preset plus the running totals.
-        """
+        """Game ``g`` as plain Python values: a ``scandal_v0`` preset (``hands``, ``discard``,
+        ``stock``, ``dealer``) plus ``to_act``, ``phase``, ``scores``, ``hand_number``, ``hand_end``."""
         xp = self.xp
 
         def host(x: Array) -> np.ndarray:
@@ -326,4 +305,11 @@ class BatchedScandal(ArrayGames):
         }
 
 
-__all__ = ["BUILD", "DRAW", "MELD", "OVER", "BatchedScandal", "ScandalStepResult"]
+class ShardedScandal(ShardedGames):
+    """``num_games`` numpy Scandal games stepped by ``threads`` threads, playing exactly like
+    one `BatchedScandal` (``truncated`` included); ``**config``: `ScandalConfig` fields."""
+
+    ENGINE = BatchedScandal
+
+
+__all__ = ["BUILD", "DRAW", "MELD", "OVER", "BatchedScandal", "ScandalStepResult", "ShardedScandal"]

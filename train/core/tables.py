@@ -1,12 +1,9 @@
 """The games in flight of a batched trainer, one `GameTable` per player count.
 
-A run trains at ``num_players``, or with ``sizes`` at several player counts
-together, one network on the game's size-generic layout (observations and
-masks padded, `cardsuite.agents.learned.layout`). `make_table` builds a table
-(engine, League, self-play and league games, learner seats and members);
-`GameTable.finish_games` scores the finished league games for PFSP and deals
-their next seats and members; `evaluate_tables` evaluates at every table (rows ``NAME@Pp``
-with ``sizes``).
+A run trains at ``num_players``, or with ``sizes`` at several player counts, one network
+on the game's size-generic layout (`cardsuite.agents.learned.layout`). `make_table`
+builds a table, `GameTable.finish_games` scores and redeals its finished league games,
+`evaluate_tables` evaluates at every table.
 """
 
 from __future__ import annotations
@@ -21,6 +18,7 @@ import numpy as np
 from cardsuite.agents.learned.layout import pad_mask, pad_observation
 from cardsuite.agents.learned.netspec import Snapshot, obs_scale
 from cardsuite.agents.learned.size_generic import GenericSnapshot
+from cardsuite.moved import moved_name
 from cardsuite.train.core.evaluate import evaluate_against
 from cardsuite.train.core.games import train_game
 from cardsuite.train.core.league import League
@@ -32,15 +30,9 @@ T = TypeVar("T", bound="GameTable")
 @dataclass(eq=False, kw_only=True)
 class GameTable:
     """One player count's games in flight: engine, league, seats and the current state.
-
-    ``generic`` (the game's name, or empty) pads the network's inputs into the
-    size-generic layout; ``key`` prefixes the table's arrays in a checkpoint
-    (empty for a one-size run, whose checkpoint format is unchanged).
-    ``eval_opponents`` (given opponents) or ``eval_names`` (baselines, made
-    afresh for each evaluation, seeded by its deal seed, so an evaluation of
-    the same network on the same deals always gives the same rows, however
-    many came before it or whether the run was resumed).
-    """
+    ``generic`` (a game's name) pads the network's inputs into the size-generic layout;
+    ``key`` prefixes the table's checkpoint arrays; evaluations play ``eval_opponents`` or
+    baselines ``eval_names`` made afresh for each (rows depend on network and deals only)."""
 
     players: int
     config: dict[str, Any]
@@ -96,8 +88,7 @@ class GameTable:
         self.obs, self.mask, self.to_act = self.eng.reset(seed)
 
     def game_state(self) -> dict[str, np.ndarray] | None:
-        """The games in flight as arrays for a checkpoint (None: the engine keeps them in
-        Python objects)."""
+        """The games in flight as arrays for a checkpoint (None: kept in Python objects)."""
         games = engine_state(self.eng)
         if games is None:
             return None
@@ -110,11 +101,8 @@ class GameTable:
         restore_engine_state(self.eng, saved)
 
     def finish_games(self, done: np.ndarray, rewards: np.ndarray, rng: Any) -> np.ndarray:
-        """Score the finished league games for PFSP; draw their new seat and member.
-
-        Returns each finished league game's outcome for the learner's seat: 1
-        when its reward beat the other seats' mean, 1/2 for a tie, else 0.
-        """
+        """Score the finished league games for PFSP and draw their new seats and member; each
+        one's outcome for the learner's seat (1: above the other seats' mean, 1/2 a tie)."""
         fin = np.flatnonzero(done & ~self.selfplay)
         if fin.size == 0:
             return np.zeros(0)
@@ -132,14 +120,12 @@ class GameTable:
 
 
 def _first(name: str) -> Any:
-    """A property: the first table's ``name`` (the only table without ``sizes``)."""
     return property(lambda self: getattr(self.tables[0], name),
                     doc=f"The first table's ``{name}`` (the only table without ``sizes``).")  # fmt: skip
 
 
 class FirstTable:
-    """A trainer's one-size views: the first table's pieces as the trainer's own (a run
-    without ``sizes`` has one table; tests, tools and ``cardsuite exploit`` read them)."""
+    """A trainer's one-size views: the first table's pieces as the trainer's own."""
 
     tables: Sequence[GameTable]
     eng = _first("eng")
@@ -153,13 +139,9 @@ class FirstTable:
 
 
 def draw_seats(rng: Any, games: int, players: int, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each of ``games`` league games' learner seats: ``k`` distinct seats at random.
-
-    Returns the first of them per game (the seat PFSP scores and the
-    duplicate baseline's margin follows) and the (games, players) mask of all
-    ``k``. With ``k`` 1 the draw is the one seat per game it always was, so
-    one-seat runs repeat their former deals and seats exactly.
-    """
+    """``k`` distinct random learner seats in each of ``games`` league games: the first per
+    game (the seat PFSP scores) and the (games, players) mask of all ``k``. With ``k`` 1
+    the draw is the one seat per game it always was."""
     if k == 1:
         seat = rng.integers(players, size=games)
         return seat, seat[:, None] == np.arange(players)
@@ -174,16 +156,9 @@ def make_table(
     engine_kwargs: dict[str, Any] | None = None, opponents: dict[str, Any] | None = None,
     scale: Any = None, table_class: type[T] = GameTable, **extra: Any,  # type: ignore[assignment]
 ) -> T:  # fmt: skip
-    """A batch of ``args.num_games`` games of ``game`` (a `TrainGame`) at ``players``.
-
-    ``args`` is a `BatchedConfig`: its ``baselines`` fill the League (``opponents``
-    replaces them and ``eval_against``), ``self_play`` splits the games, and
-    every league game gets ``args.learner_seats`` random learner seats (one
-    by default) and a League member, who plays every other seat.
-    ``greedy``: snapshots in the League play their mode (Deep Monte-Carlo's
-    Q-policy). ``table_class`` and ``extra``: a trainer's own table type and
-    fields.
-    """
+    """A batch of ``args.num_games`` games of ``game`` (a `TrainGame`) at ``players`` (the
+    `BatchedConfig` ``args`` fill the League, unless ``opponents``, split the games and
+    seat the learners); ``table_class`` and ``extra``: a trainer's own table type and fields."""
     config: dict[str, Any] = game.config(players, args.options)
     eng = game.make_engine(args.num_games, config, **(engine_kwargs or {}))
     n, p = args.num_games, eng.num_players
@@ -212,12 +187,8 @@ def evaluate_tables(
     snap: Snapshot, scale: np.ndarray, tables: Sequence[GameTable], *, game: str, deals: int,
     seed: int, step: int,
 ) -> list[dict[str, Any]]:  # fmt: skip
-    """Duplicate deals of ``snap`` against each table's evaluation opponents; the rows.
-
-    ``scale``: the network's input factors. At a generic table the network
-    is seen through `cardsuite.agents.learned.size_generic.GenericSnapshot` with the
-    table's own scale, and the rows are named ``NAME@Pp``.
-    """
+    """Duplicate deals of ``snap`` (inputs times ``scale``) against each table's evaluation
+    opponents; the rows (``NAME@Pp`` at a generic table, played through `GenericSnapshot`)."""
     rows: list[dict[str, Any]] = []
     for t in tables:
         me, my_scale = snap, scale
@@ -235,3 +206,8 @@ def evaluate_tables(
                 r = dataclasses.replace(r, against=f"{r.against}@{t.players}p")
             rows.append(r.to_dict())
     return rows
+
+
+def __getattr__(name: str) -> Any:
+    """``warm_start_data``, in `cardsuite.train.core.warm` since 0.3, with a warning (PEP 562)."""
+    return moved_name(__name__, name, {"warm_start_data": "cardsuite.train.core.warm"})
