@@ -1,26 +1,12 @@
 """Agents: the protocol, the baselines, the searches, learned and external agents; evaluation and play.
 
-Imported as `cardsuite.agents` (the folder is ``agents/`` in the repository;
-setuptools' `package-dir` maps it). Folders by purpose:
+Imported as `cardsuite.agents` (the ``agents/`` folder). ``base``, ``kinds``, ``registry``
+and ``parts`` (the protocol, agent kinds, agents by spec string, the per-game parts) sit at
+the top; the folders ``baselines/``, ``search/``, ``learned/``, ``external/``, ``arena/``
+and ``play/`` each say in their docstring what lives there and what they may import.
 
-* ``base``, ``kinds``, ``registry``: the `Agent` protocol, what an agent kind is,
-  and agents by spec string (``heuristic``, ``ismcts:budget=200``, ``pretrained:scum4``);
-* ``parts``: this layer's table of per-game parts (heuristics, views, search adapters);
-* ``baselines/``: random, greedy and the heuristics, per game and batched;
-* ``search/``: ISMCTS (the readable reference and the batched search), the guided
-  search over a learned agent, leaf evaluation and the compiled rollout kernels;
-* ``learned/``: the torch-free side of trained agents: the safe weight format, the
-  numpy forward pass, ``ppo:PATH``, ``pretrained:NAME`` and the shipped models;
-* ``external/``: agents from elsewhere: ``exec:COMMAND`` and OpenSpiel;
-* ``arena/``: evaluation: tournaments, results, ratings, the leaderboard, the
-  benchmark, game records and datasets;
-* ``play/``: people at the table: the terminal, the web table, views and move logs.
-
-Imports: this layer imports the core (``cardsuite``) and the games, never
-``cardsuite.train``; each folder's docstring says which siblings it may use
-(``tests/core/test_import_graph.py`` holds them to it). Modules that moved in
-0.3 keep their old names for a release, with a `DeprecationWarning` naming
-the new home (`cardsuite.moved`).
+Imports: the core and the games, never ``cardsuite.train``. Modules that moved in 0.3 keep
+their old names for a release, with a `DeprecationWarning` naming the new home.
 """
 
 from cardsuite.moved import alias_modules
@@ -32,10 +18,9 @@ if __name__ == "agents":  # imported from a checkout under its pre-0.2 top-level
 
 alias_modules(
     {
-        "cardsuite.agents.batched_heuristic_party": "cardsuite.agents.baselines.batched_party",
+        "cardsuite.agents.batched_heuristic_party": "cardsuite.agents.baselines.party",
         "cardsuite.agents.batched_heuristic_scandal": "cardsuite.agents.baselines.batched_scandal",
         "cardsuite.agents.batched_heuristic_scum": "cardsuite.agents.baselines.batched_scum",
-        "cardsuite.agents.arena.benchmark": "cardsuite.agents.arena.evaluation_cli",
         "cardsuite.agents.benchmark": "cardsuite.agents.arena.evaluation_cli",
         "cardsuite.agents.dataset": "cardsuite.agents.arena.dataset",
         "cardsuite.agents.exec_agent": "cardsuite.agents.external.exec",
@@ -46,7 +31,7 @@ alias_modules(
         "cardsuite.agents.heuristic_scandal": "cardsuite.agents.baselines.scandal",
         "cardsuite.agents.heuristic_scum": "cardsuite.agents.baselines.scum",
         "cardsuite.agents.ismcts": "cardsuite.agents.search.reference",
-        "cardsuite.agents.ismcts_batched": "cardsuite.agents.search.batched",
+        "cardsuite.agents.ismcts_batched": "cardsuite.agents.search.reference",
         "cardsuite.agents.leaderboard": "cardsuite.agents.arena.leaderboard",
         "cardsuite.agents.move_log": "cardsuite.agents.play.move_log",
         "cardsuite.agents.openspiel": "cardsuite.agents.external.openspiel",
@@ -63,7 +48,7 @@ alias_modules(
         "cardsuite.agents.results": "cardsuite.agents.arena.results",
         "cardsuite.agents.search_base": "cardsuite.agents.search.base",
         "cardsuite.agents.search_kinds": "cardsuite.agents.search.kinds",
-        "cardsuite.agents.search_leaves": "cardsuite.agents.search.leaves",
+        "cardsuite.agents.search_leaves": "cardsuite.agents.search.rollouts",
         "cardsuite.agents.simulate": "cardsuite.agents.arena.simulate",
         "cardsuite.agents.size_generic": "cardsuite.agents.learned.layout",
         "cardsuite.agents.stats": "cardsuite.agents.arena.stats",

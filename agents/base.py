@@ -27,16 +27,9 @@ from cardsuite.obsspec import ObsSpec
 
 @dataclass(frozen=True)
 class TableInfo:
-    """What an agent is told when an episode starts.
-
-    Attributes:
-        game: the game's registry name (``"scum"``, ``"scum_party"``, ``"scandal"``).
-        config: the game's (frozen) config.
-        agent: the agent's name for this episode (``"player_3"``).
-        num_actions: size of the ``Discrete`` action space.
-        obs_spec: the observation layout, for named views.
-        describe_action: plain words for an action id.
-    """
+    """What an agent is told when an episode starts: the game's registry name and frozen
+    config, its own name (``"player_3"``), the number of actions, the observation layout
+    (for named views) and plain words for an action id."""
 
     game: str
     config: ConfigBase

@@ -1,9 +1,7 @@
-"""What an agent kind is (the record the arena's registry keeps for each), and how a
-user's own agent class is imported (`import_class`).
+"""What an agent kind is (`AgentKind`, the registry's record of each) and `import_class`.
 
-Kept apart from [`cardsuite.agents.registry`][cardsuite.agents.registry] so that a layer registering
-its own kinds (``cardsuite.agents.learned.kinds``, a third-party package) can import it
-without importing, and so re-entering, the registry while it loads its plug-ins.
+Apart from `cardsuite.agents.registry` so that a layer registering kinds can import it
+without re-entering the registry while it loads its plug-ins.
 """
 
 from __future__ import annotations
@@ -24,25 +22,19 @@ class AgentKind:
     """One kind of agent the registry can build.
 
     Attributes:
-        name: the spec name (``"ismcts"``).
-        target: ``"module:Class"`` imported on first use.
-        doc: one line for help texts.
-        argument: what follows ``name:`` in a spec: ``"params"`` (``key=value``
-            pairs passed to ``Class(game, seed=..., **params)``), ``"path"`` (a
-            checkpoint path, loaded by ``Class.load(path, game, seed)``) or
-            ``"name"`` (a name, e.g. of a shipped agent, also ``Class.load``).
+        name: the spec name (``"ismcts"``); target: ``"module:Class"``, imported on first use;
+            doc: one line for help texts.
+        argument: what follows ``name:``: ``"params"`` (``key=value`` pairs for
+            ``Class(game, seed=..., **params)``), ``"path"`` (a checkpoint, for
+            ``Class.load(path, game, seed)``) or ``"name"`` (e.g. a shipped agent's, also
+            ``Class.load``).
         extra: the ``pip install cardsuite[EXTRA]`` that provides the kind, if any.
-        operator_only: the spec names a file, a module or a command that the
-            process would open or run (``exec:``, ``ppo:PATH``): a server offers
-            it only when the person running it listed the spec
-            (``cardsuite serve --agents``), never because a request named it.
-        wraps: ``"module:function"`` splitting the text after ``name:`` into the
-            spec of the agent this kind wraps and this kind's own parameters
-            (``search:pretrained:scum4:budget=50`` wraps ``pretrained:scum4``),
-            so a server checks the wrapped spec and the parameters as its own.
-        leaderboard: ``"module:function"`` naming the specs of this kind that
-            ``cardsuite leaderboard`` seats by default: ``function(game, shipped)``,
-            ``shipped`` the shipped agents it seats (``search:pretrained:scum4``).
+        operator_only: the spec names a file, module or command the process would open or
+            run: a server offers it only when its operator listed it (``serve --agents``).
+        wraps: ``"module:function"`` splitting the text after ``name:`` into the wrapped
+            agent's spec and this kind's parameters (``search:pretrained:scum4:budget=50``).
+        leaderboard: ``"module:function"``: ``function(game, shipped)`` names the specs of
+            this kind ``cardsuite leaderboard`` seats by default.
     """
 
     name: str
@@ -58,11 +50,9 @@ class AgentKind:
 def import_class(text: str, target: str) -> Any:
     """The class ``target`` (``module:Class`` or ``file.py:Class``) of the spec ``text``.
 
-    This imports the user's code, by their explicit choice (the spec they typed).
-
-    A file is executed once per process, as a module named after its path's
-    hash; ConfigError names a missing file or module, a file that fails to
-    import, or a missing class.
+    This imports the user's code, by their explicit choice (the spec they typed); a file is
+    executed once per process. ConfigError names a missing file, module or class, or a file
+    that fails to import.
     """
     head, _, cls_name = target.rpartition(":")
     if head.lower().endswith(".py"):

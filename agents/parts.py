@@ -1,13 +1,8 @@
-"""The agents layer's table of per-game parts, keyed by the game's registry name.
+"""The agents layer's table of per-game parts (`PARTS`), keyed by the game's registry name.
 
-The game record (`cardsuite.games.Game`) holds only the game's own parts: its
-env, config, engines and drawing. What the agents layer adds for a game lives
-here: its heuristic (per game and batched), the greedy baseline, the text view
-a person sees, the ISMCTS adapter and the OpenSpiel adapter. Parts are
-``"module:attribute"`` strings, imported when first asked for, so listing the
-table imports no heuristic, search or pyspiel. A game package that adds a game
-adds its row here (``tests/core/test_game_records.py`` checks every registered
-game has one); nothing builds a module path from a game's name.
+What this layer adds to a game (heuristics, greedy, the person's view, the search and
+OpenSpiel adapters) as ``"module:attribute"`` strings, imported when first asked for. A new
+game adds its row (``tests/core/test_game_records.py`` checks each game has one).
 """
 
 from __future__ import annotations
@@ -57,16 +52,16 @@ PARTS: dict[str, AgentParts] = {
         batched_heuristic="cardsuite.agents.baselines.batched_scum:BatchedScumHeuristic",
         greedy="cardsuite.agents.baselines.greedy:scum_greedy",
         view="cardsuite.agents.play.views:scum_view",
-        search="cardsuite.agents.search.reference:scum_search",
+        search="cardsuite.agents.search.games:scum_search",
         openspiel="cardsuite.agents.external.openspiel.scum",
         heuristic_params=CLIMB_PARAMS,
     ),
     "scum_party": AgentParts(
         heuristic="cardsuite.agents.baselines.party:make",
-        batched_heuristic="cardsuite.agents.baselines.batched_party:BatchedPartyHeuristic",
+        batched_heuristic="cardsuite.agents.baselines.party:BatchedPartyHeuristic",
         greedy="cardsuite.agents.baselines.greedy:party_greedy",
         view="cardsuite.agents.play.views:party_view",
-        search="cardsuite.agents.search.reference:party_search",
+        search="cardsuite.agents.search.games:party_search",
         openspiel="cardsuite.agents.external.openspiel.party",
         heuristic_params=CLIMB_PARAMS,
     ),
@@ -75,7 +70,7 @@ PARTS: dict[str, AgentParts] = {
         batched_heuristic="cardsuite.agents.baselines.batched_scandal:BatchedScandalHeuristic",
         greedy="cardsuite.agents.baselines.greedy:scandal_greedy",
         view="cardsuite.agents.play.views:scandal_view",
-        search="cardsuite.agents.search.reference:scandal_search",
+        search="cardsuite.agents.search.games:scandal_search",
         openspiel="cardsuite.agents.external.openspiel.scandal",
         heuristic_params=("take_cost", "deep_margin"),
     ),

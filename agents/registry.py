@@ -1,42 +1,23 @@
-"""Agents by spec string: ``random``, ``greedy``, ``heuristic``, ``ismcts``, ``ppo:PATH``, ``rllib:PATH``.
+"""Agents by spec string: ``random``, ``heuristic``, ``ismcts:budget=200``, ``ppo:PATH``,
+``pretrained:scum4``, ``rllib:PATH``, or a user's own class (``mypackage.bots:Cautious``,
+``my_agent.py:Cautious:margin=2``, built as ``Class(game, seed=..., **params)`` where its
+constructor takes them). Parameter values are YAML scalars. The grammar: ``docs/agents.md``.
 
-A spec names an agent kind, optionally with parameters, or a user's own
-agent class::
-
-    random
-    ismcts:budget=200,rollouts=heuristic
-    ppo:runs/scum4/agent            (the agent folder cardsuite ppo/dmc writes, or a checkpoint)
-    pretrained:scum4                (a reference agent shipped in the package)
-    rllib:runs/rllib/iter_000010    (an RLlib checkpoint, with the rllib extra)
-    mypackage.bots:CautiousAgent    (an importable module and a class in it)
-    my_agent.py:CautiousAgent       (a Python file the user names, and a class in it)
-    my_agent.py:CautiousAgent:margin=2   (the same, with constructor parameters)
-
-A ``module:Class`` or ``file.py:Class`` spec imports the user's code: the
-module is imported, the file executed, by the user's explicit choice. Only
-[`make_agent`][cardsuite.agents.registry.make_agent] does that, and only for spec strings the user typed (the
-command line, a Python call); nothing that reads a record or a results file
-builds agents from the names stored in it. The class is built as
-``Class(game=..., seed=..., **params)``, passing ``game`` and ``seed`` only if
-its constructor takes them, and must have ``name``, ``reset`` and ``act``
-([`Agent`][cardsuite.agents.base.Agent]).
-
-Parameter values are read as YAML scalars (``200`` is an int, ``1.5`` a
-float, ``true`` a bool, anything else a string). Agent classes are imported
-when a spec is built, so listing or parsing specs never imports torch or ray.
-Kinds beyond the baselines are registered by the layer that owns them through
-the ``cardsuite.agents`` entry-point group (`ENTRY_POINT_GROUP`), as any other
-package may. Every mistake is a named error: [`ConfigError`][cardsuite.ConfigError]
-(an unknown kind, a malformed or unknown parameter) or
-[`CheckpointError`][cardsuite.CheckpointError] (a missing checkpoint).
+A ``module:Class`` or ``file.py:Class`` spec imports the user's code, by their explicit
+choice: only [`make_agent`][cardsuite.agents.registry.make_agent] does that, for specs the
+user typed; nothing that reads a record or a results file builds agents from names stored in
+it. Agent classes are imported when a spec is built, so parsing specs never imports torch.
+Kinds beyond the baselines come through the ``cardsuite.agents`` entry-point group
+(`ENTRY_POINT_GROUP`). Mistakes are a named `ConfigError` or `CheckpointError`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib
-import importlib.util
+import importlib.metadata
 import inspect
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,17 +44,12 @@ _BUILTIN = (
 
 
 def _plugin_kinds() -> list[AgentKind]:
-    """Kinds registered through `ENTRY_POINT_GROUP` (``ppo``, ``rllib``, ...).
-
-    Training-based kinds are registered by the layer that owns them
-    (``cardsuite.train``), so this package never names it. A plug-in that
-    fails to load is skipped with a warning rather than breaking the arena.
-    """
-    import warnings
-    from importlib.metadata import entry_points
-
+    """Kinds registered through `ENTRY_POINT_GROUP` (``ppo``, ``rllib``...); a plug-in that
+    fails to load is skipped with a warning rather than breaking the arena."""
     kinds = []
-    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+    for ep in sorted(
+        importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name
+    ):
         try:
             obj = ep.load()
         except Exception as err:  # a broken third-party plug-in
@@ -98,16 +74,8 @@ for _kind in (*_BUILTIN, *_plugin_kinds()):
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """A parsed spec string.
-
-    Attributes:
-        text: the spec as written.
-        kind: the agent kind (a key of `KINDS`), or ``"class"`` for a
-            user's ``module:Class`` / ``file.py:Class`` spec.
-        params: constructor parameters (not for ``ppo``).
-        path: the checkpoint of a ``ppo`` spec.
-        target: the ``module:Class`` or ``file.py:Class`` of a ``"class"`` spec.
-    """
+    """A parsed spec: its ``text``, ``kind`` (a key of `KINDS`, or `CLASS_KIND`), constructor
+    ``params``, the ``path`` (or name) of a checkpoint kind, the ``target`` of a class spec."""
 
     text: str
     kind: str
@@ -148,7 +116,7 @@ def parse_spec(spec: str) -> AgentSpec:
         return AgentSpec(text, name, {}, rest.strip())
     if sep and not rest.strip():
         raise ConfigError(f"agent spec {text!r}: nothing after ':'; write {name}:key=value")
-    return AgentSpec(text, name, _parse_params(text, name, rest))
+    return AgentSpec(text, name, parse_params(text, rest, name))
 
 
 def wrapped_spec(parsed: AgentSpec) -> tuple[str, dict[str, Any]] | None:
@@ -168,11 +136,9 @@ def wrapped_spec(parsed: AgentSpec) -> tuple[str, dict[str, Any]] | None:
 def weights_sha256(spec: str, depth: int = 0) -> str | None:
     """SHA-256 of the weights a spec plays, through any wrapper (``search:``), or None.
 
-    A shipped agent (``pretrained:NAME``: its kind's ``folder(NAME)``) and a
-    trained agent directory (``ppo:PATH``) play ``weights.safetensors``; a
-    checkpoint file is hashed whole. A rule-based agent, a name or path that
-    does not resolve, or wrappers nested more than 3 deep give None (making
-    the agent reports those).
+    A shipped agent (its kind's ``folder(NAME)``) and an agent directory play
+    ``weights.safetensors``; a checkpoint file is hashed whole. A rule-based agent, a name or
+    path that does not resolve, or wrappers nested over 3 deep give None.
     """
     parsed = parse_spec(spec)
     inner = wrapped_spec(parsed)
@@ -199,19 +165,42 @@ def weights_sha256(spec: str, depth: int = 0) -> str | None:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
-def _parse_params(text: str, name: str, rest: str) -> dict[str, Any]:
-    """``key=value,...`` as a dict; ConfigError naming a malformed or repeated item."""
+def parse_params(
+    text: str,
+    rest: str,
+    example: str | None = None,
+    kind: str = "agent",
+    allowed: tuple[str, ...] | None = None,
+) -> dict[str, Any]:
+    """``key=value,...`` (``rest``, the parameters of spec ``text``) as a dict.
+
+    Args:
+        text: the whole spec, quoted in the messages.
+        rest: the ``key=value`` items, comma-separated.
+        example: the kind or class a malformed item's hint names
+            (``NAME:budget=200``); None: no hint.
+        kind: what the messages call the spec (``"agent"``, ``"search"``).
+        allowed: the parameters the kind takes; None: any.
+
+    Raises:
+        ConfigError: a malformed, unknown or repeated item, named.
+    """
+    where = f"{kind} spec {text!r}:"
     params: dict[str, Any] = {}
     for item in rest.split(",") if rest.strip() else []:
         key, eq, raw = item.partition("=")
         key = key.strip()
         if not eq or not key.isidentifier():
+            bad = f"{item.strip()!r} is not key=value"
+            if example:
+                bad = f"parameter {bad} (e.g. {example}:budget=200)"
+            raise ConfigError(f"{where} {bad}")
+        if allowed is not None and key not in allowed:
             raise ConfigError(
-                f"agent spec {text!r}: parameter {item.strip()!r} is not key=value "
-                f"(e.g. {name}:budget=200)"
+                f"{where} unknown parameter {key!r}; parameters: {', '.join(allowed)}"
             )
         if key in params:
-            raise ConfigError(f"agent spec {text!r}: parameter {key!r} given twice")
+            raise ConfigError(f"{where} parameter {key!r} given twice")
         params[key] = spec_scalar(raw.strip())
     return params
 
@@ -234,16 +223,13 @@ def _parse_class_spec(text: str, head: str, rest: str) -> AgentSpec:
             "write module:Class or path/to/file.py:Class"
         )
     return AgentSpec(
-        text, CLASS_KIND, _parse_params(text, cls_name, params), target=f"{head}:{cls_name}"
+        text, CLASS_KIND, parse_params(text, params, cls_name), target=f"{head}:{cls_name}"
     )
 
 
 def spec_scalar(raw: str) -> Any:
-    """A spec parameter's value: a YAML scalar (int, float, bool, str), else the raw text.
-
-    The text goes through the suite's bounded YAML reader, so an alias bomb or
-    an integer too long to convert stays text for the agent's own check to refuse.
-    """
+    """A spec parameter's value: a YAML scalar (int, float, bool, str), else the raw text (an
+    alias bomb or an integer too long to convert stays text, for the agent to refuse)."""
     try:
         value = load_yaml_text(raw, "agent spec parameter")
     except ConfigError:
@@ -252,12 +238,7 @@ def spec_scalar(raw: str) -> Any:
 
 
 def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
-    """Build the agent ``spec`` for ``game`` (a registry name such as ``"scum"``).
-
-    Args:
-        spec: an agent spec (see the module documentation).
-        game: the game the agent will play.
-        seed: seeds the agent's own randomness.
+    """Build the agent ``spec`` (module doc) for ``game`` (``"scum"``), its randomness seeded.
 
     Raises:
         ConfigError: unknown kind, malformed or unknown parameter, a bad value,
@@ -280,21 +261,32 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
 
 
 def _build(parsed: AgentSpec, cls: Any, game: str, seed: int | None) -> Agent:
-    """``cls(game=..., seed=..., **params)`` (game and seed only where accepted), checked."""
-    _check_params(parsed, cls)
+    """``cls(game, seed=..., **params)`` (game and seed only where accepted), checked.
+
+    Raises:
+        ConfigError: a parameter the constructor does not take, a value it refuses, or an
+            object that is not an `Agent`.
+    """
     try:
-        accepted = inspect.signature(cls).parameters
+        signature: Any = inspect.signature(cls).parameters
     except (TypeError, ValueError):
-        accepted = {}  # type: ignore[assignment]
+        signature = None
+    accepted = dict(signature or {})
     takes_all = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values())
+    if signature is not None and not takes_all:
+        kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        named = [n for n, p in accepted.items() if n not in ("game", "seed") and p.kind in kinds]
+        for key in parsed.params:
+            if key not in named:
+                raise ConfigError(
+                    f"agent spec {parsed.text!r}: unknown parameter {key!r} for "
+                    f"{parsed.target or parsed.kind}; parameters: {', '.join(named) or 'none'}"
+                )
     kwargs = dict(parsed.params)
     if "seed" in accepted or takes_all:
         kwargs["seed"] = seed
     try:
-        if "game" in accepted:
-            agent = cls(game, **kwargs)
-        else:
-            agent = cls(**kwargs)
+        agent = cls(game, **kwargs) if "game" in accepted else cls(**kwargs)
     except CardsuiteError:
         raise
     except (TypeError, ValueError) as err:
@@ -314,11 +306,15 @@ def load_class(parsed: AgentSpec) -> Any:
     return import_class(parsed.text, parsed.target or "")
 
 
-def _load(parsed: AgentSpec) -> Any:
+def _load(parsed: AgentSpec, missing: str = "") -> Any:
+    """The class ``parsed``'s kind names, imported now; ConfigError where this install lacks
+    it (``missing`` starts the message, else it says the kind is not available)."""
     module_name, attr = KINDS[parsed.kind].target.split(":")
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as err:
+        if missing:
+            raise ConfigError(f"{missing}; module {err.name!r} not found") from None
         raise ConfigError(
             f"agent {parsed.kind!r} is not available in this install "
             f"(module {err.name!r} not found)"
@@ -331,43 +327,17 @@ def _load(parsed: AgentSpec) -> Any:
         ) from None
 
 
-def _check_params(parsed: AgentSpec, cls: Any) -> None:
-    """ConfigError naming a parameter the constructor does not accept."""
-    try:
-        params = inspect.signature(cls).parameters
-    except (TypeError, ValueError):
-        return
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return
-    accepted = [
-        name
-        for name, p in params.items()
-        if name not in ("game", "seed")
-        and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    ]
-    for key in parsed.params:
-        if key not in accepted:
-            raise ConfigError(
-                f"agent spec {parsed.text!r}: unknown parameter {key!r} for {parsed.target or parsed.kind}; "
-                f"parameters: {', '.join(accepted) or 'none'}"
-            )
-
-
 def _make_from_checkpoint(parsed: AgentSpec, game: str, seed: int | None) -> Agent:
     kind = KINDS[parsed.kind]
     path: str | Path = parsed.path or ""
     if kind.argument == "path" and not Path(path).exists():
         raise CheckpointError(f"agent spec {parsed.text!r}: checkpoint {str(path)!r} not found")
-    module_name, attr = KINDS[parsed.kind].target.split(":")
     extra = kind.extra or parsed.kind
     needs_extra = (
         f"agent spec {parsed.text!r}: {parsed.kind} agents need the {extra} extra "
         f"(pip install cardsuite[{extra}])"
     )
-    try:
-        cls = getattr(importlib.import_module(module_name), attr)
-    except ModuleNotFoundError as err:
-        raise ConfigError(f"{needs_extra}; module {err.name!r} not found") from None
+    cls = _load(parsed, needs_extra)
     try:
         source = Path(path) if kind.argument == "path" else path
         return cls.load(source, game, seed)  # type: ignore[no-any-return]

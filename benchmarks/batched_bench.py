@@ -1,27 +1,14 @@
 """Throughput of the batched engines (Scum, Scum Party, Scandal) against N, beside the per-game envs.
 
-One run measures, for the chosen game and player counts, each backend and
-each batch size N, agent steps per second of random legal play *with
-observation and mask built every step* (one batched step = N agent
-decisions), split into engine time and the time of the random policy; the
-same rates per second of this process's CPU time (what an unshared core
-gives: on a loaded machine the wall-clock rates undercount); the state and
-peak memory per game; then the per-game env of the game (``scum_v0``,
-``scum_party_v0``, ``scandal_v0``, user-facing ``env()``) and OpenSpiel
-``dou_dizhu`` in the same process (`benchmarks.references`).
-
-CPU (numpy, numpy on 2 threads, torch; N = 1 .. 65,536)::
+For each backend and batch size N: agent steps per second of random legal
+play with observation and mask every step (split into engine and policy, per
+wall-clock and per CPU second), memory per game, then the game's per-game
+``env()`` and OpenSpiel ``dou_dizhu`` in the same process::
 
     python -m benchmarks.batched_bench --game party --players 8 50 --shards 2 --out party.json
-
-GPU (torch on CUDA, N = 1 .. 2**22, stopping at the first out-of-memory)::
-
     python -m benchmarks.batched_bench --game scum --device cuda --out gpu.json
 
-``--profile N`` prints where the time of a numpy step goes at batch size N
-(cProfile by own time, and the split between the engine and the policy).
-A game is a row of `ENGINES` (its batched engine and env come from its
-record in the game registry).
+``--profile N`` prints where the time of a numpy step goes at batch size N.
 """
 
 from __future__ import annotations
@@ -37,8 +24,7 @@ import tracemalloc
 from collections.abc import Sequence
 from typing import Any
 
-from benchmarks.bench import bench_aec
-from benchmarks.references import measure
+from benchmarks.references import bench_aec, measure
 from cardsuite.batched.policies import RandomPolicy
 from cardsuite.batched.sharded import ShardedEngine
 from cardsuite.games import get_game

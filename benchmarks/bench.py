@@ -1,23 +1,12 @@
 """cardsuite's speed, side by side with the reference libraries in one run.
 
-Every measurement plays uniformly random legal games on one core and counts
-agent decisions only (the conventions of `benchmarks.references`). The
-suite's envs are driven exactly as a user drives them: the PettingZoo
-``agent_iter()`` / ``last()`` / ``step()`` loop over ``env()``, reading the
-observation and the action mask every step. The engine rows drive the rules
-engine directly (mask + apply, no observation) to show what the env layer
-costs.
-
-Usage::
+Random legal play on one core, agent decisions only (the conventions of
+`benchmarks.references`): the suite's ``env()`` through the PettingZoo AEC
+loop, the rules engine alone (mask + apply) for what the env layer costs, and
+the references; then the ratios of the issue targets (``RATIOS``)::
 
     taskset -c 0 python -m benchmarks.bench                 # everything, 3 s each
-    python -m benchmarks.bench --cpu 0 --seconds 5 --out bench.json
-    python -m benchmarks.bench --only scum4.env rlcard/doudizhu
-
-The ratios printed at the end are the issue targets: Scum 4p ``env()`` vs
-RLCard doudizhu (target >= 8x, and >= 40k steps/s), Scandal 2p ``env()`` vs
-RLCard gin-rummy (target >= 1.5x, and >= 20k steps/s), and Scum Party's
-per-step cost at 50 players (4 tables) vs 5 players.
+    python -m benchmarks.bench --only scum4.env party5.env party16.env party50.env
 """
 
 from __future__ import annotations
@@ -34,37 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.references import REFERENCES, measure
+from benchmarks.references import REFERENCES, bench_aec, measure
 from scum_env import engine as E
 from scum_env.config import ScumConfig
 from scum_env.rules import scum_rules
 
 _CLOCK_MASK = 63
-
-
-def bench_aec(make: Callable[[], Any], seconds: float, seed: int = 0) -> float:
-    """Agent steps/s of random legal play through a PettingZoo AEC env."""
-    rng = random.Random(seed)
-    randrange = rng.randrange
-    flatnonzero = np.flatnonzero
-    perf_counter = time.perf_counter
-    env = make()
-    env.reset(seed=seed)
-    steps = 0
-    t0 = perf_counter()
-    deadline = t0 + seconds
-    while True:
-        for _agent in env.agent_iter():
-            obs, _reward, term, trunc, _info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            legal = flatnonzero(obs["action_mask"])
-            env.step(int(legal[randrange(len(legal))]))
-            steps += 1
-            if not steps & _CLOCK_MASK and perf_counter() >= deadline:
-                return steps / (perf_counter() - t0)
-        env.reset()
 
 
 def bench_scum_engine(num_players: int, seconds: float, seed: int = 0) -> float:
@@ -105,6 +69,7 @@ OURS: dict[str, Callable[[float], float]] = {
     "scandal2.env": lambda s: bench_env(_SCANDAL, s, num_players=2),
     "scandal4.env": lambda s: bench_env(_SCANDAL, s, num_players=4),
     "party5.env": lambda s: bench_env(_PARTY, s, num_players=5),
+    "party16.env": lambda s: bench_env(_PARTY, s, num_players=16),
     "party50.env": lambda s: bench_env(_PARTY, s, num_players=50),
 }
 
@@ -120,6 +85,7 @@ RATIOS = (
         "openspiel/gin_rummy+observer",
     ),
     ("Party 50p env() / Party 5p env() (per step)", "party50.env", "party5.env"),
+    ("Party 16p env() / Scum 4p env() (per step)", "party16.env", "scum4.env"),
     ("Party 50p env() / Scum 4p env() (per step)", "party50.env", "scum4.env"),
 )
 

@@ -2,28 +2,12 @@
 
 Each reference plays uniformly random legal games in one library for a
 wall-clock budget (``seconds``) or an exact number of agent steps
-(``max_steps``) and returns the measured **agent steps per second**.
-
-Conventions shared by every reference (so the numbers are comparable):
-
-* a ``random.Random(seed)`` drives every action choice, and the library's own
-  RNG is seeded with the same ``seed`` where it has one;
-* actions are drawn uniformly among the legal ones;
-* a finished game is reset and play goes on; resets, chance events (deals,
-  draws from the stock) and observation building are *timed* but not
-  *counted*: only agent decisions count as steps;
-* timing uses `time.perf_counter`, read every ``_CLOCK_EVERY`` steps, so a
-  time-budgeted run overshoots by a few steps at most (the rate divides by
-  the real elapsed time, so this does not bias it);
-* the library is imported when measured, so a missing one raises
-  `ImportError`, which `measure` reports as ``"not installed"``.
-
-Pin the process to one core from the outside (``taskset -c 0 python -m
-benchmarks.references``) or with ``--cpu``.
-
-Versions these were written against (Python 3.11, numpy 2.4.6): rlcard 1.2.0,
-open-spiel 2.0.2, pettingzoo 1.27.0 (``pettingzoo[classic]``). ``rlcard.agents``
-(not imported here) uses ``distutils``, which is gone from Python 3.12 on.
+(``max_steps``) and returns **agent steps per second**, under the conventions
+of ``benchmarks/README.md``: a ``random.Random(seed)`` picks uniformly among
+the legal actions; resets, chance events and observations are timed but only
+agent decisions count; the clock is read every ``_CLOCK_EVERY`` steps; a
+library is imported when measured (missing: ``"not installed"``). Written
+against rlcard 1.2.0, open-spiel 2.0.2 and pettingzoo 1.27.0 (Python 3.11).
 """
 
 from __future__ import annotations
@@ -39,6 +23,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
+
+import numpy as np
 
 DEFAULT_SECONDS: float = 2.0
 """Default wall-clock budget of one measurement, in seconds."""
@@ -102,14 +88,10 @@ def bench_openspiel(
 ) -> float:
     """Random legal play in an OpenSpiel game.
 
-    Chance nodes (deals, stock draws) are resolved by a uniform choice among
-    ``state.legal_actions()``, which equals ``chance_outcomes()`` for both
-    ``dou_dizhu`` and ``gin_rummy`` (all their chance outcomes are
-    equiprobable); they are timed but not counted. With ``observe``, each
-    decision first writes the current player's observation tensor
-    (``perfect_recall=False``, i.e. the ``ObservationTensor`` type) into one
-    reused buffer via ``observation.set_from`` (the bare run only tests a
-    local flag instead).
+    Chance nodes are resolved by a uniform choice among ``legal_actions()``
+    (exact for ``dou_dizhu`` and ``gin_rummy``: equiprobable outcomes). With
+    ``observe``, each decision first writes the current player's
+    ``ObservationTensor`` into one reused buffer (``observation.set_from``).
     """
     budget, limit = _limits(seconds, max_steps)
     import pyspiel  # type: ignore[import-untyped,import-not-found,unused-ignore]
@@ -147,6 +129,38 @@ def bench_openspiel(
                 return _rate(steps, t0)
 
 
+def bench_aec(
+    make: Callable[[], Any],
+    seconds: float = DEFAULT_SECONDS,
+    *,
+    max_steps: int | None = None,
+    seed: int = 0,
+) -> float:
+    """Random legal play through a PettingZoo AEC env, the ``agent_iter()`` / ``last()`` /
+    ``step()`` loop (the ``step(None)`` of finished agents timed, not counted)."""
+    budget, limit = _limits(seconds, max_steps)
+    randrange = random.Random(seed).randrange
+    flatnonzero = np.flatnonzero
+    perf_counter = time.perf_counter
+    env = make()
+    env.reset(seed=seed)
+    steps = 0
+    t0 = perf_counter()
+    deadline = t0 + budget
+    while True:
+        for _agent in env.agent_iter():
+            obs, _reward, term, trunc, _info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = flatnonzero(obs["action_mask"])
+            env.step(int(legal[randrange(len(legal))]))
+            steps += 1
+            if steps >= limit or (not steps & _CLOCK_MASK and perf_counter() >= deadline):
+                return _rate(steps, t0)
+        env.reset()
+
+
 def bench_pettingzoo_leduc(
     seconds: float = DEFAULT_SECONDS,
     *,
@@ -154,37 +168,13 @@ def bench_pettingzoo_leduc(
     max_steps: int | None = None,
     seed: int = 0,
 ) -> float:
-    """Random legal play in ``leduc_holdem_v4`` through the AEC loop.
-
-    The standard ``agent_iter()`` / ``last()`` / ``step()`` loop; the action is
-    drawn uniformly among the ones the ``action_mask`` allows. The
-    ``step(None)`` calls that retire finished agents are timed but not counted
-    (they are not decisions). ``wrapped`` selects ``env()`` (with PettingZoo's
-    default wrappers) rather than ``raw_env()``.
-    """
-    budget, limit = _limits(seconds, max_steps)
+    """Random legal play in ``leduc_holdem_v4`` (``env()`` with PettingZoo's wrappers, or
+    ``raw_env()``) through the AEC loop."""
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     from pettingzoo.classic import leduc_holdem_v4  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
-    choice = random.Random(seed).choice
-    perf_counter = time.perf_counter
-    env = leduc_holdem_v4.env() if wrapped else leduc_holdem_v4.raw_env()
-    env.reset(seed=seed)
-    steps = 0
-    t0 = perf_counter()
-    deadline = t0 + budget
-    while True:
-        for _agent in env.agent_iter():
-            observation, _reward, termination, truncation, _info = env.last()
-            if termination or truncation:
-                env.step(None)
-                continue
-            mask = observation["action_mask"]
-            env.step(choice([a for a in range(len(mask)) if mask[a]]))
-            steps += 1
-            if steps >= limit or (not steps & _CLOCK_MASK and perf_counter() >= deadline):
-                return _rate(steps, t0)
-        env.reset()
+    make = leduc_holdem_v4.env if wrapped else leduc_holdem_v4.raw_env
+    return bench_aec(make, seconds, max_steps=max_steps, seed=seed)
 
 
 REFERENCES: dict[str, ReferenceBench] = {
@@ -235,13 +225,8 @@ def library_version(name: str) -> str | None:
 def measure(
     name: str, seconds: float = DEFAULT_SECONDS, *, max_steps: int | None = None, seed: int = 0
 ) -> ReferenceResult:
-    """Run reference ``name`` and wrap its rate, never raising for a bad library.
-
-    A missing library (``ImportError``) gives status ``"not installed"``; any
-    other exception from the library gives ``"error: <type>: <message>"`` so
-    that one broken reference does not abort a comparison run. An unknown
-    ``name`` (``KeyError``) or a non-positive budget (``ValueError``) raises.
-    """
+    """Run reference ``name`` and wrap its rate: a missing library gives ``"not installed"``,
+    another error ``"error: <type>: <message>"``; an unknown ``name`` or a bad budget raises."""
     _limits(seconds, max_steps)
     bench = REFERENCES[name]
     version = library_version(name)

@@ -1,23 +1,12 @@
 """How often a Scandal turn limit cuts a hand short (ruling S4).
 
-S4: the rule book has no turn limit, so the default ``max_turns`` must cut
-fewer than 1 hand in 1,000 when the baseline agents (greedy, heuristic) play,
-at every player count; the rate under random legal play is reported too.
-
-This script plays whole hands with no effective limit (``--cap`` turns, far
-above any candidate) and records the number of turns each hand took, so one
-run gives the cut rate of every candidate limit: a limit ``L`` cuts exactly
-the hands that would have needed more than ``L`` turns (a hand is cut when
-``turn >= max_turns`` after a discard that did not go out). Hands still
-running at the cap count as cut at every candidate. The agents remember the
-positions they met this hand and never play one the same way twice (see
-`cardsuite.agents.baselines.scandal`), so a repeated table state does not
-mean a cycle: every hand is played out to the cap.
-
-Tables: ``greedy`` (every seat greedy), ``heuristic`` (every seat the
-heuristic), ``mixed`` (greedy and heuristic alternate seats), ``random``
-(uniform over the legal actions). The agents are the registry's
-``GreedyAgent`` and ``HeuristicAgent``, fed the observation the env encodes.
+S4: the default ``max_turns`` must cut fewer than 1 hand in 1,000 when the
+baseline agents (greedy, heuristic) play, at every player count. This script
+plays whole hands with no effective limit (``--cap`` turns) and records the
+turns each took, so one run gives the cut rate of every candidate limit (a
+limit ``L`` cuts the hands that needed more than ``L`` turns; hands still
+running at the cap count as cut). Tables: ``greedy``, ``heuristic``,
+``mixed`` (alternating seats) and ``random``, fed the env's observations.
 
     python -m benchmarks.scandal_turn_limit --hands 2000 --workers 16
     python -m benchmarks.scandal_turn_limit --hands 50 --players 2 --tables random

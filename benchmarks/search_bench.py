@@ -1,45 +1,26 @@
 """The per-game reference ISMCTS beside the batched search, timed in one run.
 
 ``python -m benchmarks.search_bench`` plays the same seeded deals once per
-search variant: seat 0 is the search, the other seats play the heuristic
-(whose moves do not depend on the search's, so every variant meets the same
-opponents until its own choices differ), and times only seat 0's decisions.
-It prints, per case, the seconds per deal of every variant, its decisions
-(a variant that chooses differently may make a deal longer: Scandal hands
-stall), the milliseconds per decision and the speed-up per decision over the
-reference, and the load average before and after (the machine is
-shared: compare figures of one run only).
+search variant: seat 0 searches, the other seats play the heuristic, and only
+seat 0's decisions are timed. Per case it prints every variant's seconds per
+deal, decisions per deal (a variant that chooses differently plays another
+deal), milliseconds per decision and speed-up over the reference, and the load
+average before and after (compare figures of one run only).
 
-Cases (the issue's targets at the default budget of 100 iterations):
-
-* ``scum4``: one 4-player Scum game (a series), ISMCTS's default ``max_hand=6``;
-* ``party8``: one Scum Party hand at 8 players (one table);
-* ``scandal2``: one 2-player Scandal hand (default cutoff 40; ``--learned`` wraps
-  ``scandal2_table``, the network docs/search.md measured).
-
-Variants: ``reference`` (``ismcts``), ``default`` (``ismcts-batched`` with
-the game's defaults: Scandal two waves of 50, cutoff 40; its rollouts
-compiled where numba is installed), ``lockstep`` (the default with
-``compiled=false``: the rollouts stepped on the arrays, the same choices), ``leaf:B`` and
-``root:B`` (``ismcts-batched:batch=B,parallel=...``, with ``--cutoff C`` if
-given, else the batched search's default cutoff), and, with ``--learned``,
-the batched search with a shipped agent's rollouts
-(``search:pretrained:NAME:leaf=rollout``, same budget; Scum and Scandal; its Scandal
-rollouts compiled where numba is installed) and ``learned-lockstep:NAME``
-(the same with ``compiled=false``: the rollouts stepped on the arrays).
-
-``--only reference leaf:25`` runs just those variants; ``--same-choices``
-says whether each variant played seat 0's moves as the first one did (a
-speed-up that must not change the search); ``--heuristic`` times
-only the rollout policy: the batched Scandal heuristic (no repeat memory, as in
-the rollouts) against the per-game ``ScandalPolicy.choose`` on the same
-positions, in decisions per second, for each ``--batches`` row count.
+Cases: ``scum4`` (a 4-player Scum game), ``party8`` (a Scum Party hand at 8
+players), ``scandal2`` (a 2-player Scandal hand). Variants: ``reference``
+(``ismcts``), ``default`` (``ismcts-batched``), ``lockstep`` (its
+``compiled=false``), ``leaf:B`` and ``root:B`` (``batch=B``, ``parallel=...``),
+and with ``--learned`` ``learned:NAME`` / ``learned-lockstep:NAME`` (the search
+over a shipped agent's rollouts, compiled or not). ``--only`` picks variants,
+``--same-choices`` says whether each chose seat 0's moves as the first did, and
+``--heuristic`` times only the batched Scandal heuristic against
+``ScandalPolicy.choose`` on the same positions. Figures: docs/search.md, "Speed".
 
 Example::
 
     python -m benchmarks.search_bench --cases scum4 scandal2 --deals 2 --batches 25 100
     python -m benchmarks.search_bench --heuristic --batches 25 100
-    python -m benchmarks.search_bench --cases scandal2 --cpu-time --only default leaf:25 --cutoff 40
     python -m benchmarks.search_bench --cases scandal2 --cpu-time --decisions 0 --only default lockstep --same-choices
 """
 
@@ -55,9 +36,12 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.base import table_info
+from cardsuite.agents.baselines.batched_scandal import BatchedScandalHeuristic
 from cardsuite.agents.baselines.heuristic import HeuristicAgent
+from cardsuite.agents.baselines.scandal import ScandalPolicy, ScandalReader
 from cardsuite.agents.registry import make_agent
 from cardsuite.games import get_game
+from scandal_env.batched import BatchedScandal
 
 #: case -> (game, env options, shipped agent for --learned or None)
 CASES: dict[str, tuple[str, dict[str, Any], str | None]] = {
@@ -125,10 +109,6 @@ def heuristic_rates(
     """Decisions per second of the batched Scandal heuristic (no repeat memory) and of the
     per-game ``ScandalPolicy.choose`` (with its view), on the positions of ``rows`` 2-player
     hands played ``steps`` moves by the heuristic (rollout positions)."""
-    from cardsuite.agents.baselines.batched_scandal import BatchedScandalHeuristic
-    from cardsuite.agents.baselines.scandal import ScandalPolicy, ScandalReader
-    from scandal_env.batched import BatchedScandal
-
     eng = BatchedScandal(rows, num_players=2)
     fast = BatchedScandalHeuristic(eng.config, eng.obs_spec, repeat_memory=False)
     reader, policy = ScandalReader(eng.config, eng.obs_spec), ScandalPolicy(eng.config)

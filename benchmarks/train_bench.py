@@ -1,28 +1,15 @@
 """Trained steps per second: the batched PPO trainer beside the MaskablePPO paths, in one run.
 
-A *trained step* is one learner decision that went through a rollout and
-the PPO update (forward pass, environment step, GAE, ``epochs`` passes of
-minibatch gradient steps). Scum, 4 players (``--game``/``--players`` for
-the batched trainer rows), 128x2 tanh MLPs (actor and critic) everywhere,
-torch on every core by default (``--threads``). Measured:
-
-* ``batched_ppo``: `cardsuite.train.ppo.trainer`, shared-policy self-play (every
-  seat learns) on the batched engine, ``--games`` games x ``--rollout``
-  steps per iteration, 4 epochs of 4 minibatches (the trainer's defaults);
-  also with the league (half the games against the heuristic);
-* ``maskable_batched``: SB3 MaskablePPO on the batched engine's vector env
-  (``configs/train/scum_batched.yaml``: 64 games, 32-step rollouts, batch 512, 4 epochs);
-* ``maskable_per_game``: SB3 MaskablePPO on per-game envs in 2 worker
-  processes (``configs/train/scum_quick.yaml``: 1024-step rollouts, batch 512, 4 epochs).
-
-Setup (building, first reset) is excluded; each path runs about
-``--seconds`` of whole iterations. Run::
+A *trained step* is one learner decision through a rollout and the PPO update. Scum 4p
+(``--game``/``--players`` for the batched rows), 128x2 tanh MLPs, torch on every core
+by default (``--threads``): ``batched_ppo`` (`cardsuite.train.ppo.trainer`, self-play
+and half against the heuristic, ``--games`` x ``--rollout`` steps per iteration),
+``maskable_batched`` (``scum_batched.yaml``'s vector env) and ``maskable_per_game``
+(``scum_quick.yaml``'s 2 worker processes). Setup is excluded; each path runs about
+``--seconds`` of whole iterations. Figures taken on a shared machine are lower bounds::
 
     python -m benchmarks.train_bench --seconds 20 --out train_bench.json
-    python -m benchmarks.train_bench --game scandal --players 2 --skip-sb3
     python -m benchmarks.train_bench --device cuda --games 16384   # on a GPU
-
-Figures taken on a shared machine are lower bounds; say so when quoting them.
 """
 
 from __future__ import annotations

@@ -1,28 +1,12 @@
 """cardsuite: reinforcement-learning environments for Scum, Scum Party and Scandal.
 
-The four calls of a first session (`cardsuite.api`):
-
-* `cardsuite.make(game, **options)`: the game's PettingZoo AEC env;
-* `cardsuite.make_vec(game, num_envs, backend="numpy")`: many games as arrays
-  (the batched engine), or a Gymnasium vector env of one seat (``learner=0``);
-* `cardsuite.load_agent(spec, game)`: any agent spec (``"heuristic"``,
-  ``"pretrained:scum4"``, ``"ppo:RUN/agent"``...), ready to ``act``;
-* `cardsuite.tournament(game, agents, games=...)`: a tournament's results.
-
-Importing ``cardsuite`` registers the Gymnasium ids ``cardsuite/ScumSingle-v0``,
-``cardsuite/ScumPartySingle-v0`` and ``cardsuite/ScandalSingle-v0`` (one
-learning seat, the others played inside), and stays light: games, agents and
-training load when first used.
-
-This package is the core every game shares, like Pgx's ``core.py``: nothing
-game-specific; every other package imports it, it imports none of them (only
-`cardsuite.api`'s functions reach the games, agents and training, when
-called). [`errors`][cardsuite.errors], [`config`][cardsuite.config]
-([`ConfigBase`][cardsuite.ConfigBase]), [`obsspec`][cardsuite.obsspec],
-[`aec`][cardsuite.aec] (the AEC base of every env), [`games`][cardsuite.games]
-(the registry), ``cli`` and ``batched`` (the shared batched layer). The
-agents are `cardsuite.agents`, training `cardsuite.train`; the games are the
-packages ``scum_env`` and ``scandal_env``.
+The four calls of a first session (`cardsuite.api`, ``docs/api/index.md``):
+``make(game, **options)`` (the AEC env), ``make_vec(game, num_envs)`` (the
+batched engine, or one seat's vector env), ``load_agent(spec, game)`` and
+``tournament(game, agents, games=...)``. Importing ``cardsuite`` registers the
+Gymnasium ids ``cardsuite/ScumSingle-v0``, ``cardsuite/ScumPartySingle-v0``
+and ``cardsuite/ScandalSingle-v0`` and stays light: this core imports no game,
+agent or training module (`cardsuite.api`'s functions reach them when called).
 """
 
 from cardsuite.api import load_agent, make, make_vec, register_gymnasium, tournament

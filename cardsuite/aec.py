@@ -1,35 +1,25 @@
 """A thin PettingZoo AEC base class shared by the suite's environments.
 
-The base owns the config, the PettingZoo bookkeeping (agents, rewards,
-terminations, cumulative rewards, dead steps), the illegal-action policy and
-rendering. A game subclass names its config class (``CONFIG``) and engine
-module (``ENGINE``) and supplies a handful of hooks over them:
+The base owns the config, the PettingZoo bookkeeping, the illegal-action
+policy and rendering. A game subclass names its config class (``CONFIG``) and
+engine module (``ENGINE``) and supplies the hooks ``_setup``, ``_reset_game``,
+``_apply``, ``_final_infos``, ``_render_text`` and ``_global_state``
+(``_current_seat``, ``_legal_mask``, ``_encode`` and ``_why_illegal`` default
+to the engine and the encoder).
 
-``_setup()`` (rules and encoder), ``_reset_game(seed, options)``,
-``_apply(action)``, ``_final_infos()``, ``_render_text()`` and
-``_global_state()``; ``_current_seat()``, ``_legal_mask()``, ``_encode(seat,
-out)`` and ``_why_illegal(action)`` default to the engine and the encoder.
+Conventions of every env of the suite:
 
-Conventions shared by every env of the suite:
-
-* Agents ``player_0 .. player_{n-1}`` keep their identity for the whole
-  episode; roles and seating are game state.
-* Nobody leaves ``agents`` before the episode ends: players who have gone out
-  are skipped in turn order, and all agents terminate (or truncate) together,
-  with their final rewards then. Distributed trainers such as RLlib break when
-  a seat terminates before every seat has acted.
-* Observations are dicts ``{"observation": float32[obs_dim], "action_mask":
-  int8[num_actions]}``. The mask is all zero for every agent but the one to
-  act, and never all zero for the agent to act.
-* Illegal actions: with ``illegal_action="raise"`` (``raw_env`` default) an
-  [`IllegalActionError`][cardsuite.errors.IllegalActionError] names the action and why
-  it is illegal, and the state is unchanged. With ``"penalize"`` (``env()``
-  default, PettingZoo's convention) the offender receives
-  ``illegal_penalty``, every other agent 0, and the episode ends at once
-  (``infos[agent]["illegal_action"]`` tells who did what).
-* No wrapper stack: the order checks of PettingZoo's ``OrderEnforcingWrapper``
-  are built in (``step`` before ``reset`` is an error), so ``env()`` costs no
-  more than ``raw_env()``.
+* agents ``player_0 .. player_{n-1}`` keep their identity for the episode;
+  nobody leaves ``agents`` before it ends (players who went out are skipped),
+  and all agents terminate or truncate together (RLlib breaks otherwise);
+* observations are ``{"observation": float32[D], "action_mask": int8[A]}``;
+  the mask is all zero except for the agent to act, and never all zero for it;
+* an illegal action raises [`IllegalActionError`][cardsuite.errors.IllegalActionError]
+  with ``illegal_action="raise"`` (``raw_env``; the state is unchanged), or
+  with ``"penalize"`` (``env()``) gives the offender ``illegal_penalty`` and
+  ends the episode (``infos[agent]["illegal_action"]`` says who did what);
+* no wrapper stack: ``OrderEnforcingWrapper``'s checks are built in, so
+  ``env()`` costs no more than ``raw_env()``.
 """
 
 from __future__ import annotations
@@ -61,8 +51,7 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
 
     Attributes:
         game: the engine ``State`` of the running episode (``None`` before
-            ``reset``). It is not called ``state`` because PettingZoo's
-            `state` is the global-state array for centralized critics.
+            ``reset``); PettingZoo's `state` is the global-state array.
         encoder: the game's observation encoder ([`cardsuite.engine.Encoder`][cardsuite.engine.Encoder]).
     """
 
@@ -75,8 +64,7 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
     encoder: Encoder[StateT]
     game: StateT | None
 
-    #: The keys ``reset(options=...)`` understands, declared once per game;
-    #: the base checks them (an unknown key is a PresetError naming it).
+    #: The keys ``reset(options=...)`` understands (an unknown key is a PresetError).
     reset_options: ClassVar[tuple[str, ...]] = ()
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -87,10 +75,7 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
     }
 
     def __init__(self, render_mode: str | None = None, **config: Any) -> None:
-        """Create the env; keyword arguments are the fields of ``CONFIG``.
-
-        Agents, spaces and buffers are set up here; the game is created by ``reset``.
-        """
+        """Create the env (the game starts at ``reset``); keywords are ``CONFIG``'s fields."""
         super().__init__()
         self.config = self.CONFIG.from_dict(config)
         spec, num_actions, state_size = self._setup()
@@ -181,9 +166,7 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
         """
         seed = check_seed(seed)
         options = check_reset_options(options, self.reset_options, self.metadata["name"])
-        # Draw the game's seed from a copy: a reset that the game refuses
-        # (a bad preset or saved state) leaves the env's random stream, like
-        # the rest of the env, exactly as it was.
+        # Draw from a copy: a refused reset leaves the env's random stream as it was.
         rng = np.random.default_rng(seed) if seed is not None else copy.deepcopy(self._np_random)
         game_seed = int(rng.integers(0, 2**63 - 1))
         self._reset_game(game_seed, options)
@@ -312,11 +295,8 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
             self.infos[a]["illegal_action"] = {"agent": agent, "action": index, "reason": why}
 
     def render(self) -> str | np.ndarray | None:
-        """The table: text returned (``"ansi"``) or printed (``"human"``), or a picture.
-
-        ``"rgb_array"`` returns ``uint8[H, W, 3]`` drawn by the ``rgb`` part of
-        the game's record (``render_rgb(env)``), for Gymnasium's video tools.
-        """
+        """The table: text returned (``"ansi"``) or printed (``"human"``), or
+        ``uint8[H, W, 3]`` (``"rgb_array"``, drawn by the game record's ``rgb`` part)."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
@@ -350,14 +330,8 @@ EnvT = TypeVar("EnvT", bound=CardGameEnv[Any])
 def env_factories(
     cls: Callable[..., EnvT],
 ) -> tuple[Callable[..., EnvT], Callable[..., EnvT]]:
-    """The ``raw_env`` and ``env`` constructors of an env class.
-
-    ``raw_env(render_mode=None, **config)``: the bare env, whose illegal
-    actions raise ``IllegalActionError`` unless the config says otherwise.
-    ``env(render_mode=None, **config)``: the user-facing env, the same class
-    with ``illegal_action="penalize"`` unless given — no wrapper stack, so it
-    is exactly as fast.
-    """
+    """The ``raw_env`` and ``env`` constructors of an env class (``env``: the same
+    class with ``illegal_action="penalize"`` unless given, no wrapper stack)."""
 
     def raw_env(render_mode: str | None = None, **config: Any) -> EnvT:
         """The bare env: illegal actions raise ``IllegalActionError`` by default."""

@@ -1,14 +1,9 @@
 """The ``cardsuite`` command-line tool and its subcommand registry.
 
-Subcommands (``simulate``, ``tournament``, ``play``, ``replay``, ``train``,
-...) are registered through the ``cardsuite.commands`` entry-point group
-(`ENTRY_POINT_GROUP`): each entry point names a function
-``add_command(subparsers) -> (name, runner)`` in the layer that owns the
-command, so this core module names none of them. Importing a command module
-must stay light (no torch at import time). Rule options of the chosen game
-follow as ``--key value``.
-Errors a user can cause (bad options, unknown game) print one line and exit
-with status 2, never a traceback.
+Subcommands register through the ``cardsuite.commands`` entry points
+(`ENTRY_POINT_GROUP`): each names ``add_command(subparsers) -> (name,
+runner)`` in the layer that owns the command (imported light: no torch).
+Errors a user can cause print one line and exit with status 2.
 """
 
 from __future__ import annotations
@@ -22,8 +17,7 @@ from importlib.metadata import PackageNotFoundError, entry_points, version
 
 from cardsuite.errors import CardsuiteError
 
-# The extra that provides each optional third-party module, for the message
-# when one is missing.
+# The extra that provides each optional third-party module (for the message when missing).
 _EXTRA_OF: dict[str, str] = {
     **dict.fromkeys(
         ("torch", "stable_baselines3", "sb3_contrib", "safetensors", "tensorboard"), "train"

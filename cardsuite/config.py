@@ -1,12 +1,11 @@
 """Frozen, validated configs, loadable from YAML.
 
-Every game config is a frozen dataclass deriving from [`ConfigBase`][cardsuite.ConfigBase].
-Each field carries a one-line ``doc`` in its metadata. Construction checks
-every value against its type annotation (``int``, ``float`` (finite: NaN
-and infinity are refused), ``bool``, ``str``, ``Literal[...]``, ``X | None``,
-``dict[str, Any]``) and then calls `validate` for
-ranges and combinations, so a bad config fails at once with a
-[`ConfigError`][cardsuite.errors.ConfigError] that names the field.
+Every config is a frozen dataclass deriving from [`ConfigBase`][cardsuite.ConfigBase]
+whose fields carry a one-line ``doc``. Construction checks every value against
+its annotation (``int``, finite ``float``, ``bool``, ``str``, ``Literal[...]``,
+``X | None``, ``dict[str, Any]``), then `validate` checks ranges and
+combinations: a bad config fails at once with a
+[`ConfigError`][cardsuite.errors.ConfigError] naming the field.
 """
 
 from __future__ import annotations
@@ -69,11 +68,11 @@ def _check_bounds(where: str, value: Any, bounds: Mapping[str, float]) -> None:
     if value is None or isinstance(value, bool):
         return
     if "gt" in bounds and not value > bounds["gt"]:
-        raise ConfigError(f"{where}: must be > {bounds['gt']:g}, got {value!r}")
+        raise ConfigError(f"{where}: must be > {bounds['gt']:g}, got {brief(value)}")
     if "ge" in bounds and not value >= bounds["ge"]:
-        raise ConfigError(f"{where}: must be >= {bounds['ge']:g}, got {value!r}")
+        raise ConfigError(f"{where}: must be >= {bounds['ge']:g}, got {brief(value)}")
     if "le" in bounds and not value <= bounds["le"]:
-        raise ConfigError(f"{where}: must be <= {bounds['le']:g}, got {value!r}")
+        raise ConfigError(f"{where}: must be <= {bounds['le']:g}, got {brief(value)}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -186,13 +185,9 @@ def shipped_configs() -> list[str]:
 def resolve_config(path: str | Path) -> Path:
     """A config file's path: a file that exists, or a shipped preset by name.
 
-    ``--config scum/six_players`` (or ``train/scum_quick``, with or without
-    ``.yaml``) names a preset of ``configs/`` shipped inside the package, so the
-    presets the docs name work after a plain ``pip install``. A path that
-    exists always wins.
-
-    Anything else is returned as given, so that reading it fails with the
-    usual "cannot read config file" error.
+    ``scum/six_players`` (or ``train/scum_quick``, with or without ``.yaml``)
+    names a preset of ``configs/`` shipped inside the package. Anything else is
+    returned as given (reading it then fails with a ConfigError naming it).
     """
     given = Path(path)
     if given.exists():
@@ -206,11 +201,8 @@ def resolve_config(path: str | Path) -> Path:
 
 
 def read_yaml_mapping(path: str | Path) -> dict[str, Any]:
-    """The mapping a YAML config file holds (an empty file is ``{}``).
-
-    Read with `cardsuite.safe_yaml.read_yaml_file`: plain data only,
-    UTF-8, bounded size and depth, no key given twice. ``path`` may also name
-    a shipped preset ([`resolve_config`][cardsuite.config.resolve_config]).
+    """The mapping a YAML config file (or a shipped preset, `resolve_config`) holds;
+    an empty file is ``{}``. Read with `cardsuite.safe_yaml.read_yaml_file`.
 
     Raises:
         ConfigError: the file cannot be read, is not YAML, repeats a key, or
@@ -245,12 +237,11 @@ def _check_type(where: str, value: Any, tp: Any) -> Any:
             return value
         raise ConfigError(f"{where}: {brief(value)} is not one of {', '.join(map(repr, allowed))}")
     if origin in (Union, types.UnionType):
-        errors = []
         for arg in get_args(tp):
             try:
                 return _check_type(where, value, arg)
-            except ConfigError as err:
-                errors.append(str(err))
+            except ConfigError:
+                pass
         raise ConfigError(
             f"{where}: expected {_type_name(tp)}, got {type(value).__name__} {brief(value)}"
         )

@@ -1,25 +1,14 @@
 """The generated parts of the documentation: build them, check them, rewrite them.
 
-Every game's env module (``scum_env.scum_v0``, ...) is its documentation page:
-its docstring is built from the code by `doc_page`. The same tables
-appear in the game's Markdown page under ``docs/``, between markers::
-
-    <!-- config-table -->
-    | option | type | default | meaning |
-    ...
-    <!-- /config-table -->
-
-An env module lists its generated tables in ``DOC_TABLES`` (name to a
-function returning the Markdown) and its page in ``DOC_PAGE`` (a path from the
-repository root). After changing an option, an observation piece or an action::
+Every env module's docstring is its documentation page (`doc_page`). The same
+tables appear in the game's Markdown page between ``<!-- NAME -->`` and
+``<!-- /NAME -->`` markers: an env module lists them in ``DOC_TABLES`` (name
+to a function returning the Markdown) and its page in ``DOC_PAGE``; other
+layers add tables through the ``cardsuite.doc_tables`` entry points
+(`TABLES_GROUP`)::
 
     python -m cardsuite.docs --write     # rewrite every generated table
     python -m cardsuite.docs --check     # exit 1 and name each stale table
-
-Other layers add tables through the ``cardsuite.doc_tables`` entry points
-(`TABLES_GROUP`): the training configs' reference tables in
-``docs/training.md`` and ``docs/rllib.md``. The drift tests call
-`stale_tables` and name this command when they fail.
 """
 
 from __future__ import annotations
@@ -140,11 +129,7 @@ def write_tables(root: Path) -> list[str]:
                 f"'<!-- /{block.name} -->' pair of markers"
             )
         table = block.generate()
-
-        def fill(m: re.Match[str], table: str = table) -> str:
-            return m.group(1) + table + m.group(3)
-
-        new = pattern.sub(fill, text)
+        new = pattern.sub(lambda m: m.group(1) + table + m.group(3), text)  # noqa: B023 (used now)
         if new != text:
             block.page.write_text(new, encoding="utf-8")
             changed.append(f"{block.page.relative_to(root)}: {block.name}")

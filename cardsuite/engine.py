@@ -1,16 +1,9 @@
 """The vocabulary every per-game engine shares, as typing protocols.
 
-Each game follows OpenSpiel's Game/State split (``DESIGN.md``):
-
-* ``Rules``: the static part, compiled once from the game's config;
-* ``State``: everything that changes, mutated in place by ``apply``, with
-  ``to_act`` the seat to move and ``phase`` an ``IntEnum Phase``;
-* an engine *module* of pure functions over a state (``legal_mask``,
-  ``apply``, ``why_illegal``, ``clone``), which satisfies [`Engine`][cardsuite.engine.Engine];
-* an encoder that writes a seat's observation into a flat float32 array.
-
-The AEC base ([`cardsuite.aec.CardGameEnv`][cardsuite.aec.CardGameEnv]), search agents and records
-type against these protocols instead of ``Any``. Nothing here imports a game.
+OpenSpiel's Game/State split: ``Rules`` (static, compiled from the config),
+``State`` (mutated in place by ``apply``; ``to_act``, ``phase``), an engine
+*module* of pure functions ([`Engine`][cardsuite.engine.Engine]) and an
+[`Encoder`][cardsuite.engine.Encoder] of a seat's observation.
 """
 
 from __future__ import annotations

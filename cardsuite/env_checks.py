@@ -1,10 +1,6 @@
-"""Argument checks of the env API (`cardsuite.aec.CardGameEnv`).
-
-Each check turns a careless call into a [`UsageError`][cardsuite.errors.UsageError]
-(or [`IllegalActionError`][cardsuite.errors.IllegalActionError] for an action that is not
-an action id) whose one-line message names the argument, instead of a
-``KeyError``, ``OverflowError`` or an assertion deep in PettingZoo.
-"""
+"""Argument checks of the env API (`cardsuite.aec.CardGameEnv`): a careless call is a
+[`UsageError`][cardsuite.errors.UsageError] (or [`IllegalActionError`][cardsuite.errors.IllegalActionError])
+whose one-line message names the argument."""
 
 from __future__ import annotations
 
@@ -50,10 +46,8 @@ def check_agent(agent: Any, seat_of: Mapping[str, int], call: str) -> int:
 def action_index(action: Any, agent: str, num_actions: int) -> int:
     """``action`` as an int action id; IllegalActionError if it is no integer.
 
-    Floats equal to an integer (``3.0``, ``np.float32(3)``) are accepted;
-    So is a 0-d integer array. ``1.5``, ``nan``, ``inf``, booleans, strings
-    and longer arrays are not. The range
-    and the mask are checked by the caller.
+    Whole-number floats and 0-d integer arrays are accepted; ``1.5``, NaN,
+    booleans and strings are not. The caller checks the range and the mask.
     """
     if type(action) is int:
         return action
@@ -74,11 +68,8 @@ def check_reset_options(options: Any, known: Sequence[str], env: str) -> dict[st
     """``options`` of env ``env``'s ``reset`` as a dict of ``known`` keys (None stays None).
 
     Raises:
-        PresetError: ``options`` is not a mapping, or holds a key the game
-            does not know (named, with the closest known key): a typo
-            (``hand`` for ``hands``) would otherwise deal a random game. The
-            one key ``"options"`` is ignored: PettingZoo's ``api_test`` sends
-            ``reset(seed=0, options={"options": 1})``.
+        PresetError: ``options`` is not a mapping, or holds an unknown key
+            (named, with the closest known one; ``"options"`` is ignored).
     """
     if options is None:
         return None

@@ -1,10 +1,5 @@
-"""Named errors of the suite.
-
-Every error a user can provoke with bad input derives from
-[`CardsuiteError`][cardsuite.CardsuiteError] and says what was wrong in its message, so that a
-mistake never surfaces as a crash deep inside the engine. Every env module
-(``scum_env.scum_v0``, ...) re-exports them.
-"""
+"""Named errors of the suite: every error a user can provoke derives from
+[`CardsuiteError`][cardsuite.CardsuiteError] and says what was wrong. Every env module re-exports them."""
 
 __all__ = [
     "CardsuiteError",

@@ -1,9 +1,8 @@
 """Observations as declared lists of named pieces.
 
-An [`ObsSpec`][cardsuite.ObsSpec] lays named pieces end to end in one flat float32 array.
-The same declaration gives the offsets the encoder writes to, the named views
-agents read through, the bounds of the gymnasium ``Box`` and the Markdown table
-in each env's documentation, so code and documentation cannot drift apart.
+An [`ObsSpec`][cardsuite.ObsSpec] lays named pieces end to end in one flat
+float32 array; the same declaration gives the encoder's offsets, the named
+views, the ``Box`` bounds and the documentation table.
 """
 
 from __future__ import annotations
@@ -15,15 +14,8 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Piece:
-    """One named, contiguous part of an observation.
-
-    Attributes:
-        name: identifier used for views (``spec.view(obs, name)``).
-        size: number of float32 entries.
-        doc: one line for the documentation table.
-        high: upper bound of every entry (lower bound is ``low``).
-        low: lower bound of every entry.
-    """
+    """One named, contiguous part of an observation: ``size`` float32 entries in
+    ``low .. high``, documented by the one line ``doc``."""
 
     name: str
     size: int

@@ -1,22 +1,12 @@
 """One override parser for every config: game options, training and RLlib configs.
 
-Two spellings reach the same reader:
-
-* ``--key value`` / ``--key=value`` tokens (the rule options after a
-  command: ``cardsuite simulate scum --num_players 5``), `parse_flags`;
-* ``key=value`` items (``cardsuite train --set total_steps=20000 --set
-  options.num_players=5``), `parse_assignments`; ``options.NAME``
-  sets one entry of the nested ``options`` mapping.
-
-Keys may use ``-`` or ``_``. Values are YAML scalars or flow collections
-(``5``, ``1e-3``, ``true``, ``null``, ``{a: 1}``) read by the suite's strict
-YAML loader (``1e-3``, a string to YAML 1.1, is read as a number); anything
-else is kept as the string. A key the config does not
-have is a [`ConfigError`][cardsuite.errors.ConfigError] naming it (with the closest
-valid key), before any value is read. `merge_overrides` applies the
-result to a file's mapping, merging ``options`` one entry at a time.
-Validation of the values themselves is the config class's job
-([`ConfigBase`][cardsuite.config.ConfigBase]).
+``--key value`` / ``--key=value`` tokens (`parse_flags`) and ``key=value``
+items (`parse_assignments`; ``options.NAME`` sets one rule option) reach the
+same reader. Keys may use ``-`` or ``_``; values are YAML scalars or flow
+collections read by the strict YAML loader (``1e-3`` is a number), anything
+else stays a string. An unknown key is a [`ConfigError`][cardsuite.errors.ConfigError]
+naming it (with the closest valid key), before any value is read.
+`merge_overrides` applies the result to a file's mapping.
 """
 
 from __future__ import annotations
@@ -38,12 +28,9 @@ _NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
 def read_value(raw: str, source: str = "override") -> Any:
     """The YAML value of ``raw`` (``"5"`` -> 5, ``".nan"`` -> nan), else ``raw`` itself.
 
-    Text that is not YAML is kept as the string; text beyond the loader's
-    limits (an alias bomb, nesting too deep) is refused.
-
     Raises:
-        YamlLimitError: ``raw`` nests deeper than the YAML loader allows or
-            its aliases expand too far; the message names ``source``.
+        YamlLimitError: ``raw`` is beyond the YAML loader's limits (an alias
+            bomb, nesting too deep); the message names ``source``.
     """
     try:
         value = load_yaml_text(raw, source)

@@ -1,22 +1,16 @@
 """Draw a table model as an RGB image (``render_mode="rgb_array"``), with matplotlib.
 
-Every game describes what is on its table as a *table model*, a JSON-able
-dict that the web page (`cardsuite.agents.play.web`) draws in the browser and
-`draw_table` draws here, so the picture and the page show the same::
+Every game describes its table as a *table model*, a JSON-able dict that the
+web page draws in the browser and `draw_table` draws here (seats with cards
+as chips on the left, piles on the right, lines and legend underneath)::
 
     {"game": "scum", "title": "...",
      "seats": [{"name": "player_0", "role": "President", "count": 3,
                 "cards": ["2", "5", "P"] or None (hidden), "score": "score 0",
                 "notes": ["passed"], "to_act": True, "you": False}, ...],
      "piles": [{"title": "Top play", "cards": [{"text": "5", "by": "player_2"}]}],
-     "lines": ["free text", ...],
-     "legend": "S = Scum (lowest) ...",
-     "ladder": [...] (Scum Party only),
-     "compact": True (optional: long card names, drawn as smaller chips)}
-
-`draw_table` lays seats out as rows on the left (cards as chips), the
-piles on the right and the lines and legend underneath, on a fixed canvas of
-`WIDTH` x `HEIGHT` pixels, and returns ``uint8[HEIGHT, WIDTH, 3]``.
+     "lines": ["free text", ...], "legend": "...",
+     "ladder": [...] (Scum Party only), "compact": True (optional: smaller chips)}
 """
 
 from __future__ import annotations
@@ -113,7 +107,7 @@ def draw_table(model: Mapping[str, Any]) -> np.ndarray:
         colour = TO_ACT if seat.get("to_act") else INK
         who = f"{seat.get('name', '')}" + (f" · {seat['role']}" if seat.get("role") else "")
         count = int(seat.get("count", 0))
-        info = f"{count} card" + ("" if count == 1 else "s")
+        info = cards_word(count)
         if seat.get("score"):
             info += f" · {seat['score']}"
         if seat.get("notes"):

@@ -1,19 +1,11 @@
 """The suite's one strict JSON reader: a named error instead of a crash or a silent guess.
 
-Every JSON the suite reads from outside (saved states of every game, deck
-files, game records, checkpoint and agent metadata, web request bodies) goes
-through `loads` (text) or `read_file` (a file):
-
-* the text must be UTF-8 and no longer than a limit;
-* an object may not repeat a key (``json.loads`` keeps the last one silently);
-* ``NaN`` and ``Infinity`` are refused (numbers must be finite);
-* nesting deeper than `MAX_DEPTH` is refused before parsing (no ``RecursionError``);
-* a file must be a regular file, read with a bounded read (never ``/dev/zero``,
-  a FIFO or a directory; an oversized or growing file fails fast).
-
-Each problem raises ``StateError`` (or the error class the caller names:
-``DeckError``, ``CheckpointError``, ``ConfigError``...) with a one-line
-message that starts with where the text came from.
+Every JSON read from outside (saved states, deck files, records, metadata,
+web requests) goes through `loads` (text) or `read_file` (a file): UTF-8 and
+bounded; no repeated key, no ``NaN``/``Infinity``; nesting at most
+`MAX_DEPTH` (checked before parsing); a file must be a regular file, read
+with a bounded read. Each problem raises ``StateError`` (or the error class
+the caller names) with a one-line message that starts with where the text came from.
 """
 
 from __future__ import annotations
@@ -77,15 +69,8 @@ def read_file(
     max_bytes: int = MAX_CHARS,
     follow_links: bool = True,
 ) -> Any:
-    """The strict JSON (module doc) of a regular file of at most ``max_bytes``.
-
-    Args:
-        path: the file.
-        what: the file's kind in messages (``"deck file"``, ``"agent.json"``).
-        error: the named error to raise.
-        max_bytes: the size limit.
-        follow_links: with False a symbolic link is refused (checkpoint folders).
-    """
+    """The strict JSON (module doc) of a regular file of at most ``max_bytes``; ``what``
+    names the file's kind in messages; with ``follow_links=False`` a link is refused."""
     return loads(read_bounded(path, what, max_bytes, error, follow_links=follow_links),
                  f"{what} {str(path)!r}", error=error, max_chars=max_bytes)  # fmt: skip
 

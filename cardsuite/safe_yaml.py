@@ -1,28 +1,14 @@
 """Reading YAML the safe way: no code, no duplicate keys, bounded size and depth.
 
-Every YAML file cardsuite reads (game, training and RLlib configs, deck
-files, presets) goes through [`load_yaml_text`][cardsuite.safe_yaml.load_yaml_text] or `read_yaml_file`:
-
-* `StrictLoader` is a `yaml.SafeLoader` (plain data only, no Python
-  objects); it also refuses a key given twice in one mapping (plain
-  ``yaml.safe_load`` keeps the last one silently), nesting deeper than
-  `MAX_DEPTH` (no ``RecursionError``), an alias inside its own anchor (a
-  self-containing value) and aliases that would expand to more than
-  `MAX_ALIAS_NODES` nodes (the "billion laughs": 269 bytes of eight nested
-  alias levels stand for about a billion items);
-* the text must be UTF-8 and a file at most `MAX_YAML_BYTES`, a regular
-  file (never a device or FIFO).
-
-Every problem is a `ConfigError` whose one-line message names the file, and
-the key or line where it can; a limit (depth, aliases) is the subclass
-`YamlLimitError`. A message never echoes more than a few dozen characters of
-the input: values go through `brief`.
-
-Anchors and aliases stay allowed (a config may share a block with ``&name`` /
-``*name`` or merge one with ``<<: *name``): a real config expands to a few
-hundred nodes, so the alias limit only refuses bombs. The sizes are measured
-while the document is composed, before any Python value is built, so a bomb
-costs microseconds and no memory.
+Every YAML file cardsuite reads (configs, deck files, presets) goes through
+[`load_yaml_text`][cardsuite.safe_yaml.load_yaml_text] or `read_yaml_file`:
+`StrictLoader` is a `yaml.SafeLoader` that also refuses a key given twice,
+nesting deeper than `MAX_DEPTH`, an alias inside its own anchor and aliases
+expanding to more than `MAX_ALIAS_NODES` nodes (the "billion laughs"), measured
+while composing, before any value is built; files are UTF-8 regular files of
+at most `MAX_YAML_BYTES`. Every problem is a `ConfigError` naming the file
+(`YamlLimitError` for a limit); messages echo input only through `brief`.
+Anchors and aliases stay allowed: a real config expands to a few hundred nodes.
 """
 
 from __future__ import annotations
@@ -52,10 +38,8 @@ class YamlLimitError(ConfigError):
 def brief(value: Any, limit: int = BRIEF_CHARS) -> str:
     """``repr(value)`` cut to at most ``limit`` characters, for error messages.
 
-    A message must never echo unbounded input (a 1 MB ``--key`` value, a
-    value built from aliases): every value an error path shows goes through
-    this. The repr of a container is built piece by piece (``reprlib``), so a
-    huge or self-containing value costs no more than its first pieces.
+    Built piece by piece (``reprlib``), so a huge or self-containing value
+    costs no more than its first pieces.
 
     Example:
         >>> brief("x" * 1000, limit=12)
@@ -85,11 +69,8 @@ class _LimitProblem(_StrictProblem):
 class StrictLoader(yaml.SafeLoader):
     """A SafeLoader that refuses duplicate keys, deep nesting and alias bombs.
 
-    While composing, every finished node records its expanded size (nodes,
-    counting through aliases) and depth; an alias adds its target's size to
-    the document's alias total, which may not pass `MAX_ALIAS_NODES`, and its
-    target's depth to the current depth, which may not pass `MAX_DEPTH`. An
-    alias to a node that is not finished yet (``&a [*a]``) is refused too.
+    Every finished node records its expanded size and depth; an alias adds
+    its target's to the document's alias total and to the current depth.
     """
 
     _depth = 0
@@ -209,10 +190,6 @@ def read_yaml_file(path: str | Path, what: str = "config file") -> Any:
 
 
 def _one_line(err: yaml.YAMLError, limit: int = 300) -> str:
-    """A YAML error on one line (PyYAML's messages span several), at most ``limit`` chars.
-
-    PyYAML quotes the offending line of the input (a snippet with a caret);
-    a single line of a config can be a megabyte long, hence the cut.
-    """
+    """A YAML error on one line, at most ``limit`` chars (PyYAML quotes the input line)."""
     text = " ".join(str(err).split())
     return text if len(text) <= limit else text[: limit - 3] + "..."

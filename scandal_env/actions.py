@@ -1,20 +1,10 @@
 """The table between Scandal moves and integer action ids.
 
-A turn is several steps of the same player, in phases (see ``engine.py``):
-
-| range | name | meaning |
-|---|---|---|
-| ``DRAW_STOCK`` (1 id) | draw stock | take the top of the stock (S3); with an empty stock, turn the discard pile over first (S4) |
-| ``DRAW_DISCARD + d`` (n ids) | draw discard at depth d | d = 0 is the top card; d >= 1 takes the card d deep and every card above it, with the duty to meld it (S3) |
-| ``MELD_START + s`` (16 ids) | start meld | put the title of scandal s from hand into a new meld under construction (S5) |
-| ``MELD_ADD + c`` (n ids) | add to meld | move card c from hand into the meld under construction |
-| ``MELD_FINISH`` (1 id) | finish meld | lay the meld under construction on the table |
-| ``LAYOFF + p`` (n_pairs ids) | lay off | lay off the card of membership p on its scandal (S6) |
-| ``DISCARD + c`` (n ids) | discard | discard card c; ends the turn (S7) |
-
-``n`` is the number of cards (80) and ``n_pairs`` the number of (non-title
-card, scandal) memberships (80), ordered by card id then scandal id, so a
-one-scandal card has one lay-off id and a gold card one per scandal.
+Named bases, in id order (`ActionLayout.ranges` says what each range does):
+``DRAW_STOCK``, ``DRAW_DISCARD + depth``, ``MELD_START + scandal``,
+``MELD_ADD + card``, ``MELD_FINISH``, ``LAYOFF + membership`` and
+``DISCARD + card``. The lay-off memberships are the (non-title card, scandal)
+pairs ordered by card id then scandal id: a gold card has one per scandal.
 """
 
 from __future__ import annotations
@@ -118,15 +108,8 @@ def pair_index(deck: Deck) -> np.ndarray:
 
 
 def decode(layout: ActionLayout, action: int) -> tuple[Kind, int]:
-    """The kind of ``action`` and its argument, the offset in its range.
-
-    The argument is the depth for ``DRAW_DISCARD``, the scandal for
-    ``MELD_START``, the card for ``MELD_ADD`` and ``DISCARD``, the membership
-    (see `Deck.pair_card`) for ``LAYOFF`` and 0 for the single ids.
-
-    Raises:
-        ValueError: ``action`` is not an id of ``layout`` (0 .. size - 1).
-    """
+    """The kind of ``action`` and its argument, the offset in its range (depth, scandal,
+    card or membership; 0 for the single ids); ValueError outside ``0 .. size - 1``."""
     a = int(action)
     if a < layout.MELD_START:
         if a == layout.DRAW_STOCK:

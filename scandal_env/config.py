@@ -22,7 +22,7 @@ class ScandalConfig(ConfigBase):
 
     num_players: int = doc_field(2, "players, 2 to 6 (S2)")
     target_score: int = doc_field(
-        500, "the game ends after the hand in which someone reaches this total (S9)"
+        500, "the game ends after the hand in which someone reaches this total (S9)", ge=1
     )
     max_turns: int = doc_field(
         300,
@@ -30,34 +30,28 @@ class ScandalConfig(ConfigBase):
         "(S4); a finite limit guarantees every hand ends. The default is over twice "
         "the longest hand the baseline agents played (139 turns; none of 45,000 hands "
         "cut, `benchmarks/scandal_turn_limit.py`)",
+        ge=1,
     )
     max_hands: int = doc_field(
         100,
         "episode='game' only: the game ends as truncated after this many hands "
         "(blocked hands can keep every total below the target forever)",
+        ge=1,
     )
     deck: str | None = doc_field(None, "deck file path; None = the canonical deck (S1)")
     episode: Literal["hand", "game"] = doc_field(
         "hand", "'hand': an episode is one hand; 'game': hands until the target is reached"
     )
     reward_scale: float = doc_field(
-        100.0, "reward at the end of each hand = that hand's net score (S9) / reward_scale"
+        100.0, "reward at the end of each hand = that hand's net score (S9) / reward_scale", gt=0
     )
     illegal_action: Literal["raise", "penalize"] = illegal_action_field()
     illegal_penalty: float = illegal_penalty_field()
 
     def validate(self) -> None:
-        """Check ranges (S2 player count, positive limits and scale)."""
+        """Check the S2 player count (the limits and scale are bounded by their fields)."""
         if self.num_players not in HAND_SIZES:
             self._fail("num_players", f"must be 2 to 6 (S2), got {self.num_players}")
-        if self.target_score < 1:
-            self._fail("target_score", f"must be >= 1, got {self.target_score}")
-        if self.max_turns < 1:
-            self._fail("max_turns", f"must be >= 1, got {self.max_turns}")
-        if self.max_hands < 1:
-            self._fail("max_hands", f"must be >= 1, got {self.max_hands}")
-        if not self.reward_scale > 0:
-            self._fail("reward_scale", f"must be > 0, got {self.reward_scale}")
 
     @property
     def hand_size(self) -> int:

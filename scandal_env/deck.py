@@ -1,18 +1,12 @@
 """The Scandal deck: loading and validating deck files (RULINGS S1).
 
-A deck file (JSON or YAML) lists the 16 scandals and the 80 cards. The
-canonical file ships in ``scandal_env/data/deck.json``; it is read through
-`importlib.resources` when `load_deck` is called, never at import.
-
-Card ids are the positions of the cards in the file, which must equal each
-card's ``id`` field. The canonical file orders its cards by a fixed rule:
-brown titles by scandal id (so the title of scandal ``s`` is card ``s``), then
-blue, green, red and black cards (each colour by scandal id, then as listed),
-then the 7 gold cards.
-
-Every invariant of ruling S1 is checked; a broken file raises
-[`DeckError`][cardsuite.errors.DeckError] naming the card or scandal and the
-rule it breaks.
+A deck file (JSON or YAML) lists the 16 scandals and the 80 cards; the
+canonical one is ``scandal_env/data/deck.json`` (read when `load_deck` is
+called). Card ids are the cards' positions, equal to their ``id`` fields; the
+canonical file puts the brown titles first, by scandal id (the title of
+scandal ``s`` is card ``s``), then blue, green, red, black and gold cards.
+Every S1 invariant is checked; a broken file raises
+[`DeckError`][cardsuite.errors.DeckError] naming the card or scandal.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
-"""Scandal observations as named pieces of one flat float32 array.
+"""Scandal observations as named pieces of one flat float32 array ([`ObsSpec`][cardsuite.obsspec.ObsSpec]).
 
-Seats are relative: index 0 of every per-player piece is the observer, then
-the others in turn order. The same [`ObsSpec`][cardsuite.obsspec.ObsSpec]
-gives the offsets written here, the named views, the ``Box`` bounds and the
-documentation table (`observation_table`).
-
-Card-indexed pieces use card ids (see ``deck.py``); scandal-indexed pieces use
-scandal ids (rule book order).
+Seats are relative (index 0 is the observer, then turn order); card pieces
+are indexed by card id, scandal pieces by scandal id (rule book order).
 """
 
 from __future__ import annotations
@@ -89,12 +84,8 @@ def _score_bound(rules: Rules) -> float:
 
 
 class _Seat:
-    """One observer's persistent observation and what it was last written from.
-
-    ``buf`` has one scratch entry past the observation, where absent one-hot
-    pieces (no meld under construction, no duty...) point, so that switching
-    one-hots needs no test.
-    """
+    """One observer's persistent observation and what it was last written from (``buf``
+    has a scratch entry past the observation for absent one-hots to point at)."""
 
     __slots__ = (
         "buf",
@@ -141,13 +132,9 @@ class _Seat:
 class Encoder:
     """Writes observations of one game into reused buffers.
 
-    `encode` keeps one persistent observation per observer and rewrites
-    only what changed since that observer's last observation: the hand, the
-    public hand cards and the scalars every time; the table (melds and
-    lay-offs), the meld under construction and the discard pile only when
-    their content differs from what the buffer was written from (compared by
-    value, so any state of the game may be encoded, in any order). The
-    result is then copied out in one block.
+    `encode` keeps one observation per observer and rewrites the table, the
+    meld under construction and the pile only when their content differs from
+    what it was written from (by value: any state may be encoded, in any order).
     """
 
     def __init__(self, rules: Rules) -> None:
@@ -155,9 +142,8 @@ class Encoder:
         self.rules = rules
         self.spec = obs_spec(rules)
         self.global_spec = state_spec(rules)
-        p, n = rules.config.num_players, rules.deck.n_cards
-        ns = rules.deck.n_scandals
-        self._p, self._n, self._ns = p, n, ns
+        p, n, ns = rules.config.num_players, rules.deck.n_cards, rules.deck.n_scandals
+        self._p, self._n = p, n
         # Points are summed exactly (integers in float64) and divided once, so
         # the value does not depend on a BLAS summation order (the batched
         # engine computes the same float32).

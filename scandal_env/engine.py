@@ -1,18 +1,9 @@
 """The Scandal rules engine: a plain state and pure functions over it.
 
-A turn is split into phases, each a few steps of the same player:
-
-* ``DRAW``: draw from the stock, or from the discard pile at some depth (S3, S4).
-* ``MELD``: lay off cards (S6), start a meld (S5), or discard (S7, ends the turn).
-* ``BUILD``: a meld under construction: add cards of its scandal, or finish it.
-
-The legal mask (`scandal_env.masks`) only offers steps from which the
-turn can still be finished legally. This module deals hands, applies actions
-and scores; it re-exports the names of its sibling modules so that
-``scandal_env.engine`` stays the one import for callers.
-
-Randomness comes only from the state's own ``numpy`` Generator; nothing
-depends on set or dict order or on ``hash()``.
+A turn is split into phases (`Phase`: ``DRAW``, ``MELD``, ``BUILD``), each a
+few steps of the same player. This module deals hands, applies actions and
+scores, and re-exports its sibling modules' names (the legal mask, knowledge,
+JSON). Randomness comes only from the state's own ``numpy`` Generator.
 """
 
 from __future__ import annotations
@@ -43,7 +34,6 @@ from scandal_env.state import (
     State,
     check_cards,
     clone,
-    make_game,
     make_rules,
 )
 
@@ -67,7 +57,6 @@ __all__ = [
     "from_json",
     "legal_actions",
     "legal_mask",
-    "make_game",
     "make_rules",
     "new_game",
     "new_hand",
@@ -131,12 +120,11 @@ def new_hand(state: State, preset: dict[str, Any] | None = None) -> None:
 
     Args:
         state: a game whose current hand is over (or any state, to re-deal).
-        preset: optional fixed deal: ``{"hands": [[card names or ids], ...]
-            (one list per player), "discard": [top, ..., bottom], "stock":
-            [top, ..., bottom], "dealer": k}``. ``hands`` is required; each
-            card must appear exactly once; ``discard`` omitted = one card
-            turned up from the shuffled rest; ``stock`` omitted = the shuffled
-            rest; ``dealer`` omitted = the next dealer in rotation.
+        preset: optional fixed deal ``{"hands": [[cards], ...], "discard":
+            [top, ..., bottom], "stock": [top, ..., bottom], "dealer": k}``:
+            ``hands`` required, each card once; ``discard`` omitted = one card
+            turned up, ``stock`` omitted = the shuffled rest, ``dealer``
+            omitted = the next in rotation.
 
     Raises:
         PresetError: the preset is malformed (names the problem).
@@ -185,15 +173,9 @@ def _deal(state: State, dealer: int, preset: dict[str, Any] | None) -> None:
         _end_hand(state, END_BLOCKED)
 
 
-# ---------------------------------------------------------------- queries
-
-
 def current_player(state: State) -> int:
     """The player to act."""
     return state.to_act
-
-
-# ---------------------------------------------------------------- apply
 
 
 def apply(state: State, action: int) -> None:
@@ -215,11 +197,8 @@ def apply(state: State, action: int) -> None:
 
 
 def apply_unchecked(state: State, action: int) -> None:
-    """Apply ``action`` without checking that it is legal (for tests and search).
-
-    Only physically possible actions (the card is where the action needs it)
-    may be passed; anything else corrupts the state.
-    """
+    """Apply ``action`` without checking that it is legal (for the env, tests and search);
+    an action that is not even possible corrupts the state."""
     deck = state.rules.deck
     kind, x = decode(state.rules.layout, action)
     state.mask_cache = None
@@ -356,9 +335,6 @@ def _end_hand(state: State, why: str) -> None:
         new_hand(state)
 
 
-# ---------------------------------------------------------------- results
-
-
 def returns(state: State) -> np.ndarray:
     """float64[P] cumulative scores of the game so far (S9)."""
     result: np.ndarray = state.scores.astype(np.float64)
@@ -372,7 +348,7 @@ def winners(state: State) -> list[int]:
 
 
 def __getattr__(name: str) -> Any:
-    """``Game``: the deprecated name of `Rules`."""
-    if name == "Game":
-        return _state.__getattr__("Game")
+    """``Game`` and ``make_game``: the deprecated names of `Rules` and `make_rules`."""
+    if name in ("Game", "make_game"):
+        return _state.__getattr__(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

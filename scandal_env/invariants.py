@@ -1,10 +1,8 @@
 """What every Scandal state reached by the rules satisfies, checked for states from outside.
 
-`check_state` is the gate for saved states ([`scandal_env.serialize.from_json`][scandal_env.serialize.from_json]
-and the env's ``reset(options={"state": ...})``). Field types and ranges are
-checked before it; it checks that the fields agree with one another and with
-the rules, so that a state it accepts plays on and ends like a dealt one. A
-state it refuses raises [`StateError`][cardsuite.errors.StateError] naming the field.
+`check_state` is the gate for saved states (after the field types and ranges):
+the fields agree with one another and with the rules, or a
+[`StateError`][cardsuite.errors.StateError] names the field.
 """
 
 from __future__ import annotations

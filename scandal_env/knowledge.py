@@ -16,20 +16,10 @@ from scandal_env.state import State, clone
 def resample_hidden(state: State, observer: int, rng: np.random.Generator) -> State:
     """A copy of ``state`` with what ``observer`` cannot see dealt anew.
 
-    The cards of the opponents' hands that are not public and the stock (unless
-    it was made by turning over the discard pile, S4, and so is public) are
-    shuffled and dealt back into the same places: hand sizes, the stock size,
-    the observer's hand, the table, the pile and every public card in an
-    opponent's hand (one taken from the discard pile) are kept.
-
-    When ``observer`` is to act, the copy keeps ``state``'s cached legal mask:
-    the mask reads only the hand of the player to act, the hand sizes, the
-    stock size and public cards, none of which is dealt anew.
-
-    Args:
-        state: the true state.
-        observer: the seat whose knowledge is kept.
-        rng: the randomness of the re-deal; the copy's own RNG is reseeded from it.
+    The opponents' secret cards and the stock (unless public, S4) are shuffled
+    and dealt back into the same places; sizes and public cards are kept. The
+    copy's RNG is reseeded from ``rng``; when ``observer`` is to act it keeps
+    the cached legal mask, which reads nothing dealt anew.
     """
     p = state.num_players
     seats = [(observer + off) % p for off in range(1, p)]

@@ -1,14 +1,11 @@
 """The Scandal legal mask, its look-ahead tables, and why an action is illegal.
 
-The legal mask only ever offers steps from which the turn can still be
-finished legally, so it is never all zero for the player to act:
-
-* a deep draw (S3) is offered only if the drawn card can then be melded or laid
-  off with one card left over; the duty to meld it is honoured first (the rule
-  book says "immediately"), and no discard is legal while it is pending;
-* a meld is started or extended only if it can still be completed (S5) leaving
-  a card that may be discarded (S7, S8);
-* a lay-off never leaves the hand without a card that may be discarded.
+The mask only offers steps from which the turn can still be finished legally,
+so it is never all zero for the player to act: a deep draw (S3) only if the
+card can then be melded or laid off with a card left over (its duty honoured
+first, no discard while it is pending); a meld only if it can still be
+completed (S5) leaving a discardable card (S7, S8); a lay-off never leaves
+the hand without one.
 """
 
 from __future__ import annotations
@@ -54,10 +51,9 @@ _ALL_FOUR = 0x01010101  # four true bytes, whatever the byte order
 class _MaskTables:
     """Per-deck tables of the mask, and a memo of the melded scandals.
 
-    ``meld`` has four columns per scandal: its blue/green cards, its non-title
-    cards, its title and a zero column; ``hand @ meld >= need`` then holds four
-    true bytes for each scandal whose minimal meld (S5: title, a blue or green
-    card, one more) is in the hand, read as one ``uint32`` per scandal.
+    ``meld`` has four columns per scandal (blue/green, non-title, title, zero):
+    ``hand @ meld >= need`` holds four true bytes, one ``uint32``, for each
+    scandal whose minimal meld (S5) is in the hand.
     """
 
     def __init__(self, deck: Deck) -> None:
@@ -121,13 +117,9 @@ def _mask_draw(state: State, mask: np.ndarray) -> None:
 
 
 def _deep_draw_ok(state: State) -> list[bool]:
-    """May the card at each depth of the pile be drawn with its duty (S3)?
-
-    The card at depth d can be honoured if one of its scandals is melded (lay
-    it off), or if the hand plus the d+1 cards taken hold a minimal meld of
-    one of its scandals (title, blue/green, one more, S5) with a card left
-    over (S8). Walks the pile from the top, counting what would be taken.
-    """
+    """May the card at each depth of the pile be drawn with its duty (S3)? Yes if one of its
+    scandals is melded, or the hand plus the cards taken hold a minimal meld of one (S5)
+    with a card left over (S8); walks the pile from the top."""
     deck = state.rules.deck
     tables = _mask_tables(deck)
     counts = tables.counts(state.hands[state.to_act])

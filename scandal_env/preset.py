@@ -11,13 +11,8 @@ from scandal_env.state import State
 def parse_preset(
     state: State, preset: dict[str, Any], dealer: int
 ) -> tuple[list[list[int]], list[int], list[int], int]:
-    """Check a preset deal and return its hands, pile and stock (bottom first), dealer.
-
-    See [`scandal_env.engine.new_hand`][scandal_env.engine.new_hand] for the preset's keys.
-
-    Raises:
-        PresetError: the preset is malformed (names the problem).
-    """
+    """Check a preset deal (keys: [`new_hand`][scandal_env.engine.new_hand]) and return its
+    hands, pile and stock (bottom first) and dealer; PresetError naming the problem."""
     deck = state.rules.deck
     p, n = state.num_players, deck.n_cards
     if not isinstance(preset, dict):

@@ -1,11 +1,9 @@
 """Scandal states as JSON (exact: the RNG state included), read back with every field checked.
 
-[`from_json`][scandal_env.serialize.from_json] reads text from outside (a saved game, a record, the env's
-``reset(options={"state": ...})``), so it trusts nothing: strict JSON
-(`cardsuite.safe_json`: no repeated key, no NaN, bounded depth), every field of the right type, shape and
-range, and then the state as a whole consistent with the rules
-(`scandal_env.invariants.check_state`). Every problem is a
-[`StateError`][cardsuite.errors.StateError] naming the field.
+[`from_json`][scandal_env.serialize.from_json] trusts nothing: strict JSON,
+every field of the right type, shape and range, then the state consistent with
+the rules (`scandal_env.invariants.check_state`); a
+[`StateError`][cardsuite.errors.StateError] names the field.
 """
 
 from __future__ import annotations
@@ -48,19 +46,8 @@ _INT_FIELDS = (
 )
 _BOOL_FIELDS = ("stock_public", "hand_over", "game_over", "done", "truncated")
 _LIST_FIELDS = ("pile", "stock")
-_FIELDS = frozenset(
-    (
-        "format",
-        "version",
-        "config",
-        "hand_end",
-        "rng",
-        *_BOOL_ARRAYS,
-        *_INT_ARRAYS,
-        *_INT_FIELDS,
-        *_BOOL_FIELDS,
-        *_LIST_FIELDS,
-    )
+_FIELDS = frozenset(("format", "version", "config", "hand_end", "rng")).union(
+    _BOOL_ARRAYS, _INT_ARRAYS, _INT_FIELDS, _BOOL_FIELDS, _LIST_FIELDS
 )
 #: numpy bit generators a saved state may name (``getattr`` on anything else is refused).
 _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "Philox", "SFC64", "MT19937")
@@ -88,14 +75,7 @@ def to_json(state: State) -> str:
 
 
 def from_json(text: str | bytes) -> State:
-    """Rebuild a state from `to_json` output, checking every field.
-
-    Raises:
-        StateError: the text is not strict JSON, a field is missing, unknown,
-            of the wrong type, shape or range, the config is invalid, or the
-            state breaks a rule (see `scandal_env.invariants.check_state`);
-            the message names the field.
-    """
+    """Rebuild a state from `to_json` output; StateError naming the field if anything is wrong."""
     if not isinstance(text, str | bytes):
         raise StateError(f"a saved state is JSON text, got {type(text).__name__}")
     if len(text) > MAX_STATE_CHARS:

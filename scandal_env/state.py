@@ -1,12 +1,6 @@
 """Scandal game data: the static `Rules`, the mutable `State`, the `Phase`.
 
-The vocabulary is OpenSpiel's and the same in every engine of the suite:
-``Rules`` (compiled once from the config), ``State`` (everything that changes),
-``state.to_act`` (the player to move) and ``Phase``.
-
-The rules that change a state live in [`scandal_env.engine`][scandal_env.engine], the legal
-mask in `scandal_env.masks`, resampling of hidden cards in
-[`scandal_env.knowledge`][scandal_env.knowledge] and JSON in `scandal_env.serialize`.
+The rules that change a state live in [`scandal_env.engine`][scandal_env.engine].
 """
 
 from __future__ import annotations
@@ -37,7 +31,7 @@ class Phase(IntEnum):
     BUILD = 2
 
 
-#: The phases as module constants (kept for callers written before `Phase`).
+#: The phases as module constants (older callers).
 PHASE_DRAW, PHASE_MELD, PHASE_BUILD = Phase.DRAW, Phase.MELD, Phase.BUILD
 #: Phase names in words, indexed by phase.
 PHASE_NAMES = ("draw", "meld", "build")
@@ -180,37 +174,28 @@ def _copy_rng(rng: np.random.Generator) -> np.random.Generator:
 
 def clone(state: State, rng: np.random.Generator | None = None) -> State:
     """An independent copy of ``state`` (arrays, lists and RNG copied; ``rng``: the copy's own)."""
-    return State(
-        rules=state.rules,
-        hands=state.hands.copy(),
-        known=state.known.copy(),
-        placed_by=state.placed_by.copy(),
-        placed_on=state.placed_on.copy(),
-        meld_owner=state.meld_owner.copy(),
-        build=state.build.copy(),
-        build_scandal=state.build_scandal,
-        pile=list(state.pile),
-        stock=list(state.stock),
-        stock_public=state.stock_public,
-        hand_counts=list(state.hand_counts),
-        to_act=state.to_act,
-        phase=state.phase,
-        duty=state.duty,
-        forbidden=state.forbidden,
-        turn=state.turn,
-        dealer=state.dealer,
-        scores=state.scores.copy(),
-        hand_scores=state.hand_scores.copy(),
-        step_scores=state.step_scores.copy(),
-        hand_number=state.hand_number,
-        hand_end=state.hand_end,
-        hand_over=state.hand_over,
-        game_over=state.game_over,
-        done=state.done,
-        truncated=state.truncated,
-        rng=_copy_rng(state.rng) if rng is None else rng,
-        mask_cache=state.mask_cache,
-    )
+    out = State.__new__(State)
+    out.__dict__.update(state.__dict__)  # the rules, scalars and read-only mask are shared
+    for name in _ARRAYS:
+        setattr(out, name, getattr(state, name).copy())
+    out.pile, out.stock = list(state.pile), list(state.stock)
+    out.hand_counts = list(state.hand_counts)
+    out.rng = _copy_rng(state.rng) if rng is None else rng
+    return out
+
+
+#: The fields of a `State` that are numpy arrays (copied by `clone`).
+_ARRAYS = (
+    "hands",
+    "known",
+    "placed_by",
+    "placed_on",
+    "meld_owner",
+    "build",
+    "scores",
+    "hand_scores",
+    "step_scores",
+)
 
 
 def card_places(state: State) -> np.ndarray:
@@ -231,17 +216,16 @@ def check_cards(state: State) -> None:
         raise AssertionError(f"cards not in exactly one place: {bad.tolist()}")
 
 
-def make_game(config: ScandalConfig) -> Rules:
-    """Deprecated name of `make_rules`."""
-    warnings.warn(
-        "scandal_env make_game is deprecated; use make_rules", DeprecationWarning, stacklevel=2
-    )
-    return make_rules(config)
+#: Deprecated names and their new ones.
+_DEPRECATED = {"Game": "Rules", "make_game": "make_rules"}
 
 
 def __getattr__(name: str) -> Any:
-    """``Game``: the deprecated name of `Rules`."""
-    if name == "Game":
-        warnings.warn("scandal_env Game is deprecated; use Rules", DeprecationWarning, stacklevel=2)
-        return Rules
+    """The deprecated names ``Game`` (`Rules`) and ``make_game`` (`make_rules`), with a warning."""
+    if name in _DEPRECATED:
+        new = _DEPRECATED[name]
+        warnings.warn(
+            f"scandal_env {name} is deprecated; use {new}", DeprecationWarning, stacklevel=2
+        )
+        return globals()[new]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

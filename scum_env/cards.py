@@ -1,15 +1,11 @@
 """Cards of the climbing games as *slots* of a count vector (J1, P1).
 
-A hand is a vector of counts over card slots. Without ``color_clash`` colour
-never matters in Scum, so a slot is a rank (14 slots). With ``color_clash`` a
-slot is a rank and colour (53 slots: 13 ranks x 4 colours + the colourless
-Wild President). Slots are ordered by strength, so "beats" is a comparison of
-slot indices: for 4J ranks Scum < 2 < ... < 12 < President < Wild President,
-and within a rank Blue < Green < Orange < Red (J9 colour priority).
-
-Card names: a colour letter (R, O, G, B) and a rank (``S`` Scum, ``2``..``12``,
-``P`` President), e.g. ``R7``, ``BS``, ``OP``; ``W`` is the Wild President. In
-rank mode the colour letter may be omitted (``7``, ``S``, ``P``).
+A slot is a rank (14 slots), or with ``color_clash`` a rank and colour (53:
+13 ranks x 4 colours + the Wild President). Slots are ordered by strength, so
+"beats" compares slot indices: Scum < 2 < ... < 12 < President < Wild
+President, and within a rank Blue < Green < Orange < Red (J9). Card names: a
+colour letter and a rank (``R7``, ``BS``, ``OP``; ``W`` the Wild President);
+in rank mode the colour letter may be omitted.
 """
 
 from __future__ import annotations
@@ -78,55 +74,45 @@ class CardSystem:
         return " ".join(parts) if parts else "-"
 
 
+def rank_cards(
+    names: tuple[str, ...], long_names: tuple[str, ...], aliases: dict[str, int], top: int
+) -> CardSystem:
+    """14 colourless rank slots, four of each rank a deck and two of the last; the slots
+    from ``top`` on beat a play of any size and end the round (J6, J7, P1)."""
+    rank = np.arange(14)
+    return CardSystem(
+        names=names,
+        long_names=long_names,
+        rank=rank,
+        colour=np.full(14, -1),
+        per_deck=np.array([4] * 13 + [2], dtype=np.int16),
+        special=rank >= top,
+        ends_round=rank >= top,
+        aliases=aliases,
+    )
+
+
 def scum_cards(color_clash: bool) -> CardSystem:
     """The 4J Scum card slots (J1), by rank or by rank and colour (J9)."""
     if not color_clash:
-        names = RANK_LABELS_4J
-        aliases = {name: i for i, name in enumerate(names)}
-        for i, label in enumerate(RANK_LABELS_4J[:-1]):
-            for letter in COLOURS:
-                aliases[letter + label] = i
-        aliases["WP"] = 13
-        per_deck = np.array([4] * 13 + [2], dtype=np.int16)
-        rank = np.arange(14)
-        special = rank >= 12
-        ends = rank >= 12
-        return CardSystem(
-            names=names,
-            long_names=RANK_NAMES_4J,
-            rank=rank,
-            colour=np.full(14, -1),
-            per_deck=per_deck,
-            special=special,
-            ends_round=ends,
-            aliases=aliases,
-        )
-    names_l: list[str] = []
-    long_l: list[str] = []
-    rank_l: list[int] = []
-    colour_l: list[int] = []
-    for r, rank_label in enumerate(RANK_LABELS_4J[:-1]):
-        for c, letter in enumerate(COLOURS):
-            names_l.append(letter + rank_label)
-            long_l.append(f"{COLOUR_NAMES[letter]} {RANK_NAMES_4J[r]}")
-            rank_l.append(r)
-            colour_l.append(c)
-    names_l.append("W")
-    long_l.append("Wild President")
-    rank_l.append(13)
-    colour_l.append(-1)
-    aliases = {n: i for i, n in enumerate(names_l)}
-    aliases["WP"] = 52
-    rank_a = np.array(rank_l)
+        aliases = {name: i for i, name in enumerate(RANK_LABELS_4J)}
+        aliases |= {c + label: i for i, label in enumerate(RANK_LABELS_4J[:-1]) for c in COLOURS}
+        return rank_cards(RANK_LABELS_4J, RANK_NAMES_4J, aliases | {"WP": 13}, top=12)
+    slots = [(r, c) for r in range(13) for c in range(4)]  # then the colourless Wild President
+    names = (*(COLOURS[c] + RANK_LABELS_4J[r] for r, c in slots), "W")
+    rank = np.array([r for r, _ in slots] + [13])
     per_deck = np.ones(53, dtype=np.int16)
     per_deck[52] = 2  # J1: two Wild Presidents per deck (colourless, so one slot)
     return CardSystem(
-        names=tuple(names_l),
-        long_names=tuple(long_l),
-        rank=rank_a,
-        colour=np.array(colour_l),
+        names=names,
+        long_names=(
+            *(f"{COLOUR_NAMES[COLOURS[c]]} {RANK_NAMES_4J[r]}" for r, c in slots),
+            "Wild President",
+        ),
+        rank=rank,
+        colour=np.array([c for _, c in slots] + [-1]),
         per_deck=per_deck,
-        special=rank_a >= 12,
-        ends_round=rank_a >= 12,  # refined by the rules (J7, J9)
-        aliases=aliases,
+        special=rank >= 12,
+        ends_round=rank >= 12,  # refined by the rules (J7, J9)
+        aliases={n: i for i, n in enumerate(names)} | {"WP": 52},
     )

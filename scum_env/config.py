@@ -1,9 +1,5 @@
-"""Scum configuration: every rule option of RULINGS J1–J9 as a field.
-
-Defaults reproduce the primary 4J rule book (English rules, no variants,
-target 40 points up to six players and 60 above, J2). Load presets from
-``configs/scum/*.yaml`` with `ScumConfig.from_yaml`.
-"""
+"""Scum configuration: every rule option of RULINGS J1–J9 as a field, defaults those of
+the primary 4J rule book (presets: ``configs/scum/*.yaml``, `ScumConfig.from_yaml`)."""
 
 from __future__ import annotations
 

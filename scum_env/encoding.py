@@ -1,12 +1,9 @@
 """Observation and global-state encoding of a Scum table.
 
-The observation is one flat float32 array made of the named pieces below, in
-this order (``n`` players, ``K`` card slots: 14 ranks, or 53 rank-and-colour
-slots with ``color_clash``). Per-player pieces are in *relative* order: entry
-0 is the observer, entry ``i`` the ``i``-th player after the observer in turn
-order (role order), so a policy transfers between seats. It holds everything a
-careful player knows and nothing they don't: no other hand, and of the trades
-only the cards this player gave and received.
+One flat float32 array of named pieces (``n`` players, ``K`` card slots).
+Per-player pieces are *relative*: entry 0 is the observer, entry ``i`` the
+``i``-th player after it in turn order. It holds everything a careful player
+knows: no other hand, and of the trades only its own cards given and received.
 """
 
 from __future__ import annotations
@@ -28,11 +25,9 @@ ROLES_DOC = (
 def trade_bound(rules: Rules) -> float:
     """Upper bound of the ``trade_given``/``trade_received`` entries (J5, P5).
 
-    The most cards one player gives, or receives, in one series' trades: with
-    ``trade_rules="spanish"`` and five or more players the Scum gives two cards
-    to the President and one to the Vice President, and receives as many back,
-    so 3. Never below 2, the bound every other variant has always declared (a
-    saved policy's observation space stays the same).
+    The most cards one player gives or receives in one series' trades (3 for
+    the Scum with ``trade_rules="spanish"``), never below 2 (the bound saved
+    policies' observation spaces have).
     """
     n = rules.num_players
     given, received = [0] * n, [0] * n
@@ -89,9 +84,6 @@ class Encoder:
         self._finish = sl["finish_rank"]
         self._roles = self.spec.offset("roles")
         self._played = sl["played"]
-        self._given = sl["trade_given"]
-        self._received = sl["trade_received"]
-        self._scores = sl["scores"]
         self._phase = self.spec.offset("phase")
         self._give = self.spec.offset("give_backs_left")
         n = rules.num_players
@@ -108,10 +100,8 @@ class Encoder:
     def _seating(self, state: State) -> list[tuple[np.ndarray, list[int], np.ndarray]]:
         """Per player: relative order (array, list) and the series block.
 
-        The series block holds the pieces that change only between series or
-        during the trades — ``roles``, ``trade_given``, ``trade_received`` and
-        ``scores``, laid out contiguously — so a step copies it in one go. It is
-        cached per (series stamp, number of traded cards).
+        The series block (``roles`` .. ``scores``, contiguous) changes only
+        between series or during the trades: cached per (stamp, traded cards).
         """
         key = (state.stamp, len(state.trade_log))
         if self._cached_key != key:

@@ -1,18 +1,12 @@
 """The rules engine of one climbing-game table (Scum 4J, J1–J9; Scum Party's tables).
 
-Pure Python and numpy: no gymnasium, pettingzoo or torch import. A game is a
-plain [`State`][scum_env.engine.State] changed by [`apply`][scum_env.engine.apply]; forced events (deals, forced
-trades, the end of a round, the lead passing on, the end of a series) happen
-inside [`apply`][scum_env.engine.apply], never as agent actions. Randomness comes only from the
-state's own seeded generator, so the same seed and actions give the same game.
-
-Turn order is role order: ``state.order[0]`` is the President (King), then the
-Vice President, ..., and ``order[-1]`` the Scum (J3, P3).
-
-One concern per module, re-exported here: the state in `scum_env.state`,
-the series (seating, deal, trades, scoring) in `scum_env.series`, the legal
-moves in `scum_env.masks`, the JSON round trip in `scum_env.serialize`
-(checked by `scum_env.validate`), the preset checks in `scum_env.presets`.
+Pure Python and numpy. A game is a plain [`State`][scum_env.engine.State]
+changed in place by [`apply`][scum_env.engine.apply]; forced events (deals,
+forced trades, the end of a round or series) happen inside it, never as agent
+actions, and randomness comes only from the state's seeded generator. Turn
+order is role order: ``state.order[0]`` is the President (King) (J3, P3).
+The state, series, legal moves, JSON round trip and preset checks live in
+sibling modules and are re-exported here.
 """
 
 from __future__ import annotations
@@ -86,11 +80,9 @@ def new_game(
     Args:
         rules: compiled table rules.
         seed: seeds the game's generator (role draw, every deal).
-        roles: players in role order (President first); default a seeded
-            random draw (J3).
+        roles: players in role order (President first); default a seeded draw (J3).
         hands: preset hands per player (card names), as dealt, before trades.
-        trade: start with the trades (J5), as in a later series; the first
-            series of a game has none.
+        trade: start with the trades (J5), as in a later series.
         scores: preset game totals per player.
     """
     n = rules.num_players

@@ -81,38 +81,28 @@ class ScumEnv(CardGameEnv[E.State]):
         return None, False, False
 
     def _final_infos(self) -> list[dict[str, Any]]:
-        game = self.game
-        assert game is not None
-        infos = []
-        for p in range(self.rules.num_players):
-            infos.append(
-                {
-                    "finish_position": game.finish.index(p) + 1,
-                    "role": self.rules.role_of(game.pos[p]),
-                    "points": int(game.last_points[p]),
-                    "score": int(game.scores[p]),
-                    "series": game.series,
-                    "game_over": game.game_over,
-                    "winner": game.winner,
-                }
-            )
-        return infos
+        game = self._live()
+        return [
+            {
+                "finish_position": game.finish.index(p) + 1,
+                "role": self.rules.role_of(game.pos[p]),
+                "points": int(game.last_points[p]),
+                "score": int(game.scores[p]),
+                "series": game.series,
+                "game_over": game.game_over,
+                "winner": game.winner,
+            }
+            for p in range(self.rules.num_players)
+        ]
 
     def _render_text(self) -> str:
-        assert self.game is not None
-        return render_table(self.game)
+        return render_table(self._live())
 
     def _global_state(self) -> np.ndarray:
-        assert self.game is not None
-        return encode_state(self.game, self._state_spec)
+        return encode_state(self._live(), self._state_spec)
 
     # ------------------------------------------------------------ extras
     def determinize(self, agent: str, rng: np.random.Generator) -> E.State:
-        """A full engine state consistent with what ``agent`` knows (for search).
-
-        Other hands are redealt at random under everything ``agent`` has seen
-        ([`scum_env.knowledge.resample_hidden`][scum_env.knowledge.resample_hidden]); the real hidden cards
-        are not used.
-        """
-        assert self.game is not None
-        return resample_hidden(self.game, self._seat_of[agent], rng)
+        """A full engine state consistent with what ``agent`` knows (for search; see
+        [`scum_env.knowledge.resample_hidden`][scum_env.knowledge.resample_hidden])."""
+        return resample_hidden(self._live(), self._seat_of[agent], rng)

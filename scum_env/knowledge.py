@@ -1,17 +1,11 @@
 """What a player knows about the hidden hands, and resampling consistent with it.
 
-Search agents (ISMCTS) need full states that agree with everything one player
-has seen. At a Scum table a player sees their own hand, every card played and
-by whom, every hand size, and the trades they took part in (J5):
-
-* cards the observer gave to a player are still in that player's hand, except
-  as many of that card as the player has since played, or passed on in a later
-  trade the observer did not see (J5 ``spanish``) (a lower bound);
-* a player who was forced to give the observer their highest cards held
-  nothing higher at that moment (an upper bound on every card they held then,
-  which covers their hand now except the cards they received afterwards).
-
-[`resample_hidden`][scum_env.knowledge.resample_hidden] deals the unseen cards again under these constraints.
+A Scum player sees their own hand, every card played and by whom, every hand
+size and the trades they took part in (J5): cards they gave a player are still
+there unless since played or passed on unseen (J5 ``spanish``), a lower bound;
+a player forced to give them their highest cards held nothing higher then, an
+upper bound. [`resample_hidden`][scum_env.knowledge.resample_hidden] deals the
+unseen cards again under these constraints (for ISMCTS).
 """
 
 from __future__ import annotations
@@ -39,12 +33,8 @@ def known_cards(state: State, observer: int) -> np.ndarray:
 
 
 def caps(state: State, observer: int) -> tuple[list[int], list[int]]:
-    """Per player: the highest slot their capped cards can be, and how many are uncapped.
-
-    A cap of ``K - 1`` means no constraint. The uncapped count covers cards the
-    player received after the forced give to ``observer`` from someone else,
-    and the observer's own gifts that may still be in hand.
-    """
+    """Per player: the highest slot their capped cards can be (``K - 1``: none), and how
+    many are uncapped (received after the forced give to ``observer`` from someone else)."""
     n, k = state.rules.num_players, state.rules.num_slots
     cap = [k - 1] * n
     moment = [-1] * n
@@ -66,11 +56,8 @@ def deal_to_buckets(
     """Deal ``cards`` (slots, highest first) into ``buckets`` of ``[player, cap, room]``.
 
     Each card goes to a bucket whose cap is at least its slot, with probability
-    proportional to the room the bucket has left (with no caps: a uniform deal
-    of the cards over the room). One uniform per card, drawn as
-    ``rng.choice(len(buckets), p=...)`` draws it, so the deals are exactly those
-    of that call made per card (a test compares the two); plain Python, as there
-    are few buckets (at most two per player). The rooms are used up in place.
+    proportional to its room left (used up in place): one uniform per card,
+    drawn as ``rng.choice(len(buckets), p=...)`` would (a test compares the two).
 
     Returns:
         Per bucket, the count of each of the ``k`` slots dealt to it; None when a
@@ -99,12 +86,10 @@ def deal_to_buckets(
 
 
 def resample_hidden(state: State, observer: int, rng: np.random.Generator) -> State:
-    """A copy of ``state`` whose unseen cards are dealt again, consistently.
+    """A copy of ``state`` whose unseen cards are dealt again under the bounds above.
 
-    The observer's hand, every played card, every hand size and the known
-    trade cards are kept; the rest of the other hands is redealt at random
-    under the trade bounds above. The copy gets a fresh generator drawn from
-    ``rng``, so later deals are not those of the real game.
+    The observer's hand, played cards, hand sizes and known trade cards are
+    kept; the copy gets a fresh generator drawn from ``rng``.
     """
     rules = state.rules
     n, k = rules.num_players, rules.num_slots

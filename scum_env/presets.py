@@ -1,9 +1,5 @@
-"""Checks of the preset deals and seatings passed to ``reset(options=...)`` (J3, J4, P2, P3).
-
-Every check raises [`PresetError`][cardsuite.errors.PresetError] naming the field and
-what was wrong; none casts silently: ``0.5``, ``True`` or ``"0123"`` are not
-player indices, ``5`` is not a list of scores.
-"""
+"""Checks of the preset deals and seatings passed to ``reset(options=...)`` (J3, J4, P2, P3):
+a [`PresetError`][cardsuite.errors.PresetError] names the field; nothing is cast silently."""
 
 from __future__ import annotations
 

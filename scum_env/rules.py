@@ -13,9 +13,8 @@ Action table (``K`` card slots, ``C`` = most cards of one rank in play):
 | ``1 + (c-1)*K + s`` for c in 1..C, s in 0..K-1 | play ``c`` cards whose best card is slot ``s`` |
 | ``1 + C*K + s`` (only where trades are chosen) | give back one card of slot ``s`` (J5) |
 
-In rank mode a slot is a rank; with ``color_clash`` it is a rank and colour,
-and the other ``c-1`` cards of a play are taken from the lowest colours of that
-rank, never above the best card (a higher colour is never worse to keep).
+With ``color_clash`` the other ``c-1`` cards of a play are the lowest colours of
+that rank (a higher colour is never worse to keep).
 """
 
 from __future__ import annotations
@@ -127,30 +126,11 @@ class Rules:
 
     def role_of(self, position: int) -> str:
         """Role name of a role position (0 = top of the table)."""
-        n = self.num_players
-        names = self.role_names
-        if position == 0:
-            return names[0]
-        if position == 1:
-            return names[1]
-        if position == n - 1:
-            return names[4]
-        if position == n - 2:
-            return names[3]
-        return names[2]
+        return self.role_names[role_index(position, self.num_players)]
 
     def role_index(self, position: int) -> int:
         """Index 0..4 of the role (top, second, middle, second-to-last, last)."""
-        n = self.num_players
-        if position == 0:
-            return 0
-        if position == 1:
-            return 1
-        if position == n - 1:
-            return 4
-        if position == n - 2:
-            return 3
-        return 2
+        return role_index(position, self.num_players)
 
     def describe_action(self, action: int) -> str:
         """Plain words for an action id."""
@@ -176,6 +156,13 @@ class Rules:
 
 
 SCUM_ROLES = ("President", "Vice President", "Middle Class", "Next to Scum", "Scum")
+
+
+def role_index(position: int, size: int) -> int:
+    """Role 0..4 (top, second, middle, second-to-last, last) of a seat at a table of ``size``."""
+    if position < 2:
+        return position
+    return max(2, 4 - (size - 1 - position))  # the last seat 4, the one before 3
 
 
 def scum_trades(num_players: int, trade_rules: str) -> tuple[TradeStep, ...]:

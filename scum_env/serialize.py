@@ -1,10 +1,9 @@
 """JSON round trip of a Scum table state (`scum_env.state.State`).
 
-[`to_dict`][scum_env.serialize.to_dict] / [`from_dict`][scum_env.serialize.from_dict] and [`to_json`][scum_env.serialize.to_json] / [`from_json`][scum_env.serialize.from_json]
-save and restore a table exactly, its generator included, so a resumed game
-deals as the original would. The rules are not saved: keep the config beside
-the state and compile it again. A state that does not fit the rules raises
-[`StateError`][cardsuite.errors.StateError] naming the field.
+[`to_dict`][scum_env.serialize.to_dict] / [`from_dict`][scum_env.serialize.from_dict]
+and `to_json` / `from_json` restore a table exactly, its generator included.
+The rules are not saved: keep the config beside the state. A state that does
+not fit the rules raises [`StateError`][cardsuite.errors.StateError] naming the field.
 """
 
 from __future__ import annotations
@@ -58,9 +57,8 @@ FIELDS = (*ARRAY_FIELDS, *SCALAR_FIELDS, "ncards", "order", "finish", "trade_log
 def from_dict(rules: Rules, data: Any) -> State:
     """Rebuild a state from `to_dict`; StateError naming the field if it is not one.
 
-    Every field is read with its type, shape and range, then the fields are
-    checked against each other (`scum_env.validate.check_state`), so a
-    state that loads plays on like the one that was saved.
+    Every field is read with its type, shape and range, then checked against
+    the others (`scum_env.validate.check_state`).
     """
     if not isinstance(data, dict):
         raise StateError(f"a saved Scum state must be a JSON object, got {type(data).__name__}")

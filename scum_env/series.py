@@ -1,9 +1,9 @@
 """The series of a climbing-game table: seating, the deal, the trades and the scoring.
 
-Functions of [`scum_env.engine`][scum_env.engine]'s forced events (J3–J5, J8;
-P3–P5 at a Scum Party table): a series starts with the players seated in role
-order, the deal and the forced trades, and ends, when one player still holds
-cards, with the J8 points and the next series or the end of the episode.
+The forced events of [`scum_env.engine`][scum_env.engine] (J3–J5, J8; P3–P5
+at a Scum Party table): a series seats the players in role order, deals and
+runs the forced trades, and ends, when one player still holds cards, with the
+J8 points and the next series or the end of the episode.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """The state of one climbing-game table (Scum 4J, J1–J9; Scum Party's tables).
 
 [`State`][scum_env.state.State] is a plain dataclass mutated in place by
-[`scum_env.engine.apply`][scum_env.engine.apply]; this module holds it with the few helpers the
-engine, the serialiser and the encoders share (the phase constants, the
-series stamp, the role-order check and the field layout).
+[`scum_env.engine.apply`][scum_env.engine.apply], with the field layout and
+series stamp the engine, the serialiser and the encoders share.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """Checks of a saved Scum table state, field by field and across fields.
 
-[`scum_env.serialize.from_dict`][scum_env.serialize.from_dict] reads each field with the typed readers
-here (whole numbers are never bools or floats, arrays have their shape, every
-value its range), then `check_state` checks that the fields agree: the
-cards add up, the player to act holds cards, the top play is one the top
-player made, the phase matches the pending trade, the finish order matches the
-empty hands. Every failure is a [`StateError`][cardsuite.errors.StateError] that
-names the field, so a loaded state either plays on like a real one or is
-refused, and the env that refused it is unchanged.
+[`scum_env.serialize.from_dict`][scum_env.serialize.from_dict] reads each field
+with the typed readers here, then `check_state` checks that the fields agree
+(the cards add up, the player to act holds cards, the top play, the pending
+trade, the finish order). Every failure is a
+[`StateError`][cardsuite.errors.StateError] naming the field.
 """
 
 from __future__ import annotations

@@ -1,27 +1,25 @@
-"""Evaluation: tournaments, results, ratings, the leaderboard, the benchmark, records, datasets.
+"""Evaluation: ``tournament`` (``cli``, ``workers``), ``results``, ``stats``, ``ratings``, the
+leaderboard (``round_robin``, ``leaderboard``), the benchmark (``deal_sets``, ``evaluation``,
+``evaluation_cli``), game records (``records``, ``record_schema``, ``dataset``), ``simulate``.
 
-* ``tournament`` (`run_tournament`), ``workers`` and ``cli`` (``cardsuite tournament``);
-* ``results``, ``result_files``, ``stats``, ``ratings``: statistics, intervals, ratings;
-* ``round_robin``, ``checkpoints``, ``leaderboard`` (``cardsuite leaderboard``);
-* ``deal_sets``, ``digests``, ``evaluation``, ``evaluation_cli`` (``cardsuite benchmark``);
-* ``records``, ``record_schema``, ``dataset`` (``cardsuite dataset``): game records;
-* ``simulate`` (``cardsuite simulate``); ``arguments``: the commands' shared grammar.
-
-May import: the core, the games, and the top of ``cardsuite.agents`` (base,
-kinds, registry, parts); never ``play``, ``search``, ``learned`` or
-``cardsuite.train`` (agents of those kinds come through the registry).
+May import: the core, the games, and the top of ``cardsuite.agents`` (base, kinds, registry,
+parts); never ``play``, ``search``, ``learned`` or ``cardsuite.train``.
 """
 
 from typing import Any
 
-from cardsuite.agents.arena import tournament as _tournament
-from cardsuite.agents.arena import workers
-from cardsuite.agents.arena.moved import moved_name
+from cardsuite.agents.arena import tournament, workers
 from cardsuite.agents.arena.tournament import derive_seed, run_tournament
+from cardsuite.moved import moved_name, moved_table
 
 __all__ = ["derive_seed", "run_tournament"]
 
+#: The other names of 0.2's module ``cardsuite.agents.arena`` (now ``tournament``).
+_MOVED = moved_table(
+    tournament, "base_pattern num_rotations seating GamePlan plan_games Setup Table play_chunk"
+) | moved_table(workers, "exit_with_parent THREAD_VARIABLES one_thread_per_worker")
+
 
 def __getattr__(name: str) -> Any:
-    """The names of the 0.2 module ``cardsuite.agents.arena`` (now ``tournament``; PEP 562)."""
-    return moved_name(__name__, name, _tournament, workers)
+    """A 0.2 name that moved (`_MOVED`), with a warning naming its home (PEP 562)."""
+    return moved_name(__name__, name, _MOVED)

@@ -1,15 +1,61 @@
-"""``cardsuite tournament``: agents play seeded games with fair seating; statistics and ratings."""
+"""``cardsuite tournament``, and the arguments every arena and play command spells alike."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from cardsuite.agents.arena.arguments import GAME_HELP, add_arguments
-from cardsuite.agents.arena.result_files import check_results_dir
+from cardsuite.agents.arena.results import check_results_dir
 from cardsuite.agents.arena.tournament import run_tournament
 from cardsuite.agents.registry import available_agents
-from cardsuite.games import get_game, parse_options
+from cardsuite.config import read_yaml_mapping
+from cardsuite.errors import ConfigError
+from cardsuite.games import Game, get_game, parse_options
+
+#: The help of the game argument.
+GAME_HELP = "scum, scum_party or scandal"
+
+#: name -> (flag, the argparse settings every command that takes it shares).
+SHARED: dict[str, tuple[str, dict[str, Any]]] = {
+    "game": ("game", {}),
+    "players": ("--players", {"type": int, "default": None}),
+    "games": ("--games", {"type": int, "default": 100}),
+    "seed": ("--seed", {"type": int, "default": 0}),
+    "agents": ("--agents", {"nargs": "+"}),
+    "workers": ("--workers", {"type": int, "default": 1}),
+    "out": ("--out", {"default": None}),
+    "record": ("--record", {"default": None}),
+    "checkpoint": ("--checkpoint", {"default": None}),
+    "resamples": ("--resamples", {"type": int}),
+    "no_progress": ("--no-progress", {"action": "store_true"}),
+}
+
+
+def add_arguments(parser: Any, **helps: str | tuple[str, dict[str, Any]]) -> None:
+    """Add the arguments named, in order: `SHARED`'s, or ``--name`` with ``(help, settings)``.
+
+    ``settings`` override the shared ones (``flag`` turns ``game`` into ``--game``).
+    """
+    for name, value in helps.items():
+        text, extra = (value, {}) if isinstance(value, str) else value
+        flag, settings = SHARED.get(name, ("--" + name.replace("_", "-"), {}))
+        settings = {**settings, **extra, "help": text}
+        parser.add_argument(settings.pop("flag", flag), **settings)
+
+
+def rule_options(game: Game, config: str | None, extra: list[str]) -> dict[str, Any]:
+    """Rule options from a ``--config`` preset (file or shipped name), then ``--key value`` flags."""
+    base: dict[str, Any] = {}
+    if config:
+        base = read_yaml_mapping(config)
+        game.config_class().from_dict(base, source=str(config))  # unknown keys named
+    return {**base, **parse_options(game, extra)}
+
+
+def no_extra(extra: list[str], why: str = "") -> None:
+    """ConfigError naming the arguments a command does not take (``why`` appended)."""
+    if extra:
+        raise ConfigError(f"unknown arguments: {' '.join(extra)}{why}")
 
 
 def add_command(sub: Any) -> tuple[str, Any]:
@@ -30,10 +76,7 @@ def add_command(sub: Any) -> tuple[str, Any]:
         games="games (deals with --duplicate)",
         players="seats at the table",
         workers="worker processes (default 1)",
-    )
-    p.add_argument("--duplicate", action="store_true", help="play each deal in every rotation")
-    add_arguments(
-        p,
+        duplicate=("play each deal in every rotation", {"action": "store_true"}),
         seed="master seed (default 0)",
         out="write results.json/.csv/.png to this folder (new, or without results)",
         record="write every game as JSON lines to this new file",

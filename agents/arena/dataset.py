@@ -1,15 +1,7 @@
 """``cardsuite dataset RECORDS... --out FILE.npz``: game records as per-decision arrays.
 
-Every game of the record files is replayed through the strict env
-(`cardsuite.agents.arena.records.make_env` and ``apply_moves``: the seeded
-reset, every move and the final returns are checked against the record), and
-every decision becomes one row: ``observation``, ``action_mask``, ``action``,
-``player``, ``game``, ``reward`` (the player's final return), ``human``,
-``agent`` and ``step``; per game ``game_file``, ``game_index`` and
-``game_seed``; scalars ``game_name`` and ``num_actions`` (the table in
-``docs/dataset.md``). Saved with `numpy.savez_compressed`, readable with
-``allow_pickle=False``. All the games must be of one game with one
-observation size.
+Every game is replayed through the strict env, and every decision becomes a
+row (the arrays: ``docs/dataset.md``), saved with `numpy.savez_compressed`.
 """
 
 from __future__ import annotations
@@ -22,12 +14,16 @@ from typing import Any
 
 import numpy as np
 
-from cardsuite.agents.arena.arguments import no_extra
-from cardsuite.agents.arena.records import apply_moves, check_new_file, make_env, read_records
+from cardsuite.agents.arena.cli import no_extra
+from cardsuite.agents.arena.records import (
+    HUMAN,
+    apply_moves,
+    check_new_file,
+    make_env,
+    over,
+    read_records,
+)
 from cardsuite.errors import ConfigError
-
-#: The seat spec that marks a person's seat in a record.
-HUMAN = "human"
 
 #: The per-decision columns and their dtypes (None: the env's, stacked).
 COLUMNS: dict[str, Any] = {
@@ -85,14 +81,7 @@ def _observe(env: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def build_dataset(paths: Sequence[str | Path]) -> Dataset:
-    """Replay every game of the record files and collect its decisions.
-
-    Raises:
-        ConfigError: no file, a file that cannot be read or holds no game,
-            games of different games or observation sizes.
-        StateError: a record that does not replay (another engine version,
-            an illegal or out-of-turn move, different returns).
-    """
+    """Replay every game of the record files and collect its decisions (StateError, ConfigError)."""
     if not paths:
         raise ConfigError("give at least one record file")
     cols: dict[str, list[Any]] = {k: [] for k in COLUMNS}
@@ -127,7 +116,7 @@ def build_dataset(paths: Sequence[str | Path]) -> Dataset:
                        is_human(seats[step.agent]), str(seats[step.agent]), k)  # fmt: skip
                 for key, value in zip(COLUMNS, row, strict=True):
                     cols[key].append(value)
-                if not all(env.terminations[a] or env.truncations[a] for a in env.agents):
+                if not over(env):
                     pending = _observe(env)
             per_game["game_file"].append(f)
             per_game["game_index"].append(i)

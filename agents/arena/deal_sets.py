@@ -1,28 +1,27 @@
-"""The benchmark's deal sets (``configs/benchmark/GAME_Np.json``) and reference pools.
-
-A deal set fixes the rule options, the seed, the deals (deal ``d`` is
-``env.reset(seed=derive_seed(seed, 0, d))``) and their SHA-256
-(`deal_set_hash`), the reference pool and its calibrated ratings
-(``docs/benchmark.md``).
-"""
+"""The benchmark's deal sets (``configs/benchmark/GAME_Np.json``), reference pools and the
+SHA-256 digests a report carries (``docs/benchmark.md``)."""
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import re
+import sys
+import types
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 from cardsuite.agents.arena.records import engine_state
 from cardsuite.agents.arena.round_robin import shipped_agents
 from cardsuite.agents.arena.tournament import derive_seed
 from cardsuite.agents.parts import part
-from cardsuite.agents.registry import parse_spec, weights_sha256
+from cardsuite.agents.registry import KINDS, make_agent, parse_spec, weights_sha256
 from cardsuite.errors import ConfigError
-from cardsuite.games import get_game
+from cardsuite.games import get_game, resolve
 from cardsuite.safe_json import loads
 
 #: The protocol's name and version: results of different versions are not comparable.
@@ -36,18 +35,15 @@ PROTOCOLS = ("cardsuite-benchmark/1", PROTOCOL)
 QUICK_DEALS = 40
 #: The ISMCTS budget of the pool in a ``--quick`` run (the deal set's ISMCTS kind).
 QUICK_BUDGET = 10
+#: The files of a shipped agent's folder that make its identity (not its model card).
+AGENT_FILES = ("agent.json", "weights.safetensors")
+#: The suite's own packages whose modules count as an agent's code.
+_OWN = ("cardsuite.agents.", "cardsuite.train.")
 
 
 @dataclass(frozen=True)
 class DealSet:
-    """One shipped deal set (``configs/benchmark/GAME_Np.json``): the rules, seed, deals and pool.
-
-    ``sha256``/``quick_sha256``: `deal_set_hash` of all deals and of the first
-    `QUICK_DEALS`; ``reference_ratings``/``quick_reference_ratings``: the
-    pool's calibrated Elo ratings (full and quick runs), or empty;
-    ``reference_weights``: the SHA-256 of each learned reference's weights
-    when it was calibrated (`stale_references`).
-    """
+    """One shipped deal set: the rules, seed, deals and pool (fields: ``docs/benchmark.md``)."""
 
     name: str
     game: str
@@ -143,12 +139,7 @@ def _reference_weights(data: dict[str, Any], name: str) -> dict[str, str]:
 
 
 def stale_references(deal_set: DealSet, refs: Sequence[str]) -> dict[str, tuple[str, str | None]]:
-    """The references of ``refs`` whose weights differ from those they were calibrated with.
-
-    Returns ``{spec: (recorded SHA-256, SHA-256 now or None)}`` for each spec
-    the deal set records weights for that now plays other weights, or none it
-    can find: a re-shipped reference never lends its old rating to new weights.
-    """
+    """``{spec: (recorded SHA-256, SHA-256 now or None)}`` of each reference playing other weights."""
     stale: dict[str, tuple[str, str | None]] = {}
     for spec in refs:
         recorded = deal_set.reference_weights.get(spec)
@@ -169,11 +160,7 @@ def stale_text(spec: str, calibrated: str, now: str | None, quote: str = "") -> 
 
 
 def deal_set_hash(game: str, options: dict[str, Any], seed: int, deals: int) -> str:
-    """SHA-256 of the engine state right after each of the first ``deals`` seeded resets.
-
-    Each state is the engine's JSON (`cardsuite.agents.arena.records.engine_state`)
-    in canonical form (sorted keys, no spaces), one line per deal.
-    """
+    """SHA-256 of the engine state (canonical JSON, a line each) after the first ``deals`` resets."""
     env = get_game(game).make(**options)
     digest = hashlib.sha256()
     for d in range(deals):
@@ -186,12 +173,7 @@ def deal_set_hash(game: str, options: dict[str, Any], seed: int, deals: int) -> 
 def deal_set_data(
     game: str, players: int, seed: int, *, ismcts: str | None = None, deals: int = 400
 ) -> dict[str, Any]:
-    """The content of a new deal set file: the full rule options, the seed and the hashes.
-
-    The options are the game's whole config at the rule book's defaults (so a
-    later change of a default cannot change the protocol's games silently);
-    ``ismcts`` defaults to `baseline_ismcts`.
-    """
+    """A new deal set file: the whole config at the rule book's defaults, the seed and the hashes."""
     spec = get_game(game)
     ismcts = ismcts or baseline_ismcts(spec.name)
     config = spec.config_class().from_dict({spec.players_key: players}).to_dict()
@@ -245,3 +227,76 @@ def reference_pool_now(game: str, players: int, ismcts: str) -> list[str]:
     """The pool a new deal set gets: the baselines, ``ismcts``, the shipped agents of today."""
     size = {get_game(game).players_key: players}  # any reward variant
     return ["random", "greedy", "heuristic", ismcts, *shipped_agents(game, size)]
+
+
+def engine_hash(game: str) -> str:
+    """SHA-256 of ``game``'s rules engine: every file of its package (``scum_env``, ...)."""
+    package = importlib.import_module(get_game(game).module.partition(".")[0])
+    return source_tree_hash(Path(str(package.__file__)).parent)
+
+
+def source_tree_hash(root: Path) -> str:
+    """SHA-256 of every file under ``root`` but Python's caches (relative path, then bytes)."""
+    digest = hashlib.sha256()
+    files_in = [
+        f
+        for f in root.rglob("*")
+        if f.is_file() and "__pycache__" not in f.parts and f.suffix not in (".pyc", ".pyo")
+    ]
+    for file in sorted(files_in, key=lambda f: f.relative_to(root).as_posix()):
+        digest.update(file.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(file.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def agent_hash(spec: str, game: str) -> str:
+    """SHA-256 of an agent: its spec, its code (`_code_modules`) and a shipped agent's `AGENT_FILES`."""
+    agent = make_agent(spec, game)
+    digest = hashlib.sha256(spec.strip().encode() + b"\0")
+    for name in sorted(_code_modules(type(agent).__module__)):
+        source = getattr(sys.modules[name], "__file__", None)
+        if source and source.endswith(".py"):
+            digest.update(name.encode() + b"\0" + Path(source).read_bytes() + b"\0")
+    parsed = parse_spec(spec)
+    kind = KINDS.get(parsed.kind)
+    folder = getattr(resolve(kind.target), "folder", None) if kind and parsed.path else None
+    if folder is not None:
+        for file_name in AGENT_FILES:
+            file = Path(folder(parsed.path)) / file_name
+            if file.is_file():
+                digest.update(file_name.encode() + b"\0" + file.read_bytes() + b"\0")
+    close = getattr(agent, "close", None)
+    if callable(close):
+        close()
+    return digest.hexdigest()
+
+
+def _code_modules(root: str) -> set[str]:
+    """``root`` and the suite's agent/training modules it reaches (`agent_hash`)."""
+    package, _, stem = root.rpartition(".")
+    found = {
+        m
+        for m in list(sys.modules)
+        if m.rpartition(".")[0] == package and m.rpartition(".")[2].startswith(stem)
+    }
+    todo = list(found | {root})
+    while todo:
+        module = sys.modules.get(todo.pop())
+        if module is None:
+            continue
+        found.add(module.__name__)
+        for value in list(vars(module).values()):
+            name = (
+                value.__name__
+                if isinstance(value, types.ModuleType)
+                else getattr(value, "__module__", None)
+            )
+            if (
+                isinstance(name, str)
+                and name.startswith(_OWN)
+                and name in sys.modules
+                and name not in found
+            ):
+                found.add(name)
+                todo.append(name)
+    return found

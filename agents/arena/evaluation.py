@@ -1,10 +1,4 @@
-"""The benchmark's standard evaluation of one agent (``cardsuite benchmark``; ``docs/benchmark.md``).
-
-The agent plays every reference of its deal set's pool on the set's deals
-in every seat rotation; the report gives, against each, the share of deals
-won and the mean points with 95% bootstrap intervals, and a rating against
-the pool's calibrated ratings held fixed (none where one is uncalibrated).
-"""
+"""The benchmark's standard evaluation of one agent (``cardsuite benchmark``; ``docs/benchmark.md``)."""
 
 from __future__ import annotations
 
@@ -19,17 +13,17 @@ import numpy as np
 from cardsuite.agents.arena.deal_sets import (
     QUICK_DEALS,
     DealSet,
+    agent_hash,
+    engine_hash,
     load_deal_set,
     pool_ismcts,
     reference_pool,
     stale_references,
     stale_text,
 )
-from cardsuite.agents.arena.digests import agent_hash, engine_hash
 from cardsuite.agents.arena.ratings import PairDeals, rate
-from cardsuite.agents.arena.round_robin import deal_outcomes, run_leaderboard
+from cardsuite.agents.arena.round_robin import deal_outcomes, play_pair, run_leaderboard
 from cardsuite.agents.arena.stats import deals_for_half_width, mean_interval, unit_values
-from cardsuite.agents.arena.tournament import run_tournament
 from cardsuite.agents.registry import parse_spec, weights_sha256
 from cardsuite.errors import ConfigError
 
@@ -61,16 +55,9 @@ def play_reference(
     progress: bool = False,
 ) -> VersusReference:
     """Play the deal set's first ``deals`` deals, every rotation, ``spec`` against ``reference``."""
-    res = run_tournament(
-        deal_set.game,
-        [spec, reference],
-        games=deals,
-        players=deal_set.players,
-        options=dict(deal_set.options),
-        duplicate=True,
-        seed=deal_set.seed,
-        workers=workers,
-        progress=progress,
+    game, players, seed = deal_set.game, deal_set.players, deal_set.seed
+    res = play_pair(
+        game, players, spec, reference, deals, seed, deal_set.options, workers, progress
     )
     values = unit_values(res.results, 2, "rewards")
     return VersusReference(
@@ -86,15 +73,7 @@ def play_reference(
 def benchmark_rating(
     versus: list[VersusReference], deal_set: DealSet, *, quick: bool, resamples: int, seed: int
 ) -> dict[str, Any]:
-    """The agent's Elo rating against the protocol's calibrated references (held fixed).
-
-    The one-parameter Bradley-Terry fit to every deal the agent played, the
-    references at the ratings the deal set stores for a full or a quick run;
-    its interval is a bootstrap over the agent's deals. Besides the rating:
-    ``"calibration"`` (``"full"`` or ``"quick"``), ``"calibration_deals"``,
-    ``"reference_ratings"`` (None where uncalibrated), ``"uncalibrated"`` and
-    ``"stale_weights"``; the rating is None where a reference is uncalibrated.
-    """
+    """The agent's Elo rating against the calibrated references held fixed (``docs/benchmark.md``)."""
     refs = [v.reference for v in versus]
     table = deal_set.quick_reference_ratings if quick else deal_set.reference_ratings
     how = deal_set.quick_calibration if quick else deal_set.calibration
@@ -162,12 +141,7 @@ def calibrate(
     resamples: int = 1000,
     checkpoint: str | Path | None = None,
 ) -> dict[str, Any]:
-    """Rate the reference pool on the deal set (a round-robin, ``checkpoint`` as the leaderboard's).
-
-    Returns the deal set's new entries, to paste into its file:
-    ``(quick_)reference_ratings``, ``(quick_)calibration`` (the command),
-    ``(quick_)calibration_deals`` and ``reference_weights``; and the ``leaderboard``.
-    """
+    """Rate the reference pool on the deal set: its new entries, and the ``leaderboard``."""
     deal_set = load_deal_set(game, players)
     pool = reference_pool(deal_set, quick=quick)
     n = QUICK_DEALS if quick else deal_set.deals
@@ -219,12 +193,10 @@ def run_benchmark(
     progress: bool = False,
     resamples: int = RESAMPLES,
 ) -> dict[str, Any]:
-    """Benchmark the agent ``spec`` (any spec, ``exec:`` included); the report as a JSON-ready dict.
+    """Benchmark the agent ``spec``; the report as a JSON-ready dict (``docs/benchmark.md``).
 
-    ``quick``: the first `QUICK_DEALS` deals and the cheap ISMCTS; ``ismcts``:
-    another ISMCTS for the pool; ``deals``: fewer deals (tests). Each makes the
-    run non-standard, so not citable. ConfigError: no deal set for this game
-    and size, a bad spec, a deal count outside the set.
+    ``quick``, ``ismcts`` (another ISMCTS for the pool) and ``deals`` (fewer)
+    make the run not citable. ConfigError: no deal set, a bad spec or deal count.
     """
     parse_spec(spec)
     deal_set = load_deal_set(game, players)

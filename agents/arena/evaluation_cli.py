@@ -1,10 +1,6 @@
 """``cardsuite benchmark SPEC --game G --players N``: a standard, versioned evaluation of one agent.
 
-The report (`cardsuite.agents.arena.evaluation.run_benchmark`) is written as
-``benchmark.json`` and a Markdown card, ``benchmark.md`` (`to_markdown`),
-into a new ``--out`` folder (nothing is ever overwritten; without ``--out``
-the card is only printed). ``--calibrate`` rates the deal set's reference
-pool instead (maintainers), into ``--out/calibration.json``.
+Writes ``benchmark.json`` and a Markdown card into a new ``--out`` folder (``docs/benchmark.md``).
 """
 
 from __future__ import annotations
@@ -13,23 +9,32 @@ import argparse
 import json
 import shlex
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from cardsuite.agents.arena import deal_sets, digests, evaluation
-from cardsuite.agents.arena.arguments import GAME_HELP, add_arguments, no_extra
+from cardsuite.agents.arena import deal_sets, evaluation
+from cardsuite.agents.arena.cli import GAME_HELP, add_arguments, no_extra
 from cardsuite.agents.arena.deal_sets import QUICK_BUDGET, QUICK_DEALS, stale_text
 from cardsuite.agents.arena.evaluation import RESAMPLES, calibrate, run_benchmark
-from cardsuite.agents.arena.moved import moved_name
 from cardsuite.errors import ConfigError
+from cardsuite.moved import moved_name, moved_table
 
 #: What a benchmark folder holds.
 RESULT_FILES = ("benchmark.json", "benchmark.md")
 
+#: The other names of 0.2's ``cardsuite.agents.benchmark``, by their home now.
+_MOVED = moved_table(
+    deal_sets,
+    "PROTOCOL PROTOCOLS DealSet deal_set_names load_deal_set stale_references deal_set_hash",
+    "deal_set_data reference_pool pool_ismcts quick_ismcts baseline_ismcts reference_pool_now",
+    "engine_hash source_tree_hash agent_hash",
+) | moved_table(evaluation, "VersusReference play_reference benchmark_rating")
+
 
 def __getattr__(name: str) -> Any:
-    """The other names of the former ``cardsuite.agents.arena.benchmark`` (PEP 562)."""
-    return moved_name(__name__, name, deal_sets, digests, evaluation)
+    """A 0.2 name that moved (`_MOVED`), with a warning naming its home (PEP 562)."""
+    return moved_name(__name__, name, _MOVED)
 
 
 def to_markdown(report: dict[str, Any], command: str) -> str:
@@ -127,12 +132,12 @@ def _calibration_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
-def check_out_dir(out: str | Path) -> Path:
-    """A folder for the results: new, or existing without benchmark files (never overwritten)."""
+def check_out_dir(out: str | Path, files: Sequence[str] = RESULT_FILES) -> Path:
+    """A folder for the results: new, or existing without ``files`` (never overwritten)."""
     path = Path(out)
     if path.exists() and not path.is_dir():
         raise ConfigError(f"--out {str(path)!r} is a file; give a folder")
-    clash = [name for name in RESULT_FILES if (path / name).exists()]
+    clash = [name for name in files if (path / name).exists()]
     if clash:
         raise ConfigError(f"--out {str(path)!r} already holds {clash[0]}; choose a new folder")
     try:
@@ -155,26 +160,21 @@ def add_command(sub: Any) -> tuple[str, Any]:
         default=None,
         help="the agent under test (any agent spec, e.g. 'exec:python3 bot.py')",
     )
-    p.add_argument(
-        "--calibrate",
-        action="store_true",
-        help="rate the reference pool on the deal set instead (maintainers: "
-        "writes calibration.json into --out)",
-    )
     add_arguments(
         p,
+        calibrate=(
+            "rate the reference pool on the deal set instead (maintainers: "
+            "writes calibration.json into --out)",
+            {"action": "store_true"},
+        ),
         game=(GAME_HELP, {"flag": "--game", "required": True}),
         players=("seats (a shipped deal set)", {"required": True}),
-    )
-    p.add_argument(
-        "--quick",
-        action="store_true",
-        help=f"first {QUICK_DEALS} deals, the pool's ISMCTS at budget={QUICK_BUDGET}: "
-        "a smoke test, not citable",
-    )
-    p.add_argument("--ismcts", default=None, help="another ISMCTS spec for the pool (not citable)")
-    add_arguments(
-        p,
+        quick=(
+            f"first {QUICK_DEALS} deals, the pool's ISMCTS at budget={QUICK_BUDGET}: "
+            "a smoke test, not citable",
+            {"action": "store_true"},
+        ),
+        ismcts="another ISMCTS spec for the pool (not citable)",
         workers="worker processes",
         out="a new folder for benchmark.json and benchmark.md",
         resamples=("bootstrap resamples", {"default": RESAMPLES}),
@@ -234,10 +234,7 @@ def _run_calibrate(ns: argparse.Namespace) -> int:
         raise ConfigError("--calibrate rates the protocol's own pool: give no SPEC and no --ismcts")
     if not ns.out:
         raise ConfigError("--calibrate needs --out DIR (a new folder for calibration.json)")
-    out = Path(ns.out)
-    if (out / "calibration.json").exists():
-        raise ConfigError(f"--out {str(out)!r} already holds calibration.json; choose a new folder")
-    check_out_dir(out)
+    out = check_out_dir(ns.out, ("calibration.json", *RESULT_FILES))
     result = calibrate(
         ns.game,
         ns.players,

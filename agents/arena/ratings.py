@@ -1,33 +1,9 @@
-"""Order-free ratings: a Bradley-Terry maximum-likelihood fit to every deal at once.
+"""Order-free ratings: one Bradley-Terry fit to every deal at once (``docs/leaderboard.md``).
 
-Used by ``cardsuite leaderboard``, ``cardsuite benchmark`` and the arena's
-`TournamentResult` (`rate_units`). The data are *deal comparisons*: the agent
-with the higher mean return over its seats won the deal, equal means tie.
-Agent ``a`` beats ``b`` with probability ``1 / (1 + exp(theta_b - theta_a))``;
-a tie counts half a win for each side.
-
-Fit. The likelihood depends on the results only through ``W[a][b]`` (deals
-``a`` won against ``b``, ties half: sums of halves and ones, exact in floating
-point), so the ratings do not depend on the order of the deals. One *virtual
-tied deal* is added to every pair that played, so that an agent that won
-every deal still gets a finite rating (`tiers` names the gaps only this prior
-sets). The maximum is choix's I-LSR (`choix.ilsr_pairwise_dense`); ratings
-against references held fixed, and the thousands of refits of a bootstrap,
-use `fit_strengths_batch`, Newton's method on stacked problems (one solve for
-every resample, where a call per resample costs 20 to 40 times as long).
-
-Scale. Elo points, ``400 / ln 10`` per unit of ``theta`` (400 points = 10:1
-odds); the anchor is 0: ``random`` where it plays, else the first agent.
-
-Intervals. 95% percentile bootstrap over deals (`scipy.stats.bootstrap`),
-each pair's deals resampled on their own (a stratified bootstrap).
-
-Plackett-Luce (`rate_orders`): the same scale fitted to whole finishing orders
-(choix's I-LSR over rankings) instead of one comparison per deal.
-
-choix and scipy are imported inside the functions that use them: together
-they take about a second to import, and every ``cardsuite`` command loads
-this module at start-up.
+The fit sees only the win matrix ``W[a][b]`` plus one virtual tied deal per
+pair that played. choix's I-LSR finds the maximum; held references and the
+bootstrap's refits use `fit_strengths_batch` (stacked Newton, 20 to 40 times
+faster). choix and scipy are imported where used (a second at start-up).
 """
 
 from __future__ import annotations
@@ -40,9 +16,9 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.arena import stats
-from cardsuite.agents.arena.moved import moved_name
 from cardsuite.agents.arena.stats import percentile_bootstrap
 from cardsuite.errors import ConfigError
+from cardsuite.moved import moved_name, moved_table
 
 #: Elo points per unit of the Bradley-Terry strength (400 points = 10:1 odds).
 ELO_PER_UNIT = 400.0 / math.log(10.0)
@@ -51,9 +27,13 @@ ELO_PER_UNIT = 400.0 / math.log(10.0)
 PRIOR_TIES = 1.0
 
 
+#: The other names of 0.2's ``cardsuite.agents.ratings``, by their home now.
+_MOVED = moved_table(stats, "mean_interval deals_for_half_width")
+
+
 def __getattr__(name: str) -> Any:
-    """The interval helpers this module held before they joined `stats` (PEP 562)."""
-    return moved_name(__name__, name, stats)
+    """A 0.2 name that moved (`_MOVED`), with a warning naming its home (PEP 562)."""
+    return moved_name(__name__, name, _MOVED)
 
 
 @dataclass(frozen=True)
@@ -67,16 +47,7 @@ class PairDeals:
 
 @dataclass(frozen=True)
 class Ratings:
-    """Fitted ratings with bootstrap intervals (Elo points, anchor = 0).
-
-    Attributes:
-        agents: agent names, in the order given.
-        rating, low, high: Elo rating and its 95% bootstrap interval per agent.
-        anchor: the agent held at 0.
-        resamples: bootstrap resamples behind ``low`` and ``high`` (0: none).
-        tiers: per agent, its group of the win graph (`tiers`, 0 = strongest);
-            gaps between groups are set by the prior, not measured.
-    """
+    """Fitted Elo ratings with 95% bootstrap intervals (``resamples`` 0: none), ``anchor`` at 0."""
 
     agents: list[str]
     rating: list[float]
@@ -128,11 +99,9 @@ def win_matrix(num_agents: int, pairs: Sequence[PairDeals]) -> np.ndarray:
 def fit_strengths(
     wins: np.ndarray, *, anchor: int = 0, fixed: dict[int, float] | None = None
 ) -> np.ndarray:
-    """Maximum-likelihood Bradley-Terry strengths (natural units) from a win matrix ``W``.
+    """Bradley-Terry strengths (natural units) from ``W``: ``anchor`` at 0, or ``fixed`` ones held.
 
-    ``anchor`` is held at 0, or ``fixed`` strengths (calibrated references)
-    and the others fitted against them. ConfigError: an agent that played no
-    deal, or comparisons in more than one piece (no common scale).
+    ConfigError: an agent that played no deal, or comparisons in more than one piece.
     """
     import choix
 
@@ -160,10 +129,8 @@ def fit_strengths_batch(
 ) -> np.ndarray:
     """`fit_strengths` for ``(B, k, k)`` win matrices at once: ``(B, k)`` strengths.
 
-    The same likelihood, virtual ties (where ``played``), anchor or ``fixed``
-    strengths, maximised by Newton's method with step halving on the stacked
-    problems. The virtual ties make the likelihood strictly concave, so it
-    reaches `fit_strengths`'s maximum (a test holds it to choix's).
+    Newton's method with step halving; the virtual ties make the likelihood
+    strictly concave, so it reaches choix's maximum (a test holds it there).
     """
     w = _with_prior(np.asarray(wins, dtype=np.float64), np.asarray(played, dtype=bool))
     batch, k = w.shape[0], w.shape[1]
@@ -202,11 +169,8 @@ def fit_strengths_batch(
 def tiers(wins: np.ndarray, fixed: Sequence[int] = ()) -> list[int]:
     """Per agent, its group of the deals' win graph, 0 the strongest (`Ratings.tiers`).
 
-    ``a`` points at ``b`` where it won or tied a deal against ``b``; agents
-    held fixed are joined to each other. The groups are the strongly connected
-    components: across two, the lower never took a deal from the upper and
-    only the prior bounds the gap. Groups are numbered by how many agents they
-    reach (more first; equal: first agent first).
+    The groups are the strongly connected components (``a`` points at ``b``
+    where it won or tied a deal), numbered by how many agents they reach.
     """
     w = np.asarray(wins, dtype=np.float64)
     k = w.shape[0]
@@ -251,12 +215,9 @@ def rate(
     resamples: int = 1000,
     seed: int = 0,
 ) -> Ratings:
-    """Fit Elo ratings to every deal of ``pairs`` at once, with bootstrap intervals over deals.
+    """Elo ratings from every deal of ``pairs`` at once; a stratified bootstrap over deals.
 
-    ``anchor`` (default: ``random`` if present, else the first) is rated 0,
-    unless ``fixed`` Elo ratings (calibrated references) are given;
-    ``resamples=0``: no intervals (``low == high == rating``). ConfigError: an
-    unknown anchor, an agent that played no deal, comparisons in pieces.
+    ``anchor`` (``random`` if present, else the first) is rated 0 unless ``fixed`` ratings are given.
     """
     names = list(agents)
     anchor, a_idx = _anchor_index(names, anchor)
@@ -295,16 +256,10 @@ def rate_units(
     resamples: int = 1000,
     seed: int = 0,
 ) -> Ratings:
-    """Elo ratings of agents that all played the same units (a tournament's deals or games).
+    """Elo ratings of agents that all played the same ``(units, agents)`` scores, every pair compared.
 
-    In every unit each pair of agents is compared as in the leaderboard (the
-    higher score wins, equal scores tie) and all the comparisons go into one
-    fit, so the ratings depend on the set of units only. ``unit_scores`` is a
-    ``(units, agents)`` table. Intervals: 95% percentile bootstrap drawing
-    whole units (none with ``resamples=0`` or fewer than 2 distinct units),
-    the units put in a canonical order first so that the intervals too are
-    the same for any order. ConfigError: fewer than 2 agents or 1 unit, a
-    table of the wrong shape, an unknown anchor.
+    The bootstrap draws whole units in a canonical order, so the intervals
+    too do not depend on the order (none below 2 distinct units).
     """
     names = list(agents)
     scores = np.asarray(unit_scores, dtype=np.float64)
@@ -351,15 +306,10 @@ def rate_orders(
     resamples: int = 200,
     seed: int = 0,
 ) -> Ratings:
-    """Plackett-Luce Elo ratings from whole finishing orders (choix's I-LSR over rankings).
+    """Plackett-Luce Elo ratings from finishing orders (each seat's agent, first to finish first).
 
-    Each order lists the agent of every seat, first to finish first (an agent
-    with several seats appears several times; ties broken by seat). One
-    virtual pair of two-seat orders (``a`` first, then ``b`` first) is added
-    for every pair that met, the counterpart of the pairwise fit's virtual
-    tie. 400 points are 10:1 odds that one seat finishes ahead of another.
-    Intervals: bootstrap over ``deals`` (per game, its deal: the games of one
-    deal stay together), one choix fit a resample.
+    Each pair that met gets one virtual pair of two-seat orders (the
+    pairwise fit's virtual tie); the bootstrap draws whole ``deals``.
     """
     import choix
 

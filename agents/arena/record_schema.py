@@ -1,19 +1,7 @@
-"""Reading game records safely: bounded lines, strict JSON, every field checked.
+"""Reading game records safely: a regular file, bounded lines, strict JSON, every field checked.
 
-A record file is JSON lines written by `cardsuite.agents.arena.records.write_records`.
-It may come from anyone, so reading it never trusts it:
-
-* the file must be a regular file of at most `MAX_FILE_BYTES`; each
-  line at most `MAX_LINE_BYTES` (``/dev/zero`` or a FIFO is refused,
-  never read until memory runs out);
-* each line must be UTF-8 JSON without ``NaN``/``Infinity`` and nested at
-  most `MAX_DEPTH` deep (no ``RecursionError``);
-* every field must have its documented type (`check_record`); a record
-  never names a file to read: a custom deck travels by content (``"deck"``).
-
-Every problem is a [`StateError`][cardsuite.errors.StateError] (the file's content)
-or [`ConfigError`][cardsuite.errors.ConfigError] (the path) whose one-line message
-names the line and the field.
+A record file may come from anyone: a problem is a StateError (its content)
+or a ConfigError (its path) whose one-line message names the line and field.
 """
 
 from __future__ import annotations

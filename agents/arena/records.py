@@ -1,15 +1,4 @@
-"""Game records: one JSON object per game, written as JSON lines, and their replay.
-
-A record holds everything needed to replay a game exactly (``docs/arena.md``):
-``game``, ``options`` (a custom deck travels by content in ``deck``, never as
-a path), ``reset_options``, the deal ``seed``, ``index``/``deal``/``rotation``,
-``seats``, ``initial_state`` and ``final_state`` (the engine's JSON),
-``actions`` (``[agent, action id, description]``), ``rewards`` (episode
-returns) and the final ``infos``. Reading checks every field
-(`cardsuite.agents.arena.record_schema`); replaying (`make_env`,
-`apply_moves`, `replay_record`) runs a record through the strict ``raw_env``
-and raises StateError naming the move where the replay departs from it.
-"""
+"""Game records (fields: ``docs/arena.md``) as JSON lines, and their replay by the strict env."""
 
 from __future__ import annotations
 
@@ -29,7 +18,6 @@ import numpy as np
 
 from cardsuite.aec import CardGameEnv
 from cardsuite.agents.arena.record_schema import (
-    MAX_FILE_BYTES,
     check_mapping_keys,
     check_readable_file,
     check_record,
@@ -40,6 +28,7 @@ from cardsuite.errors import CardsuiteError, ConfigError, IllegalActionError, St
 from cardsuite.games import get_game
 
 MAX_DECK_BYTES = 1 << 20  # a deck file is about 10 kB
+HUMAN = "human"  # the seat spec of a person's seat in a record
 
 
 def engine_state(env: CardGameEnv[Any]) -> dict[str, Any] | None:
@@ -117,13 +106,23 @@ def deck_tag(entry: Mapping[str, Any] | None) -> str | None:
     return None if entry is None else f"sha256:{entry['sha256']}"
 
 
+def finish_record(
+    env: CardGameEnv[Any], record: dict[str, Any], deck: dict[str, Any] | None
+) -> dict[str, Any]:
+    """A game's ``record`` completed once it ends: plain JSON, the final state, the deck entry."""
+    tag, infos = deck_tag(deck), record["infos"]
+    record["reset_options"] = jsonable(record["reset_options"])
+    record["initial_state"] = normalize_state(record["initial_state"], tag)
+    record["infos"] = jsonable({a: dict(infos[a]) for a in env.possible_agents if a in infos})
+    record["final_state"] = normalize_state(engine_state(env), tag)
+    if deck is not None:
+        record["deck"] = deck
+    return record
+
+
 # ------------------------------------------------------------- files
 def check_new_file(path: str | Path, what: str = "record file") -> Path:
-    """ConfigError unless a new file can be written at ``path`` (checked before any work).
-
-    The file must not exist yet (runs are never overwritten) and its folder
-    must exist or be creatable, and be writable (probed with a temporary file).
-    """
+    """ConfigError unless ``path`` is a new file in a writable folder (made if missing)."""
     target = Path(path)
     if target.is_dir():
         raise ConfigError(f"{what} {str(target)!r} is a directory; give a file name")
@@ -157,12 +156,9 @@ def write_records(path: str | Path, records: list[dict[str, Any]]) -> None:
 
 
 class RecordAppender:
-    """Appends finished games to a record file (``cardsuite play/serve --record FILE``).
+    """Appends finished games to a record file (``--record FILE``; an existing one must hold records).
 
-    An existing file is appended to only if every line reads as a record;
-    any other file is refused before any game is played. Each game is one
-    ``write`` under an exclusive ``flock``, flushed to disk, so two servers
-    recording to one file do not interleave lines.
+    Each game is one ``write`` under an exclusive ``flock``: two servers never interleave lines.
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -170,7 +166,6 @@ class RecordAppender:
         self.path = Path(path)
         self._lock = threading.Lock()
         if self.path.exists() or self.path.is_symlink():
-            check_readable_file(self.path, "record file", MAX_FILE_BYTES)
             try:
                 self.count = sum(1 for _ in iter_records(self.path))
             except StateError as err:
@@ -245,11 +240,7 @@ class ReplayStep:
 
 
 def make_env(record: Mapping[str, Any], render_mode: str | None = None) -> CardGameEnv[Any]:
-    """The strict env of a (checked) record, reset with its seed and presets, initial state checked.
-
-    The env is the game's ``raw_env`` with ``illegal_action="raise"``, so an
-    illegal recorded move is reported, never silently penalised.
-    """
+    """The strict env of a checked record (``illegal_action="raise"``), reset, initial state checked."""
     where = f"record of game {record.get('index', '?')}"
     game = get_game(str(record["game"]))
     fields = game.config_class().field_names()
@@ -318,15 +309,11 @@ def _deck_file(entry: Mapping[str, Any], folder: Path, where: str) -> str:
 
 
 def apply_moves(env: CardGameEnv[Any], record: Mapping[str, Any]) -> Iterator[ReplayStep]:
-    """Apply the recorded moves to ``env`` (from `make_env`), yielding after each.
-
-    Raises StateError where the replay departs from the record: another
-    agent to act, an illegal move (its number and the reason), moves after
-    the end, different final rewards.
-    """
+    """Apply the recorded moves to ``env`` (from `make_env`), yielding after each; StateError where
+    the replay departs from the record."""
     returns = dict.fromkeys(env.possible_agents, 0.0)
     for number, (agent, action, description) in enumerate(record["actions"], start=1):
-        if env.agents and _over(env):
+        if env.agents and over(env):
             raise StateError(f"record move {number}: the game is already over")
         if env.agent_selection != agent:
             raise StateError(
@@ -342,7 +329,7 @@ def apply_moves(env: CardGameEnv[Any], record: Mapping[str, Any]) -> Iterator[Re
         for a, r in env.rewards.items():
             returns[a] += r
         yield ReplayStep(env, number, agent, action, description)
-    if not _over(env):
+    if not over(env):
         raise StateError("record replay: the recorded moves end before the game does")
     for agent, reward in record["rewards"].items():
         if not np.isclose(returns.get(agent, np.nan), reward):
@@ -352,20 +339,22 @@ def apply_moves(env: CardGameEnv[Any], record: Mapping[str, Any]) -> Iterator[Re
 
 
 def replay_record(record: Mapping[str, Any]) -> Any:
-    """Replay a checked record; returns the env in its final state (``env.unwrapped.game``).
-
-    Raises StateError where the replay departs from the record (initial
-    state, turn order, an illegal move, final rewards, final state).
-    """
+    """Replay a checked record; the env in its final state. StateError where it departs."""
     env = make_env(record)
     for _ in apply_moves(env, record):
         pass
-    final = record.get("final_state")
-    if final is not None and not same_state(env, final, record.get("deck")):
-        raise StateError("replay: the final state differs from the recorded final state")
+    check_final_state(env, record)
     return env
 
 
-def _over(env: CardGameEnv[Any]) -> bool:
-    """Whether every agent has terminated or truncated."""
+def check_final_state(env: CardGameEnv[Any], record: Mapping[str, Any]) -> bool:
+    """StateError unless the replayed env ends in the record's final state; whether it has one."""
+    final = record.get("final_state")
+    if final is not None and not same_state(env, final, record.get("deck")):
+        raise StateError("replay: the final state differs from the recorded final state")
+    return final is not None
+
+
+def over(env: CardGameEnv[Any]) -> bool:
+    """Whether the game is over: every agent terminated or truncated (or none left)."""
     return all(env.terminations[a] or env.truncations[a] for a in env.agents)

@@ -1,19 +1,15 @@
 """The result of a tournament: per-agent statistics, head-to-head, ratings; table, files, plot.
 
-Ratings are order-free: one Bradley-Terry maximum-likelihood fit to every
-pairwise comparison of every unit at once (`cardsuite.agents.arena.ratings.rate_units`,
-the leaderboard's fit and Elo scale), with 95% intervals by bootstrap over units.
-
-In a notebook::
-
-    result = cardsuite.tournament("scum", ["heuristic", "random"], games=50)
-    print(result.table())      # the printable table
-    frame = result.to_pandas() # a DataFrame (a list of record dicts without pandas)
-    fig = result.plot()        # a matplotlib Figure; the backend is left alone
+Statistics and ratings are defined in ``docs/arena.md``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import csv
+import json
+import math
+import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,8 +17,6 @@ from typing import Any
 
 import numpy as np
 
-from cardsuite.agents.arena import result_files
-from cardsuite.agents.arena.moved import moved_name
 from cardsuite.agents.arena.ratings import Ratings, rate_orders, rate_units
 from cardsuite.agents.arena.stats import (
     GameResult,
@@ -31,6 +25,8 @@ from cardsuite.agents.arena.stats import (
     share_interval,
     unit_values,
 )
+from cardsuite.errors import ConfigError
+from cardsuite.safe_yaml import brief
 
 #: Bootstrap resamples behind a tournament's rating intervals.
 RATING_RESAMPLES = 1000
@@ -38,15 +34,13 @@ RATING_RESAMPLES = 1000
 #: The rating scale, as `TournamentResult.to_dict` states it.
 RATING_SCALE = "Elo (400 points = 10:1 odds of beating another agent on a unit)"
 
-
-def __getattr__(name: str) -> Any:
-    """The names this module held before its files moved out (PEP 562)."""
-    return moved_name(__name__, name, result_files)
+#: What ``cardsuite tournament --out DIR`` writes.
+RESULT_FILES = ("results.json", "results.csv", "head_to_head.csv", "results.png")
 
 
 @dataclass
 class AgentStats:
-    """Statistics of one agent (see `agents.stats` for the definitions)."""
+    """Statistics of one agent (``docs/arena.md``)."""
 
     name: str
     spec: str
@@ -67,17 +61,10 @@ class AgentStats:
 
 @dataclass
 class TournamentResult:
-    """Everything a tournament measured.
+    """Everything a tournament measured (each field in ``docs/arena.md``).
 
-    Attributes:
-        game, seats, options, seed, duplicate: how it was played.
-        deals: units of the statistics (games, or deals with ``duplicate``).
-        rotations: distinct seatings p (each deal's rotations with ``duplicate``).
-        agents: per-agent statistics, in the order the specs were given.
-        head_to_head: ``h[a][b]`` fraction of units a beat b (None on the diagonal).
-        results: every game's outcome, in game order.
-        rating_anchor: the agent rated 0 (``random`` if it played, else the first).
-        rating_resamples: bootstrap resamples behind the rating intervals (0: none).
+    ``deals``: the units (games, or deals with ``duplicate``); ``rotations``:
+    the distinct seatings; ``agents``: per-agent statistics in spec order.
     """
 
     game: str
@@ -109,12 +96,7 @@ class TournamentResult:
         rotations: int,
         results: Sequence[GameResult],
     ) -> TournamentResult:
-        """Compute the statistics of ``results`` (in any order: they are sorted by game index).
-
-        Ratings: one Bradley-Terry fit to every pair of agents compared in every
-        unit at once (`cardsuite.agents.arena.ratings.rate_units`), the fit and
-        the Elo scale of ``cardsuite leaderboard`` and ``cardsuite benchmark``.
-        """
+        """Compute the statistics of ``results`` (in any order: they are sorted by game index)."""
         results = sorted(results, key=lambda g: g.index)
         k = len(names)
         scores = unit_values(results, k, "rewards")
@@ -156,13 +138,7 @@ class TournamentResult:
         return [a.name for a in self.agents]
 
     def plackett_luce(self, resamples: int = 200) -> Ratings:
-        """Plackett-Luce ratings over every game's finishing order (`rate_orders`).
-
-        An option beside the pairwise ratings of the table: in Scum and Scum
-        Party a whole finishing order says more than one comparison per unit
-        (``docs/leaderboard.md``: the same order, narrower intervals).
-        Bootstrap over units (deals, or games), ``resamples`` choix fits.
-        """
+        """Plackett-Luce ratings over every game's finishing order (`rate_orders`; ``docs/leaderboard.md``)."""
         orders = [
             [g.seating[s] for s in sorted(range(len(g.ranks)), key=lambda s: (g.ranks[s], s))]
             for g in self.results
@@ -171,9 +147,7 @@ class TournamentResult:
         return rate_orders(self.names, orders, deals, resamples=resamples, seed=self.seed)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready summary: the settings, ``per_agent`` statistics (the fields of
-        `AgentStats`), the rating's scale, anchor, resamples and unmeasured gaps,
-        the head-to-head and the counts (key by key in ``docs/arena.md``)."""
+        """A JSON-ready summary (key by key in ``docs/arena.md``)."""
         names = self.names
         return {
             "game": self.game,
@@ -210,11 +184,7 @@ class TournamentResult:
         return [{"agent": a.name, "spec": a.spec, **per_agent[a.name]} for a in self.agents]
 
     def to_pandas(self) -> Any:
-        """The per-agent statistics as a pandas DataFrame indexed by agent name.
-
-        pandas is not a dependency of cardsuite: without it, `records()` (a
-        list of dicts that ``pandas.DataFrame(...)`` accepts as it is).
-        """
+        """The per-agent statistics as a pandas DataFrame indexed by agent name (`records()` without pandas)."""
         rows = self.records()
         try:
             import pandas as pd
@@ -223,8 +193,7 @@ class TournamentResult:
         return pd.DataFrame.from_records(rows, index="agent")
 
     def format_table(self) -> str:
-        """Per-agent statistics (means with their 95% t half-width, the win share's 95%
-        interval, the rating's), then the head-to-head matrix."""
+        """Per-agent statistics with their 95% intervals, then the head-to-head matrix."""
         mode = (
             f"duplicate, {self.deals} deals x {self.rotations} rotations"
             if self.duplicate
@@ -277,22 +246,118 @@ class TournamentResult:
         return "\n".join(lines)
 
     def write(self, out_dir: str | Path) -> list[Path]:
-        """Write results.json, results.csv, head_to_head.csv and results.png; return the paths.
+        """Write `RESULT_FILES` into ``out_dir``; on failure remove what this run made. The paths."""
+        out = check_results_dir(out_dir)
+        paths = [out / n for n in RESULT_FILES]
+        created = _make_dirs(out)
+        written: list[Path] = []
+        try:
+            self._write_files(paths, written)
+        except BaseException:
+            _remove_created(written, created)  # no partial results, no empty folder
+            raise
+        return paths
 
-        Raises:
-            ConfigError: ``out_dir`` is a file, cannot be written, or already
-                holds results (`cardsuite.agents.arena.result_files.check_results_dir`).
-        """
-        return result_files.write_results(self, out_dir)
+    def _write_files(self, paths: Sequence[Path], written: list[Path]) -> None:
+        """Write the four result files, each new (mode "x"), noting each in ``written``."""
+        summary = self.to_dict()
+        with paths[0].open("x", encoding="utf-8") as fh:
+            written.append(paths[0])
+            fh.write(json.dumps(summary, indent=2) + "\n")
+        per_agent = summary["per_agent"]
+        columns = list(next(iter(per_agent.values())))
+        rows = [[a.name, a.spec, *(per_agent[a.name][c] for c in columns)] for a in self.agents]
+        tables = [
+            (["agent", "spec", *columns], rows),
+            (["agent", *self.names], [[n, *r] for n, r in zip(self.names, self.head_to_head)]),
+        ]
+        for path, (header, body) in zip(paths[1:3], tables, strict=True):
+            with path.open("x", newline="", encoding="utf-8") as fh:
+                written.append(path)
+                writer = csv.writer(fh)
+                writer.writerow(header)
+                writer.writerows([["" if v is None else v for v in row] for row in body])
+        with paths[3].open("xb") as fh:
+            written.append(paths[3])
+            self.plot().savefig(fh, format="png", dpi=100)
 
     def plot(self, path: str | Path | None = None) -> Any:
-        """Mean score with 95% CI bars beside the head-to-head heatmap (a matplotlib Figure).
+        """Mean score with 95% CI bars beside the head-to-head heatmap (a Figure; pyplot untouched)."""
+        from matplotlib.figure import Figure  # lazy: matplotlib takes a second to import
 
-        Built without pyplot, so a notebook's backend is left alone; ``path``:
-        also save it there as a PNG (100 dpi).
-        """
-        return result_files.plot_result(self, path)
+        names = self.names
+        k = len(names)
+        fig = Figure(figsize=(6 + 1.2 * k, 4 + 0.2 * k))
+        left, right = fig.subplots(1, 2)
+        means = [a.mean_score for a in self.agents]
+        errors = [0.0 if a.score_ci is None else a.score_ci for a in self.agents]
+        left.bar(range(k), means, yerr=errors, capsize=4, color="tab:blue")
+        left.set_xticks(range(k), names, rotation=30, ha="right")
+        left.set_ylabel("mean score (95% t interval)")
+        left.set_title(f"{self.game}: {len(self.results)} games")
+        matrix = np.array(
+            [[math.nan if v is None else v for v in row] for row in self.head_to_head]
+        )
+        image = right.imshow(matrix, vmin=0.0, vmax=1.0, cmap="RdBu")
+        right.set_xticks(range(k), names, rotation=30, ha="right")
+        right.set_yticks(range(k), names)
+        right.set_title("head-to-head: row beats column")
+        for i in range(k):
+            for j in range(k):
+                if i != j:
+                    right.text(j, i, f"{matrix[i, j]:.2f}", ha="center", va="center", fontsize=8)
+        fig.colorbar(image, ax=right, fraction=0.046)
+        fig.tight_layout()
+        if path is not None:
+            fig.savefig(path, dpi=100, format="png")
+        return fig
 
 
 def _ci(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
+
+
+def check_results_dir(out_dir: str | Path) -> Path:
+    """The results folder, checked before any game is played (never overwritten; nothing made)."""
+    out = Path(out_dir)
+    shown = brief(str(out))
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {shown} is a file; give a folder for the results")
+    taken = [n for n in RESULT_FILES if (out / n).exists()]
+    if taken:
+        raise ConfigError(
+            f"--out {shown} already holds {', '.join(taken)}; choose a new folder "
+            "(results are never overwritten)"
+        )
+    existing = next(p for p in (out, *out.parents) if p.exists())
+    if not existing.is_dir():
+        raise ConfigError(f"--out {shown}: {brief(str(existing))} is a file, not a folder")
+    try:
+        with tempfile.NamedTemporaryFile(dir=existing, prefix=".probe-"):
+            pass
+    except OSError as err:
+        raise ConfigError(f"cannot write results to {shown}: {err.strerror or err}") from None
+    return out
+
+
+def _make_dirs(out: Path) -> list[Path]:
+    """Create ``out`` and its missing parents; the folders created, outermost first."""
+    missing = [p for p in (out, *out.parents) if not p.exists()]
+    created = []
+    try:
+        for folder in reversed(missing):
+            folder.mkdir()
+            created.append(folder)
+    except OSError as err:
+        _remove_created([], created)
+        raise ConfigError(f"cannot write results to {brief(str(out))}: {err.strerror}") from None
+    return created
+
+
+def _remove_created(files: Sequence[Path], folders: Sequence[Path]) -> None:
+    """Remove ``files`` and then the (now empty) ``folders``, innermost first."""
+    for path in files:
+        path.unlink(missing_ok=True)
+    for folder in reversed(folders):
+        with contextlib.suppress(OSError):  # not empty: something else is there; keep it
+            folder.rmdir()

@@ -1,14 +1,14 @@
 """The leaderboard's round-robin: every pair of agents plays the same duplicate deals.
 
-On each deal the agent with the higher mean return over its seats wins
-(equal: a tie); the ratings are one Bradley-Terry fit to every deal of every
-pair (`cardsuite.agents.arena.ratings.rate`), beside the head-to-head shares
-with their 95% bootstrap intervals (``docs/leaderboard.md``).
+Its checkpoint keeps a JSON line per finished pair: a rerun skips those, and
+refuses a line of other settings or of an agent now playing other weights.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,12 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from cardsuite.agents.arena.checkpoints import (
-    append_checkpoint,
-    check_writable,
-    checkpoint_key,
-    read_checkpoint,
-)
 from cardsuite.agents.arena.ratings import PairDeals, Ratings, rate
 from cardsuite.agents.arena.results import TournamentResult
 from cardsuite.agents.arena.stats import mean_interval, unit_values
@@ -31,23 +25,17 @@ from cardsuite.agents.parts import part
 from cardsuite.agents.registry import KINDS, make_agent, weights_sha256
 from cardsuite.errors import ConfigError
 from cardsuite.games import resolve
+from cardsuite.safe_json import loads, read_bounded
 
 #: Bootstrap resamples behind the published intervals.
 RESAMPLES = 1000
+#: Largest checkpoint file read (bytes): 200 deals x 100 pairs is about 1 MB.
+MAX_CHECKPOINT_BYTES = 64 * 2**20
 
 
 @dataclass
 class Board:
-    """A finished leaderboard: agents, every deal outcome, ratings and the head-to-head table.
-
-    Attributes:
-        game, players, deals, seed, options: how it was played.
-        agents: agent specs.
-        pairs: the deal outcomes of every pair (``a < b``; 1 = ``a`` won).
-        ratings: the order-free Elo ratings with bootstrap intervals.
-        head_to_head: ``h[a][b]``, share of deals ``a`` beat ``b`` (ties half).
-        h2h_interval: ``(low, high)`` 95% bootstrap interval of each share.
-    """
+    """A finished leaderboard: agents, every pair's deal outcomes, ratings, head-to-head shares."""
 
     game: str
     players: int
@@ -102,13 +90,8 @@ class Board:
 
 
 def default_agents(game: str, options: dict[str, Any], ismcts: str) -> list[str]:
-    """The baselines, the game's ISMCTS, every shipped agent that fits, and what kinds add.
-
-    The ISMCTS is the game's leaderboard kind (its ``search`` part's
-    ``baseline``: ``ismcts``, or ``ismcts-batched`` in Scandal) with the
-    ``ismcts`` parameters given; a kind with a ``leaderboard`` entry adds its
-    specs for the shipped agents (``search:pretrained:scum4``).
-    """
+    """The baselines, the game's ISMCTS, every shipped agent that fits, and what kinds add
+    (a kind's ``leaderboard`` entry: ``search:pretrained:scum4``)."""
     kind = part(game, "search").baseline
     specs = ["random", "greedy", "heuristic", f"{kind}:{ismcts}" if ismcts else kind]
     shipped = shipped_agents(game, options)
@@ -119,12 +102,7 @@ def default_agents(game: str, options: dict[str, Any], ismcts: str) -> list[str]
 
 
 def shipped_agents(game: str, options: dict[str, Any]) -> list[str]:
-    """Every shipped reference agent (a ``name`` kind) that fits ``game`` and ``options``.
-
-    The kind's class lists them (``available(game, options)``). A name that
-    plays another listed name's weights (its class's ``shares``) is left out:
-    it would only play its twin to a tie.
-    """
+    """Every shipped agent that fits ``game`` and ``options``, but twins of another (``shares``)."""
     specs: list[str] = []
     for kind in KINDS.values():
         if kind.argument != "name":
@@ -161,14 +139,7 @@ def run_leaderboard(
     resamples: int = RESAMPLES,
     checkpoint: str | Path | None = None,
 ) -> Board:
-    """Play the round-robin of ``agents`` (at least 2) and rate it (module doc).
-
-    Every pair plays ``deals`` duplicate deals of master ``seed`` at
-    ``players`` seats, ``workers`` processes a pair; ``checkpoint``: a
-    JSON-lines file of finished pairs, those in it not played again
-    (`cardsuite.agents.arena.checkpoints`). ConfigError: fewer than 2 agents,
-    a checkpoint of other settings, or anything `run_tournament` refuses.
-    """
+    """Play the round-robin of ``agents`` (at least 2) and rate it; ``checkpoint``: module doc."""
     if len(agents) < 2:
         raise ConfigError("a leaderboard needs at least 2 agents")
     k = len(agents)
@@ -188,7 +159,7 @@ def run_leaderboard(
             won = done.get((a, b))
             if won is None:
                 weights = (weights_sha256(a), weights_sha256(b))
-                res = _pair(game, players, a, b, deals, seed, options, workers, progress)
+                res = play_pair(game, players, a, b, deals, seed, options, workers, progress)
                 won = deal_outcomes(res)
                 if checkpoint is not None:
                     append_checkpoint(checkpoint, key, a, b, won, weights)
@@ -203,7 +174,7 @@ def run_leaderboard(
     )
 
 
-def _pair(
+def play_pair(
     game: str,
     players: int,
     a: str,
@@ -214,7 +185,7 @@ def _pair(
     workers: int = 1,
     progress: bool = False,
 ) -> TournamentResult:
-    """The duplicate tournament of one pair on the run's deals."""
+    """The duplicate tournament of ``a`` against ``b`` on the first ``deals`` deals of ``seed``."""
     return run_tournament(
         game,
         [a, b],
@@ -238,12 +209,7 @@ def pilot(
     seed: int = 0,
     options: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """Time ``pilot_deals`` deals of every pair and project the CPU time of ``deals`` deals.
-
-    Every agent is built once first, then each pair plays in this process,
-    timed in CPU seconds (`time.process_time`). One row per pair: ``a``,
-    ``b``, ``games``, ``cpu_s``, ``cpu_s_per_game`` and ``projected_cpu_s``.
-    """
+    """Time ``pilot_deals`` deals of every pair in this process (CPU); project ``deals`` deals."""
     if pilot_deals < 1 or deals < 1:
         raise ConfigError(f"--pilot and --deals must be at least 1, got {pilot_deals}, {deals}")
     for spec in agents:  # imports and first loads outside the timed pairs
@@ -253,7 +219,7 @@ def pilot(
     rows = []
     for i, j in itertools.combinations(range(len(agents)), 2):
         start = time.process_time()
-        res = _pair(game, players, agents[i], agents[j], pilot_deals, seed, options)
+        res = play_pair(game, players, agents[i], agents[j], pilot_deals, seed, options)
         cpu = time.process_time() - start
         games = len(res.results)
         rows.append(
@@ -267,3 +233,112 @@ def pilot(
             }
         )
     return rows
+
+
+def checkpoint_key(
+    game: str, players: int, options: dict[str, Any], seed: int, deals: int
+) -> dict[str, Any]:
+    """The settings every line of a run's checkpoint must repeat."""
+    return {"game": game, "players": players, "options": options, "seed": seed, "deals": deals}
+
+
+def read_checkpoint(path: str | Path, key: dict[str, Any]) -> dict[tuple[str, str], np.ndarray]:
+    """The finished pairs of a checkpoint file, ``{(spec_a, spec_b): outcomes}`` (module doc).
+
+    A last line cut short (a killed run) is ignored; `append_checkpoint` drops it.
+    """
+    source = Path(path)
+    if not source.exists():
+        return {}
+    text = read_bounded(source, "--checkpoint file", MAX_CHECKPOINT_BYTES, ConfigError)
+    lines = text.decode("utf-8", errors="replace").split("\n")[:-1]  # after the last \n: unfinished
+    expected = loads(json.dumps(key), "the run's settings", error=ConfigError)
+    done: dict[tuple[str, str], np.ndarray] = {}
+    hashes: dict[str, str | None] = {}
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"--checkpoint {str(source)!r} line {number}"
+        data = loads(line, where, error=ConfigError)
+        if not isinstance(data, dict):
+            raise ConfigError(f"{where}: not a JSON object")
+        settings = {k: data.get(k) for k in key}
+        if settings != expected:
+            raise ConfigError(
+                f"{where} is from another run ({json.dumps(settings, sort_keys=True)}); "
+                f"this run is {json.dumps(key, sort_keys=True)}: give a new --checkpoint file"
+            )
+        a, b, out = data.get("a"), data.get("b"), data.get("outcomes")
+        if (
+            not isinstance(a, str)
+            or not isinstance(b, str)
+            or not isinstance(out, list)
+            or len(out) != key["deals"]
+            or any(x not in (0, 0.5, 1) for x in out)
+        ):
+            raise ConfigError(f"{where}: needs a, b and {key['deals']} outcomes of 0, 0.5 or 1")
+        recorded = data.get("weights", [None, None])
+        if (
+            not isinstance(recorded, list)
+            or len(recorded) != 2
+            or any(w is not None and not isinstance(w, str) for w in recorded)
+        ):
+            raise ConfigError(f"{where}: weights must be a list of two SHA-256 strings or null")
+        for spec, then in zip((a, b), recorded, strict=True):
+            if then is None:
+                continue
+            if spec not in hashes:
+                hashes[spec] = weights_sha256(spec)
+            if hashes[spec] != then:
+                now = (hashes[spec] or "none")[:12]
+                raise ConfigError(
+                    f"{where}: {spec!r} played weights of SHA-256 {then[:12]}... then and "
+                    f"plays {now}... now (re-shipped or retrained): delete that line to play "
+                    "the pair again, or give a new --checkpoint file"
+                )
+        done[(a, b)] = np.asarray(out, dtype=np.float64)
+    return done
+
+
+def check_writable(path: str | Path) -> None:
+    """ConfigError unless the checkpoint can be appended to (checked before the first game)."""
+    try:
+        with Path(path).open("ab"):
+            pass
+    except OSError as err:
+        raise ConfigError(
+            f"cannot write --checkpoint {str(path)!r}: {err.strerror or err}"
+        ) from None
+
+
+def append_checkpoint(
+    path: str | Path,
+    key: dict[str, Any],
+    a: str,
+    b: str,
+    outcomes: np.ndarray,
+    weights: tuple[str | None, str | None] | None = None,
+) -> None:
+    """Append one finished pair and the SHA-256 of the weights each played (default: now)."""
+    target = Path(path)
+    played = list(weights) if weights is not None else [weights_sha256(a), weights_sha256(b)]
+    line = json.dumps({
+        **key, "a": a, "b": b, "outcomes": [float(x) for x in outcomes], "weights": played,
+    })  # fmt: skip
+    try:
+        with target.open("a+b") as fh:
+            fh.seek(0, os.SEEK_END)
+            if fh.tell():
+                fh.seek(-1, os.SEEK_END)
+                if fh.read(1) != b"\n":  # a line cut short by a killed run: drop it
+                    fh.seek(0)
+                    kept = fh.read().rpartition(b"\n")[0]
+                    fh.truncate(0)
+                    fh.write(kept + b"\n" if kept else b"")
+            fh.write(line.encode("utf-8") + b"\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as err:
+        raise ConfigError(
+            f"cannot write --checkpoint {str(target)!r}: {err.strerror or err}"
+        ) from None

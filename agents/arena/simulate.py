@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from cardsuite.agents.arena.arguments import GAME_HELP, add_arguments
+from cardsuite.agents.arena.cli import GAME_HELP, add_arguments
 from cardsuite.agents.arena.stats import mean_ci
 from cardsuite.agents.arena.workers import progress_bar
 from cardsuite.errors import ConfigError
@@ -30,9 +30,9 @@ def add_command(sub: Any) -> tuple[str, Any]:
         players="number of players",
         games="episodes to play (default 100)",
         seed="seed of the deals and the agents",
+        render=("print the first episode move by move", {"action": "store_true"}),
+        no_progress="no progress bar",
     )
-    p.add_argument("--render", action="store_true", help="print the first episode move by move")
-    add_arguments(p, no_progress="no progress bar")
     return "simulate", run
 
 
@@ -56,12 +56,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
 def simulate(
     env: Any, games: int, seed: int, *, render: bool = False, progress: bool = False
 ) -> dict[str, Any]:
-    """Play ``games`` episodes with random legal agents; collect results.
-
-    ``truncated`` in the result counts episodes that ended truncated (once
-    per episode, not once per seat). ``progress`` shows a tqdm bar on stderr
-    (a line every 10 s when stderr is not a terminal).
-    """
+    """Play ``games`` episodes with random legal agents; their results (``truncated``: episodes)."""
     rng = np.random.default_rng(seed)
     rewards: dict[str, list[float]] = defaultdict(list)
     finish: dict[str, list[int]] = defaultdict(list)

@@ -1,11 +1,7 @@
 """Tournament statistics: finish ranks, confidence intervals, head-to-head (``docs/arena.md``).
 
-A *unit* is an independent sample: a game, or with ``duplicate`` a deal in
-all its rotations; an agent's value in a unit is the mean over its seats
-there. Means and intervals are taken over units: Student's t for a mean
-(`mean_ci`), Wilson's for a share of plain wins and losses, else t clipped to
-[0, 1] (`share_interval`); percentile bootstrap intervals (`mean_interval`,
-`percentile_bootstrap`). Ratings are in `cardsuite.agents.arena.ratings`.
+A *unit* is a game, or with ``duplicate`` a deal in all its rotations; an
+agent's value in a unit is the mean over its seats there.
 """
 
 from __future__ import annotations
@@ -20,15 +16,9 @@ import numpy as np
 
 @dataclass(frozen=True)
 class GameResult:
-    """The outcome of one tournament game.
+    """The outcome of one tournament game: its place, and per seat its agent, reward and rank.
 
-    Attributes:
-        index, deal, rotation: the game's place (``deal == index`` without duplicate).
-        seating: agent index per seat (seat i is ``player_i``).
-        rewards: episode return per seat; ranks: finish rank per seat (1 = best).
-        illegal_seat: the seat whose illegal action ended the game, or -1.
-        steps: agent decisions taken.
-        record: the game record when recording (`cardsuite.agents.arena.records`).
+    ``illegal_seat``: the seat whose illegal action ended the game, or -1.
     """
 
     index: int
@@ -51,13 +41,7 @@ def competition_ranks(values: Sequence[float], *, higher_is_better: bool = True)
 def seat_ranks(
     rewards: Sequence[float], infos: Sequence[Mapping[str, Any]], episode: str | None
 ) -> list[int]:
-    """Finish rank of every seat of a finished game.
-
-    The env's ``finish_position`` where every seat reports one and the
-    episode is not a whole game (Scum and Scum Party series); otherwise the
-    competition rank of the episode reward (Scandal hand scores, Scum whole
-    games: winner 1, the others share 2; a game ended by an illegal action).
-    """
+    """Finish rank of every seat: ``finish_position`` in a Scum series, else by reward."""
     if episode != "game" and all("finish_position" in info for info in infos):
         return [int(info["finish_position"]) for info in infos]
     return competition_ranks(rewards)
@@ -66,11 +50,7 @@ def seat_ranks(
 def mean_ci(
     values: Sequence[float] | np.ndarray, confidence: float = 0.95
 ) -> tuple[float, float | None]:
-    """Mean and the half-width of its Student t interval (`scipy.stats.t`, sample sd).
-
-    Returns ``(mean, half_width)``: the mean NaN for no values, the
-    half-width None below two values (at two it is 12.7 sd / sqrt(2)).
-    """
+    """``(mean, half-width of its Student t interval)``: NaN for no values, None below two."""
     from scipy.stats import t
 
     arr = np.asarray(values, dtype=float)
@@ -84,10 +64,7 @@ def mean_ci(
 
 
 def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
-    """The Wilson score interval ``(low, high)`` of a binomial share (`scipy.stats.binomtest`).
-
-    It never has zero width: 2 wins in 2 trials give (0.342, 1.0).
-    """
+    """The Wilson score interval ``(low, high)`` of a binomial share (never of zero width)."""
     from scipy.stats import binomtest
 
     ci = binomtest(int(successes), int(trials)).proportion_ci(
@@ -99,12 +76,7 @@ def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tu
 def share_interval(
     values: Sequence[float] | np.ndarray, confidence: float = 0.95
 ) -> tuple[float, float, float]:
-    """A share of units won (each unit's outcome in [0, 1]) and its interval inside [0, 1].
-
-    Wilson's (`wilson_interval`) where every value is 0 or 1, else Student's t
-    (`mean_ci`) clipped to [0, 1]. Returns ``(share, low, high)``: all NaN for
-    no values, ``(share, 0, 1)`` for one fractional value.
-    """
+    """``(share, low, high)`` of units won: Wilson's interval for wins and losses, else t clipped."""
     arr = np.asarray(values, dtype=float)
     if arr.size == 0:
         return math.nan, math.nan, math.nan
@@ -119,12 +91,7 @@ def share_interval(
 
 
 def unit_values(games: Sequence[GameResult], num_agents: int, which: str) -> dict[int, list[float]]:
-    """Per agent, its value in every unit (deal), in deal order.
-
-    ``which`` is ``"rewards"``, ``"ranks"`` or ``"wins"`` (1 for a seat
-    at rank 1, else 0); an agent's value in a unit is the mean over all its
-    seats in all the unit's games.
-    """
+    """Per agent, its mean ``"rewards"``, ``"ranks"`` or ``"wins"`` over its seats in every unit."""
     sums: dict[int, np.ndarray] = {}
     counts: dict[int, np.ndarray] = {}
     for g in games:
@@ -157,11 +124,7 @@ def percentile_bootstrap(
     seed: int,
     batch: int | None = 100,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """95% percentile interval of a vectorized ``stat`` (`scipy.stats.bootstrap`).
-
-    ``batch`` resamples are drawn per call of ``stat``, which bounds the
-    memory of a long tournament (the draws depend on it: None draws all at once).
-    """
+    """95% percentile interval of a vectorized ``stat``; ``batch`` bounds the memory (and the draws)."""
     from scipy.stats import bootstrap
 
     res = bootstrap(
@@ -181,11 +144,7 @@ def percentile_bootstrap(
 def mean_interval(
     values: np.ndarray, *, resamples: int = 2000, seed: int = 0
 ) -> tuple[float, float, float]:
-    """Mean of ``values`` and its 95% percentile bootstrap interval (`scipy.stats.bootstrap`).
-
-    A single value, values all equal, or ``resamples=0`` give the degenerate
-    interval (the mean itself).
-    """
+    """Mean of ``values`` and its 95% percentile bootstrap interval (the mean if constant)."""
     x = np.asarray(values, dtype=np.float64)
     mean = float(x.mean())
     if x.size < 2 or np.all(x == x[0]) or resamples <= 0:
@@ -195,11 +154,7 @@ def mean_interval(
 
 
 def deals_for_half_width(half_width: float, confidence: float = 0.95) -> int:
-    """Deals needed so a share's interval is at most ``± half_width`` in the worst case (p = 1/2).
-
-    ``n = ceil((z / (2 h))^2)`` with ``z`` the normal quantile; ties only
-    narrow the interval. ``half_width=0.05`` gives 385.
-    """
+    """Deals needed so a share's interval is at most ``± half_width`` at worst (p = 1/2; 0.05: 385)."""
     from scipy.stats import norm
 
     z = float(norm.ppf(0.5 + confidence / 2))

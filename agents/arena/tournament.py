@@ -1,17 +1,10 @@
-"""The tournament: agents play many seeded games with fair seating (``docs/arena.md``).
-
-With K agents at n seats, seat s of rotation r gets agent ``((s + r) mod n)
-mod K``; game g is played in rotation ``g mod p`` (p distinct rotations), so
-over any p games every agent sits in every seat equally often. With
-``duplicate`` every deal is played once per rotation. Game g's deal seed
-derives only from ``(seed, deal)`` and each seat's agent seed from ``(seed,
-g, seat)``, so results do not depend on ``workers``.
-"""
+"""The tournament: agents play seeded games with fair seating (``docs/arena.md``)."""
 
 from __future__ import annotations
 
 import copy
 import pickle
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -21,10 +14,8 @@ import numpy as np
 
 from cardsuite.agents.arena.records import (
     check_new_file,
-    deck_tag,
     engine_state,
-    jsonable,
-    normalize_state,
+    finish_record,
     record_options,
     write_records,
 )
@@ -85,6 +76,16 @@ def plan_games(
     ]  # fmt: skip
 
 
+def act_info(env: Any, agent: str, wrap: Callable[..., Any] | None = None) -> dict[str, Any]:
+    """The ``info`` an agent's ``act`` gets: its seat and ``determinize`` (through ``wrap``)."""
+    info: dict[str, Any] = {"agent": agent}
+    base = env.unwrapped
+    if hasattr(base, "determinize"):
+        determinize = partial(base.determinize, agent)
+        info["determinize"] = wrap(determinize) if wrap else determinize
+    return info
+
+
 @dataclass(frozen=True)
 class Setup:
     """What a worker needs to play games (picklable)."""
@@ -123,18 +124,13 @@ class Table:
     def play(self, plan: GamePlan) -> GameResult:
         """Play one game to its end."""
         env, setup = self.env, self.setup
-        base = env.unwrapped
         env.reset(seed=plan.deal_seed, options=setup.reset_options)
-        tag = deck_tag(setup.deck)
-        initial = normalize_state(engine_state(env), tag) if setup.record else None
+        initial = engine_state(env) if setup.record else None
         players: dict[str, tuple[Agent, dict[str, Any]]] = {}
         for seat, name in enumerate(env.possible_agents):
             agent = self.agent(plan.seating[seat], seat)
             agent.reset(table_info(env, setup.game, name), seed=plan.agent_seeds[seat])
-            info: dict[str, Any] = {"agent": name}
-            if hasattr(base, "determinize"):
-                info["determinize"] = partial(base.determinize, name)
-            players[name] = (agent, info)
+            players[name] = (agent, act_info(env, name))
         actions: list[list[Any]] = []
         rewards = dict.fromkeys(env.possible_agents, 0.0)  # episode returns
         infos: dict[str, dict[str, Any]] = {}
@@ -148,38 +144,39 @@ class Table:
             agent, info = players[name]
             action = int(agent.act(obs["observation"], obs["action_mask"], info))
             if setup.record:
-                actions.append([name, action, base.describe_action(action)])
+                actions.append([name, action, env.unwrapped.describe_action(action)])
             env.step(action)
             for a, r in env.rewards.items():
                 rewards[a] += r
             steps += 1
         order = env.possible_agents
-        reward_list = [rewards[a] for a in order]
         info_list = [infos[a] for a in order]
         illegal = next((i["illegal_action"] for i in info_list if "illegal_action" in i), None)
         record = None
         if setup.record:
-            record = {
-                "game": setup.game,
-                "options": setup.stored_options,
-                "reset_options": jsonable(setup.reset_options),
-                "seed": plan.deal_seed,
-                "index": plan.index,
-                "deal": plan.deal,
-                "rotation": plan.rotation,
-                "seats": {a: setup.names[plan.seating[s]] for s, a in enumerate(order)},
-                "initial_state": initial,
-                "actions": actions,
-                "rewards": dict(zip(order, reward_list, strict=True)),
-                "infos": jsonable(dict(zip(order, info_list, strict=True))),
-                "final_state": normalize_state(engine_state(env), tag),
-            }
-            if setup.deck is not None:
-                record["deck"] = setup.deck
+            record = finish_record(
+                env,
+                {
+                    "game": setup.game,
+                    "options": setup.stored_options,
+                    "reset_options": setup.reset_options,
+                    "seed": plan.deal_seed,
+                    "index": plan.index,
+                    "deal": plan.deal,
+                    "rotation": plan.rotation,
+                    "seats": {a: setup.names[plan.seating[s]] for s, a in enumerate(order)},
+                    "initial_state": initial,
+                    "actions": actions,
+                    "rewards": rewards,
+                    "infos": infos,
+                },
+                setup.deck,
+            )
+        reward_list = tuple(rewards[a] for a in order)
         ranks = tuple(seat_ranks(reward_list, info_list, self.episode))
         illegal_seat = -1 if illegal is None else order.index(illegal["agent"])
         return GameResult(plan.index, plan.deal, plan.rotation, plan.seating,
-                          tuple(reward_list), ranks, illegal_seat, steps, record)  # fmt: skip
+                          reward_list, ranks, illegal_seat, steps, record)  # fmt: skip
 
 
 def play_chunk(setup: Setup, plans: list[GamePlan]) -> list[GameResult]:
@@ -208,10 +205,9 @@ def run_tournament(
     Args:
         game: registry name (``"scum"``, ``"scum_party"``, ``"scandal"``).
         agents: at least two agents: spec strings ([`agents.registry`][cardsuite.agents.registry]),
-            or [`Agent`][cardsuite.agents.base.Agent] objects, named by their
-            ``name`` (each seat an object sits at plays a ``copy.deepcopy`` of
-            it; with ``workers > 1`` it must be picklable). The same spec or
-            name twice is allowed and named ``spec#1``, ``spec#2``.
+            or [`Agent`][cardsuite.agents.base.Agent] objects (each seat plays a
+            ``copy.deepcopy``; picklable with ``workers > 1``). The same spec
+            twice is named ``spec#1``, ``spec#2``.
         games: games to play; with ``duplicate``, deals (each played in all
             its p rotations).
         players: seats at the table (default: ``options`` or the game default).
@@ -220,15 +216,13 @@ def run_tournament(
         duplicate: play every deal once per rotation of the agents over the seats.
         seed: master seed (non-negative); results depend only on it.
         workers: worker processes (results do not depend on it).
-        record: write every game as a JSON line to this file (a new file: it
-            is checked before any game is played, and never overwritten).
+        record: write every game as a JSON line to this new file (checked
+            before any game is played).
         progress: show a tqdm progress bar.
         reset_options: presets passed to every ``env.reset(options=...)``.
 
     Raises:
-        ConfigError: fewer than 2 specs, more specs than seats, ``games`` or
-            ``workers`` below 1, a negative seed, a bad option or agent spec,
-            a ``record`` file that exists or cannot be written.
+        ConfigError: naming the bad argument (before any game is played).
     """
     spec = get_game(game)
     opts = dict(options or {})
@@ -247,12 +241,10 @@ def run_tournament(
             f"a tournament needs at least 2 agent specs, got {len(agents)}; "
             "the same spec may be given twice (random random)"
         )
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise ConfigError(f"games must be a positive integer, got {games!r}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ConfigError(f"workers must be a positive integer, got {workers!r}")
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ConfigError(f"seed must be a non-negative integer, got {seed!r}")
+    for name, value, low in (("games", games, 1), ("workers", workers, 1), ("seed", seed, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            kind = "a positive" if low else "a non-negative"
+            raise ConfigError(f"{name} must be {kind} integer, got {value!r}")
     texts = [_agent_text(a, i, workers) for i, a in enumerate(agents)]
     if record is not None:
         check_new_file(record)  # before any game is played

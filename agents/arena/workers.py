@@ -1,10 +1,4 @@
-"""Worker processes and progress bars for the arena's long runs.
-
-A tournament's games are played in fixed chunks by spawned worker processes
-(`run_chunks`); each worker starts its numerical libraries with one thread
-(`one_thread_per_worker`) and ends as soon as its parent is gone
-(`exit_with_parent`).
-"""
+"""Worker processes and progress bars for the arena's long runs."""
 
 from __future__ import annotations
 
@@ -30,12 +24,7 @@ THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"
 
 
 def exit_with_parent() -> None:
-    """In a worker process: exit as soon as the process that started it is gone.
-
-    The pool's ``initializer``. A tournament killed by a signal that lets it run no
-    clean-up (SIGTERM, SIGKILL) would otherwise leave its workers behind, blocked
-    for ever on the pool's queue; a daemon thread waits on the parent's sentinel.
-    """
+    """In a worker (the pool's ``initializer``): exit once the parent is gone (a SIGKILL'd run)."""
     parent = multiprocessing.parent_process()
     if parent is None:
         return
@@ -49,12 +38,9 @@ def exit_with_parent() -> None:
 
 @contextmanager
 def one_thread_per_worker() -> Iterator[None]:
-    """Within: worker processes spawned now start their BLAS and OpenMP pools with one thread.
+    """Within: workers spawned now start BLAS and OpenMP with one thread (unless the user set one).
 
-    The workers already fill the cores, and BLAS threads spinning beside busy
-    workers made a learned agent's small matrix products over 100 times
-    slower on the 2-core machine. A variable the user has set is kept; the
-    parent's environment is restored on exit.
+    BLAS threads beside busy workers made small matrix products 100 times slower.
     """
     saved = {name: os.environ.get(name) for name in THREAD_VARIABLES}
     for name, value in saved.items():

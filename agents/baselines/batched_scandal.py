@@ -1,20 +1,11 @@
-"""The Scandal heuristic over a batch of rows, as array operations.
+"""The Scandal heuristic over a batch of rows, as array operations (`BatchedScandalHeuristic`).
 
-`BatchedScandalHeuristic` is a batch policy (``policy(obs, mask, games=...,
-players=...) -> actions``, `cardsuite.batched.policies`) that chooses, row for
-row, exactly what ``ScandalPolicy.choose`` chooses for the same view, with one
-S4 repeat memory per (game, player) (``repeat_memory=False``: every position
-met for the first time, as search rollouts play). It exists for speed: at 256
-rows it decides about 240,000 rows a second where the per-game policy decides
-about 22,000 (``python -m benchmarks.search_bench --heuristic``); the trainers'
-league and the search's array loop play it. The observation of every row is
-parsed at once; build and meld rows are plain rules; the draws and discards of
-all rows are `ScandalArrays` calls and one ranking sort. A legal deep draw
-deeper than the pile (no engine position has one) falls back to
-``ScandalPolicy.choose`` row by row (`fallbacks` counts them). Differential
-tests: ``tests/agents/test_scandal_heuristic_batched.py`` (every choice, every
-repeat count, 2 to 6 players) and ``test_batched_heuristic_scandal.py`` (the
-memories, in lockstep with per-game heuristics).
+A batch policy (`cardsuite.batched.policies`) choosing, row for row, what
+``ScandalPolicy.choose`` chooses, with one S4 repeat memory per (game, player).
+It exists for speed (about 240,000 rows a second at 256 rows, where the
+per-game policy decides 22,000: ``python -m benchmarks.search_bench --heuristic``).
+Differential tests: ``tests/agents/test_scandal_heuristic_batched.py`` and
+``test_batched_heuristic_scandal.py``.
 """
 
 from __future__ import annotations
@@ -36,35 +27,16 @@ from scandal_env.encoding import obs_spec as scandal_obs_spec
 from scandal_env.state import Phase, make_rules
 
 
-class _Memory:
-    """``RepeatMemory``'s state for one (game, player): positions seen, last turn."""
-
-    __slots__ = ("last", "seen")
-
-    def __init__(self) -> None:
-        self.seen: dict[bytes, int] = {}
-        self.last = -1.0
-
-
 class BatchedScandalHeuristic:
     """The Scandal heuristic over ``[M, obs_dim]`` observations and ``[M, A]`` masks.
 
-    Args:
-        config: the game's `ScandalConfig` (or its dict).
-        obs_spec: the observation layout (default: the config's Scandal layout).
-        repeat_memory: remember the positions met this hand (S4) as the per-game
-            heuristic does; ``False``: every position is met for the first time.
-        **params: ``take_cost``, ``deep_margin`` (``ScandalPolicy`` knobs).
-
-    Call it as ``policy(obs, mask, games=games, players=players)``: each (game
-    index, acting player) has its own memory. Without ``games``/``players``, row
-    ``i`` is game ``i`` and the player is keyed by the dealer's seat relative to
-    the observer, which names the same player for a whole hand. Numpy or torch
-    inputs; the int64 actions come back in the same kind. A memory is cleared
-    when the observed ``turn`` goes down (a new hand), or by `reset_games`.
-
-    Attributes:
-        fallbacks: rows decided by ``ScandalPolicy.choose`` one by one so far.
+    ``config``: a `ScandalConfig` or its dict; ``obs_spec``: default its layout;
+    ``repeat_memory=False``: every position met for the first time (no S4 memory);
+    ``params``: ``take_cost``, ``deep_margin``. ``policy(obs, mask, games=games,
+    players=players)`` keeps one memory per (game, acting player); without them row
+    ``i`` is game ``i``, its player keyed by the dealer's seat relative to the
+    observer. Numpy or torch inputs, the actions in the same kind. ``fallbacks``
+    counts the rows decided by ``ScandalPolicy.choose`` one by one.
     """
 
     name = "heuristic"
@@ -110,7 +82,7 @@ class BatchedScandalHeuristic:
         self.key_cols = np.concatenate(cols)
         top = sl["discard_top"]
         self.draw_key_cols = np.concatenate([*cols, np.arange(top.start, top.stop)])
-        self.memory: dict[int, _Memory] = {}
+        self.memory: dict[int, RepeatMemory] = {}
         self.fallbacks = 0
 
     # ------------------------------------------------------------------ entry
@@ -149,12 +121,8 @@ class BatchedScandalHeuristic:
         return self._choose(obs, mask, phase, repeat)
 
     def choose_with_repeats(self, obs: Any, mask: Any, repeat: Any) -> np.ndarray:
-        """Actions ``[M]`` given each row's repeat count; no memory is read or written.
-
-        Row ``i`` gets ``ScandalPolicy.choose(view_i, repeat[i])``: ``repeat``
-        is how often the row's draw or discard position was met before this
-        hand (0: the plain heuristic).
-        """
+        """Actions ``[M]``, row ``i``'s ``ScandalPolicy.choose(view_i, repeat[i])`` (``repeat``:
+        how often its position was met before this hand); no memory is read or written."""
         obs, mask = self._check(np.asarray(obs), np.asarray(mask))
         rep = np.asarray(repeat).reshape(-1)
         if rep.shape != (obs.shape[0],) or rep.dtype.kind not in "iu" or (rep < 0).any():
@@ -163,8 +131,7 @@ class BatchedScandalHeuristic:
         return self._choose(obs, mask, phase, rep.astype(np.int64))
 
     def choose_engine(self, engine: Any, mask: Any, rows: Any) -> np.ndarray:
-        """Deprecated: `choose_with_repeats` (no repeats) of the observations of ``rows`` of
-        a batched ``engine`` by their players to act."""
+        """Deprecated: `choose_with_repeats` of ``engine.observe_as(engine.cur)[rows]``."""
         warnings.warn(
             "BatchedScandalHeuristic.choose_engine is deprecated since cardsuite 0.3; call "
             "choose_with_repeats on engine.observe_as(engine.cur)[rows] instead",
@@ -220,22 +187,15 @@ class BatchedScandalHeuristic:
             k = int(keys[r])
             mem = memory.get(k)
             if mem is None:
-                mem = memory[k] = _Memory()
-            turn = turns[i]
-            if turn < mem.last:
-                mem.seen.clear()
-            mem.last = turn
+                mem = memory[k] = RepeatMemory(self.spec)
             key = obs[r, self.draw_key_cols if draw[i] else self.key_cols].tobytes()
-            n = mem.seen.get(key, 0)
-            mem.seen[key] = n + 1
-            out.append(n)
+            out.append(mem.count(key, turns[i]))
         return out
 
     def _choose(
         self, obs: np.ndarray, mask: np.ndarray, phase: np.ndarray, repeat: np.ndarray
     ) -> np.ndarray:
-        """``ScandalPolicy.choose`` of every row, given the repeat counts (`ScandalArrays.choose`;
-        its fallback reads the rows' observations)."""
+        """``ScandalPolicy.choose`` of every row, given the repeat counts (`ScandalArrays.choose`)."""
 
         def fallback(rows: np.ndarray, legal: np.ndarray) -> list[int]:
             choose, view = self.policy.choose, self.reader.view
@@ -268,8 +228,5 @@ def _host(x: Any) -> Any:
     return x.detach().cpu().numpy() if hasattr(x, "detach") else x
 
 
-def make_batched_heuristic(
-    config: ScandalConfig | dict[str, Any], obs_spec: ObsSpec | None = None, **params: Any
-) -> BatchedScandalHeuristic:
-    """The batched Scandal heuristic for ``config`` (``params``: ``take_cost``, ``deep_margin``)."""
-    return BatchedScandalHeuristic(config, obs_spec, **params)
+#: The batched Scandal heuristic for a config (``params``: ``take_cost``, ``deep_margin``).
+make_batched_heuristic = BatchedScandalHeuristic

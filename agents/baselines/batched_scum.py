@@ -1,12 +1,9 @@
 """The Scum heuristic over a whole batch of observations at once (array operations).
 
-`BatchedScumHeuristic` chooses, row for row, exactly the action `ScumPolicy`
-chooses for the same observation and mask (``tests/agents/test_batched_heuristic.py``),
-so the batched trainers play against the real baseline at array speed. Every
-step of ``ScumPolicy.choose`` is written over the play actions as
-``[rows, plays]`` boolean tables, and "the first legal play in action order
-that satisfies X" is an ``argmax`` over them. With ``color_clash`` (slots are
-rank and colour) the policy is called row by row.
+`BatchedScumHeuristic` chooses, row for row, exactly what `ScumPolicy` chooses
+(``tests/agents/test_batched_heuristic.py``): every step of ``ScumPolicy.choose``
+is a ``[rows, plays]`` boolean table, and "the first legal play that satisfies
+X" an ``argmax`` over it. With ``color_clash`` the policy is called row by row.
 """
 
 from __future__ import annotations
@@ -30,12 +27,8 @@ def _first(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 class BatchedScumHeuristic:
     """The Scum heuristic over ``[M, obs_dim]`` observations and ``[M, A]`` masks.
 
-    Args:
-        rules: the table's compiled rules (`scum_env.rules.scum_rules`).
-        obs_spec: the observation layout (default: the rules' Scum layout).
-        phase_offset: as in ``view_from_obs`` (1 for a Scum Party table).
-        **params: `ScumParams` fields.
-
+    ``rules``: the table's compiled rules; ``obs_spec``: default their Scum layout;
+    ``phase_offset``: as in ``view_from_obs``; ``params``: `ScumParams` fields.
     Numpy or torch inputs (any device); the int64 actions come back in the same kind.
     """
 
@@ -221,6 +214,5 @@ class BatchedScumHeuristic:
         return np.where(decided, choice, 0)
 
 
-def make_batched_heuristic(rules: Rules, **params: Any) -> BatchedScumHeuristic:
-    """The batched Scum heuristic for ``rules`` (``params``: ScumParams fields)."""
-    return BatchedScumHeuristic(rules, **params)
+#: The batched Scum heuristic for compiled ``rules`` (``params``: ScumParams fields).
+make_batched_heuristic = BatchedScumHeuristic

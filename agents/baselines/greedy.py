@@ -1,13 +1,7 @@
 """``GreedyAgent``: a simple, documented baseline for every game (its record's ``greedy`` part).
 
-* **Scum, Scum Party**: always play when possible; leading, the set that sheds
-  the most cards (the lowest first); following, the lowest legal play; giving
-  back (J5), the lowest card.
-* **Scandal**: ``ScandalReader.greedy`` (`cardsuite.agents.baselines.scandal`):
-  meld and lay off whenever possible, take the top discard only to lay it down
-  or grow a set, collect sets; it does not repeat itself (S4).
-
-It reads only the observation and the mask, and is deterministic.
+Scum and Scum Party: `climb_greedy`; Scandal: ``ScandalReader.greedy``. It reads
+the observation and the mask only, deterministically; docs/agents.md.
 """
 
 from __future__ import annotations
@@ -27,7 +21,8 @@ from scum_env.rules import scum_rules
 
 
 def climb_greedy(mask: np.ndarray, num_slots: int, give_base: int) -> int:
-    """The greedy choice at a climbing-game table (Scum, Scum Party)."""
+    """The greedy choice at a climbing-game table: give back the lowest card (J5), follow
+    with the lowest legal play, lead the set that sheds the most cards (the lowest first)."""
     legal = np.flatnonzero(mask)
     gives = legal[legal >= give_base]
     if gives.size:

@@ -1,10 +1,8 @@
 """``HeuristicAgent``: the strongest rule-based player of each game.
 
 At each episode start it builds the table's game's policy (its ``heuristic``
-part, `cardsuite.agents.parts`): `cardsuite.agents.baselines.scum`,
-`cardsuite.agents.baselines.party` or `cardsuite.agents.baselines.scandal`.
-The policies read the observation through ``table.obs_spec`` views and the
-mask only, and are deterministic (the seed is accepted and ignored).
+part, `cardsuite.agents.parts`), which reads the observation through
+``table.obs_spec`` views and the mask only, deterministically.
 """
 
 from __future__ import annotations

@@ -1,20 +1,29 @@
-"""Rule-based Scum Party policy (P1–P8): the climbing-game heuristic at the player's own table.
+"""The Scum Party heuristic (P1–P8): the climbing-game heuristic at the player's own table.
 
-A Scum Party table runs Scum's engine with Jokers as the only specials (P1)
-and forced trades (P5, no give-back), so the policy is `ScumPolicy` over the
+A Party table runs Scum's engine with Jokers as the only specials (P1) and
+forced trades (P5, no give-back), so `PartyHeuristic` is `ScumPolicy` over the
 rules of the player's table, whose size (the ``seats`` piece) fixes the decks
-and so the card counting; one policy is kept per size.
+and so the card counting. `BatchedPartyHeuristic` makes the same choices over a
+batch, each table size's rows played by one `BatchedScumHeuristic`.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from cardsuite.agents.baselines.batched_scum import BatchedScumHeuristic
 from cardsuite.agents.baselines.scum import FOLLOW, LEAD, ScumParams, ScumPolicy, view_from_obs
+from cardsuite.batched.policies import numpy_call
+from cardsuite.errors import ConfigError
 from cardsuite.obsspec import ObsSpec
 from scum_env.party.config import PartyConfig
+from scum_env.party.encoding import observation_spec
 from scum_env.party.engine import action_rules, table_rules
 from scum_env.rules import Rules
+
+DONE = 2  # index of "own table has finished its hand" in the Party phase piece
 
 
 def party_rules(config: PartyConfig) -> Rules:
@@ -48,6 +57,76 @@ class PartyHeuristic:
         return self.policy_for(size).choose(view)
 
 
-def make(config: PartyConfig, obs_spec: ObsSpec, **params: object) -> PartyHeuristic:
-    """The Scum Party heuristic for a `PartyConfig`."""
-    return PartyHeuristic(config, obs_spec, **params)
+#: The Scum Party heuristic for a `PartyConfig` (the record's ``heuristic`` part).
+make = PartyHeuristic
+
+
+class BatchedPartyHeuristic:
+    """The Scum Party heuristic over ``[M, obs_dim]`` observations and ``[M, A]`` masks.
+
+    ``config``: a `PartyConfig` or its dict; ``obs_spec``: default the config's
+    layout; ``params``: `ScumParams` fields (ConfigError: an unknown one). A row
+    whose table has finished its hand gets its first legal action (0: none).
+    Numpy or torch inputs; the int64 actions come back in the same kind.
+    """
+
+    name = "heuristic"
+
+    @classmethod
+    def from_engine(cls, engine: Any, **params: Any) -> BatchedPartyHeuristic:
+        """The heuristic for the tables of a batched ``engine`` (its ``config`` and ``obs_spec``)."""
+        return cls(engine.config, engine.obs_spec, **params)
+
+    def __init__(
+        self,
+        config: PartyConfig | dict[str, Any],
+        obs_spec: ObsSpec | None = None,
+        **params: Any,
+    ) -> None:
+        """One batched table policy per table size of ``config``."""
+        self.config = config if isinstance(config, PartyConfig) else PartyConfig.from_dict(config)
+        self.spec = obs_spec or observation_spec(self.config)
+        try:
+            ScumParams(**params)
+        except TypeError as exc:
+            raise ConfigError(f"heuristic params: {exc}; fields are ScumParams'") from None
+        self.params = params
+        self.sl_seats = self.spec.slices["seats"]
+        self.sl_phase = self.spec.slices["phase"]
+        self._policies: dict[int, BatchedScumHeuristic] = {}
+        for size in sorted(set(self.config.sizes)):
+            self.policy_for(size)
+
+    def policy_for(self, size: int) -> BatchedScumHeuristic:
+        """The batched policy of a table of ``size`` players (cached)."""
+        pol = self._policies.get(size)
+        if pol is None:
+            pol = BatchedScumHeuristic(table_rules(size), self.spec, phase_offset=1, **self.params)
+            self._policies[size] = pol
+        return pol
+
+    def __call__(self, obs: Any, mask: Any) -> Any:
+        """The heuristic's action for every row."""
+        return numpy_call(self.choose, obs, mask)  # torch in, torch out
+
+    def choose(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Actions ``[M]`` for numpy observations and masks."""
+        mask = mask.astype(bool, copy=False)
+        actions = np.zeros(obs.shape[0], dtype=np.int64)
+        if not len(actions):
+            return actions
+        done = obs[:, self.sl_phase].argmax(axis=1) == DONE
+        if done.any():  # not asked to act: the first legal action (PartyHeuristic)
+            actions[done] = mask[done].argmax(axis=1)
+        sizes = np.rint(obs[:, self.sl_seats].sum(axis=1)).astype(np.int64)
+        playing = ~done
+        if not done.any() and (sizes == sizes[0]).all():  # one table size: no gathers
+            return self.policy_for(int(sizes[0])).choose(obs, mask)
+        for size in np.unique(sizes[playing]).tolist():
+            rows = np.flatnonzero(playing & (sizes == size))
+            actions[rows] = self.policy_for(int(size)).choose(obs[rows], mask[rows])
+        return actions
+
+
+#: The batched Scum Party heuristic for a config (``params``: ScumParams fields).
+make_batched_party_heuristic = BatchedPartyHeuristic

@@ -1,25 +1,8 @@
-"""Rule-based Scandal policy (rules S1–S9), and the Scandal greedy baseline.
+"""The Scandal heuristic and greedy baseline on observations (rules S1–S9).
 
-The policy reads a `ScandalView` (own hand, the melded scandals, the discard
-pile in order, the cards known in opponents' hands, the phase, the duty card
-of S3 and the card S7 forbids) built from an observation (`ScandalReader`) or
-from an engine state (`view_from_state`, for search rollouts). A card left in
-hand costs its value (S9), so:
-
-* **Meld early, lay off everything** (S5, S6): every legal lay-off, then every
-  legal meld with every card of its scandal the mask allows, then finish.
-* **Draw** a deep discard (S3) when ``points laid down now - take_cost * value
-  of the other taken cards`` beats ``deep_margin``; else the top discard if it
-  can be laid down at once, or if it builds a meld in hand *and* is more useful
-  than the card then thrown (taking a card to throw one as good back is how
-  two players swapped cards for ever, S4); else the stock.
-* **Discard** the card least useful to me: cards of a meld being built in hand
-  are kept, a card whose title an opponent holds is kept longer (it would feed
-  their meld); among equals the most valuable goes first.
-
-The greedy baseline (`ScandalReader.greedy`) melds and lays off whenever
-possible, takes the top discard only to lay it down at once or to grow a set,
-and discards a card of the scandal it holds fewest of, the most valuable first.
+`ScandalReader` builds a `ScandalView` from an observation through the named
+views; `ScandalHeuristic` plays `ScandalPolicy` (``scandal_rule``) on it, and
+`ScandalReader.greedy` is the greedy baseline (docs/agents.md describes both).
 
 **No endless hands (S4).** Both remember the positions met this hand
 (`RepeatMemory`) and do not repeat themselves: back at a draw, only a top
@@ -45,15 +28,10 @@ __all__ = ["RepeatMemory", "ScandalHeuristic", "ScandalPolicy", "ScandalReader",
 class RepeatMemory:
     """How often the agent has already been in a position this hand (S4).
 
-    A position is what bears on a draw or a discard in the agent's own
-    observation: its hand, the melded scandals, the phase, the duty and
-    forbidden cards, and at a draw the top discard (not the whole pile, the
-    hand sizes or the turn: a stalled hand then shows its repeats within a
-    round or two). The memory empties itself when the turn counter goes down
-    (a new hand).
-
-    Args:
-        obs_spec: the observation layout.
+    A position is its hand, the melded scandals, the phase, the duty and forbidden
+    cards, and at a draw the top discard (not the pile, the hand sizes or the turn,
+    so a stalled hand shows its repeats within a round or two). A lower turn than
+    the last starts a new hand; ``seen`` counts each position's visits.
     """
 
     PIECES = ("hand", "melded_by", "phase", "duty", "forbidden")
@@ -61,27 +39,30 @@ class RepeatMemory:
     def __init__(self, obs_spec: ObsSpec) -> None:
         """An empty memory for observations of ``obs_spec``."""
         self._spec = obs_spec
-        self._seen: dict[bytes, int] = {}
+        self.seen: dict[bytes, int] = {}
         self._last = -1.0
 
     def clear(self) -> None:
         """Forget every position (a new hand or episode)."""
-        self._seen.clear()
+        self.seen.clear()
         self._last = -1.0
 
     def visits(self, obs: np.ndarray) -> int:
         """Times ``obs``'s position was met before this hand (0 the first time); counts this one."""
         view = self._spec.view
-        turn = float(view(obs, "turn")[0])
-        if turn < self._last:
-            self._seen.clear()
-        self._last = turn
         parts = [np.asarray(view(obs, name), dtype=np.float32) for name in self.PIECES]
         if np.argmax(view(obs, "phase")) == XE.Phase.DRAW:
             parts.append(np.asarray(view(obs, "discard_top"), dtype=np.float32))
         key = hashlib.blake2b(b"".join(p.tobytes() for p in parts), digest_size=16).digest()
-        n = self._seen.get(key, 0)
-        self._seen[key] = n + 1
+        return self.count(key, float(view(obs, "turn")[0]))
+
+    def count(self, key: bytes, turn: float) -> int:
+        """`visits` of the position ``key`` met at ``turn`` (a lower turn starts a new hand)."""
+        if turn < self._last:
+            self.seen.clear()
+        self._last = turn
+        n = self.seen.get(key, 0)
+        self.seen[key] = n + 1
         return n
 
 
@@ -187,6 +168,5 @@ class ScandalHeuristic:
         return self.policy.choose(view, self.reader.repeat(observation, view))
 
 
-def make(config: ScandalConfig, obs_spec: ObsSpec, **params: float) -> ScandalHeuristic:
-    """The Scandal heuristic for a `ScandalConfig`."""
-    return ScandalHeuristic(config, obs_spec, **params)
+#: The Scandal heuristic for a `ScandalConfig` (the record's ``heuristic`` part).
+make = ScandalHeuristic

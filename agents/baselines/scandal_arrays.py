@@ -1,13 +1,9 @@
 """`ScandalPolicy.choose` over arrays: the batched Scandal heuristic's draws and discards.
 
-`ScandalArrays` holds the deck's lookup arrays; its ``playable`` (a greedy
-pass over the scandals in which only the gold cards, shared by several
-scandals, carry over) and ``usefulness`` (a maximum over each card's
-scandals) equal the per-game methods for every row, and `ScandalArrays.choose`
-decides every row's move as ``ScandalPolicy.choose`` does: the plain rules of
-build and meld rows, then one ``playable`` call over every draw row's hand,
-hand with the top discard and hand after each legal deep draw, one
-``usefulness`` call and one ranking sort for the discards.
+`ScandalArrays.playable` and ``usefulness`` equal the per-game methods for
+every row, and `ScandalArrays.choose` decides every row as ``ScandalPolicy.choose``
+does: the plain rules of build and meld rows, one ``playable`` call over every
+draw row's candidate hands, one ``usefulness`` call and one sort for the discards.
 """
 
 from __future__ import annotations
@@ -23,18 +19,11 @@ from scandal_env.state import Phase
 
 
 class ScandalArrays:
-    """``ScandalPolicy``'s analysis (`playable`, `usefulness`) over ``[K, n]`` rows.
-
-    Every result equals the per-game method's for each row: same points (float
-    sums of integer card values), same used cards, same usefulness (multiples
-    of 0.5).
-
-    Args:
-        policy: the per-game policy whose deck tables are used.
+    """``ScandalPolicy``'s analysis (`playable`, `usefulness`) over ``[K, n]`` rows, each
+    result equal to the per-game method's, for ``policy``'s deck.
 
     Raises:
-        ConfigError: a deck whose shared cards (in 2+ scandals) include a title
-            or a blue/green card (S1 allows only gold cards there).
+        ConfigError: a card of several scandals that is a title or blue/green (S1).
     """
 
     def __init__(self, policy: ScandalPolicy) -> None:
@@ -162,13 +151,9 @@ class ScandalArrays:
         fallback: Callable[[np.ndarray, np.ndarray], Any],
     ) -> tuple[np.ndarray, int]:
         """``ScandalPolicy.choose(view_i, repeat[i])`` of every row ``i`` of ``mask``, and
-        how many rows went to ``fallback``.
-
-        ``views(rows)`` gives the view pieces of the draw and discard rows (``hand``,
-        ``melded``, ``opp``, ``in_pile``, ``depth``, ``size``, ``stock``);
-        ``fallback(rows, legal)`` the per-game choices of rows with a legal deep
-        draw deeper than the pile.
-        """
+        how many rows went to ``fallback``: ``views(rows)`` gives the draw and discard rows'
+        view pieces, ``fallback(rows, legal)`` the per-game choices of rows with a legal
+        deep draw deeper than the pile (no engine position has one)."""
         lay = self.lay
         m = mask.shape[0]
         actions = np.zeros(m, dtype=np.int64)
@@ -211,12 +196,8 @@ class ScandalArrays:
         self, v: dict[str, np.ndarray], is_draw: np.ndarray, out: np.ndarray, fall: np.ndarray
     ) -> None:
         """Fill ``out`` with the draw or discard of every row; mark ``fall`` for the fallback.
-
-        One `ScandalArrays.playable` call covers every draw row's hand, hand
-        with the top discard and hand after each legal deep draw; one
-        `ScandalArrays.usefulness` call covers every discard row and every
-        draw row that asks whether the top discard builds a meld.
-        """
+        One `playable` call covers every draw row's candidate hands, one `usefulness`
+        call every discard row and every draw row asking whether the top discard builds."""
         arr, lay, pol = self, self.lay, self.policy
         hand, melded, opp, in_pile = v["hand"], v["melded"], v["opp"], v["in_pile"]
         legal, repeat, size = v["mask"], v["repeat"], v["size"]

@@ -1,11 +1,10 @@
-"""The Scandal heuristic's decision rule (`ScandalPolicy`) over a `ScandalView`.
+"""The Scandal heuristic's decision rule (`ScandalPolicy`) over a `ScandalView` (rules S1–S9).
 
-The one definition of the rule (rules S1–S9; the strategy: `cardsuite.agents.baselines.scandal`).
-The view comes from an observation (``ScandalReader``) or an engine state
-(`view_from_state`, for search rollouts). Its other forms, for speed, are held
-to it by differential tests: the batched twin
-(`cardsuite.agents.baselines.batched_scandal`) and the compiled rollouts
-(`cardsuite.agents.search.kernels.scandal_heuristic`).
+The one definition of the rule; the view comes from an observation
+(``ScandalReader``) or an engine state (`view_from_state`, for rollouts). Its
+faster forms, the batched twin (``scandal_arrays``) and the compiled rollouts
+(`cardsuite.agents.search.kernels.scandal_heuristic`), are held to it by
+differential tests.
 """
 
 from __future__ import annotations
@@ -20,19 +19,10 @@ from scandal_env.config import ScandalConfig
 
 @dataclass
 class ScandalView:
-    """What the acting player knows.
-
-    Attributes:
-        hand: bool[n] own cards.
-        melded: bool[16] scandals melded this hand (by anyone).
-        pile: discard pile, bottom first (``pile[-1]`` is the top).
-        opp_known: bool[n] cards known to be in some opponent's hand.
-        phase: ``Phase.DRAW``, ``Phase.MELD`` or ``Phase.BUILD``.
-        duty: card drawn from deep that must be melded first (S3), -1.
-        forbidden: top discard drawn this turn (S7), -1.
-        mask: the legal action mask.
-        stock: cards in the stock (-1: not known).
-    """
+    """What the acting player knows: own cards (bool[n]), the scandals melded this hand,
+    the discard pile bottom first, the cards known in opponents' hands (bool[n]), the
+    phase, the deep-drawn card to meld first (S3) and the top discard drawn this turn
+    (S7) (-1: none), the legal mask, and the cards in the stock (-1: not known)."""
 
     hand: np.ndarray
     melded: np.ndarray
@@ -69,9 +59,8 @@ class ScandalPolicy:
     Args:
         config: the game config (deck and action layout).
         take_cost: weight of the value of taken cards that cannot be used at once.
-        deep_margin: points a deep draw must gain to be taken. Against random
-            (2 players, 100 duplicate deals) ``take_cost=0.2, deep_margin=0``
-            won 95.5% of deals, ``0.5, 5`` 94%.
+        deep_margin: points a deep draw must gain to be taken (the defaults won
+            95.5% of 100 duplicate deals against random, ``0.5, 5`` 94%).
     """
 
     def __init__(
@@ -94,7 +83,6 @@ class ScandalPolicy:
         self.scandals_of = [list(s) for s in d.scandals_of]
         # Plain Python copies for the per-card loops (exact: card values are integers).
         self._value = [float(v) for v in self.value]
-        self._plain = [[c for c in cs if not self.is_title[c]] for cs in self.cards_of]
 
     # ------------------------------------------------------------------ analysis
     def playable(self, hand: np.ndarray, melded: np.ndarray) -> tuple[float, set[int]]:
@@ -102,11 +90,8 @@ class ScandalPolicy:
         return self._playable(_held(hand), _flags(melded))
 
     def _playable(self, held: set[int], melded: list[bool]) -> tuple[float, set[int]]:
-        """`playable` of the cards ``held`` (a set) and the melded flags (a list).
-
-        The scandals are visited in order (a gold card goes to the first that
-        can use it); a scandal without a held card is skipped, as before.
-        """
+        """`playable` of the cards ``held`` (a set) and the melded flags (a list); the
+        scandals in order, a gold card going to the first that can use it."""
         used: set[int] = set()
         scandals = sorted({s for c in held for s in self.scandals_of[c]})
         for s in scandals:
@@ -154,11 +139,8 @@ class ScandalPolicy:
 
     # ------------------------------------------------------------------ entry
     def choose(self, view: ScandalView, repeat: int = 0) -> int:
-        """The heuristic's legal action for ``view``.
-
-        ``repeat``: times this draw or discard position was already met this
-        hand (`RepeatMemory`); 0 plays the plain heuristic.
-        """
+        """The heuristic's legal action for ``view``; ``repeat``: times this draw or discard
+        position was already met this hand (`RepeatMemory`; 0: the plain heuristic)."""
         legal = np.flatnonzero(view.mask)
         lay = self.lay
         if view.phase == XE.Phase.DRAW:
@@ -190,12 +172,8 @@ class ScandalPolicy:
         return self.choose(view_from_state(state))
 
     def draw(self, view: ScandalView, legal: np.ndarray, repeat: int = 0) -> int:
-        """Deep draw when it pays, the top discard when it helps, else the stock.
-
-        The top discard is taken to build a meld only if it is more useful than
-        the card that would then be thrown, and never at a draw already met
-        this hand (``repeat`` > 0): there only a card laid down at once counts.
-        """
+        """Deep draw when it pays, the top discard when it helps (to build a meld: only if more
+        useful than the card then thrown, and not at a draw met before, S4), else the stock."""
         lay = self.lay
         pile = view.pile
         margin = self.deep_margin if not repeat else float("-inf")
@@ -221,15 +199,10 @@ class ScandalPolicy:
         margin: float,
         base: float | None = None,
     ) -> int:
-        """The legal deep draw (S3) whose ``points laid down now - take_cost * waste``
-        is highest and above ``margin`` (the shallowest among equals), or -1.
-
-        ``base``: `playable` points of the hand, if the caller has them.
-        A deep draw is the only move that takes cards out of the stock and pile
-        for good. One that would leave a single card there (S4: no one could
-        then ever draw more than one card, so hands of one or two cards could
-        never meld again) is taken only when it goes out (`goes_out`).
-        """
+        """The legal deep draw (S3) whose ``points laid down now - take_cost * waste`` is highest
+        and above ``margin`` (the shallowest among equals), or -1 (``base``: `playable` points
+        of the hand, if known). One that would leave a single card in stock and pile is taken
+        only when it goes out (S4: no hand of one or two cards could ever meld again)."""
         lay = self.lay
         pile = view.pile
         deep = legal[(legal > lay.DRAW_DISCARD) & (legal < lay.MELD_START)].tolist()
@@ -286,12 +259,8 @@ class ScandalPolicy:
         return gain > worst
 
     def discard(self, view: ScandalView, legal: np.ndarray, repeat: int = 0) -> int:
-        """The least useful card; the most valuable among equals (S7 respected by the mask).
-
-        At a discard already met ``repeat`` times this hand, the card ranked
-        ``repeat`` (cyclically) goes instead, so a position is never played
-        the same way twice.
-        """
+        """The least useful card, the most valuable among equals (S7: the mask); at a discard
+        met ``repeat`` times this hand, the card ranked ``repeat`` (cyclically, S4)."""
         lay = self.lay
         cards = (legal[legal >= lay.DISCARD] - lay.DISCARD).tolist()
         if not cards:

@@ -1,26 +1,10 @@
 """Rule-based policy for the climbing games (Scum 4J, J1–J9; Scum Party's tables).
 
-`ScumPolicy` reads a `ClimbView` (own hand, the top play, the cards played
-this series), built from an observation (`view_from_obs`) or an engine state
-(`view_from_state`, for search rollouts): the agent and the rollouts share one
-policy. It follows the rule books' advice (shed the lowest cards first, keep
-sets together and the high cards back) plus card counting:
-
-* **Groups**: all cards of one non-special rank; a special card (President,
-  Wild President, Joker) beats a set of any size (J6, P1).
-* **Bosses and losers**: a group no outstanding card can beat is a boss, else
-  a loser; a special is a control when it cannot be beaten (J7).
-* **Leading**: go out if one play does it; with at most ``controls + 1``
-  losers, run out (bosses and controls first, one loser last); else lead the
-  lowest loser group whole.
-* **Following**: go out; take the lead with an unbeatable play when the rest
-  then runs out; else the lowest group of exactly the needed size; break a
-  bigger group only when ``break_min_rest`` cards stay; spend a special
-  against a pair or bigger, or when controls outnumber losers; else pass.
-* **Giving back (J5)**: the lowest single card, else the lowest card.
-
-It never passes "cheaply" before a player about to go out: a pass cannot stop
-them, and the lead then passes on (J6).
+`ScumPolicy` reads a `ClimbView` (own hand, the top play, the cards played this
+series) built from an observation (`view_from_obs`) or an engine state
+(`view_from_state`, for search rollouts), so the agent and the rollouts share
+one policy: the rule books' advice plus card counting (groups, bosses, losers
+and controls). The strategy, step by step: docs/agents.md, "heuristic".
 """
 
 from __future__ import annotations
@@ -39,16 +23,9 @@ GIVE, LEAD, FOLLOW = 0, 1, 2
 
 @dataclass
 class ClimbView:
-    """What the acting player knows, in card-slot counts (plain lists, for speed).
-
-    Attributes:
-        hand: own cards per slot.
-        top_count: cards in the current top play (0 when leading).
-        top_slot: best slot of the top play (-1 when leading).
-        played: cards played this series by everyone, per slot.
-        phase: ``GIVE`` (a give-back decision, J5), ``LEAD`` or ``FOLLOW``.
-        mask: the legal action mask.
-    """
+    """What the acting player knows, in card-slot counts (plain lists, for speed): own hand,
+    the top play's size and best slot (0 and -1 when leading), the cards played this
+    series, the phase (``GIVE``, J5, ``LEAD`` or ``FOLLOW``) and the legal mask."""
 
     hand: list[int]
     top_count: int
@@ -61,11 +38,8 @@ class ClimbView:
 def view_from_obs(
     obs_spec: ObsSpec, obs: np.ndarray, mask: np.ndarray, phase_offset: int = 0
 ) -> ClimbView:
-    """The view of an observation, read only through the spec's named views.
-
-    ``phase_offset``: index of the ``phase`` piece's first entry in
-    (give-back, lead, follow): 0 for Scum, 1 for Scum Party (lead, follow, done).
-    """
+    """The view of an observation, read only through the spec's named views (``phase_offset``:
+    0 for Scum's phases, 1 for Scum Party's, which have no give-back)."""
     view = obs_spec.view
     top = [round(float(v)) for v in view(obs, "top_cards")]
     nz = [s for s, v in enumerate(top) if v]
@@ -97,16 +71,15 @@ def view_from_state(state: E.State, mask: np.ndarray | None = None) -> ClimbView
 
 @dataclass(frozen=True)
 class ScumParams:
-    """Tunable knobs of the climbing-game heuristic (measured in self-play).
+    """Tunable knobs of the climbing-game heuristic (chosen in self-play, docs/agents.md).
 
     Attributes:
-        break_min_rest: break a group to follow only if at least this many cards
-            of its rank stay together (0: never, except to go out or run out; 1
-            beats 2 and 0).
-        spend_specials: play a special for the lead when it is not needed to
-            finish, with two or more controls and more controls than losers - 1.
-        special_top_count: also play a special (when nothing else is played)
-            against a top play of at least this many cards (0: never; 2 beats 0).
+        break_min_rest: break a group to follow only if this many cards of its rank
+            stay together (0: never, except to go out or run out).
+        spend_specials: play a special for the lead when not needed to finish, with
+            two or more controls and more controls than losers - 1.
+        special_top_count: also play a special against a top play of at least this
+            many cards (0: never).
     """
 
     break_min_rest: int = 1
@@ -172,11 +145,8 @@ class ScumPolicy:
         return self._decide(view.phase == LEAD, view.hand, view.top_count, view.played, plays)
 
     def choose_state(self, state: E.State) -> int:
-        """``choose(view_from_state(state))``, for search rollouts: the same action, faster.
-
-        Outside colour mode and the give-backs it lists the legal plays straight
-        from the hand (`plays_from_hand`) instead of building the action mask.
-        """
+        """``choose(view_from_state(state))``, for search rollouts: the same action, faster
+        (the legal plays listed from the hand, not the mask, where that is exact)."""
         if self.colour_mode or state.phase != E.PLAY:
             return self.choose(view_from_state(state))
         hand = state.hands[state.to_act].tolist()
@@ -212,12 +182,9 @@ class ScumPolicy:
     def plays_from_hand(
         self, hand: list[int], top_count: int, top_slot: int
     ) -> list[tuple[int, int, int]]:
-        """The legal plays of ``hand`` as `_legal_plays` lists them (J5, J6; no colour mode).
-
-        Leading: every set of one slot, by count then slot. Following ``top_count``
-        cards with best ``top_slot``: a single special above it when the top is
-        a set of two or more (J6), then sets of exactly ``top_count`` above it.
-        """
+        """The legal plays of ``hand`` as `_legal_plays` lists them (J5, J6; no colour mode):
+        leading, every set of one slot; following, a single special above a set of two or
+        more (J6), then sets of exactly ``top_count`` above ``top_slot``."""
         k = self.k
         if top_count == 0:
             most = min(max(hand), self.max_count)
@@ -331,7 +298,7 @@ class ScumPolicy:
     def follow(
         self, hand: list[int], top_count: int, plays: list[tuple[int, int, int]], counts: _Counts
     ) -> int:
-        """Follow ``top_count`` cards: go out, take a winning lead, play the lowest unbroken set, or pass."""
+        """Follow ``top_count`` cards: go out, win the lead, the lowest unbroken set, or pass."""
         total = sum(hand)
         for a, c, _s in plays:  # 1. go out
             if c == total:

@@ -1,19 +1,10 @@
 """Agents in any language: ``exec:COMMAND`` runs an agent as a child process speaking JSON lines.
 
-The arena writes one JSON object per line to the child's stdin (``reset`` at
-the start of every game, ``act`` at every decision with the observation, the
-mask and the legal moves in words, ``close`` at the end); the child answers
-each with exactly one line on its stdout (its stderr is passed through). Spec:
-``exec:[timeout=SECONDS] [on_error=stop|forfeit] COMMAND...``, split with
-`shlex` and started directly, never through a shell. The protocol, the
-settings and what each failure does: ``docs/protocol.md``.
-
-Failures are named errors, all `AgentProcessError`: `AgentCrashed`,
-`AgentTimeout`, `AgentProtocolError` and `AgentIllegalMove`. A failing
-process is killed and reaped at once; every process gets ``close`` when its
-agent is dropped and is killed if it does not exit within a second, and any
-still running at interpreter exit are killed. The process runs in its own
-session, so killing it also ends whatever it started.
+``exec:[timeout=SECONDS] [on_error=stop|forfeit] COMMAND...`` is split with `shlex` and
+started directly, never through a shell, in its own session. The protocol, the settings and
+what each failure does: ``docs/protocol.md``. Failures are `AgentProcessError`s; a failing
+process is killed and reaped at once, and every process gets ``close`` when its agent is
+dropped (killed after a second) or is killed at interpreter exit.
 """
 
 from __future__ import annotations
@@ -39,6 +30,7 @@ from cardsuite import safe_json
 from cardsuite.agents.base import TableInfo
 from cardsuite.agents.kinds import AgentKind
 from cardsuite.errors import CardsuiteError, ConfigError
+from cardsuite.games import get_game
 
 #: Default per-answer limit in seconds.
 DEFAULT_TIMEOUT = 10.0
@@ -129,14 +121,8 @@ class ExecAgent:
         timeout: float | None = None,
         on_error: str | None = None,
     ) -> None:
-        """Check the command (started lazily, at the first game).
-
-        Args:
-            command: ``[timeout=S] [on_error=MODE] COMMAND...`` (module doc).
-            game: the game played (for messages).
-            seed: unused (the arena sends each game's seed in ``reset``).
-            timeout: overrides the command's ``timeout=``.
-            on_error: overrides the command's ``on_error=``.
+        """Check ``command`` (module doc), started at the first game; ``timeout`` and ``on_error``
+        override its settings, ``seed`` is unused (each game's comes in ``reset``).
 
         Raises:
             ConfigError: an empty or unsplittable command, a program not on
@@ -167,8 +153,6 @@ class ExecAgent:
         """Start the process if needed and tell it the table."""
         self._table = table
         self._failed = False
-        from cardsuite.games import get_game
-
         key = get_game(table.game).players_key
         message = {
             "type": "reset",

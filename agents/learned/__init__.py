@@ -11,6 +11,7 @@
   its model card (``README.md``), which ``cards`` reads (``cardsuite agents``);
 * ``kinds``: the ``ppo`` and ``rllib`` agent kinds (``pretrained`` is ``pretrained``'s).
 
-Nothing here imports torch: a trained agent plays with numpy alone.
+Nothing here imports torch: a trained agent plays with numpy alone. What only the trainers
+need (torch loaders, MaskablePPO snapshots, a table's count inputs) is `cardsuite.train.core.learned`.
 May import: the core, the games and ``cardsuite.agents`` (base, kinds, registry).
 """

@@ -1,36 +1,14 @@
 """Table-sized agents that take a seat at any table of their game (``network.layout: projected``).
 
-A table-sized network reads one table's observation layout (``pretrained:party8``
-reads 184 entries, the layout of an 8-player party) and scores that table's
-actions, so a plain `PPOAgent` refuses every other size. Its metadata can
-instead say ``network.layout: "projected"`` (``pretrained:party8`` and
-``scandal2_table`` ship so); ``python -m cardsuite.agents.learned.any_table
-RUN/agent OUT`` writes such a copy of any table-sized agent folder
-(`mark_any_table`). Such an agent:
-
-* at its own table (the observation and action sizes its ``options``
-  give) plays exactly as the `PPOAgent` it is: the same code path, bit for
-  bit;
-* at any other table of its game, *projects* the observation onto its own
-  table's layout: the table's observation is padded into the game's
-  size-generic layout (`cardsuite.agents.learned.layout.pad_observation`) and
-  cut back to the network's own seats and tables
-  (`cardsuite.agents.learned.layout.unpad_observation`). Relative seats past
-  its own count are dropped and seats a smaller table lacks read zero.
-  Each entry keeps the table's own scaling (`obs_scale`: a share of its
-  bound at this table), as the network's entries were shares of theirs at
-  its own: 16 cards of a rank among four decks read as 8 among two, the
-  13th place of 13 as the 8th of 8. Actions keep their ids at every table
-  (the generic layout's property), so the network's logits are the table's
-  first ones; a larger table's further actions (Scum Party's plays of more cards
-  of a rank than its own table's decks hold) get a logit of ``-1e30``: never
-  chosen while one of the network's own actions is legal, uniform among
-  themselves otherwise.
-
-So it always plays a legal action at every size; how *well* it plays off
-its own size is measured, not assumed (docs/results.md, "Any-table
-agents"). Only games with a size-generic layout (Scum Party, Scandal)
-accept the layout; the check names ``network.layout`` otherwise.
+Such an agent (``pretrained:party8``, ``scandal2_table``; ``python -m
+cardsuite.agents.learned.any_table RUN/agent OUT`` marks a copy of any table-sized agent,
+`mark_any_table`) plays its own table exactly as the `PPOAgent` it is. At another table of
+its game the observation is padded into the size-generic layout and cut back to the
+network's own seats and tables (`cardsuite.agents.learned.layout`): seats past its own are
+dropped, missing ones read zero, and each entry keeps the table's own scaling (a share of its
+bound there, as the network's were at its own table). Actions keep their ids; a larger
+table's further actions get the logit `FAR_BELOW`, so they are chosen only when nothing else
+is legal. How well it plays off its size is measured: ``docs/results.md``, "At other sizes".
 """
 
 from __future__ import annotations
@@ -75,10 +53,8 @@ def own_table(meta: AgentMeta, where: str) -> tuple[ObsSpec, int]:
     """The observation spec and action count of the table ``meta.options`` describes.
 
     Raises:
-        CheckpointError: the game has no size-generic layout (field
-            ``network.layout``), its options do not build a table (field
-            ``options``), or that table's sizes are not the network's
-            (fields ``obs_size`` / ``num_actions``).
+        CheckpointError: naming the field: ``network.layout`` (the game has no size-generic
+            layout), ``options`` (no table), ``obs_size`` or ``num_actions`` (not its table's).
     """
     if meta.game not in LAYOUTS:
         raise CheckpointError(
@@ -103,12 +79,8 @@ def own_table(meta: AgentMeta, where: str) -> tuple[ObsSpec, int]:
 
 
 def as_projected(meta: AgentMeta, where: str) -> AgentMeta:
-    """``meta`` of a table-sized network, marked ``network.layout: projected``.
-
-    Raises:
-        CheckpointError: the network is not table-sized (field
-            ``network.layout``), or `own_table`'s checks fail.
-    """
+    """``meta`` of a table-sized network, marked ``network.layout: projected``; CheckpointError
+    where it is not table-sized (``network.layout``) or `own_table`'s checks fail."""
     if meta.network.layout != "table":
         raise CheckpointError(
             f"{where}: field 'network.layout' is {meta.network.layout!r}; only a table-sized "
@@ -121,14 +93,12 @@ def as_projected(meta: AgentMeta, where: str) -> AgentMeta:
 
 
 def mark_any_table(source: str | Path, target: str | Path) -> Path:
-    """Copy the agent folder ``source`` to the new folder ``target``, marked any-table.
-
-    Every tensor (the critic too) is copied as stored; only ``network.layout``
-    changes, so the copy plays its own table exactly as ``source`` does.
+    """Copy the agent folder ``source`` to the new folder ``target``, marked any-table (every
+    tensor as stored, so it plays its own table exactly as ``source``).
 
     Raises:
-        CheckpointError: ``source`` is not a loadable table-sized agent of a
-            game with a size-generic layout, or ``target`` exists and is not empty.
+        CheckpointError: ``source`` is not a loadable table-sized agent of a game with a
+            size-generic layout, or ``target`` exists and is not empty.
     """
     arrays, meta = load_agent_numpy(source)
     return save_agent(target, arrays, as_projected(meta, f"agent {str(source)!r}"))
@@ -136,27 +106,15 @@ def mark_any_table(source: str | Path, target: str | Path) -> Path:
 
 @dataclass(frozen=True)
 class ProjectedSnapshot(TableView):
-    """A table-sized actor seen at another table of its game (module doc).
-
-    `inputs` projects the table's scaled observations onto the network's own
-    table's layout, entry by entry and keeping the table's scaling (each entry
-    a share of its bound at this table, as the network's were at its own);
-    the logits are the table's ``table_actions`` (`TableView.fit`).
-
-    Attributes:
-        own: the network's own table's observation spec.
-    """
+    """A table-sized actor seen at another table of its game (module doc): `inputs` projects
+    the table's scaled observations onto ``own``, the network's own table's spec."""
 
     own: ObsSpec | None = None
     _src: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)
 
     def __post_init__(self) -> None:
-        """Check the fields a projection needs; find each network entry's table entry once.
-
-        Padding then cutting back copies entries or leaves zeros, so the
-        projection is a gather: network entry ``j`` is table entry ``_src[j]``,
-        or zero where ``_src[j] = -1``.
-        """
+        """Check the fields; find each network entry's table entry once (padding then cutting
+        back is a gather: entry ``j`` is table entry ``_src[j]``, or zero where it is -1)."""
         if self.source is None or self.own is None or not self.game or self.table_actions < 1:
             raise ConfigError("ProjectedSnapshot needs game, source, own and table_actions")
         eye = np.eye(self.source.size, dtype=np.float32)
@@ -182,13 +140,8 @@ class ProjectedSnapshot(TableView):
 
 
 class AnyTableAgent(PPOAgent):
-    """A table-sized learned agent that takes a seat at any table of its game (module doc).
-
-    At its own table it is the `PPOAgent` it wraps, bit for bit; at another
-    it plays through a `ProjectedSnapshot` (``logits``, ``value`` and
-    ``snapshot`` too, so the guided search and the batched evaluator see the
-    same projection).
-    """
+    """A table-sized learned agent that takes a seat at any table of its game (module doc):
+    its own `PPOAgent` at its own table, a `ProjectedSnapshot` at another."""
 
     def __init__(self, arrays: Any, meta: AgentMeta, **kwargs: Any) -> None:
         """Wrap loaded weights (CheckpointError naming a metadata field that does not fit)."""

@@ -19,13 +19,10 @@ code reads (every field below is checked; a `CheckpointError` names a bad one)::
               deals: 400, margin: -0.083, margin_ci: 0.043}
     ---
 
-``won`` is the share of duplicate deals won (ties half) in percent and ``ci``
-its 95% half-width; in ``exploit`` they are the best response's
-(``cardsuite exploit``). The front matter goes through `cardsuite.safe_yaml`:
-reading a card never runs code. The card's facts (command, evaluation table,
-digest) and the list in ``docs/agents.md`` are generated from the front
-matter (`tables`, the ``cardsuite.doc_tables`` entry point ``agents``), so
-``python -m cardsuite.docs --check`` fails when one is stale.
+``won`` is the share of duplicate deals won (ties half) in percent, ``ci`` its 95%
+half-width (in ``exploit``, the best response's). The front matter is read by
+`cardsuite.safe_yaml`; the card's facts and ``docs/agents.md``'s list are generated from it
+(`tables`), so ``python -m cardsuite.docs --check`` fails when one is stale.
 """
 
 from __future__ import annotations
@@ -36,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from cardsuite.agents.learned.files import check_file_size
+from cardsuite.agents.learned.meta import LAYOUTS
 from cardsuite.agents.learned.pretrained import CATALOGUE, ROOT, SHARED
 from cardsuite.agents.learned.safe_io import CARD_FILE
 from cardsuite.agents.registry import available_agents
@@ -44,7 +42,6 @@ from cardsuite.games import get_game
 from cardsuite.safe_yaml import brief, load_yaml_text
 
 MAX_CARD_BYTES = 64 << 10
-LAYOUTS = ("table", "generic", "projected")
 _NUMBER = (int, float)
 
 

@@ -1,38 +1,15 @@
-"""Card-counting inputs: derived features a Scum network may read beside its observation.
+"""Card-counting inputs: derived features a Scum or Scum Party network reads beside its observation.
 
-A climbing game's last cards are won by counting: which higher cards are
-still out, and whether one's own group can still be beaten. The heuristic
-counts exactly (`cardsuite.agents.baselines.batched_scum`); a network fed
-the raw observation must learn that arithmetic, and in Scum Party the
-imitation of the heuristic failed mostly there (``docs/results.md``, "Scum
-Party: why a near-copy of the heuristic loses"). `CountInputs` hands the
-network the count instead. Per rank slot of the table's deck, from the
-observation alone (its own hand and the public ``played`` counts):
-
-* the cards of that rank still out (``deck - played - hand``);
-* the most cards of one higher ordinary rank still out;
-* whether a higher special card (a Joker) is still out;
-* whether its own group of that rank can no longer be beaten.
-
-The four blocks follow the observation in the network's input (``4 * R``
-more inputs), counts divided by the largest deck count. They are a fixed
-part of the network (``network.features`` in ``agent.json``): the numpy
-forward pass (`cardsuite.agents.learned.netspec.actor_logits`) and the torch
-network (`cardsuite.train.ppo.network.ActorCritic`) call the same numpy
-code, so a saved agent plays exactly what it trained. Each block is computed
-from the *scaled* observation every consumer hands a network, undoing the
-scaling of the two slices it reads (the stored ``hand_scale`` /
-``played_scale``).
-
-The features exist for the one-table layouts of Scum and Scum Party and for
-Scum Party's size-generic layout (``cardsuite ppo --features counts``, with or
-without ``sizes``). A Party table's decks depend on its size (P1: two decks
-up to 8 players, three up to 12, four up to 15), so on the generic layout the
-deck of each row is looked up from its table's size, the sum of its ``seats``
-piece as the heuristic reads it (``sized``: one deck per table size; every
-block is then divided by the largest deck's count, the same at every size).
-A one-table Party layout of several tables (20 players: two tables of 10)
-counts against its tables' decks the same way, not its player count's.
+Per rank slot of the table's deck, from the observation alone (its own hand and the public
+``played`` counts): the cards of that rank still out; the most cards of one higher ordinary
+rank still out; whether a higher special card (a Joker) is still out; whether its own group
+of that rank can no longer be beaten. The four blocks follow the observation (``4 * R`` more
+inputs), counts divided by the largest deck count, computed from the *scaled* observation
+(the stored ``hand_scale`` / ``played_scale`` undo it). They are part of the network
+(``network.features`` in ``agent.json``): the numpy forward pass and the torch network call
+the same code. On a layout of several table sizes each row's deck is its table's (P1: two
+decks up to 8 players, three up to 12, four up to 15), found from its ``seats`` piece.
+Why: ``docs/archive.md``, "Scum Party: why a near-copy of the heuristic loses".
 """
 
 from __future__ import annotations
@@ -43,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.errors import CheckpointError
 
 FEATURES = ("counts",)
 """Names ``cardsuite ppo --features`` accepts."""
@@ -53,24 +30,16 @@ MAX_SLOTS = 64
 
 @dataclass(frozen=True)
 class CountInputs:
-    """The card-counting inputs of one table's observation (see the module doc).
+    """The card-counting inputs of one table's observation (module doc).
 
     Attributes:
-        hand: ``(start, stop)`` of the observation's own-hand counts per slot.
-        played: ``(start, stop)`` of its public played counts per slot.
-        hand_scale: the factor each hand entry was scaled by (1 / its bound).
-        played_scale: the same for the played entries.
-        deck: cards of each slot in the deck.
-        special: slots of special cards (Jokers), which beat any ordinary rank.
-        ends: slots whose play ends the round (nothing beats them).
-        kind: the feature set's name (``counts``).
-        sized: ``(table size, deck)`` pairs, ascending, on a layout that holds
-            several table sizes (empty: ``deck`` is every row's deck, which
-            is then the largest of them).
-        seats: ``(start, stop)`` of the observation's ``seats`` piece (1 per
-            player at the row's table), whose sum is the row's table size
-            (with ``sized``).
-        seats_scale: the factor those entries were scaled by.
+        hand, played: ``(start, stop)`` of the observation's own-hand and public played
+            counts per slot; ``hand_scale``, ``played_scale``: their entries' factors.
+        deck: cards of each slot; special: slots that beat any ordinary rank (Jokers);
+            ends: slots whose play ends the round.
+        sized: ``(table size, deck)`` pairs, ascending, on a layout of several table sizes
+            (empty: ``deck`` is every row's); seats: ``(start, stop)`` of the ``seats``
+            piece, whose sum is a row's table size; seats_scale: its entries' factor.
     """
 
     hand: tuple[int, int]
@@ -160,9 +129,7 @@ class CountInputs:
 
         if not isinstance(doc, Mapping):
             raise CheckpointError(f"{where}: field 'network.features' must be a JSON object")
-        extra = sorted(set(doc) - {"kind", "hand", "played", "hand_scale", "played_scale",
-                                   "deck", "special", "ends", "sized", "seats",
-                                   "seats_scale"})  # fmt: skip
+        extra = sorted(set(doc) - set(cls.__dataclass_fields__))
         if extra:
             raise fail(extra[0], "is not a known field")
         if doc.get("kind") not in FEATURES:
@@ -242,82 +209,3 @@ def _sized_from_json(
     if not _factor(scale):
         raise fail("seats_scale", "must be a factor in [1e-6, 1]")
     return {"sized": tuple(pairs), "seats": (span[0], span[1]), "seats_scale": float(scale)}
-
-
-def table_features(
-    name: str, game: Any, eng: Any, players: int, scale: np.ndarray, generic: str = ""
-) -> CountInputs | None:
-    """A trainer's derived inputs: ``name`` (its ``features`` field) at a table of
-    ``game`` (a `cardsuite.train.core.games.TrainGame`) with engine ``eng``; None for ``""``.
-
-    ``generic`` (the game's name, or empty): the network reads the game's
-    size-generic layout (``sizes``), so the inputs serve every table size;
-    ``scale`` is then that layout's.
-    """
-    if not name:
-        return None
-    if name not in FEATURES:
-        raise ConfigError(f"field 'features': must be one of {('', *FEATURES)}, got {name!r}")
-    heuristic = game.heuristic(eng)
-    if not generic:
-        # a Party of several tables: the sizes its tables can have (P2), not its player count
-        sizes = sorted(set(getattr(getattr(heuristic, "config", None), "sizes", ()) or ()))
-        return count_inputs(heuristic, eng.obs_spec, players, scale, sizes)
-    from cardsuite.agents.learned.layout import generic_spec, layout_of
-
-    sizes = list(range(layout_of(generic).min_seats, layout_of(generic).max_seats + 1))
-    return count_inputs(heuristic, generic_spec(generic), players, scale, sizes)
-
-
-def count_inputs(
-    heuristic: Any, obs_spec: Any, players: int, scale: np.ndarray, sizes: Any = ()
-) -> CountInputs:
-    """The `CountInputs` of a Scum or Scum Party table.
-
-    ``heuristic``: the table's batched heuristic (its compiled rules give the
-    deck, the specials and the round-ending slots); ``scale``: the per-entry
-    factors the network's observations are multiplied by. ``sizes``: the
-    table sizes a row may come from (a Party's tables, or every size on the
-    generic layout); where their decks differ, each row's deck is the one of
-    table's size (``sized``: the sum of its ``seats`` piece), else the one deck
-    they share.
-
-    Raises:
-        ConfigError: the game has no card-counting inputs (naming ``features``).
-    """
-    sizes = tuple(sizes)
-    multi = hasattr(heuristic, "policy_for")
-    rules = heuristic.policy_for(sizes[0] if sizes else players) if multi else heuristic
-    slices = getattr(obs_spec, "slices", {})
-    need = {"hand", "played"} | ({"seats"} if len(sizes) > 1 else set())
-    if not all(hasattr(rules, k) for k in ("deck", "special", "ends")) or not need <= set(slices):
-        raise ConfigError(
-            "field 'features': card-counting inputs ('counts') exist for Scum and Scum Party only"
-        )
-    hand, played = slices["hand"], slices["played"]
-    factors = np.asarray(scale, np.float32).reshape(-1)
-    extra: dict[str, Any] = {}
-    deck = tuple(int(v) for v in rules.deck)
-    every = [heuristic.policy_for(n) if multi else heuristic for n in sizes]
-    if len({tuple(int(v) for v in r.deck) for r in every}) > 1:
-        if any(tuple(map(bool, r.special)) != tuple(map(bool, rules.special))
-               or tuple(map(bool, r.ends)) != tuple(map(bool, rules.ends)) for r in every):  # fmt: skip
-            raise ConfigError(
-                "field 'features': the table sizes' decks differ in more than their counts"
-            )
-        decks = [tuple(int(v) for v in r.deck) for r in every]
-        deck = tuple(int(v) for v in np.max(np.asarray(decks), axis=0))
-        seats = slices["seats"]
-        extra = {"sized": tuple(zip(sizes, decks, strict=True)),
-                 "seats": (int(seats.start), int(seats.stop)),
-                 "seats_scale": float(factors[seats.start])}  # fmt: skip
-    return CountInputs(
-        hand=(int(hand.start), int(hand.stop)),
-        played=(int(played.start), int(played.stop)),
-        hand_scale=tuple(float(v) for v in factors[hand]),
-        played_scale=tuple(float(v) for v in factors[played]),
-        deck=deck,
-        special=tuple(bool(v) for v in rules.special),
-        ends=tuple(bool(v) for v in rules.ends),
-        **extra,
-    )

@@ -1,16 +1,8 @@
 """Files of trained agents on disk: bounded reads, atomic writes, and where a run keeps its agent.
 
-The pickle-free building blocks of the safe agent format
-(`cardsuite.agents.learned.safe_io`) and of the trainers' checkpoints
-(`cardsuite.train.core.checkpoint`): `read_json_file` (a regular file under a
-size limit, read by the suite's one strict JSON reader, `cardsuite.safe_json`),
-`write_json_atomic` (through a rename, fsynced), `sha256_file` and
-`check_file_size`.
-
-A run folder keeps its latest checkpoint in ``RUN/checkpoint/`` (or, while a
-swap is half done, ``RUN/checkpoint.prev/``), each with a ``state.json`` and
-the agent in ``agent/``; `find_checkpoint` finds it, so ``ppo:RUN`` plays a
-run's latest agent.
+The pickle-free building blocks of the safe agent format and of the trainers' checkpoints.
+A run keeps its latest checkpoint in ``RUN/checkpoint/`` (``RUN/checkpoint.prev/`` while a
+swap is half done), its agent in ``agent/``; `find_checkpoint` finds it.
 """
 
 from __future__ import annotations

@@ -1,34 +1,14 @@
-"""Size-generic observations: any table of a game in one layout (one policy per game).
+"""Size-generic observations: any table of a game in one fixed layout (one network per game).
 
-A Scum Party observation has per-player pieces as long as the config's
-largest table and a ``table`` piece as long as its number of tables; a
-Scandal observation has per-player pieces as long as the player count. So
-a network trained on one table's observations (``party8``'s 184 entries)
-cannot read a 20-player party's (211) as they are. This module maps any
-table's observation, *as the env documents it*, into
-one fixed layout per game, so a single network can play every size:
+A table's observation, as the env documents it, maps into its game's layout: per-seat pieces
+(relative seating) are padded with zeros to the largest table (15 seats for Scum Party, P2;
+6 players for Scandal, S2), keeping each seat's block together; Party's ``table`` one-hot is
+padded to 10 tables; other pieces are copied; a ``seat_present`` piece is appended. Bounds
+are the largest table's, so the input scaling is the same at every size. Action ids do not
+depend on the table, so a table's mask is the generic mask's first entries (`pad_mask`).
 
-* per-seat pieces (relative seating: entry 0 is the observer, entry ``i`` the
-  ``i``-th player after it) are padded with zeros to the game's largest table
-  (15 seats for Scum Party, P2; 6 players for Scandal, S2), entity by entity
-  (a piece of ``w`` entries per seat, such as Party's ``roles`` or Scandal's
-  ``laid_by``, keeps each seat's block of ``w`` together);
-* Party's ``table`` one-hot is padded to 10 tables (50 players in tables of
-  5, ``table_sizes``);
-* every other piece (cards, phase, scalars) is copied unchanged;
-* a ``seat_present`` piece is appended: 1 for the relative entries that are
-  players at the observer's table.
-
-Bounds are the largest of any table (Party's card counts of 4 decks), so a
-network's input scaling is the same at every size. Actions need no
-remapping: Party's action id ``1 + (count - 1) * 14 + slot`` and Scandal's
-card-based ids do not depend on the table, so a table's mask is the generic
-mask's first ``num_actions`` entries (``pad_mask`` pads it with False).
-
-The env's own observation is never changed: an agent wrapper calls
-[pad_observation][cardsuite.agents.learned.layout.pad_observation] on what it
-is given (`cardsuite.agents.learned.size_generic.SizeGenericAgent`, which
-``cardsuite dmc`` with ``sizes`` trains); `unpad_observation` is its inverse.
+The env's observation is never changed: an agent pads what it is given (`pad_observation`;
+`unpad_observation` is its inverse). See ``docs/agents.md``, "Shipped agents".
 """
 
 from __future__ import annotations
@@ -41,6 +21,7 @@ import numpy as np
 
 from cardsuite.agents.base import TableInfo
 from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.games import get_game
 from cardsuite.obsspec import ObsSpec, Piece
 
 PARTY_MIN_SEATS = 5  # P2: tables of 5 to 15 players
@@ -64,17 +45,9 @@ SCANDAL_PER_SEAT: dict[str, tuple[int, int]] = {
 
 @dataclass(frozen=True)
 class GenericLayout:
-    """The size-generic layout of one game.
-
-    Attributes:
-        game: the registry name (``scum_party`` or ``scandal``).
-        max_seats: seats of the largest table.
-        max_tables: tables of the largest party (1 for Scandal).
-        num_actions: actions of the largest table.
-        per_seat: per-seat pieces (name -> entries per seat, seat offset).
-        per_table: pieces with one entry per table.
-        min_seats: seats of the smallest table.
-    """
+    """The size-generic layout of one game: its largest table's seats, tables and actions, its
+    smallest table's seats, the per-seat pieces (name -> entries per seat, seat offset) and
+    the pieces with one entry per table."""
 
     game: str
     max_seats: int
@@ -149,11 +122,7 @@ def check_table_fits(name: str, game: str, table: TableInfo) -> None:
     Raises:
         CheckpointError: naming agent ``name``, the table's game or what does not fit.
     """
-    if table.game != game:
-        raise CheckpointError(
-            f"{name} was trained on {game!r}, not {table.game!r}; "
-            f"use a {game} table or an agent trained on {table.game}"
-        )
+    check_game(name, game, table)
     layout = layout_of(game)
     try:
         layout.spec(table.obs_spec)
@@ -166,11 +135,18 @@ def check_table_fits(name: str, game: str, table: TableInfo) -> None:
         )
 
 
+def check_game(name: str, game: str, table: TableInfo) -> None:
+    """CheckpointError unless ``table`` is of ``game``, the one agent ``name`` trained on."""
+    if table.game != game:
+        raise CheckpointError(
+            f"{name} was trained on {game!r}, not {table.game!r}; "
+            f"use a {game} table or an agent trained on {table.game}"
+        )
+
+
 @functools.lru_cache(maxsize=8)
 def generic_spec(game: str) -> ObsSpec:
     """The generic spec of ``game``: its largest table's pieces and bounds, padded (module doc)."""
-    from cardsuite.games import get_game
-
     layout = layout_of(game)
     env = get_game(game).make(num_players=layout.max_seats)
     try:
@@ -180,11 +156,8 @@ def generic_spec(game: str) -> ObsSpec:
 
 
 def _places(source: ObsSpec, game: str) -> tuple[ObsSpec, np.ndarray]:
-    """The generic spec, and the place in it of each entry of ``source``.
-
-    A per-seat piece keeps its seats' blocks first and pads after them, so
-    every piece's entries keep their order from the piece's generic start.
-    """
+    """The generic spec, and the place in it of each entry of ``source`` (a piece's entries keep
+    their order from its generic start; padding follows them)."""
     dst = layout_of(game).spec(source)
     starts = [dst.slices[piece.name].start for piece in source.pieces]
     return dst, np.concatenate(
@@ -193,9 +166,8 @@ def _places(source: ObsSpec, game: str) -> tuple[ObsSpec, np.ndarray]:
 
 
 def pad_observation(obs: Any, source: ObsSpec, game: str) -> np.ndarray:
-    """``obs`` (``[D]`` or ``[B, D]`` of a table with spec ``source``) in the generic layout.
-
-    The result is laid out as ``generic_spec(game)`` whatever the table's size.
+    """``obs`` (``[D]`` or ``[B, D]`` of a table with spec ``source``) laid out as
+    ``generic_spec(game)``, whatever the table's size.
 
     Raises:
         ConfigError: ``obs`` does not have ``source``'s size, or the table is too large.
@@ -235,16 +207,11 @@ def pad_mask(mask: Any, game: str) -> np.ndarray:
 
 
 def unpad_observation(generic: Any, source: ObsSpec, game: str) -> np.ndarray:
-    """The inverse of `pad_observation`: a table's observation back out of the generic layout.
-
-    ``generic`` is ``[G]`` or ``[B, G]`` laid out as ``generic_spec(game)``;
-    the result has ``source``'s layout. Entries past the table (padding,
-    ``seat_present``) are dropped, so ``unpad(pad(obs)) == obs`` for any
-    table observation.
+    """The inverse of `pad_observation`: ``generic`` (``[G]`` or ``[B, G]``) back in
+    ``source``'s layout, padding and ``seat_present`` dropped.
 
     Raises:
-        ConfigError: ``generic`` does not have the generic layout's size, or the
-            table is too large for it.
+        ConfigError: ``generic`` is not of the generic layout's size, or the table too large.
     """
     dst, places = _places(source, game)
     x = np.asarray(generic, dtype=np.float32)

@@ -33,19 +33,10 @@ _SHA = re.compile(r"[0-9a-f]{64}")
 
 @dataclass(frozen=True)
 class AgentMeta:
-    """What ``agent.json`` records besides the checksum (see the module doc).
-
-    Attributes:
-        game: the game's registry name (``"scum"``).
-        options: the game's rule options (JSON values).
-        obs_size: observation features the network reads.
-        num_actions: actions it scores.
-        network: the actor's architecture.
-        step: learner steps trained when saved.
-        trainer: who wrote it (``"sb3-maskable-ppo"``, ``"cardsuite-ppo"``...).
-        config: the training config (JSON values), for the record.
-        versions: package versions at save time (filled by `save_agent`).
-    """
+    """What ``agent.json`` records besides the checksum: the game's registry name and rule
+    options, the observation and action sizes the network reads and scores, the actor's
+    architecture, the learner steps trained, who wrote it (``"cardsuite-ppo"``...), the
+    training config and the package versions at save time (filled by `save_agent`)."""
 
     game: str
     options: dict[str, Any]

@@ -1,11 +1,8 @@
-"""The actor network of every trained agent, and its numpy forward pass.
+"""The actor network of every trained agent (`NetworkSpec`) and its numpy forward pass.
 
-Every trainer saves its actor as an MLP named by state-dict prefixes
-(`NetworkSpec`): MaskablePPO's ``mlp_extractor.policy_net.*`` and
-``action_net``, batched PPO's and Deep Monte-Carlo's ``actor.*``. One numpy
-forward pass (`actor_logits`) plays them all: the shipped agents
-(``ppo:PATH``, ``pretrained:NAME``), the frozen snapshots of the league, and
-the evaluator's learner. Observations are scaled by `obs_scale` first.
+Every trainer saves its actor as an MLP named by state-dict prefixes (MaskablePPO's
+``mlp_extractor.policy_net.*`` and ``action_net``, batched PPO's and Deep Monte-Carlo's
+``actor.*``); `actor_logits` plays them all, on observations scaled by `obs_scale`.
 """
 
 from __future__ import annotations
@@ -29,22 +26,15 @@ FAR_BELOW = np.float32(-1e30)
 
 @dataclass(frozen=True)
 class NetworkSpec:
-    """The actor network of an agent: an MLP named by state-dict prefixes.
+    """The actor network of an agent: an MLP (``kind``) named by state-dict prefixes.
 
     Attributes:
-        kind: ``"mlp"`` (the only kind so far).
         activation: hidden activation, ``"tanh"`` or ``"relu"``.
-        actor: state-dict prefixes of the actor's linear layers, input first;
-            the last one outputs the action logits.
-        obs_scale: ``"obs_spec"`` (divide each entry by its declared bound,
-            `obs_scale`) or ``"none"``.
-        layout: ``"table"`` (reads one table size's observation),
-            ``"generic"`` (reads the game's size-generic layout,
-            `cardsuite.agents.learned.layout`: plays every table size) or
-            ``"projected"`` (reads one table size's observation and sits at
-            every other size through a projection, `cardsuite.agents.learned.any_table`).
-        features: derived inputs after the observation
-            (`cardsuite.agents.learned.features.CountInputs`), or None.
+        actor: state-dict prefixes of the linear layers, input first (the last gives logits).
+        obs_scale: ``"obs_spec"`` (each entry over its declared bound, `obs_scale`) or ``"none"``.
+        layout: ``"table"`` (one table size's observation), ``"generic"`` (the game's
+            size-generic layout) or ``"projected"`` (one table's, projected at the others).
+        features: derived inputs after the observation (`CountInputs`), or None.
     """
 
     activation: str
@@ -61,11 +51,8 @@ class NetworkSpec:
 
 
 def obs_scale(spec: ObsSpec) -> np.ndarray:
-    """Per-entry factors that bring every observation entry into [-1, 1].
-
-    Each entry is divided by the larger of 1 and its declared bound, so raw
-    counts (cards left, up to 54) do not saturate the first tanh layer.
-    """
+    """Per-entry factors that bring every observation entry into [-1, 1]: one over the larger
+    of 1 and its declared bound (raw counts would saturate the first tanh layer)."""
     low, high = spec.bounds()
     bound = np.maximum(np.maximum(np.abs(low), np.abs(high)), 1.0)
     bound[~np.isfinite(bound)] = 1.0
@@ -75,26 +62,25 @@ def obs_scale(spec: ObsSpec) -> np.ndarray:
 def actor_logits(
     arrays: Mapping[str, np.ndarray], network: NetworkSpec, scaled_obs: np.ndarray
 ) -> np.ndarray:
-    """The actor's action logits for a (scaled) observation or a batch, in numpy.
-
-    The network's derived inputs (``network.features``) are appended first.
-
-    Raises:
-        CheckpointError: a layer of ``network.actor`` has no weight or bias.
-    """
+    """The actor's action logits for a (scaled) observation or a batch, its derived inputs
+    (``network.features``) appended first; CheckpointError where a layer is missing."""
     x = np.asarray(scaled_obs, dtype=np.float32)
     if network.features is not None:
         x = network.features.extend(x)
-    last = len(network.actor) - 1
-    for i, prefix in enumerate(network.actor):
-        try:
-            weight, bias = arrays[f"{prefix}.weight"], arrays[f"{prefix}.bias"]
-        except KeyError as err:
-            raise CheckpointError(f"policy snapshot lacks parameter {err.args[0]!r}") from None
+    layers = layer_weights(arrays, network.actor)
+    for i, (weight, bias) in enumerate(layers):
         x = x @ weight.T + bias
-        if i < last:
+        if i < len(layers) - 1:
             x = np.tanh(x) if network.activation == "tanh" else np.maximum(x, 0.0)
     return np.asarray(x)
+
+
+def layer_weights(arrays: Mapping[str, Any], actor: tuple[str, ...]) -> list[tuple[Any, Any]]:
+    """(weight, bias) of each layer of ``actor``, input first (CheckpointError if one is missing)."""
+    try:
+        return [(arrays[f"{p}.weight"], arrays[f"{p}.bias"]) for p in actor]
+    except KeyError as err:
+        raise CheckpointError(f"policy snapshot lacks parameter {err.args[0]!r}") from None
 
 
 def masked_logits(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -103,10 +89,8 @@ def masked_logits(logits: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def pick(logits: np.ndarray, mask: np.ndarray, greedy: bool, rng: np.random.Generator) -> Any:
-    """The legal action of highest logit, or one sampled from the masked softmax.
-
-    One row gives an int, a batch ``[B, A]`` an int64 array.
-    """
+    """The legal action of highest logit, or one sampled from the masked softmax (an int for
+    one row, an int64 array for a batch ``[B, A]``)."""
     z = masked_logits(logits, mask)
     if greedy:
         best = np.argmax(z, axis=-1)
@@ -119,11 +103,8 @@ def pick(logits: np.ndarray, mask: np.ndarray, greedy: bool, rng: np.random.Gene
 
 
 def actor_prefixes(params: Mapping[str, Any]) -> tuple[str, ...]:
-    """The linear layers of an actor's state dict, input first.
-
-    MaskablePPO's MLP policy: ``mlp_extractor.policy_net.{i}`` then
-    ``action_net``; otherwise every ``NAME.{i}.weight`` ordered by ``i``.
-    """
+    """The linear layers of an actor's state dict, input first: MaskablePPO's
+    ``mlp_extractor.policy_net.{i}`` then ``action_net``, else every ``NAME.{i}`` by ``i``."""
     if any(name.startswith("mlp_extractor.policy_net.") for name in params):
         hidden = sorted(
             {
@@ -144,15 +125,8 @@ def actor_prefixes(params: Mapping[str, Any]) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """A frozen copy of a learner's actor (numpy), for the league and checkpoints.
-
-    Attributes:
-        step: the learner's step count when the snapshot was taken.
-        params: the actor's parameters by state-dict name, float32 arrays.
-        activation: the hidden activation, ``"tanh"`` or ``"relu"``.
-        actor: the linear layers' prefixes (empty: `actor_prefixes` of ``params``).
-        features: the network's derived inputs (`NetworkSpec.features`), or None.
-    """
+    """A frozen copy of a learner's actor (numpy float32 ``params`` by state-dict name) at
+    learner ``step``, for the league and checkpoints; ``actor`` empty: `actor_prefixes`."""
 
     step: int
     params: Mapping[str, np.ndarray]
@@ -168,12 +142,7 @@ class Snapshot:
 
     def layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """(weight, bias) of each layer, input first (CheckpointError if one is missing)."""
-        try:
-            return [
-                (self.params[f"{p}.weight"], self.params[f"{p}.bias"]) for p in self.network.actor
-            ]
-        except KeyError as err:
-            raise CheckpointError(f"policy snapshot lacks parameter {err.args[0]!r}") from None
+        return layer_weights(self.params, self.network.actor)
 
     def inputs(self, scaled_obs: np.ndarray) -> np.ndarray:
         """The network's input (actor's and critic's) of (scaled) observations: themselves."""
@@ -184,14 +153,9 @@ class Snapshot:
         return actor_logits(self.params, self.network, scaled_obs)
 
     def input_map(self, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """How `logits` reads a table's raw observation, as ``(src, factor, const)``.
-
-        Entry ``j`` of the network's input is ``obs[src[j]] * factor[j] +
-        const[j]`` (``src[j] = -1``: ``const[j]`` alone), for the raw
-        observation ``obs`` whose scaled form ``obs * scale`` a caller hands to
-        `logits` (compiled rollouts read the network through it:
-        ``cardsuite.agents.search.kernels.scandal_policy``). Here the input is the scaled
-        observation itself.
+        """How `logits` reads a table's raw observation ``obs`` (handed over as ``obs * scale``),
+        as ``(src, factor, const)``: input entry ``j`` is ``obs[src[j]] * factor[j] + const[j]``
+        (``src[j] = -1``: ``const[j]`` alone). Compiled rollouts read the network through it.
 
         Raises:
             CheckpointError: the network reads derived inputs (``features``),
@@ -219,16 +183,10 @@ class Snapshot:
 
 @dataclass(frozen=True)
 class TableView(Snapshot):
-    """A network seen at one table of its game: that table's scaled observations in
-    (``obs * obs_scale(source)``, as every `Snapshot` caller hands them), the table's
-    ``table_actions`` logits out. Subclasses map the table's observation to the
-    network's input (`inputs`): `cardsuite.agents.learned.size_generic.GenericSnapshot`,
-    `cardsuite.agents.learned.any_table.ProjectedSnapshot`.
-
-    Attributes:
-        game: the game's registry name.
-        source: the table's observation spec.
-        table_actions: the table's number of actions.
+    """A network seen at one table of its game: that table's scaled observations in, its
+    ``table_actions`` logits out; subclasses map the table's observation to the network's
+    input (`inputs`): `GenericSnapshot`, `ProjectedSnapshot`. ``source`` is the table's
+    observation spec, ``game`` its game.
     """
 
     game: str = ""

@@ -1,23 +1,10 @@
 """A trained policy as an arena agent (``ppo:PATH``), loaded without pickle or torch.
 
-[`PPOAgent`][cardsuite.agents.learned.policy.PPOAgent] loads an agent in the safe format of
-`cardsuite.agents.learned.safe_io` (safetensors weights + validated JSON): an
-agent directory, a checkpoint (its ``agent/``) or a run directory (its latest
-checkpoint). It plays the policy's masked action distribution, exactly
-``model.predict(obs, action_masks=mask)`` of the MaskablePPO it came from,
-computed by a numpy forward pass of the actor (0.05 ms per decision, against
-2-40 ms for a torch call on a busy machine), so ``cardsuite play`` and
-tournaments are fast and need no torch. The tests check both give the same
-actions.
-
-A stable-baselines3 ``model.zip`` is refused: its ``data`` entry may hold
-pickled ``:serialized:`` values that run code on load. ``cardsuite export``
-converts a zip you trust, with an explicit opt-in flag
-(`cardsuite.train.tools.export`).
-
-`snapshot_of` freezes a MaskablePPO policy into a numpy
-`cardsuite.agents.learned.netspec.Snapshot` for the opponent pool, and
-`agent_meta` describes one for `save_agent`.
+`PPOAgent` loads the safe agent format (`cardsuite.agents.learned.safe_io`) from an agent
+directory, a checkpoint (its ``agent/``) or a run directory (its latest checkpoint) and plays
+the policy's masked action distribution with a numpy forward pass of the actor (0.05 ms a
+decision). An SB3 ``model.zip`` is refused: it may hold pickles that run code on load
+(``cardsuite export`` converts one you trust).
 """
 
 from __future__ import annotations
@@ -31,19 +18,11 @@ import numpy as np
 
 from cardsuite.agents.base import TableInfo
 from cardsuite.agents.learned.files import SB3_ZIP_REFUSAL, find_checkpoint
-from cardsuite.agents.learned.netspec import (
-    NetworkSpec,
-    Snapshot,
-    actor_logits,
-    actor_prefixes,
-    obs_scale,
-    pick,
-)
+from cardsuite.agents.learned.layout import LAYOUTS, check_game
+from cardsuite.agents.learned.netspec import Snapshot, actor_logits, obs_scale, pick
 from cardsuite.agents.learned.safe_io import AgentMeta, is_agent_dir, load_agent_numpy
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.games import get_game
-
-SB3_TRAINER = "sb3-maskable-ppo"
 
 
 def resolve_agent_dir(path: str | Path) -> Path:
@@ -76,17 +55,13 @@ def resolve_agent_dir(path: str | Path) -> Path:
 class PPOAgent:
     """A trained policy playing one seat (numpy forward pass of its actor).
 
-    At a table other than its own a subclass plays through a *view* of the
-    network there (`_seat` returns a `Snapshot` that reads that table's
-    observations: `SizeGenericAgent`, `AnyTableAgent`); ``logits``,
-    ``value``, ``act`` and ``snapshot`` all go through it.
+    At another table a subclass plays through a *view* of the network there (`_seat`'s
+    `Snapshot`), which ``logits``, ``value``, ``act`` and ``snapshot`` all go through.
 
     Args:
-        arrays: the network's tensors by state-dict name (numpy).
-        meta: the agent's metadata (game, sizes, architecture).
-        deterministic: play the most likely legal action (default), or sample.
-        seed: seeds the sampling when ``deterministic`` is False (``reset``
-            reseeds when given a seed).
+        arrays, meta: the network's tensors by state-dict name (numpy), its metadata.
+        deterministic: play the most likely legal action (default), or sample (seeded by
+            ``seed``, reseeded by ``reset``'s).
         name: the agent's display name.
     """
 
@@ -109,8 +84,7 @@ class PPOAgent:
         self.deterministic = deterministic
         self.seed = seed
         self._arrays = _layers(arrays, meta.network.actor)
-        # The critic, where the agent was saved with it (a PPO run's agent/;
-        # most shipped pretrained agents keep their actor only; scandal2 carries one).
+        # the critic, where the agent was saved with it (a PPO run's agent/, scandal2)
         critic = tuple("critic" + p.removeprefix("actor") for p in meta.network.actor)
         self._critic: dict[str, np.ndarray] = {}
         self._critic_spec: Any = None
@@ -206,17 +180,13 @@ class PPOAgent:
     def _seat(self, table: TableInfo) -> Snapshot | None:
         """Check that the agent can sit at ``table``; the view it plays through there
         (None: the network itself). A `PPOAgent` sits at its own table only."""
-        if table.game != self.game:
-            raise CheckpointError(
-                f"{self.name} was trained on {self.game!r}, not {table.game!r}; "
-                f"use a {self.game} table or an agent trained on {table.game}"
-            )
+        check_game(self.name, self.game, table)
         if self.meta.obs_size != table.obs_spec.size or self.meta.num_actions != table.num_actions:
             raise CheckpointError(
                 f"{self.name}: the model expects observations ({self.meta.obs_size},) and "
                 f"{self.meta.num_actions} actions, this table has ({table.obs_spec.size},) and "
                 f"{table.num_actions} (different rule options or player count)"
-                + _ANY_TABLE_HINT.get(self.game, "")
+                + (ANY_TABLE_HINT if self.game in LAYOUTS else "")
             )
         return None
 
@@ -250,50 +220,8 @@ def _layers(arrays: Mapping[str, np.ndarray], prefixes: tuple[str, ...]) -> dict
     }
 
 
-#: What a table-sized agent's size error adds where the game lets it sit at every size.
-_ANY_TABLE_HINT = {
-    game: "; to seat it at every size of the game, copy it marked any-table: "
+#: What a table-sized agent's size error adds where the game has a size-generic layout.
+ANY_TABLE_HINT = (
+    "; to seat it at every size of the game, copy it marked any-table: "
     "python -m cardsuite.agents.learned.any_table AGENT_DIR NEW_DIR"
-    for game in ("scum_party", "scandal")
-}
-
-
-# ------------------------------------------------------ MaskablePPO policies
-def policy_activation(policy: Any) -> str:
-    """A MaskablePPO policy's hidden activation as a snapshot names it."""
-    import torch
-
-    if policy.activation_fn is torch.nn.Tanh:
-        return "tanh"
-    if policy.activation_fn is torch.nn.ReLU:
-        return "relu"
-    raise CheckpointError(
-        f"unsupported activation {policy.activation_fn.__name__}; trained policies use Tanh or ReLU"
-    )
-
-
-def agent_meta(
-    policy: Any, *, game: str, options: Mapping[str, Any], step: int, config: Mapping[str, Any]
-) -> AgentMeta:
-    """The safe-format metadata of a MaskablePPO ``policy`` (MLP, obs_spec scaling)."""
-    state = policy.state_dict()
-    return AgentMeta(
-        game=game,
-        options=dict(options),
-        obs_size=int(policy.observation_space.shape[0]),
-        num_actions=int(policy.action_space.n),
-        network=NetworkSpec(activation=policy_activation(policy), actor=actor_prefixes(state)),
-        step=int(step),
-        trainer=SB3_TRAINER,
-        config=dict(config),
-    )
-
-
-def snapshot_of(policy: Any, step: int, activation: str) -> Snapshot:
-    """A numpy `Snapshot` of a MaskablePPO policy's actor network."""
-    params = {
-        name: tensor.detach().cpu().numpy().astype(np.float32, copy=True)
-        for name, tensor in policy.state_dict().items()
-        if name.startswith("mlp_extractor.policy_net.") or name.startswith("action_net.")
-    }
-    return Snapshot(step, params, activation, actor_prefixes(params))
+)

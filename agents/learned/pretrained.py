@@ -1,15 +1,9 @@
 """Reference agents shipped inside the package: ``pretrained:NAME`` (e.g. ``pretrained:scum4``).
 
-Each is a safe agent folder (``weights.safetensors`` + ``agent.json``,
-`cardsuite.agents.learned.safe_io`) under ``models/NAME/``, installed as
-package data, with its model card ``README.md`` beside the weights
-(`cardsuite.agents.learned.cards`: what it plays, the command that
-reproduces it, its evaluation and its weaknesses). It plays exactly like
-``ppo:PATH`` on that folder, with numpy only: torch is not needed.
-
-`CATALOGUE` names every shipped agent with its game and one line; the rest
-is the card's. `ship` and `add_critic` (``python -m
-cardsuite.agents.learned.pretrained``) put a trained agent into the package.
+Each is a safe agent folder under ``models/NAME/`` (package data) with its model card
+``README.md`` (`cardsuite.agents.learned.cards`), and plays like ``ppo:PATH`` on that folder,
+with numpy only. `CATALOGUE` names each with its game and one line. `ship` and `add_critic`
+(``python -m cardsuite.agents.learned.pretrained``) put a trained agent into the package.
 """
 
 from __future__ import annotations
@@ -79,12 +73,8 @@ class PretrainedAgent:
 
     @classmethod
     def available(cls, game: str, options: dict[str, Any]) -> list[str]:
-        """Shipped agents trained for ``game`` with these rule options (e.g. the player count).
-
-        A size-generic agent records no player count, and an any-table one
-        (``network.layout: projected``) sits at every count, so both are
-        available at every size.
-        """
+        """Shipped agents trained for ``game`` with these rule options (e.g. the player count);
+        size-generic and any-table ones sit at every player count."""
         names = []
         for name, (trained_on, _doc) in CATALOGUE.items():
             if trained_on != game or not (_folder(name) / META_FILE).is_file():
@@ -120,14 +110,10 @@ def ship(
 ) -> Path:  # fmt: skip
     """Copy the actor of the trained agent ``source`` into the package as ``pretrained:name``.
 
-    Only the actor's layers are kept (the critic is not needed to play);
-    ``half`` stores them as float16 (the numpy forward pass computes in
-    float32), which keeps a Scandal network (864 inputs, 338 actions) at a
-    few hundred KB. The metadata (game, options, network, training config)
-    is the source's; ``any_table`` marks a table-sized network
-    ``network.layout: projected`` (`cardsuite.agents.learned.any_table`: it plays its
-    own table exactly as before and takes a seat at every other size of its
-    game). The target must not exist yet.
+    Only the actor's layers are kept; ``half`` stores them as float16 (the forward pass
+    computes in float32). The metadata is the source's; ``any_table`` marks a table-sized
+    network ``network.layout: projected`` (`cardsuite.agents.learned.any_table`). The target
+    must not exist yet.
 
     Raises:
         CheckpointError: ``any_table`` for a network that is not table-sized,
@@ -145,14 +131,11 @@ def ship(
 def add_critic(source: str | Path, name: str, *, root: Path = ROOT) -> Path:
     """Add the critic of the trained agent ``source`` to the shipped ``pretrained:name``.
 
-    ``source`` must hold the shipped actor itself (a run started with
-    ``init: pretrained:NAME`` and ``critic_warmup`` above its steps, which
-    leaves the actor exactly as it was): a critic fitted to another policy
-    would misjudge this one, so a differing actor is refused. The critic is
-    stored in the actor's dtype; the metadata keeps the shipped agent's and
-    records the critic's training config as ``config["critic"]``. The shipped
-    folder is replaced through a temporary sibling; its model card is kept
-    (update its ``weights_sha256``).
+    ``source`` must hold the shipped actor itself (a run from ``init: pretrained:NAME`` with
+    ``critic_warmup`` above its steps): a critic fitted to another policy would misjudge this
+    one. The critic is stored in the actor's dtype, its training config as
+    ``config["critic"]``; the folder is replaced through a temporary sibling, its model card
+    kept (update its ``weights_sha256``).
 
     Raises:
         CheckpointError: ``source``'s actor is not the shipped one, it has no

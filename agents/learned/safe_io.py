@@ -1,36 +1,14 @@
 """The safe agent format: weights as safetensors, metadata as JSON, nothing that runs code.
 
-An *agent directory* holds::
-
-    weights.safetensors   the network's tensors by state-dict name (safetensors:
-                          a JSON header and raw little-endian buffers)
-    agent.json            `AgentMeta` (`cardsuite.agents.learned.meta`): the game
-                          and its rule options, the observation and action sizes,
-                          the actor network, the training step, versions, and the
-                          SHA-256 of ``weights.safetensors``
-    README.md             optionally, its model card (`cardsuite.agents.learned.cards`;
-                          text, never read to load the agent)
-
-Loading never unpickles: safetensors parses a bounded JSON header and copies
-raw buffers, and ``agent.json`` goes through `cardsuite.safe_json`. So a
-tampered file can at worst be *refused*: every field of ``agent.json`` is
-validated (a [`CheckpointError`][cardsuite.errors.CheckpointError] names the field), the
-files have size limits, the weights must match the recorded SHA-256 and the
-declared architecture (names, shapes, dtypes), and any other file in the
-directory is refused. The checksum guards against corruption, not attackers:
-safety comes from the format itself, so recomputing the sum gains nothing.
-
-API (the trainers and ``ppo:PATH`` agents share it)::
-
-    save_agent(directory, tensors, meta) -> Path         # torch or numpy tensors
-    load_agent(directory) -> (dict[str, torch.Tensor], AgentMeta)
-    load_agent_numpy(directory) -> (dict[str, np.ndarray], AgentMeta)   # no torch needed
-    save_tensors(path, tensors) / load_tensors(path) / load_tensors_numpy(path)
-
-The training checkpoints (`cardsuite.train.core.checkpoint`) reuse the
-bounded, pickle-free file helpers of `cardsuite.agents.learned.files`; a
-safetensors header is parsed and checked (size, tensor count, plain names)
-before any tensor is read.
+An *agent directory* holds ``weights.safetensors`` (the network's tensors by
+state-dict name), ``agent.json`` (`AgentMeta`, with the SHA-256 of the weights)
+and optionally its model card ``README.md`` (text, never read to load the agent).
+Loading never unpickles: the safetensors header is parsed and checked before any
+tensor is read, every field of ``agent.json`` is validated (a `CheckpointError`
+names the field), files have size limits, the weights must match the recorded
+checksum and the declared network, and any other file in the directory is
+refused. The checksum guards against corruption, not attackers: the safety is
+the format's. Torch loaders for the trainers: `cardsuite.train.core.learned`.
 """
 
 from __future__ import annotations
@@ -47,7 +25,6 @@ import numpy as np
 
 from cardsuite import safe_json
 from cardsuite.agents.learned.files import (
-    MAX_META_BYTES,
     check_file_size,
     read_json_file,
     sha256_file,
@@ -63,16 +40,7 @@ from cardsuite.agents.learned.meta import (
     check_weights,
     validate_meta,
 )
-from cardsuite.agents.learned.netspec import NetworkSpec, actor_logits
 from cardsuite.errors import CheckpointError
-
-__all__ = [
-    "CARD_FILE", "FORMAT", "MAX_META_BYTES", "MAX_TENSORS", "MAX_WEIGHTS_BYTES", "META_FILE",
-    "WEIGHTS_FILE", "AgentMeta", "NetworkSpec", "actor_logits", "check_file_size",
-    "is_agent_dir", "load_agent", "load_agent_numpy", "load_tensors", "load_tensors_numpy",
-    "read_json_file", "read_meta", "save_agent", "save_tensors", "sha256_file",
-    "write_json_atomic",
-]  # fmt: skip
 
 MAX_WEIGHTS_BYTES = 1 << 30  # 1 GiB of tensors
 MAX_TENSORS = 10_000
@@ -106,7 +74,7 @@ def save_tensors(path: str | Path, tensors: Mapping[str, Any]) -> Path:
     return out
 
 
-def _header(path: Path, limit: int) -> dict[str, Any]:
+def read_header(path: Path, limit: int) -> dict[str, Any]:
     """Parse and check the safetensors header before any tensor is read."""
     size = check_file_size(path, limit, "weights")
     with open(path, "rb") as fh:
@@ -136,22 +104,10 @@ def load_tensors_numpy(path: str | Path, limit: int = MAX_WEIGHTS_BYTES) -> dict
     from safetensors.numpy import load_file
 
     p = Path(path)
-    _header(p, limit)
+    read_header(p, limit)
     try:
         return dict(load_file(str(p)))
     except Exception as err:  # safetensors raises SafetensorError and others
-        raise CheckpointError(f"weights {str(p)!r}: {type(err).__name__}: {err}") from None
-
-
-def load_tensors(path: str | Path, limit: int = MAX_WEIGHTS_BYTES) -> dict[str, Any]:
-    """Tensors of a safetensors file as torch tensors; CheckpointError if malformed."""
-    from safetensors.torch import load_file
-
-    p = Path(path)
-    _header(p, limit)
-    try:
-        return dict(load_file(str(p), device="cpu"))
-    except Exception as err:
         raise CheckpointError(f"weights {str(p)!r}: {type(err).__name__}: {err}") from None
 
 
@@ -262,13 +218,3 @@ def load_agent_numpy(
     arrays = load_tensors_numpy(weights, limit)
     check_weights(arrays, meta, d)
     return arrays, meta
-
-
-def load_agent(
-    directory: str | Path, *, limit: int = MAX_WEIGHTS_BYTES
-) -> tuple[dict[str, Any], AgentMeta]:
-    """Load an agent directory as torch tensors (same checks as `load_agent_numpy`)."""
-    import torch
-
-    arrays, meta = load_agent_numpy(directory, limit=limit)
-    return {k: torch.from_numpy(np.array(v)) for k, v in arrays.items()}, meta

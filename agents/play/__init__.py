@@ -1,15 +1,21 @@
-"""People at the table: the terminal (``cardsuite play``), the web table, views and move logs.
+"""People at the table: ``terminal`` (``cardsuite play``), ``views`` and ``move_log`` (what
+each seat sees), ``replay`` (``cardsuite replay``) and ``web/`` (``cardsuite serve``).
 
-* ``terminal``: a person plays one seat in the terminal against agents;
-* ``views`` and ``move_log``: what a person sees, and each move in the words each
-  seat may know;
-* ``replay``: a recorded game move by move (``cardsuite replay``);
-* ``web/``: ``cardsuite serve``, the local web table.
-
-May import: the core, the games, and ``cardsuite.agents`` (base, registry, arena's
-records and tournament).
+May import: the core, the games, the top of ``cardsuite.agents`` and ``arena``.
 """
 
+from typing import Any
+
+from cardsuite.agents.play import terminal
 from cardsuite.agents.play.terminal import HumanAgent, add_command, play_games
+from cardsuite.moved import moved_name, moved_table
 
 __all__ = ["HumanAgent", "add_command", "play_games"]
+
+#: The other names of 0.2's module ``cardsuite.agents.play`` (now ``terminal``).
+_MOVED = moved_table(terminal, "HUMAN HumanQuit InputFn PrintFn run")
+
+
+def __getattr__(name: str) -> Any:
+    """A 0.2 name that moved (`_MOVED`), with a warning naming its home (PEP 562)."""
+    return moved_name(__name__, name, _MOVED)

@@ -1,18 +1,6 @@
-"""``cardsuite play``: a person plays one seat in the terminal against agents.
+"""``cardsuite play``: a person plays one seat in the terminal against agents (``docs/arena.md``).
 
-Each turn the person sees their own view of the table, built only from their
-observation's named views (``obs_spec``) and ``describe_action``: their hand,
-the top play, cards left, roles and scores of the others (never another
-hand), then the legal moves in plain words, numbered. A wrong entry (text, a
-number out of range, an empty line) is explained and asked again; ``q`` or
-the end of input leaves cleanly. I/O goes through ``input_fn``/``print_fn`` so
-that tests can script a whole game.
-
-The moves of the others are printed as the person may know them
-([cardsuite.agents.play.move_log][]): another player's J5 give-back reads "give
-back a card (to player_2)" unless the person gave or received it. The deal's
-seed is random unless ``--seed`` sets it, and is printed; ``--record FILE``
-appends each finished game to a record file that ``cardsuite replay`` reads.
+The person sees their own view and the others' moves as they may know them.
 """
 
 from __future__ import annotations
@@ -26,9 +14,15 @@ from typing import Any
 
 import numpy as np
 
-from cardsuite.agents.arena.arguments import GAME_HELP, add_arguments
-from cardsuite.agents.arena.records import RecordAppender, engine_state, jsonable, record_options
-from cardsuite.agents.arena.tournament import derive_seed
+from cardsuite.agents.arena.cli import GAME_HELP, add_arguments
+from cardsuite.agents.arena.records import (
+    HUMAN,
+    RecordAppender,
+    engine_state,
+    finish_record,
+    record_options,
+)
+from cardsuite.agents.arena.tournament import act_info, derive_seed
 from cardsuite.agents.base import Agent, TableInfo, table_info
 from cardsuite.agents.play.move_log import step
 from cardsuite.agents.play.views import legend, relative_names, table_view
@@ -38,7 +32,6 @@ from cardsuite.games import get_game, parse_options
 
 InputFn = Callable[[str], str]
 PrintFn = Callable[[str], None]
-HUMAN = "human"  # a person's seat spec in a record
 
 
 class HumanQuit(Exception):
@@ -108,16 +101,10 @@ def play_games(
     print_fn: PrintFn = print,
     record: str | Path | None = None,
 ) -> int:
-    """A person plays ``seat`` against ``vs`` (filling the other seats cyclically).
+    """A person plays ``seat`` against ``vs`` (filling the other seats cyclically); episodes done.
 
-    The first episode is dealt with ``seed`` (a random seed when None; the
-    seed used is printed, so the game can be played again). Later ones
-    continue the env's running game (Scum: the next series, with trades),
-    each restarted from its continued state with the next seed
-    (``seed + k``), so every episode is reproducible from its record.
-    ``record`` appends each finished episode to a record file
-    ([RecordAppender][cardsuite.agents.arena.records.RecordAppender]), the person's
-    seat marked ``"human"``. Returns the number of episodes completed.
+    Episode k continues the running game, restarted with seed ``seed + k`` so
+    that its record replays.
     """
     spec = get_game(game)
     if not vs:
@@ -135,17 +122,15 @@ def play_games(
     if len(vs) > n - 1:
         raise ConfigError(f"{len(vs)} opponents given but only {n - 1} other seats")
     appender = RecordAppender(record) if record is not None else None
-    stored, deck = record_options(options or {}) if appender is not None else ({}, None)
-    human = HumanAgent(input_fn, print_fn)
+    stored, deck = record_options(options or {}) if appender is not None else (None, None)
+    names = env.possible_agents
     others = [s for s in range(n) if s != seat]
-    specs = {s: vs[i % len(vs)] for i, s in enumerate(others)}
-    players: dict[str, Agent] = {env.possible_agents[seat]: human}
-    specs_by_name = {env.possible_agents[s]: t for s, t in specs.items()}
-    for s, text in specs.items():
-        players[env.possible_agents[s]] = make_agent(text, spec.name, seed=derive_seed(seed, 2, s))
+    specs = {names[s]: vs[i % len(vs)] for i, s in enumerate(others)}  # by name, seat order
+    players: dict[str, Agent] = {names[seat]: HumanAgent(input_fn, print_fn)}
+    for s in others:
+        players[names[s]] = make_agent(specs[names[s]], spec.name, seed=derive_seed(seed, 2, s))
     print_fn(
-        f"{spec.name}: you are {env.possible_agents[seat]}; "
-        + ", ".join(f"{env.possible_agents[s]} = {t}" for s, t in specs.items())
+        f"{spec.name}: you are {names[seat]}; " + ", ".join(f"{a} = {t}" for a, t in specs.items())
     )
     print_fn(f"seed {seed} (play this deal again with --seed {seed})")
     if legend(env):
@@ -159,20 +144,26 @@ def play_games(
                 reset_options = {"state": engine_state(env)}
             env.reset(seed=seed + episode, options=reset_options)
             print_fn(f"\n--- game {episode + 1} of {games} ---")
-            game_record = _play_episode(
-                env, spec.name, players, specs_by_name, episode, seed, print_fn
+            initial = engine_state(env)
+            actions, returns, infos = _play_episode(
+                env, spec.name, players, specs, episode, seed, print_fn
             )
             done += 1
             if appender is not None:
-                game_record.update(
-                    options=stored,
-                    reset_options=reset_options,
-                    seed=seed + episode,
-                    index=episode,
-                )
-                if deck is not None:
-                    game_record["deck"] = deck
-                index = appender.append(game_record)
+                played = {
+                    "game": spec.name,
+                    "options": stored,
+                    "reset_options": reset_options,
+                    "seed": seed + episode,
+                    "index": episode,
+                    "seats": {a: specs.get(a, HUMAN) for a in names},
+                    "initial_state": initial,
+                    "actions": actions,
+                    "rewards": returns,
+                    "infos": infos,
+                }
+                finish_record(env, played, deck)
+                index = appender.append(played)
                 print_fn(f"(recorded as game {index} of {appender.path})")
     except HumanQuit as why:
         print_fn(f"\n{why}; leaving the game after {done} complete game(s).")
@@ -187,14 +178,8 @@ def _play_episode(
     episode: int,
     seed: int,
     print_fn: PrintFn,
-) -> dict[str, Any]:
-    """Play one episode; print every move as the person may know it, and the results.
-
-    Returns the episode's record fields (game, seats, states, actions,
-    rewards, infos); the caller adds the options and seed.
-    """
-    base = env.unwrapped
-    initial = engine_state(env)
+) -> tuple[list[list[Any]], dict[str, float], dict[str, dict[str, Any]]]:
+    """Play one episode, printing every move as the person may know it; its moves, returns, infos."""
     person = next(a for a in env.possible_agents if a not in specs)
     for s, name in enumerate(env.possible_agents):
         players[name].reset(table_info(env, game, name), seed=derive_seed(seed, 3, episode, s))
@@ -207,13 +192,10 @@ def _play_episode(
             results[name] = (returns[name], dict(info))
             env.step(None)
             continue
-        agent = players[name]
-        act_info: dict[str, Any] = {"agent": name}
-        if hasattr(base, "determinize"):
-            act_info["determinize"] = lambda rng, a=name: base.determinize(a, rng)
+        info = act_info(env, name)
         if name not in specs:  # the person: the table names players as the log does
-            act_info["seat_names"] = relative_names(env, name)
-        action = int(agent.act(obs["observation"], obs["action_mask"], act_info))
+            info["seat_names"] = relative_names(env, name)
+        action = int(players[name].act(obs["observation"], obs["action_mask"], info))
         who = "you" if name not in specs else f"{name} ({specs[name]})"
         move = step(env, name, action, len(actions) + 1)
         actions.append([name, action, move.text])
@@ -233,15 +215,7 @@ def _play_episode(
             if key in info
         )
         print_fn(f"  {name}{you}: reward {reward:g}" + (f" — {details}" if details else ""))
-    return {
-        "game": game,
-        "seats": {a: specs.get(a, HUMAN) for a in env.possible_agents},
-        "initial_state": initial,
-        "actions": actions,
-        "rewards": dict(returns),
-        "infos": jsonable({a: results[a][1] for a in env.possible_agents if a in results}),
-        "final_state": engine_state(env),
-    }
+    return actions, returns, {a: info for a, (_, info) in results.items()}
 
 
 def add_command(sub: Any) -> tuple[str, Any]:
@@ -252,11 +226,11 @@ def add_command(sub: Any) -> tuple[str, Any]:
         description="Play one seat against agents: the table and your legal moves are "
         "shown each turn; type a move number (q to quit). Rule options follow as --key value.",
     )
-    add_arguments(p, game=GAME_HELP)
-    p.add_argument("--vs", nargs="+", required=True, metavar="AGENT", help="opponent specs")
-    p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     add_arguments(
         p,
+        game=GAME_HELP,
+        vs=("opponent specs", {"nargs": "+", "required": True, "metavar": "AGENT"}),
+        seat=("your seat (default 0)", {"type": int, "default": 0}),
         seed=("seed of the first deal (default: a random one)", {"default": None}),
         games=("episodes to play (default 1)", {"default": 1}),
         record=(

@@ -1,13 +1,11 @@
-"""What a person sees at the table in ``cardsuite play``, built from their observation.
+"""What a person sees at the table in ``cardsuite play``, read from their own observation only.
 
-Every view reads only the player's own observation (through the env's named
-``obs_spec`` views) and the game's public card names: never another
-player's hidden cards. Per-player entries are relative: ``you``, then ``+1``,
-``+2``... in turn order.
+Per-player entries are relative: ``you``, then ``+1``, ``+2``... in turn order.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -19,12 +17,7 @@ from cardsuite.rgb import cards_word
 
 
 def table_view(table: TableInfo, observation: np.ndarray, names: list[str] | None = None) -> str:
-    """The person's view of the table: the ``view`` part of the game (`cardsuite.agents.parts`).
-
-    ``names`` (the players in the same relative order, see
-    `relative_names`) labels the others as the move log does
-    (``player_2``) instead of ``+1``, ``+2``.
-    """
+    """The person's view: the game's ``view`` part; ``names`` (`relative_names`) label the others."""
     if table.game in PARTS:
         view: Any = part(table.game, "view")  # scum_view, party_view, scandal_view
         return str(view(table, observation, names))
@@ -133,9 +126,7 @@ def scandal_view(table: TableInfo, obs: np.ndarray, names: list[str] | None) -> 
         scandals = ", ".join(deck.scandal_names[s] for s in np.flatnonzero(deck.member[c]))
         return f"{deck.names[c]} ({kind} {int(deck.value[c])}; {scandals})"
 
-    def who(i: int) -> str:
-        return _label(i, names)
-
+    who = partial(_label, names=names)
     width = max([4, *(len(x) for x in names or [])])
 
     phase = ["draw", "meld, lay off or discard", "finish the meld under way"]
@@ -225,11 +216,7 @@ def table_marker(env: Any) -> tuple[int, ...]:
 
 
 def round_note(env: Any, before: tuple[int, ...]) -> str | None:
-    """A line for the move log when a move ends a round, a hand or a series, else None.
-
-    ``before`` is `table_marker` taken before the move. The note names
-    who leads next, so that passes that hand the lead on are never silent.
-    """
+    """A line for the log when a move ends a round, hand or series (``before``: `table_marker`)."""
     state = env.unwrapped.game
     table, _top, phase, hand = before
     if hasattr(state, "tables"):  # Scum Party
@@ -257,11 +244,7 @@ def round_note(env: Any, before: tuple[int, ...]) -> str | None:
 
 
 def relative_names(env: Any, agent: str) -> list[str]:
-    """The players in ``agent``'s relative turn order (itself first), by their public names.
-
-    Who sits where is public (roles are announced, J3/P3), so this tells a
-    person which ``player_k`` each ``+i`` entry of their observation is.
-    """
+    """The players in ``agent``'s relative turn order (itself first), by their public names."""
     state = env.unwrapped.game
     me = int(agent.rpartition("_")[2])
     if hasattr(state, "tables"):  # Scum Party: the player's own table

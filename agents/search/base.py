@@ -1,18 +1,8 @@
-"""What every search of the suite shares: the tree, the descent, the decision and the loop.
+"""What every search shares: the tree, the descent, the decision and the loop (`SearchBase`).
 
-`ISMCTSAgent` (the reference), `BatchedISMCTSAgent` and `GuidedSearchAgent`
-are one `SearchBase` each, differing only in its hooks: `SearchBase.select`
-(the move at a node, raising the availability of the legal children),
-`SearchBase.roll_out` (the values of a wave's non-terminal leaves),
-`SearchBase.fallback` (the move where no search runs), `SearchBase.preference`
-(the tie-break among equally visited root moves) and `SearchBase.choose`.
-
-The loop (`SearchBase.search`) runs ``budget`` descents in waves of ``batch``,
-each on its own determinization from the env's ``determinize``; a descent
-selects, applies and expands the first new move (`SearchBase.descend`), the
-leaves of a wave are evaluated together and every path is backed up.
-``parallel="root"`` grows ``batch`` trees and merges their roots; a
-``time_limit`` starts no new wave once spent. The reference is ``batch=1``.
+`ISMCTSAgent`, `BatchedISMCTSAgent` and `GuidedSearchAgent` differ only in the
+hooks (`select`, `roll_out`, `fallback`, `preference`, `choose`). See
+docs/search.md, "One search base".
 """
 
 from __future__ import annotations
@@ -30,15 +20,8 @@ PARALLEL = ("leaf", "root")
 
 
 class Node:
-    """A tree node: the move that led here and its statistics.
-
-    Attributes:
-        player: who made the move into this node (-1 at the root).
-        visits: iterations through this node.
-        avail: iterations in which this node's move was legal at its parent.
-        total: summed reward of ``player`` over those visits.
-        children: child nodes by action id.
-    """
+    """A tree node: the mover into it (-1 at the root), its visits, its availability (the
+    iterations its move was legal at its parent), the mover's summed reward, its children."""
 
     __slots__ = ("avail", "children", "player", "total", "visits")
 
@@ -81,7 +64,7 @@ def check_loop(batch: Any, parallel: Any, time_limit: Any) -> None:
 
 
 class SearchBase:
-    """Single-observer information-set search over the env's determinizations (module doc).
+    """Single-observer information-set search over the env's determinizations.
 
     A subclass sets ``budget``, ``max_hand`` (0: always search), ``_rng``,
     ``_player`` (the seat searched for) and ``_search`` (the game's
@@ -151,10 +134,8 @@ class SearchBase:
         return best
 
     def choose(self, root: Node, allowed: set[int]) -> int | None:
-        """The move played after a search: the most visited legal root move (None: none visited).
-
-        Among equally visited moves the highest `preference` wins, then the lowest id.
-        """
+        """The most visited legal root move, then the highest `preference`, then the lowest id
+        (None: none visited)."""
         best = max(
             (
                 (child.visits, self.preference(a), -a)
@@ -192,11 +173,7 @@ class SearchBase:
 
     def descend(self, game: Any, root: Node, state: Any, rng: np.random.Generator) -> list[Node]:
         """Selection and expansion from ``root`` in ``state`` (changed in place); the path.
-
-        Every node on the path has its ``visits`` raised at once (the reward is
-        added by `backup`), so descents of one wave see each other as
-        losses (a virtual loss) and spread over the tree.
-        """
+        Visits are raised on the way down, so a wave's descents see each other as losses."""
         path = [root]
         node = root
         root.visits += 1

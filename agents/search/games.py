@@ -1,17 +1,8 @@
-"""How the searches play each game: its `SearchGame` adapter and its record's ``search`` part.
+"""How the searches play each game: its `SearchGame` adapter and its ``search`` part (`SearchKind`).
 
-A game's `SearchKind` (the ``search`` part of the agents layer's table,
-`cardsuite.agents.parts`) builds its adapter over the per-game engine and
-names its defaults, its batched leaves (`cardsuite.agents.search.leaves`) and
-the guided search's settings, so that no search picks a game by its name:
-
-* ``scum``: ``scum_env.engine``; a rollout ends with the series; reward
-  ``(n - k) / (n - 1)`` for the k-th player out (J8 points rescaled);
-* ``scum_party``: the player's own table (other tables never affect its
-  finish order), rewarded as Scum;
-* ``scandal``: ``scandal_env.engine``; a rollout ends with the hand or at the
-  cutoff, where the hand is scored as if it ended now (S9); reward
-  ``0.5 + (own - mean of the others) / 400`` clipped to [0, 1].
+A game's `SearchKind` (in `cardsuite.agents.parts`) builds the adapter over the
+per-game engine and names the game's defaults, its batched leaves and the
+guided search's settings, so that no search picks a game by its name.
 """
 
 from __future__ import annotations
@@ -26,10 +17,8 @@ import numpy as np
 from cardsuite.agents.baselines.scandal_rule import ScandalPolicy
 from cardsuite.agents.baselines.scum import ScumParams, ScumPolicy
 from cardsuite.agents.parts import agent_parts, part
-from cardsuite.agents.search.leaves import LeafEngine, relative_score
 from cardsuite.engine import EngineState
 from cardsuite.errors import ConfigError
-from cardsuite.games import resolve
 from scandal_env import engine as XE
 from scum_env import engine as SE
 from scum_env.party.engine import Party
@@ -76,8 +65,41 @@ def _series_rules(rules: Any) -> Any:
     return dataclasses.replace(rules, episode="series")
 
 
-class ClimbSearch:
-    """Scum / Scum Party tables: `scum_env.engine` states."""
+def relative_score(scores: np.ndarray) -> np.ndarray:
+    """``0.5 + (own - mean of others) / 400`` clipped to [0, 1], per row of ``[m, P]`` points."""
+    n = scores.shape[1]
+    others = (scores.sum(axis=1, keepdims=True) - scores) / (n - 1)
+    result: np.ndarray = np.clip(0.5 + (scores - others) / 400.0, 0.0, 1.0)
+    return result
+
+
+class _EngineSearch:
+    """What the adapters share: the per-game engine module's moves (``engine``)."""
+
+    engine: Any
+
+    def to_act(self, state: Any) -> int:
+        """The player to act."""
+        return int(state.to_act)
+
+    def legal(self, state: Any) -> np.ndarray:
+        """Legal action ids."""
+        return np.flatnonzero(self.engine.legal_mask(state))
+
+    def apply(self, state: Any, action: int) -> None:
+        """Apply a legal action in place."""
+        self.engine.apply_unchecked(state, int(action))
+
+    def clone(self, state: Any) -> Any:
+        """An independent copy."""
+        return self.engine.clone(state)
+
+
+class ClimbSearch(_EngineSearch):
+    """Scum / Scum Party tables: `scum_env.engine` states, rewarded ``(n - k) / (n - 1)``
+    for the k-th player out (J8 points rescaled)."""
+
+    engine = SE
 
     def __init__(self, party: bool, params: Mapping[str, Any]) -> None:
         """Adapter for Scum (``party=False``) or a Scum Party table."""
@@ -86,7 +108,8 @@ class ClimbSearch:
         self._policies: dict[int, Any] = {}
 
     def prepare(self, determinization: SE.State | Party, player: int) -> tuple[SE.State, int]:
-        """Scum: the state with series rules; Party: the player's own table."""
+        """Scum: the state with series rules; Party: the player's own table (the other
+        tables never change its finish order)."""
         if isinstance(determinization, Party):
             table = determinization.tables[determinization.table_of[player]]
             state, me = table, int(determinization.local_of[player])
@@ -94,18 +117,6 @@ class ClimbSearch:
             state, me = determinization, player
         state.rules = _series_rules(state.rules)
         return state, me
-
-    def to_act(self, state: SE.State) -> int:
-        """The player to act."""
-        return int(state.to_act)
-
-    def legal(self, state: SE.State) -> np.ndarray:
-        """Legal action ids."""
-        return np.flatnonzero(SE.legal_mask(state))
-
-    def apply(self, state: SE.State, action: int) -> None:
-        """Apply a legal action."""
-        SE.apply_unchecked(state, int(action))
 
     def terminal(self, state: SE.State) -> bool:
         """The series is over."""
@@ -134,13 +145,11 @@ class ClimbSearch:
         """Cards in ``player``'s hand."""
         return int(state.ncards[player])
 
-    def clone(self, state: SE.State) -> SE.State:
-        """A copy of the table state."""
-        return SE.clone(state)
 
+class ScandalSearch(_EngineSearch):
+    """Scandal hands: `scandal_env.engine` states, rewarded by the hand's score (S9)."""
 
-class ScandalSearch:
-    """Scandal hands: `scandal_env.engine` states."""
+    engine = XE
 
     def __init__(self, config: Any, params: Mapping[str, Any]) -> None:
         """Adapter for a Scandal config."""
@@ -152,25 +161,13 @@ class ScandalSearch:
         self._hand = determinization.hand_number
         return determinization, player
 
-    def to_act(self, state: XE.State) -> int:
-        """The player to act."""
-        return int(state.to_act)
-
-    def legal(self, state: XE.State) -> np.ndarray:
-        """Legal action ids."""
-        return np.flatnonzero(XE.legal_mask(state))
-
-    def apply(self, state: XE.State, action: int) -> None:
-        """Apply a legal action."""
-        XE.apply_unchecked(state, int(action))
-
     def terminal(self, state: XE.State) -> bool:
         """The searched hand is over (a next hand may have been dealt)."""
         return bool(state.done or state.hand_over or state.hand_number != self._hand)
 
     def values(self, state: XE.State) -> np.ndarray:
-        """Net hand score (S9) relative to the others, squashed to [0, 1]; at the cutoff
-        the hand is scored as if it ended now."""
+        """Net hand score (S9) relative to the others, ``0.5 + (own - mean of others) / 400``
+        clipped to [0, 1]; at the cutoff the hand is scored as if it ended now."""
         if self.terminal(state):
             scores = state.hand_scores.astype(float)
         else:
@@ -190,10 +187,6 @@ class ScandalSearch:
         """Cards in ``player``'s hand."""
         return int(state.hand_counts[player])
 
-    def clone(self, state: XE.State) -> XE.State:
-        """A copy of the state."""
-        return XE.clone(state)
-
 
 @dataclasses.dataclass(frozen=True)
 class SearchKind:
@@ -203,17 +196,14 @@ class SearchKind:
         build: ``build(config, params)``, the game's `SearchGame` adapter.
         cutoff: default rollout steps before evaluation (0: play the deal out).
         max_hand: default hand size at or below which ISMCTS searches (0: always).
-        leaves: ``"module:attribute"`` of the game's `LeafEngine` (how its batched
-            engine rolls out search leaves); None: the batched searches roll out
-            with the reference.
-        guided: the guided search's default parameters in this game, as
-            ``(name, value)`` pairs; a spec's own win.
-        baseline: the ISMCTS kind ``cardsuite leaderboard`` seats in this game
-            (``ismcts``, or ``ismcts-batched`` where the reference is too slow).
+        leaves: ``"module:attribute"`` of the game's `LeafEngine`; None: the
+            batched searches roll out with the reference.
+        guided: the guided search's default parameters, as ``(name, value)`` pairs.
+        baseline: the ISMCTS kind ``cardsuite leaderboard`` seats in this game.
         guided_critic: the guided search's defaults over ``guided`` where the
             wrapped agent carries a critic and the spec names no ``leaf``.
-        guided_agents: how many of the shipped learned agents the leaderboard
-            seats a guided search over (the first ones); None: every one.
+        guided_agents: over how many of the shipped agents (the first ones) the
+            leaderboard seats a guided search; None: every one.
     """
 
     build: Callable[[Any, Mapping[str, Any]], SearchGame[Any]]
@@ -234,31 +224,27 @@ def _party(config: Any, params: Mapping[str, Any]) -> ClimbSearch:
     return ClimbSearch(party=True, params=params)
 
 
-#: Scum (a series always ends quickly: no cutoff); its guided search: five waves
-#: of ten, searching from 8 cards (docs/search.md).
+#: Scum: no cutoff (a series ends quickly); the guided search: waves of ten from 8 cards.
 scum_search = SearchKind(
     _scum,
     cutoff=0,
     max_hand=6,
-    leaves="cardsuite.agents.search.leaves:scum_leaves",
+    leaves="cardsuite.agents.search.rollouts:scum_leaves",
     guided=(("batch", 10), ("max_hand", 8)),
 )
-#: Scum Party: the guided search has the learned prior at the root and the
-#: reference's heuristic rollouts (no batched Party leaves); on the leaderboard
-#: only over the first shipped agent, as a guided pair costs an ISMCTS pair's time.
+#: Scum Party: no batched leaves, so the guided search has the learned prior at the
+#: root only; the leaderboard guides only the first shipped agent (a pair's time).
 party_search = SearchKind(
     _party, cutoff=0, max_hand=6, guided=(("rollout", "heuristic"),), guided_agents=1
 )
-#: Scandal: the guided search runs four waves of ten, learned rollouts scored
-#: after 20 steps; over an agent with a critic, value leaves and the halving root
-#: with raw values (62.3% of 400 unseen deals against the wrapped agent). Its
-#: leaderboard ISMCTS is the batched one: a 2-player hand in about 1 s of CPU
-#: where the reference takes about 9 s (docs/search.md).
+#: Scandal: the guided search's four waves of ten, rollouts cut after 20 steps, or
+#: value leaves and the halving root over a critic; the leaderboard seats the
+#: batched ISMCTS (a hand in 1 s where the reference takes 9; docs/search.md).
 scandal_search = SearchKind(
     ScandalSearch,
     cutoff=40,
     max_hand=0,
-    leaves="cardsuite.agents.search.leaves:scandal_leaves",
+    leaves="cardsuite.agents.search.rollouts:scandal_leaves",
     guided=(("budget", 40), ("batch", 10), ("cutoff", 20)),
     baseline="ismcts-batched",
     guided_critic=(("leaf", "value"), ("root", "gumbel"), ("value", "raw")),
@@ -278,46 +264,40 @@ def search_game(game: str, config: Any, params: Mapping[str, Any]) -> SearchGame
     return search_kind(game).build(config, params)
 
 
-def leaf_engine(game: str) -> LeafEngine | None:
-    """The game's `LeafEngine` (its ``search`` part names it); None if it has none."""
-    kind = search_kind(game)
-    return None if kind.leaves is None else resolve(kind.leaves)
+def _kind(game: str) -> SearchKind | None:
+    """`search_kind`, or None where ``game`` has none."""
+    try:
+        return search_kind(game)
+    except ConfigError:
+        return None
 
 
 def supports(game: str) -> bool:
     """Whether ``game`` can be searched over a learned agent (it has a ``search`` part)."""
-    try:
-        search_kind(game)
-    except ConfigError:
-        return False
-    return True
+    return _kind(game) is not None
 
 
 def learned_leaves(game: str) -> bool:
-    """Whether ``game``'s batched engine plays the leaves (Scum, Scandal), so that a
-    wrapped policy rolls them out, scores them and sets the priors below the root;
-    else (Scum Party) the reference's heuristic rollouts score them."""
-    try:
-        return leaf_engine(game) is not None
-    except ConfigError:
-        return False
+    """Whether ``game``'s batched engine plays the leaves, so that a wrapped policy rolls
+    them out and sets the priors below the root (else the reference's heuristic does)."""
+    kind = _kind(game)
+    return kind is not None and kind.leaves is not None
 
 
 def guided_specs(game: str, shipped: list[str]) -> list[str]:
     """``search:SPEC`` for the leaderboard's shipped agents ``pretrained:NAME``: every one,
     or the first ``SearchKind.guided_agents`` of them."""
-    if not supports(game):
+    kind = _kind(game)
+    if kind is None:
         return []
     learned = [f"search:{spec}" for spec in shipped if spec.startswith("pretrained:")]
-    most = search_kind(game).guided_agents
-    return learned if most is None else learned[:most]
+    return learned if kind.guided_agents is None else learned[: kind.guided_agents]
 
 
 def game_defaults(game: str, critic: bool = False) -> dict[str, Any]:
     """The guided search's defaults in ``game``: ``SearchKind.guided``, overridden by
     ``guided_critic`` where the wrapped agent carries a ``critic``."""
-    try:
-        kind = search_kind(game)
-    except ConfigError:
+    kind = _kind(game)
+    if kind is None:
         return {}
     return {**dict(kind.guided), **(dict(kind.guided_critic) if critic else {})}

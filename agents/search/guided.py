@@ -1,21 +1,10 @@
 """``GuidedSearchAgent``: information-set search over a learned agent (``search:pretrained:scum4``).
 
-The search of ``ismcts-batched`` with a learned policy in two places, as
-AlphaZero-style search does: the **prior** of PUCT, ``q + c * prior(a) *
-sqrt(visits(node)) / (1 + visits(child))`` with ``prior = softmax(logits /
-temperature)`` over the legal moves and ``q`` the child's mean rescaled to the
-spread of the means seen (MuZero's min-max, ``value="minmax"``), and the
-**leaves**: rolled out by the policy for every player (``rollout="heuristic"``:
-the batched heuristic) to the end of the deal or the cutoff, or scored by the
-wrapped agent's critic (``leaf="value"``). The most visited root move is played;
-``root="gumbel"`` and ``root="paired"`` choose otherwise (`cardsuite.agents.search.roots`).
-A spec names the learned agent and, after a last colon, the search's parameters
-(``search:pretrained:scandal2:budget=50,temperature=2``, ``search:ppo:runs/x/final``).
-
-Scum Party's tables are not played by the batched Scum engine: there the policy
-is only the root's prior and the reference rolls the leaves out with the
-heuristic. Defaults per game: ``SearchKind.guided``, and ``guided_critic`` over
-them where the wrapped agent carries a critic and the spec names no ``leaf``.
+The batched search with the learned policy as PUCT's prior and as the rollout
+policy, or with its critic scoring the leaves (``leaf="value"``); ``root="gumbel"``
+and ``root="paired"`` choose the root's move otherwise (`cardsuite.agents.search.roots`).
+Parameters follow a last colon (``search:pretrained:scandal2:budget=50``).
+See docs/search.md, "Search over a learned agent".
 """
 
 from __future__ import annotations
@@ -27,17 +16,17 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.base import TableInfo
-from cardsuite.agents.registry import spec_scalar
+from cardsuite.agents.registry import make_agent, parse_params
 from cardsuite.agents.search.base import Node
-from cardsuite.agents.search.batched import BatchedISMCTSAgent, LearnedRollout
 from cardsuite.agents.search.games import (
     SearchGame,
     game_defaults,
     guided_specs,
-    leaf_engine,
     learned_leaves,
     supports,
 )
+from cardsuite.agents.search.reference import BatchedISMCTSAgent
+from cardsuite.agents.search.rollouts import LearnedRollout, leaf_engine
 from cardsuite.agents.search.roots import C_SCALE, C_VISIT, HalvingRoot, paired_search
 from cardsuite.errors import ConfigError
 
@@ -136,25 +125,10 @@ def _check(game: str, inner: Any, temperature: Any, fpu: Any, candidates: Any, g
 class GuidedSearchAgent(BatchedISMCTSAgent):
     """PUCT information-set search with a learned prior and learned-policy rollouts.
 
-    Args:
-        game: a game with a search record (Scum Party: root prior only, `learned_leaves`).
-        inner: the learned agent (with ``logits`` and a ``reset`` that sets its scale).
-        seed, budget: seeds the determinizations; descents per decision.
-        temperature: of the prior's softmax; default `default_temperature`.
-        c: PUCT exploration constant (on the normalised values with ``value="minmax"``).
-        fpu: the (normalised) mean an unvisited move counts with.
-        value: ``"minmax"`` or ``"raw"`` (also how ``root="gumbel"`` reads the means).
-        rollout: ``"policy"`` or ``"heuristic"``.
-        root: ``"puct"``, ``"gumbel"`` (`HalvingRoot`) or ``"paired"`` (`paired_search`).
-        candidates: moves the ``"gumbel"`` or ``"paired"`` root searches at most (>= 2).
-        gate: the standard errors of its paired gains by which a candidate must
-            beat the prior's top move (``root="paired"``, >= 0).
-        leaf: ``"rollout"`` or ``"value"`` (each player's value of its own
-            observation by the wrapped agent's critic, mapped by
-            ``LeafEngine.value_score``; a finished deal by its score).
-        **loop: ``cutoff``, ``max_hand`` (the wrapped agent plays larger hands),
-            ``batch``, ``parallel``, ``backend``, ``device``, ``time_limit``,
-            ``compiled``: as for ``BatchedISMCTSAgent``.
+    ``inner`` is the learned agent (``logits``, and a ``reset`` that sets its
+    ``obs_scale``); ``temperature`` defaults to `default_temperature`; ``root``:
+    ``"puct"``, ``"gumbel"`` (`HalvingRoot`) or ``"paired"`` (`paired_search`);
+    ``**loop``: as for `BatchedISMCTSAgent`. Every parameter: docs/search.md's table.
     """
 
     name = "search"
@@ -212,8 +186,6 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
     @classmethod
     def load(cls, text: str, game: str, seed: int | None = None) -> GuidedSearchAgent:
         """``INNER_SPEC[:k=v,...]`` (what follows ``search:``): the wrapped agent and parameters."""
-        from cardsuite.agents.registry import make_agent
-
         inner_spec, params = split_spec(text)
         if not inner_spec:
             raise ConfigError("search needs a learned agent to wrap, e.g. search:pretrained:scum4")
@@ -265,8 +237,7 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
             )
 
     def choose(self, root: Node, allowed: set[int]) -> int | None:
-        """PUCT: the most visited root move; ``root="gumbel"``: the halving's best;
-        ``root="paired"``: the paired search's."""
+        """The most visited root move, or the gumbel or paired root's choice."""
         if self.root == "paired":
             return self._paired if self._paired in allowed else None
         if self._halving is not None:
@@ -289,10 +260,7 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
     def select(
         self, game: SearchGame[Any], state: Any, node: Node, legal: np.ndarray, rng: Any
     ) -> int:
-        """PUCT over the node's prior (uniform until known); an unvisited move counts ``fpu``.
-
-        At the root with ``root="gumbel"``: the halving's least visited remaining move.
-        """
+        """PUCT over the node's prior (uniform until known), or the halving's move at its root."""
         if self._halving is not None and node is self._root_node:
             a = self._halving.pick(node)
             for b in legal.tolist():
@@ -329,8 +297,6 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         if self.root != "paired":
             return super().search(determinize)
         assert self._root_prior is not None and self._root_legal is not None
-        if self._search is None:
-            raise RuntimeError("GuidedSearchAgent.paired_search called before reset")
         root, self._paired = paired_search(self, determinize, self._root_prior, self._root_legal)
         return root
 
@@ -362,8 +328,7 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         return list(self._rollouts.values(states, rng, on_load=set_priors))
 
     def after_wave(self, paths: list[list[Node]]) -> None:
-        """The spread of the means (MuZero's min-max), over the nodes of the wave's paths;
-        with ``root="gumbel"``, the halving's next phase once this one is played."""
+        """Widen the spread of the means (min-max) by the wave's nodes; advance the halving."""
         lo, hi = self._lo, self._hi
         for path in paths:
             for n in path[1:]:
@@ -375,25 +340,11 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
 
 
 def split_spec(text: str) -> tuple[str, dict[str, Any]]:
-    """``"pretrained:scum4:budget=50,temperature=2"`` -> ``("pretrained:scum4", {...})``: the
-    parameters are the part after the last colon when it holds ``key=value`` pairs (values
-    read as the registry reads every spec's); ConfigError names a bad one."""
+    """``"pretrained:scum4:budget=50"`` -> ``("pretrained:scum4", {"budget": 50})``: the
+    parameters are the part after the last colon when it holds ``key=value`` items;
+    ConfigError names a bad one."""
     text = text.strip()
     head, sep, tail = text.rpartition(":")
     if not sep or "=" not in tail:
         return text, {}
-    params: dict[str, Any] = {}
-    for item in tail.split(","):
-        key, eq, raw = item.partition("=")
-        key = key.strip()
-        if not eq or not key.isidentifier():
-            raise ConfigError(f"search spec {text!r}: {item.strip()!r} is not key=value")
-        if key not in GUIDED_PARAMS:
-            raise ConfigError(
-                f"search spec {text!r}: unknown parameter {key!r}; parameters: "
-                f"{', '.join(GUIDED_PARAMS)}"
-            )
-        if key in params:
-            raise ConfigError(f"search spec {text!r}: parameter {key!r} given twice")
-        params[key] = spec_scalar(raw.strip())
-    return head.strip(), params
+    return head.strip(), parse_params(text, tail, kind="search", allowed=GUIDED_PARAMS)

@@ -1,8 +1,7 @@
 """The agent kinds of the batched and guided searches (``ismcts-batched``, ``search:``).
 
-Registered through the ``cardsuite.agents`` entry-point group (see
-``pyproject.toml``); importing this module is light: the search modules load
-only when a spec uses them.
+Entry points of the ``cardsuite.agents`` group (``pyproject.toml``), light to
+import: the searches load when a spec uses them.
 """
 
 from __future__ import annotations
@@ -11,7 +10,7 @@ from cardsuite.agents.kinds import AgentKind
 
 ISMCTS_BATCHED = AgentKind(
     "ismcts-batched",
-    "cardsuite.agents.search.batched:BatchedISMCTSAgent",
+    "cardsuite.agents.search.reference:BatchedISMCTSAgent",
     "ISMCTS with its rollouts batched on the batched engines (e.g. ismcts-batched:batch=50)",
 )
 

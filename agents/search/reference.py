@@ -1,27 +1,12 @@
-"""``ISMCTSAgent``: single-observer information-set Monte Carlo tree search, the readable reference.
+"""ISMCTS: ``ISMCTSAgent``, the readable reference, and ``BatchedISMCTSAgent`` (``ismcts-batched``).
 
-Cowling, Powley and Whitehouse (2012), *Information Set Monte Carlo Tree
-Search*, SO-ISMCTS. One tree over the acting player's information sets is
-grown for ``budget`` iterations. Each iteration:
-
-1. **Determinize**: sample a full state consistent with what the player has
-   seen, ``info["determinize"](rng)`` (the env's ``determinize``; the real
-   hidden cards are never used).
-2. **Select**: at every node the children legal in this determinization have
-   their *availability* raised, and the child maximising UCB1 with
-   availability counts is taken, ``mean + c * sqrt(ln(availability) / visits)``,
-   the mean being the reward of the player who made that move.
-3. **Expand** one untried legal move (the rollout policy's choice first).
-4. **Roll out** with the game's heuristic (``rollout="heuristic"``, the policy
-   of ``HeuristicAgent`` on engine states) or uniformly (``"random"``) to the
-   end of the deal or to ``cutoff`` steps, where the position is evaluated.
-5. **Back up** per-player rewards in [0, 1] (`cardsuite.agents.search.games`).
-
-The most visited legal root move is played. With ``max_hand`` (Scum and Party:
-6 cards) the agent searches only late in a deal, where determinizations are
-close to the truth and rollouts short, and plays the heuristic before
-(``docs/agents.md``). The loop, the node and the decision are
-`cardsuite.agents.search.base.SearchBase`'s; this module adds steps 2-4.
+SO-ISMCTS (Cowling, Powley and Whitehouse, 2012) over the env's determinizations:
+UCB1 with availability counts, one untried move expanded (the rollout policy's
+first), a rollout by the game's heuristic (or uniform) to the end of the deal
+or the cutoff. The batched agent rolls a wave's leaves out together on the
+game's batched engine (`BatchedRollouts`); with ``batch=1`` and heuristic
+rollouts it makes the reference's choices. The loop, node and decision are
+`cardsuite.agents.search.base`'s. See docs/agents.md and docs/search.md.
 """
 
 from __future__ import annotations
@@ -36,25 +21,25 @@ import numpy as np
 from cardsuite.agents.base import TableInfo
 from cardsuite.agents.baselines.heuristic import make_policy
 from cardsuite.agents.parts import agent_parts
-from cardsuite.agents.search.base import Node, SearchBase
-from cardsuite.agents.search.games import (
-    ClimbSearch,
-    S,
-    ScandalSearch,
-    SearchGame,
-    SearchKind,
-    party_search,
-    scandal_search,
-    scum_search,
-    search_game,
-    search_kind,
-)
+from cardsuite.agents.search import games, rollouts
+from cardsuite.agents.search.base import Node, SearchBase, check_loop
+from cardsuite.agents.search.games import S, SearchGame, search_game, search_kind
+from cardsuite.agents.search.rollouts import DEFAULT_BATCH, BatchedRollouts, leaf_engine
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
+from cardsuite.moved import moved_name, moved_table
 from cardsuite.safe_yaml import brief
 
-__all__ = ["ClimbSearch", "ISMCTSAgent", "Node", "ScandalSearch", "SearchGame", "SearchKind",
-           "party_search", "scandal_search", "scum_search", "search_game", "search_kind"]  # fmt: skip
+#: Names of 0.2's ``cardsuite.agents.ismcts`` and ``ismcts_batched`` that moved, by new home.
+MOVED = moved_table(
+    games, "ClimbSearch ScandalSearch SearchKind party_search scandal_search scum_search"
+) | moved_table(rollouts, "LearnedRollout")
+
+
+def __getattr__(name: str) -> Any:
+    """A name in `MOVED`, with a warning naming its new home (PEP 562)."""
+    return moved_name(__name__, name, MOVED)
+
 
 SEARCH_PARAMS = ("budget", "rollout", "c", "cutoff", "max_hand")
 
@@ -95,12 +80,9 @@ class ISMCTSAgent(SearchBase):
         rollout: ``"heuristic"`` (the game's heuristic policy) or ``"random"``.
         c: UCB1 exploration constant (rewards are in [0, 1]).
         cutoff: rollout steps before the position is evaluated (0 = play the
-            deal out); default per game (its record's `SearchKind`).
+            deal out); default per game (its `SearchKind`).
         max_hand: search only when the player holds at most this many cards,
-            else play the heuristic (0 = always search); default per game
-            (its record's `SearchKind`). Late in a deal the determinizations
-            are close to the truth and rollouts are short, so the budget is
-            spent where search beats the rules.
+            else play the heuristic (0 = always search); default per game.
         **params: knobs of the game's heuristic used in the rollouts.
     """
 
@@ -135,7 +117,6 @@ class ISMCTSAgent(SearchBase):
         self.max_hand = int(max_hand)
         self.params = params
         self._rng = np.random.default_rng(seed)
-        # Game-agnostic: the adapter is checked against SearchGame[its State] in search_game.
         self._search: SearchGame[Any] | None = None
         self._fallback: Any = None
         self._player = 0
@@ -211,3 +192,92 @@ class ISMCTSAgent(SearchBase):
             if a in untried:
                 return int(a)
         return int(untried[int(rng.integers(len(untried)))])
+
+
+class BatchedISMCTSAgent(ISMCTSAgent):
+    """SO-ISMCTS with its rollouts played in waves on the batched engines.
+
+    Args:
+        game, seed: as for `ISMCTSAgent`.
+        batch: leaves per wave; default per game (`LeafEngine.defaults`), else 25.
+        parallel: ``"leaf"`` (one tree) or ``"root"`` (``batch`` trees).
+        backend, device: the rollout engine's (``device="cuda"`` alone: torch).
+        time_limit: seconds per decision after which no new wave starts (the
+            first always runs).
+        compiled: Scandal's compiled rollouts (numba) where they run; the same choices.
+        **settings: `ISMCTSAgent`'s (``budget``, ``rollout``, ``c``, ``cutoff``,
+            ``max_hand``, the heuristic's knobs).
+    """
+
+    name = "ismcts-batched"
+
+    def __init__(
+        self,
+        game: str,
+        seed: int | None = None,
+        *,
+        batch: int | None = None,
+        parallel: str = "leaf",
+        backend: str | None = None,
+        device: str | None = None,
+        time_limit: float | None = None,
+        compiled: bool = True,
+        **settings: Any,
+    ) -> None:
+        """Check and store the settings; the rollout engine is built at ``reset``."""
+        leaves = leaf_engine(game)
+        # the game's defaults are this kind's (the guided search has its own)
+        mine = type(self).name == BatchedISMCTSAgent.name
+        own = dict(leaves.defaults) if leaves is not None and mine else {}
+        if batch is None:
+            batch = own.get("batch", DEFAULT_BATCH)
+        if settings.get("cutoff") is None and "cutoff" in own:
+            settings["cutoff"] = own["cutoff"]
+        super().__init__(game, seed, **settings)
+        check_loop(batch, parallel, time_limit)
+        if backend is None:
+            backend = "torch" if device is not None else "numpy"
+        if backend not in ("numpy", "torch"):
+            raise ConfigError(
+                f"ismcts parameter backend must be 'numpy' or 'torch', got {backend!r}"
+            )
+        if backend == "numpy" and device not in (None, "cpu"):
+            raise ConfigError(f"ismcts parameter device={device!r} needs backend=torch")
+        if not isinstance(compiled, bool):
+            raise ConfigError(f"ismcts parameter compiled must be true or false, got {compiled!r}")
+        self.compiled = compiled
+        self.time_limit = None if time_limit is None else float(time_limit)
+        self.batch = int(batch)
+        self.parallel = parallel
+        self.backend = backend
+        self.device = device
+        self._rollouts: BatchedRollouts | None = None
+
+    def rollout_policy(self, table: TableInfo) -> Any:
+        """The batched rollout policy (``"heuristic"``/``"random"`` or a policy object)."""
+        return self.rollout
+
+    def reset(self, table: TableInfo, seed: int | None = None) -> None:
+        """Build the reference's adapter and the batched rollout engine for ``table``."""
+        super().reset(table, seed)
+        self._rollouts = None
+        if leaf_engine(self.game) is not None:
+            self._rollouts = BatchedRollouts(
+                self.game,
+                table.config,
+                self.rollout_policy(table),
+                self.cutoff,
+                self.batch,
+                self.params,
+                self.backend,
+                self.device,
+                self.compiled,
+            )
+
+    def roll_out(
+        self, game: SearchGame[Any], states: list[Any], paths: list[list[Node]], rng: Any
+    ) -> list[np.ndarray]:
+        """All the leaves' rollouts in one batch (a game without ``leaves``: the reference's)."""
+        if self._rollouts is None:  # Scum Party: the reference's rollouts
+            return super().roll_out(game, states, paths, rng)
+        return list(self._rollouts.values(states, rng))

@@ -1,39 +1,123 @@
-"""Many search leaves rolled out at once on a game's batched engine (`BatchedRollouts`).
+"""Search leaves rolled out many at once on a game's batched engine.
 
-The batched searches (``ismcts-batched``, ``search:``) load a wave's per-game
-leaf states into the rows of the game's batched engine (its `LeafEngine`),
-play them out together, one engine step and one batched policy call per
-rollout step, or row by row with the game's compiled kernels, and score them
-as the reference's ``SearchGame.values`` does.
+A game's `LeafEngine` (its `SearchKind`'s ``leaves``) names what differs between
+games; `BatchedRollouts` plays a wave's leaves together, one engine step and one
+batched policy call per step (or row by row by the compiled kernels), and scores
+them as the reference's ``SearchGame.values`` does. docs/search.md.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from cardsuite.agents.parts import part
-from cardsuite.agents.search.games import leaf_engine
-from cardsuite.agents.search.leaves import host
+from cardsuite.agents.search.games import relative_score, search_kind
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game, resolve
+from scum_env.batched.series import OVER
+
+
+def host(x: Any) -> np.ndarray:
+    """A numpy view of an engine array (a torch tensor is copied to the host)."""
+    return x.detach().cpu().numpy() if hasattr(x, "detach") else np.asarray(x)
+
+
+@dataclass(frozen=True)
+class LeafEngine:
+    """One game's leaf rollouts on its batched engine.
+
+    Attributes:
+        load: ``"module:attribute"`` of ``load_states(engine, states) -> (obs, mask, to_act)``.
+        options: engine options of a rollout, as ``(key, value)`` pairs.
+        score: ``score(engine, m, points) -> [m, P]`` rewards in [0, 1] of rows
+            ``0..m-1``, as the reference's ``SearchGame.values``.
+        collects: whether ``points`` (the step rewards summed per row) are needed.
+        defaults: ``ismcts-batched``'s default parameters, as ``(name, value)`` pairs.
+        compiled: ``"module:attribute"`` of ``compiled(engine, take_cost, deep_margin)
+            -> run(states, cutoff, loaded=False)`` or None: heuristic rollouts row by row.
+        compiled_policy: the same by a learned MLP, ``(engine, snapshot, scale) -> run``.
+        value_score: ``value_score(engine, values [m, P]) -> [m, P]``: a critic's values
+            (the env's reward units) as ``score`` rewards, or None.
+    """
+
+    load: str
+    options: tuple[tuple[str, Any], ...]
+    score: Callable[[Any, int, np.ndarray], np.ndarray]
+    collects: bool = False
+    defaults: tuple[tuple[str, Any], ...] = ()
+    compiled: str = ""
+    compiled_policy: str = ""
+    value_score: Callable[[Any, np.ndarray], np.ndarray] | None = None
+
+
+def scum_score(engine: Any, m: int, points: np.ndarray) -> np.ndarray:
+    """``(n - k) / (n - 1)`` for the k-th out; a row cut off ranks by cards left (ties by id)."""
+    n = int(engine.num_players)
+    over = host(engine.phase)[:m] == OVER
+    ncards_pos = host(engine.ncards)[:m].astype(np.int64)
+    order = host(engine.order)[:m]
+    out = np.empty((m, n))
+    for i in range(m):
+        if over[i]:
+            out[i] = (points[i] - 1.0) / (n - 1)
+        else:
+            nc = np.empty(n, np.int64)
+            nc[order[i]] = ncards_pos[i]
+            rank = np.argsort(nc, kind="stable")
+            out[i, rank] = (n - 1 - np.arange(n)) / (n - 1)
+    return out
+
+
+def scandal_score(engine: Any, m: int, points: np.ndarray) -> np.ndarray:
+    """The hand scored as if it ended now (S9), ``0.5 + (own - mean of others) / 400`` clipped."""
+    value = np.asarray(engine.rules.deck.value, dtype=np.int64)
+    hands = host(engine.hands)[:m].astype(np.int64)
+    left = (hands * value[None, None, :]).sum(axis=2)
+    return relative_score((host(engine.table_pts)[:m] - left).astype(float))
+
+
+def scandal_value_score(engine: Any, values: np.ndarray) -> np.ndarray:
+    """`scandal_score` of the hand scores a critic expects: its values times ``reward_scale``."""
+    return relative_score(np.asarray(values, float) * float(engine.config.reward_scale))
+
+
+#: Scum: one series per rollout, J8 points collected from the step rewards.
+scum_leaves = LeafEngine(
+    "scum_env.batched.bridge:load_states",
+    (("episode", "series"), ("reward", "points")),
+    scum_score,
+    collects=True,
+)
+#: Scandal: one hand per rollout, scored at its end or cutoff; ``ismcts-batched``
+#: runs two waves of 50 leaves (half the steps of four waves of 25, as strong).
+scandal_leaves = LeafEngine(
+    "scandal_env.batched.bridge:load_states",
+    (("episode", "hand"),),
+    scandal_score,
+    defaults=(("batch", 50),),
+    compiled="cardsuite.agents.search.kernels.scandal_heuristic:compiled_rollouts",
+    compiled_policy="cardsuite.agents.search.kernels.scandal_policy:compiled_policy_rollouts",
+    value_score=scandal_value_score,
+)
+
+
+def leaf_engine(game: str) -> LeafEngine | None:
+    """The game's `LeafEngine` (its ``search`` part names it); None if it has none."""
+    kind = search_kind(game)
+    return None if kind.leaves is None else resolve(kind.leaves)
 
 
 class LearnedRollout:
     """A learned policy as a batched rollout policy: the most likely legal action per row.
 
-    Args:
-        logits: ``logits(scaled_obs [M, D]) -> [M, A]`` (numpy).
-        scale: ``[D]`` the observation scaling the policy was trained with.
-        snapshot: the network behind ``logits`` (a `Snapshot`, whose
-            ``logits`` are the same), where the game's compiled policy
-            rollouts may play it (`BatchedRollouts`); None: the lockstep loop.
+    ``logits(scaled_obs [M, D]) -> [M, A]`` (numpy) on observations times ``scale``;
+    ``snapshot``: the network behind them (a `Snapshot`), for compiled rollouts.
     """
-
-    per_game = False
 
     def __init__(
         self,
@@ -61,26 +145,15 @@ class LearnedRollout:
 
 
 class _Memoryless:
-    """A record's batched heuristic that meets every position first (no repeat memory).
-
-    The reference's rollouts play the per-game heuristic without the memory a
-    seat keeps over a hand (Scandal's repeat memory): a heuristic with a
-    ``repeat_memory`` switch has it turned off (no memory is kept at all); one
-    with only ``reset_games`` forgets every row before each call.
-    """
-
-    per_game = False
+    """A record's batched heuristic with its ``repeat_memory`` (Scandal's, S4) turned off,
+    as the reference's rollouts play it."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
-        self._forget = getattr(inner, "reset_games", None)
         if getattr(inner, "repeat_memory", None) is not None:
             inner.repeat_memory = False
-            self._forget = None
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray, **_: Any) -> np.ndarray:
-        if self._forget is not None:
-            self._forget(np.arange(obs.shape[0]))
         return host(self.inner(obs, mask))
 
 
@@ -92,21 +165,14 @@ class BatchedRollouts:
     """Rolls out many per-game leaf states at once on a batched engine.
 
     Args:
-        game: a game whose record's ``search`` part has ``leaves``.
-        config: the table's config (its dataclass fields are the engine's options).
-        policy: the rollout policy: ``"heuristic"`` (the record's batched
-            heuristic, memoryless), ``"random"`` or a batch policy object
-            (``policy(obs, mask) -> actions``).
+        game, config: a game whose ``search`` part has ``leaves``; the table's config.
+        policy: ``"heuristic"`` (the batched heuristic, memoryless), ``"random"`` or
+            a batch policy (``policy(obs, mask) -> actions``).
         cutoff: rollout steps before the position is evaluated (0: to the end).
-        capacity: rows of the engine (the largest wave).
-        params: the heuristic's knobs.
-        backend, device: the batched engine's array backend (``"torch"``,
-            ``device="cuda"`` for a GPU).
-        compiled: on numpy, play the rollouts with the game's compiled kernels
-            where it has them (Scandal's, with numba: `LeafEngine.compiled` for
-            the heuristic, ``compiled_policy`` for a `LearnedRollout` that names
-            its ``snapshot``), each row on its own: the same moves and values as
-            the lockstep loop (differential tests in ``tests/scandal``).
+        capacity, params: the engine's rows (the largest wave); the heuristic's knobs.
+        backend, device: the batched engine's.
+        compiled: on numpy, play the heuristic or a `LearnedRollout` with a
+            ``snapshot`` by the game's compiled kernels where it has them.
     """
 
     def __init__(
@@ -157,16 +223,18 @@ class BatchedRollouts:
         rng: np.random.Generator,
         on_load: Callable[[int, np.ndarray, np.ndarray], None] | None = None,
     ) -> np.ndarray:
-        """``[len(states), P]`` rewards in [0, 1] after rolling every state out (states untouched).
+        """``[len(states), P]`` rewards in [0, 1] after rolling every state out (states untouched);
+        ``on_load(start, obs, mask)`` sees states ``start ..`` as loaded (host numpy)."""
+        return self._by_chunk(states, lambda chunk, start: self._values(chunk, rng, start, on_load))
 
-        ``on_load(start, obs, mask)``, if given, sees the observations and
-        masks (host numpy) of the player to act in states ``start ..`` as
-        loaded, before any rollout step (a guided search takes its priors there).
-        """
+    def _by_chunk(
+        self, states: list[Any], score: Callable[[list[Any], int], np.ndarray]
+    ) -> np.ndarray:
+        """``score(chunk, start)`` of the states, a chunk of at most ``capacity`` at a time."""
         out = np.empty((len(states), self.num_players))
         for start in range(0, len(states), self.capacity):
             chunk = states[start : start + self.capacity]
-            out[start : start + len(chunk)] = self._values(chunk, rng, start, on_load)
+            out[start : start + len(chunk)] = score(chunk, start)
         return out
 
     def critic_values(
@@ -175,21 +243,15 @@ class BatchedRollouts:
         value: Callable[[np.ndarray], np.ndarray],
         on_load: Callable[[int, np.ndarray, np.ndarray], None] | None = None,
     ) -> np.ndarray:
-        """``[len(states), P]`` rewards in [0, 1] of the states as they are, no rollout:
-        a finished deal by the game's ``score``, any other by its ``value_score``
-        of ``value(obs)`` (a critic's values, ``[M, D] -> [M]``) of every player's
-        observation (``engine.observe_as``). ``on_load`` as for `values`.
-
-        Raises:
-            ConfigError: the game's `LeafEngine` has no ``value_score``.
-        """
+        """``[len(states), P]`` rewards in [0, 1] of the states as they are: a finished deal by
+        the game's ``score``, any other by its ``value_score`` of ``value(obs) -> [M]`` (a
+        critic) of every player's observation; ConfigError: the game has no ``value_score``."""
         value_score = self.leaves.value_score
         if value_score is None:
             raise ConfigError("this game's search leaves have no critic scale (value_score)")
         eng = self.engine
-        out = np.empty((len(states), self.num_players))
-        for start in range(0, len(states), self.capacity):
-            chunk = states[start : start + self.capacity]
+
+        def score(chunk: list[Any], start: int) -> np.ndarray:
             m = len(chunk)
             obs, mask, _ = self._load(eng, chunk)
             live = host(mask)[:m].astype(bool)
@@ -202,8 +264,9 @@ class BatchedRollouts:
             over = ~live.any(axis=1)
             if over.any():
                 rows[over] = self.leaves.score(eng, m, np.zeros((m, self.num_players)))[over]
-            out[start : start + m] = rows
-        return out
+            return rows
+
+        return self._by_chunk(states, score)
 
     def _values(
         self,

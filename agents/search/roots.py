@@ -1,16 +1,10 @@
-"""The guided search's roots other than PUCT: sequential halving and paired candidates.
+"""The guided search's roots other than PUCT (docs/search.md, "Search over a learned agent").
 
-* ``root="gumbel"`` (`HalvingRoot`): the prior's best ``candidates`` moves
-  searched by sequential halving, the best ``log prior + sigma(q)`` played, as
-  Gumbel AlphaZero's root does (Danihelka et al., 2022, without the Gumbel
-  noise: a deterministic player), so that a move's value can overrule a sharp
-  prior.
-* ``root="paired"`` (`paired_search`): the prior's best moves each rolled out
-  on the *same* determinizations, as a rollout algorithm with common random
-  numbers does, so the spread between deals (tenths of a reward) no longer
-  drowns the differences between moves (hundredths); the prior's top move is
-  played unless another's mean paired gain is above zero and ``gate``
-  standard errors (`paired_choice`).
+* ``root="gumbel"`` (`HalvingRoot`): sequential halving over the prior's best
+  moves, Gumbel AlphaZero's root without the noise (Danihelka et al., 2022);
+* ``root="paired"`` (`paired_search`): the prior's best moves rolled out on the
+  same determinizations, the top move played unless another's paired gain
+  clears ``gate`` standard errors (`paired_choice`).
 """
 
 from __future__ import annotations
@@ -32,16 +26,10 @@ C_VISIT, C_SCALE = 50.0, 1.0
 class HalvingRoot:
     """Sequential halving over a root's candidate moves (``root="gumbel"``).
 
-    The ``candidates`` moves of highest prior are searched; the budget is
-    split over ``ceil(log2(candidates))`` phases, each giving every remaining
-    move an equal share of descents, after which the better half is kept by
-    `score`. A move of low prior thus gets descents of its own.
-
-    Args:
-        log_prior: ``[A]`` the log prior (``-inf`` off the legal moves).
-        budget: descents of the search.
-        candidates: moves searched at most.
-        spread: `score` reads the means rescaled to their spread (else the means).
+    The ``budget`` is split over ``ceil(log2(candidates))`` phases, each giving every
+    remaining move an equal share of descents, after which the better half by
+    `score` is kept, so a move of low prior gets descents of its own. ``log_prior``
+    is ``-inf`` off the legal moves; ``spread``: `score` reads the means rescaled.
     """
 
     def __init__(
@@ -50,9 +38,8 @@ class HalvingRoot:
         """Pick the candidates (highest prior, lowest id among equals) and the first quota."""
         self.spread = spread
         legal = np.flatnonzero(np.isfinite(log_prior))
-        order = sorted(legal.tolist(), key=lambda a: (-float(log_prior[a]), a))
         self.log_prior = log_prior
-        self.remaining: list[int] = order[: max(1, min(candidates, len(order)))]
+        self.remaining = candidates_by_prior(log_prior, legal, max(1, candidates))
         self.phases = max(1, math.ceil(math.log2(len(self.remaining))))
         self.budget = budget
         self.quota = 0
@@ -115,15 +102,9 @@ def candidates_by_prior(prior: np.ndarray, legal: np.ndarray, count: int) -> lis
 
 
 def paired_choice(rewards: np.ndarray, gate: float) -> int:
-    """The column to play of ``rewards`` ``[determinizations, candidates]`` (column 0: the
-    prior's top move).
-
-    Column ``j > 0`` qualifies when the mean of ``rewards[:, j] - rewards[:, 0]``
-    is above zero and above ``gate`` times its standard error (sample
-    standard deviation over the square root of the rows); the qualifying
-    column of highest mean gain is played (the lower column among equals),
-    else column 0. Fewer than two rows give no standard error: column 0.
-    """
+    """The column to play of ``rewards`` ``[determinizations, candidates]``: the one of highest
+    mean gain over column 0 (the prior's top move) among those whose mean gain is above
+    zero and ``gate`` standard errors (the lower among equals), else 0 (also with < 2 rows)."""
     rewards = np.asarray(rewards, dtype=np.float64)
     rows = rewards.shape[0]
     if rewards.ndim != 2 or rewards.shape[1] < 2 or rows < 2:
@@ -141,14 +122,10 @@ def paired_search(
     agent: Any, determinize: Callable[[np.random.Generator], Any], prior: np.ndarray,
     legal: np.ndarray,
 ) -> tuple[Node, int]:  # fmt: skip
-    """The root and the move of ``root="paired"``: every candidate of ``agent``'s (a
+    """The root and the move of ``root="paired"``: every candidate of ``agent`` (a
     `GuidedSearchAgent`) rolled out on each of ``budget // candidates`` (at least 2)
-    determinizations, in waves of about ``batch`` leaves.
-
-    The root has one child per candidate, its visits and summed rewards those of
-    its rollouts. ``time_limit`` starts no new wave once spent (two
-    determinizations are always played).
-    """
+    determinizations, in waves of about ``batch`` leaves (no new wave once ``time_limit``
+    is spent, after two); the root's children hold their rollouts' visits and rewards."""
     game, rng, player = agent._search, agent._rng, agent._player
     moves = candidates_by_prior(prior, legal, agent.candidates)
     root = agent.new_node(-1)

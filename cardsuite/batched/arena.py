@@ -1,13 +1,10 @@
 """Batched arena: play many episodes of given policies per seat on any batched engine, fast.
 
-Each of the engine's game slots plays an equal share of the requested
-episodes (slots restart their games the way the per-game env's ``reset()``
-continues), and a slot that has played its share stops moving (the engine's
-``active`` mask), so short episodes are not over-sampled. An episode's
-return is the sum of the rewards a seat received during it (Scum pays at the
-end, Scum Party with ``reward="points"`` at every hand). Returns each seat's
-mean return with a 95% confidence half-width (normal approximation; episodes
-of one slot belong to one running game and may be mildly correlated).
+Each game slot plays an equal share of the episodes and then stops moving
+(the engine's ``active`` mask), so short episodes are not over-sampled. An
+episode's return is the sum of a seat's rewards during it; each seat gets its
+mean return with a 95% confidence half-width (episodes of one slot belong to
+one running game and may be mildly correlated).
 """
 
 from __future__ import annotations

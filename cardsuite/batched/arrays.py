@@ -1,13 +1,9 @@
 """The base of every batched engine: N games whose whole state is named arrays.
 
-`ArrayGames` holds what every engine of the [`protocol`][cardsuite.batched.protocol]
-does the same way: the constructor (the number of games, the config, the
-backend, autoreset, the shard's ``game_offset``), the checks of ``step``'s
-inputs and of illegal actions, the ``step`` sequence itself, restarts and the
-memory accounting. A game's engine names its config class (``CONFIG``) and
-state arrays (``STATE_FIELDS``) and fills in the hooks: ``_compile`` (the
-rules), ``_build`` (tables, state and buffers), ``_apply`` (one decision),
-``_restart`` and ``_observe``.
+`ArrayGames` does what every engine of the [`protocol`][cardsuite.batched.protocol]
+does the same way (constructor, input and illegal-action checks, ``step``,
+restarts, memory accounting). A game's engine names its config class
+(``CONFIG``) and state arrays (``STATE_FIELDS``) and fills in the hooks.
 """
 
 from __future__ import annotations
@@ -116,22 +112,14 @@ class ArrayGames:
 
     # ------------------------------------------------------------------ step
     def step(self, actions: Any, active: Any = None) -> StepResult:
-        """Apply one action in every game (or in the ``active`` ones only).
-
-        Args:
-            actions: ``[N]`` action ids of each game's player to act.
-            active: optional ``[N]`` bools; other games are left untouched
-                (their action is ignored) — used to let some seats move.
+        """Apply ``actions[g]`` in every game (or only where ``active``, ``[N]`` bools).
 
         Raises:
             IllegalActionError: an action of an active, running game is not
-                legal, or ``actions`` are not ``N`` whole-number ids (``None``,
-                ``1.5``, NaN); no game is changed.
+                legal, or ``actions`` are not ``N`` whole-number ids; no game
+                is changed.
             UsageError: ``active`` is not ``N`` bools.
         """
-        return self._step(actions, active)
-
-    def _step(self, actions: Any, active: Any, observe: bool = True) -> StepResult:
         xp = self.xp
         if self._mask is None:
             raise IllegalActionError("call reset() before step()")
@@ -147,12 +135,8 @@ class ArrayGames:
         self._apply(a, live)
         if self.autoreset and xp.any(self.done):
             self._restart(xp.nonzero(self.done))
-        obs, mask, to_act = self._observe() if observe else self._observe_mask()
+        obs, mask, to_act = self._observe()
         return StepResult(obs, mask, to_act, self.rewards, self.done, self.truncated)
-
-    def _observe_mask(self) -> tuple[Array, Array, Array]:
-        """`_observe` without rewriting the observation (where an engine offers it)."""
-        return self._observe()
 
     def _check_actions(self, a: Array, live: Array) -> None:
         """IllegalActionError naming the first live game whose action the mask refuses."""
@@ -196,11 +180,10 @@ class ArrayGames:
     def load_rows(
         self, count: int, rows: Callable[[], Mapping[str, np.ndarray]], over: int
     ) -> None:
-        """Write per-game states into games ``0 .. count-1``; the games after are over.
+        """Write per-game states into games ``0 .. count-1``; the games after get phase ``over``.
 
         ``rows()`` gives each state array's rows by name (``[count, ...]``,
-        numpy), as the bridges from the per-game engine build them; the games
-        after ``count`` get phase ``over``. No game has rewards or is done.
+        numpy), as the bridges from the per-game engine build them.
 
         Raises:
             UsageError: ``count`` is more than the engine's games.
@@ -219,12 +202,9 @@ class ArrayGames:
     def restart_games(self, games: Any) -> tuple[Array, Array, Array]:
         """Restart the games flagged in ``games`` (``[N]`` bools) as autoreset would.
 
-        For a caller that steps with ``autoreset=False`` and restarts the
-        finished games itself, after reading their final observation
-        (``observe_as``); the vector env does this to return ``final_obs``.
-
-        Returns:
-            ``(obs, mask, to_act)`` of every game, as after `step`.
+        For a caller that steps with ``autoreset=False`` and reads the final
+        observations first (the vector env's ``final_obs``). Returns ``(obs,
+        mask, to_act)`` of every game, as after `step`.
         """
         xp = self.xp
         flags = xp.asarray(np.asarray(games, dtype=bool).reshape(-1), xp.bool)

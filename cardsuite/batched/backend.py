@@ -35,6 +35,7 @@ class Backend:
         self.int64: Any = np.int64
         self.bool: Any = np.bool_
         self.float32: Any = np.float32
+        self.float64: Any = np.float64
         self.device: Any = "cpu"
 
     # ------------------------------------------------------------ creation
@@ -163,6 +164,7 @@ class TorchBackend(Backend):
         self.int64 = torch.int64
         self.bool = torch.bool
         self.float32 = torch.float32
+        self.float64 = torch.float64
 
     def asarray(self, x: Any, dtype: Any) -> Array:
         if isinstance(x, self.torch.Tensor):

@@ -1,4 +1,4 @@
-"""Checks of what a caller hands a batched engine's ``step``: action ids and active flags.
+"""Checks of what a caller hands a batched engine: action ids, active flags, players, presets.
 
 Every wrong input is a named error instead of a silent cast: ``None``, text,
 a float that is not a whole number (``1.5`` would be truncated to 1), NaN or
@@ -84,10 +84,7 @@ def active_flags(xp: Backend, active: Any, num_games: int) -> Array:
 def check_players(xp: Backend, player: Any, num_games: int, n: int) -> Array:
     """``player`` (an int or ``[num_games]`` ids) as ``[num_games]`` int64 ids ``0 .. n-1``.
 
-    The one check of every batched engine's ``observe_as``.
-
-    Raises:
-        UsageError: a bool, a non-integer, a wrong shape or an id out of range.
+    The check of every batched engine's ``observe_as``; UsageError otherwise.
     """
     if isinstance(player, bool | np.bool_):
         raise UsageError(f"observe_as: player must be an int 0..{n - 1} or ids, got {player!r}")
@@ -109,9 +106,8 @@ def check_players(xp: Backend, player: Any, num_games: int, n: int) -> Array:
 def preset_array(field: str, value: Any) -> np.ndarray:
     """A reset preset as a numpy array; PresetError for text, ragged lists or booleans.
 
-    ``np.asarray([[True, 0]])`` would quietly make ``True`` the integer 1: in
-    nested lists every entry is checked to be a whole number (numpy arrays are
-    checked by their dtype in the engine).
+    ``np.asarray([[True, 0]])`` would quietly make ``True`` the integer 1, so
+    every entry of nested lists is checked (numpy arrays by their dtype, later).
     """
     if isinstance(value, str | bytes | dict) or value is None:
         raise PresetError(
@@ -132,3 +128,31 @@ def preset_array(field: str, value: Any) -> np.ndarray:
         raise PresetError(
             f"preset {field} must be a rectangular array of integers: {err}"
         ) from None
+
+
+def preset_ints(field: str, value: Any, shape: tuple[int, ...], what: str) -> np.ndarray:
+    """A reset preset as a numpy integer array of ``shape``; PresetError naming ``field``."""
+    arr = preset_array(field, value)
+    if arr.shape != shape or not np.issubdtype(arr.dtype, np.integer):
+        raise PresetError(
+            f"preset {field} must be {what} of shape {list(shape)}, got shape {arr.shape}"
+        )
+    return arr
+
+
+def preset_seating(field: str, value: Any, num_games: int, n: int) -> np.ndarray:
+    """A preset seating ``[num_games, n]``: each row lists the ``n`` player ids once."""
+    arr = preset_ints(field, value, (num_games, n), "integer player ids")
+    if not np.array_equal(np.sort(arr, axis=1), np.broadcast_to(np.arange(n), arr.shape)):
+        raise PresetError(f"each row of preset {field} must list the {n} players once")
+    return arr
+
+
+def trade_flags(trade: Any, num_games: int) -> np.ndarray:
+    """Reset option ``trade``, a bool or ``[num_games]`` bools, as ``[num_games]`` bools."""
+    if isinstance(trade, bool):
+        return np.full(num_games, trade)
+    arr = np.asarray(trade)
+    if arr.dtype != np.bool_ or arr.shape != (num_games,):
+        raise PresetError(f"reset option 'trade' must be a bool or {num_games} bools")
+    return arr

@@ -1,17 +1,11 @@
 """Counter-based random deals: every game has its own stream, whatever N is.
 
 A deal is a function of ``(seed, game index, deal number)`` only: 32-bit keys
-``mix32`` hashed from those counters and the card index are sorted (stably)
-to give the deck's permutation, so game ``i`` is dealt the same cards whether
-it runs alone or beside 65,535 other games, and a finished game's next deal
-needs no generator object. The hash is computed in int64 with 32-bit masks
-(products of two 32-bit values wrap the same way in numpy and torch, and the
-mask keeps their low 32 bits), so the numpy and torch backends deal exactly
-the same cards.
-
-Streams (the ``tag``): ``TAG_DEAL`` for the cards of a deal, ``TAG_ROLES``
-for the seat or role draw of a new game. A game that deals several packs at
-once (one per table) keeps them apart through the ``counters`` it passes.
+hashed (``mix32``) from those counters and the card index are sorted stably
+into the deck's permutation. The hash runs in int64 with 32-bit masks, so
+numpy and torch deal exactly the same cards. Streams (the ``tag``):
+``TAG_DEAL`` for the cards, ``TAG_ROLES`` for the seat or role draw; a game
+that deals several packs at once keeps them apart through its ``counters``.
 """
 
 from __future__ import annotations
@@ -56,18 +50,10 @@ def stream_keys(
 def permutations(
     xp: Backend, seed: int, tag: int, games: Array, counters: Array, width: int
 ) -> Array:
-    """Random permutations ``[len(games), width]`` (int64) of streams ``(seed, tag, game, counter)``.
-
-    The stable argsort of `stream_keys`: identical on every backend.
-    """
+    """Random permutations ``[len(games), width]`` (int64): the stable argsort of `stream_keys`."""
     return xp.argsort(stream_keys(xp, seed, tag, games, counters, width), axis=1)
 
 
 def mix32_int(x: int) -> int:
     """`mix32` of one Python int."""
-    x &= M32
-    x ^= x >> 16
-    x = (x * 0x7FEB352D) & M32
-    x ^= x >> 15
-    x = (x * 0x846CA68B) & M32
-    return x ^ (x >> 16)
+    return int(mix32(x & M32))

@@ -1,16 +1,9 @@
 """Game-agnostic batch policies: ``[M, D]`` observations and ``[M, A]`` masks in, ``[M]`` actions out.
 
-A `BatchPolicy` is any callable ``policy(obs, mask) -> actions`` over
-arrays of the engine's backend (numpy arrays or torch tensors); it must return
-a legal action for every row. The vector env and the arena call one policy per
-seat with the rows of the games where that seat is to act. Game-specific
-heuristics live in the game's package.
-
-A policy that remembers what it saw in each game (the Scandal heuristic's
-repeat memory, S4) sets the class attribute ``per_game = True`` and accepts
-``policy(obs, mask, games=..., players=...)``: the game index (within the
-caller's batch) and the acting player id of every row. Callers use
-`call_policy`, which passes them only to such policies.
+A `BatchPolicy` is any callable ``policy(obs, mask) -> actions`` over arrays
+of the engine's backend that returns a legal action for every row. A policy
+that remembers each game (the Scandal heuristic's repeat memory, S4) sets
+``per_game = True`` and also takes ``games=`` and ``players=`` (`call_policy`).
 """
 
 from __future__ import annotations
@@ -73,13 +66,10 @@ class RandomPolicy:
     def __call__(self, obs: Any, mask: Any) -> Any:
         """A uniformly random legal action per row (rows need at least one legal action).
 
-        On the CPU one uniform number per row picks the r-th legal action:
-        the first column where the running count of legal actions exceeds r.
-        On an accelerator (a torch tensor on any device but the CPU) every
-        legal entry draws a uniform number and the largest wins
-        (`_torch_pick_max`): the same distribution without the running
-        count, whose scan there cost more than the engine's whole step (4
-        million Scum games on an H200: 27.6 ms against 20.7 ms).
+        On the CPU one uniform number per row picks the r-th legal action (a
+        running count); on an accelerator the largest of uniform draws over the
+        legal entries wins (`_torch_pick_max`), whose scan-free pass is cheaper
+        there (4 million Scum games on an H200: 20.7 ms against 27.6 ms).
         """
         if is_torch(mask):
             import torch
@@ -97,15 +87,7 @@ class RandomPolicy:
 
     @staticmethod
     def _torch_pick_max(mask: Any, generator: Any) -> Any:
-        """A uniformly random legal column per row: the largest of uniform draws over legal entries.
-
-        Each legal entry draws a uniform number in [0, 1) and illegal ones
-        count as -1, so the arg-max is uniform over the legal columns (ties
-        between float32 draws are negligible). One elementwise pass and one
-        reduction, which on a GPU beat the running count's scan; on the CPU
-        drawing a number per entry costs more than the scan, so the CPU
-        keeps the running count.
-        """
+        """A uniformly random legal column per row: the arg-max of uniform draws, illegal = -1."""
         import torch
 
         u = torch.rand(mask.shape, generator=generator, device=mask.device)
@@ -115,10 +97,9 @@ class RandomPolicy:
     def _numpy_pick(mask: np.ndarray, u: np.ndarray) -> np.ndarray:
         """The ``floor(u * legal)``-th legal action of each row, on bytes of packed bits.
 
-        numpy's running sum along a row is slow (about 10 ns an entry); packing
-        the mask 8 columns to a byte, the running count runs over bytes and a
-        lookup table finds the bit inside the chosen byte: the same action as
-        a running count over every column, about 4 times faster.
+        The running count runs over the mask packed 8 columns to a byte and a
+        lookup table finds the bit in the chosen byte: about 4 times faster
+        than a running count over every column, with the same action.
         """
         n = mask.shape[0]
         packed = np.packbits(mask.astype(np.bool_, copy=False), axis=1)
@@ -134,19 +115,11 @@ class RandomPolicy:
 def sb3_policy(model: Any, deterministic: bool = True) -> BatchPolicy:
     """A batch policy from a trained ``MaskablePPO`` model (the learner itself, for self-play)."""
 
-    def act(obs: Any, mask: Any) -> Any:
-        obs_np = obs.detach().cpu().numpy() if is_torch(obs) else np.asarray(obs)
-        mask_np = mask.detach().cpu().numpy() if is_torch(mask) else np.asarray(mask)
-        actions, _ = model.predict(
-            obs_np, action_masks=mask_np.astype(bool), deterministic=deterministic
-        )
-        if is_torch(mask):
-            import torch
-
-            return torch.as_tensor(actions, device=mask.device)
+    def choose(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        actions, _ = model.predict(obs, action_masks=mask.astype(bool), deterministic=deterministic)
         return np.asarray(actions)
 
-    return act
+    return lambda obs, mask: numpy_call(choose, obs, mask)
 
 
 def seat_groups(policies: Sequence[BatchPolicy | None]) -> list[tuple[BatchPolicy, list[int]]]:

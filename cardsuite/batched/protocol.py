@@ -1,18 +1,11 @@
 """The contract every batched engine keeps, so the shared adapters serve every game.
 
-A batched engine holds ``num_games`` independent games as arrays with a
-leading game axis on the backend ``xp`` (`cardsuite.batched.backend`):
-``reset(seed)`` returns ``(obs [N, D] float32, mask [N, A] int8, to_act [N])``
-and ``step(actions [N], active=None)`` a [`StepResult`][cardsuite.batched.protocol.StepResult].
-``obs`` and ``mask`` are the per-game env's, bit for bit, in reused buffers;
-``rewards [N, P]`` are by player id; finished games restart inside the step
-as the per-game env's ``reset()`` continues (``autoreset``); ``active`` lets
-only some games move; an illegal action raises
-[`IllegalActionError`][cardsuite.errors.IllegalActionError] and changes no game;
-deals depend on ``(seed, game_offset + game index, counter)`` only; and
-constructors take ``game_offset`` and ``buffers=(obs, mask)`` so that
-[`ShardedEngine`][cardsuite.batched.sharded.ShardedEngine] can split a batch.
-The whole contract is in ``docs/batched.md``; `cardsuite.batched.arrays.ArrayGames`
+``num_games`` games as arrays with a leading game axis on the backend ``xp``:
+``reset(seed)`` returns ``(obs [N, D] float32, mask [N, A] int8, to_act [N])``,
+``step(actions [N], active=None)`` a [`StepResult`][cardsuite.batched.protocol.StepResult]
+(rewards ``[N, P]`` by player id; finished games restart inside the step; an
+illegal action raises ``IllegalActionError`` and changes no game). The whole
+contract is in ``docs/batched.md``; `cardsuite.batched.arrays.ArrayGames`
 implements its common part.
 """
 

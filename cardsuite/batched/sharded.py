@@ -1,12 +1,10 @@
 """Several CPU threads stepping one batch: shards of any numpy batched engine.
 
-numpy runs each array operation on one core but releases the GIL while it
-works, so the games of one batch split into ``threads`` shards (contiguous
-game ranges) step in parallel threads. Each shard is built by the game's
-factory with ``game_offset`` (its games' global indices, so it deals from the
-same streams) and ``buffers`` (rows of shared output arrays), so a sharded
-batch plays, observes and rewards exactly like one engine of the same seed
-and N (the [`protocol`][cardsuite.batched.protocol] contract).
+numpy releases the GIL while it works, so the games of one batch, split into
+``threads`` shards of contiguous games, step in parallel threads. Each shard
+is built with ``game_offset`` (it deals from its games' global streams) and
+``buffers`` (its rows of shared outputs), so a sharded batch plays exactly
+like one engine of the same seed and N.
 """
 
 from __future__ import annotations
@@ -19,6 +17,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from cardsuite.batched.checks import check_players
 from cardsuite.batched.protocol import StepResult
 from cardsuite.errors import ConfigError, IllegalActionError, UsageError
 
@@ -26,13 +25,7 @@ _GAME = re.compile(r"^game (\d+):")
 
 
 class _Snapshot:
-    """A shard's state before a step: copies of its arrays, restorable in place.
-
-    Arrays are written back into the same objects (``arr[...] = copy``), so
-    views stay views: the shard's rows of the shared observation and mask,
-    and any array two attributes share. Plain attributes (ints, bools, None)
-    are set back as they were.
-    """
+    """A shard's state before a step: copies of its arrays, restored in place (views stay views)."""
 
     def __init__(self, shard: Any, shared: tuple[np.ndarray, ...]) -> None:
         self.shard = shard
@@ -108,12 +101,9 @@ class ShardedEngine:
     def step(self, actions: Any, active: Any = None) -> StepResult:
         """One action in every (active) game, the shards in parallel; all or nothing.
 
-        Each shard copies its state (every array it holds, and its rows of the
-        shared observation and mask) before it steps. If any shard raises (an
-        illegal action, bad ``active`` flags, or anything else), every shard
-        is put back as it was, so the batch is exactly as before the call, and
-        the first error in game order is raised. The copy costs about a tenth
-        of a Scum or Scum Party step, more for Scandal (its observation is large).
+        Each shard copies its state before it steps (about a tenth of a Scum
+        step); if any shard raises, every shard is put back as it was and the
+        first error in game order is raised.
 
         Raises:
             IllegalActionError: not ``N`` actions, or an action a shard refuses
@@ -172,11 +162,7 @@ class ShardedEngine:
             sh.autoreset = bool(value)
 
     def restart_games(self, games: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Restart the games flagged in ``games`` (``[N]`` bools), each in its shard.
-
-        Returns:
-            ``(obs, mask, to_act)`` of every game, as after `step`.
-        """
+        """Restart the games flagged in ``games`` (``[N]`` bools); ``(obs, mask, to_act)``."""
         flags = np.asarray(games, dtype=bool).reshape(-1)
         if flags.shape[0] != self.num_games:
             raise UsageError(f"restart_games needs {self.num_games} flags, got {flags.shape[0]}")
@@ -185,16 +171,8 @@ class ShardedEngine:
 
     def observe_as(self, player: Any) -> np.ndarray:
         """A new ``[N, obs_dim]``: each game as ``player`` sees it (an int or ``[N]`` ids)."""
-        if isinstance(player, int | np.integer) and not isinstance(player, bool | np.bool_):
-            views = [shard.observe_as(player) for shard in self.shards]
-        else:
-            ids = np.asarray(player)
-            if ids.shape != (self.num_games,):
-                raise UsageError(
-                    f"observe_as: player must be an int or {self.num_games} player ids, "
-                    f"got shape {ids.shape}"
-                )
-            views = [shard.observe_as(ids[s]) for shard, s in zip(self.shards, self.slices)]
+        ids = check_players(self.xp, player, self.num_games, self.num_players)
+        views = [sh.observe_as(ids[s]) for sh, s in zip(self.shards, self.slices, strict=True)]
         return np.concatenate([np.asarray(v) for v in views], axis=0)
 
     def to_act(self) -> np.ndarray:

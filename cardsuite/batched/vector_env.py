@@ -1,16 +1,11 @@
 """Train one learning seat on any batched engine: a Gymnasium vector env and an SB3 adapter.
 
-[`BatchedVectorEnv`][cardsuite.batched.vector_env.BatchedVectorEnv] wraps a
-[`BatchedEngine`][cardsuite.batched.protocol.BatchedEngine] of ``num_envs`` games:
-player ``learner`` learns in every game, the other seats are played inside the
-batch by `BatchPolicy` opponents, and each ``step`` returns the learner's next
-decision in every game with its rewards summed since its last one. Finished
-games restart in the same step (Gymnasium's ``SAME_STEP``); the final
-observations come in ``info["final_obs"]`` as Gymnasium 1.x returns them, and
-an episode the engine reports ``truncated`` is returned as truncated
-(``docs/batched.md``, "Training: one learning seat"). [`sb3_vec_env`][cardsuite.batched.vector_env.sb3_vec_env]
-wraps one as a ``stable_baselines3`` ``VecEnv`` for ``MaskablePPO`` (SB3 is
-imported only then).
+[`BatchedVectorEnv`][cardsuite.batched.vector_env.BatchedVectorEnv]: player
+``learner`` learns in every game, the other seats are played inside the batch
+by `BatchPolicy` opponents, and each ``step`` returns the learner's next
+decision with its rewards since the last one. Finished games restart in the
+same step (``SAME_STEP``; ``info["final_obs"]`` as Gymnasium 1.x returns it).
+[`sb3_vec_env`][cardsuite.batched.vector_env.sb3_vec_env] wraps one for ``MaskablePPO``.
 """
 
 from __future__ import annotations
@@ -118,11 +113,9 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """The learner acts in every game; the other seats play until its next turn.
 
-        Returns:
-            ``(obs, reward, terminated, truncated, info)``; ``info`` holds
-            ``action_mask``, ``episode_length`` and, when a game ended,
-            ``final_obs`` / ``_final_obs`` / ``final_info`` / ``_final_info``
-            (see the module documentation).
+        Returns ``(obs, reward, terminated, truncated, info)``; ``info`` holds
+        ``action_mask``, ``episode_length`` and, when a game ended, ``final_obs``,
+        ``_final_obs``, ``final_info`` and ``_final_info``.
         """
         if self._obs is None:
             raise ConfigError("call reset() before step()")
@@ -164,11 +157,8 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         return self.engine.xp.to_numpy(flags).astype(bool)
 
     def _finish(self, done: np.ndarray, lengths: np.ndarray) -> dict[str, Any]:
-        """The final observations of the ``done`` games, then restart them.
-
-        The restarted games are played up to the learner's first decision;
-        the learner's rewards on the way are kept for the next step.
-        """
+        """The final observations of the ``done`` games, then restart them (played to the
+        learner's first decision; its rewards on the way are kept for the next step)."""
         final = self._host(self.engine.observe_as(self.learner))
         final_obs = np.full(self.num_envs, None, dtype=object)
         for i in np.flatnonzero(done):
@@ -197,11 +187,8 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         *,
         only: np.ndarray | None = None,
     ) -> None:
-        """Let the other seats play until the learner is to act in every game.
-
-        With the engine's autoreset off, a game that ended (``done`` grows as
-        games end) waits for `_finish`; ``only`` limits the play to some games.
-        """
+        """Let the other seats play until the learner is to act in every game (a game that
+        ended waits for `_finish`; ``only`` limits the play to some games)."""
         eng, xp = self.engine, self.engine.xp
         while True:
             to_act = eng.to_act()
@@ -224,11 +211,9 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
 class GameVectorEnv(BatchedVectorEnv):
     """A `BatchedVectorEnv` that builds its game's engine (``ENGINE``) of ``num_envs`` games.
 
-    Args:
-        num_envs: number of games.
-        learner, opponents, seed: as `BatchedVectorEnv`.
-        backend, device: the engine's backend (outputs are numpy either way).
-        **config: the game's config fields.
+    ``learner``, ``opponents`` and ``seed`` are as `BatchedVectorEnv`'s;
+    ``backend`` and ``device`` the engine's (outputs are numpy either way);
+    ``**config`` the game's config fields.
     """
 
     #: The game's batched engine class, ``cls(num_games, backend=, device=, **config)``.

@@ -1,19 +1,5 @@
-"""One action in every game of a `BatchedScandal`.
-
-Each action kind runs on the subset of games that chose it (a handful of
-array operations per kind, no loop over games), in the order of the
-per-game engine's ``apply``:
-
-* the stock (S3; S4: an empty stock is the pile turned over, oldest discard
-  on top; S7: a one-card pile turned over is the top discard, which may then
-  not be discarded this turn);
-* the discard at depth ``d`` with every card above it (S3: the duty to meld
-  a deep card; S7: the top discard may not be discarded this turn);
-* a meld started with its title, a card added, a meld finished (S5), a
-  lay-off (S6, credited to the player who lays it);
-* a discard, which ends the turn (S7), the hand when it was the last card
-  (S8), or the hand as blocked at ``max_turns`` (S4).
-"""
+"""One action in every game of a `BatchedScandal`: each action kind on the subset of
+games that chose it, no loop over games, as the per-game engine's ``apply`` (S3–S8)."""
 
 from __future__ import annotations
 

@@ -1,24 +1,17 @@
 """Per-game states into batched rows: `load_states` (the search's state bridge).
 
-A search (``cardsuite.agents.search.batched``) grows its tree on per-game
-[`scandal_env.state.State`][scandal_env.state.State] objects and evaluates the leaves in one
-[`BatchedScandal`][scandal_env.batched.engine.BatchedScandal] call: each leaf state is
-written into one row of the engine's arrays, exactly as if the engine had
-played that row to the same position, after which ``step`` continues every
-row as ``scandal_v0`` would (observations, masks and rewards bit for bit;
-``tests/agents/test_search_batched.py`` checks that against the per-game env).
-
-Only the state of the hand in play is carried over (the engine's deal
-counters are not): rows that finish a hand with ``episode="game"`` deal the
-next hand from the engine's own streams, so a search that loads states should
-build the engine with ``episode="hand"`` and ``autoreset=False``.
+A search grows its tree on per-game [`scandal_env.state.State`][scandal_env.state.State]
+objects and evaluates the leaves in one [`BatchedScandal`][scandal_env.batched.engine.BatchedScandal]
+call: each leaf is written into one row, after which ``step`` continues every
+row as ``scandal_v0`` would. Only the hand in play is carried over (not the
+deal counters), so a search builds the engine with ``episode="hand"`` and
+``autoreset=False``.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -42,8 +35,6 @@ def state_rows(states: Sequence[State], num_players: int, n: int, ns: int) -> di
             raise UsageError(
                 f"load_states: state {i} has hands {s.hands.shape}, the engine {(p, n)}"
             )
-    if not m:
-        return _empty_rows(p, n, ns)
     # the piles and stocks, bottom first: every row's cards at once
     pile_len, rows, cols, cards = _ragged([s.pile for s in states])
     pile_arr = np.zeros((m, n), np.int64)
@@ -53,7 +44,7 @@ def state_rows(states: Sequence[State], num_players: int, n: int, ns: int) -> di
     stock_len, rows, cols, cards = _ragged([s.stock for s in states])
     stock_arr = np.zeros((m, n), np.int64)
     stock_arr[rows, cols] = cards
-    placed_by = np.stack([s.placed_by for s in states]).astype(np.int8)
+    placed_by = np.array([s.placed_by for s in states], np.int8).reshape(m, n)
     # each player's table points (S9): the values of the cards they placed
     table_pts = np.zeros((m, p), np.int64)
     decks = {id(s.rules.deck): s.rules.deck for s in states}
@@ -65,13 +56,13 @@ def state_rows(states: Sequence[State], num_players: int, n: int, ns: int) -> di
     live = [not (s.done or s.hand_over) for s in states]
     hand_numbers = np.array([s.hand_number for s in states], np.int64)
     return {
-        "hands": np.stack([s.hands for s in states]).astype(bool),
-        "known": np.stack([s.known for s in states]).astype(bool),
-        "counts": np.array([s.hand_counts for s in states], np.int64),
+        "hands": np.array([s.hands for s in states], bool).reshape(m, p, n),
+        "known": np.array([s.known for s in states], bool).reshape(m, p, n),
+        "counts": np.array([s.hand_counts for s in states], np.int64).reshape(m, p),
         "placed_by": placed_by,
-        "meld_owner": np.stack([s.meld_owner for s in states]).astype(np.int8),
+        "meld_owner": np.array([s.meld_owner for s in states], np.int8).reshape(m, ns),
         "table_pts": table_pts,
-        "build": np.stack([s.build for s in states]).astype(bool),
+        "build": np.array([s.build for s in states], bool).reshape(m, n),
         "build_scandal": np.array([s.build_scandal for s in states], np.int64),
         "pile_arr": pile_arr,
         "pile_pos": pile_pos,
@@ -89,7 +80,7 @@ def state_rows(states: Sequence[State], num_players: int, n: int, ns: int) -> di
         "dealer": np.array([s.dealer for s in states], np.int64),
         "hand_no": hand_numbers,
         "deals": hand_numbers + 1,
-        "scores": np.stack([s.scores for s in states]).astype(np.int64),
+        "scores": np.array([s.scores for s in states], np.int64).reshape(m, p),
         "hand_end": np.full(m, END_NONE, np.int64),
         "game_over": np.array([s.game_over for s in states], bool),
     }
@@ -106,29 +97,10 @@ def _ragged(lists: list[list[int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     return lengths, rows, cols, cards
 
 
-def _empty_rows(p: int, n: int, ns: int) -> dict[str, np.ndarray]:
-    """`state_rows` of no state."""
-    shapes: dict[str, tuple[tuple[int, ...], Any]] = {
-        "hands": ((p, n), bool), "known": ((p, n), bool), "counts": ((p,), np.int64),
-        "placed_by": ((n,), np.int8), "meld_owner": ((ns,), np.int8),
-        "table_pts": ((p,), np.int64), "build": ((n,), bool), "build_scandal": ((), np.int64),
-        "pile_arr": ((n,), np.int64), "pile_pos": ((n,), np.int8), "pile_len": ((), np.int64),
-        "stock_arr": ((n,), np.int64), "stock_len": ((), np.int64), "stock_public": ((), bool),
-        "cur": ((), np.int64), "phase": ((), np.int64), "duty": ((), np.int64),
-        "forbidden": ((), np.int64), "turn": ((), np.int64), "dealer": ((), np.int64),
-        "hand_no": ((), np.int64), "deals": ((), np.int64), "scores": ((p,), np.int64),
-        "hand_end": ((), np.int64), "game_over": ((), bool),
-    }  # fmt: skip
-    return {name: np.zeros((0, *shape), dtype) for name, (shape, dtype) in shapes.items()}
-
-
 def load_states(eng: BatchedScandal, states: Sequence[State]) -> tuple[Array, Array, Array]:
     """Write ``states`` into rows ``0 .. len(states) - 1`` of ``eng``; return ``(obs, mask, to_act)``.
 
-    Rows past the states are set over (they do not move, and have an all-zero
-    mask, when the engine has ``autoreset=False``). A state whose hand is
-    over is loaded over too. The returned buffers are the engine's, as after
-    ``reset``.
+    Rows past the states, and states whose hand is over, are set over.
 
     Raises:
         UsageError: more states than rows, or a state of another player count or deck.
@@ -138,10 +110,8 @@ def load_states(eng: BatchedScandal, states: Sequence[State]) -> tuple[Array, Ar
 
 
 def write_states(eng: BatchedScandal, states: Sequence[State]) -> None:
-    """`load_states` without the observation and mask: only the state arrays are written.
-
-    For a caller that reads the state arrays alone (the compiled rollouts,
-    ``cardsuite.agents.search.kernels.scandal_heuristic``); ``step`` needs the mask `load_states` writes.
+    """`load_states` without the observation and mask, for a caller that reads the state
+    arrays alone (the compiled rollouts; ``step`` needs the mask `load_states` writes).
 
     Raises:
         UsageError: more states than rows, or a state of another player count or deck.

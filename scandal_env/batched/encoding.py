@@ -1,16 +1,13 @@
 """Observations of a batch of Scandal games, bit-identical to ``scandal_v0``'s.
 
-The layout is `scandal_env.encoding.obs_spec` of the game's rules. Each
-game is observed by its player to act; per-player pieces are in relative turn
-order starting with that player (relative seat ``i`` is player
-``(to_act + i) % P``). Fractions use the per-game encoder's float64
-arithmetic, rounded once to float32 (hand points are the exact integer sum
-divided by 100), so both encoders give the same bits on numpy and torch.
+The layout of `scandal_env.encoding.obs_spec`, observed by each game's player
+to act (relative seat ``i`` is player ``(to_act + i) % P``). Fractions use the
+per-game encoder's float64 arithmetic, rounded once to float32.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -18,11 +15,6 @@ from cardsuite.batched.backend import Array, Backend
 from cardsuite.obsspec import ObsSpec
 from scandal_env.batched.consts import BUILD, DRAW, MELD
 from scandal_env.batched.tables import DeckTables
-
-
-def float64(xp: Backend) -> Any:
-    """The float64 dtype of ``xp`` (the per-game encoder's arithmetic)."""
-    return np.float64 if xp.name == "numpy" else xp.torch.float64  # type: ignore[attr-defined]
 
 
 class ObsState(Protocol):
@@ -70,22 +62,18 @@ class BatchObserver:
         self.phases: Array | None = None
 
     def write(self, eng: ObsState, obs: Array, hand: Array, seat: Array | None = None) -> None:
-        """Fill ``obs`` (float32 ``[N, D]``) for the players to act; ``hand`` is theirs.
+        """Fill ``obs`` (float32 ``[N, D]``) for the players to act (or, with ``seat``, for
+        those player ids); ``hand`` is the observer's.
 
-        With ``seat`` (int64 ``[N]`` player ids) each game is observed by that
-        player instead (``hand`` must then be theirs): relative seats start at
-        the observer and ``to_act`` marks the acting player's relative seat,
-        as ``scandal_v0``'s ``observe`` of any agent.
-
-        The 0/1 pieces go into an int8 staging array (cheap byte copies), cast
-        to float32 in one pass; the fractions are then written over it.
+        The 0/1 pieces go into an int8 staging array cast to float32 in one
+        pass; the fractions are written over it.
         """
         xp, t, sl, p, n = eng.xp, eng.t, self.sl, self.P, self.n
         ns = t.ns
         g = eng.cur.shape[0]
         st = self._stage(xp, g)
         small = xp.small
-        f64 = float64(xp)
+        f64 = xp.float64
         cur = eng.cur if seat is None else seat
         rel = (cur[:, None] + xp.arange(p)[None, :]) % p  # [N, P] player of relative seat i
         rel8 = xp.astype(rel, xp.int8)
@@ -148,12 +136,8 @@ class BatchObserver:
 
 
 def observe_seats(eng: ObsState, observer: BatchObserver, seat: Array, obs_dim: int) -> Array:
-    """A new float32 ``[N, obs_dim]``: every game as player ``seat[g]`` sees it.
-
-    Reads the state only (the engine's own observation and mask buffers are
-    not touched); the observer's int8 staging array is reused, which is safe
-    because every call rewrites all of its 0/1 columns.
-    """
+    """A new float32 ``[N, obs_dim]``: every game as player ``seat[g]`` sees it (the
+    engine's buffers untouched; the staging array is rewritten in full)."""
     xp, n = eng.xp, eng.t.n
     g = seat.shape[0]
     hand = xp.take_rows(eng.hands.reshape(-1, n), eng.rows * eng.P + seat)

@@ -1,23 +1,12 @@
-"""The legal mask of a batch of Scandal games: the per-game mask as array operations.
+"""The legal mask of a batch of Scandal games: [`scandal_env.masks.legal_mask`][scandal_env.masks.legal_mask]
+as array operations, look-ahead included.
 
-It reproduces [`scandal_env.masks.legal_mask`][scandal_env.masks.legal_mask] exactly, look-ahead
-included: the mask only offers steps from which the turn can still end with
-a legal discard.
-
-* Draw phase: the stock (S4: an empty stock is the pile turned over), the top
-  discard, and a deeper discard only if its card can then be melded or laid
-  off with a card left over (S3, S8). For every scandal the engine finds the
-  smallest pile depth at which hand + taken cards hold its minimal meld
-  (title, a blue or green card, one more, S5): the depth of the title, of the
-  first blue/green card and of the second non-title card, whichever is
-  deepest. A card at depth ``d`` may be drawn if one of its scandals is melded
-  or reaches its minimal meld by depth ``d`` with four cards in hand.
-* Meld phase: with a pending duty (S3) only the steps that meld that card;
-  otherwise discards (not the top discard drawn this turn, S7), lay-offs (S6)
-  and new melds (S5) that keep a discardable card (S8).
-* Build phase: the cards whose addition keeps the meld completable with a
-  discardable card left (``_completable`` of the per-game engine, for every
-  card at once), and finishing a valid meld once the duty card is in it.
+In the draw phase, for every scandal the smallest pile depth at which hand +
+taken cards hold its minimal meld (title, a blue or green card, one more, S5)
+is the deepest of those three cards' depths; a card at depth ``d`` may be
+drawn if one of its scandals is melded or reached by depth ``d`` with four
+cards in hand (S3, S8). The build phase runs the per-game ``_completable``
+for every card at once.
 """
 
 from __future__ import annotations
@@ -71,10 +60,7 @@ def _two_least(xp: Backend, cols: Array) -> tuple[Array, Array]:
 
 
 def write_mask(eng: MaskState, mask: Array, hand: Array, size: Array) -> None:
-    """Write every game's legal mask into ``mask`` (bool ``[N, A]``).
-
-    Each phase's part is computed on the games in that phase only; a
-    finished game (``OVER``) gets an all-zero mask.
+    """Write every game's legal mask into ``mask`` (bool ``[N, A]``; all zero when over).
 
     Args:
         eng: the engine's state.

@@ -1,11 +1,5 @@
-"""Preset first deals of `BatchedScandal.reset`, checked on the host.
-
-A preset gives every game's hands (bool ``[N, P, n]`` by player id), discard
-pile and stock (card ids ``[N, n]``, top first, padded with -1), optionally
-the dealers ``[N]`` and the game totals ``[N, P]``. Bad input raises
-[`PresetError`][cardsuite.errors.PresetError] naming the field and the first game
-at fault; nothing is changed then.
-"""
+"""Preset first deals of `BatchedScandal.reset`, checked on the host: bad input raises
+[`PresetError`][cardsuite.errors.PresetError] naming the field and the first game at fault."""
 
 from __future__ import annotations
 
@@ -15,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cardsuite.batched.backend import Array, Backend
+from cardsuite.batched.checks import preset_ints
 from cardsuite.errors import PresetError
 
 if TYPE_CHECKING:
@@ -46,10 +41,7 @@ def _first_bad(bad: np.ndarray) -> int:
 
 
 def _ints(x: Any, name: str, shape: tuple[int, ...]) -> np.ndarray:
-    arr = np.asarray(x)
-    if arr.shape != shape or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
-        raise PresetError(f"preset {name} must be integers of shape {list(shape)}, got {arr.shape}")
-    return arr.astype(np.int64)
+    return preset_ints(name, x, shape, "integers").astype(np.int64)
 
 
 def _bottom_first(top_first: np.ndarray) -> np.ndarray:

@@ -28,15 +28,11 @@ class DeckTables:
         is_title, is_bg: bool[n]; value: int64[n] (S1 points).
         title_of: int64[ns] the title card of each scandal.
         pair_card, pair_scandal: int64[npairs] the lay-off layout (S6).
-        cards_pad: int64[ns, L] the cards of each scandal (title included),
-            padded with ``n`` (a column past the last card).
-        cards_bg, cards_nt: bool[ns, L] which of those are blue/green, non-title.
         nt_pad, bg_pad: int64[ns, *] the non-title and the blue/green cards of
-            each scandal, padded with ``n``.
-        scandals_pad: int64[n, M] the scandals of each card, padded with ``ns``;
-            ``first_scandal`` its first column.
+            each scandal, padded with ``n`` (a column past the last card).
+        first_scandal: int64[n] the first scandal of each card.
         multi, multi_scandals: the cards of several scandals (gold, S1) and
-            their rows of ``scandals_pad``.
+            their scandals, padded with ``ns``.
         layout: the action layout.
     """
 
@@ -51,21 +47,10 @@ class DeckTables:
         member = np.asarray(deck.member, dtype=bool)
         is_title = np.asarray(deck.is_title, dtype=bool)
         is_bg = np.asarray(deck.is_bg, dtype=bool)
-        width = int(member.sum(axis=0).max())
-        cards_pad = np.full((ns, width), n, dtype=np.int64)
-        for s in range(ns):
-            cs = np.flatnonzero(member[:, s])
-            cards_pad[s, : cs.size] = cs
-        is_bg_ext = np.append(is_bg, False)
-        nt_ext = np.append(~is_title, False)
         nt_pad = _padded([np.flatnonzero(member[:, s] & ~is_title) for s in range(ns)], n)
         bg_pad = _padded([np.flatnonzero(member[:, s] & is_bg) for s in range(ns)], n)
         gold = np.flatnonzero(member.sum(axis=1) > 1)
-        most = int(member.sum(axis=1).max())
-        scandals_pad = np.full((n, most), ns, dtype=np.int64)
-        for c in range(n):
-            ss = np.flatnonzero(member[c])
-            scandals_pad[c, : ss.size] = ss
+        scandals_pad = _padded([np.flatnonzero(member[c]) for c in range(n)], ns)
         as_ = xp.asarray
         self.member: Array = as_(member, xp.bool)
         self.member_t: Array = as_(member.T.copy(), xp.bool)
@@ -83,10 +68,6 @@ class DeckTables:
             run += 1
         #: pairs ``0 .. run-1`` are cards ``lo .. hi-1`` in order (the one-scandal cards)
         self.pair_run = (int(pcard[0]), int(pcard[0]) + run) if pcard.size else (0, 0)
-        self.cards_pad: Array = as_(cards_pad, xp.int64)
-        self.cards_bg: Array = as_(is_bg_ext[cards_pad], xp.bool)
-        self.cards_nt: Array = as_(nt_ext[cards_pad], xp.bool)
-        self.scandals_pad: Array = as_(scandals_pad, xp.int64)
         self.first_scandal: Array = as_(scandals_pad[:, 0].copy(), xp.int64)
         self.nt_pad: Array = as_(nt_pad, xp.int64)
         self.bg_pad: Array = as_(bg_pad, xp.int64)
@@ -97,10 +78,6 @@ class DeckTables:
         self.card_ar: Array = xp.arange(n)
         self.depth8: Array = as_(np.arange(n), xp.int8)
         self.scandal_ar: Array = xp.arange(ns)
-        self.slot_ar: Array = xp.arange(cards_pad.shape[1])
-        # discard_depth of the observation: the per-game encoder's float32 table.
-        depth = np.arange(n, dtype=np.float32) / max(1, n - 1)
-        self.depth: Array = as_(depth, xp.float32)
 
 
 def _padded(rows: list[np.ndarray], pad: int) -> np.ndarray:

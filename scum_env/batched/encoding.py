@@ -1,14 +1,9 @@
 """Observations and action masks of a batch of Scum games, as array operations.
 
-The layout is exactly `scum_env.encoding.observation_spec` and the
-action table of `scum_env.rules.Rules`, so a policy trained on
-``scum_v0`` runs unchanged on the batched engine. Each game is observed by its
-player to act; per-player pieces are in relative turn order starting with that
-player. The engine holds per-player state by *role position* (0 = President),
-so "relative order" is a roll of the position axis by the actor's position.
-
-Fractions are read from lookup tables built with the same float64 arithmetic
-the per-game encoder uses, so both encoders give bit-identical float32 values.
+The layout of `scum_env.encoding.observation_spec` and `scum_env.rules.Rules`,
+observed by each game's player to act; relative order is a roll of the role
+position axis. Fractions come from lookup tables built with the per-game
+encoder's float64 arithmetic, so both encoders give bit-identical values.
 """
 
 from __future__ import annotations
@@ -39,17 +34,10 @@ class BatchEncoder:
         self.rules = rules
         self.xp = xp
         self.spec = observation_spec(rules)
-        n, k = rules.num_players, rules.num_slots
-        c = rules.max_count
-        self.num_games = num_games
+        n, c = rules.num_players, rules.max_count
         self.has_give = rules.num_actions > rules.give_base
-        self.slot_ar = xp.arange(k)
         self.pos_ar = xp.arange(n)
         self.count_ar = xp.asarray(np.arange(1, c + 1), xp.int8)
-        special0 = np.zeros((c, k), dtype=bool)
-        special0[0] = rules.cards.special
-        self.special0 = xp.asarray(special0, xp.bool)
-        self.cidx = xp.arange(c)
         roles = np.zeros((n, n * NUM_ROLES), dtype=np.float32)
         for p in range(n):
             for i in range(n):
@@ -111,10 +99,8 @@ class BatchEncoder:
     def observe(self, eng: BatchedScum, hand: Array) -> Array:
         """Write every game's observation (by its player to act) into the shared buffer.
 
-        Integer pieces are written into an int8 staging array (narrow int8
-        writes are cheap), cast to float32 in one contiguous pass, and the
-        fractional pieces (finish rank, scores, give-backs left) are then
-        written in float32.
+        Integer pieces go into an int8 staging array (cheap narrow writes), cast
+        to float32 in one pass; the fractional pieces are written after.
         """
         xp = self.xp
         n, k = self.rules.num_players, self.rules.num_slots

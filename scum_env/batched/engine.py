@@ -1,14 +1,11 @@
 """BatchedScum: N independent Scum games (4J rules, J1–J9) held as arrays.
 
-Per-player state is indexed by *role position* (0 = President ... P-1 =
-Scum), the turn order of J3, so the next player, the trades of J5 and the
-observer's relative order are plain index arithmetic; ``order[g, j]`` is the
-player id seated at position ``j``. Actions, the player to act and rewards
-are by player id, exactly as in ``scum_v0``. The common path (a play or a
-pass, the next player, the mask and the observation) is full-width and
-branch-free; rare events (trades, ends of rounds and series, restarts) run on
-the games they concern. Episodes and restarts follow ``scum_v0``
-(``docs/batched.md``).
+Per-player state is indexed by *role position* (0 = President, the J3 turn
+order), so turns, trades and relative order are index arithmetic;
+``order[g, j]`` is the player id at position ``j``. Actions, the player to
+act and rewards are by player id, as in ``scum_v0``. The common path is
+full-width and branch-free; rare events (trades, ends of rounds and series,
+restarts) run on the games they concern.
 """
 
 from __future__ import annotations
@@ -19,19 +16,12 @@ import numpy as np
 
 from cardsuite.batched.arrays import ArrayGames
 from cardsuite.batched.backend import Array
-from cardsuite.batched.deal import TAG_ROLES, split_seed, stream_keys
+from cardsuite.batched.checks import check_players, preset_ints, preset_seating, trade_flags
+from cardsuite.batched.deal import TAG_ROLES, permutations, split_seed
 from cardsuite.batched.protocol import StepResult
 from cardsuite.errors import PresetError, UsageError
 from scum_env.batched.encoding import BatchEncoder
-from scum_env.batched.presets import (
-    check_hands,
-    check_roles,
-    check_scores,
-    check_trades_leave_cards,
-)
-from scum_env.batched.series import BIG, end_series, restart, start_series
-from scum_env.batched.trades import give_back
-from scum_env.batched.views import game_view, observe_players
+from scum_env.batched.series import BIG, end_series, give_back, restart, start_series
 from scum_env.config import ScumConfig
 from scum_env.phase import Phase
 from scum_env.rules import Rules, scum_rules
@@ -45,11 +35,7 @@ class BatchedScum(ArrayGames):
     """N Scum games stepped together, on numpy or torch (CPU or GPU).
 
     Arguments as [`ArrayGames`][cardsuite.batched.arrays.ArrayGames];
-    ``**config`` are [`ScumConfig`][scum_env.config.ScumConfig] fields (every J9
-    option). `step` returns a [`StepResult`][cardsuite.batched.StepResult]:
-    ``obs`` and ``mask`` are the engine's reused buffers; for a game that
-    finished (``done``), ``rewards`` holds its episode rewards and
-    ``obs``/``mask``/``to_act`` already describe the restarted game.
+    ``**config`` are [`ScumConfig`][scum_env.config.ScumConfig] fields.
     """
 
     CONFIG = ScumConfig
@@ -129,26 +115,22 @@ class BatchedScum(ArrayGames):
                 or ``[N]`` bools.
             scores: preset game totals ``[N, P]`` by player id.
         """
-        xp = self.xp
+        xp, g, n = self.xp, self.num_games, self.P
         # Every input is checked before any game changes (a refused reset changes nothing).
         split_seed(seed)
         every = self.rows
         if roles is not None:
-            order = xp.asarray(check_roles(self, roles), xp.int64)
-        else:  # the seeded draw of _draw_roles, for deal number 0 (J3)
-            zero = xp.zeros((self.num_games,), xp.int64)
-            keys = stream_keys(xp, seed, TAG_ROLES, every + self.game_offset, zero, self.P)
-            order = xp.argsort(keys, axis=1)
-        sc = None if scores is None else check_scores(self, scores)
-        if isinstance(trade, bool):
-            trade_flags = np.full(self.num_games, trade)
-        else:
-            trade_flags = np.asarray(trade)
-            if trade_flags.dtype != np.bool_ or trade_flags.shape != (self.num_games,):
-                raise PresetError(f"reset option 'trade' must be a bool or {self.num_games} bools")
-        preset = None if hands is None else check_hands(self, hands)
-        if preset is not None:
-            check_trades_leave_cards(self, preset, np.asarray(xp.to_numpy(order)), trade_flags)
+            order = xp.asarray(preset_seating("roles", roles, g, n), xp.int64)
+        else:  # the seeded draw of draw_roles, for deal number 0 (J3)
+            zero = xp.zeros((g,), xp.int64)
+            order = permutations(xp, seed, TAG_ROLES, every + self.game_offset, zero, n)
+        sc = None
+        if scores is not None:
+            sc = preset_ints("scores", scores, (g, n), "integers")
+            if sc.min() < 0 or sc.max() >= self.rules.target:
+                raise PresetError(f"preset scores must be from 0 to {self.rules.target - 1}")
+        flags = trade_flags(trade, g)
+        preset = None if hands is None else self._check_hands(hands, xp.to_numpy(order), flags)
         self.seed = seed
         self.deals[:] = 0
         self.series[:] = 0
@@ -156,10 +138,29 @@ class BatchedScum(ArrayGames):
         self.order[:] = order
         if sc is not None:
             self.scores[:] = xp.take_along(xp.asarray(sc, xp.int64), self.order, 1)
-        start_series(self, every, xp.asarray(trade_flags, xp.bool), preset)
+        start_series(self, every, xp.asarray(flags, xp.bool), preset)
         self.done[:] = False
         self.rewards[:] = 0.0
         return self._observe()
+
+    def _check_hands(self, hands: Any, order: np.ndarray, trade: np.ndarray) -> np.ndarray:
+        """Preset hands ``[N, P, K]`` that fit the pack and survive the trades (J5)."""
+        arr = preset_ints("hands", hands, (self.num_games, self.P, self.K), "card counts")
+        if arr.min() < 0 or np.any(arr.sum(axis=1) > self.rules.deck[None, :]):
+            raise PresetError("preset hands hold more cards of some slot than the pack")
+        if np.any(arr.sum(axis=2) == 0):
+            raise PresetError("every preset hand must hold at least one card")
+        if self.P >= 5:  # the President gets the Scum's two highest and gives two back
+            rows = np.arange(self.num_games)
+            president = arr[rows, order[:, 0]].sum(axis=1)
+            scum = arr[rows, order[:, -1]].sum(axis=1)
+            bad = np.flatnonzero(trade & (president == 1) & (scum == 1))
+            if bad.size:
+                raise PresetError(
+                    f"game {int(bad[0])}: preset hands leave the President with no cards once "
+                    "the trades are done (J5); give the President or the Scum a second card"
+                )
+        return arr
 
     def _running(self) -> Array:
         return self.phase != OVER
@@ -287,13 +288,8 @@ class BatchedScum(ArrayGames):
         return obs, self._mask_out(mask), self.to_act()
 
     def observe_as(self, player: Any) -> Array:
-        """A new ``[N, obs_dim]`` float32: each game's observation from player id ``player``'s seat.
-
-        The encoder's view with ``player`` as the observer (``player`` may
-        also be ``[N]`` ids, one per game), as trainers bootstrap a seat's
-        open transition at the end of a rollout. Nothing of the engine
-        changes: not its state, not the observation and mask buffers
-        `step` returned.
+        """A new ``[N, obs_dim]`` float32: each game as player id ``player`` (or ``[N]`` ids)
+        sees it; nothing of the engine changes.
 
         Raises:
             UsageError: before `reset`, or a bad ``player`` (not ids ``0 .. n-1``).
@@ -303,11 +299,52 @@ class BatchedScum(ArrayGames):
         return observe_players(self, player)
 
     def game_view(self, g: int) -> dict[str, Any]:
-        """Game ``g`` by player id, as numpy (for tests, debugging and rendering).
-
-        Keys: ``hands``, ``given``, ``received`` ``[P, K]``; ``dealt`` (this
-        series' hands before the trades, valid until the first play);
-        ``order`` (player ids, President first); ``scores``; ``finish``
-        (players out so far, in order); ``phase``, ``to_act``, ``series``.
-        """
+        """Game ``g`` by player id, as numpy (for tests, debugging and rendering): ``hands``,
+        ``given``, ``received``, ``dealt`` (before the trades), ``order``, ``scores``,
+        ``finish``, ``phase``, ``to_act``, ``series``."""
         return game_view(self, g)
+
+
+def game_view(eng: BatchedScum, g: int) -> dict[str, Any]:
+    """Game ``g`` by player id, as numpy (`BatchedScum.game_view`)."""
+    xp = eng.xp
+    order = xp.to_numpy(eng.order[g])
+    inv = np.argsort(order)
+
+    def by_player(x: Array) -> np.ndarray:
+        return np.asarray(xp.to_numpy(x[g]))[inv]
+
+    hands, given, received = (
+        by_player(eng.hands),
+        by_player(eng.given),
+        by_player(eng.received),
+    )
+    fin = xp.to_numpy(eng.finish[g])
+    out_pos = [int(j) for j in np.argsort(fin, kind="stable") if fin[j] > 0]
+    return {
+        "hands": hands.astype(np.int16),
+        "given": given.astype(np.int16),
+        "received": received.astype(np.int16),
+        "dealt": (hands.astype(np.int16) + given - received),
+        "order": [int(v) for v in order],
+        "scores": by_player(eng.scores).astype(np.int64),
+        "finish": [int(order[j]) for j in out_pos],
+        "phase": int(xp.to_numpy(eng.phase[g])),
+        "to_act": int(order[int(xp.to_numpy(eng.actor[g]))]),
+        "series": int(xp.to_numpy(eng.series[g])),
+    }
+
+
+def observe_players(eng: BatchedScum, player: Any) -> Array:
+    """A new ``[N, obs_dim]``: each game as ``player`` (an id or ``[N]`` ids) sees it now."""
+    xp = eng.xp
+    ids = check_players(xp, player, eng.num_games, eng.P)
+    saved = xp.copy(eng.actor)
+    eng.actor[:] = xp.argmax(eng.order == ids[:, None], 1)
+    hand = xp.take_rows(eng.hands.reshape(-1, eng.K), eng.flat_actor())
+    view = xp.copy(eng.encoder.observe(eng, hand))
+    give = eng.encoder.spec.slices["give_backs_left"].start
+    view[:, give] = xp.where(eng.actor == saved, view[:, give], 0.0)  # the giver's alone
+    eng.actor[:] = saved
+    eng._observe()  # the encoder writes into the shared buffer: rebuild it in place
+    return view

@@ -1,10 +1,5 @@
-"""Batched policies for Scum: the lowest-first heuristic, beside the shared ones.
-
-The game-agnostic [`RandomPolicy`][scum_env.batched.policies.RandomPolicy], [`sb3_policy`][scum_env.batched.policies.sb3_policy] and the
-``BatchPolicy`` type live in `cardsuite.batched.policies` (re-exported
-here). `LowestFirstPolicy` reads the action table of a
-`Rules`, so it plays Scum Party tables too.
-"""
+"""Batched policies for Scum: the lowest-first heuristic, beside the shared ones
+(`RandomPolicy`, `sb3_policy`, ``BatchPolicy``, re-exported from `cardsuite.batched.policies`)."""
 
 from __future__ import annotations
 
@@ -27,12 +22,8 @@ __all__ = [
 
 
 class LowestFirstPolicy:
-    """A simple heuristic: play the lowest cards you can, as many of them as you can.
-
-    Among legal actions: the play whose best card is lowest (ties: more
-    cards); pass only when nothing can be played; give back the lowest card
-    (J5). Strong cards (Presidents, Wild Presidents) are thereby kept for later.
-    """
+    """A simple heuristic: play the lowest cards you can, as many as you can (ties: more
+    cards); pass only when nothing can be played; give back the lowest card (J5)."""
 
     name = "lowest_first"
 

@@ -1,35 +1,31 @@
-"""The series of a batched Scum game: seating, deals, restarts and scoring (J3, J4, J8).
+"""The series of a batched Scum game: seating, deals, trades, restarts and scoring (J3–J5, J8).
 
-Functions of [`BatchedScum`][scum_env.batched.engine.BatchedScum]'s rare events, each
-on the subset ``r`` of games it concerns: the seeded role draw and deal from
-the counter-based streams (`cardsuite.batched.deal`), the start of a series
-(with its forced trades, `scum_env.batched.trades`), the restart of a
-finished game as ``scum_v0.reset()`` continues it, and the scoring of a series.
+Rare events of [`BatchedScum`][scum_env.batched.engine.BatchedScum], each on
+the subset ``r`` of games it concerns: forced trades run at once, a chosen
+give-back waits for the giver's action (phase ``TRADE``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from cardsuite.batched.backend import Array
-from cardsuite.batched.deal import TAG_DEAL, TAG_ROLES, stream_keys
-from scum_env.batched.trades import run_trades
+from cardsuite.batched.deal import TAG_DEAL, TAG_ROLES, permutations
 from scum_env.phase import Phase
 
 if TYPE_CHECKING:
     from scum_env.batched.engine import BatchedScum
 
 BIG = 1 << 20
-OVER = int(Phase.OVER)
+TRADE, PLAY, OVER = int(Phase.TRADE), int(Phase.PLAY), int(Phase.OVER)
 
 
 def draw_roles(eng: BatchedScum, r: Array) -> Array:
     """A seeded random seating ``[R, P]`` (player ids in role order) for games ``r`` (J3)."""
     games = r + eng.game_offset
-    keys = stream_keys(eng.xp, deal_seed(eng), TAG_ROLES, games, eng.deals[r], eng.P)
-    return eng.xp.argsort(keys, axis=1)
+    return permutations(eng.xp, deal_seed(eng), TAG_ROLES, games, eng.deals[r], eng.P)
 
 
 def deal_seed(eng: BatchedScum) -> int:
@@ -41,8 +37,8 @@ def deal(eng: BatchedScum, r: Array) -> Array:
     """Seeded hands ``[R, P, K]`` by position for games ``r`` (J4)."""
     xp = eng.xp
     n, k, d = eng.P, eng.K, eng.rules.deck_size
-    keys = stream_keys(xp, deal_seed(eng), TAG_DEAL, r + eng.game_offset, eng.deals[r], d)
-    cards = eng.slot_list[xp.argsort(keys, axis=1)]
+    perm = permutations(xp, deal_seed(eng), TAG_DEAL, r + eng.game_offset, eng.deals[r], d)
+    cards = eng.slot_list[perm]
     m = r.shape[0]
     local = xp.arange(m)
     idx = ((local[:, None] * n + eng.deal_seat[None, :]) * k + cards).reshape(-1)
@@ -136,3 +132,54 @@ def finish_episode(eng: BatchedScum, r: Array, reward_by_pos: Array) -> None:
     eng.phase[r] = OVER
     eng.done[r] = True
     eng.rewards[r[:, None], eng.order[r]] = reward_by_pos
+
+
+def run_trades(eng: BatchedScum, r: Array) -> None:
+    """Do forced trade steps of games ``r`` until a give-back is due (J5)."""
+    xp = eng.xp
+    n = eng.P
+    for i, step in enumerate(eng.steps):
+        at = r[eng.tstep[r] == i]
+        if at.shape[0] == 0:
+            continue
+        giver, receiver = step.giver % n, step.receiver % n
+        if step.kind == "choice":
+            left = eng.give_left[at]
+            held = xp.astype(eng.ncards[at, giver], xp.int64)
+            left = xp.where(left == 0, xp.minimum(held, step.count), left)
+            eng.give_left[at] = left
+            eng.tstep[at[left == 0]] += 1
+            wait = at[left > 0]
+            eng.phase[wait] = TRADE
+            eng.actor[wait] = giver
+            continue
+        weight = eng.slot_ar + 1 if step.kind == "high" else eng.K - eng.slot_ar
+        for _ in range(step.count):
+            w = xp.where(eng.hands[at, giver] > 0, weight[None, :], 0)
+            slot = xp.argmax(w, 1)
+            ok = at[xp.amax(w, 1) > 0]
+            transfer(eng, ok, giver, receiver, slot[xp.amax(w, 1) > 0])
+        eng.tstep[at] += 1
+    ready = r[eng.tstep[r] == len(eng.steps)]
+    eng.phase[ready] = PLAY
+    eng.actor[ready] = 0  # the President leads the first round (J6)
+
+
+def transfer(eng: BatchedScum, r: Array, giver: Any, receiver: Any, slot: Array) -> None:
+    """Move one card of ``slot`` from ``giver`` to ``receiver`` (positions) in games ``r``."""
+    eng.hands[r, giver, slot] -= 1
+    eng.hands[r, receiver, slot] += 1
+    eng.ncards[r, giver] -= 1
+    eng.ncards[r, receiver] += 1
+    eng.given[r, giver, slot] += 1
+    eng.received[r, receiver, slot] += 1
+
+
+def give_back(eng: BatchedScum, r: Array, a: Array) -> None:
+    """One chosen give-back card of games ``r`` (J5)."""
+    slot = a[r] - eng.rules.give_base
+    receiver = eng.recv_of_step[eng.tstep[r]]
+    transfer(eng, r, eng.actor[r], receiver, slot)
+    eng.give_left[r] -= 1
+    eng.tstep[r[eng.give_left[r] == 0]] += 1
+    run_trades(eng, r)

@@ -1,21 +1,15 @@
 """Scum Party cards and per-table rules (P1, P3–P6).
 
 Standard 52-card decks plus two Jokers each; suits never matter (P1), so a
-card slot is a rank: 14 slots ``2 .. 10, J, Q, K, A, JK`` (Joker), in that
-order of strength. Card names are the rank labels; suit-letter aliases such
-as ``AS``, ``10H``, ``HQ`` and ``JOKER`` are accepted and mapped to the rank.
-
-`party_rules` compiles the `Rules` of one table
-of a given size: decks by table size (P1), forced trades in every hand (P5),
-the deal from the Scum upwards (P4), the lead passing to the highest-ranking
-player still holding cards (P6) and role names King .. Scum (P3).
+slot is a rank: ``2 .. 10, J, Q, K, A, JK`` (suit-letter aliases such as
+``AS``, ``10H``, ``JOKER`` are accepted). `party_rules` compiles the `Rules`
+of a table of a given size (decks by size P1, trades P5, the deal from the
+Scum P4, the lead after a player goes out P6, role names P3).
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from scum_env.cards import CardSystem
+from scum_env.cards import CardSystem, rank_cards
 from scum_env.rules import Rules, TradeStep
 
 RANK_LABELS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "JK")
@@ -49,17 +43,7 @@ def party_cards() -> CardSystem:
     for slot, label in ((8, "T"), (JOKER, "JOKER"), (JOKER, "JO"), (JOKER, "*")):
         aliases[label] = slot
     aliases["JK"] = JOKER
-    rank = np.arange(14)
-    return CardSystem(
-        names=RANK_LABELS,
-        long_names=RANK_NAMES,
-        rank=rank,
-        colour=np.full(14, -1),
-        per_deck=np.array([4] * 13 + [2], dtype=np.int16),
-        special=rank == JOKER,  # a single Joker beats a play of any size (P1)
-        ends_round=rank == JOKER,  # nothing beats a Joker (P1)
-        aliases=aliases,
-    )
+    return rank_cards(RANK_LABELS, RANK_NAMES, aliases, top=JOKER)  # nothing beats a Joker (P1)
 
 
 CARDS = party_cards()

@@ -1,10 +1,5 @@
-"""Scum Party configuration: players, tables, hands, rewards (P1–P8).
-
-Defaults reproduce the rule book: the table split of P2 (one table up to 15
-players, else ``ceil(n / 15)`` tables as equal as possible) and a tournament
-of ``num_hands`` hands scored by P8. Load presets from
-``configs/scum_party/*.yaml`` with `PartyConfig.from_yaml`.
-"""
+"""Scum Party configuration: players, tables, hands, rewards (P1–P8), defaults those of
+the rule book (presets: ``configs/scum_party/*.yaml``, `PartyConfig.from_yaml`)."""
 
 from __future__ import annotations
 

@@ -1,21 +1,13 @@
 """Observation and global-state encoding of Scum Party (P1–P8).
 
 One flat float32 array of named pieces, the same size for every player of a
-config. Tables differ in size and decks, so per-player pieces are padded to
-the largest table ``P`` of the config (the ``seats`` piece marks the real
-ones) and card counts are bounded by the largest table's decks.
-
-Per-player pieces are *relative* to the observer's own table: entry 0 is the
-observer, entry ``i`` the ``i``-th player after it in turn order (King to
-Scum, P3), entries from the table size on are padding (0). A player sees its
-own table as a Scum player would (its hand, every play, hand sizes, its own
-forced trades) and nothing of any other table's cards. Of the ladder it sees
-its table and seat, its tournament total, its standing, the leader's gap and
-the totals of the players at its own table.
-
-Scores are scaled by ``num_hands * (T + 2)`` (the most one player can gain in
-a tournament of ``T`` tables) and clipped to [-1, 1] (only preset scores can
-be clipped).
+config: per-player pieces are padded to the largest table ``P`` (``seats``
+marks the real ones) and *relative* to the observer's own table (entry 0 is
+the observer, then turn order, King to Scum, P3). A player sees its own table
+as a Scum player would and no other table's cards; of the ladder its table,
+seat, total, standing, the leader's gap and its table's totals. Scores are
+scaled by ``num_hands * (T + 2)`` (the most one player can gain) and clipped
+to [-1, 1].
 """
 
 from __future__ import annotations
@@ -29,7 +21,7 @@ from scum_env.encoding import trade_bound
 from scum_env.party.config import PartyConfig
 from scum_env.party.engine import Party, action_rules
 from scum_env.phase import PLAY
-from scum_env.rules import Rules
+from scum_env.rules import Rules, role_index
 
 NUM_ROLES = 5  # King, Assistant King, Commoner, Assistant Scum, Scum (P3)
 ROLES_DOC = (
@@ -116,19 +108,7 @@ class Encoder:
         if block is None:
             block = np.zeros(self._p * NUM_ROLES, dtype=np.float32)
             for i in range(size):
-                q = (position + i) % size
-                role = (
-                    0
-                    if q == 0
-                    else 1
-                    if q == 1
-                    else 4
-                    if q == size - 1
-                    else 3
-                    if q == size - 2
-                    else 2
-                )
-                block[i * NUM_ROLES + role] = 1.0
+                block[i * NUM_ROLES + role_index((position + i) % size, size)] = 1.0
             self._roles[key] = block
         return block
 

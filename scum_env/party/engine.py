@@ -1,20 +1,13 @@
-"""The multi-table Scum Party game state (P1–P8), over the shared table engine.
+"""The multi-table Scum Party game (P1–P8), over the shared table engine.
 
-A [`Party`][scum_env.party.engine.Party] holds one [`scum_env.engine.State`][scum_env.engine.State] per table. Table
-states use *local* player indices ``0 .. size-1``; ``members[t][i]`` is the
-global player id (``player_{id}``) of local index ``i`` at table ``t``. At the
-start of every hand a table's players are seated in role order, King first,
-so local index = seat at the deal. Players keep their global id as they move.
-
-Turn interleaving (fixed and documented): the top table acts first in a hand;
-after every decision the turn goes to the next table below (wrapping from the
-bottom table to the top) that still has its hand in progress. A table whose
-hand is over waits. When every table has finished, the ladder (P7) reseats
-everyone, the hand is scored (P8) from the new seats, and, unless the
-tournament is over, every table is dealt its next hand with the forced trades
-(P4, P5) and the top table acts first again.
-
-Pure Python and numpy; randomness only from the tables' seeded generators.
+A [`Party`][scum_env.party.engine.Party] holds one [`scum_env.engine.State`][scum_env.engine.State]
+per table, with *local* player indices; ``members[t][i]`` is the global id of
+local index ``i`` at table ``t`` (local index = seat at the deal, King first).
+The top table acts first in a hand; after every decision the turn goes to the
+next table below (wrapping) whose hand is in progress. When every table has
+finished, the ladder (P7) reseats everyone, the hand is scored (P8) from the
+new seats and, unless the tournament is over, every table is dealt its next
+hand with the forced trades (P4, P5).
 """
 
 from __future__ import annotations
@@ -73,14 +66,10 @@ def new_party(
     Args:
         config: the party config.
         seed: seeds the seat draw and every deal.
-        seating: initial seats: one list per table (top first) of global ids
-            in role order (King first), or one flat list of all players (top
-            table's King first), cut by the table sizes; default a seeded
-            random draw (P3).
-        hands: preset hands per global player (card names), as dealt, before
-            the trades; only for the first hand.
-        trade: do the forced trades in the first hand (P5, default); ``False``
-            is for scripted scenarios only.
+        seating: initial seats, King first: one list per table (top first),
+            or one flat list cut by the table sizes; default a seeded draw (P3).
+        hands: preset first hands per global player (card names), before trades.
+        trade: do the forced trades in the first hand (P5); ``False`` for scripts.
         scores: preset tournament totals per player.
     """
     n = config.num_players
@@ -235,9 +224,7 @@ def _end_hand(party: Party) -> np.ndarray:
     party.hand += 1
     party.current = 0
     if party.hand >= party.config.num_hands:
-        # The tables keep the last hand's seats, so state(), observations and the
-        # render still read each table as it was played; Party.seat_of gives the
-        # final seats (P7) that scored it (P8).
+        # The tables keep the last hand's seats (as played); Party.seat_of gives the final ones.
         party.over = True
         return points
     seat(party, seating)
@@ -256,12 +243,10 @@ def standings(party: Party) -> list[int]:
 def determinize(party: Party, player: int, rng: np.random.Generator) -> Party:
     """A copy of ``party`` consistent with what ``player`` knows (for search).
 
-    At the player's own table the unseen hands are redealt with
-    [`scum_env.knowledge.resample_hidden`][scum_env.knowledge.resample_hidden] (the forced *low* gifts of P5
-    are not used as bounds there, which stays sound). Every other table is
-    hidden from the player: its hands are pooled and redealt at random with the
-    same hand sizes (played cards and the current trick kept). Every table
-    gets a fresh generator from ``rng``, so later deals differ from the real ones.
+    The player's own table is resampled with
+    [`scum_env.knowledge.resample_hidden`][scum_env.knowledge.resample_hidden];
+    every other table's hands are pooled and redealt with the same sizes. Every
+    table gets a fresh generator from ``rng``.
     """
     own = party.table_of[player]
     tables = []

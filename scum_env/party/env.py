@@ -49,8 +49,7 @@ class PartyEnv(CardGameEnv[Party]):
         self.game = PE.new_party(self.config, seed, trade=trade, **presets)
 
     def _apply(self, action: int) -> tuple[list[float] | None, bool, bool]:
-        game = self.game
-        assert game is not None
+        game = self._live()
         points = PE.apply_unchecked(game, action)
         if points is None:
             return None, False, False
@@ -67,8 +66,7 @@ class PartyEnv(CardGameEnv[Party]):
         return rewards, game.over, False
 
     def _final_infos(self) -> list[dict[str, Any]]:
-        game = self.game
-        assert game is not None
+        game = self._live()
         ranks = PE.standings(game)
         infos = []
         for p in range(game.num_players):
@@ -88,32 +86,22 @@ class PartyEnv(CardGameEnv[Party]):
         return infos
 
     def _render_text(self) -> str:
-        assert self.game is not None
-        return self.render_table() + "\n" + render_ladder(self.game)
+        return self.render_table() + "\n" + render_ladder(self._live())
 
     def _global_state(self) -> np.ndarray:
-        assert self.game is not None
-        return encode_state(self.game, self._state_spec)
+        return encode_state(self._live(), self._state_spec)
 
     # ------------------------------------------------------------ extras
     def render_table(self, table: int | None = None, *, show_hands: bool = True) -> str:
         """Text of one table (default: the table to act)."""
-        assert self.game is not None
-        return render_table(
-            self.game, self.game.current if table is None else table, show_hands=show_hands
-        )
+        game = self._live()
+        return render_table(game, game.current if table is None else table, show_hands=show_hands)
 
     def render_ladder(self) -> str:
         """Text of the ladder: every player's total, table and seat."""
-        assert self.game is not None
-        return render_ladder(self.game)
+        return render_ladder(self._live())
 
     def determinize(self, agent: str, rng: np.random.Generator) -> Party:
-        """A full tournament state consistent with what ``agent`` knows (for search).
-
-        See [`scum_env.party.engine.determinize`][scum_env.party.engine.determinize]: the agent's own table is
-        resampled under its knowledge, every other table is redealt at random
-        with the same hand sizes; the real hidden cards are not used.
-        """
-        assert self.game is not None
-        return PE.determinize(self.game, self._seat_of[agent], rng)
+        """A full tournament state consistent with what ``agent`` knows (for search; see
+        [`scum_env.party.engine.determinize`][scum_env.party.engine.determinize])."""
+        return PE.determinize(self._live(), self._seat_of[agent], rng)

@@ -1,8 +1,8 @@
 """JSON round trip of a Scum Party tournament (`scum_env.party.state.Party`).
 
-The tables are saved with [`scum_env.serialize.to_dict`][scum_env.serialize.to_dict]; the config is
-not saved, only the table sizes and hand count, which must match the config
-the state is restored under. A state that does not fit raises
+The tables are saved with [`scum_env.serialize.to_dict`][scum_env.serialize.to_dict];
+of the config only the table sizes and hand count, which must match the config
+the state is restored under. A bad state raises
 [`StateError`][cardsuite.errors.StateError] naming the field.
 """
 
@@ -44,9 +44,8 @@ FIELDS = ("sizes", "num_hands", "tables", "members", "current", "hand", "scores"
 def from_dict(config: PartyConfig, data: Any) -> Party:
     """Rebuild a tournament from `to_dict`; StateError naming the field if it is not one.
 
-    Each table is read by [`scum_env.serialize.from_dict`][scum_env.serialize.from_dict] (every field
-    checked); the tournament's own fields are checked here and against the
-    tables (P2, P7, P8).
+    Each table is read by `scum_env.serialize.from_dict`; the tournament's own
+    fields are checked here and against the tables (P2, P7, P8).
     """
     n, sizes = config.num_players, config.sizes
     if not isinstance(data, dict):

@@ -1,8 +1,7 @@
 """The state of a Scum Party tournament (P1–P8) and the rules of its tables.
 
-[`Party`][scum_env.party.state.Party] holds one [`scum_env.state.State`][scum_env.state.State] per table; table states
-use *local* player indices ``0 .. size-1`` and ``members[t][i]`` is the global
-player id of local index ``i`` at table ``t`` (see [`scum_env.party.engine`][scum_env.party.engine]).
+[`Party`][scum_env.party.state.Party] holds one [`scum_env.state.State`][scum_env.state.State]
+per table (see [`scum_env.party.engine`][scum_env.party.engine]).
 """
 
 from __future__ import annotations
@@ -28,11 +27,7 @@ def table_rules(size: int) -> Rules:
 
 @lru_cache(maxsize=64)
 def action_rules(config: PartyConfig) -> Rules:
-    """Rules of the largest table: they define the env's action table.
-
-    Every table uses the same layout (pass; play ``c`` cards of rank ``r`` at
-    id ``1 + (c-1)*14 + r``), so a smaller table's actions are a prefix of it.
-    """
+    """Rules of the largest table: the env's action table (a smaller table's is a prefix)."""
     return table_rules(config.max_table)
 
 
@@ -91,13 +86,8 @@ class Party:
         return self.tables[self.table_of[player]].pos[self.local_of[player]]
 
     def seat_of(self, player: int) -> tuple[int, int]:
-        """``(table, seat)`` of ``player`` after the latest ladder (P7).
-
-        While the tournament runs this is the seat of the current hand (every
-        hand is dealt after the ladder); once it is over, the final seats that
-        scored the last hand (P8). The tables themselves keep the last hand's
-        seats, as it was played.
-        """
+        """``(table, seat)`` of ``player`` after the latest ladder (P7): the current hand's,
+        or once the tournament is over the final seats that scored the last hand (P8)."""
         if self.over and self.last_finish:
             for t, seats in enumerate(ladder(self.last_finish)):
                 if player in seats:

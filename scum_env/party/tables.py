@@ -1,19 +1,6 @@
 """The tables of a Scum Party: split (P2), ladder (P7) and tournament score (P8).
 
 Pure functions over lists of player ids; no engine state.
-
-* `split_tables`: more than 15 players sit at ``ceil(n / 15)`` tables of
-  5–15 players, as equal as possible; the larger tables are the upper ones
-  (P2). Up to 15 players play at one table.
-* `ladder`: after every table has finished its hand, between each pair
-  of adjacent tables the bottom ``m`` of the upper table and the top ``m`` of
-  the lower table swap, ``m = floor(min(size_upper, size_lower) / 2)``; a
-  table's new seating (King first) is the arrivals from above in their finish
-  order, then those who stay in finish order, then the arrivals from below in
-  finish order (P7). Table sizes never change.
-* `hand_points`: a player at table ``t`` (0 = top) of ``T`` gains
-  ``T - t`` points, plus King +2, Assistant King +1, Assistant Scum -1 and
-  Scum -2, by the seat taken *after* the ladder (P8).
 """
 
 from __future__ import annotations
@@ -29,7 +16,8 @@ ROLE_BONUS_BOTTOM = (-1, -2)  # Assistant Scum, Scum (P8)
 
 
 def split_tables(num_players: int) -> tuple[int, ...]:
-    """Table sizes, top table first, for ``num_players`` (P2)."""
+    """Table sizes, top table first (P2): ``ceil(n / 15)`` tables as equal as possible,
+    the larger ones on top."""
     tables = -(-num_players // MAX_TABLE)
     base, extra = divmod(num_players, tables)
     return tuple(base + (1 if t < extra else 0) for t in range(tables))
@@ -41,14 +29,11 @@ def swap_sizes(sizes: Sequence[int]) -> tuple[int, ...]:
 
 
 def ladder(finish: Sequence[Sequence[int]]) -> list[list[int]]:
-    """New seating of every table from every table's finish order (P7).
+    """New seating of every table (King first) from each table's finish order (P7).
 
-    Args:
-        finish: per table (top first), its players in the order they went out
-            (the last one is the Scum).
-
-    Returns:
-        Per table, its players in new role order (King first).
+    Between adjacent tables the bottom ``m`` of the upper and the top ``m`` of
+    the lower swap (`swap_sizes`); a table seats the arrivals from above, those
+    who stay, then the arrivals from below, each in finish order.
     """
     sizes = [len(f) for f in finish]
     swaps = swap_sizes(sizes)

@@ -346,11 +346,11 @@ def test_tournament_workers_start_with_one_blas_thread(monkeypatch: pytest.Monke
     ("old", "name", "home"),
     [
         ("cardsuite.agents.benchmark", "load_deal_set", "deal_sets"),
-        ("cardsuite.agents.arena.benchmark", "agent_hash", "digests"),
+        ("cardsuite.agents.benchmark", "agent_hash", "deal_sets"),
         ("cardsuite.agents.benchmark", "VersusReference", "evaluation"),
-        ("cardsuite.agents.leaderboard", "read_checkpoint", "checkpoints"),
+        ("cardsuite.agents.leaderboard", "read_checkpoint", "round_robin"),
         ("cardsuite.agents.leaderboard", "shipped_agents", "round_robin"),
-        ("cardsuite.agents.results", "check_results_dir", "result_files"),
+        ("cardsuite.agents.ratings", "deals_for_half_width", "stats"),
         ("cardsuite.agents.ratings", "mean_interval", "stats"),
         ("cardsuite.agents.arena", "plan_games", "tournament"),
         ("cardsuite.agents.arena", "one_thread_per_worker", "workers"),
@@ -371,3 +371,13 @@ def test_a_name_that_moved_resolves_with_a_warning_naming_its_home(
     assert found is getattr(importlib.import_module(new), name)
     with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
         module.no_such_name  # noqa: B018
+
+
+def test_only_the_names_an_old_module_held_are_forwarded() -> None:
+    from cardsuite.agents.arena import leaderboard, ratings, results
+
+    with pytest.raises(AttributeError, match="no attribute 'head_to_head'"):
+        ratings.head_to_head  # noqa: B018  (a stats name that was never in ratings)
+    with pytest.raises(AttributeError, match="no attribute 'play_pair'"):
+        leaderboard.play_pair  # noqa: B018
+    assert results.check_results_dir.__module__ == "cardsuite.agents.arena.results"  # home again

@@ -15,8 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cardsuite.agents.baselines.batched_party import BatchedPartyHeuristic
-from cardsuite.agents.baselines.party import PartyHeuristic
+from cardsuite.agents.baselines.party import BatchedPartyHeuristic, PartyHeuristic
 from cardsuite.batched import RandomPolicy
 from cardsuite.errors import ConfigError
 from scum_env.party.batched import BatchedParty

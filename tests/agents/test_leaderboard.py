@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cardsuite.agents.arena import checkpoints, round_robin
 from cardsuite.agents.arena import leaderboard as lb
+from cardsuite.agents.arena import round_robin
 from cardsuite.agents.arena.leaderboard import plot, to_markdown
 from cardsuite.agents.arena.round_robin import deal_outcomes, run_leaderboard
 from cardsuite.agents.arena.tournament import run_tournament
@@ -114,7 +114,7 @@ def test_cli_names_a_bad_rule_option(tmp_path: Path) -> None:
 
 
 def test_rule_options_take_a_preset_then_flags() -> None:
-    from cardsuite.agents.arena.arguments import rule_options
+    from cardsuite.agents.arena.cli import rule_options
     from cardsuite.games import get_game
 
     scum = get_game("scum")
@@ -171,10 +171,10 @@ def test_a_checkpoint_of_other_settings_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="line 1 is from another run"):
         run_leaderboard("scum", 4, AGENTS[:2], deals=3, seed=0, resamples=0, checkpoint=ckpt)
     bad = tmp_path / "bad.jsonl"
-    key = checkpoints.checkpoint_key("scum", 4, {}, 0, 2)
+    key = round_robin.checkpoint_key("scum", 4, {}, 0, 2)
     bad.write_text(json.dumps({**key, "a": "random", "b": "greedy", "outcomes": [1, 2]}) + "\n")
     with pytest.raises(ConfigError, match=r"outcomes of 0, 0\.5 or 1"):
-        checkpoints.read_checkpoint(bad, key)
+        round_robin.read_checkpoint(bad, key)
     with pytest.raises(ConfigError, match="cannot write --checkpoint"):
         run_leaderboard(
             "scum", 4, AGENTS[:2], deals=2, resamples=0, checkpoint=tmp_path / "no" / "x.jsonl"
@@ -182,16 +182,16 @@ def test_a_checkpoint_of_other_settings_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_line_cut_short_is_ignored_and_then_dropped(tmp_path: Path) -> None:
-    key = checkpoints.checkpoint_key("scum", 4, {}, 0, 2)
+    key = round_robin.checkpoint_key("scum", 4, {}, 0, 2)
     ckpt = tmp_path / "lb.jsonl"
-    checkpoints.append_checkpoint(ckpt, key, "random", "greedy", np.array([0.0, 0.5]))
+    round_robin.append_checkpoint(ckpt, key, "random", "greedy", np.array([0.0, 0.5]))
     with ckpt.open("a") as fh:
         fh.write('{"game": "scum", "play')  # the run was killed mid-line
-    assert list(checkpoints.read_checkpoint(ckpt, key)) == [("random", "greedy")]
-    checkpoints.append_checkpoint(ckpt, key, "random", "heuristic", np.array([0.0, 0.0]))
+    assert list(round_robin.read_checkpoint(ckpt, key)) == [("random", "greedy")]
+    round_robin.append_checkpoint(ckpt, key, "random", "heuristic", np.array([0.0, 0.0]))
     lines = ckpt.read_text().splitlines()
     assert len(lines) == 2 and all(json.loads(line)["deals"] == 2 for line in lines)
-    assert checkpoints.read_checkpoint(ckpt, key)[("random", "heuristic")].tolist() == [0.0, 0.0]
+    assert round_robin.read_checkpoint(ckpt, key)[("random", "heuristic")].tolist() == [0.0, 0.0]
 
 
 def test_weights_sha256_follows_the_files_an_agent_plays(tmp_path: Path) -> None:
@@ -237,16 +237,16 @@ def test_a_pair_whose_agent_now_plays_other_weights_is_refused(tmp_path: Path) -
     with pytest.raises(ConfigError, match=r"line 1: 'ppo:.*' played weights of SHA-256 .* now"):
         run_leaderboard("scum", 4, agents, deals=1, resamples=0, checkpoint=ckpt)
     # a line written before weights were recorded is taken as it is; a malformed record is not
-    key = checkpoints.checkpoint_key("scum", 4, {}, 0, 1)
+    key = round_robin.checkpoint_key("scum", 4, {}, 0, 1)
     legacy = tmp_path / "legacy.jsonl"
     legacy.write_text(json.dumps({**key, "a": "random", "b": agents[1], "outcomes": [1]}) + "\n")
-    assert checkpoints.read_checkpoint(legacy, key)[("random", agents[1])].tolist() == [1.0]
+    assert round_robin.read_checkpoint(legacy, key)[("random", agents[1])].tolist() == [1.0]
     broken = tmp_path / "broken.jsonl"
     broken.write_text(
         json.dumps({**key, "a": "random", "b": "greedy", "outcomes": [1], "weights": "x"}) + "\n"
     )
     with pytest.raises(ConfigError, match="weights must be a list of two SHA-256"):
-        checkpoints.read_checkpoint(broken, key)
+        round_robin.read_checkpoint(broken, key)
 
 
 def test_a_pilot_times_every_pair_and_projects_the_run() -> None:

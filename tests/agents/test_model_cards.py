@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +38,20 @@ def test_every_card_parses_names_its_folder_and_matches_its_weights(name: str) -
         card.command.startswith(("cardsuite ", "git checkout")) and "configs/train/" in card.command
     )
     assert "## Known weaknesses" in card.body
+
+
+def test_each_headline_is_the_results_pages_share_of_unseen_deals() -> None:
+    """The first row (what ``cardsuite agents`` prints) is docs/results.md's headline: unseen
+    deals (seed 2,000,003) against the heuristic, the same share and interval."""
+    page = (REPO / "docs" / "results.md").read_text(encoding="utf-8")
+    shipped = page.split("## Shipped agents")[1].split("\n## ")[0]
+    for card in shipped_cards():
+        row = re.search(
+            rf"^\| `pretrained:{card.name}` \|.*?\*\*([0-9.]+)% ± ([0-9.]+)\*\*", shipped, re.M
+        )
+        assert row is not None, card.name
+        head = card.headline
+        assert (head.won, head.ci, head.seed) == (float(row[1]), float(row[2]), 2000003), card.name
 
 
 def test_the_generated_parts_are_up_to_date() -> None:

@@ -1,8 +1,5 @@
 """The search's Scandal rollouts: the compiled kernel and the lockstep loop score alike.
 
-* ``step(..., observe=False)`` changes the state, the mask, ``to_act``, the
-  rewards and the flags exactly as ``step``, and leaves the observation
-  buffer as it was;
 * the deprecated ``choose_engine`` chooses from the rows' observations;
 * `BatchedRollouts` scores the same leaf states the same with the compiled
   rollouts (``cardsuite.agents.search.kernels.scandal_heuristic``, with numba)
@@ -24,38 +21,6 @@ from cardsuite.agents.search.rollouts import BatchedRollouts
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
 from scandal_env.batched import BatchedScandal
-
-
-def _random_legal(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
-    """A uniformly random legal action per row (0 for rows without one)."""
-    out = np.zeros(mask.shape[0], dtype=np.int64)
-    for i in np.flatnonzero(mask.any(axis=1)).tolist():
-        out[i] = rng.choice(np.flatnonzero(mask[i]))
-    return out
-
-
-@pytest.mark.parametrize("num_players", [2, 3, 4])
-def test_a_step_without_observing_changes_everything_else_the_same(num_players: int) -> None:
-    seen = BatchedScandal(16, num_players=num_players, autoreset=False, episode="hand")
-    blind = BatchedScandal(16, num_players=num_players, autoreset=False, episode="hand")
-    _obs, mask, _ = seen.reset(5)
-    blind.reset(5)
-    rng = np.random.default_rng(num_players)
-    for _ in range(120):
-        actions = _random_legal(rng, mask.astype(bool))
-        active = mask.astype(bool).any(axis=1)
-        before = blind.obs.copy()
-        a = seen.step(actions, active=active)
-        b = blind.step(actions, active=active, observe=False)
-        assert np.array_equal(b.obs, before), "observe=False leaves the observation as it was"
-        for name in ("mask", "to_act", "rewards", "done", "truncated"):
-            assert np.array_equal(getattr(a, name), getattr(b, name)), name
-        for name, arr in seen.state_arrays().items():
-            assert np.array_equal(arr, getattr(blind, name)), name
-        assert np.array_equal(blind.observe_as(blind.cur)[active], a.obs[active])
-        mask = a.mask
-        if not active.any():
-            break
 
 
 def test_choose_engine_is_deprecated_and_chooses_from_the_observations() -> None:

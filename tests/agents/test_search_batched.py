@@ -18,8 +18,7 @@ import pytest
 
 from benchmarks.search_bench import play
 from cardsuite.agents.base import table_info
-from cardsuite.agents.search.batched import BatchedISMCTSAgent
-from cardsuite.agents.search.reference import ISMCTSAgent, Node
+from cardsuite.agents.search.reference import BatchedISMCTSAgent, ISMCTSAgent, Node
 from cardsuite.agents.search.rollouts import BatchedRollouts
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game

@@ -24,8 +24,12 @@ from cardsuite.agents.base import table_info
 from cardsuite.agents.learned.netspec import obs_scale
 from cardsuite.agents.learned.policy import PPOAgent
 from cardsuite.agents.registry import make_agent
-from cardsuite.agents.search.rollouts import BatchedRollouts
-from cardsuite.agents.search.leaves import relative_score, scandal_score, scandal_value_score
+from cardsuite.agents.search.rollouts import (
+    BatchedRollouts,
+    relative_score,
+    scandal_score,
+    scandal_value_score,
+)
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.games import get_game
 from cardsuite.train.ppo.network import ActorCritic, agent_meta, save_network

@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 
 from cardsuite.agents.arena.cli import add_command
-from cardsuite.agents.arena.result_files import RESULT_FILES, check_results_dir
-from cardsuite.agents.arena.results import TournamentResult
+from cardsuite.agents.arena.results import RESULT_FILES, TournamentResult, check_results_dir
 from cardsuite.agents.arena.tournament import run_tournament
 from cardsuite.errors import ConfigError
 

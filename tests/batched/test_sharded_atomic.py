@@ -17,7 +17,7 @@ import pytest
 
 from cardsuite.batched import ShardedEngine
 from cardsuite.errors import IllegalActionError
-from scandal_env.batched.sharded import ShardedScandal
+from scandal_env.batched import ShardedScandal
 from scum_env.batched import ShardedScum
 from scum_env.party.batched import ShardedParty
 

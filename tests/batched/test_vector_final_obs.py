@@ -21,8 +21,8 @@ import pytest
 
 from cardsuite.batched import BatchedVectorEnv
 from cardsuite.batched.vector_env import sb3_vec_env
+from scandal_env.batched import ShardedScandal
 from scandal_env.batched.engine import BatchedScandal
-from scandal_env.batched.sharded import ShardedScandal
 from scum_env.batched import BatchedScum, ShardedScum
 from scum_env.party.batched.engine import BatchedParty
 

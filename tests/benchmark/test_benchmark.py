@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from cardsuite.agents.arena import deal_sets, digests, evaluation, evaluation_cli
+from cardsuite.agents.arena import deal_sets, evaluation, evaluation_cli
 from cardsuite.agents.arena.stats import deals_for_half_width
 from cardsuite.errors import ConfigError
 
@@ -107,34 +108,52 @@ def test_a_deal_set_without_a_valid_pool_is_refused() -> None:
 
 
 def test_agent_hash_covers_spec_code_and_weights() -> None:
-    a = digests.agent_hash("ismcts:budget=10", "scum")
-    assert a == digests.agent_hash("ismcts:budget=10", "scum")
-    assert a != digests.agent_hash("ismcts:budget=11", "scum")
-    assert "cardsuite.agents.baselines.scum" in digests._code_modules(
+    a = deal_sets.agent_hash("ismcts:budget=10", "scum")
+    assert a == deal_sets.agent_hash("ismcts:budget=10", "scum")
+    assert a != deal_sets.agent_hash("ismcts:budget=11", "scum")
+    assert "cardsuite.agents.baselines.scum" in deal_sets._code_modules(
         "cardsuite.agents.search.reference"
     )
 
 
+def test_a_shipped_agents_hash_is_its_weights_and_metadata_not_its_model_card(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("safetensors")
+    from cardsuite.agents.learned import pretrained
+
+    shutil.copytree(pretrained.agent_dir("scum4"), tmp_path / "scum4")
+    monkeypatch.setattr(pretrained, "agent_dir", lambda name: tmp_path / name)
+    before = deal_sets.agent_hash("pretrained:scum4", "scum")
+    (tmp_path / "scum4" / "README.md").write_text("# scum4\n\nAn edited model card.\n")
+    assert deal_sets.agent_hash("pretrained:scum4", "scum") == before
+    meta = tmp_path / "scum4" / "agent.json"
+    meta.write_text(meta.read_text() + "\n")  # the same metadata, other bytes
+    assert deal_sets.agent_hash("pretrained:scum4", "scum") != before
+
+
 def test_engine_hash_sees_every_file_of_the_games_package(tmp_path: Path) -> None:
     """A changed rule changes no deal; the engine's hash in the report still shows it."""
-    assert digests.engine_hash("scum") == digests.engine_hash("scum_party")  # one package, scum_env
-    assert digests.engine_hash("scum") != digests.engine_hash("scandal")
+    assert deal_sets.engine_hash("scum") == deal_sets.engine_hash(
+        "scum_party"
+    )  # one package, scum_env
+    assert deal_sets.engine_hash("scum") != deal_sets.engine_hash("scandal")
     root = tmp_path / "pkg"
     (root / "sub" / "__pycache__").mkdir(parents=True)
     (root / "rules.py").write_text("PASS_ENDS_TRICK = True\n")
     (root / "sub" / "deck.json").write_text("[1, 2]")
-    before = digests.source_tree_hash(root)
+    before = deal_sets.source_tree_hash(root)
     (root / "sub" / "__pycache__" / "rules.cpython-311.pyc").write_bytes(b"cache")
-    assert digests.source_tree_hash(root) == before  # caches are not the engine
+    assert deal_sets.source_tree_hash(root) == before  # caches are not the engine
     (root / "rules.py").write_text("PASS_ENDS_TRICK = False\n")
-    assert digests.source_tree_hash(root) != before
+    assert deal_sets.source_tree_hash(root) != before
     (root / "rules.py").write_text("PASS_ENDS_TRICK = True\n")
-    assert digests.source_tree_hash(root) == before
+    assert deal_sets.source_tree_hash(root) == before
     (root / "sub" / "deck.json").write_text("[1, 3]")
-    assert digests.source_tree_hash(root) != before
+    assert deal_sets.source_tree_hash(root) != before
     (root / "sub" / "deck.json").rename(root / "deck.json")  # same bytes, another path
     (root / "deck.json").write_text("[1, 2]")
-    assert digests.source_tree_hash(root) != before
+    assert deal_sets.source_tree_hash(root) != before
 
 
 def _small(monkeypatch: pytest.MonkeyPatch, ratings: dict[str, float] | None = None) -> None:
@@ -177,9 +196,9 @@ def test_report_without_calibration_names_why_there_is_no_rating(
     assert "**Uncalibrated references: `random`, `heuristic`.**" in card
     assert "(6 deals against each reference)" in card
     assert card.count("| uncalibrated |") == 2 and "calibrated by a round-robin" not in card
-    assert report["engine_sha256"] == digests.engine_hash("scum")
+    assert report["engine_sha256"] == deal_sets.engine_hash("scum")
     assert (
-        f"Rules engine (SHA-256 of its package's source): `{digests.engine_hash('scum')[:16]}…`"
+        f"Rules engine (SHA-256 of its package's source): `{deal_sets.engine_hash('scum')[:16]}…`"
         in card
     )
     json.dumps(report, allow_nan=False)

@@ -1,6 +1,6 @@
 """The compiled heuristic (`cardsuite.agents.search.kernels.scandal_heuristic`) against its truths.
 
-* its choices (`choose_rows`) against the per-game definition,
+* its choices (`choose_rows`, the kernel's picks) against the per-game definition,
   ``ScandalPolicy.choose``, on positions of real 2- to 6-player play
   (heuristic and random moves) and with other knobs;
 * `play_out`, each row played on its own, against the loop the search runs
@@ -70,6 +70,19 @@ def lockstep(eng: BatchedScandal, states: list[Any] | int, cutoff: int, policy: 
     return steps
 
 
+def choose_rows(eng: BatchedScandal, m: int, **knobs: float) -> np.ndarray:
+    """``[m]`` the kernel's choice in each of rows ``0 .. m-1``, the move `play_out` would
+    play there (the engine is left as it is)."""
+    t = rollout.RolloutTables(eng)
+    picks = np.full(m, -1, dtype=np.int64)
+    knob = (float(knobs.get("take_cost", 0.2)), float(knobs.get("deep_margin", 0.0)))
+    steps = np.zeros(m, dtype=np.int64)
+    rollout._play_rows(
+        m, 0, t.lay, t.tabs, *knob, rollout.base.state_arrays(eng), steps, picks, True
+    )
+    return picks
+
+
 @pytest.mark.parametrize(
     ("num_players", "knobs"),
     [(2, {}), (3, {}), (4, {}), (5, {}), (6, {}), (2, {"take_cost": 0.5, "deep_margin": 5.0}),
@@ -82,7 +95,7 @@ def test_compiled_choices_equal_the_per_game_policy(
     states = positions(num_players, 160, 40 + num_players + len(knobs), explore=0.3)
     eng = BatchedScandal(len(states), num_players=num_players, autoreset=False, episode="hand")
     write_states(eng, states)
-    got = rollout.choose_rows(eng, len(states), **knobs)
+    got = choose_rows(eng, len(states), **knobs)
     policy = ScandalPolicy(ScandalConfig(num_players=num_players), **knobs)
     views = [view_from_state(s) for s in states]
     want = [policy.choose(view) for view in views]
@@ -139,7 +152,7 @@ def test_turned_over_piles_end_as_the_lockstep_loop() -> None:
         for i in np.flatnonzero(live).tolist():
             legal = np.flatnonzero(m[i])
             actions[i] = 0 if m[i, 0] and rng.random() < 0.9 else rng.choice(legal)
-        mask = eng.step(actions, active=live, observe=False).mask
+        mask = eng.step(actions, active=live).mask
     start = engine_arrays(eng)
     running = int((start["phase"] != OVER).sum())
     assert running >= 16

@@ -79,12 +79,41 @@ def synthetic(num_players: int, hidden: tuple[int, ...], seed: int) -> tuple[Sna
     return Snapshot(0, params, "relu"), obs_scale(spec)
 
 
+def observe_rows(eng: BatchedScandal, m: int) -> np.ndarray:
+    """``[m, D]`` float32: rows ``0 .. m-1`` observed by their players to act by the
+    compiled encoder."""
+    lay, st = rp.ObsLayout(eng), rp.base.state_arrays(eng)
+    out = np.zeros((m, lay.size), dtype=np.float32)
+    for g in range(m):
+        rp._observe_row(g, out[g], lay.off, lay.fl, st)
+    return out
+
+
+def net_logits(net: Any, obs: np.ndarray) -> np.ndarray:
+    """``[B, A]`` logits of raw observations ``obs``: the input map and the compiled
+    hidden layers, then the output layer."""
+    widest = max(b.shape[0] for b in net.biases)
+    out = []
+    for row in np.asarray(obs, np.float32):
+        x = np.where(net.src >= 0, row[np.maximum(net.src, 0)] * net.factor, 0.0) + net.const
+        x = x.astype(np.float32)
+        buffers = (
+            np.zeros(x.size, np.int64),
+            np.zeros(x.size, np.float32),
+            np.zeros(widest, np.float32),
+            np.zeros(widest, np.float32),
+        )
+        h = rp._hidden(x, net.first, net.biases, net.weights, net.relu, *buffers)
+        out.append(net.weights[-1] @ h + net.biases[-1])
+    return np.array(out, dtype=np.float32)
+
+
 @pytest.mark.parametrize("num_players", [2, 3, 4, 6])
 def test_observations_are_the_observers_bits(num_players: int) -> None:
     states = positions(num_players, 40, seed=70 + num_players)
     eng = BatchedScandal(40, num_players=num_players, autoreset=False, episode="hand")
     want = np.array(load_states(eng, states)[0], copy=True)
-    got = rp.observe_rows(eng, len(states))
+    got = observe_rows(eng, len(states))
     assert got.dtype == np.float32 and got.shape == want.shape
     bad = np.flatnonzero((got != want).any(axis=1))
     assert not bad.size, f"rows {bad.tolist()} differ"
@@ -117,7 +146,7 @@ def test_logits_are_the_numpy_forward_pass(name: str, num_players: int) -> None:
     obs = np.array(load_states(eng, states)[0], copy=True)
     net = rp.PolicyNet.of(snapshot, scale, eng.obs_dim)
     want = snapshot.logits(obs * scale)
-    got = rp.net_logits(net, obs)[:, : want.shape[1]]
+    got = net_logits(net, obs)[:, : want.shape[1]]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=2e-5)
 
 

@@ -107,15 +107,13 @@ def test_each_trainer_takes_its_opponents_and_evaluation_from_the_core() -> None
     assert wrappers.SeatMember is batched.SeatMember is league.SeatMember
     # RLlib: both samplers draw from the driver's core League (per-game envs seat its
     # table's members, batched runners' Leagues follow it); no league of RLlib's own
-    from cardsuite.train.rllib import checkpoints as rllib_checkpoints
     from cardsuite.train.rllib import env as rllib_env
     from cardsuite.train.rllib import league as rllib_league
     from cardsuite.train.rllib import trainer as rllib_trainer
 
     assert rllib_league.League is league.League
     assert rllib_env.draw_seat is league.draw_seat and rllib_env.seat_agent is league.seat_agent
-    assert not hasattr(rllib_trainer, "LeagueMapping")
-    assert not hasattr(rllib_checkpoints, "LeagueState")
+    assert not hasattr(rllib_trainer, "LeagueMapping") and not hasattr(rllib_trainer, "LeagueState")
     # both batched trainers keep their games in the core's tables and evaluate through them
     from cardsuite.train.core import batched, loop, tables
 
@@ -131,9 +129,9 @@ def test_each_trainer_takes_its_opponents_and_evaluation_from_the_core() -> None
     # one scheduler: every trainer runs on the core's loop
     assert issubclass(batched.BatchedTrainer, loop.TrainLoop)
     assert issubclass(trainer.Trainer, loop.TrainLoop)
-    rllib_ckpt = (TRAIN / "rllib" / "checkpoints.py").read_text(encoding="utf-8")
-    assert "from cardsuite.train.core.evaluate import evaluate_specs" in rllib_ckpt
-    assert "run_tournament" not in rllib_ckpt
+    assert issubclass(rllib_trainer.Trainer, loop.TrainLoop)
+    assert rllib_trainer.evaluate_against is evaluate.evaluate_against
+    assert "run_tournament" not in (TRAIN / "rllib" / "trainer.py").read_text(encoding="utf-8")
 
 
 def test_every_checkpoint_goes_through_the_one_writer() -> None:

@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 import torch
 
-from cardsuite.agents.learned.features import count_inputs
 from cardsuite.agents.learned.netspec import obs_scale
 from cardsuite.agents.learned.policy import PPOAgent
 from cardsuite.agents.learned.safe_io import load_agent_numpy
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.train.core.games import train_game
+from cardsuite.train.core.learned import count_inputs
 from cardsuite.train.ppo.config import PPOConfig
 from cardsuite.train.ppo.trainer import Trainer, train
 

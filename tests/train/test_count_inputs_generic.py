@@ -15,13 +15,13 @@ import pytest
 import torch
 
 from cardsuite.agents.base import table_info
-from cardsuite.agents.learned.features import table_features
 from cardsuite.agents.learned.layout import generic_spec, pad_observation
 from cardsuite.agents.learned.netspec import obs_scale
 from cardsuite.agents.learned.size_generic import SizeGenericAgent
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
 from cardsuite.train.core.games import train_game
+from cardsuite.train.core.learned import table_features
 from cardsuite.train.ppo.config import PPOConfig
 from cardsuite.train.ppo.trainer import train
 from tests.train.test_count_inputs import assert_tampered_features_refused

@@ -34,7 +34,7 @@ def tiny_policy(activation: str = "tanh"):  # type: ignore[no-untyped-def]
 def test_snapshot_logits_equal_the_torch_policy(activation: str) -> None:
     import torch
 
-    from cardsuite.agents.learned.policy import snapshot_of
+    from cardsuite.train.core.learned import snapshot_of
 
     policy = tiny_policy(activation)
     snap = snapshot_of(policy, step=7, activation=activation)
@@ -47,7 +47,7 @@ def test_snapshot_logits_equal_the_torch_policy(activation: str) -> None:
 
 
 def test_snapshot_agent_plays_only_legal_actions() -> None:
-    from cardsuite.agents.learned.policy import snapshot_of
+    from cardsuite.train.core.learned import snapshot_of
 
     agent = SnapshotAgent(snapshot_of(tiny_policy(), 0, "tanh"), seed=1)
     env = get_game("scum").make(num_players=4)
@@ -68,7 +68,7 @@ def test_snapshot_agent_plays_only_legal_actions() -> None:
 
 
 def test_snapshot_agent_rejects_another_table() -> None:
-    from cardsuite.agents.learned.policy import snapshot_of
+    from cardsuite.train.core.learned import snapshot_of
 
     agent = SnapshotAgent(snapshot_of(tiny_policy(), 0, "tanh"))
     env = get_game("scum").make(num_players=6)
@@ -120,7 +120,7 @@ def test_league_share_of_an_unknown_kind_is_a_config_error() -> None:
 
 
 def test_seat_draw_frequencies_follow_the_league_table() -> None:
-    from cardsuite.agents.learned.policy import snapshot_of
+    from cardsuite.train.core.learned import snapshot_of
 
     league = _fixed_league({"random": 0.25, "heuristic": 0.0, "snapshot": 0.75},
                            max_snapshots=3, weighting="uniform")  # fmt: skip

@@ -11,18 +11,11 @@ import pytest
 from hypothesis import strategies as st
 
 from cardsuite.agents.learned.files import sha256_file
-from cardsuite.agents.learned.safe_io import (
-    META_FILE,
-    WEIGHTS_FILE,
-    AgentMeta,
-    NetworkSpec,
-    actor_logits,
-    load_agent,
-    load_agent_numpy,
-    read_meta,
-    save_agent,
-)
+from cardsuite.agents.learned.meta import META_FILE, WEIGHTS_FILE, AgentMeta
+from cardsuite.agents.learned.netspec import NetworkSpec, actor_logits
+from cardsuite.agents.learned.safe_io import load_agent_numpy, read_meta, save_agent
 from cardsuite.errors import CheckpointError
+from cardsuite.train.core.learned import load_agent
 
 
 def _tiny() -> tuple[dict[str, np.ndarray], AgentMeta]:
@@ -342,14 +335,14 @@ def test_export_of_a_trusted_zip_plays_like_the_model(trained_run: Path, tmp_pat
 def _rllib_checkpoint(folder: Path) -> tuple[Path, object]:
     """A checkpoint folder as the RLlib trainer writes it: run record + safe weights."""
     pytest.importorskip("ray.rllib")
-    from cardsuite.train.rllib.config import load_run
-    from cardsuite.train.rllib.policy import export_module
-    from cardsuite.train.rllib.trainer import RUN_RECORD, module_spec
+    from cardsuite.agents.learned.rllib import RUN_RECORD, export_module
+    from cardsuite.train.rllib.algorithm import module_spec
+    from cardsuite.train.rllib.config import load_config
 
-    run = load_run(None, game="scum", hidden_size=16, hidden_layers=1)
-    module = module_spec(run, with_spaces=True).build()
+    config = load_config(None, game="scum", hidden=16, layers=1)
+    module = module_spec(config, with_spaces=True).build()
     folder.mkdir(parents=True)
-    record = {"game": "scum", "options": run.options, "config": run.config.to_dict()}
+    record = {"game": "scum", "options": config.env_options(), "config": config.to_dict()}
     (folder / RUN_RECORD).write_text(json.dumps(record))
     export_module(module.state_dict(), folder)
     return folder, module
@@ -362,8 +355,8 @@ def test_rllib_agent_loads_the_safe_weights_only(tmp_path: Path) -> None:
 
     from cardsuite.agents.base import table_info
     from cardsuite.agents.learned.netspec import obs_scale
+    from cardsuite.agents.learned.rllib import RLlibAgent
     from cardsuite.games import get_game
-    from cardsuite.train.rllib.policy import RLlibAgent
 
     marker = tmp_path / "pwned"
     folder, module = _rllib_checkpoint(tmp_path / "iter_000001")
@@ -386,8 +379,8 @@ def test_rllib_agent_loads_the_safe_weights_only(tmp_path: Path) -> None:
 def test_rllib_pickles_without_safe_weights_are_refused(tmp_path: Path) -> None:
     import pickle
 
+    from cardsuite.agents.learned.rllib import MODULE_DIR, SAFE_MODULE_FILE
     from cardsuite.agents.registry import make_agent
-    from cardsuite.train.rllib.policy import MODULE_DIR, SAFE_MODULE_FILE
 
     marker = tmp_path / "pwned"
     folder, _ = _rllib_checkpoint(tmp_path / "iter_000001")
@@ -400,7 +393,7 @@ def test_rllib_pickles_without_safe_weights_are_refused(tmp_path: Path) -> None:
         with pytest.raises(CheckpointError, match=r"cloudpickles .* can run arbitrary code"):
             make_agent(f"rllib:{path}", "scum", seed=0)
     doc = json.loads((folder / "cardsuite_run.json").read_text())
-    doc["config"]["hidden_size"] = "big"
+    doc["config"]["hidden"] = "big"
     (folder / "cardsuite_run.json").write_text(json.dumps(doc))
     with pytest.raises(CheckpointError, match="field 'config' is invalid"):
         make_agent(f"rllib:{folder}", "scum", seed=0)

@@ -1,22 +1,13 @@
 """What batched PPO and Deep Monte-Carlo share: a run of tables of games on the core's loop.
 
-`BatchedTrainer` starts a run (the one resume rule, the seeds, the game,
-the network's input layout), evaluates the played network at every table
-(`cardsuite.train.core.tables.evaluate_tables`), writes the agent, and
-writes and reads the shared part of the checkpoint (`save` and `load`):
-
-* ``agent/`` and ``optimizer.safetensors``: the network and Adam;
-* ``run.safetensors``: each table's seats and League members, and the
-  games in flight (the engine's arrays) when its engine keeps them in arrays
-  (``games_saved``; otherwise a resumed run deals fresh games);
-* ``league/<name>.safetensors``: the League's snapshots;
-* ``state.json``: version, step, iteration, schedule, config, the Leagues'
-  statistics, the generators (numpy, torch, python) and the evaluation history.
-
-An algorithm adds its own files and entries (`checkpoint_parts`,
-`restore_parts`) and names what its checkpoints hold (``FILES``), what a
-resume may not change (``MUST_MATCH``) and its generators (`generators`).
-A resumed run continues exactly where the checkpoint stopped.
+`BatchedTrainer` starts a run (the resume rule, seeds, game, input layout), evaluates
+the played network at every table, writes the agent, and the shared part of the
+checkpoint: ``agent/``, ``optimizer.safetensors``, ``run.safetensors`` (each table's
+seats, and its games in flight when the engine keeps them in arrays),
+``league/<name>.safetensors`` (the snapshots) and ``state.json`` (counters, schedule,
+config, Leagues, generators, history). An algorithm adds its own parts
+(`checkpoint_parts`, `restore_parts`, `generators`) and names its ``FILES`` and
+``MUST_MATCH``; a resumed run continues exactly where the checkpoint stopped.
 """
 
 from __future__ import annotations
@@ -29,7 +20,6 @@ from typing import Any, ClassVar
 import numpy as np
 import torch
 
-from cardsuite.agents.learned.features import table_features
 from cardsuite.agents.learned.layout import generic_spec, layout_of
 from cardsuite.agents.learned.netspec import NetworkSpec, Snapshot, obs_scale
 from cardsuite.agents.learned.safe_io import AgentMeta, load_tensors_numpy, save_agent
@@ -41,6 +31,7 @@ from cardsuite.train.core.checkpoint import (
     save_checkpoint,
 )
 from cardsuite.train.core.games import train_game
+from cardsuite.train.core.learned import table_features
 from cardsuite.train.core.log import open_log
 from cardsuite.train.core.loop import TrainLoop, seed_all
 from cardsuite.train.core.rundir import plan_run
@@ -67,8 +58,7 @@ class BatchedTrainer(FirstTable, TrainLoop):
     games_restored = False
 
     def start(self, args: Any) -> None:
-        """The run's folder (the one resume rule: a run never overwrites another), seeds,
-        game and generators; the step, iteration and history of a fresh run."""
+        """The run's folder (`plan_run`), seeds, game and generators; a fresh run's counters."""
         self.args = args
         self.plan = plan_run(args.run_dir or None, args.resume or None, args.out_dir())
         self.run_dir = self.plan.run_dir
@@ -81,8 +71,7 @@ class BatchedTrainer(FirstTable, TrainLoop):
         self.history: list[dict[str, Any]] = []
 
     def layout(self) -> tuple[Any, int, Any]:
-        """The network's observation spec, action count and derived inputs (``features``):
-        the first table's, or with ``sizes`` the game's size-generic layout."""
+        """The network's observation spec, action count and derived inputs."""
         if self.generic:
             spec, num_actions = generic_spec(self.generic), layout_of(self.generic).num_actions
         else:
@@ -118,8 +107,7 @@ class BatchedTrainer(FirstTable, TrainLoop):
         self.league.add_snapshot(self.snapshot())
 
     def evaluate(self) -> list[dict[str, Any]]:
-        """Duplicate deals (``eval_seed``) of the greedy learner against each evaluation
-        opponent at every table (rows ``NAME@Pp`` with ``sizes``); logged and kept."""
+        """`evaluate_tables` on ``eval_seed``'s deals; the rows, logged and kept."""
         rows = evaluate_tables(self.snapshot(), self.scale.cpu().numpy(), self.tables,
                                game=self.game.name, deals=self.args.eval_deals,
                                seed=self.args.eval_seed, step=self.step)  # fmt: skip
@@ -128,8 +116,7 @@ class BatchedTrainer(FirstTable, TrainLoop):
         return rows
 
     def agent_meta(self) -> AgentMeta:
-        """The safe-format metadata of the played network now (size-generic with ``sizes``:
-        the rule options without a player count, ``network.layout: generic``)."""
+        """The safe-format metadata of the played network now."""
         net, options = self.played, dict(self.config)
         if self.generic:
             options.pop("num_players", None)
@@ -184,8 +171,7 @@ class BatchedTrainer(FirstTable, TrainLoop):
                                state=state)  # fmt: skip
 
     def _run_arrays(self) -> tuple[dict[str, np.ndarray], bool]:
-        """Every table's seats (keys prefixed by the table's ``key``), and its games in
-        flight if every engine keeps them in arrays; whether the games are in."""
+        """Every table's seats and games in flight (keys prefixed by its ``key``)."""
         numpy = self.eng.xp.name == "numpy"
         games = [t.game_state() if numpy else None for t in self.tables]
         saved = all(g is not None for g in games)
@@ -236,7 +222,6 @@ class BatchedTrainer(FirstTable, TrainLoop):
         self.games_restored = games
 
     def require_games(self) -> None:
-        """CheckpointError when the engine keeps its games in Python objects (a trainer whose
-        resume must continue the games in flight)."""
+        """CheckpointError when the engine keeps its games in Python objects."""
         if self.tables[0].game_state() is None:
             raise CheckpointError(f"{self.game.name}: its engine cannot be checkpointed")

@@ -1,22 +1,13 @@
 """The one checkpoint writer and reader of every trainer.
 
-A run keeps its latest checkpoint in ``RUN/checkpoint/``: safetensors files
-and a ``state.json`` whose ``files`` entry maps every other file to its
-SHA-256. `write_checkpoint` builds the new one in a temporary folder and
-swaps it in by two renames (the previous one survives as
-``checkpoint.prev`` until the swap is complete; a swap a crash left half
-done is finished by the next write, and `find_checkpoint` falls back to
-``checkpoint.prev`` meanwhile), so Ctrl-C or a crash during a save never
-leaves a run without a good checkpoint. `save_checkpoint` is what the
-trainers call: each supplies only its own parts (its network and
-optimizer, its arrays, its JSON state).
-
-`open_checkpoint` (and `read_checkpoint`) reads ``state.json`` (bounded,
-strict JSON) and checks the manifest: every listed file exists, is regular
-and matches its checksum, nothing unlisted lies beside them, and every name
-is of a kind the trainer allows (never a pickle). Nothing is ever
-unpickled. The run state the trainers record besides their weights (games
-in flight, RNG and optimizer states) is `cardsuite.train.core.state`.
+A run keeps its latest checkpoint in ``RUN/checkpoint/``: safetensors files and a
+``state.json`` whose ``files`` entry maps every other file to its SHA-256.
+`write_checkpoint` builds it in a temporary folder and swaps it in by two renames (the
+previous one survives as ``checkpoint.prev`` until then; `find_checkpoint` falls back to
+it), so Ctrl-C or a crash never leaves a run without a good checkpoint.
+`open_checkpoint` reads ``state.json`` (bounded, strict JSON) and checks the manifest:
+every file listed, present, regular, matching its checksum and of a kind the trainer
+allows. Nothing is ever unpickled.
 """
 
 from __future__ import annotations
@@ -44,13 +35,12 @@ from cardsuite.agents.learned.files import (
 )
 from cardsuite.agents.learned.safe_io import (
     AgentMeta,
-    load_agent,
-    load_tensors,
     load_tensors_numpy,
     save_agent,
     save_tensors,
 )
 from cardsuite.errors import CheckpointError
+from cardsuite.train.core.learned import load_agent, load_tensors
 from cardsuite.train.core.state import (
     capture_rng,
     check_rng,
@@ -77,18 +67,9 @@ _SHA = re.compile(r"[0-9a-f]{64}")
 
 
 def write_checkpoint(run_dir: str | Path, fill: Callable[[Path], dict[str, Any]]) -> Path:
-    """Write ``RUN/checkpoint`` atomically (module doc); its path.
-
-    Args:
-        run_dir: the run folder.
-        fill: writes the checkpoint's files into the folder it is given and
-            returns the ``state.json`` document (JSON values); the ``files``
-            manifest is added here.
-
-    Raises:
-        CheckpointError: the folder cannot be written (the previous
-            checkpoint is kept).
-    """
+    """Write ``RUN/checkpoint`` atomically (module doc): ``fill(folder)`` writes the files and
+    returns ``state.json``'s document (the manifest is added here). Its path;
+    CheckpointError when it cannot be written (the previous one is kept)."""
     run = Path(run_dir)
     try:
         run.mkdir(parents=True, exist_ok=True)
@@ -133,14 +114,8 @@ def read_state_doc(path: str | Path) -> tuple[Path, dict[str, Any]]:
 
 
 def check_files(ckpt: Path, files: Any, allowed: Callable[[str], bool], kinds: str) -> None:
-    """``files`` maps every file of ``ckpt`` (and nothing else) to its SHA-256.
-
-    Args:
-        ckpt: the checkpoint folder.
-        files: the ``files`` entry of its ``state.json``.
-        allowed: which relative names the trainer's checkpoints may hold.
-        kinds: those names in words, for the message.
-    """
+    """Check that ``files`` (``state.json``'s entry) maps every file of ``ckpt`` and nothing
+    else to its SHA-256, every name ``allowed`` (``kinds``: those names in words)."""
 
     def bad(name: str, message: str) -> CheckpointError:
         return CheckpointError(f"{STATE_FILE}: field {name!r} {message}")
@@ -204,10 +179,7 @@ ABSENT_MEANS = {
     "duplicate_baseline": False,
     "learner_seats": 1,
 }
-"""What a field missing from an older checkpoint's config meant (0.2.0: Scum only; no
-derived inputs before ``features``; no weight average before Deep Monte-Carlo's ``polyak``;
-no twin games before PPO's ``duplicate_baseline``; one learner seat per league game
-before ``learner_seats``)."""
+"""What a field missing from an older checkpoint's config meant (0.2.0 trained Scum only)."""
 
 
 def check_must_match(saved: dict[str, Any], args: Any, keys: tuple[str, ...]) -> None:
@@ -227,20 +199,10 @@ def save_checkpoint(
     run_dir: str | Path, *, weights: Mapping[str, Any], meta: AgentMeta,
     optimizer: Mapping[str, Any], files: Mapping[str, Mapping[str, Any]], state: dict[str, Any],
 ) -> Path:  # fmt: skip
-    """Write a trainer's checkpoint through `write_checkpoint`; its path.
-
-    Args:
-        run_dir: the run folder.
-        weights, meta: the network, written as ``agent/`` (the safe agent
-            format, so ``ppo:RUN`` plays the checkpoint).
-        optimizer: a torch optimizer's ``state_dict()``: its state tensors go
-            to ``optimizer.safetensors``, its ``param_groups`` to the
-            ``optimizer`` entry of ``state.json``.
-        files: the trainer's arrays by relative file name (an empty one is
-            not written).
-        state: the trainer's ``state.json`` entries (NaN and infinity are
-            written as null).
-    """
+    """Write a trainer's checkpoint through `write_checkpoint`: ``weights`` and ``meta`` as
+    ``agent/`` (``ppo:RUN`` plays it), a torch ``optimizer`` state dict, the trainer's
+    arrays by file name (``files``; empty ones skipped) and ``state.json`` entries
+    (``state``; NaN and infinity as null). Its path."""
 
     def fill(tmp: Path) -> dict[str, Any]:
         save_agent(tmp / AGENT_DIR, weights, meta)
@@ -289,6 +251,5 @@ class Saved:
 
 
 def open_checkpoint(path: str | Path, files: re.Pattern[str], kinds: str) -> Saved:
-    """`read_checkpoint` with the file names a trainer's checkpoints may hold (``files``,
-    ``kinds``: them in words)."""
+    """`read_checkpoint` of the files a trainer's checkpoints may hold (a pattern)."""
     return Saved(*read_checkpoint(path, lambda n: bool(files.fullmatch(n)), kinds))

@@ -1,13 +1,11 @@
 """The one command-line grammar of the training commands.
 
-`add_run_flags` gives ``cardsuite train``, ``ppo``, ``dmc`` (and ``train
---backend rllib``) the same flags for the same things: ``--config``,
-``--run-dir`` (``--out`` is a deprecated alias), ``--resume``, ``--seed``,
-``--players``, ``--device``, ``--total-steps``, ``--budget-minutes``,
-``--tensorboard`` and ``--set KEY=VALUE``. The batched trainers add one flag
-per config field (`add_field_flags`). An unknown flag is a ConfigError naming
-the closest (`reject_unknown`). `trainer_command` and `command_main` build a
-batched trainer's subcommand and its ``python -m`` entry.
+`add_run_flags` gives every training command the same flags (``--config``, ``--run-dir``
+(``--out`` deprecated), ``--resume``, ``--seed``, ``--players``, ``--device``,
+``--total-steps``, ``--budget-minutes``, ``--tensorboard``, ``--set KEY=VALUE``); the
+batched trainers add one flag per config field (`add_field_flags`); an unknown flag is
+a ConfigError naming the closest (`reject_unknown`). `trainer_entry` builds a batched
+trainer's ``train``, subcommand and ``python -m`` entry.
 """
 
 from __future__ import annotations
@@ -141,11 +139,8 @@ def common_values(ns: argparse.Namespace) -> dict[str, Any]:
 
 
 def config_from_args(cls: type[C], ns: argparse.Namespace) -> C:
-    """The preset of ``--config`` with the field flags, shared flags and ``--set`` applied.
-
-    With ``--resume DIR`` and no ``--config``, the resumed run's own config
-    (its checkpoint's ``state.json``) is the base.
-    """
+    """The preset of ``--config`` (with ``--resume`` and no preset: the checkpoint's config)
+    with the field flags, shared flags and ``--set`` applied."""
     names, source = set(cls.field_names()), getattr(ns, "config", None)
     doc = cls.upgrade(preset(source), source, warn=True)
     if not doc and getattr(ns, "resume", None):
@@ -181,15 +176,9 @@ def trainer_command(
     sub: Any, name: str, cls: type[C], train: Callable[[C], dict[str, Any]], *, help: str,
     description: str,
 ) -> tuple[str, Callable[[argparse.Namespace, list[str]], int]]:  # fmt: skip
-    """The subcommand ``cardsuite NAME`` of a trainer configured by ``cls``.
-
-    Its flags are the shared ones (`add_run_flags`) and one per field of
-    ``cls`` (`add_field_flags`); it runs ``train(config)`` and prints the
-    returned ``eval`` rows (`cardsuite.train.core.log.print_eval`).
-
-    Returns:
-        ``(name, run)`` as a ``cardsuite.commands`` entry point returns it.
-    """
+    """The subcommand ``cardsuite NAME`` of a trainer configured by ``cls`` (the shared flags
+    and one per field): it runs ``train(config)`` and prints its ``eval`` rows; ``(name,
+    run)`` as a ``cardsuite.commands`` entry point returns it."""
     parser = sub.add_parser(name, help=help, description=description, allow_abbrev=False)
     add_run_flags(parser)
     add_field_flags(parser, cls)
@@ -206,10 +195,8 @@ def trainer_command(
 
 
 def command_main(add_command: Callable[[Any], tuple[str, Any]], argv: Sequence[str] | None) -> int:
-    """``python -m cardsuite.train.NAME [flags]``: the subcommand ``add_command`` builds, alone.
-
-    An error of the suite is one line on stderr and exit status 2, as under ``cardsuite``.
-    """
+    """``python -m cardsuite.train.NAME [flags]``: the subcommand ``add_command`` builds (an
+    error of the suite: one line on stderr and status 2, as under ``cardsuite``)."""
     parser = argparse.ArgumentParser(prog="cardsuite")
     name, run = add_command(parser.add_subparsers(dest="command"))
     ns, extra = parser.parse_known_args([name, *(sys.argv[1:] if argv is None else argv)])
@@ -223,8 +210,7 @@ def command_main(add_command: Callable[[Any], tuple[str, Any]], argv: Sequence[s
 def trainer_entry(
     name: str, cls: type[C], make: Callable[[C], Any], *, help: str, description: str
 ) -> tuple[Callable[[C], Any], Callable[[Any], tuple[str, Any]], Callable[..., int]]:
-    """A batched trainer's ``train(args)`` (``make(args).train()``), ``add_command`` (the
-    ``cardsuite NAME`` entry point, `trainer_command`) and ``main`` (``python -m``)."""
+    """A batched trainer's ``train(args)``, ``add_command`` and ``main`` (``python -m``)."""
 
     def train(args: C) -> Any:
         """Train one run with ``args``; the final step and evaluation rows."""

@@ -1,14 +1,11 @@
 """The duplicate baseline (``duplicate_baseline``): every training deal also played by the heuristic.
 
-Beside each table's games runs a *twin* batch of the same deals (the batched
-engines deal from counters: the ``k``-th hand of game ``g`` has the same cards
-in both), played by the game's heuristic in every seat. When a hand ends in a
-training game, each player's reward has its twin's reward for that hand
-subtracted. The twin's rewards depend on the deals only, never on the
-learner's actions, so the subtraction is a baseline: the gradient's
-expectation is unchanged and the luck of the cards leaves the signal.
-`TwinDeals` keeps the twin at most one hand ahead of the training games and
-sums each player's margin over its twin per episode (``dup_margin``).
+Beside each table's games runs a *twin* batch of the same deals (the engines deal from
+counters) with the heuristic in every seat. When a hand ends, each player's reward has
+its twin's subtracted: the twin's rewards depend on the deals only, never on the
+learner, so the gradient's expectation is unchanged and the luck of the cards leaves
+the signal. `TwinDeals` keeps the twin at most one hand ahead and sums each player's
+margin per episode (``dup_margin``).
 """
 
 from __future__ import annotations
@@ -27,19 +24,12 @@ PREFIX = "twin."  # the twin's arrays in a trainer checkpoint
 
 class TwinDeals:
     """The twin batch of one table's games: the same deals, the heuristic in every seat.
-
-    Args:
-        game: the trainer's game (`cardsuite.train.core.games.TrainGame`).
-        config: the table's engine config.
-        num_games: games in the table's batch.
-        engine_kwargs: the table engine's keyword arguments (backend, device).
-    """
+    ``game``: a `TrainGame`; ``config``, ``num_games`` and ``engine_kwargs``: the table's."""
 
     def __init__(
         self, game: Any, config: dict[str, Any], num_games: int,
         engine_kwargs: dict[str, Any] | None = None,
     ) -> None:  # fmt: skip
-        """Build the twin engine and its heuristic (no games until `reset`)."""
         self.eng = game.make_engine(num_games, config, **(engine_kwargs or {}))
         self.xp = self.eng.xp
         self.heuristic = game.heuristic(self.eng)
@@ -85,12 +75,8 @@ class TwinDeals:
 
     def subtract(self, before: np.ndarray, after: np.ndarray, done: np.ndarray,
                  rewards: np.ndarray) -> np.ndarray:  # fmt: skip
-        """The training step's rewards less the twin's, for the games whose hand just ended.
-
-        ``before``/``after``: the table's hands dealt before and after the step;
-        ``done``: games whose episode ended; ``rewards``: ``[N, P]`` of the step.
-        A game whose hand did not end keeps its rewards as they are.
-        """
+        """The step's ``[N, P]`` rewards less the twin's for the games whose hand just ended
+        (hands dealt ``before`` and ``after`` the step differ, or ``done``); others as they are."""
         out = np.array(rewards, dtype=np.float64)
         ended = (after != before) | done
         behind = ended & (self.deals() <= before)
@@ -115,8 +101,7 @@ class TwinDeals:
         return got
 
     def state(self) -> dict[str, np.ndarray] | None:
-        """The twin's arrays for a checkpoint (keys start with `PREFIX`), or None when its
-        engine keeps state the checkpoint cannot hold (then a resumed run deals afresh)."""
+        """The twin's arrays for a checkpoint, or None when its engine cannot be saved."""
         games = engine_state(self.eng)
         if games is None:
             return None

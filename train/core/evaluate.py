@@ -1,15 +1,11 @@
 """The duplicate evaluator of every trainer.
 
-`duplicate_match` plays two batch policies over the same deals on the game's
-batched engine, once per rotation of the two agents over the seats (player
-``p`` gets agent ``((p + r) mod n) mod 2``); A *beats* B on a deal when its
-mean episode reward over its seats of all rotations is higher (ties one
-half), the arena's duplicate measure. Deals come from the engine's
-counter-based streams keyed by ``seed``: evaluate on a seed training never
-used (``eval_seed``). `evaluate_against` judges a learner's frozen actor,
-played greedily, against each opponent; `spec_policy` turns any arena agent
-spec into a batch policy, so agents that play through the arena (MaskablePPO,
-RLlib) are judged by the same code (`evaluate_specs`).
+`duplicate_match` plays two batch policies over the same deals, once per rotation of
+the two agents over the seats; A *beats* B on a deal when its mean reward over its seats
+of all rotations is higher (ties one half), the arena's duplicate measure. Deals come
+from the engine's counter-based streams keyed by ``seed`` (``eval_seed``: a seed
+training never uses). `evaluate_against` judges a learner's greedy actor; `spec_policy`
+turns any arena agent spec into a batch policy (`evaluate_specs`).
 """
 
 from __future__ import annotations
@@ -22,27 +18,21 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.base import TableInfo
-from cardsuite.agents.learned.netspec import Snapshot, obs_scale, pick
+from cardsuite.agents.learned.netspec import Snapshot, obs_scale
 from cardsuite.batched.policies import call_policy
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
 from cardsuite.train.core.games import train_game
+from cardsuite.train.core.seats import SnapshotPolicy
 
 BatchPolicy = Callable[[Any, Any], Any]
 
 
 @dataclass(frozen=True)
 class DuelResult:
-    """Outcome of `duplicate_match`.
-
-    Attributes:
-        deals: deals played (each in every rotation).
-        beats: share of deals where A's mean reward beat B's (ties: half).
-        beats_ci: 95% half-width of ``beats`` (normal approximation).
-        mean_a, mean_b: mean episode reward per seat-game of A and B.
-        margin: mean over deals of A's minus B's mean reward.
-        margin_ci: 95% half-width of ``margin``.
-    """
+    """Outcome of `duplicate_match`: ``deals`` played (each in every rotation), the share A
+    ``beats`` B (ties: half), each side's mean episode reward per seat-game (``mean_a``,
+    ``mean_b``), the mean ``margin`` of A's over B's, and 95% half-widths (``*_ci``)."""
 
     deals: int
     beats: float
@@ -59,15 +49,8 @@ class DuelResult:
 
 @dataclass(frozen=True, kw_only=True)
 class EvalRow(DuelResult):
-    """The learner against one opponent at one step: a `DuelResult` with its context.
-
-    The row every trainer logs (``eval.csv``, TensorBoard ``eval/beats_*``,
-    ``report.json``).
-
-    Attributes:
-        step: the learner's step when evaluated.
-        against: the opponent's name (a baseline or an agent spec).
-    """
+    """The learner against one opponent (``against``) at one ``step``: the row every trainer
+    logs (``eval.csv``, TensorBoard ``eval/beats_*``, ``report.json``)."""
 
     step: int
     against: str
@@ -83,20 +66,11 @@ class EvalRow(DuelResult):
         return {"step": d.pop("step"), "against": d.pop("against"), **d}
 
 
-class GreedyPolicy:
+class GreedyPolicy(SnapshotPolicy):
     """The most likely legal action of a frozen actor on each row (the evaluated learner)."""
 
     def __init__(self, snapshot: Snapshot, scale: Any) -> None:
-        """Play ``snapshot`` on observations multiplied by ``scale`` (numpy or torch)."""
-        self.snapshot = snapshot
-        self.scale = np.asarray(scale.cpu().numpy() if hasattr(scale, "cpu") else scale,
-                                dtype=np.float32)  # fmt: skip
-        self.rng = np.random.default_rng(0)  # unused: greedy play draws nothing
-
-    def __call__(self, obs: Any, mask: Any) -> np.ndarray:
-        """One action per row."""
-        logits = self.snapshot.logits(np.asarray(obs, dtype=np.float32) * self.scale)
-        return np.asarray(pick(logits, np.asarray(mask), greedy=True, rng=self.rng))
+        super().__init__(snapshot, scale, 0, greedy=True)
 
 
 def evaluate_against(
@@ -117,13 +91,9 @@ def duplicate_match(
     policy_a: BatchPolicy, policy_b: BatchPolicy, *, deals: int, seed: int, game: str = "scum",
     **config: Any,
 ) -> DuelResult:  # fmt: skip
-    """Play ``deals`` duplicate deals of A against B on ``game``'s batched engine (module doc).
-
-    Rotation ``r`` is one numpy engine of ``deals`` games reset with the same
-    ``seed``, so every rotation plays the same deals (the deal streams are
-    keyed by seed and game index); player id ``p`` is played by agent
-    ``((p + r) mod n) mod 2``. ``config``: the engine's options.
-    """
+    """Play ``deals`` duplicate deals of A against B on ``game``'s batched engine (options
+    ``config``): rotation ``r`` resets an engine with ``seed`` and seats agent
+    ``((p + r) mod n) mod 2`` at player ``p``."""
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 1:
         raise ConfigError(f"deals must be a positive integer, got {deals!r}")
     spec = train_game(game)
@@ -172,10 +142,8 @@ def _play(
     offset: int,
 ) -> np.ndarray:  # fmt: skip
     """Play every game of ``eng`` (reset with ``seed``) to its end; rewards ``[N, n]`` summed.
-
-    ``agent[g, p]`` is the policy index of player id ``p`` in game ``g``; per-game
-    policies see game ``offset + g``.
-    """
+    ``agent[g, p]``: the policy of player ``p`` in game ``g``; per-game policies see game
+    ``offset + g``."""
     obs, mask, to_act = eng.reset(seed)
     games = agent.shape[0]
     total = np.zeros(agent.shape, dtype=np.float64)
@@ -203,23 +171,17 @@ class RowByRow:
     """Any arena agent as a batch policy: ``act`` on each row (a fresh table per call)."""
 
     def __init__(self, agent: Any, table: Any) -> None:
-        """Reset ``agent`` for ``table`` once."""
         self.agent = agent
         agent.reset(table, 0)
 
     def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """One ``act`` per row."""
         return np.array([self.agent.act(o, m.astype(bool), {}) for o, m in zip(obs, mask)],
                         dtype=np.int64)  # fmt: skip
 
 
 def spec_policy(spec: str, config: dict[str, Any], seed: int, game: str = "scum") -> Any:
-    """The batch policy of arena agent ``spec`` at a ``game`` table with engine options ``config``.
-
-    ``heuristic`` and ``random`` are the game's batched baselines; a trained
-    agent (``ppo:``/``pretrained:``) plays its greedy actor on whole batches;
-    any other agent acts row by row.
-    """
+    """The batch policy of arena agent ``spec`` at a ``game`` table with engine options
+    ``config``: a batched baseline, a trained agent's greedy actor, or any agent row by row."""
     from cardsuite.agents.registry import make_agent  # every agent kind, on first use only
 
     tg = train_game(game)

@@ -1,14 +1,10 @@
 """The games the batched trainers play: one `TrainGame` per batched engine.
 
-The trainers, their warm start, their evaluation and ``cardsuite exploit``
-never name a game: they ask its `TrainGame` for the batched engine, a run's
-engine config (the player count, the trainer's reward, the rule options), the
-baselines' batch policies (the real heuristic, random) and each game's
-observation as a given player sees it. These come from the game's record,
-the agents layer's parts (`cardsuite.agents.parts`) and this layer's table
-`TRAINING`: the reward each game trains on (``docs/training.md`` says why),
-that reward in words and the warm start's length. A rule option of the run
-overrides the reward.
+The trainers, their warm start and evaluation and ``cardsuite exploit`` never name a
+game: its `TrainGame` gives the batched engine, a run's engine config, the baselines'
+batch policies and each player's view, from the game's record, the agents layer's parts
+(`cardsuite.agents.parts`) and this layer's table `TRAINING` (the reward each game
+trains on, ``docs/training.md`` says why; a rule option of the run overrides it).
 """
 
 from __future__ import annotations
@@ -25,15 +21,9 @@ from cardsuite.games import Game, games
 
 @dataclass(frozen=True)
 class Training:
-    """What the trainers set for one game (module doc).
-
-    Attributes:
-        options: engine options every trainer sets unless the run sets them (the
-            training reward, the episode length), as ``(key, value)`` pairs.
-        reward: that reward in words, for reports (``cardsuite exploit``).
-        warm_start_steps: engine steps of the heuristic-imitation warm start that
-            let the game's episodes end (``cardsuite exploit --bc-steps``).
-    """
+    """What the trainers set for one game: engine ``options`` unless the run sets them (the
+    training reward, the episode length), that ``reward`` in words (``cardsuite exploit``),
+    and the warm start's ``warm_start_steps`` that let an episode end."""
 
     options: tuple[tuple[str, Any], ...]
     reward: str
@@ -55,11 +45,7 @@ TRAINING: dict[str, Training] = {
 
 @dataclass(frozen=True)
 class TrainGame:
-    """How the batched trainers play one game: its record, parts and `Training` (module doc).
-
-    Attributes:
-        record: the game's record in `cardsuite.games`.
-    """
+    """How the batched trainers play one game (its ``record``), its parts and `Training`."""
 
     record: Game
 
@@ -115,8 +101,7 @@ class TrainGame:
 
 
 def trainable(record: Game) -> bool:
-    """Whether the batched trainers can play ``record``: a batched engine, a batched
-    heuristic and a row of `TRAINING`."""
+    """Whether the batched trainers can play ``record`` (its engine, heuristic, `TRAINING`)."""
     return record.has("batched") and record.name in PARTS and record.name in TRAINING
 
 

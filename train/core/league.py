@@ -1,24 +1,14 @@
 """The opponents of every trainer: fixed baselines and frozen snapshots, drawn by PFSP.
 
-Every trainer draws its opponents from one `League`, built by `League.of`.
-Members are batch policies (``policy(obs, mask) -> actions`` over the
-engine's arrays): the game's fixed baselines (``heuristic``, its real
-heuristic, vectorised; ``random``) and frozen copies of the learner's actor
-(`League.add_snapshot`), which sample their masked policy (or, ``greedy``,
-play their best legal action). Batched trainers give each game that is not
-pure self-play one member for its other seats, drawn anew when its episode
-ends (`League.draw`), and play each member's rows in one call
-(`League.act`); per-game envs seat members from the League's draw table
-(`cardsuite.train.core.seats`).
-
-Prioritised fictitious self-play (PFSP, AlphaStar): every finished game
-reports the learner's outcome against its member (1 win, 0.5 tie, 0 loss,
-`League.record`), counts decaying by ``decay`` per game, and a member is
-drawn by its rate ``x`` of beating the learner: ``hard`` ``x ** power``,
-``variance`` ``x * (1 - x)``, or ``uniform``. Optional ``shares``
-(MaskablePPO's ``opponent_*``) multiply each member's weight by its kind's
-share, split evenly among the snapshots; while no member with a positive
-share is present, every member is drawn by its PFSP weight alone.
+Members are batch policies over the engine's arrays: the game's baselines (``heuristic``,
+``random``) and frozen snapshots of the learner (`League.add_snapshot`). A batched
+trainer's league game gets one member for its other seats, drawn anew when its episode
+ends (`League.draw`, `League.act`); per-game envs seat members from the League's draw
+table (`cardsuite.train.core.seats`). PFSP (AlphaStar): each finished game reports the
+learner's outcome (`League.record`), counts decay by ``decay`` per game, and a member is
+drawn by its rate ``x`` of beating the learner: ``hard`` ``x ** power``, ``variance``
+``x * (1 - x)`` or ``uniform``, times its kind's share when ``shares`` are given (see
+``docs/training.md``, "The League").
 """
 
 from __future__ import annotations
@@ -31,11 +21,17 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.learned.features import CountInputs
-from cardsuite.agents.learned.netspec import Snapshot, pick
+from cardsuite.agents.learned.netspec import Snapshot
 from cardsuite.batched.policies import call_policy
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.train.core.games import train_game
-from cardsuite.train.core.seats import SeatMember, SnapshotAgent, draw_seat, seat_agent
+from cardsuite.train.core.seats import (
+    SeatMember,
+    SnapshotAgent,
+    SnapshotPolicy,
+    draw_seat,
+    seat_agent,
+)
 
 __all__ = ["League", "Member", "SeatMember", "SnapshotAgent", "SnapshotPolicy", "draw_seat",
            "seat_agent"]  # fmt: skip
@@ -45,15 +41,9 @@ WEIGHTINGS = ("hard", "variance", "uniform")
 
 @dataclass
 class Member:
-    """One league member.
-
-    Attributes:
-        id: a stable id (games refer to members by id).
-        name: ``"heuristic"``, ``"random"`` or ``"snapshot@STEP"``.
-        policy: the batch policy.
-        wins: decayed count of games the member beat the learner (ties: half).
-        games: decayed count of games played against the learner.
-    """
+    """One league member: its stable ``id`` (games refer to it), ``name`` (``heuristic``,
+    ``random`` or ``snapshot@STEP``), batch ``policy``, and decayed counts of the games it
+    beat the learner (``wins``, ties one half) and played (``games``)."""
 
     id: int
     name: str
@@ -68,44 +58,11 @@ class Member:
         return self.wins / self.games
 
 
-class SnapshotPolicy:
-    """A frozen snapshot playing a batch (numpy in, numpy out): it samples its masked
-    policy, or with ``greedy`` plays the legal action of highest output (a Q-network)."""
-
-    def __init__(
-        self, snapshot: Snapshot, scale: np.ndarray, seed: int, greedy: bool = False
-    ) -> None:
-        """Play ``snapshot`` on observations multiplied by ``scale``."""
-        self.snapshot = snapshot
-        self.scale = np.asarray(scale, dtype=np.float32)
-        self.rng = np.random.default_rng(seed)
-        self.greedy = greedy
-
-    def __call__(self, obs: Any, mask: Any) -> np.ndarray:
-        """A sampled legal action per row."""
-        o = obs.cpu().numpy() if hasattr(obs, "cpu") else np.asarray(obs)
-        m = mask.cpu().numpy() if hasattr(mask, "cpu") else np.asarray(mask)
-        logits = self.snapshot.logits(o * self.scale)
-        return np.asarray(pick(logits, m, greedy=self.greedy, rng=self.rng), dtype=np.int64)
-
-
 class League:
-    """Baselines plus the newest ``max_snapshots`` snapshots, drawn by PFSP.
-
-    Args:
-        baselines: name -> batch policy of the fixed members.
-        max_snapshots: snapshots kept (the oldest leaves first).
-        weighting: ``"hard"``, ``"variance"`` or ``"uniform"`` (module doc).
-        power: exponent of the ``hard`` weighting.
-        decay: per-game decay of a member's counts (1: never forget).
-        seed: seeds the draws and the snapshots' sampling.
-        scale: the observation scale snapshots play with (numpy or torch;
-            None: observations as they come).
-        greedy: snapshots play their best legal action instead of sampling
-            (Deep Monte-Carlo's Q-networks).
-        shares: kind (a baseline's name or ``"snapshot"``) -> prior share of
-            the draw (module doc); None: every member alike.
-    """
+    """The fixed members ``baselines`` (name -> batch policy) plus the newest
+    ``max_snapshots`` snapshots, drawn by PFSP (``weighting``, ``power``, ``decay``: module
+    doc; ``shares``: kind -> share). ``seed`` seeds the draws and the snapshots, which play
+    on observations times ``scale``, their best legal action if ``greedy``."""
 
     def __init__(
         self,
@@ -120,7 +77,6 @@ class League:
         greedy: bool = False,
         shares: Mapping[str, float] | None = None,
     ) -> None:
-        """Start with the baselines only."""
         if weighting not in WEIGHTINGS:
             raise ConfigError(f"pfsp weighting must be one of {WEIGHTINGS}, got {weighting!r}")
         if max_snapshots < 0:
@@ -139,13 +95,7 @@ class League:
         self.rng = np.random.default_rng(seed)
         self.seed = seed
         self.greedy = greedy
-        self.scale: Any = (
-            1.0
-            if scale is None
-            else np.asarray(
-                scale.cpu().numpy() if hasattr(scale, "cpu") else scale, dtype=np.float32
-            )
-        )
+        self.scale: Any = 1.0 if scale is None else scale  # numpy or torch (`SnapshotPolicy`)
         self._next_id = 0
         self.members: list[Member] = []
         self.retired: dict[int, Member] = {}
@@ -159,17 +109,9 @@ class League:
         pfsp: str, scale: Any = None, greedy: bool = False,
         shares: Mapping[str, float] | None = None, opponents: dict[str, Any] | None = None,
     ) -> League:  # fmt: skip
-        """The League of a run, the one constructor every trainer calls.
-
-        Args:
-            game: the game's name (its `cardsuite.train.core.games.TrainGame`).
-            engine: a batched engine of the run's table (the baselines play on it).
-            baselines: the fixed members' names (``heuristic``, ``random``).
-            seed: seeds the draws, the snapshots and a random baseline.
-            max_snapshots: snapshots kept; pfsp: the draw's weighting.
-            scale, greedy, shares: as `League` takes them.
-            opponents: name -> batch policy, replacing ``baselines``.
-        """
+        """The League of a run, the one constructor every trainer calls: the ``baselines`` of
+        ``game`` (their batch policies on ``engine``, or ``opponents`` instead), ``pfsp`` its
+        weighting, the other arguments as `League` takes them."""
         fixed = opponents or train_game(game).baselines(list(baselines), engine, seed)
         return cls(fixed, max_snapshots=max_snapshots, weighting=pfsp, seed=seed, scale=scale,
                    greedy=greedy, shares=shares)  # fmt: skip
@@ -187,11 +129,7 @@ class League:
         return SnapshotPolicy(snapshot, self.scale, self.seed * 7919 + mid, self.greedy)
 
     def add_snapshot(self, snapshot: Snapshot) -> Member:
-        """Add a frozen snapshot (`Snapshot.of` the learner's actor) as a new member.
-
-        The oldest snapshot beyond ``max_snapshots`` retires (it finishes
-        the games it is playing).
-        """
+        """Add a frozen snapshot; the oldest beyond ``max_snapshots`` retires."""
         member = self._add(f"snapshot@{snapshot.step}", self._play(snapshot, self._next_id),
                            snapshot)  # fmt: skip
         self.followed = None  # a League that grows itself draws by its own counts
@@ -229,16 +167,9 @@ class League:
         ]
 
     def follow(self, table: Sequence[SeatMember]) -> None:
-        """Play another League's members by its draw table (`seat_table`), e.g. the driver's.
-
-        The members become the table's rows under the table's ids: fixed
-        members keep this League's own policies (matched by name), snapshots
-        play their frozen policy, members the table no longer holds retire
-        (they finish their games). Draws follow the table's probabilities
-        until the next call; `record` still counts outcomes here, for the
-        owner of the table to collect. ConfigError for a fixed member this
-        League does not have.
-        """
+        """Play another League's draw table (`seat_table`): its rows become the members (fixed
+        ones keep this League's policies; ConfigError for one it lacks), the others retire,
+        and draws follow its probabilities until the next call."""
         every = {m.id: m for m in [*self.members, *self.retired.values()]}
         fixed = {m.name: m.policy for m in every.values() if m.snapshot is None}
         members: list[Member] = []
@@ -295,9 +226,8 @@ class League:
         self, ids: np.ndarray, obs: Any, mask: Any, games: np.ndarray | None = None,
         players: np.ndarray | None = None,
     ) -> np.ndarray:  # fmt: skip
-        """Actions of rows whose games face members ``ids`` (one call per member);
-        ``games`` and ``players`` (the rows' game indices and acting player ids, by default
-        row ``i`` is game ``i``) go to per-game policies (`call_policy`)."""
+        """Actions of rows whose games face members ``ids`` (one call per member); ``games``
+        and ``players`` (default: row ``i`` is game ``i``) go to per-game policies."""
         out = np.zeros(len(ids), dtype=np.int64)
         g_all = np.arange(len(ids)) if games is None else np.asarray(games)
         for mid in np.unique(ids).tolist():
@@ -353,12 +283,8 @@ class League:
         self, state: Mapping[str, Any], load: Callable[[str], Mapping[str, np.ndarray]],
         activation: str, features: CountInputs | None = None,
     ) -> None:  # fmt: skip
-        """Put back a `state` (a snapshot's weights by ``load(name)``, its hidden ``activation``
-        and derived inputs ``features``).
-
-        Members keep their ids and counts; the snapshots' sampling generators
-        restart from their seeds.
-        """
+        """Put back a `state`: members keep their ids and counts; a snapshot's weights come
+        from ``load(name)`` (with ``activation`` and ``features``)."""
         fixed = {m.name: m.policy for m in self.members if m.snapshot is None}
         self.members, self.retired = [], {}
         for e in state["members"]:

@@ -41,11 +41,8 @@ def read_rows(path: str | Path) -> list[dict[str, str]]:
 
 
 def summary_writer(folder: Path, purge_step: int | None = None) -> Any:
-    """A TensorBoard ``SummaryWriter`` on ``folder`` (None when tensorboard is not installed).
-
-    With ``purge_step`` (a resume), TensorBoard discards the older events at
-    or after that step: the ones written between the checkpoint and a kill.
-    """
+    """A TensorBoard ``SummaryWriter`` on ``folder`` (None without tensorboard); with
+    ``purge_step`` (a resume) it discards older events from that step on."""
     try:
         from torch.utils.tensorboard import SummaryWriter
     except ImportError:
@@ -55,23 +52,14 @@ def summary_writer(folder: Path, purge_step: int | None = None) -> Any:
 
 
 class RunLog:
-    """Appends to ``progress.csv`` / ``eval.csv`` and TensorBoard under ``run_dir``.
-
-    Args:
-        run_dir: the run folder.
-        progress_fields: the columns of ``progress.csv`` (``step`` and
-            ``iteration`` first).
-        tensorboard: write TensorBoard events (if tensorboard is installed).
-        quiet: no log lines on stdout.
-        purge_step: on resume, the checkpoint's step + 1 (`summary_writer`).
-        headline: the keys shown in the progress line besides steps/s.
-    """
+    """Appends to ``progress.csv`` (columns ``progress_fields``, ``step`` and ``iteration``
+    first), ``eval.csv`` and TensorBoard (``purge_step``: `summary_writer`'s) in ``run_dir``,
+    and prints progress lines showing the ``headline`` keys unless ``quiet``."""
 
     def __init__(
         self, run_dir: Path, progress_fields: Sequence[str], *, tensorboard: bool, quiet: bool,
         purge_step: int | None = None, headline: Sequence[str] = (),
     ) -> None:  # fmt: skip
-        """Create the folder; open TensorBoard if asked and available."""
         self.dir = run_dir
         self.dir.mkdir(parents=True, exist_ok=True)
         self.fields = tuple(progress_fields)
@@ -80,7 +68,8 @@ class RunLog:
         self.tb: Any = summary_writer(self.dir / "tb", purge_step) if tensorboard else None
 
     def _append(self, name: str, header: tuple[str, ...], row: dict[str, Any]) -> None:
-        append_rows(self.dir / name, header, [{k: _fmt(row.get(k)) for k in header}])
+        fmt = {k: f"{v:.6g}" if isinstance(v := row.get(k), float) else v for k in header}
+        append_rows(self.dir / name, header, [fmt])
 
     def progress(self, row: dict[str, Any]) -> None:
         """One iteration's statistics."""
@@ -117,12 +106,6 @@ class RunLog:
             self.tb.close()
 
 
-def _fmt(v: Any) -> Any:
-    if isinstance(v, float):
-        return f"{v:.6g}"
-    return v
-
-
 def print_eval(rows: list[dict[str, Any]]) -> None:
     """A final evaluation on stdout, one line per opponent."""
     for row in rows:
@@ -133,13 +116,16 @@ def print_eval(rows: list[dict[str, Any]]) -> None:
 
 def format_report(rows: Sequence[Any], *, markdown: bool = False) -> str:
     """A final report of `EvalRow` rows: one line per opponent, with 95% intervals."""
-    header = "| vs | deals | beats baseline (duplicate) | margin | learner score | baseline score |"
-    lines = [header, "|---|---|---|---|---|---|"] if markdown else []
-    if not markdown:
-        lines.append(
+    if markdown:
+        lines = [
+            "| vs | deals | beats baseline (duplicate) | margin | learner score | baseline score |",
+            "|---|---|---|---|---|---|",
+        ]
+    else:
+        lines = [
             f"{'vs':<14} {'deals':>5}  {'beats (dup.)':>15}  {'margin':>16}  "
             f"{'score':>8}  {'baseline score':>14}"
-        )
+        ]
     for r in rows:
         beats = f"{100 * r.beats:.1f}% ± {100 * r.beats_ci:.1f}"
         margin = f"{r.margin:+.3f} ± {r.margin_ci:.3f}"
@@ -150,8 +136,8 @@ def format_report(rows: Sequence[Any], *, markdown: bool = False) -> str:
             )
         else:
             lines.append(
-                f"{r.against:<14} {r.deals:>5}  {beats:>15}  {margin:>16}  {r.mean_a:>+8.3f}  "
-                f"{r.mean_b:>+14.3f}"
+                f"{r.against:<14} {r.deals:>5}  {beats:>15}  {margin:>16}  "
+                f"{r.mean_a:>+8.3f}  {r.mean_b:>+14.3f}"
             )
     return "\n".join(lines)
 
@@ -160,11 +146,7 @@ def open_log(
     plan: RunPlan, step: int, progress_fields: Sequence[str], *, tensorboard: bool, quiet: bool,
     headline: Sequence[str] = (),
 ) -> RunLog:  # fmt: skip
-    """The run's `RunLog`; on resume, first drop what the checkpoint at ``step`` did not cover.
-
-    The rows after ``step`` leave the CSV logs (or a branch starts with the
-    source run's rows up to it), and TensorBoard purges its events after it.
-    """
+    """The run's `RunLog`; on resume, after dropping the logs past the checkpoint's ``step``."""
     purge = None
     if plan.checkpoint is not None:
         start_logs(plan.run_dir, plan.checkpoint, step, plan.in_place)

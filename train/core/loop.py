@@ -1,38 +1,18 @@
 """The one scheduler of every trainer: the budget, the schedules, the final steps and Ctrl-C.
 
-`TrainLoop.train` runs a trainer from its current step to ``total_steps``
-learner decisions, ``budget_minutes`` of training, or a Ctrl-C. At each
-boundary between two iterations (`run_schedules`), in this order:
+`TrainLoop.train` runs from the current step to ``total_steps``, ``budget_minutes`` or a
+Ctrl-C. At each boundary between iterations (`run_schedules`): ``snapshot`` (every
+``snapshot_every``), `sync`, ``eval`` (every ``eval_every``, never after the last
+iteration; with ``keep_best`` a new best also writes ``RUN/best_agent``) and
+``checkpoint`` (every ``checkpoint_every``). ``due`` (each schedule's next step) and the
+evaluation ``history`` are part of the checkpoint. The first Ctrl-C stops at the next
+boundary with a checkpoint (`interrupted`; the commands exit 130), a second aborts.
 
-1. ``snapshot``: every ``snapshot_every`` steps, `add_snapshot` freezes the
-   learner into the League;
-2. `sync`: at every boundary (MaskablePPO sends the League's draw table to
-   its envs; nothing by default);
-3. ``eval``: every ``eval_every`` steps, `evaluate` (never after the last
-   iteration: the final evaluation follows); with ``keep_best``, an
-   evaluation that beats every earlier one (`selection_score`: the share of
-   deals won against the first ``eval_against``, mean over table sizes)
-   also writes ``RUN/best_agent`` and ``RUN/best.json``;
-4. ``checkpoint``: every ``checkpoint_every`` steps, `save`.
-
-``due`` holds each schedule's next step (first: `schedule_start`) and is
-part of the checkpoint, so a resumed run keeps it; the evaluation history is
-too, so ``keep_best`` chooses among the same evaluations after a resume.
-
-Ctrl-C (`StopOnSigint`, the one handler): the first asks the loop to stop at
-the next boundary, where the checkpoint is written and `interrupted` gives
-the result (the commands exit with status 130); a second aborts at once,
-keeping the previous checkpoint. A run that ends otherwise calls `finish`:
-by default a final evaluation, a last checkpoint and ``RUN/agent``.
-
-A trainer sets ``args`` (its config), ``plan`` (its `RunPlan`), ``log``
-(a `RunLog`), ``step``, ``iteration``, ``due`` and ``history``, and fills
-the hooks: `iterate` (one rollout and update; its statistics),
-`add_snapshot`, `evaluate` (logs its rows, adds them to ``history``,
-returns them), `save` (the checkpoint), `save_agent`, and where it needs
-to `begin`, `sync`, `run` (a library that drives its own loop, as
-MaskablePPO's ``learn`` does, calls `run_schedules` and `going` at its
-boundaries), `finish`, `interrupted` and `close`.
+A trainer sets ``args``, ``plan`` (a `RunPlan`), ``log`` (a `RunLog`), ``step``,
+``iteration``, ``due`` and ``history``, and fills the hooks `iterate`, `add_snapshot`,
+`evaluate`, `save` and `save_agent`, and where it needs to `begin`, `sync`, `run` (a
+library that drives its own loop calls `run_schedules` and `going`), `finish`,
+`interrupted` and `close`. See ``docs/training.md``, "Checkpoints and resuming".
 """
 
 from __future__ import annotations
@@ -49,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.learned.files import write_json_atomic
+from cardsuite.moved import moved_name
 
 SCHEDULES = ("snapshot", "eval", "checkpoint")
 NOTICE = ("\nCtrl-C: saving a checkpoint after the current update (press Ctrl-C again to abort "
@@ -56,8 +37,7 @@ NOTICE = ("\nCtrl-C: saving a checkpoint after the current update (press Ctrl-C 
 
 
 def seed_all(seed: int, threads: int = 0) -> None:
-    """Seed the global generators of python, numpy and torch; ``threads``: torch CPU threads
-    (0: torch's default)."""
+    """Seed python, numpy and torch; ``threads``: torch CPU threads (0: torch's default)."""
     import torch  # only the trainers need torch, and only when they run
 
     random.seed(seed)
@@ -68,29 +48,21 @@ def seed_all(seed: int, threads: int = 0) -> None:
 
 
 class StopOnSigint:
-    """While active, a first Ctrl-C (SIGINT) asks the loop to checkpoint and stop
-    (`requested`); a second raises KeyboardInterrupt. Installed from the main thread only.
-
-    Args:
-        log: where the notice goes (default: standard error).
-        notice: what the first Ctrl-C says.
-    """
+    """While active, a first Ctrl-C (SIGINT) sets `requested` and prints ``notice`` through
+    ``log`` (default: standard error); a second raises KeyboardInterrupt. Main thread only."""
 
     def __init__(self, log: Callable[[str], Any] | None = None, notice: str = NOTICE) -> None:
-        """Not installed yet (`__enter__`)."""
         self.requested = False
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self.notice = notice
         self._previous: Any = None
 
     def __enter__(self) -> StopOnSigint:
-        """Install the handler (main thread only)."""
         if threading.current_thread() is threading.main_thread():
             self._previous = signal.signal(signal.SIGINT, self._handle)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        """Restore the previous handler."""
         if self._previous is not None:
             signal.signal(signal.SIGINT, self._previous)
             self._previous = None
@@ -186,8 +158,7 @@ class TrainLoop:
         """At every boundary, after the snapshot (nothing by default)."""
 
     def finish(self) -> Any:
-        """A run's end: the final evaluation, a last checkpoint, ``RUN/agent``; the final
-        step and evaluation rows."""
+        """The final evaluation, a last checkpoint and ``RUN/agent``; the step and rows."""
         rows = self.evaluate_and_keep()
         self.save()
         self.save_agent("agent")
@@ -209,8 +180,8 @@ class TrainLoop:
         return rows
 
     def keep_if_best(self, rows: list[dict[str, Any]]) -> bool:
-        """Write ``RUN/best_agent`` and ``RUN/best.json`` when ``rows`` score above every
-        earlier evaluation of the history (ties keep the earlier); whether they did."""
+        """Write ``RUN/best_agent`` and ``RUN/best.json`` when ``rows`` beat every earlier
+        evaluation (`selection_score`; ties keep the earlier); whether they did."""
         against = self.args.names("eval_against")[0]
         score = selection_score(rows, against)
         earlier = self.history[: len(self.history) - len(rows)]
@@ -235,18 +206,11 @@ def _against(row: dict[str, Any]) -> str:
 
 
 def selection_score(rows: list[dict[str, Any]], against: str) -> float:
-    """The mean share of deals won (``beats``) over the rows against ``against`` (every
-    table size); -1 when there is none."""
+    """The mean ``beats`` of the rows against ``against`` (every table size); -1 if none."""
     scores = [float(r["beats"]) for r in rows if _against(r) == against]
     return float(np.mean(scores)) if scores else -1.0
 
 
 def __getattr__(name: str) -> Any:
     """``BatchedLoop``, the loop's name before 0.3, with a warning naming `TrainLoop`."""
-    if name == "BatchedLoop":
-        import warnings
-
-        warnings.warn("cardsuite.train.core.loop.BatchedLoop is now TrainLoop (the old name "
-                      "will be removed in 0.4)", DeprecationWarning, stacklevel=2)  # fmt: skip
-        return TrainLoop
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return moved_name(__name__, name, {"BatchedLoop": (sys.modules[__name__], "TrainLoop")})

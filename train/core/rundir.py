@@ -1,11 +1,9 @@
 """Run folders: a run is never overwritten, and a resume keeps each step once.
 
-`plan_run` is the one rule of every trainer, checked before any work: a new
-run needs ``--run-dir`` absent or an empty folder; ``--resume DIR`` (a run
-folder or a checkpoint) writes into the checkpoint's own run folder, or into
-a new one (a *branch*, which starts with the source run's logs up to the
-checkpoint); anything else is a [`ConfigError`][cardsuite.errors.ConfigError].
-On resume `start_logs` drops the CSV rows after the checkpoint's step.
+`plan_run` is every trainer's rule, checked before any work: a new run needs
+``--run-dir`` absent or empty; ``--resume DIR`` writes into the checkpoint's own run
+folder or a new one (a *branch*, starting with the source run's logs up to the
+checkpoint). On resume `start_logs` drops the CSV rows after the checkpoint's step.
 """
 
 from __future__ import annotations
@@ -24,13 +22,8 @@ LOG_FILES = ("curve.csv", "eval.csv", "progress.csv")
 
 @dataclass(frozen=True)
 class RunPlan:
-    """Where a run writes and what it resumes (`plan_run`).
-
-    Attributes:
-        run_dir: the run folder (made, empty, for a new run or a branch).
-        checkpoint: the checkpoint folder resumed from, or None.
-        in_place: True when resuming into the checkpoint's own run folder.
-    """
+    """Where a run writes (``run_dir``), the ``checkpoint`` it resumes (or None) and whether
+    into the checkpoint's own run folder (``in_place``)."""
 
     run_dir: Path
     checkpoint: Path | None
@@ -38,17 +31,12 @@ class RunPlan:
 
 
 def plan_run(run_dir: str | Path | None, resume: str | Path | None, default: Path) -> RunPlan:
-    """The one resume rule of every trainer (module doc); checked before any work.
+    """The one resume rule of every trainer (module doc), checked before any work.
 
-    Args:
-        run_dir: ``--run-dir`` (None: the resumed run's folder, else ``default``).
-        resume: ``--resume DIR`` (a run folder or a checkpoint), or None.
-        default: the run folder of a new run without ``--run-dir``.
-
-    Raises:
-        ConfigError: the folder would overwrite another run, or a bare
-            checkpoint is resumed without ``--run-dir``.
-        CheckpointError: ``resume`` holds no checkpoint.
+    ``run_dir`` (``--run-dir``; None: the resumed run's folder, else ``default``) and
+    ``resume`` (``--resume DIR``, or None). ConfigError when the folder would overwrite
+    another run or a bare checkpoint has no ``--run-dir``; CheckpointError when
+    ``resume`` holds no checkpoint.
     """
     checkpoint = find_checkpoint(resume) if resume else None
     if run_dir:
@@ -68,11 +56,7 @@ def plan_run(run_dir: str | Path | None, resume: str | Path | None, default: Pat
 
 
 def check_new_run_dir(path: str | Path, flag: str = "--run-dir") -> None:
-    """Refuse a run directory that exists and is not an empty directory.
-
-    Raises:
-        ConfigError: ``path`` is a file, or a directory with anything inside.
-    """
+    """ConfigError when ``path`` is a file or a directory with anything inside."""
     p = Path(path)
     if not p.exists() and not p.is_symlink():
         return
@@ -98,15 +82,8 @@ def home_of(checkpoint: Path) -> Path | None:
 
 
 def check_run_dir(run_dir: str | Path, checkpoint: Path | None) -> bool:
-    """Check (and make, empty) the run directory before any work; True when resuming in place.
-
-    Args:
-        run_dir: where the run writes.
-        checkpoint: the checkpoint resumed from, or None for a new run.
-
-    Raises:
-        ConfigError: the directory would overwrite another run (see the module doc).
-    """
+    """Check (and make, empty) the run directory before any work (ConfigError if it would
+    overwrite another run); True when resuming the ``checkpoint`` in place."""
     out = Path(run_dir)
     home = home_of(checkpoint) if checkpoint is not None else None
     if home is not None and out.exists() and os.path.samefile(out, home):
@@ -131,49 +108,35 @@ def start_logs(run_dir: Path, checkpoint: Path, step: int, in_place: bool) -> No
     home = home_of(checkpoint)
     run_dir.mkdir(parents=True, exist_ok=True)
     if home is not None:
-        for name in LOG_FILES:
-            if (home / name).is_file():
-                _copy_rows(home / name, run_dir / name, step)
-
-
-def _read_rows(path: Path) -> tuple[list[str], list[dict[str, str]]]:
-    with open(path, newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        rows = list(reader)
-        return list(reader.fieldnames or []), rows
-
-
-def _kept(rows: list[dict[str, str]], step: int) -> list[dict[str, str]]:
-    kept = []
-    for row in rows:
-        try:
-            if int(row.get("step") or 0) <= step:
-                kept.append(row)
-        except ValueError:
-            continue  # a torn last line of a killed run
-    return kept
-
-
-def _write_rows(path: Path, fields: list[str], rows: list[dict[str, str]]) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(rows)
-    os.replace(tmp, path)
-
-
-def _copy_rows(src: Path, dst: Path, step: int) -> None:
-    fields, rows = _read_rows(src)
-    if fields:
-        _write_rows(dst, fields, _kept(rows, step))
+        _keep_rows(home, run_dir, step)
 
 
 def truncate_logs(run_dir: Path, step: int) -> None:
     """Drop the rows of the CSV logs after ``step`` (atomically)."""
+    _keep_rows(run_dir, run_dir, step)
+
+
+def _keep_rows(source: Path, target: Path, step: int) -> None:
+    """Write ``source``'s CSV logs into ``target`` with their rows up to ``step``."""
     for name in LOG_FILES:
-        path = run_dir / name
-        if path.is_file():
-            fields, rows = _read_rows(path)
-            if fields:
-                _write_rows(path, fields, _kept(rows, step))
+        if not (source / name).is_file():
+            continue
+        with open(source / name, newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            rows = [row for row in reader if _until(row, step)]
+            fields = list(reader.fieldnames or [])
+        if not fields:
+            continue
+        tmp = target / f".{name}.tmp"
+        with open(tmp, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
+            writer.writeheader()
+            writer.writerows(rows)
+        os.replace(tmp, target / name)
+
+
+def _until(row: dict[str, str], step: int) -> bool:
+    try:
+        return int(row.get("step") or 0) <= step
+    except ValueError:
+        return False  # a torn last line of a killed run

@@ -1,11 +1,9 @@
-"""The League at per-game tables: its draw table, a seat's draw and the agent that plays it.
+"""Frozen snapshots at play, and the League at per-game tables.
 
-MaskablePPO's per-game envs and RLlib's per-game sampler seat one arena
-agent per opponent seat. They get the League's draw table
-(`cardsuite.train.core.league.League.seat_table`, rows `SeatMember`), draw a
-member per seat from it (`draw_seat`) and play it as an arena agent
-(`seat_agent`: the game's real heuristic, random, or a `SnapshotAgent` of
-the member's `Snapshot`); each seat's outcome goes back to `League.record`.
+`SnapshotPolicy` plays a snapshot on a batch, `SnapshotAgent` at one arena seat.
+MaskablePPO's per-game envs and RLlib's per-game sampler get the League's draw table
+(`League.seat_table`, rows `SeatMember`), draw a member per seat (`draw_seat`) and play
+it (`seat_agent`); each seat's outcome goes back to `League.record`.
 """
 
 from __future__ import annotations
@@ -21,19 +19,31 @@ from cardsuite.agents.learned.netspec import Snapshot, obs_scale, pick
 from cardsuite.errors import CheckpointError, ConfigError
 
 
-class SnapshotAgent:
-    """An arena agent (`cardsuite.agents.base.Agent`) that plays a `Snapshot`.
+class SnapshotPolicy:
+    """A frozen snapshot playing a batch (numpy or torch in, numpy out): it samples its
+    masked policy, or with ``greedy`` plays the legal action of highest output."""
 
-    Args:
-        snapshot: the frozen policy.
-        deterministic: play the most likely legal action instead of sampling.
-        seed: seeds the sampling (``reset`` reseeds when given one).
-    """
+    def __init__(self, snapshot: Snapshot, scale: Any, seed: int, greedy: bool = False) -> None:
+        self.snapshot = snapshot
+        self.scale = np.asarray(scale.cpu().numpy() if hasattr(scale, "cpu") else scale,
+                                dtype=np.float32)  # fmt: skip
+        self.rng = np.random.default_rng(seed)
+        self.greedy = greedy
+
+    def __call__(self, obs: Any, mask: Any) -> np.ndarray:
+        o = np.asarray(obs.cpu().numpy() if hasattr(obs, "cpu") else obs, dtype=np.float32)
+        m = mask.cpu().numpy() if hasattr(mask, "cpu") else np.asarray(mask)
+        logits = self.snapshot.logits(o * self.scale)
+        return np.asarray(pick(logits, m, greedy=self.greedy, rng=self.rng), dtype=np.int64)
+
+
+class SnapshotAgent:
+    """An arena agent that plays a `Snapshot`: it samples (seeded by ``seed``, or by
+    ``reset``'s) or, ``deterministic``, plays the most likely legal action."""
 
     def __init__(
         self, snapshot: Snapshot, *, deterministic: bool = False, seed: int | None = None
     ) -> None:
-        """Wrap ``snapshot``; the observation scale is set at ``reset``."""
         self.name = f"snapshot@{snapshot.step}"
         self.snapshot = snapshot
         self.deterministic = deterministic
@@ -65,14 +75,8 @@ class SnapshotAgent:
 
 @dataclass(frozen=True)
 class SeatMember:
-    """One row of a League's draw table (`League.seat_table`), sent to per-game envs.
-
-    Attributes:
-        id: the member's id (the env reports outcomes against it by this id).
-        name: ``"heuristic"``, ``"random"`` or ``"snapshot@STEP"``.
-        prob: its draw probability.
-        snapshot: the frozen policy of a snapshot member.
-    """
+    """One row of a League's draw table (`League.seat_table`): the member's ``id`` (outcomes
+    are reported by it), ``name``, draw probability ``prob`` and a snapshot's ``snapshot``."""
 
     id: int
     name: str
@@ -89,12 +93,8 @@ def draw_seat(table: Sequence[SeatMember], rng: np.random.Generator) -> SeatMemb
 
 
 def seat_agent(member: SeatMember, game: str) -> Agent:
-    """The arena agent that plays ``member`` at one seat of a ``game`` table.
-
-    A snapshot plays its `Snapshot` (`SnapshotAgent`); a fixed member is the
-    registry's agent of that name (``heuristic``: the game's real heuristic),
-    fresh per seat so seats never share an agent's state.
-    """
+    """The arena agent that plays ``member`` at one seat of a ``game`` table: a
+    `SnapshotAgent`, or the registry's agent of its name, fresh per seat."""
     if member.snapshot is not None:
         return SnapshotAgent(member.snapshot)
     from cardsuite.agents.registry import make_agent

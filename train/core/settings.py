@@ -1,20 +1,11 @@
 """The one training vocabulary: the config classes every trainer's settings derive from.
 
-* `RunConfig`: what every trainer has (the game and table, seed, budget,
-  device, network, league, evaluation, checkpoints, run folder, logging);
-* `PPOFamily`: the PPO hyperparameters, one name each (cleanrl's): batched
-  PPO, the MaskablePPO adapter and the RLlib adapter derive from it;
-* `BatchedConfig`: what batched PPO and Deep Monte-Carlo add (the games in
-  flight, the league's seats, the warm start, table sizes).
-
-One name per setting: a library's own names (SB3's ``n_epochs``, RLlib's
-``num_epochs``) appear only in the adapter that translates the config. A
-config's ``RENAMED`` maps the keys it used to have to their names now;
-`RunConfig.from_dict` reads an old key as the new one with a ``FutureWarning``
-naming it (presets, ``--set``, Python), `RunConfig.upgrade` silently (a
-checkpoint's saved config). A trainer that wants another default re-declares
-a field with `inherit`, which keeps its doc line and bounds. The reference
-tables in ``docs/training.md`` are generated from these classes.
+`RunConfig` holds what every trainer has, `PPOFamily` the PPO hyperparameters (cleanrl's
+names) and `BatchedConfig` what batched PPO and Deep Monte-Carlo add. A library's own
+names appear only in the adapter that translates the config. A config's ``RENAMED``
+maps its old keys to today's: `RunConfig.from_dict` reads them with a FutureWarning,
+`RunConfig.upgrade` silently (a checkpoint's saved config). `inherit` re-declares a
+field with another default. ``docs/training.md``'s tables are generated from these.
 """
 
 from __future__ import annotations
@@ -107,7 +98,7 @@ class RunConfig(ConfigBase):
         cls, data: Mapping[str, Any], source: str | None = None, *, warn: bool = False
     ) -> Mapping[str, Any]:
         """``data`` with every key of `RENAMED` under its new name (ConfigError if both are
-        given); with ``warn``, a FutureWarning names each renamed key."""
+        given; with ``warn``, a FutureWarning)."""
         if not isinstance(data, Mapping) or not any(old in data for old in cls.RENAMED):
             return data
         where = f"{source}: " if source else ""
@@ -196,8 +187,7 @@ class BatchedConfig(RunConfig):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str | None = None) -> Self:
-        """`RunConfig.from_dict`, taking one player count for ``sizes`` as a number too
-        (``sizes: 20`` in YAML, ``--set sizes=20``): one table size on the generic layout."""
+        """`RunConfig.from_dict`, also taking one player count for ``sizes`` as a number."""
         if isinstance(data, Mapping):
             given = data.get("sizes")
             if isinstance(given, int) and not isinstance(given, bool):
@@ -230,12 +220,11 @@ class BatchedConfig(RunConfig):
             self._check_features()
 
     def _check_features(self) -> None:
-        """``features``: the network's layout can compute them (asked of the game's rules):
-        the one-table layout, or with ``sizes`` the game's size-generic one."""
-        from cardsuite.agents.learned.features import table_features
+        """``features``: the network's layout (one-table or size-generic) can compute them."""
         from cardsuite.agents.learned.layout import generic_spec
         from cardsuite.agents.learned.netspec import obs_scale
         from cardsuite.train.core.games import train_game
+        from cardsuite.train.core.learned import table_features
 
         game = train_game(self.game)
         sizes = self.sizes.strip()

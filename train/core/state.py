@@ -1,14 +1,9 @@
-"""The run state every trainer's checkpoint holds besides its weights, as JSON and arrays.
+"""The run state a trainer's checkpoint holds besides its weights, as JSON and arrays.
 
-* `engine_state` / `restore_engine_state`: a batched engine's arrays, so a
-  resumed run continues the games in flight;
-* `capture_rng` / `restore_rng`: the global generators of python, numpy and
-  torch as JSON values, their shape checked (`check_rng`) before anything
-  is restored; `gen_state` / `set_gen`: one torch generator;
-* `flatten_optimizer` / `restore_optimizer`: a torch optimizer's state as
-  flat tensors and JSON ``param_groups``, checked against the optimizer it
-  is loaded into (keys, parameter indices, shapes), so a tampered file
-  cannot smuggle in other structure.
+A batched engine's arrays (`engine_state`), the global generators (`capture_rng`,
+checked by `check_rng` before anything is restored), a torch generator (`gen_state`)
+and an optimizer's state (`flatten_optimizer`, checked against the optimizer it is
+loaded into, so a tampered file cannot smuggle in other structure).
 """
 
 from __future__ import annotations
@@ -43,12 +38,9 @@ def engine_state(engine: Any) -> dict[str, np.ndarray] | None:
 
 
 def restore_engine_state(engine: Any, arrays: dict[str, Any]) -> None:
-    """Put back the arrays `engine_state` saved into an engine that has been reset.
-
-    Arrays of the same shape are filled in place (views between them stay
-    intact); one the engine sizes as it goes is replaced. CheckpointError
-    for a name the engine does not have.
-    """
+    """Put back the arrays `engine_state` saved into an engine that has been reset: in place
+    when the shape fits (views stay intact), else replaced; CheckpointError for a name the
+    engine does not have."""
     for name, value in arrays.items():
         owner_name, _, key = name.partition(".")
         owner = engine if owner_name == "engine" else getattr(engine, "encoder", None)
@@ -71,7 +63,6 @@ def _b64(state: Any) -> str:
 
 
 def _from_b64(text: str) -> Any:
-    """The torch RNG state `_b64` wrote."""
     import torch
 
     raw = np.frombuffer(base64.b64decode(text.encode("ascii")), dtype=np.uint8).copy()
@@ -173,14 +164,9 @@ def flatten_optimizer(state_dict: Mapping[str, Any]) -> tuple[dict[str, Any], li
 
 
 def restore_optimizer(optimizer: Any, tensors: Mapping[str, Any], groups: Any) -> None:
-    """Load a flattened optimizer state into ``optimizer`` after checking it fits.
-
-    The saved ``param_groups`` must have the optimizer's own keys and
-    parameter indices (None: keep the optimizer's own, for a trainer that
-    sets its hyperparameters itself each iteration); every state tensor must
-    belong to a parameter and match its shape. CheckpointError names what
-    does not fit.
-    """
+    """Load a flattened optimizer state into ``optimizer`` after checking it fits: the
+    ``groups`` must have the optimizer's keys and parameter indices (None: keep its own),
+    every tensor must belong to a parameter and match its shape (CheckpointError)."""
     fresh = optimizer.state_dict()
     where = "checkpoint optimizer"
     if groups is None:

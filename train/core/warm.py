@@ -1,13 +1,9 @@
 """The data of every warm start: the heuristic's games, at every table of a run.
 
-`heuristic_dataset` plays games of a game's batched engine with its
-vectorised heuristic in every seat (a random legal move with probability
-``explore``; DAgger's rounds let another actor move, the labels staying the
-heuristic's) and records each row's observation, mask, the heuristic's move
-and the acting seat's reward to go until its episode's end. `warm_start_data`
-gathers it at every table of a run, in the network's layout: batched PPO
-imitates it (`cardsuite.train.ppo.imitation`), Deep Monte-Carlo fits its
-Q-values to it (`cardsuite.train.dmc.parts.fit_heuristic`).
+`heuristic_dataset` plays the vectorised heuristic in every seat (a random legal move
+with probability ``explore``) and records each row's observation, mask, the heuristic's
+move and the acting seat's reward to go; `warm_start_data` gathers it at every table in
+the network's layout. Batched PPO imitates it, Deep Monte-Carlo fits its Q-values to it.
 """
 
 from __future__ import annotations
@@ -30,14 +26,9 @@ def heuristic_dataset(
     games: int, steps: int, explore: float, seed: int, config: dict[str, Any],
     game: str = "scum", *, relative: bool = False, actor: Actor | None = None,
 ) -> dict[str, np.ndarray]:  # fmt: skip
-    """Observations, masks, heuristic labels and per-seat episode returns (numpy).
-
-    ``game``: a game of `cardsuite.train.core.games`; ``config`` its engine options.
-    ``relative``: returns of each seat's reward minus the other seats' mean
-    (`relative_rewards`). ``actor``: plays the moves
-    (every seat; the labels stay the heuristic's), as DAgger's rounds do;
-    ``None``: the heuristic plays.
-    """
+    """Observations, masks, heuristic labels and per-seat returns of ``games`` games of
+    ``game`` (engine options ``config``) for ``steps`` steps; ``relative``: returns of
+    `relative_rewards`; ``actor`` plays instead of the heuristic (DAgger's rounds)."""
     spec = train_game(game)
     eng = spec.make_engine(games, config)
     heur = spec.heuristic(eng)
@@ -87,12 +78,9 @@ def heuristic_dataset(
 
 
 def relative_rewards(rewards: np.ndarray) -> np.ndarray:
-    """``[N, P]`` rewards minus, per seat, the mean of the other seats' (zero-sum per game).
-
-    What a duplicate deal is won on. Scandal's hand scores are not zero-sum (S9:
-    every player scores the cards it melds), so a learner of its own score
-    learns moves that feed the other player (`docs/results.md`).
-    """
+    """``[N, P]`` rewards minus, per seat, the mean of the other seats' (zero-sum per game),
+    what a duplicate deal is won on. Scandal's hand scores are not (S9), and a learner of
+    its own score feeds the other player (``docs/archive.md``)."""
     r = np.asarray(rewards, dtype=np.float64)
     p = r.shape[-1]
     return (r - (r.sum(axis=-1, keepdims=True) - r) / max(p - 1, 1)).astype(np.float32)
@@ -102,15 +90,10 @@ def warm_start_data(
     tables: Sequence[GameTable], game: str, args: Any, *, relative: bool = False,
     seed: int | None = None, actor_for: Callable[[Any], Actor] | None = None,
 ) -> dict[str, np.ndarray]:  # fmt: skip
-    """The heuristic's games at every table (`heuristic_dataset`), in the network's layout,
-    concatenated.
-
-    A larger table's episode is longer, so it gets fewer games and more steps:
-    ``bc_games`` games of ``bc_steps`` steps at the smallest table, scaled by
-    the ratio of player counts, about the same rows at every size.
-    ``seed``: the games' seed (default ``args.seed``); ``actor_for``: each
-    table's mover (a DAgger round: the copy plays, the heuristic labels).
-    """
+    """The heuristic's games at every table (`heuristic_dataset`) in the network's layout,
+    concatenated: ``bc_games`` games of ``bc_steps`` steps at the smallest table, fewer
+    games and more steps at larger ones (by the ratio of player counts). ``seed``: the
+    games' seed (default ``args.seed``); ``actor_for``: each table's mover (DAgger)."""
     parts = []
     low = min(t.players for t in tables)
     for t in tables:

@@ -1,11 +1,6 @@
-"""Settings of a Deep Monte-Carlo run (`DMCConfig`), a `ConfigBase` class.
-
-The shared fields come from `cardsuite.train.core.settings.BatchedConfig`,
-with Deep Monte-Carlo's own defaults (a wider ReLU network, a uniform draw
-over the baselines, no snapshots unless asked); the DMC ones are declared
-here. A preset (``configs/train/dmc_scum4.yaml``) sets any fields; flags
-override it.
-"""
+"""Settings of a Deep Monte-Carlo run (`DMCConfig`): the core's `BatchedConfig` with DMC's
+own defaults (a wider ReLU network, a uniform draw over the baselines, no snapshots)
+and fields. A preset (``configs/train/dmc_*.yaml``) sets any fields; flags override it."""
 
 from __future__ import annotations
 

@@ -1,13 +1,7 @@
-"""Pieces of Deep Monte-Carlo (`cardsuite.train.dmc.trainer`).
-
-* `QNet`: an MLP ``actor.*`` giving one value per action (named ``actor`` so
-  that ``ppo:PATH`` plays the argmax of the legal Q-values);
-* `MCReturns`: the Monte-Carlo target of each learner decision, the acting
-  seat's undiscounted rewards until its episode's end (a running sum per
-  seat; a decision whose episode has not ended stays pending);
-* `Replay`: a first-in-first-out store of finished decisions;
-* `fit_heuristic`: the optional warm start on heuristic games.
-"""
+"""Pieces of Deep Monte-Carlo: `QNet` (an MLP ``actor.*`` of one value per action, so
+``ppo:PATH`` plays its legal argmax), `MCReturns` (each learner decision's undiscounted
+return to its episode's end, a running sum per seat), `Replay` (a FIFO store of finished
+decisions) and `fit_heuristic` (the warm start)."""
 
 from __future__ import annotations
 
@@ -25,17 +19,13 @@ MASKED = -1e8
 
 
 class QNet(nn.Module):
-    """Q-values ``[B, A]`` of scaled observations (``hidden`` x ``layers`` MLP).
-
-    ``features`` (`cardsuite.agents.learned.features.CountInputs`) appends derived
-    inputs to every observation first, as `cardsuite.train.ppo.network.ActorCritic` does.
-    """
+    """Q-values ``[B, A]`` of scaled observations (``hidden`` x ``layers`` MLP); ``features``
+    appends derived inputs first, as `ActorCritic` does."""
 
     def __init__(
         self, obs_size: int, num_actions: int, hidden: int, layers: int, activation: str,
         features: CountInputs | None = None,
     ) -> None:  # fmt: skip
-        """Build the MLP (PyTorch's default init, zero output bias)."""
         super().__init__()
         act: type[nn.Module] = nn.ReLU if activation == "relu" else nn.Tanh
         self.features = features
@@ -82,7 +72,6 @@ class MCReturns:
     """Undiscounted reward to go of each decision's seat until its episode's end (module doc)."""
 
     def __init__(self, games: int, players: int) -> None:
-        """Every game starts its first episode (episode ids ``0 .. games-1``)."""
         self.cum = np.zeros((games, players), dtype=np.float64)
         self.episode = np.arange(games, dtype=np.int64)
         self.next_id = games
@@ -126,7 +115,6 @@ class Replay:
     """First-in-first-out store of finished decisions, sampled uniformly."""
 
     def __init__(self, capacity: int, obs_size: int, seed: int) -> None:
-        """Allocate ``capacity`` rows."""
         self.obs = torch.zeros((capacity, obs_size), dtype=torch.float32)
         self.action = torch.zeros(capacity, dtype=torch.int64)
         self.ret = torch.zeros(capacity, dtype=torch.float32)
@@ -138,12 +126,8 @@ class Replay:
         """Append rows (the oldest are overwritten when full)."""
         n = obs.shape[0]
         if n > self.capacity:
-            obs, action, ret = (
-                obs[-self.capacity :],
-                action[-self.capacity :],
-                ret[-self.capacity :],
-            )
-            n = self.capacity
+            keep = slice(n - self.capacity, n)
+            obs, action, ret, n = obs[keep], action[keep], ret[keep], self.capacity
         idx = (self.head + torch.arange(n)) % self.capacity
         self.obs[idx], self.action[idx], self.ret[idx] = obs, action, ret
         self.head = (self.head + n) % self.capacity
@@ -173,11 +157,8 @@ def fit_heuristic(
     net: QNet, data: dict[str, np.ndarray], scale: torch.Tensor, *, epochs: int, lr: float,
     margin: float, margin_coef: float, batch: int, seed: int,
 ) -> dict[str, float]:  # fmt: skip
-    """Warm start: fit ``Q(s, label)`` to the return and make the label the argmax by a margin.
-
-    ``data``: `cardsuite.train.core.warm.heuristic_dataset` (obs, mask,
-    label, ret). Returns the final agreement with the heuristic and the losses.
-    """
+    """Warm start on `heuristic_dataset`'s ``data``: fit ``Q(s, label)`` to the return and
+    make the label the argmax by a margin; the final agreement and losses."""
     obs = torch.from_numpy(data["obs"]) * scale
     mask = torch.from_numpy(data["mask"]).bool()
     label = torch.from_numpy(data["label"])

@@ -1,29 +1,15 @@
 """Deep Monte-Carlo (DMC) on the batched engines: the DouZero recipe for discrete masked actions.
 
-DouZero (Zha et al., 2021) beat every rule agent at Dou Dizhu, a climbing game
-like Scum, with no policy gradient at all: a Q-network regressed on
-Monte-Carlo returns, played greedily with a little epsilon exploration.
-Per iteration, on the training core (`cardsuite.train.core`):
-
-1. **Rollout.** ``num_games`` games of the game's batched engine advance
-   ``rollout_steps`` steps together. Learner rows go through the Q-network in
-   one forward pass and play the legal argmax, or a uniform legal move with
-   probability ``epsilon``; the League's member plays the others.
-2. **Targets.** Each learner decision's target is the acting seat's
-   undiscounted reward from that decision to its episode's end
-   (`MCReturns`); finished decisions enter a FIFO replay.
-3. **Update.** Adam on the squared error of ``Q(s, a_taken)`` against the
-   return, about ``replay_ratio`` passes per decision. With ``polyak`` a
-   running average of the weights is what the evaluations play, the League
-   freezes and the agent saves.
-
-Optional warm start (``bc_steps``): fit ``Q(s, heuristic move)`` to the
-heuristic games' returns with a large-margin term (`fit_heuristic`). The
-checkpoint holds everything a run needs to go on exactly (the replay, the
-decisions waiting for their episode's end, the running returns, the games in
-flight). The agent is ``RUN/agent``, played as ``ppo:RUN/agent`` (argmax of
-the legal Q-values). Run: ``cardsuite dmc --config dmc_scum4 --seed 0
---run-dir RUN``; see ``docs/training.md``.
+DouZero (Zha et al., 2021): a Q-network regressed on Monte-Carlo returns, played
+greedily with a little epsilon exploration. Per iteration, on the training core:
+**rollout** (learner rows play the legal argmax, or a uniform legal move with
+probability ``epsilon``; the League's member plays the others), **targets** (each
+learner decision's undiscounted return to its episode's end, `MCReturns`; finished
+decisions enter a FIFO replay), **update** (Adam on ``(Q(s, a) - return)^2``, about
+``replay_ratio`` passes per decision; with ``polyak`` a running average of the weights
+is what is evaluated, frozen and saved). Optional warm start: `fit_heuristic`. The
+checkpoint holds everything a run needs to go on exactly. The agent is ``RUN/agent``,
+played as ``ppo:RUN/agent``; see ``docs/training.md``.
 """
 
 from __future__ import annotations
@@ -67,8 +53,7 @@ RETURNS = ("cum", "episode", "final", "ended")
 
 @dataclass(eq=False, kw_only=True)
 class _Table(GameTable):
-    """A table's games (`cardsuite.train.core.tables.GameTable`), with Deep Monte-Carlo's
-    per-seat returns and the learner decisions still waiting for their episode's end."""
+    """A table's games, per-seat returns and decisions waiting for their episode's end."""
 
     mc: MCReturns
     pending: dict[str, list[np.ndarray]] = dataclasses.field(
@@ -90,7 +75,6 @@ class DMCTrainer(BatchedTrainer):
     net: QNet
 
     def __init__(self, args: DMCConfig) -> None:
-        """Seed everything and build the run: fresh (warm started if asked) or resumed."""
         self.start(args)
         self.gen = torch.Generator()
         self.gen.manual_seed(args.seed)
@@ -179,10 +163,8 @@ class DMCTrainer(BatchedTrainer):
         return scores
 
     def _resolve(self, t: _Table) -> tuple[float, float, float]:
-        """A table's pending decisions whose episode ended go to the replay with their MC return.
-
-        Returns the decisions still pending, those moved, and the sum of their returns.
-        """
+        """Move a table's pending decisions whose episode ended to the replay with their
+        return; the decisions still pending, those moved and their returns' sum."""
         if not t.pending["obs"]:
             return 0.0, 0.0, 0.0
         cat = {k: np.concatenate(v) for k, v in t.pending.items()}

@@ -1,11 +1,6 @@
-"""The batched PPO trainer's settings (`PPOConfig`), a `ConfigBase` class.
-
-The shared fields come from `cardsuite.train.core.settings` (`BatchedConfig`
-and the PPO hyperparameters of `PPOFamily`); the batched PPO ones are
-declared here. A preset (``configs/train/ppo_*.yaml``) sets any fields;
-command-line flags override it (``cardsuite ppo --config ppo_scum4
---total-steps 2000000 --device cuda``).
-"""
+"""The batched PPO trainer's settings (`PPOConfig`): the core's `BatchedConfig` and
+`PPOFamily` fields plus batched PPO's own. A preset (``configs/train/ppo_*.yaml``) sets
+any fields; command-line flags override it."""
 
 from __future__ import annotations
 

@@ -1,15 +1,9 @@
 """Warm start for batched PPO: the actor imitates the heuristic, the critic learns its values.
 
-Starting from a copy of the heuristic, PPO only has to learn where to deviate
-from it. `heuristic_dataset` plays ``bc_games`` games for ``bc_steps`` steps
-with the vectorised heuristic in every seat (a random legal move with
-probability ``bc_explore``, so the states cover mistakes too) and records each
-row's observation, mask, the heuristic's move (the label) and the acting
-seat's reward to go (the critic's target; rows whose episode does not end are
-dropped). `imitate` trains the actor by cross-entropy and the critic by
-regression for ``bc_epochs`` passes; `dagger` adds ``bc_dagger`` rounds
-(DAgger, Ross et al. 2011) of games played by the trained copy and labelled
-by the heuristic, the states a copy meets when it plays.
+`imitate` trains the actor by cross-entropy on the heuristic's moves and the critic by
+regression on the returns of `cardsuite.train.core.warm.heuristic_dataset`; `dagger`
+adds ``bc_dagger`` rounds (DAgger, Ross et al. 2011) of games the trained copy plays and
+the heuristic labels.
 """
 
 from __future__ import annotations
@@ -30,12 +24,9 @@ def imitate(
     net: ActorCritic, data: dict[str, np.ndarray], scale: torch.Tensor, *, epochs: int,
     batch: int = 1024, lr: float = 1e-3, seed: int = 0,
 ) -> dict[str, float]:  # fmt: skip
-    """Fit the actor to the labels and the critic to the returns; final train accuracy and loss.
-
-    The rows are scaled a minibatch at a time and scored in chunks, so the
-    memory beside ``data`` stays that of a chunk (a Party warm start with
-    DAgger holds millions of rows).
-    """
+    """Fit the actor to the labels and the critic to the returns; final train accuracy and
+    loss. Rows are scaled a minibatch (and scored a chunk) at a time: the memory beside
+    ``data`` stays that of a chunk."""
     dev = scale.device
     obs = torch.from_numpy(data["obs"]).to(dev)  # unscaled: shares the array's memory on CPU
     mask = torch.from_numpy(data["mask"]).to(dev)
@@ -67,7 +58,7 @@ def imitate(
         hit = torch.cat(hit_parts) if hit_parts else torch.zeros(0, dtype=torch.bool)
         acc = float(hit.float().mean())
         # Forced rows (one legal action) always agree: in Scum Party they are 45% of the rows,
-        # so the real choices' agreement is the one that predicts strength (docs/results.md).
+        # so the real choices' agreement is the one that predicts strength (docs/archive.md).
         real = mask.bool().sum(dim=-1) > 1
         acc_real = float(hit[real].float().mean()) if bool(real.any()) else 1.0
         v_loss = 0.5 * sq / max(n, 1)
@@ -98,12 +89,8 @@ def dagger(
     note: Callable[[str], None] | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, float]]:  # fmt: skip
     """DAgger's rounds after `imitate`: the aggregated data and the last round's statistics.
-
-    ``collect(r)``: round ``r``'s rows (1, 2, ...), played by the *current*
-    ``net`` and labelled by the heuristic. Before the copy trains on them, its
-    agreement on them (real choices) is recorded as ``bc_daggerR_own_real``:
-    how well it copies the heuristic on the states it reaches itself.
-    """
+    ``collect(r)``: round ``r``'s rows, played by the current ``net``, labelled by the
+    heuristic; the copy's agreement on them first is ``bc_daggerR_own_real``."""
     stats: dict[str, float] = {}
     for r in range(1, rounds + 1):
         more = collect(r)

@@ -1,11 +1,9 @@
 """The masked actor-critic network of the batched PPO trainer, and its safe save format.
 
-Two MLPs (cleanrl's ``Agent``): an actor ``actor.0 .. actor.{2L}`` giving
-action logits and a critic ``critic.*`` giving one value; illegal actions
-get a large negative logit, so their probability and entropy terms are 0.
-Agents are saved in the safe format (`cardsuite.agents.learned.safe_io`,
-``trainer: cardsuite-ppo``, ``network.actor`` naming the actor's layers), so
-``ppo:PATH`` plays the actor with a numpy forward pass, without torch.
+Two MLPs (cleanrl's ``Agent``): the actor ``actor.*`` gives action logits (an illegal
+action gets `MASKED`: its probability and entropy terms are 0), the critic ``critic.*``
+one value. Agents are saved in the safe format (``trainer: cardsuite-ppo``), so
+``ppo:PATH`` plays the actor with a numpy forward pass.
 """
 
 from __future__ import annotations
@@ -41,19 +39,13 @@ def _mlp(sizes: list[int], activation: str, out_gain: float) -> nn.Sequential:
 
 
 class ActorCritic(nn.Module):
-    """Actor and critic MLPs with ``layers`` hidden layers of ``hidden`` units each.
-
-    ``features`` (`cardsuite.agents.learned.features.CountInputs`) appends derived
-    inputs to every (scaled) observation before both networks, computed by
-    the same numpy code the saved agent's forward pass runs; they carry no
-    gradient.
-    """
+    """Actor and critic MLPs with ``layers`` hidden layers of ``hidden`` units each;
+    ``features`` (`CountInputs`) appends derived inputs (no gradient) to the observations."""
 
     def __init__(
         self, obs_size: int, num_actions: int, hidden: int = 128, layers: int = 2,
         activation: str = "tanh", features: CountInputs | None = None,
     ) -> None:  # fmt: skip
-        """Build both networks (orthogonal init, small actor output gain)."""
         super().__init__()
         if activation not in ("tanh", "relu"):
             raise ConfigError(f"activation must be 'tanh' or 'relu', got {activation!r}")
@@ -105,8 +97,7 @@ class ActorCritic(nn.Module):
     def evaluate(
         self, obs: torch.Tensor, mask: torch.Tensor, action: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Log-probabilities of ``action``, entropies, values and the whole
-        `log_policy` (with gradients; PPO's anchor reads the last)."""
+        """Log-probabilities of ``action``, entropies, values and `log_policy` (with gradients)."""
         logp_all = self.log_policy(obs, mask)
         p = logp_all.exp()
         entropy = -(p * logp_all).sum(-1)
@@ -118,8 +109,7 @@ def agent_meta(
     net: ActorCritic, game: str, options: Mapping[str, Any], step: int, config: Mapping[str, Any],
     layout: str = "table",
 ) -> AgentMeta:  # fmt: skip
-    """The ``agent.json`` metadata of a trained network (``layout``: its input layout,
-    ``table`` or the size-generic ``generic``)."""
+    """The ``agent.json`` metadata of a trained network (``layout``: table or generic)."""
     return AgentMeta(
         game=game,
         options=dict(options),
@@ -140,9 +130,9 @@ def save_network(directory: Any, net: ActorCritic, meta: AgentMeta) -> Any:
 
 
 def load_actor(directory: Any) -> tuple[ActorCritic, AgentMeta, bool]:
-    """A network saved by `save_network`, or the actor of an agent saved without its critic
-    (the shipped pretrained ones) with a fresh critic (seeded by torch's global generator);
-    the flag says whether the critic is fresh. CheckpointError if the files do not fit."""
+    """A network saved by `save_network`, or an actor saved without its critic (the shipped
+    agents) with a fresh one (torch's global generator), and whether the critic is fresh;
+    CheckpointError if the files do not fit."""
     arrays, meta = load_agent_numpy(directory)
     where = f"agent {str(directory)!r}"
     if meta.trainer != TRAINER:

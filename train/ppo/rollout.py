@@ -1,19 +1,12 @@
 """Per-seat rollout storage and GAE for turn-based batched self-play.
 
-In a batch of ``N`` games exactly one player acts per game and step, so a
-rollout of ``T`` engine steps is a ``[T, N]`` grid of decisions; the learner's
-are marked ``valid`` (all of them in shared-policy self-play). A decision of
-seat ``s`` in game ``g`` at step ``t`` is one *transition* of that seat: it
-lasts until the same seat acts again in that game (``next_t[t, g]``), and
-every reward the engine hands seat ``s`` meanwhile (``[N, P]`` rewards per
-step) is added to it. When the episode ends first, the transition is
-terminal (``done``). A transition still open when the rollout ends is
-truncated and bootstrapped with the critic's value of the current state seen
-from that seat (``boot``).
-
-GAE then runs backwards over the grid with one vectorised operation per step
-(no loop over games or seats): ``adv[t] = delta[t] + gamma * lambda *
-adv[next_t[t]]`` along each seat's own chain of decisions.
+A rollout of ``T`` engine steps of ``N`` games is a ``[T, N]`` grid of decisions (one
+player acts per game and step), the learner's marked ``valid``. A decision of a seat is
+one transition lasting until that seat acts again (``next_t``); every reward the seat
+gets meanwhile is added to it; it is terminal (``done``) if the episode ends first, and
+one still open at the rollout's end is bootstrapped with the critic's value from that
+seat's view (``boot``). GAE runs backwards along each seat's own chain of decisions,
+one vectorised operation per step.
 """
 
 from __future__ import annotations
@@ -31,7 +24,6 @@ class SeatRollout:
         self, steps: int, games: int, players: int, obs_size: int, num_actions: int,
         device: torch.device,
     ) -> None:  # fmt: skip
-        """Allocate the buffers on ``device``."""
         t, n = steps, games
         self.T, self.N, self.P = t, n, players
         self.device = device
@@ -123,19 +115,8 @@ class SeatRollout:
 
 
 def seat_observation(eng: Any, player: int) -> Any:
-    """Every game's observation as ``player`` would see it now (a copy; engine arrays).
-
-    Used to bootstrap open transitions. The engine's observation buffer and
-    mask are restored by `restore_observation` afterwards.
-    """
-    xp = eng.xp
-    pos = xp.argmax(eng.order == player, 1)
-    saved = xp.copy(eng.actor)
-    eng.actor[:] = pos
-    hand = xp.take_rows(eng.hands.reshape(-1, eng.K), eng.flat_actor())
-    out = xp.copy(eng.encoder.observe(eng, hand))
-    eng.actor[:] = saved
-    return out
+    """Every game's observation as ``player`` would see it now (a copy; engine arrays)."""
+    return eng.observe_as(player)
 
 
 def restore_observation(eng: Any) -> tuple[Any, Any, Any]:

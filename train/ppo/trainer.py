@@ -1,23 +1,12 @@
 """Masked PPO on the batched engines, in one readable loop (cleanrl style, plain torch).
 
-Per iteration, on the training core (`cardsuite.train.core`):
-
-1. **Rollout.** ``num_games`` games of the game's batched engine advance
-   ``rollout_steps`` steps together. The rows whose player to act is the
-   learner (every seat of a self-play game; ``learner_seats`` of a league
-   game) go through the network in one forward pass; the League's member
-   plays the others, one call per member. Nothing loops over games in Python.
-2. **Advantages.** Each learner decision is a transition of its own seat,
-   lasting until that seat acts again; GAE runs along each seat's decisions
-   (`cardsuite.train.ppo.rollout`).
-3. **Update.** Clipped PPO epochs (`cardsuite.train.ppo.update`).
-4. **Schedules.** Snapshots, duplicate evaluations and checkpoints on the
-   core's loop (`cardsuite.train.core.loop`).
-
-With ``sizes`` each player count has its own table of games, padded into
-the game's size-generic layout, and one network learns from all of them.
-The agent is ``RUN/agent`` (``ppo:RUN/agent``). Run it with ``cardsuite ppo
---config configs/train/ppo_scum4.yaml``; see ``docs/training.md``.
+Per iteration, on the training core: **rollout** (``num_games`` games advance
+``rollout_steps`` steps together; the learner's rows go through the network in one
+forward pass, the League's member plays the others), **advantages** (GAE along each
+seat's own decisions, `cardsuite.train.ppo.rollout`), **update** (clipped PPO epochs,
+`cardsuite.train.ppo.update`), then the core loop's **schedules**. With ``sizes`` each
+player count has its own table, padded into the game's size-generic layout. The agent
+is ``RUN/agent`` (``ppo:RUN/agent``); see ``docs/training.md``.
 """
 
 from __future__ import annotations
@@ -33,13 +22,13 @@ import torch
 
 from cardsuite.agents.learned.netspec import obs_scale
 from cardsuite.agents.learned.pretrained import agent_dir
-from cardsuite.agents.learned.safe_io import load_tensors
 from cardsuite.errors import CheckpointError
 from cardsuite.train.core.batched import SHARED_FILES, BatchedTrainer
 from cardsuite.train.core.checkpoint import Saved
 from cardsuite.train.core.cli import trainer_entry
 from cardsuite.train.core.duplicate import TwinDeals, split_twin
 from cardsuite.train.core.league import League  # noqa: F401  (re-exported: the core League)
+from cardsuite.train.core.learned import load_tensors
 from cardsuite.train.core.tables import GameTable, make_table
 from cardsuite.train.core.warm import warm_start_data
 from cardsuite.train.ppo.config import PPOConfig
@@ -58,8 +47,7 @@ DUPLICATE_FIELDS = ("dup_margin",)  # and with duplicate_baseline
 
 @dataclass(eq=False, kw_only=True)
 class PPOTable(GameTable):
-    """A table's games (`cardsuite.train.core.tables.GameTable`), its rollout buffer and,
-    with ``duplicate_baseline``, its twin games (`cardsuite.train.core.duplicate`)."""
+    """A table's games, its rollout buffer and (``duplicate_baseline``) its twin games."""
 
     buf: SeatRollout | None = None
     twin: TwinDeals | None = None
@@ -90,11 +78,7 @@ class PPOTable(GameTable):
 
 class Trainer(BatchedTrainer):
     """One run: the tables of games in flight, the network, Adam and the Leagues.
-
-    ``opponents`` (name -> batch policy) replaces the ``baselines`` and
-    ``eval_against`` of ``args`` (``cardsuite exploit`` trains against one
-    frozen agent this way).
-    """
+    ``opponents`` (name -> batch policy) replaces ``baselines`` and ``eval_against``."""
 
     TRAINER = TRAINER
     VERSION = 2
@@ -108,7 +92,6 @@ class Trainer(BatchedTrainer):
     net: ActorCritic
 
     def __init__(self, args: PPOConfig, opponents: dict[str, Any] | None = None) -> None:
-        """Seed everything and build the run (resume if asked)."""
         self.start(args)
         backend = "torch" if self.dev.type != "cpu" else args.backend
         kwargs = {"backend": backend, "device": str(self.dev) if backend == "torch" else None}
@@ -161,9 +144,8 @@ class Trainer(BatchedTrainer):
         return copy.requires_grad_(False)
 
     def load_init(self, path: str) -> None:
-        """Start from a saved agent (a directory or ``pretrained:NAME``); CheckpointError if it
-        does not fit. An actor saved without its critic (most shipped agents) gets a fresh
-        critic: fit it with ``critic_warmup`` before the actor learns from its advantages."""
+        """Start from a saved agent (a directory or ``pretrained:NAME``; CheckpointError if it
+        does not fit); an actor saved without its critic gets a fresh one (``critic_warmup``)."""
         if path.startswith("pretrained:"):
             path = str(agent_dir(path.removeprefix("pretrained:")))
         torch.manual_seed(self.args.seed)  # a fresh critic's initial weights
@@ -179,8 +161,7 @@ class Trainer(BatchedTrainer):
         self.net.load_state_dict(theirs)
 
     def warm_start(self) -> None:
-        """Imitate the heuristic before PPO, then ``bc_dagger`` DAgger rounds
-        (`cardsuite.train.ppo.imitation`)."""
+        """Imitate the heuristic before PPO, then ``bc_dagger`` DAgger rounds."""
         args = self.args
         t0 = time.perf_counter()
         data = warm_start_data(self.tables, self.game.name, args)
@@ -237,11 +218,8 @@ class Trainer(BatchedTrainer):
 
     def _rollout_table(self, t: PPOTable, margins: list[np.ndarray]) -> list[np.ndarray]:
         """``rollout_steps`` steps of one table's games; its finished league games' outcomes.
-
-        With ``duplicate_baseline`` the rewards credited are the table's less its
-        twin games', and each finished league game's learner margin over its twin
-        is appended to ``margins``.
-        """
+        With ``duplicate_baseline`` the credited rewards are less the twin games', and each
+        finished league game's learner margin goes to ``margins``."""
         xp, buf, dev = self.xp, t.buf, self.dev
         assert buf is not None
         buf.clear()
@@ -337,8 +315,7 @@ class Trainer(BatchedTrainer):
         return {"anchor.safetensors": anchor}, {}
 
     def restore_parts(self, saved: Saved) -> None:
-        """The anchor: a resume may change ``anchor_coef``, not whether there is one (the
-        anchor is the actor as the run's PPO began)."""
+        """The anchor: a resume may change ``anchor_coef``, not whether there is one."""
         had = bool(saved.state["config"].get("anchor_coef", 0.0))
         if had != bool(self.args.anchor_coef):
             raise saved.error(f"anchor_coef: the run was trained {'with' if had else 'without'} "

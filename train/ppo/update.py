@@ -1,10 +1,9 @@
-"""The PPO update of the batched trainer: clipped-ratio epochs over a rollout's decisions.
+"""The PPO update of the batched trainer: cleanrl's clipped-ratio epochs over a rollout.
 
-`ppo_update` is cleanrl's: minibatches of the learner's decisions, the
-clipped policy loss, an entropy bonus and a (clipped) value loss, for
-``update_epochs`` passes (stopped early above ``target_kl``). With
-``anchor_coef``, a KL penalty pulls the policy towards a frozen anchor
-(`anchor_kl`); with ``critic_only``, only the critic learns.
+Minibatches of the learner's decisions, the clipped policy loss, an entropy bonus and a
+(clipped) value loss for ``update_epochs`` passes (stopped early above ``target_kl``);
+``anchor_coef`` adds a KL penalty towards a frozen anchor, ``critic_warmup`` trains the
+critic alone.
 """
 
 from __future__ import annotations
@@ -20,11 +19,8 @@ def anchor_kl(
     log_policy: torch.Tensor, anchor: ActorCritic, obs: torch.Tensor, mask: torch.Tensor
 ) -> torch.Tensor:
     """Mean ``KL(anchor || policy)`` over a batch; ``log_policy``: the learner's
-    `ActorCritic.log_policy` of ``obs`` and ``mask`` (the gradient flows to it).
-
-    Illegal moves have probability exactly 0 under both (their logits are
-    `MASKED`), so they add nothing; a forced decision adds 0.
-    """
+    `ActorCritic.log_policy` of ``obs`` and ``mask`` (the gradient flows to it). Illegal
+    moves have probability exactly 0 under both, so they add nothing."""
     with torch.no_grad():
         ref = anchor.log_policy(obs, mask)
     return (ref.exp() * (ref - log_policy)).sum(dim=-1).mean()
@@ -34,13 +30,9 @@ def ppo_update(
     net: ActorCritic, opt: torch.optim.Optimizer, data: dict[str, torch.Tensor], args: PPOConfig,
     gen: torch.Generator, anchor: ActorCritic | None = None, critic_only: bool = False,
 ) -> dict[str, float]:  # fmt: skip
-    """Clipped PPO epochs over ``data`` (flat learner decisions); the loss statistics.
-
-    With ``anchor`` (and ``args.anchor_coef`` above 0) the loss adds
-    ``anchor_coef * KL(anchor || policy)`` (`anchor_kl`). With ``critic_only``
-    (``critic_warmup``) the loss is the value loss alone: no gradient reaches
-    the actor, which Adam then leaves exactly as it is.
-    """
+    """Clipped PPO epochs over ``data`` (flat learner decisions); the loss statistics. With
+    ``anchor`` the loss adds ``anchor_coef * KL(anchor || policy)``; with ``critic_only``
+    it is the value loss alone (Adam leaves the actor exactly as it is)."""
     n = data["obs"].shape[0]
     mb = max(1, n // args.num_minibatches)
     stats: dict[str, list[float]] = {"pg_loss": [], "v_loss": [], "entropy": [], "approx_kl": [],

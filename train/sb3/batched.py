@@ -1,15 +1,11 @@
 """Self-play MaskablePPO on a batched engine (``vec_env: batched``).
 
-The learner plays seat ``learner_seat`` (``null``: player 0) in each of
-``num_games`` games held in one batched engine: the game's record names the
-one-seat batched vector env that builds it (its ``sb3_vec_env`` part, Scum's
-[`ScumVectorEnv`][scum_env.batched.adapters.ScumVectorEnv]; other games are
-refused by `cardsuite.train.sb3.config.batched_refusal`). Observations are
-scaled as [`SelfPlayEnv`][cardsuite.train.sb3.single_seat.SelfPlayEnv] scales
-them, so either way trains the same ``ppo:PATH`` agent. Every other seat is
-played across the batch by one member drawn from the League's draw table
-(drawn again each time the trainer sends it), and each game's last step
-reports ``league_ids`` and ``league_outcomes`` as the per-game env does.
+The learner plays seat ``learner_seat`` (``null``: 0) of ``num_games`` games in one
+batched engine, the game's one-seat batched vector env (its record's ``sb3_vec_env``:
+Scum's). Observations are scaled as `SelfPlayEnv` scales them, so either way trains the
+same ``ppo:PATH`` agent; every other seat is played by one member drawn from the
+League's draw table, and each game's last step reports ``league_ids`` and
+``league_outcomes``.
 """
 
 from __future__ import annotations
@@ -31,17 +27,11 @@ from cardsuite.train.sb3.config import batched_refusal
 
 
 class TallyEngine:
-    """A batched engine that also sums every player's rewards of each game's episode.
-
-    Everything else is the wrapped engine's (attributes are read and set on
-    it, so the sums are only ever updated in place). ``returns[g, p]`` is player ``p``'s reward so far in game ``g``; when
-    a game is restarted, its sums move to ``final`` (the first restart of a
-    game since `take_final` wins: a new episode that ends before the learner
-    acts is restarted again and never reported, as in the per-game env).
-    """
+    """A batched engine that also sums each player's rewards per game (``returns``);
+    attributes are the wrapped engine's. A restarted game's sums move to ``final`` (the
+    first restart since `take_final` wins, as in the per-game env)."""
 
     def __init__(self, engine: Any) -> None:
-        """Wrap ``engine``."""
         shape = (engine.num_games, engine.num_players)
         object.__setattr__(self, "inner", engine)
         object.__setattr__(self, "returns", np.zeros(shape))
@@ -83,16 +73,8 @@ class TallyEngine:
 
 
 class BatchedSelfPlayEnv(BatchedVectorEnv):
-    """The game's one-seat batched vector env whose opponents come from the training League.
-
-    Args:
-        num_envs: games in the batch.
-        learner: the learner's player id in every game.
-        table: the League's draw table (`League.seat_table`).
-        seed: seeds the engine's deals and the draws.
-        game: the game's registry name (its record must name ``sb3_vec_env``).
-        **options: the game's config fields.
-    """
+    """The game's one-seat batched vector env (its record's ``sb3_vec_env``) of ``num_envs``
+    games, the ``learner`` in one seat, opponents drawn from the League's ``table``."""
 
     def __init__(
         self,
@@ -104,7 +86,6 @@ class BatchedSelfPlayEnv(BatchedVectorEnv):
         game: str = "scum",
         **options: Any,
     ) -> None:
-        """Create the games; opponents are drawn from the League's ``table`` per seat."""
         record = get_game(game)
         refusal = batched_refusal(record)
         if refusal is not None:
@@ -157,11 +138,9 @@ class BatchedSelfPlayEnv(BatchedVectorEnv):
 
 
 class SelfPlayVecEnv(VecEnvWrapper):  # type: ignore[misc]
-    """SB3's view of a `BatchedSelfPlayEnv`: observations scaled into [-1, 1] (as the
-    per-game wrapper scales them) and League outcomes in each finished game's info."""
+    """SB3's view of a `BatchedSelfPlayEnv`: scaled observations, League outcomes in infos."""
 
     def __init__(self, inner: BatchedSelfPlayEnv) -> None:
-        """Wrap ``inner`` for MaskablePPO."""
         venv = sb3_vec_env(inner)
         space = venv.observation_space
         assert isinstance(space, spaces.Box)

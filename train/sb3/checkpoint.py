@@ -1,20 +1,10 @@
 """The MaskablePPO adapter's checkpoint: its fields on the core's one writer and reader.
 
-A checkpoint is a directory (`cardsuite.train.core.checkpoint.save_checkpoint`)::
-
-    agent/                 the policy (actor and critic) in the safe agent format,
-                           also a ``ppo:PATH`` agent
-    optimizer.safetensors  the optimizer's state tensors (``state.<param>.<key>``)
-    pool/*.safetensors     the League's snapshots
-    state.json             format version, step, config, the optimizer's
-                           hyperparameters, the League (pool), RNG states,
-                           schedule, evaluation history, files' SHA-256
-
-Nothing is ever unpickled: tensors are safetensors, everything else is JSON
-whose every field is validated (`read_state`), and a file that is not listed,
-or of another kind (a ``.pt``, a ``model.zip``), is refused. A config saved
-before 0.3 (its old key names) is read as today's. Every problem is a
-[`CheckpointError`][cardsuite.errors.CheckpointError] naming the file or field.
+The folder holds ``agent/`` (the policy, also a ``ppo:PATH`` agent),
+``optimizer.safetensors``, ``pool/*.safetensors`` (the League's snapshots) and
+``state.json`` (format 2: step, config, optimizer hyperparameters, pool and League, RNG
+states, schedule, history, the files' SHA-256). Every field is validated (`read_state`)
+and a file not listed or of another kind is refused: a `CheckpointError` naming it.
 """
 
 from __future__ import annotations
@@ -66,19 +56,10 @@ ALLOWED_KINDS = "agent/, optimizer.safetensors and pool/*.safetensors"
 
 @dataclass
 class TrainState:
-    """Everything besides the network and optimizer that a resumed run needs.
-
-    Attributes:
-        step: learner decisions trained so far (the model's ``num_timesteps``).
-        config: the run's config.
-        snapshots: the League's snapshots (members, then retired ones still seated).
-        rng: RNG states of python, numpy and torch (see `capture_rng`).
-        schedule: the step at which the next snapshot / eval / checkpoint is due.
-        history: one row per evaluation so far (the final report's curve).
-        counters: the learner's own counters (``n_updates``), for its logs.
-        league: the League's `state` (ids, PFSP counts); None: a checkpoint
-            written before the League kept them (its snapshots rejoin fresh).
-    """
+    """Everything besides the network and optimizer that a resumed run needs: the ``step``,
+    ``config``, the League's ``snapshots`` and `state` (``league``; None in a checkpoint
+    written before it kept one), the global ``rng`` states, the next step of each
+    ``schedule``, the evaluation ``history`` and the learner's ``counters``."""
 
     step: int
     config: TrainConfig
@@ -92,16 +73,8 @@ class TrainState:
 
 @dataclass
 class Checkpoint:
-    """A loaded checkpoint: its directory, state, policy and optimizer.
-
-    Attributes:
-        path: the checkpoint directory.
-        state: the run state (step, config, pool, RNG, schedules, history).
-        weights: the policy's state dict (torch tensors).
-        meta: the agent metadata of the policy.
-        optimizer_tensors: the optimizer's state tensors by flat name.
-        optimizer_groups: the optimizer's ``param_groups`` (JSON).
-    """
+    """A loaded checkpoint: its directory, `TrainState`, the policy's weights (torch) and
+    metadata, and the optimizer's state tensors and ``param_groups``."""
 
     path: Path
     state: TrainState
@@ -115,15 +88,8 @@ def save_checkpoint(
     run_dir: str | Path, weights: Mapping[str, Any], meta: AgentMeta,
     optimizer_state: Mapping[str, Any], state: TrainState,
 ) -> Path:  # fmt: skip
-    """Write a checkpoint into ``run_dir/checkpoint`` (the core's writer); its path.
-
-    Args:
-        run_dir: the run directory.
-        weights: the policy's state dict (actor and critic).
-        meta: the policy's agent metadata (`AgentMeta`).
-        optimizer_state: the torch optimizer's ``state_dict()``.
-        state: the rest of the run's state.
-    """
+    """Write a checkpoint of the policy's ``weights`` and ``meta``, the optimizer's
+    ``state_dict()`` and the run's ``state`` into ``run_dir/checkpoint``; its path."""
     names = [f"pool/snapshot_{i:02d}_{s.step}.safetensors" for i, s in enumerate(state.snapshots)]
     pool = {"probs": state.config.opponent_probs(), "max_snapshots": state.config.max_snapshots,
             "snapshots": [{"file": name, "step": s.step, "activation": s.activation}
@@ -182,13 +148,7 @@ def _config(ckpt: Path, doc: Mapping[str, Any]) -> TrainConfig:
 
 
 def read_state(path: str | Path) -> tuple[Path, TrainState]:
-    """Check and read a checkpoint's ``state.json`` and pool; return its directory too.
-
-    Raises:
-        CheckpointError: a missing directory or file, bad JSON, an unknown
-            format, a file that is not listed or not of a safe kind, a
-            checksum mismatch, or a field that does not validate (named).
-    """
+    """A checkpoint's folder and validated state (CheckpointError naming a bad field)."""
     ckpt, _, state = _read_state(path)
     return ckpt, state
 

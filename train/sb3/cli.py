@@ -1,14 +1,9 @@
 """``cardsuite train``: self-play MaskablePPO from a config file (``--backend rllib``: RLlib).
 
-::
-
-    cardsuite train --config scum_quick --run-dir runs/scum_quick
-    cardsuite train --resume runs/scum_quick --total-steps 400000
-
-The flags are the training commands' shared grammar (`cardsuite.train.core.cli`);
-``--set key=value`` overrides any field of `TrainConfig`. With ``--resume``
-and no ``--config`` the checkpoint's own config is used. This module imports
-no torch: the CLI imports every command at start.
+``cardsuite train --config scum_quick --run-dir runs/scum_quick``, then
+``cardsuite train --resume runs/scum_quick --total-steps 400000``: the training
+commands' shared flags (`cardsuite.train.core.cli`); with ``--resume`` and no
+``--config``, the checkpoint's own config. No torch is imported at start.
 """
 
 from __future__ import annotations
@@ -20,6 +15,7 @@ from typing import Any
 
 from cardsuite.errors import ConfigError
 from cardsuite.train.core.cli import (
+    COMMON,
     add_run_flags,
     common_values,
     reject_unknown,
@@ -80,10 +76,7 @@ def resolve_config(args: argparse.Namespace) -> TrainConfig:
 
 
 #: The shared flags handed on to the RLlib backend as tokens (flag -> Namespace name).
-COMMON_FLAGS = {"--seed": "seed", "--players": "players", "--device": "device",
-                "--total-steps": "total_steps", "--budget-minutes": "budget_minutes",
-                "--tensorboard": "tensorboard"}  # fmt: skip
-
+COMMON_FLAGS = {"--" + name.replace("_", "-"): name for name in COMMON}
 TRAIN_EXTRA_MODULES = ("torch", "stable_baselines3", "sb3_contrib", "safetensors", "tensorboard")
 
 
@@ -129,12 +122,8 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _run_rllib(args: argparse.Namespace, extra: list[str]) -> int:
-    """Hand the config to the RLlib backend (``train.rllib.trainer:run``).
-
-    Its own options (``--iterations``, ``--num-env-runners``...) follow on
-    the command line; with any of them the whole command line is passed on
-    as tokens, otherwise the parsed arguments.
-    """
+    """Hand the config to the RLlib backend (``train.rllib.trainer:run``): the parsed
+    arguments, or with RLlib's own options left over the whole command line as tokens."""
     try:
         importlib.import_module("ray")
     except ModuleNotFoundError:

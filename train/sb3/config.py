@@ -1,15 +1,8 @@
 """The MaskablePPO adapter's settings (`TrainConfig`), on the training core's vocabulary.
 
-`TrainConfig` derives from `cardsuite.train.core.settings.PPOFamily`: the
-shared fields and PPO hyperparameters keep their one name (``update_epochs``,
-``clip_coef``, ``hidden``, ``layers``, ``threads``...); SB3's own names appear
-only in `maskable_ppo_kwargs`, where the config is translated. The keys it had
-before 0.3 (``n_epochs``, ``clip_range``, ``hidden_size``, ``options:
-{num_players: N}``...) are read as their new names with a warning. Presets
-live in ``configs/train/*.yaml``; ``cardsuite train --set key=value``
-overrides any field.
-
-This module imports no torch: the CLI and the arena read configs cheaply.
+SB3's own names appear only in `maskable_ppo_kwargs`; the keys of before 0.3
+(``n_epochs``, ``clip_range``, ``options: {num_players: N}``...) are read as today's
+with a warning. No torch is imported: the CLI and the arena read configs cheaply.
 """
 
 from __future__ import annotations
@@ -49,6 +42,10 @@ def batched_refusal(game: Game) -> str | None:
     )
 
 
+def _share(default: float, doc: str) -> Any:
+    return doc_field(default, doc, ge=0.0, le=1.0)
+
+
 @dataclass(frozen=True)
 class TrainConfig(PPOFamily):
     """A self-play MaskablePPO run: game, PPO hyperparameters, pool, schedules."""
@@ -86,23 +83,14 @@ class TrainConfig(PPOFamily):
     learner_seat: int | None = doc_field(
         None, "the learner's seat; `null` rotates it over episodes (seat = episode mod players)"
     )
-    opponent_random: float = doc_field(
-        0.2,
-        "League share of `random` (with `pfsp: uniform`: the chance an opponent seat is it)",
-        ge=0.0,
-        le=1.0,
+    opponent_random: float = _share(
+        0.2, "League share of `random` (with `pfsp: uniform`: the chance an opponent seat is it)"
     )
-    opponent_heuristic: float = doc_field(
-        0.3,
-        "League share of `heuristic` (with `pfsp: uniform`: the chance a seat is it)",
-        ge=0.0,
-        le=1.0,
+    opponent_heuristic: float = _share(
+        0.3, "League share of `heuristic` (with `pfsp: uniform`: the chance a seat is it)"
     )
-    opponent_snapshot: float = doc_field(
-        0.5,
-        "League share of the learner's frozen snapshots, split evenly among them",
-        ge=0.0,
-        le=1.0,
+    opponent_snapshot: float = _share(
+        0.5, "League share of the learner's frozen snapshots, split evenly among them"
     )
     snapshot_every: int = doc_field(
         20_000, "steps between snapshots of the learner into the league", ge=1
@@ -141,8 +129,7 @@ class TrainConfig(PPOFamily):
     def upgrade(
         cls, data: Mapping[str, Any], source: str | None = None, *, warn: bool = False
     ) -> Mapping[str, Any]:
-        """`RunConfig.upgrade`, and the player count in ``options`` (before 0.3) read as
-        ``num_players``."""
+        """`RunConfig.upgrade`, reading the player count in ``options`` as ``num_players``."""
         data = super().upgrade(data, source, warn=warn)
         options = data.get("options") if isinstance(data, Mapping) else None
         if not isinstance(options, Mapping) or "num_players" not in options:
@@ -157,8 +144,7 @@ class TrainConfig(PPOFamily):
         return {**data, "num_players": options["num_players"], "options": rest}
 
     def validate(self) -> None:
-        """The game and its options, the rollout's size, the pool's probabilities, the
-        evaluation opponents and the learner's seat."""
+        """The game, options, rollout size, pool shares, opponents and learner seat."""
         super().validate()
         try:
             game = get_game(self.game)
@@ -232,27 +218,19 @@ class TrainConfig(PPOFamily):
         ]
 
 
-def parse_overrides(items: list[str]) -> dict[str, Any]:
-    """Turn ``["total_steps=20000", "options.reward=rank"]`` into field values (the suite's
-    one override parser, `cardsuite.overrides.parse_assignments`)."""
-    return parse_assignments(items)
+parse_overrides = parse_assignments  # the suite's one override parser, under its 0.2 name
 
 
 def load_config(path: str | None, overrides: Mapping[str, Any] | None = None) -> TrainConfig:
-    """The config of a YAML file (or the defaults) with ``overrides`` applied; their
-    ``options`` merge into the file's, one rule option at a time."""
+    """The config of a YAML file (or the defaults) with ``overrides`` merged in."""
     data = TrainConfig.upgrade(read_yaml_mapping(path) if path else {}, path, warn=True)
     overrides = TrainConfig.upgrade(overrides or {}, warn=True)
     return TrainConfig.from_dict(merge_overrides(data, overrides, path), source=path)
 
 
 def check_baselines(config: TrainConfig) -> None:
-    """Build every evaluation opponent once, so a bad spec fails before training.
-
-    Raises:
-        ConfigError: an unknown agent or parameter (``ismcts:budgt=3``), named.
-        CheckpointError: a ``ppo:``/``rllib:`` baseline that cannot be loaded.
-    """
+    """Build every evaluation opponent once, so a bad spec fails before training (ConfigError,
+    or CheckpointError for a ``ppo:``/``rllib:`` one that cannot be loaded)."""
     from cardsuite.agents.registry import make_agent
 
     for spec in config.baselines():

@@ -1,10 +1,5 @@
-"""The MaskablePPO report: a checkpoint's evaluation, the CSV log, the table and the curves.
-
-`evaluate` is the core's duplicate evaluator (`evaluate_specs`): the
-checkpoint plays as ``ppo:<checkpoint>`` against each opponent spec, one
-`EvalRow` each. `plot_curves` draws a run's learning curve (the learner's mean
-episode reward in training and ``beats`` per opponent at each evaluation).
-"""
+"""The MaskablePPO report: a checkpoint's evaluation (the core's `evaluate_specs`, the
+checkpoint as ``ppo:PATH``), the CSV log, the table and the learning curves."""
 
 from __future__ import annotations
 
@@ -27,16 +22,8 @@ def evaluate(
     seed: int = 0,
     baselines: list[str] | None = None,
 ) -> list[EvalRow]:
-    """Duplicate deals of the checkpoint at ``model_path`` against each baseline.
-
-    Args:
-        model_path: a checkpoint directory, run directory or agent directory.
-        config: the run's config (game, rule options, baselines).
-        step: the training step the checkpoint was taken at (recorded in the rows).
-        games: deals per baseline (each played in every seat rotation).
-        seed: the deals' seed.
-        baselines: agent specs; default: the config's ``eval_baselines``.
-    """
+    """``games`` duplicate deals (of ``seed``) of the checkpoint, run or agent directory at
+    ``model_path`` against each of ``baselines`` (default ``config``'s), rows at ``step``."""
     return evaluate_specs(
         f"ppo:{model_path}", baselines or config.baselines(), game=config.game,
         config=dict(config.game_config().to_dict()), deals=games, seed=seed, step=step,
@@ -49,12 +36,8 @@ def append_csv(path: str | Path, rows: list[EvalRow]) -> None:
 
 
 def plot_curves(run_dir: str | Path, out_png: str | Path, title: str | None = None) -> Path:
-    """Draw a run's learning curve into ``out_png`` and return its path.
-
-    Left: the learner's mean episode reward in training (``curve.csv``).
-    Right: the fraction of duplicate deals won against each baseline at each
-    evaluation (``eval.csv``), with 95% intervals.
-    """
+    """Draw a run's learning curve into ``out_png`` (its path): the mean episode reward in
+    training (``curve.csv``) and the deals won per opponent at each evaluation (``eval.csv``)."""
     import matplotlib
 
     matplotlib.use("Agg")

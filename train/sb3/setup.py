@@ -1,17 +1,7 @@
-"""The SB3 side of a self-play run: its vectorised envs and its MaskablePPO model.
-
-* `make_vec_env`: ``num_games`` [`SelfPlayEnv`][cardsuite.train.sb3.single_seat.SelfPlayEnv]
-  (one learner seat each, opponents drawn from the League's draw table), in
-  worker processes, in this process, or the batched Scum engine (``vec_env``);
-* `make_league`: the run's `cardsuite.train.core.league.League` (the
-  game's real heuristic and random, then snapshots; PFSP with the
-  ``opponent_*`` shares);
-* `build_model`: a fresh MaskablePPO with the config's hyperparameters, in SB3's
-  names (`maskable_ppo_kwargs`, where the config is translated);
-* `restore_model`: the same model given a checkpoint's weights, Adam
-  state and step count, all read from safetensors (never ``MaskablePPO.load``,
-  which unpickles).
-"""
+"""The SB3 side of a self-play run: its vectorised envs (`make_vec_env`), its League
+(`make_league`) and its MaskablePPO model, fresh (`build_model`, the config in SB3's
+names: `maskable_ppo_kwargs`) or given a checkpoint's tensors (`restore_model`, never
+``MaskablePPO.load``, which unpickles)."""
 
 from __future__ import annotations
 
@@ -39,9 +29,7 @@ from cardsuite.train.sb3.single_seat import SelfPlayEnv
 
 
 def make_league(config: TrainConfig) -> League:
-    """The run's League (`League.of`): ``random`` and ``heuristic`` (the game's real
-    heuristic), then snapshots; the ``opponent_*`` fields are its shares, ``pfsp`` its
-    weighting."""
+    """The run's League: random, heuristic and snapshots by the ``opponent_*`` shares."""
     tg = train_game(config.game)
     eng = tg.make_engine(1, tg.config(config.players(), config.options))
     return League.of(config.game, eng, ["random", "heuristic"], seed=config.seed,
@@ -64,11 +52,8 @@ def make_env_fn(config: TrainConfig, table: list[SeatMember], worker: bool) -> C
 
 
 def make_vec_env(config: TrainConfig, table: list[SeatMember] | None = None) -> VecEnv:
-    """``num_games`` envs, in worker processes unless ``vec_env`` says ``dummy`` or ``batched``.
-
-    ``table`` is the League's draw table (empty or None: that of a fresh
-    `make_league`, the baselines by their shares).
-    """
+    """``num_games`` envs, in worker processes unless ``vec_env`` says ``dummy`` or
+    ``batched``, seating from the League's draw ``table`` (default: a fresh League's)."""
     if not table:
         table = make_league(config).seat_table()
     if config.vec_env == "batched":
@@ -105,11 +90,8 @@ def build_model(config: TrainConfig, venv: VecEnv) -> MaskablePPO:
 
 
 def restore_model(config: TrainConfig, venv: VecEnv, loaded: Checkpoint) -> MaskablePPO:
-    """A MaskablePPO rebuilt from the config, then given a checkpoint's weights and optimizer.
-
-    Nothing is unpickled: the network comes from the config, the tensors from
-    safetensors files. CheckpointError when they do not fit the network.
-    """
+    """A MaskablePPO built from the config, given a checkpoint's weights and optimizer (never
+    unpickled); CheckpointError when they do not fit the network."""
     model = build_model(config, venv)
     try:
         model.policy.load_state_dict(loaded.weights, strict=True)
@@ -129,13 +111,8 @@ def derive_seed(*words: int) -> int:
 
 
 def tensorboard_logger(folder: Path, purge_step: int | None, enabled: bool = True) -> Any:
-    """An SB3 logger writing TensorBoard events through the core's `summary_writer`
-    (none when ``enabled`` is False).
-
-    With ``purge_step`` (a resume), the event file starts with a marker that
-    makes TensorBoard discard earlier events at or after that step, the ones
-    written between the checkpoint and the kill.
-    """
+    """An SB3 logger writing TensorBoard events through the core's `summary_writer` (with
+    ``purge_step`` on resume); none when ``enabled`` is False."""
 
     class Purging(TensorBoardOutputFormat):
         def __init__(self, folder: str) -> None:  # SB3's, with purge_step

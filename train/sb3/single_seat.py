@@ -1,23 +1,12 @@
 """A single-agent Gymnasium view of a suite env, for one learning seat.
 
-[`SelfPlayEnv`][cardsuite.train.sb3.single_seat.SelfPlayEnv] turns any suite
-AEC env into a ``gymnasium.Env`` for **one** player, the learner; every other
-seat is played inside the env by an opponent drawn at each episode start from
-the League's draw table (`League.seat_table`), so a trajectory holds the
-learner's decisions only:
-
-* ``reset()`` picks the learner's seat (rotating over episodes unless fixed),
-  draws the opponents and plays them until the learner must act;
-* ``step(a)`` applies the learner's action, then plays the opponents until
-  the learner acts again or the episode ends; its reward is the learner's own
-  since its previous decision, including what arrives while the others play;
-* ``action_masks()`` is the learner's legal-action mask (MaskablePPO's);
-* the episode's last info carries ``league_ids`` (each other seat's member)
-  and ``league_outcomes`` (1 when the learner's return is higher, 0.5 tied,
-  0 lower), for `League.record`.
-
-Observations are scaled into [-1, 1] by `obs_scale`, as the arena's trained
-agent sees them. No torch is imported: worker processes stay light.
+`SelfPlayEnv` turns a suite AEC env into a ``gymnasium.Env`` for the learner; every
+other seat is played inside by an opponent drawn at each episode start from the
+League's draw table, so a trajectory holds the learner's decisions only and a step's
+reward is the learner's own since its previous decision. The episode's last info
+carries ``league_ids`` and ``league_outcomes`` for `League.record`. Observations are
+scaled into [-1, 1] by `obs_scale`; no torch is imported (light workers). See
+``docs/training.md``, "How it works".
 """
 
 from __future__ import annotations
@@ -42,17 +31,9 @@ def fixed_seats(probs: Mapping[str, float]) -> list[SeatMember]:
 
 
 class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):
-    """One learner seat of a suite game; the other seats play inside.
-
-    Args:
-        game: the game's registry name (``"scum"``, ``"scandal"``...).
-        options: the game's rule options (its config fields).
-        league: the core League, or its draw table (`League.seat_table`);
-            default: random opponents only.
-        learner_seat: a fixed seat for the learner, or ``None`` to rotate it
-            (seat = episode index mod players, restarting at a seeded reset).
-        render_mode: ``"ansi"`` to render the underlying table as text.
-    """
+    """One learner seat of ``game`` (rule ``options``); the other seats play inside, seated
+    from ``league`` (the core League or its draw table; default: random only). The
+    ``learner_seat`` is fixed, or (None) rotates: episode mod players."""
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012
 
@@ -65,7 +46,6 @@ class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):
         learner_seat: int | None = None,
         render_mode: str | None = None,
     ) -> None:
-        """Create the underlying env (``env()``: an illegal action is penalized)."""
         self.game = get_game(game).name
         self.render_mode = render_mode
         self.env = get_game(game).make(render_mode=render_mode, **dict(options or {}))
@@ -101,12 +81,8 @@ class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start an episode: seat the learner, draw opponents, play to its turn.
-
-        Args:
-            seed: reseeds the deal, the seat rotation and the opponent draws.
-            options: passed to the underlying env's ``reset`` (deal presets).
-        """
+        """Start an episode: seat the learner, draw opponents, play to its turn. ``seed``
+        reseeds the deal, the rotation and the draws; ``options`` go to the env's reset."""
         super().reset(seed=seed)
         if seed is not None:
             self._episode = 0
@@ -179,10 +155,7 @@ class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):
         return bool(self.env.terminations[self.learner] or self.env.truncations[self.learner])
 
     def _play_opponents(self) -> float:
-        """Let the other seats act until the learner's turn or the end.
-
-        Returns the learner's rewards that arrived meanwhile.
-        """
+        """Let the others act until the learner's turn or the end; its rewards meanwhile."""
         reward = 0.0
         env = self.env
         while not self._finished() and env.agent_selection != self.learner:

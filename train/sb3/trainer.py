@@ -1,22 +1,13 @@
 """Self-play MaskablePPO on the training core: SB3 runs the rollouts and updates, the core the rest.
 
-``train(config, run_dir)`` builds ``num_games``
-[`SelfPlayEnv`][cardsuite.train.sb3.single_seat.SelfPlayEnv] (one learner
-seat each, opponents seated from the core's League) and a MaskablePPO model,
-then runs on the core's scheduler (`cardsuite.train.core.loop.TrainLoop`):
-``MaskablePPO.learn`` collects rollouts and updates the policy, and at every
-rollout boundary `SelfPlayCallback` runs the core's schedules (a snapshot
-joins the League at step 0 and every ``snapshot_every`` steps, the League's
-draw table goes to every env, periodic evaluations, checkpoints), the
-budget and Ctrl-C. Each finished episode's outcomes against its seats go to
-the League (PFSP). At the end: a last checkpoint, a final evaluation on other
-deals, the report (``report.md``, ``report.json``) and ``curves.png``.
-
-``train(config, run_dir, resume=DIR)`` rebuilds the model from the config and
-loads a checkpoint's weights, optimizer, step, League, RNG states, schedule
-and evaluation history (`cardsuite.train.sb3.checkpoint`, never a pickle);
-the episodes in flight in the workers are not kept: the resumed run starts
-fresh ones, seeded from the run's seed and step.
+`Trainer` builds ``num_games`` `SelfPlayEnv` (opponents seated from the core's League)
+and a MaskablePPO model and runs on the core's `TrainLoop`: ``MaskablePPO.learn``
+collects rollouts and updates, and at each rollout boundary `SelfPlayCallback` runs the
+core's schedules (a step-0 snapshot, the League's draw table to every env,
+evaluations, checkpoints), the budget and Ctrl-C. At the end: a last checkpoint, a
+final evaluation on other deals, ``report.md``, ``report.json`` and ``curves.png``. A
+resume restores weights, optimizer, step, League, RNG states, schedule and history
+(never a pickle); the workers' episodes restart, seeded from the seed and step.
 """
 
 from __future__ import annotations
@@ -37,10 +28,10 @@ import yaml
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import set_random_seed
 
-from cardsuite.agents.learned.policy import agent_meta, snapshot_of
 from cardsuite.agents.learned.safe_io import AgentMeta, save_agent
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.train.core.league import League
+from cardsuite.train.core.learned import agent_meta, snapshot_of
 from cardsuite.train.core.log import append_rows
 from cardsuite.train.core.loop import TrainLoop
 from cardsuite.train.core.rundir import RunPlan, check_run_dir, start_logs
@@ -76,16 +67,7 @@ CURVE_FIELDS = ("step", "ep_rew_mean", "episodes")
 
 @dataclass
 class TrainResult:
-    """What a finished (or interrupted) run produced.
-
-    Attributes:
-        step: learner steps trained.
-        run_dir: the run directory.
-        checkpoint: the last checkpoint written.
-        interrupted: the run stopped on Ctrl-C (resume it with ``--resume``).
-        report: the final evaluation rows (empty when interrupted).
-        seconds: wall time of this invocation.
-    """
+    """What a finished (or Ctrl-C ``interrupted``) run produced."""
 
     step: int
     run_dir: Path
@@ -100,18 +82,11 @@ class StopTraining(Exception):
 
 
 class Trainer(TrainLoop):
-    """One run: its envs, model, League, schedules and run directory.
-
-    Args:
-        config: the run's config.
-        run_dir: where logs, checkpoints and reports go.
-        resume: a checkpoint (or run) directory to continue from.
-    """
+    """One run of ``config`` in ``run_dir``, fresh or continuing ``resume``."""
 
     def __init__(
         self, config: TrainConfig, run_dir: str | Path, resume: str | Path | None = None
     ) -> None:
-        """Build the envs and the model, fresh or from ``resume``."""
         self.config = self.args = config
         self.run_dir = Path(run_dir)
         self.started, self.closed = time.time(), False
@@ -334,7 +309,6 @@ class SelfPlayCallback(BaseCallback):
     start; outcomes to the League; the progress bar and the curve."""
 
     def __init__(self, trainer: Trainer) -> None:
-        """Attach to ``trainer``."""
         super().__init__(verbose=0)
         self.trainer = trainer
         self._first = True

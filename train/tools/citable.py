@@ -1,15 +1,9 @@
 """The citable results table of ``docs/results.md``: each strength target, its preset, every seed.
 
-The measurements are data: ``configs/results/citable.yaml`` holds one `Row`
-per target (a game and table size, an opponent, the share of duplicate
-deals to win, the preset that meets it or comes closest, how its agent is
-measured) with one `SeedRun` per training seed (decisions trained, minutes
-of wall time with the warm start, the share of the deals won and its 95%
-interval). `load_record` reads and checks it field by field (`RECORD`);
-`table` renders the rows with the three-seed mean and its Student t interval
-over the seeds, and ``python -m cardsuite.docs --write`` writes the table
-between the ``citable-results`` markers of ``docs/results.md`` (the drift
-test fails when it is stale).
+The measurements are data: ``configs/results/citable.yaml`` holds one `Row` per target
+with one `SeedRun` per training seed, read and checked field by field by `load_record`.
+`table` renders them with the mean over seeds and its Student t interval; ``python -m
+cardsuite.docs --write`` writes it between the ``citable-results`` markers.
 """
 
 from __future__ import annotations
@@ -21,8 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from scipy.stats import t as student_t
-
+from cardsuite.agents.arena.stats import mean_ci
 from cardsuite.config import read_yaml_mapping
 from cardsuite.errors import ConfigError
 
@@ -35,16 +28,9 @@ MINUTES_LIMIT = 30.0
 
 @dataclass(frozen=True)
 class SeedRun:
-    """One training seed's run and its measured result.
-
-    Attributes:
-        seed: the ``--seed`` of the training command.
-        decisions: learner decisions trained.
-        minutes: wall minutes of training, the warm start included.
-        won: percent of the duplicate deals won (ties count one half).
-        half_width: the 95% interval's half width, in points.
-        deals: duplicate deals measured.
-    """
+    """One training seed's run: its ``seed``, the ``decisions`` trained, the wall ``minutes``
+    (warm start included), the percent of ``deals`` duplicate deals ``won`` (ties one half)
+    and the 95% interval's ``half_width`` in points."""
 
     seed: int
     decisions: int
@@ -56,20 +42,10 @@ class SeedRun:
 
 @dataclass(frozen=True)
 class Row:
-    """One target: what is measured, how, and each seed's result.
-
-    Attributes:
-        game: the game and table size (``"Scum Party 20p"``).
-        opponent: who the agent plays (``"heuristic"``, ``"ISMCTS"``).
-        target: percent of the deals to win.
-        preset: the preset file under ``configs/train/`` (``ppo_*`` trains with
-            ``cardsuite ppo``, ``dmc_*`` with ``cardsuite dmc``: `train`).
-        measure: how a run's agent is measured (Markdown: a command in backticks).
-        deal_seed: the seed of the measured deals (no training run uses it).
-        runs: the seeds' runs.
-        section: the anchor in ``docs/results.md`` with the details.
-        note: what a reader must know to use the row.
-    """
+    """One target: the ``game`` and table size, the ``opponent``, the ``target`` percent of
+    deals, the ``preset`` under ``configs/train/`` that trains it (`train`), how a run's
+    agent is measured (``measure``, Markdown) on deals of ``deal_seed``, the seeds'
+    ``runs``, the ``section`` anchor in ``docs/results.md`` and a ``note``."""
 
     game: str
     opponent: str
@@ -93,12 +69,7 @@ class Row:
 
     def seed_half_width(self) -> float:
         """The 95% Student t half width of the mean over the seeds (0 with one seed)."""
-        n = len(self.runs)
-        if n < 2:
-            return 0.0
-        m = self.mean()
-        sd = math.sqrt(sum((r.won - m) ** 2 for r in self.runs) / (n - 1))
-        return float(student_t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
+        return mean_ci([r.won for r in self.runs])[1] or 0.0
 
     def deal_half_width(self) -> float:
         """The 95% half width of the mean from the deals alone (the seeds' intervals combined)."""

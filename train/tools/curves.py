@@ -1,11 +1,9 @@
 """Learning curves averaged over seeds, with 95% Student t bands (PNG).
 
-Reads ``progress.csv`` and ``eval.csv`` of runs of one preset that differ by
-seed, puts each column on a common step grid and draws the mean over seeds;
-a run trained at several table sizes gets one evaluation band per size::
+Reads ``progress.csv`` and ``eval.csv`` of runs of one preset that differ by seed and
+draws the mean over seeds on a common step grid (one evaluation band per table size)::
 
-    python -m cardsuite.train.tools.curves runs/ppo4-s0 runs/ppo4-s1 runs/ppo4-s2 \
-        --out docs/img/ppo_scum4_quick_seeds.png
+    python -m cardsuite.train.tools.curves runs/ppo4-s0 runs/ppo4-s1 --out curves.png
 """
 
 from __future__ import annotations

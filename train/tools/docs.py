@@ -1,10 +1,6 @@
-"""The training layer's generated tables, written by ``cardsuite.docs``: the configs'
-reference tables (from the classes) and the citable results table (`citable.RECORD`).
-
-Registered as the ``cardsuite.doc_tables`` entry point ``training``:
-``python -m cardsuite.docs --write`` rewrites them between their markers and
-``tests/core/test_docs_generated.py`` fails when one is stale.
-"""
+"""The training layer's generated tables (the ``cardsuite.doc_tables`` entry point
+``training``): the configs' reference tables and the citable results table, written by
+``python -m cardsuite.docs --write`` and checked by ``tests/core/test_docs_generated.py``."""
 
 from __future__ import annotations
 

@@ -1,18 +1,13 @@
 """``cardsuite export``: convert a trusted SB3 zip or RLlib checkpoint to a safe format.
 
-::
+A MaskablePPO ``model.zip`` (or a cardsuite 0.1 checkpoint holding one) and an older
+RLlib checkpoint may carry pickles that run code when loaded. cardsuite never loads one
+by itself: this command does, once, only with `TRUST_FLAG`, and writes the policy as
+safetensors + JSON (``ppo:DIR`` or ``rllib:DIR``). The game and rule options come from
+the old ``state.json`` or ``--game`` and ``--key value``::
 
     cardsuite export model.zip --out agents/mine --game scum --num_players 4 \
         --trust-pickle-this-file-can-run-code
-
-A MaskablePPO ``model.zip`` (or a cardsuite 0.1 checkpoint, which held one)
-may carry pickled values that run code when ``MaskablePPO.load`` reads them,
-and so may an older RLlib checkpoint. cardsuite never loads one by itself;
-this command loads it once, only with the opt-in flag `TRUST_FLAG`, and writes
-the policy in a safe format (safetensors + JSON) that ``ppo:DIR`` (or
-``rllib:DIR``) plays. The game and rule options come from the old
-checkpoint's ``state.json`` or from ``--game`` and ``--key value``. Training
-cannot resume from an export.
 """
 
 from __future__ import annotations
@@ -75,10 +70,15 @@ def _export_rllib(source: Path, out: Path) -> int:
 
     from ray.rllib.core.rl_module.rl_module import RLModule
 
-    from cardsuite.train.rllib.policy import MODULE_DIR, export_module, read_run
-    from cardsuite.train.rllib.trainer import MAIN, RUN_RECORD
+    from cardsuite.agents.learned.rllib import (
+        MAIN,
+        MODULE_DIR,
+        RUN_RECORD,
+        export_module,
+        read_record,
+    )
 
-    read_run(source)  # a valid record before anything is unpickled
+    read_record(source)  # a valid record before anything is unpickled
     try:  # the user opted in: this unpickles
         module = RLModule.from_checkpoint(source / MODULE_DIR / MAIN)
     except Exception as err:
@@ -130,8 +130,8 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     from cardsuite.train.sb3.cli import require_train_extra
 
     MaskablePPO = require_train_extra("cardsuite export", "sb3_contrib").MaskablePPO
-    from cardsuite.agents.learned.policy import agent_meta
     from cardsuite.agents.learned.safe_io import save_agent
+    from cardsuite.train.core.learned import agent_meta
 
     try:
         model = MaskablePPO.load(zip_path, device="cpu")  # the user opted in: this unpickles

@@ -17,8 +17,8 @@ def evaluate_sizes(
     spec: str, game: str, players: list[int], *, against: str = "heuristic", deals: int,
     seed: int,
 ) -> list[dict[str, Any]]:  # fmt: skip
-    """Duplicate deals of agent ``spec`` against ``against`` at each player count (the trainers'
-    evaluator, `cardsuite.train.core.evaluate.evaluate_specs`); one row each, with ``players``."""
+    """`evaluate_specs` of agent ``spec`` against ``against`` at each player count; one row
+    each, with ``players``."""
     rows = []
     for n in players:
         config = train_game(game).config(n, {})
@@ -29,11 +29,7 @@ def evaluate_sizes(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m cardsuite.train.tools.sizes AGENT --game G --players 8 20 50 --deals N --seed S``.
-
-    Prints one JSON line per player count: the agent's share of duplicate
-    deals won against ``--against`` with its 95% interval (`evaluate_sizes`).
-    """
+    """``python -m cardsuite.train.tools.sizes`` (module doc)."""
     import argparse
     import json
     import sys

@@ -1,20 +1,8 @@
 """OpenSpiel interop: Scum, Scum Party and Scandal as OpenSpiel Python games.
 
-``pip install 'cardsuite[openspiel]'``; then
-
-```python
-import pyspiel
-from cardsuite.agents.external.openspiel import register
-
-register()                       # imports pyspiel; registers the games
-game = pyspiel.load_game("cardsuite_scum", {"players": 5})
-```
-
-Registered names: ``cardsuite_scum``, ``cardsuite_scum_party``,
-``cardsuite_scandal``. Chance nodes deal the cards; tensors are the envs'
-observation vectors; ``resample_from_infostate`` uses the engines'
-``resample_hidden`` / ``determinize``. Design and limits: ``docs/openspiel.md``.
-pyspiel is imported only by `register` (or by importing the game modules).
+``pip install 'cardsuite[openspiel]'``; `register` imports pyspiel and registers
+``cardsuite_scum``, ``cardsuite_scum_party`` and ``cardsuite_scandal``; `load_game` loads
+one with checked keyword options. Design and limits: ``docs/openspiel.md``.
 """
 
 from __future__ import annotations
@@ -25,11 +13,6 @@ from typing import Any
 from cardsuite.agents.parts import PARTS
 from cardsuite.errors import ConfigError
 from cardsuite.games import games
-
-
-def _adapters() -> list[str]:
-    """The OpenSpiel adapter modules of the installed games (their ``openspiel`` part)."""
-    return [PARTS[name].openspiel for name in games() if name in PARTS]
 
 
 def register() -> list[str]:
@@ -48,8 +31,9 @@ def register() -> list[str]:
 
 
 def _registered() -> dict[str, Any]:
-    """Short name -> adapter module of every game, each imported (and so registered)."""
-    modules = [importlib.import_module(name) for name in _adapters()]
+    """Short name -> adapter module (its ``openspiel`` part) of every installed game, each
+    imported (and so registered)."""
+    modules = [importlib.import_module(PARTS[g].openspiel) for g in games() if g in PARTS]
     return {module.GAME_TYPE.short_name: module for module in modules}
 
 

@@ -1,19 +1,8 @@
 """What the three OpenSpiel games share: the state skeleton, the observer, registration.
 
-An OpenSpiel Python state is cloned by deep-copying every attribute of its
-``__dict__`` (OpenSpiel's ``PyState::Clone``). Our states keep everything that
-changes in one `Data` object whose ``__deepcopy__`` uses the engine's
-own ``clone`` and shares the immutable rules, so a clone costs what an engine
-clone costs.
-
-Tensors (`Observer`):
-
-* the *observation* tensor is the env's observation vector, written by the
-  game's encoder (the same numbers as ``env.observe(agent)["observation"]``);
-* the *information-state* tensor is that vector followed by the player
-  actions so far, one entry each: ``action id + 1``, ``-1`` for a move the
-  player did not see (a Scum give-back between two others), ``0`` after the
-  last move.
+OpenSpiel clones a Python state by deep-copying its attributes; ours keep everything that
+changes in one `Data` whose ``__deepcopy__`` uses the engine's own ``clone`` and shares the
+immutable rules. The tensors and strings: ``docs/openspiel.md``.
 """
 
 from __future__ import annotations
@@ -28,12 +17,10 @@ from cardsuite.errors import ConfigError
 
 
 class Static:
-    """The immutable part shared by every state of one game (config, rules, encoder).
+    """The immutable part shared by every state of one game, built once per parameter set.
 
-    Subclasses read their options from ``params`` (OpenSpiel's game parameters)
-    and set at least ``encoder`` and ``history`` (the length of the
-    information state's action-log piece). Built once per parameter set
-    (`Data.static_of`).
+    Subclasses read their options from ``params`` and set at least ``encoder`` and
+    ``history`` (the length of the information state's action-log piece).
     """
 
     encoder: Any
@@ -52,12 +39,9 @@ def _static(cls: Any, params: tuple[tuple[str, Any], ...]) -> Static:
 class Data:
     """Everything a state changes; subclasses add their fields.
 
-    ``static`` is the game's immutable part (a `Static`, shared, built once
-    per parameter set), ``engine`` the engine state once the deal is done
-    (an engine of ``engine_module``: ``clone`` and ``to_json``). OpenSpiel
-    serialises a Python state by pickling its attributes; a `Data` pickles
-    the game parameters and the engine's own JSON in their place, so no rules
-    object or generator is pickled.
+    ``static`` is the shared `Static`, ``engine`` the engine state once the deal is done.
+    Pickled (OpenSpiel's serialisation), it keeps the game parameters and the engine's own
+    JSON instead, so no rules object or generator is pickled.
     """
 
     #: The game's `Static` class and engine module (``clone``, ``to_json``, ``legal_mask``).
@@ -168,13 +152,8 @@ def redeal(dealt: np.ndarray, left: np.ndarray, players: list[int], rng: Any) ->
 
 
 class CardGame(pyspiel.Game):  # type: ignore[misc]
-    """What every one of our OpenSpiel games shares; ``static`` is its immutable part.
-
-    A game names its ``game_type``, its ``parameters`` (defaults), its
-    ``state_class``, and in `utility` its actions, chance outcomes and
-    returns; the options are checked by the game's config when the `Static`
-    is built (a ConfigError names a bad one).
-    """
+    """What our OpenSpiel games share: a game names its ``game_type``, ``parameters``
+    (defaults), ``state_class`` and `utility`; its config checks the options (ConfigError)."""
 
     game_type: ClassVar[Any]
     parameters: ClassVar[dict[str, Any]]
@@ -208,12 +187,8 @@ class CardGame(pyspiel.Game):  # type: ignore[misc]
 
 
 class CardState(pyspiel.State):  # type: ignore[misc]
-    """The part of the three games' states that OpenSpiel's observer reads.
-
-    Subclasses implement `write_observation`, `observation_text`,
-    `info_text` and keep the player-action log ``self.d.log`` as
-    ``(player, action, seen_by)`` triples (``seen_by`` ``None`` = everyone).
-    """
+    """The part of the three games' states that OpenSpiel's observer reads; subclasses keep
+    the player-action log ``self.d.log`` as ``(player, action, seen_by)`` (None: everyone)."""
 
     data_class: ClassVar[type[Data]]
     d: Any
@@ -267,7 +242,7 @@ class CardState(pyspiel.State):  # type: ignore[misc]
         raise NotImplementedError
 
     def write_history(self, player: int, out: np.ndarray) -> None:
-        """The action log as seen by ``player`` (see the module docstring)."""
+        """The action log as seen by ``player`` (``docs/openspiel.md``, "What maps to what")."""
         out.fill(0.0)
         for i, (_who, action, seen_by) in enumerate(self.d.log[: out.size]):
             out[i] = action + 1 if seen_by is None or player in seen_by else -1
@@ -281,14 +256,8 @@ class CardState(pyspiel.State):  # type: ignore[misc]
 
 
 class Observer:
-    """OpenSpiel's ``PyObserver`` protocol over a `CardState`.
-
-    Args:
-        obs_size: length of the env's observation vector.
-        history: length of the action-log piece (information state only).
-        iig_obs_type: OpenSpiel's observation type; ``perfect_recall`` selects
-            the information state, otherwise the default observation.
-    """
+    """OpenSpiel's ``PyObserver`` protocol over a `CardState`: the observation (``obs_size``
+    entries), with ``perfect_recall`` the information state (and the ``history`` piece)."""
 
     def __init__(self, obs_size: int, history: int, iig_obs_type: Any) -> None:
         """Lay out the tensor's pieces for the requested observation type."""

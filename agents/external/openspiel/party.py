@@ -1,17 +1,8 @@
-"""Scum Party as an OpenSpiel Python game: ``cardsuite_scum_party``.
+"""Scum Party as an OpenSpiel Python game, ``cardsuite_scum_party``: one hand of ``scum_party_v0``.
 
-One OpenSpiel episode is one hand of ``scum_party_v0`` (``num_hands=1``):
-
-* **chance**: the seat draw (P3), one chance node per seat, top table's King
-  first, each a uniform pick among the players not yet seated; then each
-  table's deal (P4), one chance node per card dealt from the bottom seat, the
-  outcome the card's slot weighted by the copies left in that table's pack;
-* **players**: the env's action ids and mask (`scum_env.party.engine.legal_mask`),
-  tables interleaved as the env does; the forced trades (P5) are done by the engine;
-* **returns**: the env's reward of the hand (P8 points, or ``final``/``rank``).
-
-Longer tournaments deal later hands inside the engine (P7 ladder, then a new
-deal), so they are not offered here: ``num_hands`` is fixed at 1.
+Chance nodes draw the seats (P3), then deal each table (P4) one card at a time from the
+bottom seat; the forced trades (P5) are the engine's. ``num_hands`` is fixed at 1: later
+hands are dealt inside the engine. The mapping: ``docs/openspiel.md``.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
-"""Scandal as an OpenSpiel Python game: ``cardsuite_scandal``.
+"""Scandal as an OpenSpiel Python game, ``cardsuite_scandal``: one hand of ``scandal_v0``.
 
-One OpenSpiel episode is one hand of ``scandal_v0`` (``episode="hand"``):
-
-* **chance**: the first dealer (S2, uniform), then the deal one card at a time
-  from the dealer's left (each a uniform pick among the cards not dealt yet),
-  then the card turned up to start the discard pile. The stock is not
-  ordered in advance: each draw from a hidden stock is a chance node whose
-  outcomes are the cards still in it, equally likely; this is the same
-  distribution as a shuffled stock and keeps the deal short. A stock made by
-  turning the discard pile over (S4) is public and drawn without chance;
-* **players**: the env's action ids and legal mask (`scandal_env.engine.legal_mask`);
-* **returns**: the hand's net score (S9) / ``reward_scale``, the env's reward.
+Chance nodes draw the first dealer (S2), deal one card at a time from the dealer's left and
+turn up the first discard; each draw from a hidden stock is a chance node over the cards
+still in it (a turned-over pile, S4, is public). Returns are the hand's net score (S9) /
+``reward_scale``. The mapping: ``docs/openspiel.md``.
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
-"""Scum (4J rules) as an OpenSpiel Python game: ``cardsuite_scum``.
+"""Scum (4J rules) as an OpenSpiel Python game, ``cardsuite_scum``: one series of ``scum_v0``.
 
-One OpenSpiel episode is one series of ``scum_v0`` (``episode="series"``):
-
-* **chance**: the role draw (J3), one chance node per role, President first,
-  each a uniform pick among the players not yet seated; then the deal (J4),
-  one chance node per card, dealt one at a time from the President: the
-  outcome is the card's slot (rank, or rank x colour with ``color_clash``),
-  with probability proportional to the copies left in the pack;
-* **players**: the env's action ids and legal mask (`scum_env.engine.legal_mask`);
-  with ``trade=True`` the series starts with the trades (J5) as a later series
-  does, the forced gifts done by the engine and the give-backs as decisions;
-* **returns**: the env's episode rewards (J8 points, or ``reward="centered"``).
+Chance nodes draw the roles (J3), then deal one card at a time from the President (J4), the
+outcome a card's slot weighted by the copies left; ``trade=True`` starts with the trades (J5).
+Returns are the env's episode rewards. The mapping: ``docs/openspiel.md``.
 """
 
 from __future__ import annotations

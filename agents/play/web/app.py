@@ -1,12 +1,4 @@
-"""The Starlette app of ``cardsuite serve``: the page, its static files and a JSON API.
-
-Every answer is JSON; an error is ``{"error": message}`` with a 4xx status,
-or 503 when the server is busy or a move ran past its time limit, never a
-traceback. The endpoints and their fields are listed in ``docs/web.md``
-("The JSON API"); a request is checked before any work
-(`cardsuite.agents.play.web.requests`) and game work runs off the event loop
-(`cardsuite.agents.play.web.limits`).
-"""
+"""The Starlette app of ``cardsuite serve``: the page, its static files and a JSON API (``docs/web.md``)."""
 
 from __future__ import annotations
 
@@ -25,6 +17,7 @@ from starlette.staticfiles import StaticFiles
 
 from cardsuite.agents.arena.record_schema import check_record, iter_records, loads_strict
 from cardsuite.agents.arena.records import RecordAppender, select_record
+from cardsuite.agents.play.web import requests
 from cardsuite.agents.play.web.limits import (
     GameWorkers,
     Limits,
@@ -58,9 +51,22 @@ from cardsuite.agents.play.web.store import (
 from cardsuite.agents.registry import available_agents, parse_spec
 from cardsuite.errors import CardsuiteError, ConfigError
 from cardsuite.games import games
+from cardsuite.moved import moved_name, moved_table
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_OFFERED = 500  # recorded games listed by /api/info (the newest)
+MAX_BODY = Limits.max_body  # 0.2's name of the default body limit (now `Limits.max_body`)
+
+#: The other names of 0.2's ``cardsuite.agents.web.app``, by their home now.
+_MOVED = moved_table(
+    requests,
+    "FIELDS FILE_OPTIONS MAX_OPTIONS MAX_OPTION_CHARS MAX_AGENTS MAX_SPEC_CHARS",
+)
+
+
+def __getattr__(name: str) -> Any:
+    """A 0.2 name that moved (`_MOVED`), with a warning naming its home (PEP 562)."""
+    return moved_name(__name__, name, _MOVED)
 
 
 def create_app(
@@ -71,21 +77,8 @@ def create_app(
     record_to: str | Path | None = None,
     limits: Limits | None = None,
 ) -> Starlette:
-    """The app.
-
-    Args:
-        record: a record file whose games the page may replay (read once,
-            at start).
-        agents: extra agent specs the page may choose (checkpoints,
-            ``module:Class``): the person typed them when starting the
-            server, so they are neither refused nor capped.
-        allowed_hosts: the ``Host`` names to answer (the CLI passes the
-            loopback names when it listens on one).
-        record_to: a record file to which each finished play or watch game
-            is appended (`RecordAppender`); its games are offered for
-            replay too, the new ones as they finish.
-        limits: the server's limits (`Limits` defaults otherwise).
-    """
+    """The app: ``record`` offered for replay, the person's own ``agents`` (neither refused nor
+    capped), the ``Host`` names answered (none: any), ``record_to`` appended to (and offered)."""
     limits = limits or Limits()
     store = Store(limits.max_sessions, limits.idle_seconds)
     workers = GameWorkers(limits.workers, limits.queue)
@@ -204,8 +197,7 @@ def create_app(
         return await on_session(_session(request), lambda: None)
 
     def step(endpoint: str, kind: type, refusal: str, act: Any) -> Any:
-        """An endpoint that moves a session of ``kind`` on: ``act(session, data)`` gives
-        the work (the fields are read first)."""
+        """An endpoint that moves a session of ``kind`` on by ``act(session, data)``."""
 
         async def handle(request: Request) -> JSONResponse:
             session = _session(request)
@@ -230,11 +222,7 @@ def create_app(
         return FileResponse(STATIC / "index.html")
 
     async def on_cardsuite_error(request: Request, exc: Exception) -> Response:
-        status = 400
-        for kind, code in _STATUS:
-            if isinstance(exc, kind):
-                status = code
-                break
+        status = next((code for kind, code in _STATUS if isinstance(exc, kind)), 400)
         return error_response(str(exc)[:2000], status)
 
     async def on_http_error(request: Request, exc: Exception) -> Response:

@@ -8,6 +8,8 @@ import ipaddress
 import sys
 from typing import Any
 
+from cardsuite.agents.arena.cli import add_arguments
+from cardsuite.agents.play.web.limits import Limits
 from cardsuite.errors import CardsuiteError, ConfigError
 
 #: Seconds the server waits for requests under way when asked to stop.
@@ -16,8 +18,6 @@ GRACEFUL_SECONDS = 2
 
 def add_command(sub: Any) -> tuple[str, Any]:
     """Register the subcommand; returns its name and runner."""
-    from cardsuite.agents.play.web.limits import Limits
-
     d = Limits()
     p = sub.add_parser(
         "serve",
@@ -26,62 +26,42 @@ def add_command(sub: Any) -> tuple[str, Any]:
         "It listens on 127.0.0.1 (this machine only) unless --host says otherwise. "
         "Ctrl-C or SIGTERM stops it within a few seconds.",
     )
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    p.add_argument(
-        "--record",
-        default=None,
-        metavar="FILE",
-        help="append every finished play and watch game to FILE (a new file, or an existing "
-        "record file; any other file is refused); the page replays its games",
-    )
-    p.add_argument(
-        "--replay",
-        default=None,
-        metavar="FILE",
-        help="a record file whose games the page replays (read only)",
-    )
-    p.add_argument(
-        "--agents",
-        nargs="+",
-        default=[],
-        metavar="SPEC",
-        help="extra agents the page may choose: checkpoints (ppo:PATH) or your own "
-        "module:Class / file.py:Class (the page offers the installed kinds otherwise)",
-    )
-    p.add_argument(
-        "--move-seconds",
-        type=float,
-        default=d.move_seconds,
-        help=f"time limit of one agent move; a move past it stops its game "
-        f"(default {d.move_seconds:g})",
-    )
-    p.add_argument(
-        "--max-budget",
-        type=int,
-        default=d.caps["budget"],
-        help=f"highest search budget a page may ask for, e.g. ismcts:budget=N "
-        f"(default {d.caps['budget']})",
-    )
-    p.add_argument(
-        "--workers",
-        type=int,
-        default=d.workers,
-        help=f"threads that run game work (default {d.workers})",
-    )
-    p.add_argument(
-        "--max-sessions",
-        type=int,
-        default=d.max_sessions,
-        help=f"games held at once; the least recently used goes (default {d.max_sessions})",
+    add_arguments(
+        p,
+        host=("address to listen on (default 127.0.0.1)", {"default": "127.0.0.1"}),
+        port=("port (default 8000)", {"type": int, "default": 8000}),
+        record=(
+            "append every finished play and watch game to FILE (a new file, or an existing "
+            "record file; any other file is refused); the page replays its games",
+            {"metavar": "FILE"},
+        ),
+        replay=("a record file whose games the page replays (read only)", {"metavar": "FILE"}),
+        agents=(
+            "extra agents the page may choose: checkpoints (ppo:PATH) or your own "
+            "module:Class / file.py:Class (the page offers the installed kinds otherwise)",
+            {"default": [], "metavar": "SPEC"},
+        ),
+        move_seconds=(
+            f"time limit of one agent move; a move past it stops its game "
+            f"(default {d.move_seconds:g})",
+            {"type": float, "default": d.move_seconds},
+        ),
+        max_budget=(
+            f"highest search budget a page may ask for, e.g. ismcts:budget=N "
+            f"(default {d.caps['budget']})",
+            {"type": int, "default": d.caps["budget"]},
+        ),
+        workers=(f"threads that run game work (default {d.workers})", {"default": d.workers}),
+        max_sessions=(
+            f"games held at once; the least recently used goes (default {d.max_sessions})",
+            {"type": int, "default": d.max_sessions},
+        ),
     )
     return "serve", run
 
 
-def limits_from(args: argparse.Namespace) -> Any:
+def limits_from(args: argparse.Namespace) -> Limits:
     """The server's [Limits][cardsuite.agents.play.web.limits.Limits] from the flags."""
-    from cardsuite.agents.play.web.limits import Limits
-
     return Limits(
         move_seconds=args.move_seconds,
         workers=args.workers,

@@ -1,12 +1,6 @@
 """What one ``cardsuite serve`` lets a page ask for, and the threads that do the game work.
 
-Every piece of game work (dealing, option parsing, agent moves, views,
-uploaded records) runs in the bounded pool of `GameWorkers` threads, never on
-the event loop; a full pool refuses at once (`ServerBusy`). Each agent move has
-a time limit (`Limits.move_seconds`, kept by a `MoveClock` that a search checks
-at every determinization): a move over it stops that game (`MoveTooLong`). A
-page cannot ask for search parameters above `Limits.caps`. Why threads and not
-processes, and every limit's default: ``docs/web.md``.
+A search checks its `MoveClock` at every determinization. Why threads: ``docs/web.md``.
 """
 
 from __future__ import annotations
@@ -47,23 +41,7 @@ class TooLarge(ConfigError):
 
 @dataclass(frozen=True)
 class Limits:
-    """The server's settings (``cardsuite serve --move-seconds ... --max-budget ...``).
-
-    Attributes:
-        move_seconds: time limit of one agent move.
-        request_seconds: how long a request waits for its game work before
-            it is answered 503 (the work goes on; its game stays busy).
-        workers: game worker threads.
-        queue: requests that may wait for a worker; beyond, 503 at once.
-        caps: highest value of each capped agent-spec parameter a page may
-            choose (``{"budget": 2000}``); specs listed with ``--agents`` are
-            the person's own and are not capped.
-        max_body: largest request body in bytes (413 beyond), except a
-            replay upload.
-        max_upload: largest ``POST /api/replay`` body (an uploaded record file).
-        max_sessions: games held at once (the least recently used goes).
-        idle_seconds: a game idle this long is dropped.
-    """
+    """The server's settings (``cardsuite serve --move-seconds ...``; each in ``docs/web.md``)."""
 
     move_seconds: float = 10.0
     request_seconds: float = 60.0
@@ -146,9 +124,7 @@ class MoveClock:
 class GameWorkers:
     """A bounded pool of daemon threads for game work, awaited from the event loop.
 
-    Daemon threads: a move still running when the server stops never keeps
-    the process alive (``concurrent.futures`` threads are joined at exit,
-    which is how a runaway search kept the old server from stopping).
+    Not ``concurrent.futures``: it joins its threads at exit, so a runaway search kept the server up.
     """
 
     def __init__(self, workers: int, waiting: int) -> None:

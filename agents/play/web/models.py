@@ -1,13 +1,4 @@
-"""The JSON a page receives: the whole table (watch, replay) or one seat's view (play).
-
-Both are the game's *table model* (`cardsuite.rgb`), built by the game
-record's ``rgb`` part (``table_model``). A seat's view is the model built with
-``hands=False`` (no hand of anyone), to which the seat's own hand is added
-from its own observation (the ``hand`` piece of ``obs_spec``). What remains
-is public: roles, card counts, plays on the table, the discard pile, melds
-and who laid each card, cards known to be in a hand (Scandal, I5), scores,
-and (Scum Party) the ladder and every table's seating.
-"""
+"""The JSON a page receives: the game's table model (`cardsuite.rgb`), whole or for one seat."""
 
 from __future__ import annotations
 
@@ -53,11 +44,7 @@ def own_hand(env: Any, agent: str) -> list[str]:
 
 
 def seat_model(env: Any, agent: str, previous: list[int] | None = None) -> dict[str, Any]:
-    """What ``agent``'s page may show: the table without hands, plus its own hand.
-
-    Scum Party shows the seat's own table in full (without hands) even while
-    another table acts.
-    """
+    """What ``agent``'s page may show: the table without hands (Scum Party: its own), its hand."""
     module = _module(env)
     state = env.unwrapped.game
     if hasattr(state, "tables"):

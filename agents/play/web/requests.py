@@ -1,15 +1,4 @@
-"""What ``cardsuite serve`` reads from a request, checked before any game work.
-
-A ``POST`` must be JSON (``Content-Type: application/json``, `NotJSON`: 415)
-and, when the browser says where it comes from (``Origin``), come from this
-server's own page (`WrongOrigin`: 403); its body is read in pieces and refused
-(413) as soon as it passes the limit; a field the endpoint does not know is
-refused, naming it. Options come as ``{"key": value}`` and are parsed like
-``--key value`` on the command line; the parsed keys that name files (a
-Scandal ``deck``) are refused before anything is opened. On a loopback
-address `HostCheck` refuses a ``Host`` other than this machine's (400),
-against DNS rebinding.
-"""
+"""What ``cardsuite serve`` reads from a request, checked before any game work (``docs/web.md``)."""
 
 from __future__ import annotations
 
@@ -137,12 +126,8 @@ def _option_tokens(raw: Any) -> list[str]:
 
 
 def parse_page_options(game: str, raw: Any) -> dict[str, Any]:
-    """Game options a page sent, parsed as ``--key value`` would be, then checked.
-
-    The file check runs on the *parsed* keys, so no spelling of ``deck``
-    gets through, and it runs before the env is built, so the file is never
-    opened. Runs in a game worker (the parser reads YAML scalars).
-    """
+    """Game options a page sent, parsed as ``--key value``; a file option is refused once parsed
+    (no spelling of ``deck`` gets through) and before the env is built."""
     spec = get_game(game)
     options = parse_options(spec, _option_tokens(raw))
     for key in options:
@@ -200,18 +185,9 @@ def check_specs(
     allowed: frozenset[str] = frozenset(),
     limits: Any = None,
 ) -> None:
-    """ConfigError for a spec the page may not choose.
+    """ConfigError for a spec the page may not choose (``docs/web.md``, "Errors").
 
-    The page offers the installed agent kinds with parameters, each
-    parameter within ``limits.caps`` (``ismcts:budget`` at most 2000 by
-    default). A spec that names a file or module (``module:Class``,
-    ``file.py:Class``) or a checkpoint path (``ppo:PATH``) runs or reads what
-    a request names, so it is accepted only when the person listed it with
-    ``cardsuite serve --agents`` (and is then theirs: not capped). Which kinds
-    those are is each kind's ``operator_only`` flag, not a list kept here; a
-    kind that wraps another agent (``search:AGENT``) is checked through to the
-    agent it wraps (``search:exec:CMD`` is refused as ``exec:CMD`` is), and
-    its own parameters meet the same caps.
+    A wrapping kind (``search:AGENT``) is checked through to the agent it wraps.
     """
     if not agents:
         raise ConfigError("choose at least one agent")

@@ -1,31 +1,25 @@
 """The games of ``cardsuite serve``: play a seat, watch agents, replay a record.
 
-Every agent move runs under the session's
-[MoveClock][cardsuite.agents.play.web.limits.MoveClock]: a move past the limit
-stops the game (MoveTooLong) and the game answers every later request with
-that reason. The log a seat's page receives is built for that seat
-([cardsuite.agents.play.move_log][]): a private J5 give-back is named only to the
-giver and the receiver. Watch and replay pages show the whole table to a
-spectator, every move included. What all sessions share, and the store that
-holds them: `cardsuite.agents.play.web.store`.
+Agent moves run under the session's `MoveClock`: one past the limit stops the game.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import partial
 from typing import Any
 
 import numpy as np
 
 from cardsuite.agents.arena.records import (
+    HUMAN,
     apply_moves,
     engine_state,
-    jsonable,
+    finish_record,
     make_env,
+    over,
     record_options,
 )
-from cardsuite.agents.arena.tournament import derive_seed
+from cardsuite.agents.arena.tournament import act_info, derive_seed
 from cardsuite.agents.base import Agent, table_info
 from cardsuite.agents.play.move_log import Move, step
 from cardsuite.agents.play.views import round_note, table_marker
@@ -33,7 +27,6 @@ from cardsuite.agents.play.web.limits import MoveClock, MoveTooLong
 from cardsuite.agents.play.web.models import seat_model, table_model
 from cardsuite.agents.play.web.requests import check_specs
 from cardsuite.agents.play.web.store import (
-    HUMAN,
     IDLE_SECONDS,
     LOG_SHOWN,
     MAX_AGENT_MOVES,
@@ -47,7 +40,6 @@ from cardsuite.agents.play.web.store import (
     SessionGone,
     SessionStopped,
     Store,
-    over,
     random_seed,
 )
 from cardsuite.agents.registry import make_agent
@@ -77,34 +69,16 @@ class LiveGame(Session):
         limits: Any = None,
         recorder: Recorder | None = None,
     ) -> None:
-        """Check the agents a page chose, then deal with ``seed``; ``agents`` fill the
-        seats `_specs` gives them in turn."""
+        """Check the agents a page chose, then deal with ``seed`` (agents fill `_specs`' seats)."""
         spec = get_game(game)
         super().__init__(spec.name, clock)
         check_specs(agents, allowed, limits)
-        env = spec.make(raw=True, **(options or {}))
+        self.env = env = spec.make(raw=True, **(options or {}))
         specs = self._specs(env, agents)
-        self._start(env, specs, seed, options or {}, reset_options, recorder)
-
-    def _specs(self, env: Any, agents: list[str]) -> dict[int, str]:
-        """The agents' specs by seat: every seat (watch)."""
-        return {s: agents[s % len(agents)] for s in range(len(env.possible_agents))}
-
-    def _start(
-        self,
-        env: Any,
-        specs: Mapping[int, str],
-        seed: int,
-        options: Mapping[str, Any],
-        reset_options: Mapping[str, Any] | None,
-        recorder: Recorder | None,
-    ) -> None:
-        game = self.game
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
             raise ConfigError(f"seed must be an integer 0..{MAX_SEED}, got {str(seed)[:40]}")
-        self.env = env
         self.seed = seed
-        self.options = dict(options)
+        self.options = dict(options or {})
         self.reset_options = None if reset_options is None else dict(reset_options)
         self.recorder = recorder
         self.recorded = False
@@ -112,25 +86,17 @@ class LiveGame(Session):
         self.initial = engine_state(env) if recorder is not None else None
         self.returns = dict.fromkeys(env.possible_agents, 0.0)
         self.tracker.update(env)
-        self.players = self._build_agents(game, specs, seed)
-        self.seats = {env.possible_agents[s]: t for s, t in specs.items()}
-
-    def _build_agents(
-        self, game: str, specs: Mapping[int, str], seed: int
-    ) -> dict[str, tuple[Agent, dict[str, Any]]]:
-        """Agents by seat (reset for the episode) with the info each ``act`` gets."""
-        env = self.env
-        base = env.unwrapped
-        players: dict[str, tuple[Agent, dict[str, Any]]] = {}
+        self.players: dict[str, tuple[Agent, dict[str, Any]]] = {}  # with each one's act info
         for seat, text in specs.items():
             name = env.possible_agents[seat]
-            agent = make_agent(text, game, seed=derive_seed(seed, 2, seat))
-            agent.reset(table_info(env, game, name), seed=derive_seed(seed, 3, seat))
-            info: dict[str, Any] = {"agent": name}
-            if hasattr(base, "determinize"):
-                info["determinize"] = self.clock.wrap(partial(base.determinize, name))
-            players[name] = (agent, info)
-        return players
+            agent = make_agent(text, self.game, seed=derive_seed(seed, 2, seat))
+            agent.reset(table_info(env, self.game, name), seed=derive_seed(seed, 3, seat))
+            self.players[name] = (agent, act_info(env, name, self.clock.wrap))
+        self.seats = {env.possible_agents[s]: t for s, t in specs.items()}
+
+    def _specs(self, env: Any, agents: list[str]) -> dict[int, str]:
+        """The agents' specs by seat: every seat (watch)."""
+        return {s: agents[s % len(agents)] for s in range(len(env.possible_agents))}
 
     def _agent_move(self, name: str, label: str) -> None:
         """The agent ``name`` moves under the clock; a move past the limit stops the game."""
@@ -158,24 +124,21 @@ class LiveGame(Session):
             self.recorder(self.record())
 
     def record(self) -> dict[str, Any]:
-        """The game as a record (``agents.records`` format); the person's seat is ``"human"``."""
+        """The game as a record; the person's seat is ``"human"``."""
         env = self.env
         stored, deck = record_options(self.options)
-        record: dict[str, Any] = {
+        record = {
             "game": self.game,
             "options": stored,
-            "reset_options": jsonable(self.reset_options),
+            "reset_options": self.reset_options,
             "seed": self.seed,
             "seats": dict(self.record_seats),
             "initial_state": self.initial,
             "actions": [[m.agent, m.action, m.text] for m in self.moves],
             "rewards": dict(self.returns),
-            "infos": jsonable({a: dict(env.infos.get(a, {})) for a in env.possible_agents}),
-            "final_state": engine_state(env),
+            "infos": {a: env.infos.get(a, {}) for a in env.possible_agents},
         }
-        if deck is not None:
-            record["deck"] = deck
-        return record
+        return finish_record(env, record, deck)
 
     @property
     def record_seats(self) -> dict[str, str]:
@@ -319,11 +282,8 @@ class ReplaySession(Session):
         self._before = table_marker(self.env)
 
     def goto(self, step: int) -> None:
-        """Show the table after ``step`` recorded moves (0 = the deal).
-
-        A record that does not replay past some move answers every ``goto``
-        beyond it with the same StateError, and stays at the last good move.
-        """
+        """Show the table after ``step`` recorded moves; a move that does not replay is kept as
+        the StateError of every later ``goto``, the table at the last good move."""
         if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= self.total:
             raise ConfigError(f"step must be 0..{self.total}, got {str(step)[:40]}")
         if self.failure is not None and step >= self.failure[0]:

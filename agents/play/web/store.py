@@ -1,34 +1,24 @@
-"""What every game a running ``cardsuite serve`` holds shares, and the store that holds them.
-
-All state lives in the server process (a `Store` in the app); nothing is
-written to disk unless the server was started with ``--record FILE``. Each
-session has a lock, so two requests for one game never interleave (the
-second is told the game is busy, never queued behind it). Sessions idle for
-``IDLE_SECONDS`` are dropped, at most ``MAX_SESSIONS`` are kept, and a page's
-request for a dropped or closed session gets a clear "start a new game"
-message. The sessions themselves (play, watch, replay) are
-`cardsuite.agents.play.web.sessions`.
-"""
+"""What every game of a running ``cardsuite serve`` shares, and the store that holds them."""
 
 from __future__ import annotations
 
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from cardsuite.agents.arena.records import jsonable
+from cardsuite.agents.arena.records import jsonable, over
 from cardsuite.agents.play.move_log import Move
-from cardsuite.agents.play.web.limits import MoveClock
+from cardsuite.agents.play.web.limits import Limits, MoveClock
 from cardsuite.errors import CardsuiteError
 
-MAX_SESSIONS = 64
-IDLE_SECONDS = 3600.0
+MAX_SESSIONS = Limits.max_sessions
+IDLE_SECONDS = Limits.idle_seconds
 LOG_SHOWN = 300  # log entries sent with a view (the newest)
 MAX_AGENT_MOVES = 100_000  # agent moves between two human moves, at most
 MAX_SEED = 2**63 - 1
-HUMAN = "human"  # the seat spec of a person's seat in a record
 
 #: Called with each finished game's record (``cardsuite serve --record``).
 Recorder = Callable[[dict[str, Any]], None]
@@ -96,16 +86,19 @@ class Session:
         """The JSON the page draws."""
         raise NotImplementedError
 
-    def held(self) -> _Held:
+    @contextmanager
+    def held(self) -> Iterator[None]:
         """The session's lock, taken without waiting: SessionBusy/SessionStopped otherwise."""
         if not self.lock.acquire(blocking=False):
             raise SessionBusy(
                 "this game is still working on an earlier request; wait for it and try again"
             )
-        if self.stopped is not None:
+        try:
+            if self.stopped is not None:
+                raise SessionStopped(f"this game was stopped: {self.stopped}")
+            yield
+        finally:
             self.lock.release()
-            raise SessionStopped(f"this game was stopped: {self.stopped}")
-        return _Held(self.lock)
 
     def log_view(self, seat: str | None) -> list[dict[str, Any]]:
         """The newest log entries as ``seat`` may read them (None: a spectator)."""
@@ -136,24 +129,6 @@ class Session:
             "log": self.log_view(seat),
             "log_total": len(self.moves),
         }
-
-
-class _Held:
-    """A lock already acquired, released by ``with``."""
-
-    def __init__(self, lock: threading.Lock) -> None:
-        self.lock = lock
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        self.lock.release()
-
-
-def over(env: Any) -> bool:
-    """Whether the env's game is over (every agent done, or none left)."""
-    return not env.agents or all(env.terminations[a] or env.truncations[a] for a in env.agents)
 
 
 class Store:

@@ -1,9 +1,8 @@
 """What every compiled kernel shares: numba (optional), the engine's arrays, tables, checks.
 
-A kernel reads a numpy `BatchedScandal`'s arrays as one tuple (`state_arrays`,
-in the order of `FIELDS`) and the deck and layout as `RolloutTables`; a
-search runs it through `runner`. numba is the optional ``fast`` extra:
-without it `available` is False and the searches keep their array loops.
+A kernel reads a numpy `BatchedScandal`'s `FIELDS` arrays (`state_arrays`) and
+its `RolloutTables`. Without numba (the ``fast`` extra) `available` is False
+and the searches keep their array loops.
 """
 
 from __future__ import annotations
@@ -96,12 +95,8 @@ class RolloutTables:
 
 
 def check_rows(name: str, engine: Any, m: int, tables: RolloutTables | None) -> RolloutTables:
-    """The engine's tables, once ``name`` may play its rows ``0 .. m-1``.
-
-    Raises:
-        UsageError: numba is not installed, a torch engine, an engine that plays
-            whole games (``episode="game"``), or ``m`` out of range.
-    """
+    """The engine's tables, once ``name`` may play its rows ``0 .. m-1``; UsageError: no
+    numba, a torch engine, one that plays whole games, or ``m`` out of range."""
     if numba is None:
         raise UsageError(f"{name} needs numba (pip install 'cardsuite[fast]')")
     if engine.xp.name != "numpy":
@@ -120,9 +115,8 @@ def compilable(engine: Any) -> bool:
 
 
 def runner(engine: Any, play: Callable[[int, int], Any]) -> Callable[..., None]:
-    """A search's ``run(states, cutoff, loaded=False)`` over ``play(m, cutoff)``: it writes
-    the leaf ``states`` into rows ``0 ..`` (``bridge.write_states``; not again when the
-    caller has just ``loaded`` them there) and plays them."""
+    """A search's ``run(states, cutoff, loaded=False)``: the leaf ``states`` written into rows
+    ``0 ..`` (unless just ``loaded`` there), then ``play(m, cutoff)``."""
 
     def run(states: list[Any], cutoff: int, loaded: bool = False) -> None:
         if not loaded:

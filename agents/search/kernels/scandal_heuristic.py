@@ -1,13 +1,9 @@
 """Heuristic rollouts of a numpy `BatchedScandal`, compiled row by row with numba.
 
-The search's lockstep loop costs a few hundred small array operations per
-rollout step whatever the width; the rows do not interact, so `play_out`
-plays each to its end (or its ``cutoff``-th move) on its own: the mask and
-moves of `scandal_moves`, the choice of ``ScandalPolicy.choose(view, 0)`` (no
-repeat memory, as rollouts play). A wave of 50 rollouts of 40 moves takes
-about 3 ms of CPU instead of 34 (docs/search.md, "Speed"). Differential tests
-(``tests/scandal/test_rollout_kernel.py``): `choose_rows` against
-``ScandalPolicy.choose``, `play_out` against the lockstep loop.
+The rows of a wave do not interact, so `play_out` plays each to its end (or its
+``cutoff``-th move) on its own: `scandal_moves`' mask and moves, the choice of
+``ScandalPolicy.choose(view, 0)`` (no repeat memory, as rollouts play). Held to
+both by ``tests/scandal/test_rollout_kernel.py``; docs/search.md, "Speed".
 """
 
 # The kernels unpack the whole tuple of engine arrays, each using some of them.
@@ -20,20 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from cardsuite.agents.search.kernels.base import (
-    RolloutTables,
-    available,
-    check_rows,
-    compilable,
-    inline,
-    jit,
-    runner,
-    state_arrays,
-)
+from cardsuite.agents.search.kernels import base
+from cardsuite.agents.search.kernels.base import RolloutTables, available, check_rows, inline, jit
 from cardsuite.agents.search.kernels.scandal_moves import apply_row, mask_row
 from scandal_env.batched.consts import BUILD, DRAW, OVER
 
-__all__ = ["RolloutTables", "available", "choose_rows", "compiled_rollouts", "play_out"]
+__all__ = ["RolloutTables", "available", "compiled_rollouts", "play_out"]
 
 
 # ---------------------------------------------------------------- the heuristic
@@ -305,63 +293,26 @@ def play_out(
     deep_margin: float = 0.0,
     tables: RolloutTables | None = None,
 ) -> np.ndarray:
-    """Play rows ``0 .. m-1`` of ``engine`` with the heuristic, each for at most ``cutoff`` moves.
-
-    The same moves and end states as stepping the rows in lockstep with
-    ``BatchedScandalHeuristic(repeat_memory=False)``, each row on its own. A row
-    stops at the end of its hand, or after ``cutoff`` moves (0: no cutoff).
-
-    Args:
-        engine: a numpy `BatchedScandal` built with ``episode="hand"``.
-        m: the rows to play (``0 .. m-1``).
-        cutoff: moves per row before it stops (0: to the end of the hand).
-        take_cost, deep_margin: the heuristic's knobs (``ScandalPolicy``).
-        tables: the engine's `RolloutTables` (built here if not given).
-
-    Returns:
-        ``[m]`` the moves each row played.
-
-    Raises:
-        UsageError: numba is not installed, a torch engine, an engine that
-            plays whole games (``episode="game"``), or ``m`` out of range.
+    """``[m]`` the moves each of rows ``0 .. m-1`` of ``engine`` (numpy, ``episode="hand"``)
+    played with the heuristic (``take_cost``, ``deep_margin``), to the end of its hand or
+    at most ``cutoff`` moves (0: no cutoff): the moves and end states of stepping them in
+    lockstep with ``BatchedScandalHeuristic(repeat_memory=False)``. UsageError: `check_rows`.
     """
     m = int(m)
     t = check_rows("play_out", engine, m, tables)
     steps = np.zeros(m, dtype=np.int64)
     _play_rows(m, int(cutoff), t.lay, t.tabs, float(take_cost), float(deep_margin),
-               state_arrays(engine), steps, steps, False)  # fmt: skip
+               base.state_arrays(engine), steps, steps, False)  # fmt: skip
     return steps
-
-
-def choose_rows(
-    engine: Any, m: int, take_cost: float = 0.2, deep_margin: float = 0.0
-) -> np.ndarray:
-    """``[m]`` the heuristic's choice in each of rows ``0 .. m-1`` (-1: the hand is over),
-    the move `play_out` would play there; the engine is left as it is.
-
-    Raises:
-        UsageError: as `play_out`.
-    """
-    m = int(m)
-    t = check_rows("choose_rows", engine, m, None)
-    picks = np.full(m, -1, dtype=np.int64)
-    _play_rows(m, 0, t.lay, t.tabs, float(take_cost), float(deep_margin),
-               state_arrays(engine), np.zeros(m, dtype=np.int64), picks, True)  # fmt: skip
-    return picks
 
 
 def compiled_rollouts(
     engine: Any, take_cost: float, deep_margin: float
 ) -> Callable[..., None] | None:
-    """The search's compiled heuristic rollouts on ``engine`` (`runner` of `play_out`), or None
-    where they cannot run: the ``compiled`` part of Scandal's ``LeafEngine``.
-
-    Args:
-        engine: the rollouts' `BatchedScandal`.
-        take_cost, deep_margin: the heuristic's knobs (its ``ScandalPolicy``'s).
-    """
-    if not compilable(engine):
+    """The search's compiled heuristic rollouts on ``engine`` (`runner` of `play_out`), or
+    None where they cannot run: Scandal's ``LeafEngine.compiled``."""
+    if not base.compilable(engine):
         return None
     tables = RolloutTables(engine)
-    return runner(engine, lambda m, cutoff: play_out(engine, m, cutoff, take_cost, deep_margin,
+    return base.runner(engine, lambda m, cutoff: play_out(engine, m, cutoff, take_cost, deep_margin,
                                                      tables))  # fmt: skip

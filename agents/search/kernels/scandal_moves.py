@@ -1,10 +1,8 @@
 """Scandal's legal mask and moves on a numpy `BatchedScandal`, one row at a time, for numba.
 
-What the compiled rollouts share (`scandal_heuristic`, `scandal_policy`): the
-legal mask of ``scandal_env.masks.legal_mask`` (look-ahead included), the move
-as ``BatchedScandal.step`` applies it, and the end of a hand as ``end_hand``
-does with ``episode="hand"``. The engine's per-step outputs (``rewards``,
-``done``, ``obs``, ``mask``) are not written.
+What the compiled rollouts share: the legal mask of ``scandal_env.masks.legal_mask``
+(look-ahead included), and the move and the end of a hand as ``BatchedScandal.step``
+plays them with ``episode="hand"`` (the per-step outputs are not written).
 """
 
 # The kernels unpack the whole tuple of engine arrays, each using some of them.

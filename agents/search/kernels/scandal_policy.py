@@ -1,17 +1,11 @@
 """Rollouts of a numpy `BatchedScandal` by a learned policy, compiled row by row with numba.
 
-A guided search (``search:pretrained:scandal2``) scores its leaves by playing
-the wrapped network for every player. The lockstep loop observes every row
-and runs the numpy forward pass per step; here each row is played on its own:
-the mask and moves of `scandal_moves`, the observation of the player to act
-as ``BatchObserver.write`` writes it (the same float32 bits), and the network
-read from its `Snapshot` (``layers()`` and ``input_map``, the arrays of
-`cardsuite.agents.learned.netspec`): the first layer summed over the non-zero
-inputs only, and only the legal moves' logits computed. The move is the legal
-action of highest logit, as ``LearnedRollout`` picks. The logits are the
-numpy forward pass's up to float32 rounding; a hand of a guided search takes
-2.1 s of CPU instead of 10.3 s (docs/search.md). Differential tests:
-``tests/scandal/test_rollout_policy.py``.
+Each row is played on its own: `scandal_moves`' mask and moves, the observation
+of the player to act as ``BatchObserver.write`` writes it, and the network of a
+`Snapshot` (the first layer summed over the non-zero inputs, only the legal
+moves' logits); the move is the legal action of highest logit, as
+``LearnedRollout`` picks. Held to the numpy path by
+``tests/scandal/test_rollout_policy.py``; docs/search.md.
 """
 
 # The kernels unpack the whole tuple of engine arrays, each using some of them.
@@ -43,17 +37,10 @@ PIECES = (
 
 @dataclass(frozen=True)
 class PolicyNet:
-    """An MLP actor as the compiled rollouts read it.
-
-    Attributes:
-        first: ``[D_in, H]`` the first layer's weight, transposed (float32,
-            one row per input entry: summed over the non-zero inputs).
-        biases: per layer, ``[out]`` float32.
-        weights: the later layers' ``[out, in]`` float32 weights.
-        relu: hidden activation ReLU (else tanh).
-        src, factor, const: the input map, ``x[j] = obs[src[j]] * factor[j] +
-            const[j]`` (``src[j] = -1``: ``const[j]`` alone).
-    """
+    """An MLP actor as the compiled rollouts read it (float32): the first layer's weight
+    transposed (``[D_in, H]``, a row per input), every layer's bias, the later layers'
+    ``[out, in]`` weights, ReLU (else tanh), and the input map ``x[j] = obs[src[j]] *
+    factor[j] + const[j]`` (``src[j] = -1``: ``const[j]`` alone)."""
 
     first: np.ndarray
     biases: tuple[np.ndarray, ...]
@@ -65,13 +52,8 @@ class PolicyNet:
 
     @classmethod
     def of(cls, snapshot: Any, scale: np.ndarray, obs_size: int) -> PolicyNet:
-        """The network of a `Snapshot` at a table whose observations have ``obs_size`` entries
-        (``scale``: what a caller multiplies an observation by before ``snapshot.logits``).
-
-        Raises:
-            UsageError: a network of fewer than two layers, or an input map
-                that does not fit the first layer or the observation.
-        """
+        """The network of a `Snapshot` on observations of ``obs_size`` entries times ``scale``;
+        UsageError: fewer than two layers, or an input map that does not fit."""
         layers = snapshot.layers()
         if len(layers) < 2:
             raise UsageError("compiled policy rollouts need an MLP of at least two layers")
@@ -283,38 +265,6 @@ def _play_rows_policy(m, cutoff, lay, tabs, off, fl, net, st, obs, steps):  # ty
         steps[g] = k
 
 
-def observe_rows(engine: Any, m: int) -> np.ndarray:
-    """``[m, D]`` float32: rows ``0 .. m-1`` observed by their players to act by the
-    compiled encoder (for the tests: the bits ``BatchObserver.write`` gives).
-
-    Raises:
-        UsageError: as `play_out_policy`.
-    """
-    check_rows("observe_rows", engine, int(m), None)
-    lay, st = ObsLayout(engine), base.state_arrays(engine)
-    out = np.zeros((int(m), lay.size), dtype=np.float32)
-    for g in range(int(m)):
-        _observe_row(g, out[g], lay.off, lay.fl, st)
-    return out
-
-
-def net_logits(net: PolicyNet, obs: np.ndarray) -> np.ndarray:
-    """``[B, A]`` logits of raw observations ``obs`` ``[B, D]``: the input map and the
-    compiled hidden layers, then the output layer (for the tests; UsageError without numba)."""
-    if not available():
-        raise UsageError("net_logits needs numba (pip install 'cardsuite[fast]')")
-    widest = max(b.shape[0] for b in net.biases)
-    out = []
-    for row in np.asarray(obs, np.float32):
-        x = np.where(net.src >= 0, row[np.maximum(net.src, 0)] * net.factor, 0.0) + net.const
-        x = x.astype(np.float32)
-        buffers = (np.zeros(x.size, np.int64), np.zeros(x.size, np.float32),
-                   np.zeros(widest, np.float32), np.zeros(widest, np.float32))  # fmt: skip
-        h = _hidden(x, net.first, net.biases, net.weights, net.relu, *buffers)
-        out.append(net.weights[-1] @ h + net.biases[-1])
-    return np.array(out, dtype=np.float32)
-
-
 def play_out_policy(
     engine: Any,
     m: int,
@@ -339,17 +289,9 @@ def play_out_policy(
 def compiled_policy_rollouts(
     engine: Any, snapshot: Any, scale: np.ndarray
 ) -> Callable[..., None] | None:
-    """A search's compiled rollouts by a learned network on ``engine`` (`runner` of
-    `play_out_policy`), or None where they cannot run: the ``compiled_policy`` part of
-    Scandal's ``LeafEngine``.
-
-    Args:
-        engine: the rollouts' `BatchedScandal`.
-        snapshot: the network (a `Snapshot`: ``layers()``, ``activation``,
-            ``input_map(scale)``).
-        scale: the table's observation scale (what the search multiplies an
-            observation by before the wrapped agent's ``logits``).
-    """
+    """A search's compiled rollouts by ``snapshot``'s network on ``engine`` (`runner` of
+    `play_out_policy`), or None where they cannot run: Scandal's
+    ``LeafEngine.compiled_policy`` (``scale``: the table's observation scale)."""
     if not base.compilable(engine):
         return None
     net = PolicyNet.of(snapshot, scale, int(engine.obs_dim))

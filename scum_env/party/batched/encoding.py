@@ -1,15 +1,9 @@
 """Observations and masks of a batch of Scum Party games, as array operations.
 
-The layout is exactly `scum_env.party.encoding.observation_spec` and
-the action table of [`scum_env.party.engine.action_rules`][scum_env.party.engine.action_rules], so a policy
-trained on ``scum_party_v0`` runs unchanged here. Each game is observed by
-its player to act, at the table to act; per-player pieces are relative to
-that player (``Layout.rel``), padded to the largest table.
-
-Integer pieces go into an int8 staging array (narrow writes are cheap) that
-is cast to float32 in one pass; fractional pieces are then written in
-float32 from lookup tables built with the per-game encoder's float64
-arithmetic, so both encoders give bit-identical values.
+The layouts of `scum_env.party.encoding.observation_spec` and the action
+table, observed by each game's player to act. Integer pieces go into an int8
+staging array cast to float32 in one pass; fractions come from lookup tables
+built with the per-game encoder's float64 arithmetic (bit-identical values).
 """
 
 from __future__ import annotations
@@ -47,10 +41,6 @@ class PartyBatchEncoder:
         self.allowed = xp.asarray(allowed_table(lay.action_rules), xp.bool)
         self.rel = xp.asarray(lay.rel, i64)
         self.rel_index = xp.asarray(lay.rel_index, i64)
-        self.roles = xp.asarray(lay.roles, i8)
-        self.seats = xp.asarray(lay.seats, i8)
-        self.onehot_table = xp.asarray(lay.onehot_table, i8)
-        self.onehot_pos = xp.asarray(lay.onehot_pos, i8)
         self.table_consts = xp.asarray(lay.table_consts, f32)
         self.hands_done = xp.asarray(
             np.array([h / cfg.num_hands for h in range(cfg.num_hands + 1)], dtype=np.float32), f32
@@ -74,24 +64,19 @@ class PartyBatchEncoder:
             [np.repeat(lay.seats, lay.P, axis=0), lay.roles], axis=1
         )  # [T*P, P + 5P]
         self.seat_roles = xp.asarray(seat_roles, i8)
-        tp = np.zeros((lay.T * lay.P, lay.T + lay.P), dtype=np.int8)
-        for t in range(lay.T):
-            for j in range(lay.P):
-                tp[t * lay.P + j, t] = 1
-                tp[t * lay.P + j, lay.T + j] = 1
-        self.table_pos = xp.asarray(tp, i8)
+        table = np.repeat(np.eye(lay.T), lay.P, axis=0)  # row t * P + j: table t, seat j
+        self.table_pos = xp.asarray(
+            np.concatenate([table, np.tile(np.eye(lay.P), (lay.T, 1))], 1), i8
+        )
 
     # ------------------------------------------------------------------ masks
     def mask(self, eng: BatchedParty, row: Array, hand: Array) -> Array:
         """The bool mask ``[N, A]`` of every game's player to act (all false when over).
 
-        A lead may play any set held (P1: ``c`` cards of one rank); a follower
-        may pass, play as many cards of a higher rank, or (after a play of
-        several cards) a single Joker. On numpy only the leading games compare
-        the whole ``[C, K]`` table of counts and a follower's legal plays,
-        which lie in one row of it, are scattered there; on torch (GPU) one
-        full-width pass (a lookup of what each situation allows ``&`` the
-        count comparison) avoids synchronising on the subsets.
+        A lead may play any set held (P1); a follower may pass, play as many
+        cards of a higher rank, or after a set a single Joker. numpy works on
+        the leading and following subsets; torch makes one full-width pass
+        (no device sync on the subsets).
         """
         xp = self.xp
         lay = self.lay

@@ -1,14 +1,11 @@
 """BatchedParty: N Scum Party tournaments (P1–P8) held as padded arrays.
 
-Every game holds all its tables: per-table state has a leading *row* axis of
-``R = N * T`` rows (row ``g * T + t`` is table ``t`` of game ``g``), per-seat
-state is padded to the largest table ``P`` and indexed by seat position
-(King = 0, the P3 turn order); ``members[r, j]`` is the player id at seat
-``j``. One step applies one decision in every game, at that game's table to
-act, in ``scum_party_v0``'s order; when the last table finishes its hand, the
-ladder (P7), the scoring (P8), the next deal (P1, P4) and the forced trades
-(P5) run inside the same step. Episodes are tournaments, rewarded and
-restarted as ``scum_party_v0`` does (``docs/batched.md``).
+Per-table state has ``R = N * T`` rows (row ``g * T + t`` is table ``t`` of
+game ``g``); per-seat state is padded to the largest table ``P`` and indexed
+by seat (King = 0, P3); ``members[r, j]`` is the player id at seat ``j``. One
+step applies one decision in every game at its table to act, in
+``scum_party_v0``'s order; the end of a hand (ladder P7, scoring P8, the next
+deal P1, P4 and trades P5) runs inside the same step.
 """
 
 from __future__ import annotations
@@ -19,13 +16,12 @@ import numpy as np
 
 from cardsuite.batched.arrays import ArrayGames
 from cardsuite.batched.backend import Array
-from cardsuite.batched.checks import check_players
+from cardsuite.batched.checks import check_players, preset_ints, preset_seating, trade_flags
 from cardsuite.batched.deal import TAG_ROLES, permutations, split_seed
 from cardsuite.errors import UsageError
 from scum_env.party.batched import hands as H
 from scum_env.party.batched.encoding import PartyBatchEncoder
 from scum_env.party.batched.layout import Layout
-from scum_env.party.batched.views import observe_players
 from scum_env.party.config import PartyConfig
 
 FAR = 1000  # distance of a seat that may not act (int16)
@@ -111,13 +107,10 @@ class BatchedParty(ArrayGames):
 
         Args:
             seed: keys every game's seat draw and deals (0 .. 2**64-1).
-            seating: preset seats ``[N, n]``: player ids table by table, top
-                table first, each table King first (``scum_party_v0``'s flat
-                ``seating`` option), instead of the seeded draw (P3).
-            hands: preset first hands, card counts ``[N, n, 14]`` by player id
-                as dealt (before the trades), instead of the seeded deal.
-            trade: do the forced trades of the first hand (P5, default); a
-                bool or ``[N]`` bools.
+            seating: preset seats ``[N, n]``, table by table, top table and
+                King first (``scum_party_v0``'s flat ``seating``), not drawn (P3).
+            hands: preset first hands, card counts ``[N, n, 14]`` by player id.
+            trade: do the first hand's forced trades (P5); a bool or ``[N]`` bools.
             scores: preset tournament totals ``[N, n]`` by player id.
         """
         xp = self.xp
@@ -126,10 +119,11 @@ class BatchedParty(ArrayGames):
         every = self.rows
         self.deals[:] = 0
         seats = self.draw_seating(every)
+        g, n = self.num_games, self.lay.n
         if seating is not None:
-            seats = xp.asarray(H.check_seating(self, seating), xp.int64)
-        sc = None if scores is None else H.check_scores(self, scores)
-        flags = H.check_trade(self, trade)
+            seats = xp.asarray(preset_seating("seating", seating, g, n), xp.int64)
+        sc = None if scores is None else preset_ints("scores", scores, (g, n), "integers")
+        flags = trade_flags(trade, g)
         preset = None
         if hands is not None:
             preset = H.check_hands(self, hands)
@@ -161,14 +155,9 @@ class BatchedParty(ArrayGames):
         return self.xp.take_flat(self.members, row * self.lay.P + self.actor[row])
 
     def observe_as(self, player: int | Array) -> Array:
-        """A new ``[N, obs_dim]`` float32: each game as player id ``player`` sees it now.
-
-        Row ``g`` is bit for bit ``scum_party_v0``'s ``observe(f"player_{player}")``
-        of game ``g``, also when that player is not the one to act, sits at
-        another table or has finished its hand (a critic's bootstrap value at
-        the end of a rollout). ``player`` may also be ``[N]`` ids, one per
-        game. Nothing of the engine changes: not its state, not the
-        observation and mask buffers `step` returned.
+        """A new ``[N, obs_dim]`` float32: each game as player id ``player`` (or ``[N]`` ids)
+        sees it, bit for bit ``scum_party_v0``'s ``observe``, wherever that player sits;
+        nothing of the engine changes.
 
         Raises:
             UsageError: before `reset`, or a bad ``player`` (not ids ``0 .. n-1``).
@@ -291,14 +280,9 @@ class BatchedParty(ArrayGames):
         )
 
     def game_view(self, g: int) -> dict[str, Any]:
-        """Game ``g`` as numpy, for tests, debugging and rendering.
-
-        Keys: ``members`` (per table, player ids King first), ``dealt`` (per
-        table, ``[size, 14]`` hands by seat as dealt before the trades; valid
-        until the table's first play), ``hands`` (per table, current hands),
-        ``scores`` (by player id), ``hand`` (hands scored), ``current``
-        (table to act), ``to_act``, ``over``.
-        """
+        """Game ``g`` as numpy (tests, debugging, rendering): per table ``members`` (King
+        first), ``dealt`` (before the trades) and ``hands``; ``scores``, ``hand``,
+        ``current``, ``to_act``, ``over``."""
         xp, lay = self.xp, self.lay
         members, dealt, hands = [], [], []
         for t, size in enumerate(lay.sizes):
@@ -320,3 +304,19 @@ class BatchedParty(ArrayGames):
             "to_act": int(xp.to_numpy(self.to_act()[g : g + 1])[0]),
             "over": bool(xp.to_numpy(self.over[g : g + 1])[0]),
         }
+
+
+def observe_players(eng: BatchedParty, ids: Array) -> Array:
+    """A new ``[N, obs_dim]`` float32: game ``g`` as player ``ids[g]`` sees it."""
+    xp, lay = eng.xp, eng.lay
+    n_games, tp = eng.num_games, lay.T * lay.P
+    ids_at = eng.members.reshape(n_games, tp)  # pads hold 0: mask them out
+    seated = (ids_at == ids[:, None]) & eng.real_seat.reshape(1, tp)
+    where = xp.argmax(seated, 1)  # [N] flat (table, seat) of the player in each game
+    table = where // lay.P
+    me = where % lay.P
+    row = eng.rows_t + table
+    hand = xp.take_rows(eng.hands.reshape(-1, lay.K), row * lay.P + me)
+    d = eng.obs_dim
+    buffers = (xp.zeros((n_games, d), xp.int8), xp.zeros((n_games, d), xp.float32))
+    return eng.encoder.observe(eng, row, me, ids, hand, table=table, buffers=buffers)

@@ -1,11 +1,8 @@
 """Between hands of a batched Scum Party: ladder (P7), scoring (P8), deals (P1, P4), trades (P5).
 
-A mixin of [`BatchedParty`][scum_env.party.batched.engine.BatchedParty]: every
-function runs on the subset ``G`` of games (or their table rows) that the
-event concerns, with loops only over the few tables and trade moves of the
-config, never over games. The ladder is one static permutation of the
-concatenated finish orders (`Layout`),
-so reseating ``M`` games is two gathers and one scatter.
+Functions of [`BatchedParty`][scum_env.party.batched.engine.BatchedParty] on
+the games ``g`` an event concerns, looping only over tables and trade moves.
+The ladder is one static permutation of the concatenated finish orders.
 """
 
 from __future__ import annotations
@@ -15,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cardsuite.batched.backend import Array
+from cardsuite.batched.checks import preset_ints
 from cardsuite.batched.deal import TAG_DEAL, permutations
 from cardsuite.errors import PresetError
 from scum_env.party.encoding import score_scale
@@ -69,7 +67,7 @@ def finish_tournament(eng: BatchedParty, g: Array) -> None:
         below = xp.sum(scores[:, None, :] < scores[:, :, None], 2)
         above = xp.sum(scores[:, None, :] > scores[:, :, None], 2)
         n1 = float(eng.lay.n - 1)
-        eng.rewards[g] = xp.astype(xp.astype(below - above, float64(eng)) / n1, xp.float32)
+        eng.rewards[g] = xp.astype(xp.astype(below - above, xp.float64) / n1, xp.float32)
 
 
 def restart(eng: BatchedParty, g: Array) -> None:
@@ -158,15 +156,10 @@ def forced_trades(eng: BatchedParty, rows: Array) -> None:
 
 
 # ------------------------------------------------------------ the ladder seen by observers
-def float64(eng: BatchedParty) -> Any:
-    """The backend's float64 dtype (the per-game encoder's arithmetic)."""
-    return np.float64 if eng.xp.name == "numpy" else getattr(eng.xp, "torch").float64  # noqa: B009
-
-
 def update_ladder(eng: BatchedParty, g: Array) -> None:
     """Scaled totals, standings and leader gaps of games ``g``, as the per-game encoder."""
     xp, lay = eng.xp, eng.lay
-    f64 = float64(eng)
+    f64 = xp.float64
     inv = 1.0 / score_scale(eng.config)
     n1 = float(max(lay.n - 1, 1))
     for start in range(0, g.shape[0], LADDER_CHUNK):
@@ -194,41 +187,9 @@ def update_seat_scores(eng: BatchedParty, g: Array) -> None:
 
 
 # ------------------------------------------------------------ presets
-def check_seating(eng: BatchedParty, seating: Any) -> np.ndarray:
-    arr = np.asarray(seating)
-    n = eng.lay.n
-    if arr.shape != (eng.num_games, n) or not np.issubdtype(arr.dtype, np.integer):
-        raise PresetError(
-            f"preset seating must be integer player ids of shape [N, n] = "
-            f"[{eng.num_games}, {n}], got shape {arr.shape}"
-        )
-    if not np.array_equal(np.sort(arr, axis=1), np.broadcast_to(np.arange(n), arr.shape)):
-        raise PresetError(f"each row of preset seating must list the {n} players once")
-    return arr
-
-
-def check_scores(eng: BatchedParty, scores: Any) -> np.ndarray:
-    arr = np.asarray(scores)
-    shape = (eng.num_games, eng.lay.n)
-    if arr.shape != shape or not np.issubdtype(arr.dtype, np.integer):
-        raise PresetError(f"preset scores must be integers of shape {list(shape)}")
-    return arr
-
-
-def check_trade(eng: BatchedParty, trade: Any) -> np.ndarray:
-    if isinstance(trade, bool):
-        return np.full(eng.num_games, trade)
-    arr = np.asarray(trade)
-    if arr.dtype != np.bool_ or arr.shape != (eng.num_games,):
-        raise PresetError(f"reset option 'trade' must be a bool or {eng.num_games} bools")
-    return arr
-
-
 def check_hands(eng: BatchedParty, hands: Any) -> np.ndarray:
-    arr = np.asarray(hands)
-    shape = (eng.num_games, eng.lay.n, eng.lay.K)
-    if arr.shape != shape or not np.issubdtype(arr.dtype, np.integer):
-        raise PresetError(f"preset hands must be card counts of shape [N, n, 14] = {list(shape)}")
+    """Preset first hands ``[N, n, 14]``: card counts, at least one card each."""
+    arr = preset_ints("hands", hands, (eng.num_games, eng.lay.n, eng.lay.K), "card counts")
     if arr.min() < 0 or np.any(arr.sum(axis=2) == 0):
         raise PresetError("every preset hand must hold at least one card, no negative counts")
     return arr

@@ -1,15 +1,10 @@
 """The static shape of a batched Scum Party: every table lookup computed once per config.
 
-Table sizes are fixed by the config (P2), so everything that depends only on
-a table's size (its decks, deal seats, trade seats, relative seating, role
-blocks, distances in turn order) and on the table split (the ladder's
-permutation, P7, and the points of each seat, P8) is a small numpy table
-built here once; the engine and the encoder gather from them.
-
-Per-table arrays are padded to ``P`` = the largest table: position ``j`` of
-table ``t`` is a real seat when ``j < sizes[t]``. The *concatenated seating*
-lists all ``n`` players table by table, top table first, each table in role
-order (King first): index ``offsets[t] + j``.
+Table sizes are fixed by the config (P2), so whatever depends on them (decks,
+deal and trade seats, relative seating, role blocks, turn distances, the
+ladder's permutation P7, seat points P8) is a numpy table built here once.
+Per-table arrays are padded to ``P`` = the largest table; the *concatenated
+seating* lists all players table by table, King first: index ``offsets[t] + j``.
 """
 
 from __future__ import annotations
@@ -22,18 +17,10 @@ from scum_env.party.cards import JOKER
 from scum_env.party.config import PartyConfig
 from scum_env.party.engine import action_rules, table_rules
 from scum_env.party.tables import ladder, seat_bonus
+from scum_env.rules import role_index
 
 NUM_ROLES = 5
 BIG = 1 << 20
-
-
-def _role(position: int, size: int) -> int:
-    """Role index 0..4 (King, Assistant King, Commoner, Assistant Scum, Scum) of a seat (P3)."""
-    if position < 2:
-        return position
-    if position >= size - 2:
-        return 4 - (size - 1 - position)
-    return 2
 
 
 @dataclass
@@ -106,7 +93,7 @@ class Layout:
                     d = (j - me) % s
                     dist[t, me, j] = d if d else s
                 for i in range(s):
-                    roles[t, me, i * NUM_ROLES + _role((me + i) % s, s)] = 1
+                    roles[t, me, i * NUM_ROLES + role_index((me + i) % s, s)] = 1
         self.rel = rel.reshape(T * P, P)
         self.rel_index = rel_index.reshape(-1)
         self.dist = dist.reshape(T * P, P)
@@ -115,8 +102,6 @@ class Layout:
         self.finish_frac = finish_frac.reshape(-1)
         tdist = (np.arange(T)[None, :] - np.arange(T)[:, None]) % T
         self.table_dist = np.where(tdist == 0, T, tdist).astype(np.int64)  # [from, to]
-        self.onehot_table = np.eye(T, dtype=np.int8)
-        self.onehot_pos = np.eye(P, dtype=np.int8)
         self.table_consts = np.asarray(
             [[s / 15.0, T / 10.0] for s in self.sizes], dtype=np.float32
         )  # table_size, num_tables
