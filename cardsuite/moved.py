@@ -1,19 +1,9 @@
 """Old module names that keep importing, with a warning that names the new home.
 
-When a module moves (0.3's rebuild of ``agents/`` and ``train/`` by purpose),
-its old dotted name stays importable for a release: `alias_modules` installs
-one import finder that maps each old name to the module at its new home and
-warns with a `DeprecationWarning` naming it. The module object is the new one
-itself, so ``from old import name`` and ``isinstance`` checks keep working and
-nothing is loaded twice.
-
-A name that moved out of a module that stays (a function now in a sibling
-module, or renamed) is found by the old module's ``__getattr__`` (PEP 562):
-`moved_table` builds its table, `moved_name` looks a name up in it and warns.
-
-Each layer registers the names that moved out of it (``cardsuite.agents`` and
-``cardsuite.train`` in their ``__init__``, each module its own table), so this
-core module names none.
+`alias_modules` maps an old dotted module name to the module at its new home
+(the same object, so ``isinstance`` keeps working). A name that left a module
+that stays is found by that module's ``__getattr__`` (PEP 562) through
+`moved_table` and `moved_name`. Each layer registers its own moves.
 """
 
 from __future__ import annotations
@@ -65,7 +55,7 @@ def alias_modules(table: Mapping[str, str]) -> None:
     """Keep each old dotted module name of ``table`` importable as its new one."""
     _FINDER.table.update(table)
     if _FINDER not in sys.meta_path:
-        sys.meta_path.append(_FINDER)
+        sys.meta_path.insert(0, _FINDER)  # first: before the path finder loads a file twice
 
 
 Moved = ModuleType | str | tuple[ModuleType | str, str]

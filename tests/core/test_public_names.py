@@ -190,3 +190,18 @@ def test_batched_scandal_step_still_takes_0_2s_observe_keyword() -> None:
     new = a.step(moves)
     assert np.array_equal(np.asarray(old.obs), np.asarray(new.obs))
     assert np.array_equal(np.asarray(a.cur), np.asarray(b.cur))
+
+
+def test_an_old_module_name_is_the_new_module_never_a_second_copy() -> None:
+    """A submodule of a moved package (``cardsuite.agents.web.app``: its package is the new
+    one, whose folder holds ``app.py``) is the new module itself: the file runs once."""
+    import sys
+
+    import cardsuite.agents.play.web as package
+    from cardsuite.agents.play.web import app
+
+    sys.modules.pop("cardsuite.agents.web.app", None)  # as if never imported in this process
+    with pytest.warns(DeprecationWarning, match="cardsuite.agents.play.web.app"):
+        old = importlib.import_module("cardsuite.agents.web.app")
+    assert old is app is sys.modules["cardsuite.agents.web.app"]
+    assert package.app is app
