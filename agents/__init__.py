@@ -33,7 +33,7 @@ alias_modules(
         "cardsuite.agents.ismcts": "cardsuite.agents.search.reference",
         "cardsuite.agents.ismcts_batched": "cardsuite.agents.search.reference",
         "cardsuite.agents.leaderboard": "cardsuite.agents.arena.leaderboard",
-        "cardsuite.agents.move_log": "cardsuite.agents.play.move_log",
+        "cardsuite.agents.move_log": "cardsuite.agents.play.views",
         "cardsuite.agents.openspiel": "cardsuite.agents.external.openspiel",
         "cardsuite.agents.openspiel.base": "cardsuite.agents.external.openspiel.base",
         "cardsuite.agents.openspiel.demo": "cardsuite.agents.external.openspiel.demo",

@@ -1,11 +1,7 @@
 """The agent protocol shared by every baseline, the arena, play and training.
 
-An agent sees only what its player sees: the observation array (read it
-through the env's named views, ``table.obs_spec.view(obs, "hand")``), the
-action mask, and the documented ``info`` the arena passes each step. It never
-touches the env's internals.
-
-``info`` keys the arena provides at every decision:
+An agent sees only what its player sees: the observation (read through the named views,
+``table.obs_spec.view(obs, "hand")``), the action mask, and the arena's ``info``:
 
 * ``"agent"``: the acting agent's name (``"player_2"``);
 * ``"determinize"``: a callable ``rng -> engine state`` that samples a full
@@ -27,9 +23,8 @@ from cardsuite.obsspec import ObsSpec
 
 @dataclass(frozen=True)
 class TableInfo:
-    """What an agent is told when an episode starts: the game's registry name and frozen
-    config, its own name (``"player_3"``), the number of actions, the observation layout
-    (for named views) and plain words for an action id."""
+    """What an agent is told when an episode starts: the game and its config, its own name
+    (``"player_3"``), the number of actions, the observation layout, words for an action."""
 
     game: str
     config: ConfigBase

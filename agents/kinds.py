@@ -1,7 +1,5 @@
-"""What an agent kind is (`AgentKind`, the registry's record of each) and `import_class`.
-
-Apart from `cardsuite.agents.registry` so that a layer registering kinds can import it
-without re-entering the registry while it loads its plug-ins.
+"""What an agent kind is (`AgentKind`) and `import_class`: apart from the registry, so that a
+layer registering kinds does not re-enter it while it loads its plug-ins.
 """
 
 from __future__ import annotations
@@ -25,16 +23,15 @@ class AgentKind:
         name: the spec name (``"ismcts"``); target: ``"module:Class"``, imported on first use;
             doc: one line for help texts.
         argument: what follows ``name:``: ``"params"`` (``key=value`` pairs for
-            ``Class(game, seed=..., **params)``), ``"path"`` (a checkpoint, for
-            ``Class.load(path, game, seed)``) or ``"name"`` (e.g. a shipped agent's, also
-            ``Class.load``).
+            ``Class(game, seed=..., **params)``), ``"path"`` or ``"name"`` (for
+            ``Class.load(path_or_name, game, seed)``).
         extra: the ``pip install cardsuite[EXTRA]`` that provides the kind, if any.
-        operator_only: the spec names a file, module or command the process would open or
-            run: a server offers it only when its operator listed it (``serve --agents``).
+        operator_only: the spec names a file, module or command: a server offers it only
+            when its operator listed it (``serve --agents``).
         wraps: ``"module:function"`` splitting the text after ``name:`` into the wrapped
-            agent's spec and this kind's parameters (``search:pretrained:scum4:budget=50``).
-        leaderboard: ``"module:function"``: ``function(game, shipped)`` names the specs of
-            this kind ``cardsuite leaderboard`` seats by default.
+            agent's spec and this kind's parameters.
+        leaderboard: ``"module:function"``: ``function(game, shipped)``, the specs of this
+            kind ``cardsuite leaderboard`` seats by default.
     """
 
     name: str
@@ -48,12 +45,8 @@ class AgentKind:
 
 
 def import_class(text: str, target: str) -> Any:
-    """The class ``target`` (``module:Class`` or ``file.py:Class``) of the spec ``text``.
-
-    This imports the user's code, by their explicit choice (the spec they typed); a file is
-    executed once per process. ConfigError names a missing file, module or class, or a file
-    that fails to import.
-    """
+    """The class ``target`` (``module:Class`` or ``file.py:Class``) of the spec ``text``: imports
+    the user's code (a file once per process); ConfigError names what is missing or fails."""
     head, _, cls_name = target.rpartition(":")
     if head.lower().endswith(".py"):
         module = _import_file(text, Path(head))

@@ -1,8 +1,5 @@
-"""The agents layer's table of per-game parts (`PARTS`), keyed by the game's registry name.
-
-What this layer adds to a game (heuristics, greedy, the person's view, the search and
-OpenSpiel adapters) as ``"module:attribute"`` strings, imported when first asked for. A new
-game adds its row (``tests/core/test_game_records.py`` checks each game has one).
+"""The agents layer's per-game parts (`PARTS`, by the game's registry name) as
+``"module:attribute"`` strings, imported when first asked for; a new game adds its row.
 """
 
 from __future__ import annotations
@@ -26,13 +23,7 @@ DESCRIPTIONS: dict[str, str] = {
 
 @dataclass(frozen=True)
 class AgentParts:
-    """Where the agents layer keeps one game's parts (module doc).
-
-    Attributes:
-        heuristic, batched_heuristic, greedy, view, search, openspiel: the parts
-            of `DESCRIPTIONS`, as ``"module:attribute"`` (or ``"module"``) strings.
-        heuristic_params: the knobs the heuristic (and its batched twin) accept.
-    """
+    """One game's parts of `DESCRIPTIONS`, and ``heuristic_params``, the heuristic's knobs."""
 
     heuristic: str
     batched_heuristic: str
@@ -46,33 +37,27 @@ class AgentParts:
 #: The knobs of the climbing heuristic (`ScumParams` fields), Scum and Scum Party alike.
 CLIMB_PARAMS = ("break_min_rest", "spend_specials", "special_top_count")
 
+
+def _parts(short: str, batched: str, params: tuple[str, ...]) -> AgentParts:
+    """A game's parts where each follows the layout's naming: ``baselines.SHORT:make``,
+    ``greedy:SHORT_greedy``, ``views:SHORT_view``, ``games:SHORT_search``, ``openspiel.SHORT``."""
+    agents = "cardsuite.agents"
+    return AgentParts(
+        heuristic=f"{agents}.baselines.{short}:make",
+        batched_heuristic=f"{agents}.baselines.{batched}",
+        greedy=f"{agents}.baselines.greedy:{short}_greedy",
+        view=f"{agents}.play.views:{short}_view",
+        search=f"{agents}.search.games:{short}_search",
+        openspiel=f"{agents}.external.openspiel.{short}",
+        heuristic_params=params,
+    )
+
+
 PARTS: dict[str, AgentParts] = {
-    "scum": AgentParts(
-        heuristic="cardsuite.agents.baselines.scum:make",
-        batched_heuristic="cardsuite.agents.baselines.batched_scum:BatchedScumHeuristic",
-        greedy="cardsuite.agents.baselines.greedy:scum_greedy",
-        view="cardsuite.agents.play.views:scum_view",
-        search="cardsuite.agents.search.games:scum_search",
-        openspiel="cardsuite.agents.external.openspiel.scum",
-        heuristic_params=CLIMB_PARAMS,
-    ),
-    "scum_party": AgentParts(
-        heuristic="cardsuite.agents.baselines.party:make",
-        batched_heuristic="cardsuite.agents.baselines.party:BatchedPartyHeuristic",
-        greedy="cardsuite.agents.baselines.greedy:party_greedy",
-        view="cardsuite.agents.play.views:party_view",
-        search="cardsuite.agents.search.games:party_search",
-        openspiel="cardsuite.agents.external.openspiel.party",
-        heuristic_params=CLIMB_PARAMS,
-    ),
-    "scandal": AgentParts(
-        heuristic="cardsuite.agents.baselines.scandal:make",
-        batched_heuristic="cardsuite.agents.baselines.batched_scandal:BatchedScandalHeuristic",
-        greedy="cardsuite.agents.baselines.greedy:scandal_greedy",
-        view="cardsuite.agents.play.views:scandal_view",
-        search="cardsuite.agents.search.games:scandal_search",
-        openspiel="cardsuite.agents.external.openspiel.scandal",
-        heuristic_params=("take_cost", "deep_margin"),
+    "scum": _parts("scum", "batched_scum:BatchedScumHeuristic", CLIMB_PARAMS),
+    "scum_party": _parts("party", "party:BatchedPartyHeuristic", CLIMB_PARAMS),
+    "scandal": _parts(
+        "scandal", "batched_scandal:BatchedScandalHeuristic", ("take_cost", "deep_margin")
     ),
 }
 

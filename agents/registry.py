@@ -1,14 +1,9 @@
 """Agents by spec string: ``random``, ``heuristic``, ``ismcts:budget=200``, ``ppo:PATH``,
-``pretrained:scum4``, ``rllib:PATH``, or a user's own class (``mypackage.bots:Cautious``,
-``my_agent.py:Cautious:margin=2``, built as ``Class(game, seed=..., **params)`` where its
-constructor takes them). Parameter values are YAML scalars. The grammar: ``docs/agents.md``.
-
-A ``module:Class`` or ``file.py:Class`` spec imports the user's code, by their explicit
-choice: only [`make_agent`][cardsuite.agents.registry.make_agent] does that, for specs the
-user typed; nothing that reads a record or a results file builds agents from names stored in
-it. Agent classes are imported when a spec is built, so parsing specs never imports torch.
-Kinds beyond the baselines come through the ``cardsuite.agents`` entry-point group
-(`ENTRY_POINT_GROUP`). Mistakes are a named `ConfigError` or `CheckpointError`.
+``pretrained:scum4``, or a user's own class (``mypackage.bots:Cautious``,
+``my_agent.py:Cautious:margin=2``, ``Class(game, seed=..., **params)``); the grammar:
+``docs/agents.md``. Only [`make_agent`][cardsuite.agents.registry.make_agent] imports a
+user's code, for specs the user typed, never for names read from a record or results file.
+Other kinds come through the ``cardsuite.agents`` entry-point group (`ENTRY_POINT_GROUP`).
 """
 
 from __future__ import annotations
@@ -27,9 +22,8 @@ from cardsuite.agents.kinds import AgentKind, import_class
 from cardsuite.errors import CardsuiteError, CheckpointError, ConfigError
 from cardsuite.safe_yaml import load_yaml_text
 
-#: The entry-point group through which other layers and other packages add
-#: agent kinds; each entry point names an `AgentKind` (or an agent
-#: class, whose docstring's first line becomes the help text).
+#: The entry-point group of agent kinds: each names an `AgentKind` (or an agent class,
+#: whose docstring's first line becomes the help text).
 ENTRY_POINT_GROUP = "cardsuite.agents"
 
 _BUILTIN = (
@@ -74,8 +68,8 @@ for _kind in (*_BUILTIN, *_plugin_kinds()):
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """A parsed spec: its ``text``, ``kind`` (a key of `KINDS`, or `CLASS_KIND`), constructor
-    ``params``, the ``path`` (or name) of a checkpoint kind, the ``target`` of a class spec."""
+    """A parsed spec: ``text``, ``kind`` (of `KINDS`, or `CLASS_KIND`), constructor ``params``,
+    a checkpoint kind's ``path`` (or name), a class spec's ``target``."""
 
     text: str
     kind: str
@@ -120,11 +114,8 @@ def parse_spec(spec: str) -> AgentSpec:
 
 
 def wrapped_spec(parsed: AgentSpec) -> tuple[str, dict[str, Any]] | None:
-    """The spec a wrapping kind's agent wraps and the kind's own parameters, or None.
-
-    ``search:pretrained:scum4:budget=50`` -> ``("pretrained:scum4", {"budget": 50})``
-    (the kind's `AgentKind.wraps` splits it); a kind that wraps nothing gives None.
-    """
+    """The spec a wrapping kind wraps and the kind's own parameters (None: it wraps nothing):
+    ``search:pretrained:scum4:budget=50`` -> ``("pretrained:scum4", {"budget": 50})``."""
     kind = KINDS.get(parsed.kind)
     if kind is None or kind.wraps is None:
         return None
@@ -134,12 +125,9 @@ def wrapped_spec(parsed: AgentSpec) -> tuple[str, dict[str, Any]] | None:
 
 
 def weights_sha256(spec: str, depth: int = 0) -> str | None:
-    """SHA-256 of the weights a spec plays, through any wrapper (``search:``), or None.
-
-    A shipped agent (its kind's ``folder(NAME)``) and an agent directory play
-    ``weights.safetensors``; a checkpoint file is hashed whole. A rule-based agent, a name or
-    path that does not resolve, or wrappers nested over 3 deep give None.
-    """
+    """SHA-256 of the ``weights.safetensors`` (or checkpoint file) a spec plays, through any
+    wrapper (``search:``); None for a rule-based agent, an unresolved name or path, or
+    wrappers nested over 3 deep."""
     parsed = parse_spec(spec)
     inner = wrapped_spec(parsed)
     if inner is not None:
@@ -177,8 +165,7 @@ def parse_params(
     Args:
         text: the whole spec, quoted in the messages.
         rest: the ``key=value`` items, comma-separated.
-        example: the kind or class a malformed item's hint names
-            (``NAME:budget=200``); None: no hint.
+        example: the kind or class a malformed item's hint names; None: no hint.
         kind: what the messages call the spec (``"agent"``, ``"search"``).
         allowed: the parameters the kind takes; None: any.
 
@@ -228,8 +215,7 @@ def _parse_class_spec(text: str, head: str, rest: str) -> AgentSpec:
 
 
 def spec_scalar(raw: str) -> Any:
-    """A spec parameter's value: a YAML scalar (int, float, bool, str), else the raw text (an
-    alias bomb or an integer too long to convert stays text, for the agent to refuse)."""
+    """A spec parameter's value: a YAML scalar (int, float, bool, str), else the raw text."""
     try:
         value = load_yaml_text(raw, "agent spec parameter")
     except ConfigError:
@@ -241,8 +227,7 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Agent:
     """Build the agent ``spec`` (module doc) for ``game`` (``"scum"``), its randomness seeded.
 
     Raises:
-        ConfigError: unknown kind, malformed or unknown parameter, a bad value,
-            or an agent kind not part of this install.
+        ConfigError: unknown kind, a bad parameter or value, or a kind this install lacks.
         CheckpointError: a ``ppo:`` checkpoint that does not exist or cannot be loaded.
     """
     parsed = parse_spec(spec)
@@ -301,14 +286,13 @@ def _build(parsed: AgentSpec, cls: Any, game: str, seed: int | None) -> Agent:
 
 
 def load_class(parsed: AgentSpec) -> Any:
-    """The class of a ``module:Class`` or ``file.py:Class`` spec (imports the user's code,
-    `cardsuite.agents.kinds.import_class`)."""
+    """The class of a ``module:Class`` or ``file.py:Class`` spec (imports the user's code)."""
     return import_class(parsed.text, parsed.target or "")
 
 
 def _load(parsed: AgentSpec, missing: str = "") -> Any:
-    """The class ``parsed``'s kind names, imported now; ConfigError where this install lacks
-    it (``missing`` starts the message, else it says the kind is not available)."""
+    """The class ``parsed``'s kind names; ConfigError where this install lacks it (``missing``
+    starts the message)."""
     module_name, attr = KINDS[parsed.kind].target.split(":")
     try:
         module = importlib.import_module(module_name)

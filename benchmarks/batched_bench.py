@@ -1,14 +1,10 @@
 """Throughput of the batched engines (Scum, Scum Party, Scandal) against N, beside the per-game envs.
 
-For each backend and batch size N: agent steps per second of random legal
-play with observation and mask every step (split into engine and policy, per
-wall-clock and per CPU second), memory per game, then the game's per-game
-``env()`` and OpenSpiel ``dou_dizhu`` in the same process::
+Per backend and batch size N: agent steps per second of random legal play (engine and
+policy split), memory per game, then the per-game ``env()`` and OpenSpiel ``dou_dizhu``;
+``--profile N`` shows where a numpy step's time goes::
 
     python -m benchmarks.batched_bench --game party --players 8 50 --shards 2 --out party.json
-    python -m benchmarks.batched_bench --game scum --device cuda --out gpu.json
-
-``--profile N`` prints where the time of a numpy step goes at batch size N.
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """Bradley-Terry over deals against Plackett-Luce over whole finishing orders, on leaderboard deals.
 
-``python -m benchmarks.rating_models --board docs/data/leaderboard_scum_4.json
---agents random greedy heuristic pretrained:scum4`` plays again every pair of
-the named agents on the board's deals (its seed, options and deal count), checks
-that each pair's deal outcomes are the ones the board stored, and fits both
-models to the same games:
-
-* **BT**: the leaderboard's fit, one comparison per deal (higher mean return
-  over the agent's seats wins, ties half; `cardsuite.agents.arena.ratings.rate`);
-* **PL**: Plackett-Luce over every game's finishing order of the seats
-  (`cardsuite.agents.arena.ratings.rate_orders`).
-
-It prints, for each: the order of the agents, Kendall's tau against the
-other's order, the mean 95% interval width relative to the spread of the
-ratings, the adjacent pairs whose intervals do not overlap, and the mean
-log-likelihood of held-out deal outcomes (5-fold over deals; PL's strength
-gaps map to a deal's odds through one scale fitted on the training folds).
+Plays again every pair of ``--agents`` on the board's deals (checking the board's stored
+outcomes), fits both models (`cardsuite.agents.arena.ratings.rate` and ``rate_orders``)
+and prints each one's order, Kendall's tau against the other, interval widths, separated
+adjacent pairs and held-out log-likelihood (5-fold over deals). docs/leaderboard.md.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """Throughput of reference card-game environments, for side-by-side ratios.
 
-Each reference plays uniformly random legal games in one library for a
-wall-clock budget (``seconds``) or an exact number of agent steps
-(``max_steps``) and returns **agent steps per second**, under the conventions
-of ``benchmarks/README.md``: a ``random.Random(seed)`` picks uniformly among
-the legal actions; resets, chance events and observations are timed but only
-agent decisions count; the clock is read every ``_CLOCK_EVERY`` steps; a
-library is imported when measured (missing: ``"not installed"``). Written
-against rlcard 1.2.0, open-spiel 2.0.2 and pettingzoo 1.27.0 (Python 3.11).
+Each reference plays uniformly random legal games for ``seconds`` or exactly ``max_steps``
+agent steps and returns agent steps per second, under the conventions of
+``benchmarks/README.md``. Written against rlcard 1.2.0, open-spiel 2.0.2 and pettingzoo
+1.27.0 (Python 3.11).
 """
 
 from __future__ import annotations
@@ -86,13 +82,8 @@ def bench_openspiel(
     max_steps: int | None = None,
     seed: int = 0,
 ) -> float:
-    """Random legal play in an OpenSpiel game.
-
-    Chance nodes are resolved by a uniform choice among ``legal_actions()``
-    (exact for ``dou_dizhu`` and ``gin_rummy``: equiprobable outcomes). With
-    ``observe``, each decision first writes the current player's
-    ``ObservationTensor`` into one reused buffer (``observation.set_from``).
-    """
+    """Random legal play in an OpenSpiel game (chance nodes: a uniform legal choice); with
+    ``observe``, each decision first writes the player's ``ObservationTensor`` into one buffer."""
     budget, limit = _limits(seconds, max_steps)
     import pyspiel  # type: ignore[import-untyped,import-not-found,unused-ignore]
     from open_spiel.python.observation import make_observation  # type: ignore[import-untyped,import-not-found,unused-ignore]
@@ -199,11 +190,7 @@ _DISTRIBUTIONS: dict[str, str] = {
 
 @dataclass(frozen=True)
 class ReferenceResult:
-    """Outcome of one reference measurement.
-
-    ``steps_per_sec`` is ``None`` unless ``status`` is ``"ok"``; otherwise
-    ``status`` is ``"not installed"`` or ``"error: ..."``.
-    """
+    """Outcome of one reference measurement (``steps_per_sec`` is None unless ``status`` is "ok")."""
 
     name: str
     version: str | None

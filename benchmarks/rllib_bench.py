@@ -1,28 +1,13 @@
 """RLlib throughput: batched env runners (1 and 2) and the per-game path, side by side with the
 single-machine batched trainer (``cardsuite ppo``) in one run.
 
-Scum, 4 players. A *step* is one learner decision (what RLlib counts as an
-env step of a single-seat env, and what the batched trainer counts), so all
-rows compare. Measured per path:
-
-* ``train steps/s``: whole ``Algorithm.train()`` iterations (sampling, the
-  PPO update, weight sync), steps *trained* over wall time, with RLlib's mean
-  seconds of each phase per iteration;
-* ``sample steps/s``: the env runners only, every remote runner sampling its
-  share (``--batch-per-runner`` steps) in parallel, for about ``--seconds``.
-
-Paths: ``rllib_batched x1`` and ``x2`` (the preset
-``configs/train/rllib_scum_batched.yaml``: ``--envs`` games of the batched
-engine per runner, the League inside the batch, the tick sampler, array train
-batches, ``BatchedPPO``), ``rllib_per_game x2`` (the AEC env through RLlib's
-PettingZoo wrapper, 4 envs per runner), and ``batched_ppo``
-(`cardsuite.train.ppo.trainer`, via ``benchmarks.train_bench``). Every RLlib path uses the preset's PPO settings.
-Run::
+Scum 4p; a *step* is one learner decision, so all rows compare. Per path: ``train
+steps/s`` (whole ``Algorithm.train()`` iterations, with RLlib's seconds per phase) and
+``sample steps/s`` (the env runners alone). Paths: ``rllib_batched x1`` and ``x2`` (the
+preset ``configs/train/rllib_scum_batched.yaml``), ``rllib_per_game x2`` and
+``batched_ppo``. The JSON records the load average around each path::
 
     python -m benchmarks.rllib_bench --seconds 10 --out rllib_bench.json
-
-On a shared machine the figures are lower bounds; the JSON records the load
-average before and after each path.
 """
 
 from __future__ import annotations

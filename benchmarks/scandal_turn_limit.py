@@ -1,15 +1,10 @@
 """How often a Scandal turn limit cuts a hand short (ruling S4).
 
-S4: the default ``max_turns`` must cut fewer than 1 hand in 1,000 when the
-baseline agents (greedy, heuristic) play, at every player count. This script
-plays whole hands with no effective limit (``--cap`` turns) and records the
-turns each took, so one run gives the cut rate of every candidate limit (a
-limit ``L`` cuts the hands that needed more than ``L`` turns; hands still
-running at the cap count as cut). Tables: ``greedy``, ``heuristic``,
-``mixed`` (alternating seats) and ``random``, fed the env's observations.
+S4: the default ``max_turns`` must cut fewer than 1 hand in 1,000 when the baseline agents
+play. Whole hands are played with no effective limit (``--cap`` turns) and their lengths
+recorded, so one run gives the cut rate of every candidate limit::
 
     python -m benchmarks.scandal_turn_limit --hands 2000 --workers 16
-    python -m benchmarks.scandal_turn_limit --hands 50 --players 2 --tables random
 """
 
 from __future__ import annotations
@@ -77,11 +72,8 @@ def _policies(table: str, config: ScandalConfig, seed: int) -> list[Policy]:
 
 
 def play_hands(table: str, players: int, hands: int, seed: int, cap: int) -> list[int]:
-    """Turns taken by each of ``hands`` hands; ``cap`` marks a hand still running after ``cap`` turns.
-
-    The agents remember the positions they have seen this hand (S4), so one
-    set of agents per table plays all its hands, as in an arena.
-    """
+    """Turns taken by each of ``hands`` hands (``cap``: still running after ``cap`` turns), one
+    set of agents per table remembering the positions seen this hand (S4), as in an arena."""
     config = ScandalConfig(num_players=players, max_turns=cap)
     policies = _policies(table, config, seed)
     turns = []

@@ -1,27 +1,14 @@
 """The per-game reference ISMCTS beside the batched search, timed in one run.
 
-``python -m benchmarks.search_bench`` plays the same seeded deals once per
-search variant: seat 0 searches, the other seats play the heuristic, and only
-seat 0's decisions are timed. Per case it prints every variant's seconds per
-deal, decisions per deal (a variant that chooses differently plays another
-deal), milliseconds per decision and speed-up over the reference, and the load
-average before and after (compare figures of one run only).
-
-Cases: ``scum4`` (a 4-player Scum game), ``party8`` (a Scum Party hand at 8
-players), ``scandal2`` (a 2-player Scandal hand). Variants: ``reference``
-(``ismcts``), ``default`` (``ismcts-batched``), ``lockstep`` (its
-``compiled=false``), ``leaf:B`` and ``root:B`` (``batch=B``, ``parallel=...``),
-and with ``--learned`` ``learned:NAME`` / ``learned-lockstep:NAME`` (the search
-over a shipped agent's rollouts, compiled or not). ``--only`` picks variants,
-``--same-choices`` says whether each chose seat 0's moves as the first did, and
-``--heuristic`` times only the batched Scandal heuristic against
-``ScandalPolicy.choose`` on the same positions. Figures: docs/search.md, "Speed".
-
-Example::
+Plays the same seeded deals once per search variant (seat 0 searches, the others play the
+heuristic; only seat 0's decisions are timed) and prints each variant's seconds per deal,
+decisions per deal, milliseconds per decision and speed-up over the reference. Cases:
+``scum4``, ``party8``, ``scandal2``; variants: ``reference``, ``default``, ``lockstep``,
+``leaf:B``, ``root:B`` and with ``--learned`` ``learned:NAME`` /
+``learned-lockstep:NAME``; ``--heuristic`` times the batched Scandal heuristic alone.
+Figures: docs/search.md, "Speed"::
 
     python -m benchmarks.search_bench --cases scum4 scandal2 --deals 2 --batches 25 100
-    python -m benchmarks.search_bench --heuristic --batches 25 100
-    python -m benchmarks.search_bench --cases scandal2 --cpu-time --decisions 0 --only default lockstep --same-choices
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
 """Trained steps per second: the batched PPO trainer beside the MaskablePPO paths, in one run.
 
-A *trained step* is one learner decision through a rollout and the PPO update. Scum 4p
-(``--game``/``--players`` for the batched rows), 128x2 tanh MLPs, torch on every core
-by default (``--threads``): ``batched_ppo`` (`cardsuite.train.ppo.trainer`, self-play
-and half against the heuristic, ``--games`` x ``--rollout`` steps per iteration),
-``maskable_batched`` (``scum_batched.yaml``'s vector env) and ``maskable_per_game``
-(``scum_quick.yaml``'s 2 worker processes). Setup is excluded; each path runs about
-``--seconds`` of whole iterations. Figures taken on a shared machine are lower bounds::
+A *trained step* is one learner decision through a rollout and the PPO update (Scum 4p,
+128x2 tanh MLPs): ``batched_ppo``, ``maskable_batched`` (``scum_batched.yaml``) and
+``maskable_per_game`` (``scum_quick.yaml``), each for about ``--seconds`` of whole
+iterations, setup excluded::
 
     python -m benchmarks.train_bench --seconds 20 --out train_bench.json
-    python -m benchmarks.train_bench --device cuda --games 16384   # on a GPU
 """
 
 from __future__ import annotations

@@ -1,23 +1,11 @@
 """Load test of ``cardsuite serve``: many clients play and watch games at once.
 
-An asyncio client (``httpx.AsyncClient``): each of ``--clients`` clients
-loops for ``--seconds``, alternately *playing* a seat (``POST /api/play``,
-then its legal moves one by one, a view now and then, ``DELETE`` at the end)
-and *watching* agents (``POST /api/watch``, ``advance`` five moves at a time
-to the end), over Scum 4p, Scum Party 8p and Scandal 2p with random,
-greedy and heuristic agents and random seeds. An asyncio client rather than
-locust: it needs nothing beyond the web extra's ``httpx``, runs the same in a
-test, and a game's requests depend on the previous answer (the legal moves),
-which is plain code here.
-
-By default it starts its own server (``python -m cardsuite.agents.play.web.cli``)
-on a free 127.0.0.1 port and reads the server's resident memory (RSS) from
-``/proc``; ``--url`` tests a server already running (no memory figures).
-
-Report (printed, and written as JSON with ``--out``): requests, requests/s,
-p50/p99 latency, errors by kind (goal: none), the server's RSS idle, at the
-start (after a warm-up of a tenth of the run, at most 60 s) and at the end
-(goal: flat), with samples in between.
+Each of ``--clients`` asyncio clients (``httpx``, the web extra's) loops for ``--seconds``,
+alternately playing a seat and watching agents, over Scum 4p, Scum Party 8p and Scandal
+2p. By default it starts its own server on a free 127.0.0.1 port and reads its resident
+memory from ``/proc``; ``--url`` tests a running server (no memory figures). Report:
+requests/s, p50/p99 latency, errors by kind (goal: none), the server's RSS idle, after a
+warm-up and at the end (goal: flat)::
 
     nice -n 10 python benchmarks/web_load.py --clients 50 --seconds 600
 """

@@ -3,21 +3,10 @@
 Games register themselves through the ``cardsuite.games`` entry-point group
 (`ENTRY_POINT_GROUP`), so this core module names none of them.
 
-A game's [Game][cardsuite.games.Game] record says where the game's own parts
-live: the env and its config, the engine and the batched engine, the rgb
-drawing and the one-seat batched vector env. Every part lives in the game's
-own package. The layers above keep their own per-game tables, keyed by the
-game's name: the agents layer its heuristics, views and search adapters
-(`cardsuite.agents.parts`), the training layer its rewards and warm starts
-(`cardsuite.train.core.games`). Nothing picks a part by switching on a game's
-name, and no game package names a layer above it.
-
-Parts are named as ``"module"`` or ``"module:attribute"`` strings and
-imported only when asked for, so importing the registry imports no engine.
-
-Every command (simulate, tournament, play, train) names a game and passes
-rule options as ``--key value``; this module turns those into a validated
-config and an env, so each command handles every game the same way.
+A [Game][cardsuite.games.Game] record names the game's own parts as
+``"module[:attribute]"`` strings, imported only when asked for. The layers
+above keep their own per-game tables keyed by the game's name
+(`cardsuite.agents.parts`, `cardsuite.train.core.games`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import pettingzoo
 
+from cardsuite.moved import alias_modules
 from scum_env import scum_party_v0, scum_v0
+
+alias_modules({"scum_env.phase": "scum_env.state"})  # the old module name, with a warning
 
 __all__ = ["scum_party_v0", "scum_v0"]
 

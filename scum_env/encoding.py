@@ -11,9 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from cardsuite.obsspec import ObsSpec, Piece
-from scum_env.phase import OVER, PLAY, TRADE
 from scum_env.rules import Rules
-from scum_env.state import State
+from scum_env.state import OVER, PLAY, TRADE, State
 
 NUM_ROLES = 5  # President, Vice President, Middle Class, Next to Scum, Scum (J3)
 ROLES_DOC = (

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from cardsuite.rgb import cards_word
-from scum_env.phase import OVER, PHASE_NAMES, TRADE
-from scum_env.state import State
+from scum_env.state import OVER, PHASE_NAMES, TRADE, State
 
 
 def seat_notes(state: State, player: int) -> list[str]:

@@ -16,10 +16,9 @@ import numpy as np
 
 from cardsuite import safe_json
 from cardsuite.errors import PresetError, StateError
-from scum_env.phase import Phase
 from scum_env.presets import check_roles
 from scum_env.rules import Rules
-from scum_env.state import ARRAY_FIELDS, SCALAR_FIELDS, State, new_stamp
+from scum_env.state import ARRAY_FIELDS, SCALAR_FIELDS, Phase, State, new_stamp
 from scum_env.validate import (
     MAX_SERIES,
     check_state,

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from enum import IntEnum
 
 import numpy as np
 
-from scum_env.phase import OVER, PHASE_NAMES, PLAY, TRADE, Phase
 from scum_env.rules import Rules, TradeStep
 
 __all__ = [
@@ -26,6 +26,21 @@ __all__ = [
     "State",
     "new_stamp",
 ]
+
+
+class Phase(IntEnum):
+    """What a table is doing: a give-back decision (J5), play (J6), or over.
+
+    The values are part of the observation layout and of saved states: they never change.
+    """
+
+    TRADE = 0
+    PLAY = 1
+    OVER = 2
+
+
+TRADE, PLAY, OVER = Phase.TRADE, Phase.PLAY, Phase.OVER
+PHASE_NAMES = ("trade", "play", "over")  # PHASE_NAMES[phase], as the render shows it
 
 _STAMPS = itertools.count(1)  # a fresh stamp for every series started anywhere
 

@@ -14,10 +14,9 @@ from typing import Any
 import numpy as np
 
 from cardsuite.errors import StateError
-from scum_env.phase import OVER, PLAY, TRADE
 from scum_env.presets import is_whole, short
 from scum_env.rules import Rules, TradeStep
-from scum_env.state import State
+from scum_env.state import OVER, PLAY, TRADE, State
 
 MAX_SERIES = 10**9
 

@@ -1,4 +1,11 @@
-"""Test-suite plumbing: tests that need an optional extra skip, with the reason, without it.
+"""Test-suite plumbing: optional extras, and the long checks that run only when asked for.
+
+Tests marked ``slow`` (training smoke runs, the long differential runs, RLlib's
+cluster and fault runs: minutes in all) are skipped unless the marker
+expression names them (``-m slow``, which CI runs as a second job) or
+``CARDSUITE_SLOW=1`` is set; tests marked ``exhaustive`` (the 10^6-step fuzz,
+tens of minutes) only under ``-m exhaustive``. So the README's test command
+stays within a few minutes on 2 cores.
 
 The core install (``pip install cardsuite``) has no torch, stable-baselines3,
 ray or web stack. Test modules that need one of those extras are listed in
@@ -82,3 +89,17 @@ def _sb3_logdir(tmp_path_factory: pytest.TempPathFactory) -> None:
     """
     if "SB3_LOGDIR" not in os.environ:
         os.environ["SB3_LOGDIR"] = str(tmp_path_factory.mktemp("sb3"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip ``slow`` and ``exhaustive`` tests unless they were asked for (module docstring)."""
+    asked = config.getoption("markexpr") or ""
+    run = {
+        "slow": "slow" in asked or os.environ.get("CARDSUITE_SLOW") == "1",
+        "exhaustive": "exhaustive" in asked,
+    }
+    how = {"slow": "-m slow or CARDSUITE_SLOW=1 (CI runs them)", "exhaustive": "-m exhaustive"}
+    for item in items:
+        for marker, wanted in run.items():
+            if marker in item.keywords and not wanted:
+                item.add_marker(pytest.mark.skip(reason=f"{marker}: run with {how[marker]}"))

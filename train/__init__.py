@@ -1,21 +1,14 @@
 """Training for the suite's games: four trainers on one training core.
 
-Imported as ``cardsuite.train`` (the folder is ``train/`` in the repository,
-so a user's own ``train.py`` cannot shadow it). Folders by purpose:
+* ``core/``: what every trainer stands on (settings, run folder, checkpoint, scheduler,
+  league, duplicate evaluator, logs, the training games table);
+* ``ppo/`` (``cardsuite ppo``) and ``dmc/`` (``cardsuite dmc``): batched PPO and Deep
+  Monte-Carlo; ``sb3/`` (``cardsuite train``) and ``rllib/`` (``--backend rllib``):
+  adapters to Stable-Baselines3's MaskablePPO and to RLlib;
+* ``tools/``: ``exploit``, ``export``, learning curves, the citable results table.
 
-* ``core/``: what every trainer stands on: the settings every config derives
-  from, the run folder and its one resume rule, the one checkpoint writer,
-  the scheduler (evaluation, snapshots, checkpoints, budget, signals), the
-  league, the duplicate evaluator, logging and the training games table;
-* ``ppo/`` (``cardsuite ppo``) and ``dmc/`` (``cardsuite dmc``): batched PPO and
-  Deep Monte-Carlo, each a readable algorithm on the core;
-* ``sb3/`` (``cardsuite train``) and ``rllib/`` (``cardsuite train --backend rllib``):
-  adapters that translate the core to Stable-Baselines3's MaskablePPO and to RLlib;
-* ``tools/``: commands and reports on trained agents: ``exploit``, ``export``,
-  learning curves, the citable results table, generated doc tables.
-
-Imports: this layer may import ``cardsuite``, the games and ``cardsuite.agents``;
-nothing below it imports it. Only the trainers import torch, and only when used.
+May import ``cardsuite``, the games and ``cardsuite.agents``; nothing below imports it.
+Only the trainers import torch, and only when used.
 """
 
 from cardsuite.moved import alias_modules

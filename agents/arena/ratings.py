@@ -1,9 +1,8 @@
 """Order-free ratings: one Bradley-Terry fit to every deal at once (``docs/leaderboard.md``).
 
-The fit sees only the win matrix ``W[a][b]`` plus one virtual tied deal per
-pair that played. choix's I-LSR finds the maximum; held references and the
-bootstrap's refits use `fit_strengths_batch` (stacked Newton, 20 to 40 times
-faster). choix and scipy are imported where used (a second at start-up).
+The fit sees only the win matrix ``W[a][b]`` plus one virtual tied deal per pair that played:
+choix's I-LSR, or `fit_strengths_batch` (stacked Newton, 20 to 40 times faster) for held
+references and bootstrap refits. choix and scipy are imported where used (start-up speed).
 """
 
 from __future__ import annotations

@@ -1,11 +1,6 @@
-"""The Scandal heuristic over a batch of rows, as array operations (`BatchedScandalHeuristic`).
-
-A batch policy (`cardsuite.batched.policies`) choosing, row for row, what
-``ScandalPolicy.choose`` chooses, with one S4 repeat memory per (game, player).
-It exists for speed (about 240,000 rows a second at 256 rows, where the
-per-game policy decides 22,000: ``python -m benchmarks.search_bench --heuristic``).
-Differential tests: ``tests/agents/test_scandal_heuristic_batched.py`` and
-``test_batched_heuristic_scandal.py``.
+"""The Scandal heuristic over a batch of rows (`BatchedScandalHeuristic`): what
+``ScandalPolicy.choose`` chooses, with one S4 repeat memory per (game, player), about ten
+times faster (``python -m benchmarks.search_bench --heuristic``).
 """
 
 from __future__ import annotations
@@ -28,16 +23,11 @@ from scandal_env.state import Phase, make_rules
 
 
 class BatchedScandalHeuristic:
-    """The Scandal heuristic over ``[M, obs_dim]`` observations and ``[M, A]`` masks.
-
-    ``config``: a `ScandalConfig` or its dict; ``obs_spec``: default its layout;
-    ``repeat_memory=False``: every position met for the first time (no S4 memory);
-    ``params``: ``take_cost``, ``deep_margin``. ``policy(obs, mask, games=games,
-    players=players)`` keeps one memory per (game, acting player); without them row
-    ``i`` is game ``i``, its player keyed by the dealer's seat relative to the
-    observer. Numpy or torch inputs, the actions in the same kind. ``fallbacks``
-    counts the rows decided by ``ScandalPolicy.choose`` one by one.
-    """
+    """The Scandal heuristic over ``[M, obs_dim]`` observations and ``[M, A]`` masks (numpy or
+    torch): ``config`` a `ScandalConfig` or its dict, ``repeat_memory=False`` no S4 memory,
+    ``params`` ``take_cost`` and ``deep_margin``. ``policy(obs, mask, games=, players=)``
+    keeps one memory per (game, acting player); without them row ``i`` is game ``i``, keyed
+    by the dealer's relative seat. ``fallbacks`` counts rows decided one by one."""
 
     name = "heuristic"
     per_game: ClassVar[bool] = True
@@ -85,7 +75,6 @@ class BatchedScandalHeuristic:
         self.memory: dict[int, RepeatMemory] = {}
         self.fallbacks = 0
 
-    # ------------------------------------------------------------------ entry
     def __call__(self, obs: Any, mask: Any, games: Any = None, players: Any = None) -> Any:
         """The heuristic's action for every row (see the class doc for ``games``/``players``)."""
         return numpy_call(self.choose, obs, mask, _host(games), _host(players))
@@ -121,8 +110,7 @@ class BatchedScandalHeuristic:
         return self._choose(obs, mask, phase, repeat)
 
     def choose_with_repeats(self, obs: Any, mask: Any, repeat: Any) -> np.ndarray:
-        """Actions ``[M]``, row ``i``'s ``ScandalPolicy.choose(view_i, repeat[i])`` (``repeat``:
-        how often its position was met before this hand); no memory is read or written."""
+        """Actions ``[M]``, row ``i``'s ``ScandalPolicy.choose(view_i, repeat[i])`` (no memory)."""
         obs, mask = self._check(np.asarray(obs), np.asarray(mask))
         rep = np.asarray(repeat).reshape(-1)
         if rep.shape != (obs.shape[0],) or rep.dtype.kind not in "iu" or (rep < 0).any():
@@ -142,7 +130,6 @@ class BatchedScandalHeuristic:
         obs = engine.observe_as(engine.cur)[rows]
         return self.choose_with_repeats(obs, mask, np.zeros(rows.size, dtype=np.int64))
 
-    # ------------------------------------------------------------------ internals
     def _check(self, obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         obs = np.asarray(obs, dtype=np.float32)
         mask = np.asarray(mask).astype(bool, copy=False)

@@ -1,9 +1,6 @@
-"""The Scum heuristic over a whole batch of observations at once (array operations).
-
-`BatchedScumHeuristic` chooses, row for row, exactly what `ScumPolicy` chooses
-(``tests/agents/test_batched_heuristic.py``): every step of ``ScumPolicy.choose``
-is a ``[rows, plays]`` boolean table, and "the first legal play that satisfies
-X" an ``argmax`` over it. With ``color_clash`` the policy is called row by row.
+"""The Scum heuristic over a whole batch (`BatchedScumHeuristic`): every step of
+``ScumPolicy.choose`` a ``[rows, plays]`` boolean table, "the first legal play that satisfies
+X" an ``argmax`` over it; with ``color_clash``, `ScumPolicy` row by row.
 """
 
 from __future__ import annotations
@@ -25,12 +22,9 @@ def _first(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 class BatchedScumHeuristic:
-    """The Scum heuristic over ``[M, obs_dim]`` observations and ``[M, A]`` masks.
-
-    ``rules``: the table's compiled rules; ``obs_spec``: default their Scum layout;
-    ``phase_offset``: as in ``view_from_obs``; ``params``: `ScumParams` fields.
-    Numpy or torch inputs (any device); the int64 actions come back in the same kind.
-    """
+    """The Scum heuristic over ``[M, obs_dim]`` observations and ``[M, A]`` masks (numpy or
+    torch) of a table of ``rules``; ``phase_offset``: as in ``view_from_obs``; ``params``:
+    `ScumParams` fields."""
 
     name = "heuristic"
 
@@ -67,7 +61,6 @@ class BatchedScumHeuristic:
         self.sl_phase = sl["phase"]
         self.max_count = c
 
-    # ------------------------------------------------------------------ entry
     def __call__(self, obs: Any, mask: Any) -> Any:
         """The heuristic's action for every row."""
         return numpy_call(self.choose, obs, mask)  # torch in, torch out
@@ -100,10 +93,8 @@ class BatchedScumHeuristic:
             )
         return actions
 
-    # ------------------------------------------------------------------ analysis
     def _counts(self, hand: np.ndarray, played: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per slot: the most cards of an outstanding higher non-special play, and
-        whether a higher special is outstanding (``_Counts``)."""
+        """Per slot, ``_Counts``'s ``sup_normal`` and ``spec_above``."""
         out = np.maximum(self.deck[None, :] - played - hand, 0)
         normal = np.where(self.special[None, :], 0, out)
         # highest over slots strictly above s: reverse running max, shifted by one
@@ -136,7 +127,6 @@ class BatchedScumHeuristic:
         controls = np.where(special & unb_1, hand, 0).sum(axis=1)
         return loser, boss, controls
 
-    # ------------------------------------------------------------------ decisions
     def _give_back(self, hand: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Lowest single non-special card, else the lowest card (J5 give-back)."""
         legal = mask[:, self.give_base :]

@@ -1,22 +1,16 @@
-"""``GreedyAgent``: a simple, documented baseline for every game (its record's ``greedy`` part).
-
-Scum and Scum Party: `climb_greedy`; Scandal: ``ScandalReader.greedy``. It reads
-the observation and the mask only, deterministically; docs/agents.md.
+"""``GreedyAgent``: a simple, documented baseline for every game (its ``greedy`` part):
+`climb_greedy` in Scum and Scum Party, ``ScandalReader.greedy`` in Scandal; docs/agents.md.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from cardsuite.agents.base import TableInfo
+from cardsuite.agents.baselines.heuristic import HeuristicAgent
 from cardsuite.agents.baselines.party import party_rules
 from cardsuite.agents.baselines.scandal import ScandalReader
-from cardsuite.agents.parts import agent_parts, part
-from cardsuite.errors import ConfigError
-from cardsuite.games import get_game
 from scum_env.rules import scum_rules
 
 
@@ -77,34 +71,17 @@ class ScandalGreedy:
 scandal_greedy = ScandalGreedy
 
 
-class GreedyAgent:
+class GreedyAgent(HeuristicAgent):
     """Plays whenever it can, shedding the most and lowest cards first.
 
-    The policy is the ``greedy`` part of the table's game record.
-
     Args:
-        game: a game whose record names a greedy policy (``"scum"``,
-            ``"scum_party"``, ``"scandal"``).
+        game: the game it is meant for (``"scum"``, ``"scum_party"``, ``"scandal"``).
         seed: accepted for the agent protocol; the choices are deterministic.
     """
 
     name = "greedy"
+    policy_part, label = "greedy", "greedy agent"
 
     def __init__(self, game: str, seed: int | None = None) -> None:
         """Remember the game; the policy is built at `reset`."""
-        agent_parts(game, "greedy agent")
-        self.game = get_game(game).name
-        self._make = part(self.game, "greedy")
-        self._policy: Any = None
-
-    def reset(self, table: TableInfo, seed: int | None = None) -> None:
-        """Build the game's greedy policy for ``table``'s layout."""
-        if table.game != self.game:
-            raise ConfigError(f"greedy agent for {self.game!r} seated at a {table.game!r} table")
-        self._policy = self._make(table.config, table.obs_spec)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
-        """The greedy legal action."""
-        if self._policy is None:
-            raise RuntimeError("GreedyAgent.act called before reset")
-        return int(self._policy.act(observation, action_mask))
+        super().__init__(game, seed)

@@ -1,8 +1,5 @@
-"""``HeuristicAgent``: the strongest rule-based player of each game.
-
-At each episode start it builds the table's game's policy (its ``heuristic``
-part, `cardsuite.agents.parts`), which reads the observation through
-``table.obs_spec`` views and the mask only, deterministically.
+"""``HeuristicAgent``: the strongest rule-based player of each game (its ``heuristic`` part),
+reading the observation through ``table.obs_spec`` views and the mask, deterministically.
 """
 
 from __future__ import annotations
@@ -47,19 +44,20 @@ class HeuristicAgent:
     """Rule-based player dispatching to the per-game heuristic.
 
     Args:
-        game: the game it is meant for (``"scum"``, ``"scum_party"``,
-            ``"scandal"``); a table of another game is an error.
+        game: the game it is meant for (``"scum"``, ``"scum_party"``, ``"scandal"``).
         seed: accepted for the agent protocol; the heuristics are deterministic.
         **params: the game's policy knobs (e.g. ``break_min_rest`` for Scum).
     """
 
     name = "heuristic"
+    #: The game part the policy is built from, and what the messages call this agent.
+    policy_part, label = "heuristic", "heuristic"
 
     def __init__(self, game: str, seed: int | None = None, **params: Any) -> None:
         """Remember the game and knobs; the policy is built at `reset`."""
-        agent_parts(game, "heuristic")
+        agent_parts(game, self.label)
         key = get_game(game).name
-        check_params(key, params)
+        check_params(key, params)  # a greedy agent takes none
         self.game = key
         self.params = params
         self._policy: ObservationPolicy | None = None
@@ -67,11 +65,13 @@ class HeuristicAgent:
     def reset(self, table: TableInfo, seed: int | None = None) -> None:
         """Build the policy for ``table`` (its game must be this agent's)."""
         if table.game != self.game:
-            raise ConfigError(f"heuristic for {self.game!r} seated at a {table.game!r} table")
-        self._policy = make_policy(table, **self.params)
+            raise ConfigError(f"{self.label} for {self.game!r} seated at a {table.game!r} table")
+        self._policy = part(table.game, self.policy_part)(
+            table.config, table.obs_spec, **self.params
+        )
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
-        """The heuristic's legal action."""
+        """The policy's legal action."""
         if self._policy is None:
-            raise RuntimeError("HeuristicAgent.act called before reset")
-        return self._policy.act(observation, action_mask)
+            raise RuntimeError(f"{type(self).__name__}.act called before reset")
+        return int(self._policy.act(observation, action_mask))

@@ -1,10 +1,5 @@
-"""The Scum Party heuristic (P1–P8): the climbing-game heuristic at the player's own table.
-
-A Party table runs Scum's engine with Jokers as the only specials (P1) and
-forced trades (P5, no give-back), so `PartyHeuristic` is `ScumPolicy` over the
-rules of the player's table, whose size (the ``seats`` piece) fixes the decks
-and so the card counting. `BatchedPartyHeuristic` makes the same choices over a
-batch, each table size's rows played by one `BatchedScumHeuristic`.
+"""The Scum Party heuristic (P1–P8): `ScumPolicy` over the rules of the player's own table,
+whose size (the ``seats`` piece) fixes the decks; `BatchedPartyHeuristic` is its batched twin.
 """
 
 from __future__ import annotations
@@ -62,13 +57,9 @@ make = PartyHeuristic
 
 
 class BatchedPartyHeuristic:
-    """The Scum Party heuristic over ``[M, obs_dim]`` observations and ``[M, A]`` masks.
-
-    ``config``: a `PartyConfig` or its dict; ``obs_spec``: default the config's
-    layout; ``params``: `ScumParams` fields (ConfigError: an unknown one). A row
-    whose table has finished its hand gets its first legal action (0: none).
-    Numpy or torch inputs; the int64 actions come back in the same kind.
-    """
+    """The Scum Party heuristic over ``[M, obs_dim]`` observations and ``[M, A]`` masks (numpy
+    or torch): ``config`` a `PartyConfig` or its dict, ``params`` `ScumParams` fields. A row
+    whose table has finished its hand gets its first legal action."""
 
     name = "heuristic"
 

@@ -1,13 +1,8 @@
-"""The Scandal heuristic and greedy baseline on observations (rules S1–S9).
+"""The Scandal heuristic and greedy baseline on observations (rules S1–S9; docs/agents.md).
 
-`ScandalReader` builds a `ScandalView` from an observation through the named
-views; `ScandalHeuristic` plays `ScandalPolicy` (``scandal_rule``) on it, and
-`ScandalReader.greedy` is the greedy baseline (docs/agents.md describes both).
-
-**No endless hands (S4).** Both remember the positions met this hand
-(`RepeatMemory`) and do not repeat themselves: back at a draw, only a top
-discard laid down at once is taken and any deep draw that melds is; back at a
-discard met k times, the card ranked k-th goes. Both stay deterministic.
+`ScandalReader` builds a `ScandalView`; `ScandalHeuristic` plays `ScandalPolicy` on it. Both
+remember the positions met this hand (`RepeatMemory`, S4): back at a draw, only a top discard
+laid down at once is taken; back at a discard met k times, the card ranked k-th goes.
 """
 
 from __future__ import annotations
@@ -26,13 +21,9 @@ __all__ = ["RepeatMemory", "ScandalHeuristic", "ScandalPolicy", "ScandalReader",
 
 
 class RepeatMemory:
-    """How often the agent has already been in a position this hand (S4).
-
-    A position is its hand, the melded scandals, the phase, the duty and forbidden
-    cards, and at a draw the top discard (not the pile, the hand sizes or the turn,
-    so a stalled hand shows its repeats within a round or two). A lower turn than
-    the last starts a new hand; ``seen`` counts each position's visits.
-    """
+    """How often the agent has already been in a position this hand (S4): its `PIECES`, and at
+    a draw the top discard (so a stalled hand repeats within a round or two); a lower turn
+    than the last starts a new hand; ``seen`` counts each position's visits."""
 
     PIECES = ("hand", "melded_by", "phase", "duty", "forbidden")
 

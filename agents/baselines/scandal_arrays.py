@@ -1,9 +1,5 @@
-"""`ScandalPolicy.choose` over arrays: the batched Scandal heuristic's draws and discards.
-
-`ScandalArrays.playable` and ``usefulness`` equal the per-game methods for
-every row, and `ScandalArrays.choose` decides every row as ``ScandalPolicy.choose``
-does: the plain rules of build and meld rows, one ``playable`` call over every
-draw row's candidate hands, one ``usefulness`` call and one sort for the discards.
+"""`ScandalPolicy.choose` over arrays (`ScandalArrays`): the batched Scandal heuristic's
+draws and discards, every row as the per-game methods decide it.
 """
 
 from __future__ import annotations
@@ -19,12 +15,8 @@ from scandal_env.state import Phase
 
 
 class ScandalArrays:
-    """``ScandalPolicy``'s analysis (`playable`, `usefulness`) over ``[K, n]`` rows, each
-    result equal to the per-game method's, for ``policy``'s deck.
-
-    Raises:
-        ConfigError: a card of several scandals that is a title or blue/green (S1).
-    """
+    """``ScandalPolicy``'s analysis (`playable`, `usefulness`) over ``[K, n]`` rows; ConfigError:
+    a card of several scandals that is a title or blue/green (S1)."""
 
     def __init__(self, policy: ScandalPolicy) -> None:
         """Precompute the deck's lookup arrays."""
@@ -150,10 +142,9 @@ class ScandalArrays:
         views: Callable[[np.ndarray], dict[str, np.ndarray]],
         fallback: Callable[[np.ndarray, np.ndarray], Any],
     ) -> tuple[np.ndarray, int]:
-        """``ScandalPolicy.choose(view_i, repeat[i])`` of every row ``i`` of ``mask``, and
-        how many rows went to ``fallback``: ``views(rows)`` gives the draw and discard rows'
-        view pieces, ``fallback(rows, legal)`` the per-game choices of rows with a legal
-        deep draw deeper than the pile (no engine position has one)."""
+        """``ScandalPolicy.choose(view_i, repeat[i])`` of every row, and how many rows went to
+        ``fallback(rows, legal)`` (a deep draw deeper than the pile); ``views(rows)``: the
+        draw and discard rows' view pieces."""
         lay = self.lay
         m = mask.shape[0]
         actions = np.zeros(m, dtype=np.int64)
@@ -195,9 +186,7 @@ class ScandalArrays:
     def _decide(
         self, v: dict[str, np.ndarray], is_draw: np.ndarray, out: np.ndarray, fall: np.ndarray
     ) -> None:
-        """Fill ``out`` with the draw or discard of every row; mark ``fall`` for the fallback.
-        One `playable` call covers every draw row's candidate hands, one `usefulness`
-        call every discard row and every draw row asking whether the top discard builds."""
+        """Fill ``out`` with the draw or discard of every row; mark ``fall`` for the fallback."""
         arr, lay, pol = self, self.lay, self.policy
         hand, melded, opp, in_pile = v["hand"], v["melded"], v["opp"], v["in_pile"]
         legal, repeat, size = v["mask"], v["repeat"], v["size"]
@@ -286,9 +275,8 @@ class ScandalArrays:
             out[x_rows] = np.where(count > 0, lay.DISCARD + pick, v["first"][x_rows])
 
     def pile_order(self, in_pile: np.ndarray, depth: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each row's cards in pile order (bottom first; the pile's cards first) and each
-        card's place in that order: deepest first, ties by card id (``ScandalReader.view``).
-        ``depth``: each card's integer depth in the pile (0: the top)."""
+        """Each row's cards in pile order (deepest first, ties by id; ``depth``: 0 the top) and
+        each card's place in it."""
         n = self.n
         order = np.argsort(np.where(in_pile, -depth, n), axis=1, kind="stable")
         rank = np.empty_like(order)

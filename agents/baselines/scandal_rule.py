@@ -1,10 +1,6 @@
-"""The Scandal heuristic's decision rule (`ScandalPolicy`) over a `ScandalView` (rules S1–S9).
-
-The one definition of the rule; the view comes from an observation
-(``ScandalReader``) or an engine state (`view_from_state`, for rollouts). Its
-faster forms, the batched twin (``scandal_arrays``) and the compiled rollouts
-(`cardsuite.agents.search.kernels.scandal_heuristic`), are held to it by
-differential tests.
+"""The Scandal heuristic's decision rule (`ScandalPolicy`) over a `ScandalView` (rules S1–S9),
+of an observation (``ScandalReader``) or an engine state (`view_from_state`). Its batched and
+compiled forms are held to it by differential tests.
 """
 
 from __future__ import annotations
@@ -19,10 +15,9 @@ from scandal_env.config import ScandalConfig
 
 @dataclass
 class ScandalView:
-    """What the acting player knows: own cards (bool[n]), the scandals melded this hand,
-    the discard pile bottom first, the cards known in opponents' hands (bool[n]), the
-    phase, the deep-drawn card to meld first (S3) and the top discard drawn this turn
-    (S7) (-1: none), the legal mask, and the cards in the stock (-1: not known)."""
+    """What the acting player knows: own cards, the melded scandals, the pile bottom first, the
+    cards known in opponents' hands, the phase, the duty (S3) and forbidden (S7) cards (-1:
+    none), the legal mask, the cards in the stock (-1: not known)."""
 
     hand: np.ndarray
     melded: np.ndarray
@@ -59,8 +54,7 @@ class ScandalPolicy:
     Args:
         config: the game config (deck and action layout).
         take_cost: weight of the value of taken cards that cannot be used at once.
-        deep_margin: points a deep draw must gain to be taken (the defaults won
-            95.5% of 100 duplicate deals against random, ``0.5, 5`` 94%).
+        deep_margin: points a deep draw must gain to be taken.
     """
 
     def __init__(
@@ -84,14 +78,12 @@ class ScandalPolicy:
         # Plain Python copies for the per-card loops (exact: card values are integers).
         self._value = [float(v) for v in self.value]
 
-    # ------------------------------------------------------------------ analysis
     def playable(self, hand: np.ndarray, melded: np.ndarray) -> tuple[float, set[int]]:
         """Points of the cards that could be laid down now, and those cards."""
         return self._playable(_held(hand), _flags(melded))
 
     def _playable(self, held: set[int], melded: list[bool]) -> tuple[float, set[int]]:
-        """`playable` of the cards ``held`` (a set) and the melded flags (a list); the
-        scandals in order, a gold card going to the first that can use it."""
+        """`playable` of a set and a list (the scandals in order, a gold card to the first)."""
         used: set[int] = set()
         scandals = sorted({s for c in held for s in self.scandals_of[c]})
         for s in scandals:
@@ -137,7 +129,6 @@ class ScandalPolicy:
             best = max(best, u)
         return best
 
-    # ------------------------------------------------------------------ entry
     def choose(self, view: ScandalView, repeat: int = 0) -> int:
         """The heuristic's legal action for ``view``; ``repeat``: times this draw or discard
         position was already met this hand (`RepeatMemory`; 0: the plain heuristic)."""
@@ -172,8 +163,8 @@ class ScandalPolicy:
         return self.choose(view_from_state(state))
 
     def draw(self, view: ScandalView, legal: np.ndarray, repeat: int = 0) -> int:
-        """Deep draw when it pays, the top discard when it helps (to build a meld: only if more
-        useful than the card then thrown, and not at a draw met before, S4), else the stock."""
+        """A deep draw when it pays, the top discard when it helps (to build a meld: not at a
+        draw met before, S4), else the stock."""
         lay = self.lay
         pile = view.pile
         margin = self.deep_margin if not repeat else float("-inf")
@@ -199,10 +190,9 @@ class ScandalPolicy:
         margin: float,
         base: float | None = None,
     ) -> int:
-        """The legal deep draw (S3) whose ``points laid down now - take_cost * waste`` is highest
-        and above ``margin`` (the shallowest among equals), or -1 (``base``: `playable` points
-        of the hand, if known). One that would leave a single card in stock and pile is taken
-        only when it goes out (S4: no hand of one or two cards could ever meld again)."""
+        """The legal deep draw (S3) of highest ``points laid down now - take_cost * waste`` above
+        ``margin`` (the shallowest among equals), or -1; one that leaves a single card in stock
+        and pile only when it goes out (S4). ``base``: `playable` points of the hand, if known."""
         lay = self.lay
         pile = view.pile
         deep = legal[(legal > lay.DRAW_DISCARD) & (legal < lay.MELD_START)].tolist()
@@ -228,9 +218,8 @@ class ScandalPolicy:
         return best_action
 
     def goes_out(self, hand: np.ndarray, used: set[int]) -> bool:
-        """``hand`` can go out this turn: all its cards but one are laid down (``used``
-        from `playable`), or all of one scandal, at least 4, of which one is
-        kept back for the last discard (S8)."""
+        """``hand`` can go out this turn: all but one card laid down (``used``), or all, at least
+        4, of one scandal, one kept back for the last discard (S8)."""
         return self._goes_out(int(hand.sum()), used)
 
     def _goes_out(self, held: int, used: set[int]) -> bool:
@@ -259,8 +248,8 @@ class ScandalPolicy:
         return gain > worst
 
     def discard(self, view: ScandalView, legal: np.ndarray, repeat: int = 0) -> int:
-        """The least useful card, the most valuable among equals (S7: the mask); at a discard
-        met ``repeat`` times this hand, the card ranked ``repeat`` (cyclically, S4)."""
+        """The least useful card, the most valuable among equals; at a discard met ``repeat``
+        times, the card ranked ``repeat`` (cyclically, S4)."""
         lay = self.lay
         cards = (legal[legal >= lay.DISCARD] - lay.DISCARD).tolist()
         if not cards:

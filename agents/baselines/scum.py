@@ -1,10 +1,8 @@
 """Rule-based policy for the climbing games (Scum 4J, J1–J9; Scum Party's tables).
 
-`ScumPolicy` reads a `ClimbView` (own hand, the top play, the cards played this
-series) built from an observation (`view_from_obs`) or an engine state
-(`view_from_state`, for search rollouts), so the agent and the rollouts share
-one policy: the rule books' advice plus card counting (groups, bosses, losers
-and controls). The strategy, step by step: docs/agents.md, "heuristic".
+`ScumPolicy` reads a `ClimbView` of an observation (`view_from_obs`) or an engine state
+(`view_from_state`, for rollouts): the rule books' advice plus card counting. The strategy:
+docs/agents.md, "heuristic".
 """
 
 from __future__ import annotations
@@ -23,9 +21,8 @@ GIVE, LEAD, FOLLOW = 0, 1, 2
 
 @dataclass
 class ClimbView:
-    """What the acting player knows, in card-slot counts (plain lists, for speed): own hand,
-    the top play's size and best slot (0 and -1 when leading), the cards played this
-    series, the phase (``GIVE``, J5, ``LEAD`` or ``FOLLOW``) and the legal mask."""
+    """What the acting player knows, in card-slot counts: own hand, the top play's size and
+    best slot (0 and -1 leading), the cards played this series, the phase, the mask."""
 
     hand: list[int]
     top_count: int
@@ -38,8 +35,7 @@ class ClimbView:
 def view_from_obs(
     obs_spec: ObsSpec, obs: np.ndarray, mask: np.ndarray, phase_offset: int = 0
 ) -> ClimbView:
-    """The view of an observation, read only through the spec's named views (``phase_offset``:
-    0 for Scum's phases, 1 for Scum Party's, which have no give-back)."""
+    """The view of an observation (``phase_offset``: 0 for Scum, 1 for Scum Party)."""
     view = obs_spec.view
     top = [round(float(v)) for v in view(obs, "top_cards")]
     nz = [s for s, v in enumerate(top) if v]
@@ -74,12 +70,12 @@ class ScumParams:
     """Tunable knobs of the climbing-game heuristic (chosen in self-play, docs/agents.md).
 
     Attributes:
-        break_min_rest: break a group to follow only if this many cards of its rank
-            stay together (0: never, except to go out or run out).
-        spend_specials: play a special for the lead when not needed to finish, with
-            two or more controls and more controls than losers - 1.
-        special_top_count: also play a special against a top play of at least this
-            many cards (0: never).
+        break_min_rest: break a group to follow only if this many cards of its rank stay
+            together (0: never, except to go out or run out).
+        spend_specials: play a special for the lead with two or more controls and more
+            controls than losers - 1.
+        special_top_count: also play a special against a top play of at least this many
+            cards (0: never).
     """
 
     break_min_rest: int = 1
@@ -145,8 +141,7 @@ class ScumPolicy:
         return self._decide(view.phase == LEAD, view.hand, view.top_count, view.played, plays)
 
     def choose_state(self, state: E.State) -> int:
-        """``choose(view_from_state(state))``, for search rollouts: the same action, faster
-        (the legal plays listed from the hand, not the mask, where that is exact)."""
+        """``choose(view_from_state(state))``, faster (the plays listed from the hand)."""
         if self.colour_mode or state.phase != E.PLAY:
             return self.choose(view_from_state(state))
         hand = state.hands[state.to_act].tolist()
@@ -182,9 +177,7 @@ class ScumPolicy:
     def plays_from_hand(
         self, hand: list[int], top_count: int, top_slot: int
     ) -> list[tuple[int, int, int]]:
-        """The legal plays of ``hand`` as `_legal_plays` lists them (J5, J6; no colour mode):
-        leading, every set of one slot; following, a single special above a set of two or
-        more (J6), then sets of exactly ``top_count`` above ``top_slot``."""
+        """The legal plays of ``hand`` as `_legal_plays` lists them (J5, J6; no colour mode)."""
         k = self.k
         if top_count == 0:
             most = min(max(hand), self.max_count)

@@ -1,10 +1,8 @@
 """Agents in any language: ``exec:COMMAND`` runs an agent as a child process speaking JSON lines.
 
-``exec:[timeout=SECONDS] [on_error=stop|forfeit] COMMAND...`` is split with `shlex` and
-started directly, never through a shell, in its own session. The protocol, the settings and
-what each failure does: ``docs/protocol.md``. Failures are `AgentProcessError`s; a failing
-process is killed and reaped at once, and every process gets ``close`` when its agent is
-dropped (killed after a second) or is killed at interpreter exit.
+``exec:[timeout=SECONDS] [on_error=stop|forfeit] COMMAND...`` is split with `shlex` and started
+without a shell, in its own session; the protocol and what each failure does:
+``docs/protocol.md``. A failing process is killed and reaped at once.
 """
 
 from __future__ import annotations
@@ -125,8 +123,7 @@ class ExecAgent:
         override its settings, ``seed`` is unused (each game's comes in ``reset``).
 
         Raises:
-            ConfigError: an empty or unsplittable command, a program not on
-                PATH, a bad timeout or on_error.
+            ConfigError: an empty or unsplittable command, a program not on PATH, a bad setting.
         """
         self.argv, self.timeout, self.on_error = parse_command(command)
         if timeout is not None:
@@ -210,14 +207,12 @@ class ExecAgent:
         proc, self._proc = self._proc, None
         if proc is None:
             return
-        try:
+        with contextlib.suppress(OSError, ValueError, subprocess.TimeoutExpired):
             if proc.poll() is None and proc.stdin is not None:
                 proc.stdin.write(b'{"type": "close"}\n')
                 proc.stdin.flush()
                 proc.stdin.close()
                 proc.wait(timeout=CLOSE_GRACE)
-        except (OSError, ValueError, subprocess.TimeoutExpired):
-            pass
         _kill(proc)
 
     def __del__(self) -> None:
@@ -318,13 +313,9 @@ class ExecAgent:
         return answer
 
     def _crashed(self) -> AgentCrashed:
-        proc = self._proc
         code = None
-        if proc is not None:
-            try:
-                code = proc.wait(timeout=1.0)
-            except subprocess.TimeoutExpired:
-                code = None
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            code = None if self._proc is None else self._proc.wait(timeout=1.0)
         how = f"exited with code {code}" if code is not None else "closed its output"
         return AgentCrashed(f"{self.name}: the process {how} before answering")
 
@@ -337,11 +328,9 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
         except (ProcessLookupError, PermissionError):
             proc.kill()
     for stream in (proc.stdin, proc.stdout):
-        try:
-            if stream is not None:
+        if stream is not None:
+            with contextlib.suppress(OSError):
                 stream.close()
-        except OSError:
-            pass
     proc.wait()
 
 

@@ -1,14 +1,10 @@
-"""Table-sized agents that take a seat at any table of their game (``network.layout: projected``).
+"""Table-sized agents that sit at any table of their game (``network.layout: projected``).
 
-Such an agent (``pretrained:party8``, ``scandal2_table``; ``python -m
-cardsuite.agents.learned.any_table RUN/agent OUT`` marks a copy of any table-sized agent,
-`mark_any_table`) plays its own table exactly as the `PPOAgent` it is. At another table of
-its game the observation is padded into the size-generic layout and cut back to the
-network's own seats and tables (`cardsuite.agents.learned.layout`): seats past its own are
-dropped, missing ones read zero, and each entry keeps the table's own scaling (a share of its
-bound there, as the network's were at its own table). Actions keep their ids; a larger
-table's further actions get the logit `FAR_BELOW`, so they are chosen only when nothing else
-is legal. How well it plays off its size is measured: ``docs/results.md``, "At other sizes".
+At its own table such an agent is the `PPOAgent` it is; at another the observation is padded
+into the size-generic layout and cut back to its own seats and tables (missing ones read
+zero, each entry keeps the table's scaling), and a larger table's further actions get the
+logit `FAR_BELOW`. `mark_any_table` (``python -m cardsuite.agents.learned.any_table``) marks
+a copy of an agent; how well it plays off its size: ``docs/results.md``.
 """
 
 from __future__ import annotations
@@ -26,6 +22,7 @@ from cardsuite import safe_json
 from cardsuite.agents.base import TableInfo
 from cardsuite.agents.learned.layout import (
     LAYOUTS,
+    check_sizes,
     check_table_fits,
     pad_observation,
     unpad_observation,
@@ -53,8 +50,8 @@ def own_table(meta: AgentMeta, where: str) -> tuple[ObsSpec, int]:
     """The observation spec and action count of the table ``meta.options`` describes.
 
     Raises:
-        CheckpointError: naming the field: ``network.layout`` (the game has no size-generic
-            layout), ``options`` (no table), ``obs_size`` or ``num_actions`` (not its table's).
+        CheckpointError: naming the field (``network.layout``, ``options``, ``obs_size``,
+            ``num_actions``) that does not fit.
     """
     if meta.game not in LAYOUTS:
         raise CheckpointError(
@@ -65,22 +62,13 @@ def own_table(meta: AgentMeta, where: str) -> tuple[ObsSpec, int]:
         spec, actions = _own_table(meta.game, json.dumps(meta.options, sort_keys=True))
     except (CardsuiteError, TypeError, ValueError) as err:
         raise CheckpointError(f"{where}: field 'options' does not build a table: {err}") from None
-    if spec.size != meta.obs_size:
-        raise CheckpointError(
-            f"{where}: field 'obs_size': its options' table has {spec.size} entries, "
-            f"got {meta.obs_size}"
-        )
-    if actions != meta.num_actions:
-        raise CheckpointError(
-            f"{where}: field 'num_actions': its options' table has {actions} actions, "
-            f"got {meta.num_actions}"
-        )
+    check_sizes(meta, where, "its options' table", spec.size, actions)
     return spec, actions
 
 
 def as_projected(meta: AgentMeta, where: str) -> AgentMeta:
-    """``meta`` of a table-sized network, marked ``network.layout: projected``; CheckpointError
-    where it is not table-sized (``network.layout``) or `own_table`'s checks fail."""
+    """``meta`` marked ``network.layout: projected``; CheckpointError where it is not
+    table-sized or `own_table`'s checks fail."""
     if meta.network.layout != "table":
         raise CheckpointError(
             f"{where}: field 'network.layout' is {meta.network.layout!r}; only a table-sized "
@@ -93,8 +81,7 @@ def as_projected(meta: AgentMeta, where: str) -> AgentMeta:
 
 
 def mark_any_table(source: str | Path, target: str | Path) -> Path:
-    """Copy the agent folder ``source`` to the new folder ``target``, marked any-table (every
-    tensor as stored, so it plays its own table exactly as ``source``).
+    """Copy the agent folder ``source`` to the new folder ``target``, marked any-table.
 
     Raises:
         CheckpointError: ``source`` is not a loadable table-sized agent of a game with a
@@ -106,15 +93,13 @@ def mark_any_table(source: str | Path, target: str | Path) -> Path:
 
 @dataclass(frozen=True)
 class ProjectedSnapshot(TableView):
-    """A table-sized actor seen at another table of its game (module doc): `inputs` projects
-    the table's scaled observations onto ``own``, the network's own table's spec."""
+    """A table-sized actor at another table: `inputs` projects onto ``own``, its table's spec."""
 
     own: ObsSpec | None = None
     _src: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), repr=False)
 
     def __post_init__(self) -> None:
-        """Check the fields; find each network entry's table entry once (padding then cutting
-        back is a gather: entry ``j`` is table entry ``_src[j]``, or zero where it is -1)."""
+        """Check the fields; network entry ``j`` is table entry ``_src[j]`` (-1: zero)."""
         if self.source is None or self.own is None or not self.game or self.table_actions < 1:
             raise ConfigError("ProjectedSnapshot needs game, source, own and table_actions")
         eye = np.eye(self.source.size, dtype=np.float32)
@@ -140,8 +125,7 @@ class ProjectedSnapshot(TableView):
 
 
 class AnyTableAgent(PPOAgent):
-    """A table-sized learned agent that takes a seat at any table of its game (module doc):
-    its own `PPOAgent` at its own table, a `ProjectedSnapshot` at another."""
+    """A table-sized learned agent at any table of its game, through a `ProjectedSnapshot`."""
 
     def __init__(self, arrays: Any, meta: AgentMeta, **kwargs: Any) -> None:
         """Wrap loaded weights (CheckpointError naming a metadata field that does not fit)."""
@@ -155,20 +139,21 @@ class AnyTableAgent(PPOAgent):
         super().__init__(arrays, meta, **kwargs)
 
     def _seat(self, table: TableInfo) -> Snapshot | None:
-        """Accept any table of the agent's game that fits its generic layout; the
-        projection there (None at its own table: exactly the `PPOAgent`)."""
+        """Accept a table of its game that fits the generic layout; the projection (None: own)."""
         check_table_fits(self.name, self.game, table)
         if table.obs_spec.size == self.meta.obs_size and table.num_actions == self.meta.num_actions:
             return None
-        net = self.meta.network
-        return ProjectedSnapshot(self.meta.step, self._arrays, net.activation, net.actor,
-                                 net.features, game=self.game, source=table.obs_spec,
-                                 own=self._own, table_actions=table.num_actions)  # fmt: skip
+        return self._network_as(
+            ProjectedSnapshot,
+            game=self.game,
+            source=table.obs_spec,
+            own=self._own,
+            table_actions=table.num_actions,
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m cardsuite.agents.learned.any_table SOURCE TARGET``: `mark_any_table`; an error is one
-    line on stderr and exit status 2."""
+    """``python -m cardsuite.agents.learned.any_table SOURCE TARGET``: `mark_any_table`."""
     import argparse
 
     p = argparse.ArgumentParser(description="copy a table-sized agent folder, marked any-table")

@@ -19,10 +19,8 @@ code reads (every field below is checked; a `CheckpointError` names a bad one)::
               deals: 400, margin: -0.083, margin_ci: 0.043}
     ---
 
-``won`` is the share of duplicate deals won (ties half) in percent, ``ci`` its 95%
-half-width (in ``exploit``, the best response's). The front matter is read by
-`cardsuite.safe_yaml`; the card's facts and ``docs/agents.md``'s list are generated from it
-(`tables`), so ``python -m cardsuite.docs --check`` fails when one is stale.
+``won``: the share of duplicate deals won (ties half), in percent; ``ci``: its 95% half-width.
+The card's facts and ``docs/agents.md``'s list are generated from it (`tables`).
 """
 
 from __future__ import annotations
@@ -192,7 +190,6 @@ def read_card(folder: str | Path) -> ModelCard:
     return card
 
 
-# ------------------------------------------------------------------ Markdown
 def _seats(card: ModelCard) -> str:
     low, high = card.sizes
     return str(low) if low == high else f"{low}–{high}"
@@ -245,7 +242,6 @@ def tables() -> list[tuple[str, str, Callable[[], str]]]:
     return out
 
 
-# ------------------------------------------------------------------ command
 def add_command(sub: Any) -> tuple[str, Any]:
     """Register ``cardsuite agents``; returns its name and runner."""
     what = "the agent kinds and the shipped agents (from their model cards)"

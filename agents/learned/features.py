@@ -1,15 +1,11 @@
 """Card-counting inputs: derived features a Scum or Scum Party network reads beside its observation.
 
-Per rank slot of the table's deck, from the observation alone (its own hand and the public
-``played`` counts): the cards of that rank still out; the most cards of one higher ordinary
-rank still out; whether a higher special card (a Joker) is still out; whether its own group
-of that rank can no longer be beaten. The four blocks follow the observation (``4 * R`` more
-inputs), counts divided by the largest deck count, computed from the *scaled* observation
-(the stored ``hand_scale`` / ``played_scale`` undo it). They are part of the network
-(``network.features`` in ``agent.json``): the numpy forward pass and the torch network call
-the same code. On a layout of several table sizes each row's deck is its table's (P1: two
-decks up to 8 players, three up to 12, four up to 15), found from its ``seats`` piece.
-Why: ``docs/archive.md``, "Scum Party: why a near-copy of the heuristic loses".
+Per rank slot, from the scaled observation (own hand, public ``played`` counts): the cards
+still out; the most cards of one higher ordinary rank still out; whether a higher special
+(a Joker) is still out; whether its own group can no longer be beaten: ``4 * R`` inputs
+after the observation, counts over the largest deck count. They are part of the network
+(``network.features`` in ``agent.json``); with several table sizes each row's deck is its
+table's (P1), found from its ``seats`` piece. Why: ``docs/archive.md``.
 """
 
 from __future__ import annotations
@@ -22,8 +18,7 @@ import numpy as np
 
 from cardsuite.errors import CheckpointError
 
-FEATURES = ("counts",)
-"""Names ``cardsuite ppo --features`` accepts."""
+FEATURES = ("counts",)  # what ``cardsuite ppo --features`` accepts
 
 MAX_SLOTS = 64
 
@@ -33,13 +28,12 @@ class CountInputs:
     """The card-counting inputs of one table's observation (module doc).
 
     Attributes:
-        hand, played: ``(start, stop)`` of the observation's own-hand and public played
-            counts per slot; ``hand_scale``, ``played_scale``: their entries' factors.
+        hand, played: ``(start, stop)`` of the own-hand and played counts per slot;
+            ``hand_scale``, ``played_scale``: their entries' factors.
         deck: cards of each slot; special: slots that beat any ordinary rank (Jokers);
             ends: slots whose play ends the round.
-        sized: ``(table size, deck)`` pairs, ascending, on a layout of several table sizes
-            (empty: ``deck`` is every row's); seats: ``(start, stop)`` of the ``seats``
-            piece, whose sum is a row's table size; seats_scale: its entries' factor.
+        sized: ``(table size, deck)`` pairs, ascending (empty: ``deck`` is every row's);
+            seats: ``(start, stop)`` of the ``seats`` piece; seats_scale: its factor.
     """
 
     hand: tuple[int, int]

@@ -1,8 +1,6 @@
-"""Files of trained agents on disk: bounded reads, atomic writes, and where a run keeps its agent.
+"""Files of trained agents: bounded reads, atomic writes, and where a run keeps its checkpoint.
 
-The pickle-free building blocks of the safe agent format and of the trainers' checkpoints.
-A run keeps its latest checkpoint in ``RUN/checkpoint/`` (``RUN/checkpoint.prev/`` while a
-swap is half done), its agent in ``agent/``; `find_checkpoint` finds it.
+A run's latest checkpoint is ``RUN/checkpoint/`` (``checkpoint.prev/`` mid-swap).
 """
 
 from __future__ import annotations
@@ -21,7 +19,6 @@ CHECKPOINT_DIR = "checkpoint"
 PREVIOUS_DIR = "checkpoint.prev"
 STATE_FILE = "state.json"
 
-# What a foreign or old (format 1) SB3 zip gets told.
 SB3_ZIP_REFUSAL = (
     "is a stable-baselines3 zip: its 'data' entry may hold pickled ':serialized:' values "
     "that run arbitrary code when loaded, so cardsuite never loads it. If you trust the "

@@ -1,8 +1,6 @@
-"""The ``ppo:PATH`` and ``rllib:PATH`` agent kinds (``pretrained:NAME`` is `pretrained`'s).
+"""The ``ppo:PATH`` and ``rllib:PATH`` agent kinds (entry points of ``pyproject.toml``).
 
-Registered through the ``cardsuite.agents`` entry-point group (see
-``pyproject.toml``). Importing this module is light: the agent classes load
-only when a spec uses them; neither needs torch or ray.
+Light to import: the agent classes load when a spec uses them (``pretrained`` is `pretrained`'s).
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """Size-generic observations: any table of a game in one fixed layout (one network per game).
 
-A table's observation, as the env documents it, maps into its game's layout: per-seat pieces
-(relative seating) are padded with zeros to the largest table (15 seats for Scum Party, P2;
-6 players for Scandal, S2), keeping each seat's block together; Party's ``table`` one-hot is
-padded to 10 tables; other pieces are copied; a ``seat_present`` piece is appended. Bounds
-are the largest table's, so the input scaling is the same at every size. Action ids do not
-depend on the table, so a table's mask is the generic mask's first entries (`pad_mask`).
-
-The env's observation is never changed: an agent pads what it is given (`pad_observation`;
-`unpad_observation` is its inverse). See ``docs/agents.md``, "Shipped agents".
+Per-seat pieces are padded with zeros to the largest table (Scum Party 15 seats, P2; Scandal
+6, S2), Party's ``table`` one-hot to 10 tables, and a ``seat_present`` piece is appended; the
+bounds are the largest table's. A table's mask is the generic mask's first entries. An agent
+pads what it is given (`pad_observation`, `pad_mask`); the env's observation never changes.
 """
 
 from __future__ import annotations
@@ -30,8 +25,7 @@ PARTY_MAX_TABLES = 10  # 50 players (P2) in tables of 5
 PARTY_MAX_ACTIONS = 225  # 1 + 16 * 14: four decks (P1) at a 13-15 player table
 SCANDAL_MAX_SEATS = 6  # S2
 
-# Pieces that hold one block per relative seat: name -> (entries per seat, seats offset).
-# ``seats offset`` -1: one block per *other* player (Scandal's ``opp_known``).
+# Per-seat pieces: name -> (entries per seat, seat offset; -1: per *other* player).
 PARTY_PER_SEAT: dict[str, tuple[int, int]] = {
     "top_player": (1, 0), "passed": (1, 0), "acted": (1, 0), "cards_left": (1, 0),
     "finish_rank": (1, 0), "seats": (1, 0), "roles": (5, 0), "position": (1, 0),
@@ -45,9 +39,9 @@ SCANDAL_PER_SEAT: dict[str, tuple[int, int]] = {
 
 @dataclass(frozen=True)
 class GenericLayout:
-    """The size-generic layout of one game: its largest table's seats, tables and actions, its
-    smallest table's seats, the per-seat pieces (name -> entries per seat, seat offset) and
-    the pieces with one entry per table."""
+    """The size-generic layout of one game: the largest table's seats, tables and actions, the
+    per-seat pieces (name -> entries per seat, seat offset), the per-table pieces, the
+    smallest table's seats."""
 
     game: str
     max_seats: int
@@ -135,6 +129,20 @@ def check_table_fits(name: str, game: str, table: TableInfo) -> None:
         )
 
 
+def check_sizes(meta: Any, where: str, what: str, obs_size: int, num_actions: int) -> None:
+    """CheckpointError naming ``meta``'s field ``obs_size`` or ``num_actions`` where it is not
+    ``what``'s (``obs_size`` entries, ``num_actions`` actions)."""
+    if meta.obs_size != obs_size:
+        raise CheckpointError(
+            f"{where}: field 'obs_size': {what} has {obs_size} entries, got {meta.obs_size}"
+        )
+    if meta.num_actions != num_actions:
+        raise CheckpointError(
+            f"{where}: field 'num_actions': {what} has {num_actions} actions, "
+            f"got {meta.num_actions}"
+        )
+
+
 def check_game(name: str, game: str, table: TableInfo) -> None:
     """CheckpointError unless ``table`` is of ``game``, the one agent ``name`` trained on."""
     if table.game != game:
@@ -166,8 +174,7 @@ def _places(source: ObsSpec, game: str) -> tuple[ObsSpec, np.ndarray]:
 
 
 def pad_observation(obs: Any, source: ObsSpec, game: str) -> np.ndarray:
-    """``obs`` (``[D]`` or ``[B, D]`` of a table with spec ``source``) laid out as
-    ``generic_spec(game)``, whatever the table's size.
+    """``obs`` (``[D]`` or ``[B, D]`` of a table with spec ``source``) as ``generic_spec(game)``.
 
     Raises:
         ConfigError: ``obs`` does not have ``source``'s size, or the table is too large.
@@ -207,8 +214,7 @@ def pad_mask(mask: Any, game: str) -> np.ndarray:
 
 
 def unpad_observation(generic: Any, source: ObsSpec, game: str) -> np.ndarray:
-    """The inverse of `pad_observation`: ``generic`` (``[G]`` or ``[B, G]``) back in
-    ``source``'s layout, padding and ``seat_present`` dropped.
+    """The inverse of `pad_observation`: ``generic`` (``[G]`` or ``[B, G]``) in ``source``'s layout.
 
     Raises:
         ConfigError: ``generic`` is not of the generic layout's size, or the table too large.

@@ -1,9 +1,7 @@
 """An agent's metadata (``agent.json``): `AgentMeta`, and the checks every field meets.
 
-Loading an agent (`cardsuite.agents.learned.safe_io`) validates every field
-of its ``agent.json`` before any tensor is used: a `CheckpointError` names
-the field. `check_weights` then checks the tensors against the declared
-actor network (names, shapes, dtypes, finite values).
+`validate_meta` checks each field (a `CheckpointError` names it) before any tensor is used;
+`check_weights` checks the tensors against the declared actor network.
 """
 
 from __future__ import annotations
@@ -33,10 +31,9 @@ _SHA = re.compile(r"[0-9a-f]{64}")
 
 @dataclass(frozen=True)
 class AgentMeta:
-    """What ``agent.json`` records besides the checksum: the game's registry name and rule
-    options, the observation and action sizes the network reads and scores, the actor's
-    architecture, the learner steps trained, who wrote it (``"cardsuite-ppo"``...), the
-    training config and the package versions at save time (filled by `save_agent`)."""
+    """What ``agent.json`` records besides the checksum: game and rule options, observation and
+    action sizes, the actor network, learner steps, the trainer, its config and the package
+    versions at save time (filled by `save_agent`)."""
 
     game: str
     options: dict[str, Any]

@@ -1,8 +1,5 @@
-"""The actor network of every trained agent (`NetworkSpec`) and its numpy forward pass.
-
-Every trainer saves its actor as an MLP named by state-dict prefixes (MaskablePPO's
-``mlp_extractor.policy_net.*`` and ``action_net``, batched PPO's and Deep Monte-Carlo's
-``actor.*``); `actor_logits` plays them all, on observations scaled by `obs_scale`.
+"""The actor network of every trained agent (`NetworkSpec`, an MLP named by state-dict
+prefixes) and its numpy forward pass (`actor_logits`, on observations scaled by `obs_scale`).
 """
 
 from __future__ import annotations
@@ -19,8 +16,7 @@ from cardsuite.obsspec import ObsSpec
 
 ACTIVATIONS = ("tanh", "relu")
 
-#: The logit of an action past the network's own, at a larger table (never chosen
-#: while one of the network's own actions is legal).
+#: The logit of an action past the network's own, at a larger table.
 FAR_BELOW = np.float32(-1e30)
 
 
@@ -52,7 +48,7 @@ class NetworkSpec:
 
 def obs_scale(spec: ObsSpec) -> np.ndarray:
     """Per-entry factors that bring every observation entry into [-1, 1]: one over the larger
-    of 1 and its declared bound (raw counts would saturate the first tanh layer)."""
+    of 1 and its declared bound."""
     low, high = spec.bounds()
     bound = np.maximum(np.maximum(np.abs(low), np.abs(high)), 1.0)
     bound[~np.isfinite(bound)] = 1.0
@@ -62,8 +58,8 @@ def obs_scale(spec: ObsSpec) -> np.ndarray:
 def actor_logits(
     arrays: Mapping[str, np.ndarray], network: NetworkSpec, scaled_obs: np.ndarray
 ) -> np.ndarray:
-    """The actor's action logits for a (scaled) observation or a batch, its derived inputs
-    (``network.features``) appended first; CheckpointError where a layer is missing."""
+    """The actor's action logits for a (scaled) observation or a batch (``network.features``
+    appended first); CheckpointError where a layer is missing."""
     x = np.asarray(scaled_obs, dtype=np.float32)
     if network.features is not None:
         x = network.features.extend(x)
@@ -155,11 +151,10 @@ class Snapshot:
     def input_map(self, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """How `logits` reads a table's raw observation ``obs`` (handed over as ``obs * scale``),
         as ``(src, factor, const)``: input entry ``j`` is ``obs[src[j]] * factor[j] + const[j]``
-        (``src[j] = -1``: ``const[j]`` alone). Compiled rollouts read the network through it.
+        (``src[j] = -1``: ``const[j]`` alone), for the compiled rollouts.
 
         Raises:
-            CheckpointError: the network reads derived inputs (``features``),
-                which are not an affine map of the observation.
+            CheckpointError: the network reads derived inputs (not an affine map).
         """
         if self.features is not None:
             raise CheckpointError(
@@ -183,11 +178,9 @@ class Snapshot:
 
 @dataclass(frozen=True)
 class TableView(Snapshot):
-    """A network seen at one table of its game: that table's scaled observations in, its
-    ``table_actions`` logits out; subclasses map the table's observation to the network's
-    input (`inputs`): `GenericSnapshot`, `ProjectedSnapshot`. ``source`` is the table's
-    observation spec, ``game`` its game.
-    """
+    """A network seen at one table (``game``, observation spec ``source``): its scaled
+    observations in (`inputs` maps them, in `GenericSnapshot` and `ProjectedSnapshot`),
+    its ``table_actions`` logits out."""
 
     game: str = ""
     source: ObsSpec | None = None

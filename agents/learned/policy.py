@@ -1,10 +1,8 @@
 """A trained policy as an arena agent (``ppo:PATH``), loaded without pickle or torch.
 
-`PPOAgent` loads the safe agent format (`cardsuite.agents.learned.safe_io`) from an agent
-directory, a checkpoint (its ``agent/``) or a run directory (its latest checkpoint) and plays
-the policy's masked action distribution with a numpy forward pass of the actor (0.05 ms a
-decision). An SB3 ``model.zip`` is refused: it may hold pickles that run code on load
-(``cardsuite export`` converts one you trust).
+`PPOAgent` loads an agent, checkpoint or run directory in the safe agent format and plays
+its masked action distribution by a numpy forward pass. An SB3 ``model.zip`` is refused
+(its pickles may run code; ``cardsuite export`` converts one you trust).
 """
 
 from __future__ import annotations
@@ -29,8 +27,7 @@ def resolve_agent_dir(path: str | Path) -> Path:
     """The agent directory behind ``path``: itself, a checkpoint's or a run's latest.
 
     Raises:
-        CheckpointError: nothing there, an SB3 ``model.zip`` (refused, see the
-            module doc), or no agent inside.
+        CheckpointError: nothing there, an SB3 ``model.zip`` (refused), or no agent inside.
     """
     p = Path(path)
     if p.is_file():
@@ -53,15 +50,12 @@ def resolve_agent_dir(path: str | Path) -> Path:
 
 
 class PPOAgent:
-    """A trained policy playing one seat (numpy forward pass of its actor).
-
-    At another table a subclass plays through a *view* of the network there (`_seat`'s
-    `Snapshot`), which ``logits``, ``value``, ``act`` and ``snapshot`` all go through.
+    """A trained policy playing one seat; a subclass plays other tables through a view
+    of the network there (`_seat`'s `Snapshot`).
 
     Args:
         arrays, meta: the network's tensors by state-dict name (numpy), its metadata.
-        deterministic: play the most likely legal action (default), or sample (seeded by
-            ``seed``, reseeded by ``reset``'s).
+        deterministic: play the most likely legal action, or sample (seeded by ``seed``).
         name: the agent's display name.
     """
 
@@ -107,8 +101,7 @@ class PPOAgent:
         """Load an agent, checkpoint or run directory (safe format only).
 
         Raises:
-            CheckpointError: nothing loadable at ``path``, a refused SB3 zip, a
-                malformed agent, or one trained on another game than ``game``.
+            CheckpointError: nothing loadable, a refused SB3 zip, or another game's agent.
         """
         arrays, meta = load_agent_numpy(resolve_agent_dir(path))
         if game is not None:
@@ -136,12 +129,12 @@ class PPOAgent:
     def snapshot(self) -> Snapshot:
         """The actor at the table of the last `reset`, as a frozen `Snapshot` (for batch
         play and evaluation); before any `reset`, or at its own table, the network itself."""
-        if self._view is not None:
-            return self._view
-        network = self.meta.network
-        return Snapshot(
-            self.meta.step, self._arrays, network.activation, network.actor, network.features
-        )
+        return self._view if self._view is not None else self._network_as()
+
+    def _network_as(self, cls: type[Snapshot] = Snapshot, **fields: Any) -> Any:
+        """The agent's actor as a ``cls`` (a `Snapshot`, or a `TableView` with its ``fields``)."""
+        net = self.meta.network
+        return cls(self.meta.step, self._arrays, net.activation, net.actor, net.features, **fields)
 
     def _seated(self, what: str) -> None:
         if self.generic and self._view is None:
@@ -161,8 +154,8 @@ class PPOAgent:
         return self._critic_spec is not None
 
     def value(self, scaled_obs: np.ndarray) -> np.ndarray:
-        """The critic's value of table-scaled observations (``[M, D]`` -> ``[M]``): the
-        return the seat expects from here, in the training env's reward units.
+        """The critic's value of table-scaled observations (``[M, D]`` -> ``[M]``), in the
+        training env's reward units.
 
         Raises:
             CheckpointError: the agent was saved without its critic.
@@ -178,8 +171,8 @@ class PPOAgent:
         return np.asarray(out, dtype=np.float64)[..., 0]
 
     def _seat(self, table: TableInfo) -> Snapshot | None:
-        """Check that the agent can sit at ``table``; the view it plays through there
-        (None: the network itself). A `PPOAgent` sits at its own table only."""
+        """Check that the agent can sit at ``table`` (a `PPOAgent`: its own only); the view it
+        plays through there (None: the network itself)."""
         check_game(self.name, self.game, table)
         if self.meta.obs_size != table.obs_spec.size or self.meta.num_actions != table.num_actions:
             raise CheckpointError(

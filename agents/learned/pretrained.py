@@ -1,9 +1,7 @@
 """Reference agents shipped inside the package: ``pretrained:NAME`` (e.g. ``pretrained:scum4``).
 
-Each is a safe agent folder under ``models/NAME/`` (package data) with its model card
-``README.md`` (`cardsuite.agents.learned.cards`), and plays like ``ppo:PATH`` on that folder,
-with numpy only. `CATALOGUE` names each with its game and one line. `ship` and `add_critic`
-(``python -m cardsuite.agents.learned.pretrained``) put a trained agent into the package.
+Each is a safe agent folder ``models/NAME/`` with its model card, played like ``ppo:PATH``.
+`ship` and `add_critic` (``python -m cardsuite.agents.learned.pretrained``) add one.
 """
 
 from __future__ import annotations
@@ -60,8 +58,7 @@ def _folder(name: str) -> Path:
 
 
 def agent_dir(name: str) -> Path:
-    """The shipped agent directory of ``name`` (`SHARED` names share one); ConfigError naming
-    the known ones."""
+    """The shipped agent directory of ``name``; ConfigError naming the known ones."""
     if name not in CATALOGUE or not (_folder(name) / META_FILE).is_file():
         known = ", ".join(n for n in CATALOGUE if (_folder(n) / META_FILE).is_file())
         raise ConfigError(f"no pretrained agent {name!r}; shipped: {known or 'none'}")
@@ -73,8 +70,7 @@ class PretrainedAgent:
 
     @classmethod
     def available(cls, game: str, options: dict[str, Any]) -> list[str]:
-        """Shipped agents trained for ``game`` with these rule options (e.g. the player count);
-        size-generic and any-table ones sit at every player count."""
+        """Shipped agents for ``game`` with these rule options (any-table: any player count)."""
         names = []
         for name, (trained_on, _doc) in CATALOGUE.items():
             if trained_on != game or not (_folder(name) / META_FILE).is_file():
@@ -110,10 +106,8 @@ def ship(
 ) -> Path:  # fmt: skip
     """Copy the actor of the trained agent ``source`` into the package as ``pretrained:name``.
 
-    Only the actor's layers are kept; ``half`` stores them as float16 (the forward pass
-    computes in float32). The metadata is the source's; ``any_table`` marks a table-sized
-    network ``network.layout: projected`` (`cardsuite.agents.learned.any_table`). The target
-    must not exist yet.
+    ``half`` stores it as float16; ``any_table`` marks a table-sized network
+    ``network.layout: projected``. The target must not exist yet.
 
     Raises:
         CheckpointError: ``any_table`` for a network that is not table-sized,
@@ -132,10 +126,8 @@ def add_critic(source: str | Path, name: str, *, root: Path = ROOT) -> Path:
     """Add the critic of the trained agent ``source`` to the shipped ``pretrained:name``.
 
     ``source`` must hold the shipped actor itself (a run from ``init: pretrained:NAME`` with
-    ``critic_warmup`` above its steps): a critic fitted to another policy would misjudge this
-    one. The critic is stored in the actor's dtype, its training config as
-    ``config["critic"]``; the folder is replaced through a temporary sibling, its model card
-    kept (update its ``weights_sha256``).
+    ``critic_warmup`` above its steps). The critic is stored in the actor's dtype, its config
+    as ``config["critic"]``; the model card is kept (update its ``weights_sha256``).
 
     Raises:
         CheckpointError: ``source``'s actor is not the shipped one, it has no

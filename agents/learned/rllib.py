@@ -1,14 +1,9 @@
 """``rllib:PATH``: an RLlib-trained policy as an arena agent, without ray, torch or pickle.
 
-``cardsuite train --backend rllib`` writes its learner in the safe agent
-format (``agent/`` in every checkpoint, ``RUN/agent`` at the end), so
-`RLlibAgent.load` plays a run, a checkpoint or an agent folder exactly as
-``ppo:PATH`` does (`TrainedAgent`). A checkpoint of an older cardsuite
-(``iter_NNNNNN/`` with ``cardsuite_run.json`` and ``main_module.safetensors``,
-or the folder whose ``LATEST`` names one) is read here: the record's game and
-rule options, and the module's policy layers as a `Snapshot`
-(`actor_snapshot`). RLlib's own checkpoint files are cloudpickles that can
-run code when loaded: they are never read (`PICKLE_REFUSAL`).
+A run, checkpoint or agent folder plays as ``ppo:PATH`` does (`TrainedAgent`). An older
+cardsuite's checkpoint (``iter_NNNNNN/`` with ``cardsuite_run.json`` and
+``main_module.safetensors``, or the folder whose ``LATEST`` names one) is read here; RLlib's
+own cloudpickled files are never read (`PICKLE_REFUSAL`).
 """
 
 from __future__ import annotations
@@ -49,12 +44,9 @@ def spec_scale(game: str, options: Mapping[str, Any]) -> np.ndarray:
 def actor_snapshot(
     weights: Mapping[str, Any], step: int, activation: str, scale: np.ndarray
 ) -> Snapshot:
-    """The core `Snapshot` of a masked PPO module's actor (its ``pi.*`` layers).
-
-    The module multiplies observations by its ``obs_scale`` buffer; the
-    snapshot is played on observations times ``scale`` (`spec_scale`), so the
-    ratio is folded into the first layer's columns: same logits, no torch.
-    """
+    """The core `Snapshot` of a masked PPO module's actor (its ``pi.*`` layers), played on
+    observations times ``scale``: the ratio to the module's ``obs_scale`` is folded into the
+    first layer."""
 
     def arr(v: Any) -> np.ndarray:
         return np.array(v.detach().cpu().numpy() if hasattr(v, "detach") else v, np.float32)
@@ -93,8 +85,7 @@ def export_module(state: Mapping[str, Any], checkpoint: str | Path) -> Path:
 
 
 def legacy_folder(path: str | Path) -> Path | None:
-    """The older RLlib checkpoint at ``path`` (itself, or the one ``LATEST`` names); None when
-    ``path`` is not one.
+    """The older RLlib checkpoint at ``path`` (itself, or the one ``LATEST`` names), or None.
 
     Raises:
         CheckpointError: RLlib's pickled files without a run record (`PICKLE_REFUSAL`).
@@ -142,8 +133,7 @@ class RLlibAgent(PPOAgent):
         cls, path: str | Path, game: str | None = None, seed: int | None = None, *,
         module_id: str = MAIN, greedy: bool = True,
     ) -> PPOAgent:  # fmt: skip
-        """Load the policy at ``path`` (module doc) for ``game``, greedy unless ``greedy`` is
-        False.
+        """Load the policy at ``path`` (module doc) for ``game``, greedy unless ``greedy=False``.
 
         Raises:
             CheckpointError: nothing loadable, refused pickles, or another game.

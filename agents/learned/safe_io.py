@@ -1,14 +1,10 @@
 """The safe agent format: weights as safetensors, metadata as JSON, nothing that runs code.
 
-An *agent directory* holds ``weights.safetensors`` (the network's tensors by
-state-dict name), ``agent.json`` (`AgentMeta`, with the SHA-256 of the weights)
-and optionally its model card ``README.md`` (text, never read to load the agent).
-Loading never unpickles: the safetensors header is parsed and checked before any
-tensor is read, every field of ``agent.json`` is validated (a `CheckpointError`
-names the field), files have size limits, the weights must match the recorded
-checksum and the declared network, and any other file in the directory is
-refused. The checksum guards against corruption, not attackers: the safety is
-the format's. Torch loaders for the trainers: `cardsuite.train.core.learned`.
+An *agent directory* holds ``weights.safetensors``, ``agent.json`` (`AgentMeta` and the
+weights' SHA-256) and optionally a model card ``README.md`` (never read to load). Loading
+checks the safetensors header before any tensor, every ``agent.json`` field (named in a
+`CheckpointError`), size limits, the checksum (against corruption, not attackers) and the
+declared network, and refuses any other file.
 """
 
 from __future__ import annotations
@@ -48,7 +44,6 @@ FORMAT_VERSION = 1
 CARD_FILE = "README.md"  # an agent directory's optional model card
 
 
-# ------------------------------------------------------------------ tensors
 def as_numpy(value: Any) -> np.ndarray:
     if hasattr(value, "detach"):  # a torch tensor
         value = value.detach().cpu().numpy()
@@ -111,7 +106,6 @@ def load_tensors_numpy(path: str | Path, limit: int = MAX_WEIGHTS_BYTES) -> dict
         raise CheckpointError(f"weights {str(p)!r}: {type(err).__name__}: {err}") from None
 
 
-# ------------------------------------------------------------------ helpers
 def _versions() -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -124,14 +118,10 @@ def _versions() -> dict[str, str]:
     return out
 
 
-# ------------------------------------------------------------------- agents
 def save_agent(directory: str | Path, tensors: Mapping[str, Any], meta: AgentMeta) -> Path:
-    """Write an agent directory (``weights.safetensors`` + ``agent.json``).
-
-    ``meta`` is validated against ``tensors`` first (the same checks as
-    [`load_agent`][cardsuite.load_agent]), so a file that could not be loaded is never written.
-    The directory must not exist or be empty; it is written through a
-    temporary sibling and a rename.
+    """Write an agent directory (``weights.safetensors`` + ``agent.json``) through a temporary
+    sibling and a rename; ``meta`` is first checked against ``tensors`` as
+    [`load_agent`][cardsuite.load_agent] would. The directory must not exist or be empty.
     """
     out = Path(directory)
     arrays = {name: as_numpy(v) for name, v in tensors.items()}
@@ -164,9 +154,8 @@ def save_agent(directory: str | Path, tensors: Mapping[str, Any], meta: AgentMet
 
 
 def _usual_modes(directory: Path) -> None:
-    """Give ``directory`` and its files the modes a plain ``mkdir``/``open`` would (the
-    umask's), not the owner-only ones of the temporary files they were written through: an
-    agent is shared, shipped in the package and read by other users."""
+    """Give ``directory`` and its files the umask's modes, not the temporary files' owner-only
+    ones: an agent is shared and shipped."""
     mask = os.umask(0o022)
     os.umask(mask)
     directory.chmod(0o777 & ~mask)
@@ -205,9 +194,8 @@ def load_agent_numpy(
     """Load an agent directory as numpy arrays (torch is not needed).
 
     Raises:
-        CheckpointError: a missing, extra, oversized or malformed file, an
-            ``agent.json`` field that does not validate (named), a checksum
-            mismatch, or weights that do not fit the declared network.
+        CheckpointError: a missing, extra, oversized or malformed file, a bad ``agent.json``
+            field (named), a checksum mismatch, or weights that do not fit the network.
     """
     d = Path(directory)
     meta, digest = _read_meta(d)

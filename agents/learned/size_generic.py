@@ -1,8 +1,5 @@
-"""Size-generic learned agents: one network for every table size of its game.
-
-`SizeGenericAgent` plays a network trained on the game's size-generic layout
-(`cardsuite.agents.learned.layout`, ``network.layout: "generic"``) at any table of its game,
-through a `GenericSnapshot` of that table; `TrainedAgent` is the ``ppo:PATH`` kind's loader.
+"""Size-generic learned agents (``network.layout: "generic"``): one network for every table
+size of its game; `TrainedAgent` is the ``ppo:PATH`` kind's loader.
 """
 
 from __future__ import annotations
@@ -17,6 +14,7 @@ import numpy as np
 from cardsuite.agents.base import TableInfo
 from cardsuite.agents.learned.any_table import AnyTableAgent
 from cardsuite.agents.learned.layout import (
+    check_sizes,
     check_table_fits,
     generic_spec,
     layout_of,
@@ -39,8 +37,7 @@ def check_generic_meta(meta: AgentMeta, where: str) -> None:
     """A size-generic agent's metadata fits its game's generic layout.
 
     Raises:
-        CheckpointError: naming the field (``network.layout``, ``game``,
-            ``obs_size`` or ``num_actions``) that does not fit.
+        CheckpointError: naming the field that does not fit.
     """
     if meta.network.layout != "generic":
         raise CheckpointError(
@@ -51,24 +48,14 @@ def check_generic_meta(meta: AgentMeta, where: str) -> None:
         layout = layout_of(meta.game)
     except ConfigError as err:
         raise CheckpointError(f"{where}: field 'game': {err}") from None
-    size = generic_spec(meta.game).size
-    if meta.obs_size != size:
-        raise CheckpointError(
-            f"{where}: field 'obs_size': the size-generic {meta.game} layout has {size} "
-            f"entries, got {meta.obs_size}"
-        )
-    if meta.num_actions != layout.num_actions:
-        raise CheckpointError(
-            f"{where}: field 'num_actions': the size-generic {meta.game} layout has "
-            f"{layout.num_actions} actions, got {meta.num_actions}"
-        )
+    what = f"the size-generic {meta.game} layout"
+    check_sizes(meta, where, what, generic_spec(meta.game).size, layout.num_actions)
 
 
 @dataclass(frozen=True)
 class GenericSnapshot(TableView):
-    """A size-generic actor seen at one table: that table's scaled observations in, its logits
-    out (`inputs` undoes the table's `obs_scale`, pads, and scales as in training), so it plays
-    like any `Snapshot` with the table's own scale."""
+    """A size-generic actor seen at one table: `inputs` undoes the table's `obs_scale`, pads,
+    and scales as in training."""
 
     _bound: np.ndarray = field(default_factory=lambda: np.ones(0, np.float32), repr=False)
 
@@ -79,8 +66,7 @@ class GenericSnapshot(TableView):
         object.__setattr__(self, "_bound", (1.0 / obs_scale(self.source)).astype(np.float32))
 
     def inputs(self, scaled_obs: np.ndarray) -> np.ndarray:
-        """A table-scaled observation (or a batch) as the network reads it: the generic
-        layout, scaled as in training (the input of the actor and of the critic)."""
+        """A table-scaled observation (or a batch) as the actor and critic read it."""
         assert self.source is not None  # __post_init__
         raw = np.asarray(scaled_obs, dtype=np.float32) * self._bound
         return pad_observation(raw, self.source, self.game) * generic_scale(self.game)
@@ -88,12 +74,8 @@ class GenericSnapshot(TableView):
     padded = inputs
 
     def input_map(self, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """`Snapshot.input_map` of the padded layout: a table entry's generic place and scale.
-
-        ``scale`` (the table's) is undone by `logits`, so it does not enter:
-        generic entry ``j`` is the raw table entry it is copied from times the
-        generic scale, or a constant (``seat_present``; zero padding).
-        """
+        """`Snapshot.input_map` of the padded layout: generic entry ``j`` is the raw table entry
+        it is copied from times the generic scale, or a constant (``seat_present``, padding)."""
         assert self.source is not None  # __post_init__
         if self.features is not None:
             super().input_map(scale)  # raises: derived inputs are not an affine map
@@ -107,8 +89,7 @@ class GenericSnapshot(TableView):
 
 
 class SizeGenericAgent(PPOAgent):
-    """A learned agent that takes a seat at any table size of its game (module doc); it plays
-    through a `GenericSnapshot` of the table, so it only ever picks one of that table's actions."""
+    """A learned agent that sits at any table size of its game, through a `GenericSnapshot`."""
 
     generic = True
 
@@ -120,15 +101,13 @@ class SizeGenericAgent(PPOAgent):
     def _seat(self, table: TableInfo) -> Snapshot:
         """Check the table is of the agent's game and fits its layout; the view there."""
         check_table_fits(self.name, self.game, table)
-        net = self.meta.network
-        return GenericSnapshot(self.meta.step, self._arrays, net.activation, net.actor,
-                               net.features, game=self.game, source=table.obs_spec,
-                               table_actions=table.num_actions)  # fmt: skip
+        return self._network_as(
+            GenericSnapshot, game=self.game, source=table.obs_spec, table_actions=table.num_actions
+        )
 
 
 class TrainedAgent:
-    """The ``ppo:PATH`` kind: `load` gives a `PPOAgent`, `SizeGenericAgent` or `AnyTableAgent`,
-    as the metadata's ``network.layout`` says."""
+    """The ``ppo:PATH`` kind: `load` gives a `PPOAgent`, `SizeGenericAgent` or `AnyTableAgent`."""
 
     @classmethod
     def load(
@@ -138,8 +117,7 @@ class TrainedAgent:
         """Load an agent, checkpoint or run directory (as its ``network.layout`` says).
 
         Raises:
-            CheckpointError: as `PPOAgent.load`, or a size-generic agent whose
-                metadata does not fit its game's layout (the field named).
+            CheckpointError: as `PPOAgent.load`, or metadata that does not fit the layout.
         """
         agent = PPOAgent.load(path, game, seed, deterministic=deterministic)
         if agent.meta.network.layout == "projected":

@@ -1,5 +1,5 @@
-"""People at the table: ``terminal`` (``cardsuite play``), ``views`` and ``move_log`` (what
-each seat sees), ``replay`` (``cardsuite replay``) and ``web/`` (``cardsuite serve``).
+"""People at the table: ``terminal`` (``cardsuite play``), ``views`` (what each seat sees
+and its move log), ``replay`` (``cardsuite replay``) and ``web/`` (``cardsuite serve``).
 
 May import: the core, the games, the top of ``cardsuite.agents`` and ``arena``.
 """

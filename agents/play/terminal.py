@@ -24,8 +24,7 @@ from cardsuite.agents.arena.records import (
 )
 from cardsuite.agents.arena.tournament import act_info, derive_seed
 from cardsuite.agents.base import Agent, TableInfo, table_info
-from cardsuite.agents.play.move_log import step
-from cardsuite.agents.play.views import legend, relative_names, table_view
+from cardsuite.agents.play.views import legend, relative_names, step, table_view
 from cardsuite.agents.registry import make_agent
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game, parse_options

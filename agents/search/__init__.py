@@ -1,11 +1,8 @@
 """Information-set searches: ISMCTS, the batched search, the guided search over a learned agent.
 
-* ``base``: what every search shares; ``reference``: ISMCTS (``ismcts``) and its
-  batched twin (``ismcts-batched``), on ``rollouts`` (leaves rolled out on the
-  batched engines) and ``kernels/`` (Scandal's compiled rollouts);
-* ``games``: each game's search adapter and ``search`` part;
-* ``guided`` and ``roots``: search over a learned agent (``search:pretrained:scum4``);
-* ``kinds``: the agent kinds of the batched and guided searches.
+* ``base``: what every search shares; ``games``: each game's adapter and ``search`` part;
+* ``reference``: ``ismcts`` and ``ismcts-batched``, on ``rollouts`` and ``kernels/``;
+* ``guided``, ``roots``: search over a learned agent; ``kinds``: the agent kinds.
 
 May import: the core, the games, ``cardsuite.agents`` (base, registry, parts),
 ``baselines`` and ``learned``.

@@ -1,8 +1,5 @@
-"""What every search shares: the tree, the descent, the decision and the loop (`SearchBase`).
-
-`ISMCTSAgent`, `BatchedISMCTSAgent` and `GuidedSearchAgent` differ only in the
-hooks (`select`, `roll_out`, `fallback`, `preference`, `choose`). See
-docs/search.md, "One search base".
+"""What every search shares: the tree, the descent, the decision and the loop (`SearchBase`);
+the searches differ in its hooks (docs/search.md, "One search base").
 """
 
 from __future__ import annotations
@@ -20,8 +17,8 @@ PARALLEL = ("leaf", "root")
 
 
 class Node:
-    """A tree node: the mover into it (-1 at the root), its visits, its availability (the
-    iterations its move was legal at its parent), the mover's summed reward, its children."""
+    """A tree node: the mover into it (-1 at the root), visits, availability (iterations its
+    move was legal), the mover's summed reward, children."""
 
     __slots__ = ("avail", "children", "player", "total", "visits")
 
@@ -64,12 +61,9 @@ def check_loop(batch: Any, parallel: Any, time_limit: Any) -> None:
 
 
 class SearchBase:
-    """Single-observer information-set search over the env's determinizations.
-
-    A subclass sets ``budget``, ``max_hand`` (0: always search), ``_rng``,
-    ``_player`` (the seat searched for) and ``_search`` (the game's
-    ``SearchGame``), and implements `select`, `roll_out` and `fallback`.
-    """
+    """Single-observer information-set search over the env's determinizations: a subclass sets
+    ``budget``, ``max_hand`` (0: always search), ``_rng``, ``_player`` and ``_search`` (the
+    game's ``SearchGame``), and implements `select`, `roll_out` and `fallback`."""
 
     budget: int
     max_hand: int
@@ -80,7 +74,6 @@ class SearchBase:
     _player: int
     _search: Any
 
-    # ------------------------------------------------------------ hooks
     def select(self, game: Any, state: Any, node: Node, legal: np.ndarray, rng: Any) -> int:
         """The move to take at ``node``; raises ``avail`` of its legal children."""
         raise NotImplementedError
@@ -111,7 +104,6 @@ class SearchBase:
     def after_wave(self, paths: list[list[Node]]) -> None:
         """Called when every path of a wave is backed up."""
 
-    # ------------------------------------------------------------ deciding
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
         """The most visited legal root move after ``budget`` descents."""
         if self._search is None:
@@ -134,8 +126,7 @@ class SearchBase:
         return best
 
     def choose(self, root: Node, allowed: set[int]) -> int | None:
-        """The most visited legal root move, then the highest `preference`, then the lowest id
-        (None: none visited)."""
+        """The most visited legal root move, the highest `preference`, the lowest id (or None)."""
         best = max(
             (
                 (child.visits, self.preference(a), -a)
@@ -146,7 +137,6 @@ class SearchBase:
         )
         return None if best is None else -best[2]
 
-    # ------------------------------------------------------------ the loop
     def search(self, determinize: Callable[[np.random.Generator], Any]) -> Node:
         """Grow the tree(s) for ``budget`` descents in waves of ``batch``; the (merged) root."""
         game = self._search
@@ -172,8 +162,8 @@ class SearchBase:
         return roots[0] if trees == 1 else merge_roots(roots)
 
     def descend(self, game: Any, root: Node, state: Any, rng: np.random.Generator) -> list[Node]:
-        """Selection and expansion from ``root`` in ``state`` (changed in place); the path.
-        Visits are raised on the way down, so a wave's descents see each other as losses."""
+        """Selection and expansion from ``root`` in ``state`` (changed in place); the path. Visits
+        are raised on the way down (a wave's descents see each other as losses)."""
         path = [root]
         node = root
         root.visits += 1

@@ -1,8 +1,5 @@
-"""How the searches play each game: its `SearchGame` adapter and its ``search`` part (`SearchKind`).
-
-A game's `SearchKind` (in `cardsuite.agents.parts`) builds the adapter over the
-per-game engine and names the game's defaults, its batched leaves and the
-guided search's settings, so that no search picks a game by its name.
+"""How the searches play each game: its `SearchGame` adapter and its ``search`` part
+(`SearchKind`: defaults, batched leaves, the guided search's settings).
 """
 
 from __future__ import annotations
@@ -21,6 +18,7 @@ from cardsuite.engine import EngineState
 from cardsuite.errors import ConfigError
 from scandal_env import engine as XE
 from scum_env import engine as SE
+from scum_env.party.config import PartyConfig
 from scum_env.party.engine import Party
 
 S = TypeVar("S", bound=EngineState)
@@ -96,8 +94,7 @@ class _EngineSearch:
 
 
 class ClimbSearch(_EngineSearch):
-    """Scum / Scum Party tables: `scum_env.engine` states, rewarded ``(n - k) / (n - 1)``
-    for the k-th player out (J8 points rescaled)."""
+    """Scum / Scum Party tables: `scum_env.engine` states, rewarded ``(n - k) / (n - 1)``."""
 
     engine = SE
 
@@ -108,8 +105,7 @@ class ClimbSearch(_EngineSearch):
         self._policies: dict[int, Any] = {}
 
     def prepare(self, determinization: SE.State | Party, player: int) -> tuple[SE.State, int]:
-        """Scum: the state with series rules; Party: the player's own table (the other
-        tables never change its finish order)."""
+        """Scum: the state with series rules; Party: the player's own table."""
         if isinstance(determinization, Party):
             table = determinization.tables[determinization.table_of[player]]
             state, me = table, int(determinization.local_of[player])
@@ -166,8 +162,7 @@ class ScandalSearch(_EngineSearch):
         return bool(state.done or state.hand_over or state.hand_number != self._hand)
 
     def values(self, state: XE.State) -> np.ndarray:
-        """Net hand score (S9) relative to the others, ``0.5 + (own - mean of others) / 400``
-        clipped to [0, 1]; at the cutoff the hand is scored as if it ended now."""
+        """`relative_score` of the hand's score (S9), at the cutoff as if it ended now."""
         if self.terminal(state):
             scores = state.hand_scores.astype(float)
         else:
@@ -196,14 +191,12 @@ class SearchKind:
         build: ``build(config, params)``, the game's `SearchGame` adapter.
         cutoff: default rollout steps before evaluation (0: play the deal out).
         max_hand: default hand size at or below which ISMCTS searches (0: always).
-        leaves: ``"module:attribute"`` of the game's `LeafEngine`; None: the
-            batched searches roll out with the reference.
+        leaves: ``"module:attribute"`` of the game's `LeafEngine`; None: the reference's.
         guided: the guided search's default parameters, as ``(name, value)`` pairs.
         baseline: the ISMCTS kind ``cardsuite leaderboard`` seats in this game.
-        guided_critic: the guided search's defaults over ``guided`` where the
-            wrapped agent carries a critic and the spec names no ``leaf``.
-        guided_agents: over how many of the shipped agents (the first ones) the
-            leaderboard seats a guided search; None: every one.
+        guided_critic: the guided search's defaults over ``guided`` where the wrapped
+            agent carries a critic and the spec names no ``leaf``.
+        guided_agents: the first how many shipped agents the leaderboard guides (None: all).
     """
 
     build: Callable[[Any, Mapping[str, Any]], SearchGame[Any]]
@@ -216,30 +209,25 @@ class SearchKind:
     guided_agents: int | None = None
 
 
-def _scum(config: Any, params: Mapping[str, Any]) -> ClimbSearch:
-    return ClimbSearch(party=False, params=params)
+def _climb(config: Any, params: Mapping[str, Any]) -> ClimbSearch:
+    return ClimbSearch(party=isinstance(config, PartyConfig), params=params)
 
 
-def _party(config: Any, params: Mapping[str, Any]) -> ClimbSearch:
-    return ClimbSearch(party=True, params=params)
-
-
-#: Scum: no cutoff (a series ends quickly); the guided search: waves of ten from 8 cards.
+#: Scum: no cutoff; the guided search: waves of ten from 8 cards.
 scum_search = SearchKind(
-    _scum,
+    _climb,
     cutoff=0,
     max_hand=6,
     leaves="cardsuite.agents.search.rollouts:scum_leaves",
     guided=(("batch", 10), ("max_hand", 8)),
 )
-#: Scum Party: no batched leaves, so the guided search has the learned prior at the
-#: root only; the leaderboard guides only the first shipped agent (a pair's time).
+#: Scum Party: no batched leaves (the learned prior at the root only); the leaderboard
+#: guides only the first shipped agent.
 party_search = SearchKind(
-    _party, cutoff=0, max_hand=6, guided=(("rollout", "heuristic"),), guided_agents=1
+    _climb, cutoff=0, max_hand=6, guided=(("rollout", "heuristic"),), guided_agents=1
 )
-#: Scandal: the guided search's four waves of ten, rollouts cut after 20 steps, or
-#: value leaves and the halving root over a critic; the leaderboard seats the
-#: batched ISMCTS (a hand in 1 s where the reference takes 9; docs/search.md).
+#: Scandal: the guided search's four waves of ten, cut after 20 steps (over a critic:
+#: value leaves, the halving root); the leaderboard seats the batched ISMCTS.
 scandal_search = SearchKind(
     ScandalSearch,
     cutoff=40,
@@ -252,8 +240,7 @@ scandal_search = SearchKind(
 
 
 def search_kind(game: str) -> SearchKind:
-    """``game``'s ``search`` part (`cardsuite.agents.parts`); ConfigError naming the games
-    that have one."""
+    """``game``'s ``search`` part; ConfigError naming the games that have one."""
     agent_parts(game, "ISMCTS")
     kind: SearchKind = part(game, "search")
     return kind
@@ -278,15 +265,13 @@ def supports(game: str) -> bool:
 
 
 def learned_leaves(game: str) -> bool:
-    """Whether ``game``'s batched engine plays the leaves, so that a wrapped policy rolls
-    them out and sets the priors below the root (else the reference's heuristic does)."""
+    """Whether ``game``'s batched engine plays the leaves (a wrapped policy rolls them out)."""
     kind = _kind(game)
     return kind is not None and kind.leaves is not None
 
 
 def guided_specs(game: str, shipped: list[str]) -> list[str]:
-    """``search:SPEC`` for the leaderboard's shipped agents ``pretrained:NAME``: every one,
-    or the first ``SearchKind.guided_agents`` of them."""
+    """``search:SPEC`` for the leaderboard's shipped agents (``SearchKind.guided_agents``)."""
     kind = _kind(game)
     if kind is None:
         return []
@@ -295,8 +280,7 @@ def guided_specs(game: str, shipped: list[str]) -> list[str]:
 
 
 def game_defaults(game: str, critic: bool = False) -> dict[str, Any]:
-    """The guided search's defaults in ``game``: ``SearchKind.guided``, overridden by
-    ``guided_critic`` where the wrapped agent carries a ``critic``."""
+    """The guided search's defaults in ``game`` (with ``guided_critic`` over a ``critic``)."""
     kind = _kind(game)
     if kind is None:
         return {}

@@ -1,9 +1,7 @@
 """``GuidedSearchAgent``: information-set search over a learned agent (``search:pretrained:scum4``).
 
-The batched search with the learned policy as PUCT's prior and as the rollout
-policy, or with its critic scoring the leaves (``leaf="value"``); ``root="gumbel"``
-and ``root="paired"`` choose the root's move otherwise (`cardsuite.agents.search.roots`).
-Parameters follow a last colon (``search:pretrained:scandal2:budget=50``).
+The batched search with the learned policy as PUCT's prior and rollout policy (or its critic
+scoring the leaves); parameters follow a last colon (``search:pretrained:scandal2:budget=50``).
 See docs/search.md, "Search over a learned agent".
 """
 
@@ -49,8 +47,7 @@ ROOTS = ("puct", "gumbel", "paired")
 
 
 def default_temperature(inner: Any) -> float:
-    """The prior's temperature for ``inner``: 0.1 for a Deep Monte-Carlo network (action
-    values a few hundredths apart), else 1 (a PPO actor's log-probabilities)."""
+    """The prior's temperature for ``inner``: 0.1 for a Deep Monte-Carlo network, else 1."""
     trainer = str(getattr(getattr(inner, "meta", None), "trainer", ""))
     return 0.1 if "dmc" in trainer else 1.0
 
@@ -123,12 +120,8 @@ def _check(game: str, inner: Any, temperature: Any, fpu: Any, candidates: Any, g
 
 
 class GuidedSearchAgent(BatchedISMCTSAgent):
-    """PUCT information-set search with a learned prior and learned-policy rollouts.
-
-    ``inner`` is the learned agent (``logits``, and a ``reset`` that sets its
-    ``obs_scale``); ``temperature`` defaults to `default_temperature`; ``root``:
-    ``"puct"``, ``"gumbel"`` (`HalvingRoot`) or ``"paired"`` (`paired_search`);
-    ``**loop``: as for `BatchedISMCTSAgent`. Every parameter: docs/search.md's table.
+    """PUCT information-set search over the learned agent ``inner`` (its ``logits`` and
+    ``obs_scale``); ``**loop``: as for `BatchedISMCTSAgent`. Every parameter: docs/search.md.
     """
 
     name = "search"
@@ -182,7 +175,6 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         self._prior_policy: LearnedRollout | None = None
         self._lo, self._hi = math.inf, -math.inf  # the spread of the means (value="minmax")
 
-    # ------------------------------------------------------------ building
     @classmethod
     def load(cls, text: str, game: str, seed: int | None = None) -> GuidedSearchAgent:
         """``INNER_SPEC[:k=v,...]`` (what follows ``search:``): the wrapped agent and parameters."""
@@ -212,7 +204,6 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         self.inner.reset(table, seed)
         super().reset(table, seed)
 
-    # ------------------------------------------------------------ the search's hooks
     def fallback(
         self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]
     ) -> int:
@@ -304,7 +295,7 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
         self, game: SearchGame[Any], states: list[Any], paths: list[list[Node]], rng: Any
     ) -> list[np.ndarray]:
         """All leaves rolled out in one batch; the new leaves' priors from their observations."""
-        if self._rollouts is None:  # Scum Party: the reference's heuristic rollouts
+        if self._rollouts is None:
             return super().roll_out(game, states, paths, rng)
         assert self._prior_policy is not None
         policy = self._prior_policy
@@ -340,9 +331,8 @@ class GuidedSearchAgent(BatchedISMCTSAgent):
 
 
 def split_spec(text: str) -> tuple[str, dict[str, Any]]:
-    """``"pretrained:scum4:budget=50"`` -> ``("pretrained:scum4", {"budget": 50})``: the
-    parameters are the part after the last colon when it holds ``key=value`` items;
-    ConfigError names a bad one."""
+    """``"pretrained:scum4:budget=50"`` -> ``("pretrained:scum4", {"budget": 50})`` (the part
+    after the last colon, when it holds ``key=value`` items); ConfigError names a bad one."""
     text = text.strip()
     head, sep, tail = text.rpartition(":")
     if not sep or "=" not in tail:

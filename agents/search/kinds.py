@@ -1,8 +1,4 @@
-"""The agent kinds of the batched and guided searches (``ismcts-batched``, ``search:``).
-
-Entry points of the ``cardsuite.agents`` group (``pyproject.toml``), light to
-import: the searches load when a spec uses them.
-"""
+"""The agent kinds ``ismcts-batched`` and ``search:`` (entry points of ``pyproject.toml``)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,9 @@
 """ISMCTS: ``ISMCTSAgent``, the readable reference, and ``BatchedISMCTSAgent`` (``ismcts-batched``).
 
-SO-ISMCTS (Cowling, Powley and Whitehouse, 2012) over the env's determinizations:
-UCB1 with availability counts, one untried move expanded (the rollout policy's
-first), a rollout by the game's heuristic (or uniform) to the end of the deal
-or the cutoff. The batched agent rolls a wave's leaves out together on the
-game's batched engine (`BatchedRollouts`); with ``batch=1`` and heuristic
-rollouts it makes the reference's choices. The loop, node and decision are
-`cardsuite.agents.search.base`'s. See docs/agents.md and docs/search.md.
+SO-ISMCTS (Cowling, Powley and Whitehouse, 2012): UCB1 with availability counts, the rollout
+policy's untried move expanded first, rollouts by the heuristic (or uniform) to the end or
+the cutoff. The batched agent rolls a wave's leaves out together (`BatchedRollouts`); with
+``batch=1`` it makes the reference's choices. See docs/search.md.
 """
 
 from __future__ import annotations
@@ -79,10 +76,9 @@ class ISMCTSAgent(SearchBase):
         budget: iterations per decision.
         rollout: ``"heuristic"`` (the game's heuristic policy) or ``"random"``.
         c: UCB1 exploration constant (rewards are in [0, 1]).
-        cutoff: rollout steps before the position is evaluated (0 = play the
-            deal out); default per game (its `SearchKind`).
-        max_hand: search only when the player holds at most this many cards,
-            else play the heuristic (0 = always search); default per game.
+        cutoff: rollout steps before the position is evaluated (0 = play the deal out).
+        max_hand: search only when the player holds at most this many cards, else play
+            the heuristic (0 = always search); both default per game (its `SearchKind`).
         **params: knobs of the game's heuristic used in the rollouts.
     """
 
@@ -131,7 +127,6 @@ class ISMCTSAgent(SearchBase):
         self._fallback = make_policy(table, **self.params)
         self._player = int(table.agent.rsplit("_", 1)[1])
 
-    # ------------------------------------------------------------ the search's hooks
     def fallback(
         self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]
     ) -> int:
@@ -202,11 +197,9 @@ class BatchedISMCTSAgent(ISMCTSAgent):
         batch: leaves per wave; default per game (`LeafEngine.defaults`), else 25.
         parallel: ``"leaf"`` (one tree) or ``"root"`` (``batch`` trees).
         backend, device: the rollout engine's (``device="cuda"`` alone: torch).
-        time_limit: seconds per decision after which no new wave starts (the
-            first always runs).
+        time_limit: seconds per decision after which no new wave starts (after the first).
         compiled: Scandal's compiled rollouts (numba) where they run; the same choices.
-        **settings: `ISMCTSAgent`'s (``budget``, ``rollout``, ``c``, ``cutoff``,
-            ``max_hand``, the heuristic's knobs).
+        **settings: `ISMCTSAgent`'s.
     """
 
     name = "ismcts-batched"
@@ -225,8 +218,7 @@ class BatchedISMCTSAgent(ISMCTSAgent):
         **settings: Any,
     ) -> None:
         """Check and store the settings; the rollout engine is built at ``reset``."""
-        leaves = leaf_engine(game)
-        # the game's defaults are this kind's (the guided search has its own)
+        leaves = leaf_engine(game)  # its defaults are this kind's, not the guided search's
         mine = type(self).name == BatchedISMCTSAgent.name
         own = dict(leaves.defaults) if leaves is not None and mine else {}
         if batch is None:
@@ -278,6 +270,6 @@ class BatchedISMCTSAgent(ISMCTSAgent):
         self, game: SearchGame[Any], states: list[Any], paths: list[list[Node]], rng: Any
     ) -> list[np.ndarray]:
         """All the leaves' rollouts in one batch (a game without ``leaves``: the reference's)."""
-        if self._rollouts is None:  # Scum Party: the reference's rollouts
+        if self._rollouts is None:
             return super().roll_out(game, states, paths, rng)
         return list(self._rollouts.values(states, rng))

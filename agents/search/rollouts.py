@@ -1,9 +1,5 @@
-"""Search leaves rolled out many at once on a game's batched engine.
-
-A game's `LeafEngine` (its `SearchKind`'s ``leaves``) names what differs between
-games; `BatchedRollouts` plays a wave's leaves together, one engine step and one
-batched policy call per step (or row by row by the compiled kernels), and scores
-them as the reference's ``SearchGame.values`` does. docs/search.md.
+"""Search leaves rolled out many at once on a game's batched engine (`BatchedRollouts`), as
+its `LeafEngine` says, and scored as the reference's ``SearchGame.values`` does.
 """
 
 from __future__ import annotations
@@ -34,15 +30,14 @@ class LeafEngine:
     Attributes:
         load: ``"module:attribute"`` of ``load_states(engine, states) -> (obs, mask, to_act)``.
         options: engine options of a rollout, as ``(key, value)`` pairs.
-        score: ``score(engine, m, points) -> [m, P]`` rewards in [0, 1] of rows
-            ``0..m-1``, as the reference's ``SearchGame.values``.
+        score: ``score(engine, m, points) -> [m, P]`` rewards in [0, 1] of rows ``0..m-1``.
         collects: whether ``points`` (the step rewards summed per row) are needed.
         defaults: ``ismcts-batched``'s default parameters, as ``(name, value)`` pairs.
         compiled: ``"module:attribute"`` of ``compiled(engine, take_cost, deep_margin)
-            -> run(states, cutoff, loaded=False)`` or None: heuristic rollouts row by row.
+            -> run(states, cutoff, loaded=False)`` or None, the compiled heuristic rollouts.
         compiled_policy: the same by a learned MLP, ``(engine, snapshot, scale) -> run``.
-        value_score: ``value_score(engine, values [m, P]) -> [m, P]``: a critic's values
-            (the env's reward units) as ``score`` rewards, or None.
+        value_score: ``value_score(engine, values [m, P]) -> [m, P]``: a critic's values as
+            ``score`` rewards, or None.
     """
 
     load: str
@@ -56,7 +51,7 @@ class LeafEngine:
 
 
 def scum_score(engine: Any, m: int, points: np.ndarray) -> np.ndarray:
-    """``(n - k) / (n - 1)`` for the k-th out; a row cut off ranks by cards left (ties by id)."""
+    """``(n - k) / (n - 1)`` for the k-th out; cut off: ranked by cards left (ties by id)."""
     n = int(engine.num_players)
     over = host(engine.phase)[:m] == OVER
     ncards_pos = host(engine.ncards)[:m].astype(np.int64)
@@ -82,7 +77,7 @@ def scandal_score(engine: Any, m: int, points: np.ndarray) -> np.ndarray:
 
 
 def scandal_value_score(engine: Any, values: np.ndarray) -> np.ndarray:
-    """`scandal_score` of the hand scores a critic expects: its values times ``reward_scale``."""
+    """`scandal_score` of a critic's values (times ``reward_scale``)."""
     return relative_score(np.asarray(values, float) * float(engine.config.reward_scale))
 
 
@@ -93,8 +88,7 @@ scum_leaves = LeafEngine(
     scum_score,
     collects=True,
 )
-#: Scandal: one hand per rollout, scored at its end or cutoff; ``ismcts-batched``
-#: runs two waves of 50 leaves (half the steps of four waves of 25, as strong).
+#: Scandal: one hand per rollout; ``ismcts-batched`` runs two waves of 50 leaves.
 scandal_leaves = LeafEngine(
     "scandal_env.batched.bridge:load_states",
     (("episode", "hand"),),
@@ -113,11 +107,8 @@ def leaf_engine(game: str) -> LeafEngine | None:
 
 
 class LearnedRollout:
-    """A learned policy as a batched rollout policy: the most likely legal action per row.
-
-    ``logits(scaled_obs [M, D]) -> [M, A]`` (numpy) on observations times ``scale``;
-    ``snapshot``: the network behind them (a `Snapshot`), for compiled rollouts.
-    """
+    """A learned policy as a batched rollout policy: the most likely legal action per row of
+    ``logits(obs * scale)``; ``snapshot``: its network, for compiled rollouts."""
 
     def __init__(
         self,
@@ -133,9 +124,8 @@ class LearnedRollout:
     def masked(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``[M, A]`` logits with illegal actions at -inf."""
         scaled = np.asarray(obs, np.float32) * self.scale
-        # Row by row: a matrix-vector product stays on one thread, where a
-        # threaded BLAS matrix product of a few dozen rows is many times
-        # slower on a loaded machine (measured 0.9 ms against 5-50 ms for 25 rows).
+        # Row by row: one thread, where a threaded BLAS product of a few dozen rows is many
+        # times slower on a loaded machine (0.9 ms against 5-50 ms for 25 rows).
         out = np.stack([np.asarray(self.logits(row), np.float64).reshape(-1) for row in scaled])
         return np.where(np.asarray(mask, bool), out, -np.inf)
 
@@ -145,8 +135,7 @@ class LearnedRollout:
 
 
 class _Memoryless:
-    """A record's batched heuristic with its ``repeat_memory`` (Scandal's, S4) turned off,
-    as the reference's rollouts play it."""
+    """A batched heuristic with its ``repeat_memory`` (S4) off, as the reference's rollouts play."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
@@ -166,13 +155,12 @@ class BatchedRollouts:
 
     Args:
         game, config: a game whose ``search`` part has ``leaves``; the table's config.
-        policy: ``"heuristic"`` (the batched heuristic, memoryless), ``"random"`` or
-            a batch policy (``policy(obs, mask) -> actions``).
+        policy: ``"heuristic"`` (memoryless), ``"random"`` or a batch policy.
         cutoff: rollout steps before the position is evaluated (0: to the end).
         capacity, params: the engine's rows (the largest wave); the heuristic's knobs.
         backend, device: the batched engine's.
-        compiled: on numpy, play the heuristic or a `LearnedRollout` with a
-            ``snapshot`` by the game's compiled kernels where it has them.
+        compiled: on numpy, play the heuristic or a `LearnedRollout` with a ``snapshot``
+            by the game's compiled kernels where it has them.
     """
 
     def __init__(
@@ -224,7 +212,7 @@ class BatchedRollouts:
         on_load: Callable[[int, np.ndarray, np.ndarray], None] | None = None,
     ) -> np.ndarray:
         """``[len(states), P]`` rewards in [0, 1] after rolling every state out (states untouched);
-        ``on_load(start, obs, mask)`` sees states ``start ..`` as loaded (host numpy)."""
+        ``on_load(start, obs, mask)`` sees states ``start ..`` as loaded."""
         return self._by_chunk(states, lambda chunk, start: self._values(chunk, rng, start, on_load))
 
     def _by_chunk(
@@ -243,9 +231,9 @@ class BatchedRollouts:
         value: Callable[[np.ndarray], np.ndarray],
         on_load: Callable[[int, np.ndarray, np.ndarray], None] | None = None,
     ) -> np.ndarray:
-        """``[len(states), P]`` rewards in [0, 1] of the states as they are: a finished deal by
-        the game's ``score``, any other by its ``value_score`` of ``value(obs) -> [M]`` (a
-        critic) of every player's observation; ConfigError: the game has no ``value_score``."""
+        """``[len(states), P]`` rewards of the states as they are: a finished deal by ``score``,
+        any other by ``value_score`` of the critic ``value(obs) -> [M]`` of every player's
+        observation; ConfigError: the game has no ``value_score``."""
         value_score = self.leaves.value_score
         if value_score is None:
             raise ConfigError("this game's search leaves have no critic scale (value_score)")

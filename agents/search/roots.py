@@ -1,10 +1,6 @@
-"""The guided search's roots other than PUCT (docs/search.md, "Search over a learned agent").
-
-* ``root="gumbel"`` (`HalvingRoot`): sequential halving over the prior's best
-  moves, Gumbel AlphaZero's root without the noise (Danihelka et al., 2022);
-* ``root="paired"`` (`paired_search`): the prior's best moves rolled out on the
-  same determinizations, the top move played unless another's paired gain
-  clears ``gate`` standard errors (`paired_choice`).
+"""The guided search's roots other than PUCT: ``root="gumbel"`` (`HalvingRoot`, Gumbel
+AlphaZero's sequential halving without the noise, Danihelka et al., 2022) and ``root="paired"``
+(`paired_search`). See docs/search.md, "Search over a learned agent".
 """
 
 from __future__ import annotations
@@ -24,13 +20,10 @@ C_VISIT, C_SCALE = 50.0, 1.0
 
 
 class HalvingRoot:
-    """Sequential halving over a root's candidate moves (``root="gumbel"``).
-
-    The ``budget`` is split over ``ceil(log2(candidates))`` phases, each giving every
-    remaining move an equal share of descents, after which the better half by
-    `score` is kept, so a move of low prior gets descents of its own. ``log_prior``
-    is ``-inf`` off the legal moves; ``spread``: `score` reads the means rescaled.
-    """
+    """Sequential halving over a root's candidate moves (``root="gumbel"``): ``budget`` split over
+    ``ceil(log2(candidates))`` phases, each an equal share per remaining move, then the better
+    half by `score` kept. ``log_prior``: ``-inf`` off the legal moves; ``spread``: `score`
+    reads the means rescaled."""
 
     def __init__(
         self, log_prior: np.ndarray, budget: int, candidates: int, spread: bool = True
@@ -45,8 +38,7 @@ class HalvingRoot:
         self.quota = 0
         self._raise_quota()
 
-    def _raise_quota(self) -> None:
-        """The visits each remaining move has by the end of this phase."""
+    def _raise_quota(self) -> None:  # the visits each remaining move has by the phase's end
         share = self.budget // (self.phases * len(self.remaining))
         self.quota += max(1, share)
 
@@ -61,9 +53,8 @@ class HalvingRoot:
         return min(self.remaining, key=lambda a: (visits(a), -float(self.log_prior[a]), a))
 
     def score(self, root: Any, a: int) -> float:
-        """``log prior + sigma(q)``: ``q`` the root mean rescaled to the spread of the
-        remaining moves' means (0.5 where there is none), or with ``spread=False``
-        the mean itself (a reward in [0, 1]; 0.5 unvisited)."""
+        """``log prior + sigma(q)``: ``q`` the root mean rescaled to the remaining moves' spread
+        (``spread=False``: the mean itself); 0.5 unvisited or without a spread."""
         means = {
             b: c.total / c.visits
             for b, c in root.children.items()
@@ -102,9 +93,8 @@ def candidates_by_prior(prior: np.ndarray, legal: np.ndarray, count: int) -> lis
 
 
 def paired_choice(rewards: np.ndarray, gate: float) -> int:
-    """The column to play of ``rewards`` ``[determinizations, candidates]``: the one of highest
-    mean gain over column 0 (the prior's top move) among those whose mean gain is above
-    zero and ``gate`` standard errors (the lower among equals), else 0 (also with < 2 rows)."""
+    """The column to play of ``rewards`` ``[determinizations, candidates]``: of highest mean gain
+    over column 0 among those whose gain is above zero and ``gate`` standard errors, else 0."""
     rewards = np.asarray(rewards, dtype=np.float64)
     rows = rewards.shape[0]
     if rewards.ndim != 2 or rewards.shape[1] < 2 or rows < 2:
@@ -122,10 +112,9 @@ def paired_search(
     agent: Any, determinize: Callable[[np.random.Generator], Any], prior: np.ndarray,
     legal: np.ndarray,
 ) -> tuple[Node, int]:  # fmt: skip
-    """The root and the move of ``root="paired"``: every candidate of ``agent`` (a
-    `GuidedSearchAgent`) rolled out on each of ``budget // candidates`` (at least 2)
-    determinizations, in waves of about ``batch`` leaves (no new wave once ``time_limit``
-    is spent, after two); the root's children hold their rollouts' visits and rewards."""
+    """The root and the move of ``root="paired"``: every candidate of ``agent`` rolled out on
+    each of ``budget // candidates`` (at least 2) determinizations, in waves of about ``batch``
+    leaves; the root's children hold their rollouts' visits and rewards."""
     game, rng, player = agent._search, agent._rng, agent._player
     moves = candidates_by_prior(prior, legal, agent.candidates)
     root = agent.new_node(-1)

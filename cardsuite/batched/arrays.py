@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cardsuite.batched.backend import Array, Backend, get_backend
-from cardsuite.batched.checks import action_ids, active_flags
+from cardsuite.batched.checks import action_ids, active_flags, check_players
 from cardsuite.batched.protocol import StepResult
 from cardsuite.config import ConfigBase
 from cardsuite.errors import ConfigError, IllegalActionError, UsageError
@@ -109,6 +109,23 @@ class ArrayGames:
     def to_act(self) -> Array:
         """``[N]`` player id to act in each game."""
         raise NotImplementedError
+
+    def _observe_players(self, ids: Array) -> Array:
+        """A new ``[N, obs_dim]``: game ``g`` as player ``ids[g]`` sees it (ids checked)."""
+        raise NotImplementedError
+
+    def observe_as(self, player: Any) -> Array:
+        """A new ``[N, obs_dim]`` float32: each game as player id ``player`` (or ``[N]`` ids)
+        sees it, bit for bit the env's ``observe``; nothing of the engine changes. A
+        finished game (``autoreset=False``) is seen from its final position.
+
+        Raises:
+            UsageError: before `reset`, or a bad ``player`` (not ids ``0 .. n-1``).
+        """
+        if self._mask is None:
+            raise UsageError("call reset() before observe_as()")
+        ids = check_players(self.xp, player, self.num_games, self.num_players)
+        return self._observe_players(ids)
 
     # ------------------------------------------------------------------ step
     def step(self, actions: Any, active: Any = None) -> StepResult:

@@ -1,12 +1,10 @@
 """The contract every batched engine keeps, so the shared adapters serve every game.
 
-``num_games`` games as arrays with a leading game axis on the backend ``xp``:
 ``reset(seed)`` returns ``(obs [N, D] float32, mask [N, A] int8, to_act [N])``,
 ``step(actions [N], active=None)`` a [`StepResult`][cardsuite.batched.protocol.StepResult]
 (rewards ``[N, P]`` by player id; finished games restart inside the step; an
-illegal action raises ``IllegalActionError`` and changes no game). The whole
-contract is in ``docs/batched.md``; `cardsuite.batched.arrays.ArrayGames`
-implements its common part.
+illegal action raises ``IllegalActionError`` and changes no game). See
+``docs/batched.md``; `cardsuite.batched.arrays.ArrayGames` implements the common part.
 """
 
 from __future__ import annotations

@@ -4,10 +4,8 @@
 with the exact layouts of ``scandal_v0`` (``truncated`` flags included);
 `ShardedScandal` steps one numpy batch on several threads, and the shared
 adapters of ``cardsuite.batched`` serve it unchanged. See ``docs/batched.md``.
-The old module names ``sharded``, and ``rollout`` and ``rollout_policy`` (the
-search's compiled kernels, under ``cardsuite.agents.search.kernels`` since 0.3),
-import with a `DeprecationWarning`. The kernels' names are strings here: their
-package loads only when a caller asks for the old name, so no import climbs.
+The old module names ``sharded``, ``rollout`` and ``rollout_policy`` import
+with a `DeprecationWarning`.
 """
 
 from cardsuite.moved import alias_modules

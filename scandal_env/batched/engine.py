@@ -14,11 +14,9 @@ import numpy as np
 
 from cardsuite.batched.arrays import ArrayGames
 from cardsuite.batched.backend import Array
-from cardsuite.batched.checks import check_players
 from cardsuite.batched.deal import TAG_DEAL, permutations, split_seed, stream_keys
 from cardsuite.batched.protocol import StepResult
 from cardsuite.batched.sharded import ShardedGames
-from cardsuite.errors import UsageError
 from scandal_env.actions import describe
 from scandal_env.batched.apply import apply_actions
 from scandal_env.batched.consts import BUILD, DRAW, END_NAMES, END_NONE, END_OUT, MELD, OVER
@@ -162,18 +160,8 @@ class BatchedScandal(ArrayGames):
                           DeprecationWarning, stacklevel=2)  # fmt: skip
         return super().step(actions, active)
 
-    def observe_as(self, player: int | Array) -> Array:
-        """A new ``[N, obs_dim]`` float32: each game as player ``player`` (or ``[N]`` ids)
-        sees it, bit for bit ``scandal_v0``'s ``observe``; nothing changes. A finished
-        game (``autoreset=False``) is seen from its final position, ``phase`` all zero.
-
-        Raises:
-            UsageError: before `reset`, or a bad ``player`` (named).
-        """
-        if self._mask is None:
-            raise UsageError("call reset() before observe_as()")
-        seat = check_players(self.xp, player, self.num_games, self.P)
-        return observe_seats(self, self.observer, seat, self.obs_dim)
+    def _observe_players(self, ids: Array) -> Array:
+        return observe_seats(self, self.observer, ids, self.obs_dim)
 
     def _what(self, action: int) -> str:
         if 0 <= action < self.num_actions:

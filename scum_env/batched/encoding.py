@@ -14,8 +14,8 @@ import numpy as np
 
 from cardsuite.batched.backend import Array, Backend
 from scum_env.encoding import NUM_ROLES, observation_spec
-from scum_env.phase import Phase
 from scum_env.rules import Rules
+from scum_env.state import Phase
 
 if TYPE_CHECKING:
     from scum_env.batched.engine import BatchedScum

@@ -10,23 +10,28 @@ restarts) run on the games they concern.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from cardsuite.batched.arena import ArenaResult, run_arena
 from cardsuite.batched.arrays import ArrayGames
 from cardsuite.batched.backend import Array
-from cardsuite.batched.checks import check_players, preset_ints, preset_seating, trade_flags
+from cardsuite.batched.checks import preset_ints, preset_seating, trade_flags
 from cardsuite.batched.deal import TAG_ROLES, permutations, split_seed
+from cardsuite.batched.policies import BatchPolicy
 from cardsuite.batched.protocol import StepResult
-from cardsuite.errors import PresetError, UsageError
+from cardsuite.batched.sharded import ShardedGames
+from cardsuite.batched.vector_env import GameVectorEnv
+from cardsuite.errors import PresetError
 from scum_env.batched.encoding import BatchEncoder
 from scum_env.batched.series import BIG, end_series, give_back, restart, start_series
 from scum_env.config import ScumConfig
-from scum_env.phase import Phase
 from scum_env.rules import Rules, scum_rules
+from scum_env.state import Phase
 
-__all__ = ["BatchedScum", "StepResult"]
+__all__ = ["BatchedScum", "ScumVectorEnv", "ShardedScum", "StepResult", "play_arena"]
 
 TRADE, PLAY, OVER = int(Phase.TRADE), int(Phase.PLAY), int(Phase.OVER)
 
@@ -287,64 +292,79 @@ class BatchedScum(ArrayGames):
         obs = self.encoder.observe(self, hand)
         return obs, self._mask_out(mask), self.to_act()
 
-    def observe_as(self, player: Any) -> Array:
-        """A new ``[N, obs_dim]`` float32: each game as player id ``player`` (or ``[N]`` ids)
-        sees it; nothing of the engine changes.
-
-        Raises:
-            UsageError: before `reset`, or a bad ``player`` (not ids ``0 .. n-1``).
-        """
-        if self._mask is None:
-            raise UsageError("call reset() before observe_as()")
-        return observe_players(self, player)
+    def _observe_players(self, ids: Array) -> Array:
+        xp = self.xp
+        saved = xp.copy(self.actor)
+        self.actor[:] = xp.argmax(self.order == ids[:, None], 1)
+        hand = xp.take_rows(self.hands.reshape(-1, self.K), self.flat_actor())
+        view = xp.copy(self.encoder.observe(self, hand))
+        give = self.encoder.spec.slices["give_backs_left"].start
+        view[:, give] = xp.where(self.actor == saved, view[:, give], 0.0)  # the giver's alone
+        self.actor[:] = saved
+        self._observe()  # the encoder writes into the shared buffer: rebuild it in place
+        return view
 
     def game_view(self, g: int) -> dict[str, Any]:
         """Game ``g`` by player id, as numpy (for tests, debugging and rendering): ``hands``,
         ``given``, ``received``, ``dealt`` (before the trades), ``order``, ``scores``,
         ``finish``, ``phase``, ``to_act``, ``series``."""
-        return game_view(self, g)
+        xp = self.xp
+        order = xp.to_numpy(self.order[g])
+        inv = np.argsort(order)
+
+        def by_player(x: Array) -> np.ndarray:
+            return np.asarray(xp.to_numpy(x[g]))[inv]
+
+        hands, given, received = (
+            by_player(self.hands),
+            by_player(self.given),
+            by_player(self.received),
+        )
+        fin = xp.to_numpy(self.finish[g])
+        out_pos = [int(j) for j in np.argsort(fin, kind="stable") if fin[j] > 0]
+        return {
+            "hands": hands.astype(np.int16),
+            "given": given.astype(np.int16),
+            "received": received.astype(np.int16),
+            "dealt": (hands.astype(np.int16) + given - received),
+            "order": [int(v) for v in order],
+            "scores": by_player(self.scores).astype(np.int64),
+            "finish": [int(order[j]) for j in out_pos],
+            "phase": int(xp.to_numpy(self.phase[g])),
+            "to_act": int(order[int(xp.to_numpy(self.actor[g]))]),
+            "series": int(xp.to_numpy(self.series[g])),
+        }
 
 
-def game_view(eng: BatchedScum, g: int) -> dict[str, Any]:
-    """Game ``g`` by player id, as numpy (`BatchedScum.game_view`)."""
-    xp = eng.xp
-    order = xp.to_numpy(eng.order[g])
-    inv = np.argsort(order)
-
-    def by_player(x: Array) -> np.ndarray:
-        return np.asarray(xp.to_numpy(x[g]))[inv]
-
-    hands, given, received = (
-        by_player(eng.hands),
-        by_player(eng.given),
-        by_player(eng.received),
-    )
-    fin = xp.to_numpy(eng.finish[g])
-    out_pos = [int(j) for j in np.argsort(fin, kind="stable") if fin[j] > 0]
-    return {
-        "hands": hands.astype(np.int16),
-        "given": given.astype(np.int16),
-        "received": received.astype(np.int16),
-        "dealt": (hands.astype(np.int16) + given - received),
-        "order": [int(v) for v in order],
-        "scores": by_player(eng.scores).astype(np.int64),
-        "finish": [int(order[j]) for j in out_pos],
-        "phase": int(xp.to_numpy(eng.phase[g])),
-        "to_act": int(order[int(xp.to_numpy(eng.actor[g]))]),
-        "series": int(xp.to_numpy(eng.series[g])),
-    }
+#: 0.2's functions of ``scum_env.batched.views``, now methods.
+game_view, observe_players = BatchedScum.game_view, BatchedScum.observe_as
 
 
-def observe_players(eng: BatchedScum, player: Any) -> Array:
-    """A new ``[N, obs_dim]``: each game as ``player`` (an id or ``[N]`` ids) sees it now."""
-    xp = eng.xp
-    ids = check_players(xp, player, eng.num_games, eng.P)
-    saved = xp.copy(eng.actor)
-    eng.actor[:] = xp.argmax(eng.order == ids[:, None], 1)
-    hand = xp.take_rows(eng.hands.reshape(-1, eng.K), eng.flat_actor())
-    view = xp.copy(eng.encoder.observe(eng, hand))
-    give = eng.encoder.spec.slices["give_backs_left"].start
-    view[:, give] = xp.where(eng.actor == saved, view[:, give], 0.0)  # the giver's alone
-    eng.actor[:] = saved
-    eng._observe()  # the encoder writes into the shared buffer: rebuild it in place
-    return view
+class ScumVectorEnv(GameVectorEnv):
+    """``num_envs`` Scum games seen from one learning seat (numpy outputs); the learner
+    keeps its player id while its role changes (J3).
+
+    Arguments as [`GameVectorEnv`][cardsuite.batched.vector_env.GameVectorEnv];
+    ``**config`` are [`ScumConfig`][scum_env.config.ScumConfig] fields.
+    """
+
+    ENGINE = BatchedScum
+
+
+class ShardedScum(ShardedGames):
+    """``num_games`` numpy Scum games stepped by ``threads`` threads; `BatchedScum`'s API.
+
+    Arguments as [`ShardedGames`][cardsuite.batched.sharded.ShardedGames];
+    ``**config`` are [`ScumConfig`][scum_env.config.ScumConfig] fields.
+    """
+
+    ENGINE = BatchedScum
+
+
+def play_arena(
+    policies: Sequence[BatchPolicy], episodes: int, *, batch: int = 4096, **options: Any
+) -> ArenaResult:
+    """Play ``episodes`` episodes with ``policies[p]`` in seat ``p``; per-seat mean rewards
+    (`cardsuite.batched.run_arena`; ``options``: ``seed``, ``backend``, ``device`` and
+    [`ScumConfig`][scum_env.config.ScumConfig] fields)."""
+    return run_arena(BatchedScum, policies, episodes, batch=batch, **options)

@@ -13,7 +13,7 @@ import numpy as np
 
 from cardsuite.batched.backend import Array
 from cardsuite.batched.deal import TAG_DEAL, TAG_ROLES, permutations
-from scum_env.phase import Phase
+from scum_env.state import Phase
 
 if TYPE_CHECKING:
     from scum_env.batched.engine import BatchedScum

@@ -8,7 +8,6 @@ from functools import cached_property
 from typing import Any, Literal
 
 from cardsuite.config import ConfigBase, doc_field, illegal_action_field, illegal_penalty_field
-from scum_env.party.cards import decks_for
 from scum_env.party.tables import check_sizes, split_tables
 
 MIN_PLAYERS = 5
@@ -98,8 +97,3 @@ class PartyConfig(ConfigBase):
     def max_table(self) -> int:
         """Players at the largest table (observations are padded to it)."""
         return max(self.sizes)
-
-    @property
-    def max_decks(self) -> int:
-        """Decks at the largest table (the action table is sized for it, P1)."""
-        return decks_for(self.max_table)

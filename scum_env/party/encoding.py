@@ -20,8 +20,8 @@ from cardsuite.obsspec import ObsSpec, Piece
 from scum_env.encoding import trade_bound
 from scum_env.party.config import PartyConfig
 from scum_env.party.engine import Party, action_rules
-from scum_env.phase import PLAY
 from scum_env.rules import Rules, role_index
+from scum_env.state import PLAY
 
 NUM_ROLES = 5  # King, Assistant King, Commoner, Assistant Scum, Scum (P3)
 ROLES_DOC = (

@@ -26,8 +26,8 @@ from scum_env.party.config import PartyConfig
 from scum_env.party.serialize import from_dict, from_json, to_dict, to_json
 from scum_env.party.state import Party, State, action_rules, seat, table_rules
 from scum_env.party.tables import hand_points, ladder
-from scum_env.phase import OVER, Phase
 from scum_env.presets import MAX_TOTAL, card_lists, check_roles, short, whole_numbers
+from scum_env.state import OVER, Phase
 
 __all__ = [
     "Party",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from cardsuite.rgb import cards_word
 from scum_env.party.engine import Party, standings
-from scum_env.phase import OVER
 from scum_env.render import seat_notes
+from scum_env.state import OVER
 
 
 def render_table(party: Party, table: int, *, show_hands: bool = True) -> str:

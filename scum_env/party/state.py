@@ -14,8 +14,8 @@ import numpy as np
 from scum_env.party.cards import party_rules
 from scum_env.party.config import PartyConfig
 from scum_env.party.tables import ladder
-from scum_env.phase import Phase
 from scum_env.rules import Rules
+from scum_env.state import Phase
 from scum_env.state import State as TableState
 
 

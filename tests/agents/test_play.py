@@ -197,7 +197,7 @@ def last_move(prompt: str) -> str:
 def test_the_terminal_log_hides_other_players_give_backs(tmp_path: Path) -> None:
     """Issue 25 item 4: seed 0, seat 0, episode=game target_score=12, the last legal move."""
     from cardsuite.agents.arena.records import make_env, read_records
-    from cardsuite.agents.play.move_log import step
+    from cardsuite.agents.play.views import step
 
     shown: list[str] = []
     path = tmp_path / "games.jsonl"

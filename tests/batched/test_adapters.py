@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cardsuite.batched.vector_env import sb3_vec_env
 from cardsuite.errors import ConfigError
-from scum_env.batched.adapters import ScumVectorEnv, play_arena, sb3_vec_env
-from scum_env.batched.engine import BatchedScum
+from scum_env.batched.engine import BatchedScum, ScumVectorEnv, play_arena
 from scum_env.batched.policies import LowestFirstPolicy, RandomPolicy, sb3_policy
 
 

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from cardsuite.errors import ConfigError, IllegalActionError, PresetError
-from scum_env.batched.adapters import ShardedScum
-from scum_env.batched.engine import BatchedScum
+from scum_env.batched.engine import BatchedScum, ShardedScum
 from scum_env.batched.policies import RandomPolicy
 from scum_env.config import ScumConfig
 from scum_env.encoding import observation_spec

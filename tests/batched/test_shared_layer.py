@@ -26,9 +26,9 @@ def test_scum_engines_keep_the_contract_and_old_names_work() -> None:
     [
         ("scum_env.batched.backend", "cardsuite.batched.backend", "get_backend"),
         ("scum_env.batched.deal", "cardsuite.batched.deal", "permutations"),
-        ("scum_env.batched.arena", "scum_env.batched.adapters", "play_arena"),
-        ("scum_env.batched.sharded", "scum_env.batched.adapters", "ShardedScum"),
-        ("scum_env.batched.vector_env", "scum_env.batched.adapters", "ScumVectorEnv"),
+        ("scum_env.batched.arena", "scum_env.batched.engine", "play_arena"),
+        ("scum_env.batched.sharded", "scum_env.batched.engine", "ShardedScum"),
+        ("scum_env.batched.vector_env", "scum_env.batched.engine", "ScumVectorEnv"),
     ],
 )
 def test_moved_scum_batched_modules_import_with_a_warning_naming_the_new_home(

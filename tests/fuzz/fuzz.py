@@ -17,7 +17,7 @@ step it checks:
 Any other outcome raises `FuzzFailure` with the family, variant,
 seed and step, enough to replay it. ``python -m tests.fuzz.run`` runs it by
 hand; ``tests/fuzz/test_fuzz.py`` runs a bounded version in the default test
-run and the full 10^6 steps per family under ``-m slow``.
+run and the full 10^6 steps per family under ``-m exhaustive``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Random-play fuzzing of every game family (see `tests.fuzz.fuzz`).
 
-The default run plays a few thousand steps per family; ``-m slow`` plays the
-full 10^6 steps per family (issue 12), as does ``python -m tests.fuzz.run``.
+The default run plays a few thousand steps per family; ``-m exhaustive`` plays
+the full 10^6 steps per family (issue 12), as does ``python -m tests.fuzz.run``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def test_bounded_fuzz(family: str) -> None:
     assert report.obs_checked >= report.steps
 
 
-@pytest.mark.slow
+@pytest.mark.exhaustive
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_full_fuzz(family: str) -> None:
     report = fuzz_family(family, FULL_STEPS, seed=2)

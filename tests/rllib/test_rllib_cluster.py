@@ -66,6 +66,7 @@ def _tokens(tmp_path: Path, address: str, *extra: str) -> list[str]:
     ]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_two_node_cluster_runs_env_runners_on_both_nodes(
     two_nodes: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

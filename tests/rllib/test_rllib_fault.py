@@ -113,6 +113,7 @@ def _trainer_cmd(ckpt: Path, iterations: int, *extra: str) -> list[str]:
     return cmd + list(extra)
 
 
+@pytest.mark.slow
 def test_ctrl_c_checkpoints_and_resume_continues(tmp_path: Path) -> None:
     """SIGINT to the run's process group mid-run: a checkpoint, exit 130; --resume goes on."""
     ckpt = tmp_path / "run"

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cardsuite.agents.play.move_log import Move, step
+from cardsuite.agents.play.views import Move, step
 from cardsuite.games import get_game
 
 CASES = [

@@ -1,14 +1,7 @@
-"""What batched PPO and Deep Monte-Carlo share: a run of tables of games on the core's loop.
-
-`BatchedTrainer` starts a run (the resume rule, seeds, game, input layout), evaluates
-the played network at every table, writes the agent, and the shared part of the
-checkpoint: ``agent/``, ``optimizer.safetensors``, ``run.safetensors`` (each table's
-seats, and its games in flight when the engine keeps them in arrays),
-``league/<name>.safetensors`` (the snapshots) and ``state.json`` (counters, schedule,
-config, Leagues, generators, history). An algorithm adds its own parts
-(`checkpoint_parts`, `restore_parts`, `generators`) and names its ``FILES`` and
-``MUST_MATCH``; a resumed run continues exactly where the checkpoint stopped.
-"""
+"""What batched PPO and Deep Monte-Carlo share (`BatchedTrainer`): the run's start, the
+evaluation at every table, the agent, and the shared part of the checkpoint (``agent/``,
+``optimizer``, ``run`` (seats, games in flight), ``league/`` and ``state.json``). An
+algorithm adds its own parts (`checkpoint_parts`, `restore_parts`, `generators`)."""
 
 from __future__ import annotations
 

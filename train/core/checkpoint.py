@@ -1,13 +1,9 @@
 """The one checkpoint writer and reader of every trainer.
 
-A run keeps its latest checkpoint in ``RUN/checkpoint/``: safetensors files and a
-``state.json`` whose ``files`` entry maps every other file to its SHA-256.
-`write_checkpoint` builds it in a temporary folder and swaps it in by two renames (the
-previous one survives as ``checkpoint.prev`` until then; `find_checkpoint` falls back to
-it), so Ctrl-C or a crash never leaves a run without a good checkpoint.
-`open_checkpoint` reads ``state.json`` (bounded, strict JSON) and checks the manifest:
-every file listed, present, regular, matching its checksum and of a kind the trainer
-allows. Nothing is ever unpickled.
+``RUN/checkpoint/`` holds safetensors files and a ``state.json`` whose ``files`` maps each
+file to its SHA-256. `write_checkpoint` swaps a new one in by two renames (the previous one
+survives as ``checkpoint.prev`` until then); `open_checkpoint` checks the manifest. Nothing
+is ever unpickled.
 """
 
 from __future__ import annotations
@@ -199,10 +195,9 @@ def save_checkpoint(
     run_dir: str | Path, *, weights: Mapping[str, Any], meta: AgentMeta,
     optimizer: Mapping[str, Any], files: Mapping[str, Mapping[str, Any]], state: dict[str, Any],
 ) -> Path:  # fmt: skip
-    """Write a trainer's checkpoint through `write_checkpoint`: ``weights`` and ``meta`` as
-    ``agent/`` (``ppo:RUN`` plays it), a torch ``optimizer`` state dict, the trainer's
-    arrays by file name (``files``; empty ones skipped) and ``state.json`` entries
-    (``state``; NaN and infinity as null). Its path."""
+    """Write a trainer's checkpoint: ``weights`` and ``meta`` as ``agent/``, a torch ``optimizer``
+    state dict, arrays by file name (``files``; empty ones skipped) and ``state.json`` entries
+    (NaN and infinity as null); its path."""
 
     def fill(tmp: Path) -> dict[str, Any]:
         save_agent(tmp / AGENT_DIR, weights, meta)

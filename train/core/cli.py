@@ -1,12 +1,6 @@
-"""The one command-line grammar of the training commands.
-
-`add_run_flags` gives every training command the same flags (``--config``, ``--run-dir``
-(``--out`` deprecated), ``--resume``, ``--seed``, ``--players``, ``--device``,
-``--total-steps``, ``--budget-minutes``, ``--tensorboard``, ``--set KEY=VALUE``); the
-batched trainers add one flag per config field (`add_field_flags`); an unknown flag is
-a ConfigError naming the closest (`reject_unknown`). `trainer_entry` builds a batched
-trainer's ``train``, subcommand and ``python -m`` entry.
-"""
+"""The one command-line grammar of the training commands: the shared flags (`add_run_flags`),
+one flag per config field (`add_field_flags`), unknown flags named (`reject_unknown`) and a
+batched trainer's entry points (`trainer_entry`)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,9 @@
 """The duplicate baseline (``duplicate_baseline``): every training deal also played by the heuristic.
 
-Beside each table's games runs a *twin* batch of the same deals (the engines deal from
-counters) with the heuristic in every seat. When a hand ends, each player's reward has
-its twin's subtracted: the twin's rewards depend on the deals only, never on the
-learner, so the gradient's expectation is unchanged and the luck of the cards leaves
-the signal. `TwinDeals` keeps the twin at most one hand ahead and sums each player's
-margin per episode (``dup_margin``).
+Beside each table's games a *twin* batch plays the same deals with the heuristic in every
+seat; when a hand ends, each player's reward has its twin's subtracted. The twin's rewards
+depend on the deals only, so the gradient's expectation is unchanged and the luck of the
+cards leaves the signal.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """The duplicate evaluator of every trainer.
 
-`duplicate_match` plays two batch policies over the same deals, once per rotation of
-the two agents over the seats; A *beats* B on a deal when its mean reward over its seats
-of all rotations is higher (ties one half), the arena's duplicate measure. Deals come
-from the engine's counter-based streams keyed by ``seed`` (``eval_seed``: a seed
-training never uses). `evaluate_against` judges a learner's greedy actor; `spec_policy`
-turns any arena agent spec into a batch policy (`evaluate_specs`).
+`duplicate_match` plays two batch policies over the same deals, once per rotation of the
+agents over the seats; A *beats* B on a deal when its mean reward over its seats is higher
+(ties one half). `evaluate_against` judges a learner's greedy actor, `evaluate_specs` any
+arena agent specs.
 """
 
 from __future__ import annotations
@@ -30,9 +28,8 @@ BatchPolicy = Callable[[Any, Any], Any]
 
 @dataclass(frozen=True)
 class DuelResult:
-    """Outcome of `duplicate_match`: ``deals`` played (each in every rotation), the share A
-    ``beats`` B (ties: half), each side's mean episode reward per seat-game (``mean_a``,
-    ``mean_b``), the mean ``margin`` of A's over B's, and 95% half-widths (``*_ci``)."""
+    """Outcome of `duplicate_match`: the share A ``beats`` B (ties: half), each side's mean reward
+    per seat-game, A's mean ``margin`` over B, and 95% half-widths (``*_ci``)."""
 
     deals: int
     beats: float

@@ -1,11 +1,6 @@
-"""The games the batched trainers play: one `TrainGame` per batched engine.
-
-The trainers, their warm start and evaluation and ``cardsuite exploit`` never name a
-game: its `TrainGame` gives the batched engine, a run's engine config, the baselines'
-batch policies and each player's view, from the game's record, the agents layer's parts
-(`cardsuite.agents.parts`) and this layer's table `TRAINING` (the reward each game
-trains on, ``docs/training.md`` says why; a rule option of the run overrides it).
-"""
+"""The games the batched trainers play: one `TrainGame` per batched engine, from the game's
+record, the agents layer's parts and this layer's table `TRAINING` (the reward each game
+trains on; a rule option of the run overrides it)."""
 
 from __future__ import annotations
 
@@ -21,9 +16,8 @@ from cardsuite.games import Game, games
 
 @dataclass(frozen=True)
 class Training:
-    """What the trainers set for one game: engine ``options`` unless the run sets them (the
-    training reward, the episode length), that ``reward`` in words (``cardsuite exploit``),
-    and the warm start's ``warm_start_steps`` that let an episode end."""
+    """What the trainers set for one game: engine ``options`` unless the run sets them, the
+    ``reward`` in words (``cardsuite exploit``) and the warm start's ``warm_start_steps``."""
 
     options: tuple[tuple[str, Any], ...]
     reward: str

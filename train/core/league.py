@@ -1,14 +1,10 @@
 """The opponents of every trainer: fixed baselines and frozen snapshots, drawn by PFSP.
 
-Members are batch policies over the engine's arrays: the game's baselines (``heuristic``,
-``random``) and frozen snapshots of the learner (`League.add_snapshot`). A batched
-trainer's league game gets one member for its other seats, drawn anew when its episode
-ends (`League.draw`, `League.act`); per-game envs seat members from the League's draw
-table (`cardsuite.train.core.seats`). PFSP (AlphaStar): each finished game reports the
-learner's outcome (`League.record`), counts decay by ``decay`` per game, and a member is
-drawn by its rate ``x`` of beating the learner: ``hard`` ``x ** power``, ``variance``
-``x * (1 - x)`` or ``uniform``, times its kind's share when ``shares`` are given (see
-``docs/training.md``, "The League").
+Members are batch policies: the game's baselines and snapshots of the learner. PFSP
+(AlphaStar): finished games report the learner's outcome (`League.record`), counts decay
+by ``decay`` per game, and a member is drawn by its rate ``x`` of beating the learner:
+``hard`` ``x ** power``, ``variance`` ``x * (1 - x)`` or ``uniform``, times its kind's
+share when ``shares`` are given.
 """
 
 from __future__ import annotations
@@ -41,9 +37,8 @@ WEIGHTINGS = ("hard", "variance", "uniform")
 
 @dataclass
 class Member:
-    """One league member: its stable ``id`` (games refer to it), ``name`` (``heuristic``,
-    ``random`` or ``snapshot@STEP``), batch ``policy``, and decayed counts of the games it
-    beat the learner (``wins``, ties one half) and played (``games``)."""
+    """One league member: stable ``id``, ``name``, batch ``policy``, and decayed counts of the
+    games it beat the learner (``wins``, ties one half) and played (``games``)."""
 
     id: int
     name: str
@@ -59,10 +54,9 @@ class Member:
 
 
 class League:
-    """The fixed members ``baselines`` (name -> batch policy) plus the newest
-    ``max_snapshots`` snapshots, drawn by PFSP (``weighting``, ``power``, ``decay``: module
-    doc; ``shares``: kind -> share). ``seed`` seeds the draws and the snapshots, which play
-    on observations times ``scale``, their best legal action if ``greedy``."""
+    """The fixed members ``baselines`` (name -> batch policy) plus the newest ``max_snapshots``
+    snapshots, drawn by PFSP (module doc; ``shares``: kind -> share); snapshots play on
+    observations times ``scale``, their best legal action if ``greedy``."""
 
     def __init__(
         self,

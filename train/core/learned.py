@@ -1,14 +1,7 @@
-"""The training side of learned agents (`cardsuite.agents.learned` holds what playing needs).
-
-* `load_agent`, `load_tensors`: the safe agent format read into torch tensors;
-* `agent_meta`, `snapshot_of`: a MaskablePPO policy's metadata and numpy snapshot;
-* `table_features`, `count_inputs`: a training table's card-counting inputs
-  (`cardsuite.agents.learned.features.CountInputs`).
-
-The 0.2 modules ``cardsuite.train.policy``, ``cardsuite.train.safe_io`` and
-``cardsuite.train.core.features`` import as this one; their names that stay with
-the agents resolve here with a warning naming their home.
-"""
+"""The training side of learned agents: torch loaders, a MaskablePPO policy's metadata and
+snapshot, card-counting inputs. 0.2's ``cardsuite.train.policy``, ``safe_io`` and
+``core.features`` import as this module; their names that stay with the agents resolve
+here with a warning naming their home."""
 
 from __future__ import annotations
 
@@ -114,13 +107,9 @@ def snapshot_of(policy: Any, step: int, activation: str) -> Snapshot:
 def table_features(
     name: str, game: Any, eng: Any, players: int, scale: np.ndarray, generic: str = ""
 ) -> CountInputs | None:
-    """A trainer's derived inputs: ``name`` (its ``features`` field) at a table of
-    ``game`` (a `cardsuite.train.core.games.TrainGame`) with engine ``eng``; None for ``""``.
-
-    ``generic`` (the game's name, or empty): the network reads the game's
-    size-generic layout (``sizes``), so the inputs serve every table size;
-    ``scale`` is then that layout's.
-    """
+    """A trainer's derived inputs ``name`` (its ``features`` field; None for ``""``) at a
+    table of ``game`` (a `TrainGame`) with engine ``eng``; ``generic`` (the game's name, or
+    empty): the network reads the size-generic layout, so they serve every table size."""
     if not name:
         return None
     if name not in FEATURES:
@@ -137,15 +126,10 @@ def table_features(
 def count_inputs(
     heuristic: Any, obs_spec: Any, players: int, scale: np.ndarray, sizes: Any = ()
 ) -> CountInputs:
-    """The `CountInputs` of a Scum or Scum Party table.
-
-    ``heuristic``: the table's batched heuristic (its compiled rules give the
-    deck, the specials and the round-ending slots); ``scale``: the per-entry
-    factors the network's observations are multiplied by. ``sizes``: the
-    table sizes a row may come from (a Party's tables, or every size on the
-    generic layout); where their decks differ, each row's deck is the one of
-    table's size (``sized``: the sum of its ``seats`` piece), else the one deck
-    they share.
+    """The `CountInputs` of a Scum or Scum Party table: ``heuristic`` (the table's batched
+    heuristic) gives the deck, the specials and the round-ending slots, ``scale`` the factors
+    of the network's inputs, ``sizes`` the table sizes a row may come from (where their decks
+    differ, each row's deck is its size's).
 
     Raises:
         ConfigError: the game has no card-counting inputs (naming ``features``).

@@ -1,11 +1,5 @@
-"""Curves, TensorBoard and progress lines of every trainer.
-
-``RUN/progress.csv`` gets one row per iteration (the trainer names its
-columns), ``RUN/eval.csv`` one row per evaluation, and TensorBoard events go
-to ``RUN/tb`` (`RunLog`). On resume the rows after the checkpoint are
-dropped and TensorBoard purges the later events (`open_log`), so every step
-shows once.
-"""
+"""Curves, TensorBoard and progress lines of every trainer (`RunLog`): ``RUN/progress.csv``,
+``RUN/eval.csv`` and ``RUN/tb``; a resume drops what follows the checkpoint (`open_log`)."""
 
 from __future__ import annotations
 
@@ -52,9 +46,8 @@ def summary_writer(folder: Path, purge_step: int | None = None) -> Any:
 
 
 class RunLog:
-    """Appends to ``progress.csv`` (columns ``progress_fields``, ``step`` and ``iteration``
-    first), ``eval.csv`` and TensorBoard (``purge_step``: `summary_writer`'s) in ``run_dir``,
-    and prints progress lines showing the ``headline`` keys unless ``quiet``."""
+    """Appends to ``progress.csv`` (columns ``progress_fields``), ``eval.csv`` and TensorBoard in
+    ``run_dir``, and prints progress lines showing the ``headline`` keys unless ``quiet``."""
 
     def __init__(
         self, run_dir: Path, progress_fields: Sequence[str], *, tensorboard: bool, quiet: bool,

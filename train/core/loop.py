@@ -1,18 +1,11 @@
 """The one scheduler of every trainer: the budget, the schedules, the final steps and Ctrl-C.
 
-`TrainLoop.train` runs from the current step to ``total_steps``, ``budget_minutes`` or a
-Ctrl-C. At each boundary between iterations (`run_schedules`): ``snapshot`` (every
-``snapshot_every``), `sync`, ``eval`` (every ``eval_every``, never after the last
-iteration; with ``keep_best`` a new best also writes ``RUN/best_agent``) and
-``checkpoint`` (every ``checkpoint_every``). ``due`` (each schedule's next step) and the
-evaluation ``history`` are part of the checkpoint. The first Ctrl-C stops at the next
-boundary with a checkpoint (`interrupted`; the commands exit 130), a second aborts.
-
-A trainer sets ``args``, ``plan`` (a `RunPlan`), ``log`` (a `RunLog`), ``step``,
-``iteration``, ``due`` and ``history``, and fills the hooks `iterate`, `add_snapshot`,
-`evaluate`, `save` and `save_agent`, and where it needs to `begin`, `sync`, `run` (a
-library that drives its own loop calls `run_schedules` and `going`), `finish`,
-`interrupted` and `close`. See ``docs/training.md``, "Checkpoints and resuming".
+`TrainLoop.train` runs to ``total_steps``, ``budget_minutes`` or a Ctrl-C; at each boundary
+(`run_schedules`) it takes a snapshot, `sync`s, evaluates (with ``keep_best``, a new best is
+``RUN/best_agent``) and checkpoints, each when due. A first Ctrl-C stops at the next
+boundary with a checkpoint (the commands exit 130), a second aborts. A trainer fills the
+hooks `iterate`, `add_snapshot`, `evaluate`, `save` and `save_agent` (as needed `begin`,
+`sync`, `run`, `finish`, `interrupted`, `close`).
 """
 
 from __future__ import annotations

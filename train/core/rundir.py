@@ -1,10 +1,5 @@
-"""Run folders: a run is never overwritten, and a resume keeps each step once.
-
-`plan_run` is every trainer's rule, checked before any work: a new run needs
-``--run-dir`` absent or empty; ``--resume DIR`` writes into the checkpoint's own run
-folder or a new one (a *branch*, starting with the source run's logs up to the
-checkpoint). On resume `start_logs` drops the CSV rows after the checkpoint's step.
-"""
+"""Run folders: a run is never overwritten, and a resume keeps each step once (`plan_run`,
+the rule every trainer checks before any work)."""
 
 from __future__ import annotations
 
@@ -31,13 +26,10 @@ class RunPlan:
 
 
 def plan_run(run_dir: str | Path | None, resume: str | Path | None, default: Path) -> RunPlan:
-    """The one resume rule of every trainer (module doc), checked before any work.
-
-    ``run_dir`` (``--run-dir``; None: the resumed run's folder, else ``default``) and
-    ``resume`` (``--resume DIR``, or None). ConfigError when the folder would overwrite
-    another run or a bare checkpoint has no ``--run-dir``; CheckpointError when
-    ``resume`` holds no checkpoint.
-    """
+    """The one resume rule of every trainer (module doc), checked before any work: ``run_dir``
+    (None: the resumed run's folder, else ``default``), ``resume`` (or None). ConfigError when
+    the folder would overwrite another run or a bare checkpoint has no ``--run-dir``,
+    CheckpointError when ``resume`` holds no checkpoint."""
     checkpoint = find_checkpoint(resume) if resume else None
     if run_dir:
         out = Path(run_dir)

@@ -1,10 +1,5 @@
-"""Frozen snapshots at play, and the League at per-game tables.
-
-`SnapshotPolicy` plays a snapshot on a batch, `SnapshotAgent` at one arena seat.
-MaskablePPO's per-game envs and RLlib's per-game sampler get the League's draw table
-(`League.seat_table`, rows `SeatMember`), draw a member per seat (`draw_seat`) and play
-it (`seat_agent`); each seat's outcome goes back to `League.record`.
-"""
+"""Frozen snapshots at play (`SnapshotPolicy` on a batch, `SnapshotAgent` at one seat), and
+the League's draw table at per-game tables (`SeatMember`, `draw_seat`, `seat_agent`)."""
 
 from __future__ import annotations
 

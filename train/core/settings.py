@@ -1,11 +1,8 @@
 """The one training vocabulary: the config classes every trainer's settings derive from.
 
 `RunConfig` holds what every trainer has, `PPOFamily` the PPO hyperparameters (cleanrl's
-names) and `BatchedConfig` what batched PPO and Deep Monte-Carlo add. A library's own
-names appear only in the adapter that translates the config. A config's ``RENAMED``
-maps its old keys to today's: `RunConfig.from_dict` reads them with a FutureWarning,
-`RunConfig.upgrade` silently (a checkpoint's saved config). `inherit` re-declares a
-field with another default. ``docs/training.md``'s tables are generated from these.
+names), `BatchedConfig` what batched PPO and Deep Monte-Carlo add. A config's ``RENAMED``
+maps its old keys to today's (`RunConfig.upgrade`).
 """
 
 from __future__ import annotations

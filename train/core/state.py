@@ -1,10 +1,5 @@
-"""The run state a trainer's checkpoint holds besides its weights, as JSON and arrays.
-
-A batched engine's arrays (`engine_state`), the global generators (`capture_rng`,
-checked by `check_rng` before anything is restored), a torch generator (`gen_state`)
-and an optimizer's state (`flatten_optimizer`, checked against the optimizer it is
-loaded into, so a tampered file cannot smuggle in other structure).
-"""
+"""The run state a checkpoint holds besides its weights: a batched engine's arrays, the
+generators and an optimizer's state, each checked before it is restored."""
 
 from __future__ import annotations
 

@@ -1,15 +1,11 @@
-"""The games in flight of a batched trainer, one `GameTable` per player count.
-
-A run trains at ``num_players``, or with ``sizes`` at several player counts, one network
-on the game's size-generic layout (`cardsuite.agents.learned.layout`). `make_table`
-builds a table, `GameTable.finish_games` scores and redeals its finished league games,
-`evaluate_tables` evaluates at every table.
-"""
+"""The games of a batched trainer: one `GameTable` per player count in flight (with ``sizes``,
+several, on the game's size-generic layout) and the heuristic's games of the warm start
+(`warm_start_data`: batched PPO imitates them, Deep Monte-Carlo fits its Q-values to them)."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -18,7 +14,8 @@ import numpy as np
 from cardsuite.agents.learned.layout import pad_mask, pad_observation
 from cardsuite.agents.learned.netspec import Snapshot, obs_scale
 from cardsuite.agents.learned.size_generic import GenericSnapshot
-from cardsuite.moved import moved_name
+from cardsuite.batched.policies import RandomPolicy, call_policy
+from cardsuite.errors import ConfigError
 from cardsuite.train.core.evaluate import evaluate_against
 from cardsuite.train.core.games import train_game
 from cardsuite.train.core.league import League
@@ -29,10 +26,8 @@ T = TypeVar("T", bound="GameTable")
 
 @dataclass(eq=False, kw_only=True)
 class GameTable:
-    """One player count's games in flight: engine, league, seats and the current state.
-    ``generic`` (a game's name) pads the network's inputs into the size-generic layout;
-    ``key`` prefixes the table's checkpoint arrays; evaluations play ``eval_opponents`` or
-    baselines ``eval_names`` made afresh for each (rows depend on network and deals only)."""
+    """One player count's games in flight: engine, league, seats and the current state
+    (``generic``: pad into the size-generic layout; ``key``: its checkpoint arrays' prefix)."""
 
     players: int
     config: dict[str, Any]
@@ -208,6 +203,90 @@ def evaluate_tables(
     return rows
 
 
-def __getattr__(name: str) -> Any:
-    """``warm_start_data``, in `cardsuite.train.core.warm` since 0.3, with a warning (PEP 562)."""
-    return moved_name(__name__, name, {"warm_start_data": "cardsuite.train.core.warm"})
+Actor = Callable[[np.ndarray, np.ndarray], np.ndarray]
+"""A batch policy of the engine's layout: (observations, masks) -> one action per game."""
+
+
+def heuristic_dataset(
+    games: int, steps: int, explore: float, seed: int, config: dict[str, Any],
+    game: str = "scum", *, relative: bool = False, actor: Actor | None = None,
+) -> dict[str, np.ndarray]:  # fmt: skip
+    """Observations, masks, heuristic labels and per-seat returns of ``games`` games of
+    ``game`` (engine options ``config``) for ``steps`` steps; ``relative``: returns of
+    `relative_rewards`; ``actor`` plays instead of the heuristic (DAgger's rounds)."""
+    spec = train_game(game)
+    eng = spec.make_engine(games, config)
+    heur = spec.heuristic(eng)
+    rand = RandomPolicy(seed + 17)
+    rows = np.arange(games)
+    rng = np.random.default_rng(seed + 29)
+    obs, mask, to_act = eng.reset(seed + 1_000_000_007)
+    n, p = games, eng.num_players
+    xs = np.zeros((steps, n, obs.shape[1]), dtype=np.float32)
+    ms = np.zeros((steps, n, mask.shape[1]), dtype=bool)
+    ys = np.zeros((steps, n), dtype=np.int64)
+    seat = np.zeros((steps, n), dtype=np.int64)
+    rew = np.zeros((steps, n, p), dtype=np.float32)  # rewards handed out by step t's move
+    ended = np.zeros((steps, n), dtype=bool)  # the episode ended with step t's move
+    for t in range(steps):
+        label = np.asarray(call_policy(heur, obs, mask, rows, np.asarray(to_act)))
+        xs[t], ms[t], ys[t], seat[t] = obs, mask.astype(bool), label, to_act
+        explore_rows = rng.random(n) < explore
+        move = label if actor is None else np.asarray(actor(obs, mask), dtype=np.int64)
+        res = eng.step(np.where(explore_rows, rand(obs, mask), move))
+        rew[t], ended[t] = np.asarray(res.rewards), np.asarray(res.done)
+        obs, mask, to_act = res.obs, res.mask, res.to_act
+    if relative:
+        rew = relative_rewards(rew)
+    # Reward to go of every seat until its episode's end; unknown (NaN) when
+    # the episode did not end within the data.
+    ret = np.full((steps, n), np.nan, dtype=np.float32)
+    togo = np.zeros((n, p), dtype=np.float32)
+    known = np.zeros(n, dtype=bool)
+    for t in range(steps - 1, -1, -1):
+        togo = rew[t] + np.where(ended[t][:, None], 0.0, togo)
+        known = ended[t] | known
+        ret[t] = np.where(known, togo[rows, seat[t]], np.nan)
+    keep = ~np.isnan(ret).reshape(-1)
+    if not keep.any():
+        raise ConfigError(
+            f"field 'bc_steps': no episode ended within {steps} engine steps of the warm start, "
+            "so there is nothing to imitate; raise bc_steps (a Scum Party tournament takes "
+            "about 200 steps per hand at 8 players)"
+        )
+    return {
+        "obs": xs.reshape(-1, xs.shape[-1])[keep],
+        "mask": ms.reshape(-1, ms.shape[-1])[keep],
+        "label": ys.reshape(-1)[keep],
+        "ret": ret.reshape(-1)[keep],
+    }
+
+
+def relative_rewards(rewards: np.ndarray) -> np.ndarray:
+    """``[N, P]`` rewards minus, per seat, the mean of the other seats' (zero-sum per game),
+    what a duplicate deal is won on. Scandal's hand scores are not (S9), and a learner of
+    its own score feeds the other player (``docs/archive.md``)."""
+    r = np.asarray(rewards, dtype=np.float64)
+    p = r.shape[-1]
+    return (r - (r.sum(axis=-1, keepdims=True) - r) / max(p - 1, 1)).astype(np.float32)
+
+
+def warm_start_data(
+    tables: Sequence[GameTable], game: str, args: Any, *, relative: bool = False,
+    seed: int | None = None, actor_for: Callable[[Any], Actor] | None = None,
+) -> dict[str, np.ndarray]:  # fmt: skip
+    """The heuristic's games at every table in the network's layout: ``bc_games`` games of
+    ``bc_steps`` steps at the smallest table, fewer and longer at larger ones; ``seed``
+    (default ``args.seed``); ``actor_for``: each table's mover (DAgger)."""
+    parts = []
+    low = min(t.players for t in tables)
+    for t in tables:
+        games = max(1, round(args.bc_games * low / t.players))
+        steps = round(args.bc_steps * t.players / low)
+        part = heuristic_dataset(games, steps, args.bc_explore,
+                                 args.seed if seed is None else seed, t.config, game,
+                                 relative=relative,
+                                 actor=None if actor_for is None else actor_for(t))  # fmt: skip
+        part["obs"], part["mask"] = t.net_obs(part["obs"]), t.net_mask(part["mask"])
+        parts.append(part)
+    return {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}

@@ -1,7 +1,7 @@
 """Deep Monte-Carlo (``cardsuite dmc``): the DouZero recipe on the batched engines.
 
-* ``config``: `DMCConfig`, its settings; ``trainer``: the algorithm;
-* ``parts``: the Q-network, Monte-Carlo targets, replay and warm start.
+``config`` (`DMCConfig`), ``trainer`` (the algorithm), ``parts`` (the Q-network,
+Monte-Carlo returns, replay and warm start).
 
 May import: the core, the games, ``cardsuite.agents`` and ``cardsuite.train.core``.
 """

@@ -1,6 +1,5 @@
-"""Settings of a Deep Monte-Carlo run (`DMCConfig`): the core's `BatchedConfig` with DMC's
-own defaults (a wider ReLU network, a uniform draw over the baselines, no snapshots)
-and fields. A preset (``configs/train/dmc_*.yaml``) sets any fields; flags override it."""
+"""Settings of a Deep Monte-Carlo run (`DMCConfig`): the core's `BatchedConfig` with DMC's own
+defaults (a wider ReLU network, a uniform draw over the baselines, no snapshots) and fields."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""Pieces of Deep Monte-Carlo: `QNet` (an MLP ``actor.*`` of one value per action, so
-``ppo:PATH`` plays its legal argmax), `MCReturns` (each learner decision's undiscounted
-return to its episode's end, a running sum per seat), `Replay` (a FIFO store of finished
-decisions) and `fit_heuristic` (the warm start)."""
+"""Pieces of Deep Monte-Carlo: `QNet` (``actor.*``, one value per action: ``ppo:PATH`` plays
+its legal argmax), `MCReturns`, `Replay` (a FIFO of finished decisions), `fit_heuristic`."""
 
 from __future__ import annotations
 
@@ -13,7 +11,7 @@ from torch import nn
 
 from cardsuite.agents.learned.features import CountInputs
 from cardsuite.agents.learned.netspec import actor_prefixes
-from cardsuite.train.core.warm import relative_rewards  # noqa: F401  (re-exported)
+from cardsuite.train.core.tables import relative_rewards  # noqa: F401  (re-exported)
 
 MASKED = -1e8
 

@@ -1,15 +1,10 @@
 """Deep Monte-Carlo (DMC) on the batched engines: the DouZero recipe for discrete masked actions.
 
-DouZero (Zha et al., 2021): a Q-network regressed on Monte-Carlo returns, played
-greedily with a little epsilon exploration. Per iteration, on the training core:
-**rollout** (learner rows play the legal argmax, or a uniform legal move with
-probability ``epsilon``; the League's member plays the others), **targets** (each
-learner decision's undiscounted return to its episode's end, `MCReturns`; finished
-decisions enter a FIFO replay), **update** (Adam on ``(Q(s, a) - return)^2``, about
-``replay_ratio`` passes per decision; with ``polyak`` a running average of the weights
-is what is evaluated, frozen and saved). Optional warm start: `fit_heuristic`. The
-checkpoint holds everything a run needs to go on exactly. The agent is ``RUN/agent``,
-played as ``ppo:RUN/agent``; see ``docs/training.md``.
+A Q-network regressed on Monte-Carlo returns (Zha et al., 2021), played greedily with
+``epsilon`` exploration. Per iteration: a **rollout**, each learner decision's return to
+its episode's end into a FIFO replay, then Adam on ``(Q(s, a) - return)^2`` about
+``replay_ratio`` times per decision (with ``polyak``, a running average of the weights is
+what is evaluated, frozen and saved). The agent is ``RUN/agent`` (``ppo:RUN/agent``).
 """
 
 from __future__ import annotations
@@ -31,8 +26,7 @@ from cardsuite.train.core.checkpoint import Saved
 from cardsuite.train.core.cli import trainer_entry
 from cardsuite.train.core.league import League  # noqa: F401  (re-exported: the core League)
 from cardsuite.train.core.state import gen_state, set_gen
-from cardsuite.train.core.tables import GameTable, make_table
-from cardsuite.train.core.warm import warm_start_data
+from cardsuite.train.core.tables import GameTable, make_table, warm_start_data
 from cardsuite.train.dmc.config import DMCConfig
 from cardsuite.train.dmc.parts import (
     MCReturns,

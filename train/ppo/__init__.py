@@ -1,8 +1,8 @@
 """Batched PPO (``cardsuite ppo``): masked PPO on the batched engines, on the training core.
 
-* ``config``: `PPOConfig`; ``trainer``: the algorithm, one readable loop;
-* ``network``: the masked actor-critic; ``rollout``: per-seat storage and GAE;
-  ``update``: the clipped PPO epochs; ``imitation``: the warm start (imitation, DAgger).
+``config`` (`PPOConfig`), ``trainer`` (the algorithm, one readable loop), ``network`` (the
+masked actor-critic), ``rollout`` (per-seat storage, GAE), ``update`` (the clipped epochs),
+``imitation`` (the warm start).
 
 May import: the core, the games, ``cardsuite.agents`` and ``cardsuite.train.core``.
 """

@@ -1,6 +1,5 @@
 """The batched PPO trainer's settings (`PPOConfig`): the core's `BatchedConfig` and
-`PPOFamily` fields plus batched PPO's own. A preset (``configs/train/ppo_*.yaml``) sets
-any fields; command-line flags override it."""
+`PPOFamily` plus batched PPO's own."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Warm start for batched PPO: the actor imitates the heuristic, the critic learns its values.
-
-`imitate` trains the actor by cross-entropy on the heuristic's moves and the critic by
-regression on the returns of `cardsuite.train.core.warm.heuristic_dataset`; `dagger`
-adds ``bc_dagger`` rounds (DAgger, Ross et al. 2011) of games the trained copy plays and
-the heuristic labels.
-"""
+"""Warm start for batched PPO: the actor imitates the heuristic's moves and the critic learns
+their returns (`imitate`), then ``bc_dagger`` DAgger rounds (Ross et al. 2011, `dagger`)."""
 
 from __future__ import annotations
 
@@ -13,7 +8,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from cardsuite.train.core.warm import Actor, heuristic_dataset  # noqa: F401  (re-exported)
+from cardsuite.train.core.tables import Actor, heuristic_dataset  # noqa: F401  (re-exported)
 from cardsuite.train.ppo.network import ActorCritic
 
 CHUNK = 65_536

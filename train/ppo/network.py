@@ -1,10 +1,5 @@
-"""The masked actor-critic network of the batched PPO trainer, and its safe save format.
-
-Two MLPs (cleanrl's ``Agent``): the actor ``actor.*`` gives action logits (an illegal
-action gets `MASKED`: its probability and entropy terms are 0), the critic ``critic.*``
-one value. Agents are saved in the safe format (``trainer: cardsuite-ppo``), so
-``ppo:PATH`` plays the actor with a numpy forward pass.
-"""
+"""The masked actor-critic of the batched PPO trainer (cleanrl's ``Agent``: actor ``actor.*``,
+critic ``critic.*``), saved in the safe format so ``ppo:PATH`` plays it without torch."""
 
 from __future__ import annotations
 

@@ -1,12 +1,9 @@
 """Per-seat rollout storage and GAE for turn-based batched self-play.
 
-A rollout of ``T`` engine steps of ``N`` games is a ``[T, N]`` grid of decisions (one
-player acts per game and step), the learner's marked ``valid``. A decision of a seat is
-one transition lasting until that seat acts again (``next_t``); every reward the seat
-gets meanwhile is added to it; it is terminal (``done``) if the episode ends first, and
-one still open at the rollout's end is bootstrapped with the critic's value from that
-seat's view (``boot``). GAE runs backwards along each seat's own chain of decisions,
-one vectorised operation per step.
+A rollout is a ``[T, N]`` grid of decisions (one player acts per game and step). A seat's
+decision is one transition lasting until that seat acts again (``next_t``), credited every
+reward the seat gets meanwhile; one still open at the rollout's end is bootstrapped from
+that seat's view (``boot``). GAE runs backwards along each seat's chain of decisions.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Masked PPO on the batched engines, in one readable loop (cleanrl style, plain torch).
 
-Per iteration, on the training core: **rollout** (``num_games`` games advance
-``rollout_steps`` steps together; the learner's rows go through the network in one
-forward pass, the League's member plays the others), **advantages** (GAE along each
-seat's own decisions, `cardsuite.train.ppo.rollout`), **update** (clipped PPO epochs,
-`cardsuite.train.ppo.update`), then the core loop's **schedules**. With ``sizes`` each
-player count has its own table, padded into the game's size-generic layout. The agent
-is ``RUN/agent`` (``ppo:RUN/agent``); see ``docs/training.md``.
+Per iteration: a **rollout** (the learner's rows in one forward pass, the League's member
+plays the others), **advantages** (GAE along each seat's own decisions), the clipped PPO
+**update**, then the core loop's schedules. The agent is ``RUN/agent``
+(``ppo:RUN/agent``); see ``docs/training.md``.
 """
 
 from __future__ import annotations
@@ -29,10 +26,9 @@ from cardsuite.train.core.cli import trainer_entry
 from cardsuite.train.core.duplicate import TwinDeals, split_twin
 from cardsuite.train.core.league import League  # noqa: F401  (re-exported: the core League)
 from cardsuite.train.core.learned import load_tensors
-from cardsuite.train.core.tables import GameTable, make_table
-from cardsuite.train.core.warm import warm_start_data
+from cardsuite.train.core.tables import GameTable, make_table, warm_start_data
 from cardsuite.train.ppo.config import PPOConfig
-from cardsuite.train.ppo.imitation import dagger, imitate
+from cardsuite.train.ppo.imitation import dagger, greedy_actor, imitate
 from cardsuite.train.ppo.network import TRAINER, ActorCritic, load_actor
 from cardsuite.train.ppo.rollout import SeatRollout, to_torch
 from cardsuite.train.ppo.update import anchor_kl, ppo_update  # noqa: F401  (re-exported)
@@ -182,14 +178,8 @@ class Trainer(BatchedTrainer):
 
     def _greedy_actor(self, t: PPOTable) -> Any:
         """The network's greedy move at table ``t``, on the engine's own arrays (DAgger)."""
-
-        def act(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-            rows = torch.arange(len(obs), device=self.dev)
-            with torch.no_grad():
-                x, m = self._net_input(t, rows, obs, mask)
-                return self.net.logits(x, m).argmax(-1).cpu().numpy()
-
-        return act
+        act = greedy_actor(self.net, self.scale)
+        return lambda obs, mask: act(t.net_obs(obs), t.net_mask(mask))
 
     # ------------------------------------------------------------------ rollout
     def rollout(self) -> dict[str, float]:

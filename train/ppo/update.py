@@ -1,10 +1,5 @@
-"""The PPO update of the batched trainer: cleanrl's clipped-ratio epochs over a rollout.
-
-Minibatches of the learner's decisions, the clipped policy loss, an entropy bonus and a
-(clipped) value loss for ``update_epochs`` passes (stopped early above ``target_kl``);
-``anchor_coef`` adds a KL penalty towards a frozen anchor, ``critic_warmup`` trains the
-critic alone.
-"""
+"""The PPO update of the batched trainer: cleanrl's clipped-ratio epochs over a rollout, with
+``anchor_coef``'s KL penalty and ``critic_warmup``'s critic-only loss."""
 
 from __future__ import annotations
 

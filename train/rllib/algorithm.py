@@ -1,13 +1,6 @@
-"""The one place where the training core's config becomes RLlib's ``PPOConfig`` (`ppo_config`).
-
-The core's names become RLlib's (``update_epochs`` -> ``num_epochs``,
-``clip_coef`` -> ``clip_param``, ``ent_coef`` -> ``entropy_coeff``, ``vf_coef``
--> ``vf_loss_coeff``, ``max_grad_norm`` -> ``grad_clip``...). ``per_game``:
-`SuiteRLlibEnv` on RLlib's multi-agent env runner, one module ``main`` in
-every seat RLlib sees. ``batched``: `BatchedEnvRunner` and `BatchedPPO`; the
-runners run no connectors, so RLlib's merge and broadcast of their states is
-off.
-"""
+"""The one place where the training core's config becomes RLlib's ``PPOConfig`` (`ppo_config`):
+``per_game`` runs `SuiteRLlibEnv` on RLlib's multi-agent env runner, ``batched`` runs
+`BatchedEnvRunner` and `BatchedPPO` (no connectors, so no merge of their states)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""A batched engine's games for one env runner: one learning seat per game, the League in the others.
-
-`BatchedRLlibEnv` holds ``num_envs`` games of one batched engine; `tick` steps
-every game once with array calls, the learners' games with the module's
-actions, the others with their League member's (a League that follows the
-driver's) or the newest snapshot's (self-play games). The learner sees the
-per-game env's spaces; an ended game restarts inside the step. docs/rllib.md,
-"Batched env runners".
-"""
+"""A batched engine's games for one env runner: one learning seat per game, the League in
+the others; an ended game restarts inside the step. docs/rllib.md, "Batched env runners"."""
 
 from __future__ import annotations
 
@@ -43,11 +36,8 @@ def single_spaces(game: str, options: Mapping[str, Any]) -> tuple[spaces.Dict, s
 
 
 class BatchedRLlibEnv:
-    """``num_envs`` games of a batched engine for one env runner (module doc).
-
-    ``env_config`` keys: `ENV_KEYS` (any other is a ConfigError); RLlib's
-    ``worker_index`` is read from the ``EnvContext``.
-    """
+    """``num_envs`` games of a batched engine for one env runner (module doc); ``env_config``
+    keys: `ENV_KEYS` (any other is a ConfigError)."""
 
     def __init__(self, env_config: Mapping[str, Any]) -> None:
         """Build the engine, the seats and the League; call `reset` next."""
@@ -145,12 +135,8 @@ class BatchedRLlibEnv:
                 "action_mask": np.zeros(self.engine.num_actions, dtype=np.int8)}  # fmt: skip
 
     def tick(self, actions: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """One engine step of every game: the learners play ``actions`` (``[N]``, read where
-        `learner_ready`), the League the other games; ``None``: only the League moves.
-
-        Returns the learners' rewards ``[N]``, done and truncated ``[N]``. Ended
-        games restart at once and draw new opponents.
-        """
+        """One engine step of every game: the learners play ``actions`` (``None``: only the League
+        moves); the learners' rewards, done and truncated ``[N]``. Ended games restart at once."""
         if self._obs is None:
             raise ConfigError("call reset() before tick()")
         waiting = ~self.learner_ready()

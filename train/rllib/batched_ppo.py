@@ -1,12 +1,5 @@
-"""``BatchedPPO``: RLlib's PPO with array train batches from the batched env runners.
-
-Only ``training_step``, RLlib's extension point for an algorithm's iteration,
-changes: the runners' array batches (GAE done on the runners, collected by
-RLlib's ``synchronous_parallel_sample``) are concatenated, the advantages
-standardized over the whole batch (as RLlib's ``GeneralAdvantageEstimation``
-does), whole minibatches kept, and the learner group updates from the batch.
-docs/rllib.md, "Throughput".
-"""
+"""``BatchedPPO``: RLlib's PPO whose ``training_step`` trains on the batched runners' array
+batches (advantages standardized over the whole batch, as RLlib does). docs/rllib.md."""
 
 from __future__ import annotations
 

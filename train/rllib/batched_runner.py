@@ -1,12 +1,8 @@
 """The batched env runner: RLlib's ``SingleAgentEnvRunner`` sampling array batches by ticks.
 
-`BatchedEnvRunner` keeps RLlib's module, weight sync, metrics, state and
-restarts; its env is a `BatchedRLlibEnv` (`make_env`) and its ``sample``
-returns its share of the train batch as flat arrays with GAE done
-(`collect`, `train_batch`). A decision lasts until the learner's next one in
-its game; GAE follows RLlib's rules (a terminated decision does not
-bootstrap, a truncated one bootstraps from the all-zero terminal
-observation). docs/rllib.md, "Batched env runners".
+A decision lasts until the learner's next one in its game; GAE follows RLlib's rules (a
+terminated decision does not bootstrap, a truncated one bootstraps from the all-zero
+terminal observation). docs/rllib.md, "Batched env runners".
 """
 
 from __future__ import annotations
@@ -163,9 +159,8 @@ class BatchedEnvRunner(SingleAgentEnvRunner):  # type: ignore[misc]
     def sample(  # type: ignore[override]
         self, *, num_timesteps: int | None = None, **kwargs: Any
     ) -> dict[str, Any]:
-        """The runner's share of the train batch (``num_timesteps`` learner decisions, by
-        default RLlib's rollout fragment x games) as flat arrays; metrics logged as RLlib's
-        runner logs them."""
+        """The runner's share of the train batch as flat arrays; metrics logged as RLlib's runner
+        logs them."""
         c: Any = self.config
         if num_timesteps is None:
             num_timesteps = c.get_rollout_fragment_length(self.worker_index) * self.num_envs

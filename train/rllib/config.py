@@ -1,12 +1,6 @@
-"""The RLlib adapter's settings: `RLlibTrainConfig`, on the training core's vocabulary.
-
-It derives from the core's `PPOFamily` (one name per setting: ``total_steps``,
-``update_epochs``, ``clip_coef``, ``hidden``, ``max_snapshots``, ``eval_deals``,
-``run_dir``...) and declares what only RLlib has (env runners, learners, batch
-sizes, fault tolerance). RLlib's own names appear only in
-`cardsuite.train.rllib.algorithm`. A run file of before 0.3 loads with a
-warning (`RLlibTrainConfig.upgrade`). This module does not import ray.
-"""
+"""The RLlib adapter's settings: `RLlibTrainConfig`, the core's `PPOFamily` plus what only
+RLlib has (env runners, learners, batch sizes, fault tolerance). A run file of before 0.3
+loads with a warning. This module does not import ray."""
 
 from __future__ import annotations
 
@@ -159,10 +153,8 @@ class RLlibTrainConfig(PPOFamily):
 
 
 def load_config(path: str | None = None, **overrides: Any) -> RLlibTrainConfig:
-    """A run file (or only ``overrides`` when ``path`` is None) as a config.
-
-    ``overrides`` win over the file; an ``options`` mapping among them is
-    merged into the file's rule options, one option at a time.
+    """A run file (or only ``overrides`` when ``path`` is None) as a config; ``overrides`` win,
+    an ``options`` mapping among them merged into the file's rule options.
 
     Raises:
         ConfigError: unreadable file, bad YAML, an unknown key or a bad value.

@@ -1,11 +1,6 @@
-"""The per-game sampler's env: a suite AEC env behind RLlib's multi-agent PettingZoo wrapper.
-
-`SuiteRLlibEnv` seats League members around RLlib's seat in a share
-``1 - self_play`` of the episodes and keeps the learner's outcomes for the
-driver (`take_outcomes`); it raises `EarlyTerminationError` where RLlib would
-crash on a seat that ends before every seat has observed. docs/rllib.md,
-"Self-play and the League".
-"""
+"""The per-game sampler's env: a suite AEC env behind RLlib's multi-agent PettingZoo wrapper,
+League members around RLlib's seat in a share ``1 - self_play`` of the episodes.
+docs/rllib.md, "Self-play and the League"."""
 
 from __future__ import annotations
 
@@ -35,13 +30,8 @@ def make_aec_env(game: str, options: Mapping[str, Any] | None = None) -> Any:
 
 
 class SuiteRLlibEnv(PettingZooEnv):
-    """RLlib's PettingZoo wrapper around a suite env (module doc).
-
-    ``env_config`` keys: ``game`` (default ``"scum"``), ``options``, ``table``
-    (default none), ``self_play`` (default 1) and ``seed`` (of the seat draws);
-    any other is a ConfigError. RLlib's ``worker_index`` and ``vector_index``
-    are attributes of the ``EnvContext``.
-    """
+    """RLlib's PettingZoo wrapper around a suite env (module doc); ``env_config`` keys: ``game``,
+    ``options``, ``table``, ``self_play`` and ``seed`` (any other is a ConfigError)."""
 
     ENV_CONFIG_KEYS = ("game", "options", "table", "self_play", "seed")
 

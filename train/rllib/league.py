@@ -1,10 +1,8 @@
 """The RLlib trainer's League: the core's `League` on the driver, its draw table on the runners.
 
-At every snapshot and before every checkpoint the driver (`sync_league`)
-records every runner's outcomes since the last sync in the League (so the
-PFSP weights come from every runner's games), adds the learner's snapshot and
-sends the League's draw table back (`push_table`). A runner that RLlib
-restarts gets the table again (`LeagueCallbacks`).
+At every snapshot and checkpoint the driver records every runner's outcomes, adds the
+learner's snapshot and sends the draw table back (`sync_league`); a runner RLlib restarts
+gets it again (`LeagueCallbacks`).
 """
 
 from __future__ import annotations
@@ -75,9 +73,8 @@ def sync_league(algo: Any, league: League, snapshot: Snapshot | None = None) -> 
 
 
 class LeagueCallbacks(RLlibCallback):
-    """The ``illegal_actions`` metric (episodes ended by an illegal action: the suite's
-    ``env()`` notes ``infos[agent]["illegal_action"]``; 0 with the masked module), and the
-    League's table for every env runner RLlib recreates."""
+    """The ``illegal_actions`` metric (0 with the masked module), and the League's table for
+    every env runner RLlib recreates."""
 
     def on_episode_start(self, *, metrics_logger: Any = None, **kwargs: Any) -> None:
         """Log 0, so the metric reads 0 before any episode has ended."""

@@ -1,9 +1,5 @@
-"""Resuming an RLlib run of an older cardsuite from its ``iter_NNNNNN/`` checkpoint.
-
-Only the safe files are read (``cardsuite_run.json``, ``main_module.safetensors``,
-``league.json`` + ``league.safetensors``; never RLlib's pickles); the run goes
-on in today's format, at step iteration x ``train_batch_size``.
-"""
+"""Resuming an RLlib run of an older cardsuite from its ``iter_NNNNNN/`` checkpoint: only the
+safe files are read (never RLlib's pickles), and the run goes on in today's format."""
 
 from __future__ import annotations
 

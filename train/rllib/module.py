@@ -1,15 +1,8 @@
 """A masked PPO RLModule (RLlib's new API stack) for the suite's dict observations.
 
-`MaskedPPOTorchRLModule` is a plain `TorchRLModule` with the `ValueFunctionAPI`
-that PPO needs (RLlib's own masking example expects the key
-``"observations"``): a policy MLP and a separate value MLP over the
-observation, scaled to about [-1, 1] by the observation space's finite
-bounds. In every forward pass the logits of illegal actions are
-`MASKED_LOGIT`, so an illegal action has probability exactly 0 in float32;
-an all-zero mask (a terminal observation) leaves a uniform distribution.
-
-``model_config`` keys: ``hidden`` (layer widths, default ``[256, 256]``) and
-``activation`` (``"relu"`` or ``"tanh"``); RLlib's own keys are ignored.
+A policy MLP and a value MLP over the observation scaled by the space's bounds; illegal
+actions get `MASKED_LOGIT` (probability exactly 0). ``model_config`` keys: ``hidden``
+(layer widths, default ``[256, 256]``) and ``activation`` (``"relu"`` or ``"tanh"``).
 """
 
 from __future__ import annotations

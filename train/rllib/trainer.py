@@ -1,16 +1,10 @@
 """Self-play PPO on Ray RLlib, on the training core's loop (``cardsuite train --backend rllib``).
 
-The `Trainer` is a core `TrainLoop`: one iteration is one
-``Algorithm.train()``; the core runs the snapshots (each merges the runners'
-League outcomes, adds the learner and sends the table back:
-`cardsuite.train.rllib.league`), evaluations, checkpoints, the budgets and
-Ctrl-C. A checkpoint is the core's ``RUN/checkpoint``: ``agent/`` (the
-learner's actor in the safe agent format: ``ppo:RUN`` and ``rllib:RUN`` play
-it without ray or torch), ``module.safetensors`` (the whole module, for
-resuming), the League and ``state.json``. RLlib's own checkpoint files
-(cloudpickles) are never written nor read, so Adam starts afresh on resume.
-A run of an older cardsuite resumes from its ``iter_NNNNNN/`` folder
-(`cardsuite.train.rllib.legacy`).
+One iteration is one ``Algorithm.train()``; the core runs snapshots, evaluations,
+checkpoints, budgets and Ctrl-C. A checkpoint is the core's ``RUN/checkpoint``: ``agent/``
+(``ppo:RUN`` and ``rllib:RUN`` play it without ray or torch), ``module.safetensors``, the
+League and ``state.json``; RLlib's pickles are never written nor read, so Adam starts
+afresh on resume. An older cardsuite's run resumes from ``iter_NNNNNN/`` (`legacy`).
 """
 
 from __future__ import annotations

@@ -1,12 +1,6 @@
-"""Self-play MaskablePPO on a batched engine (``vec_env: batched``).
-
-The learner plays seat ``learner_seat`` (``null``: 0) of ``num_games`` games in one
-batched engine, the game's one-seat batched vector env (its record's ``sb3_vec_env``:
-Scum's). Observations are scaled as `SelfPlayEnv` scales them, so either way trains the
-same ``ppo:PATH`` agent; every other seat is played by one member drawn from the
-League's draw table, and each game's last step reports ``league_ids`` and
-``league_outcomes``.
-"""
+"""Self-play MaskablePPO on a batched engine (``vec_env: batched``): the game's one-seat
+batched vector env, observations scaled as `SelfPlayEnv` scales them (either way trains
+the same ``ppo:PATH`` agent), the other seats drawn from the League's draw table."""
 
 from __future__ import annotations
 
@@ -27,9 +21,8 @@ from cardsuite.train.sb3.config import batched_refusal
 
 
 class TallyEngine:
-    """A batched engine that also sums each player's rewards per game (``returns``);
-    attributes are the wrapped engine's. A restarted game's sums move to ``final`` (the
-    first restart since `take_final` wins, as in the per-game env)."""
+    """A batched engine that also sums each player's rewards per game (``returns``); a restarted
+    game's sums move to ``final`` (the first restart since `take_final` wins)."""
 
     def __init__(self, engine: Any) -> None:
         shape = (engine.num_games, engine.num_players)

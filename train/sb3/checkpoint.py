@@ -1,11 +1,8 @@
-"""The MaskablePPO adapter's checkpoint: its fields on the core's one writer and reader.
+"""The MaskablePPO adapter's checkpoint on the core's one writer and reader.
 
-The folder holds ``agent/`` (the policy, also a ``ppo:PATH`` agent),
-``optimizer.safetensors``, ``pool/*.safetensors`` (the League's snapshots) and
-``state.json`` (format 2: step, config, optimizer hyperparameters, pool and League, RNG
-states, schedule, history, the files' SHA-256). Every field is validated (`read_state`)
-and a file not listed or of another kind is refused: a `CheckpointError` naming it.
-"""
+The folder holds ``agent/`` (also a ``ppo:PATH`` agent), ``optimizer.safetensors``,
+``pool/*.safetensors`` (the League's snapshots) and ``state.json`` (format 2). Every field
+is validated (`read_state`); a file not listed or of another kind is a `CheckpointError`."""
 
 from __future__ import annotations
 
@@ -56,10 +53,8 @@ ALLOWED_KINDS = "agent/, optimizer.safetensors and pool/*.safetensors"
 
 @dataclass
 class TrainState:
-    """Everything besides the network and optimizer that a resumed run needs: the ``step``,
-    ``config``, the League's ``snapshots`` and `state` (``league``; None in a checkpoint
-    written before it kept one), the global ``rng`` states, the next step of each
-    ``schedule``, the evaluation ``history`` and the learner's ``counters``."""
+    """Everything besides the network and optimizer that a resumed run needs (``league``: None in
+    a checkpoint written before the League kept its state)."""
 
     step: int
     config: TrainConfig

@@ -1,9 +1,7 @@
 """``cardsuite train``: self-play MaskablePPO from a config file (``--backend rllib``: RLlib).
 
-``cardsuite train --config scum_quick --run-dir runs/scum_quick``, then
-``cardsuite train --resume runs/scum_quick --total-steps 400000``: the training
-commands' shared flags (`cardsuite.train.core.cli`); with ``--resume`` and no
-``--config``, the checkpoint's own config. No torch is imported at start.
+``cardsuite train --config scum_quick --run-dir runs/scum_quick``, then ``cardsuite train
+--resume runs/scum_quick --total-steps 400000``. No torch is imported at start.
 """
 
 from __future__ import annotations

@@ -1,9 +1,5 @@
-"""The MaskablePPO adapter's settings (`TrainConfig`), on the training core's vocabulary.
-
-SB3's own names appear only in `maskable_ppo_kwargs`; the keys of before 0.3
-(``n_epochs``, ``clip_range``, ``options: {num_players: N}``...) are read as today's
-with a warning. No torch is imported: the CLI and the arena read configs cheaply.
-"""
+"""The MaskablePPO adapter's settings (`TrainConfig`) on the core's vocabulary; SB3's own
+names appear only in `maskable_ppo_kwargs`. No torch is imported."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The MaskablePPO report: a checkpoint's evaluation (the core's `evaluate_specs`, the
-checkpoint as ``ppo:PATH``), the CSV log, the table and the learning curves."""
+"""The MaskablePPO report: a checkpoint's evaluation, the CSV log, the table and the curves."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The SB3 side of a self-play run: its vectorised envs (`make_vec_env`), its League
-(`make_league`) and its MaskablePPO model, fresh (`build_model`, the config in SB3's
-names: `maskable_ppo_kwargs`) or given a checkpoint's tensors (`restore_model`, never
+"""The SB3 side of a run: its vectorised envs, League and MaskablePPO model, fresh
+(`build_model`) or given a checkpoint's tensors (`restore_model`, never
 ``MaskablePPO.load``, which unpickles)."""
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
-"""A single-agent Gymnasium view of a suite env, for one learning seat.
+"""A single-agent Gymnasium view of a suite env, for one learning seat (`SelfPlayEnv`).
 
-`SelfPlayEnv` turns a suite AEC env into a ``gymnasium.Env`` for the learner; every
-other seat is played inside by an opponent drawn at each episode start from the
-League's draw table, so a trajectory holds the learner's decisions only and a step's
-reward is the learner's own since its previous decision. The episode's last info
-carries ``league_ids`` and ``league_outcomes`` for `League.record`. Observations are
-scaled into [-1, 1] by `obs_scale`; no torch is imported (light workers). See
-``docs/training.md``, "How it works".
+The other seats are played inside by opponents drawn from the League's draw table at each
+episode start; a step's reward is the learner's own since its previous decision, and the
+episode's last info carries ``league_ids`` and ``league_outcomes``. No torch is imported.
 """
 
 from __future__ import annotations

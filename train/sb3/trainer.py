@@ -1,13 +1,10 @@
 """Self-play MaskablePPO on the training core: SB3 runs the rollouts and updates, the core the rest.
 
-`Trainer` builds ``num_games`` `SelfPlayEnv` (opponents seated from the core's League)
-and a MaskablePPO model and runs on the core's `TrainLoop`: ``MaskablePPO.learn``
-collects rollouts and updates, and at each rollout boundary `SelfPlayCallback` runs the
-core's schedules (a step-0 snapshot, the League's draw table to every env,
-evaluations, checkpoints), the budget and Ctrl-C. At the end: a last checkpoint, a
-final evaluation on other deals, ``report.md``, ``report.json`` and ``curves.png``. A
-resume restores weights, optimizer, step, League, RNG states, schedule and history
-(never a pickle); the workers' episodes restart, seeded from the seed and step.
+``MaskablePPO.learn`` collects rollouts and updates; at each rollout boundary
+`SelfPlayCallback` runs the core's schedules, budget and Ctrl-C. At the end: a last
+checkpoint, a final evaluation on other deals, ``report.md``, ``report.json`` and
+``curves.png``. A resume restores weights, optimizer, step, League, RNG states, schedule
+and history (never a pickle).
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
-"""The citable results table of ``docs/results.md``: each strength target, its preset, every seed.
-
-The measurements are data: ``configs/results/citable.yaml`` holds one `Row` per target
-with one `SeedRun` per training seed, read and checked field by field by `load_record`.
-`table` renders them with the mean over seeds and its Student t interval; ``python -m
-cardsuite.docs --write`` writes it between the ``citable-results`` markers.
-"""
+"""The citable results table of ``docs/results.md``, rendered (`table`) from the measurements
+in ``configs/results/citable.yaml`` (`load_record`, checked field by field)."""
 
 from __future__ import annotations
 
@@ -28,9 +23,8 @@ MINUTES_LIMIT = 30.0
 
 @dataclass(frozen=True)
 class SeedRun:
-    """One training seed's run: its ``seed``, the ``decisions`` trained, the wall ``minutes``
-    (warm start included), the percent of ``deals`` duplicate deals ``won`` (ties one half)
-    and the 95% interval's ``half_width`` in points."""
+    """One training seed's run: ``decisions`` trained, wall ``minutes`` (warm start included), the
+    percent of ``deals`` duplicate deals ``won`` (ties one half) and its 95% ``half_width``."""
 
     seed: int
     decisions: int

@@ -1,7 +1,6 @@
 """Learning curves averaged over seeds, with 95% Student t bands (PNG).
 
-Reads ``progress.csv`` and ``eval.csv`` of runs of one preset that differ by seed and
-draws the mean over seeds on a common step grid (one evaluation band per table size)::
+Runs of one preset that differ by seed, averaged on a common step grid::
 
     python -m cardsuite.train.tools.curves runs/ppo4-s0 runs/ppo4-s1 --out curves.png
 """

@@ -1,6 +1,4 @@
-"""The training layer's generated tables (the ``cardsuite.doc_tables`` entry point
-``training``): the configs' reference tables and the citable results table, written by
-``python -m cardsuite.docs --write`` and checked by ``tests/core/test_docs_generated.py``."""
+"""The training layer's generated doc tables (the ``cardsuite.doc_tables`` entry point)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
 """``cardsuite export``: convert a trusted SB3 zip or RLlib checkpoint to a safe format.
 
-A MaskablePPO ``model.zip`` (or a cardsuite 0.1 checkpoint holding one) and an older
-RLlib checkpoint may carry pickles that run code when loaded. cardsuite never loads one
-by itself: this command does, once, only with `TRUST_FLAG`, and writes the policy as
-safetensors + JSON (``ppo:DIR`` or ``rllib:DIR``). The game and rule options come from
-the old ``state.json`` or ``--game`` and ``--key value``::
+Such files may carry pickles that run code when loaded; this command loads one only with
+`TRUST_FLAG` and writes the policy as safetensors + JSON (``ppo:DIR`` or ``rllib:DIR``)::
 
     cardsuite export model.zip --out agents/mine --game scum --num_players 4 \
         --trust-pickle-this-file-can-run-code

@@ -1,9 +1,8 @@
-"""An agent against a baseline at several table sizes, on the trainers' duplicate evaluator.
+"""An agent against a baseline at several table sizes, on the trainers' duplicate evaluator::
 
-``python -m cardsuite.train.tools.sizes AGENT --game G --players 8 20 50 --deals N --seed S``
-prints one JSON line per player count: the agent's share of duplicate deals
-won against ``--against`` with its 95% interval (`evaluate_sizes`).
-"""
+    python -m cardsuite.train.tools.sizes AGENT --game G --players 8 20 50 --deals N
+
+One JSON line per player count: the share of deals won, with its 95% interval."""
 
 from __future__ import annotations
 

@@ -19,12 +19,14 @@ from cardsuite.errors import ConfigError
 class Static:
     """The immutable part shared by every state of one game, built once per parameter set.
 
-    Subclasses read their options from ``params`` and set at least ``encoder`` and
-    ``history`` (the length of the information state's action-log piece).
+    Subclasses read their options from ``params`` and set at least ``encoder``, ``history``
+    (the length of the information state's action-log piece) and ``chance_nodes`` (the most
+    chance nodes in one history).
     """
 
     encoder: Any
     history: int
+    chance_nodes: int
 
     def __init__(self, params: dict[str, Any]) -> None:
         """Remember the parameters (what a pickled state keeps of its game)."""
@@ -86,11 +88,6 @@ class Data:
         """The game's immutable part for these parameters (built once, then shared)."""
         return _static(cls.static_class, params)  # type: ignore[arg-type]  # classes hash
 
-    def engine_to_json(self) -> str:
-        """The engine state as the engine's JSON text."""
-        text: str = self.engine_module.to_json(self.engine)
-        return text
-
     def engine_from_json(self, text: str) -> Any:
         """The engine state back from `engine_to_json` (``self.static`` is set)."""
         raise NotImplementedError
@@ -99,7 +96,7 @@ class Data:
         """Parameters and engine JSON in place of the objects."""
         state = dict(self.__dict__)
         state["static"] = self.static.params
-        state["engine"] = None if self.engine is None else self.engine_to_json()
+        state["engine"] = None if self.engine is None else self.engine_module.to_json(self.engine)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -164,18 +161,18 @@ class CardGame(pyspiel.Game):  # type: ignore[misc]
         """Merge ``params`` over the defaults, build the shared part and the game info."""
         params = {**self.parameters, **(params or {})}
         static = self.state_class.data_class.static_of(tuple(sorted(params.items())))
-        super().__init__(self.game_type, self.game_info(static), params)
+        info = pyspiel.GameInfo(*self.utility(static), static.history)
+        super().__init__(self.game_type, info, params)
         self.static = static
-
-    def game_info(self, static: Any) -> Any:
-        """The ``pyspiel.GameInfo`` of the game with shared part ``static``."""
-        # actions, chance outcomes, players, min and max utility, their sum, the game's length
-        return pyspiel.GameInfo(*self.utility(static), static.history)
 
     def utility(self, static: Any) -> tuple[int, int, int, float, float, float | None]:
         """Actions, chance outcomes, players, the lowest and highest return and their sum
         (None: not constant) of the game with shared part ``static``."""
         raise NotImplementedError
+
+    def max_chance_nodes_in_history(self) -> int:
+        """The most chance nodes in one history (``static.chance_nodes``)."""
+        return int(self.static.chance_nodes)
 
     def new_initial_state(self, *_args: Any) -> CardState:
         """A state before the first chance node."""
@@ -271,15 +268,10 @@ class Observer:
                 "private information) only"
             )
         self.perfect_recall = bool(iig_obs_type.perfect_recall)
-        pieces = [("observation", obs_size)]
+        self.tensor = np.zeros(obs_size + (history if self.perfect_recall else 0), np.float32)
+        self.dict = {"observation": self.tensor[:obs_size]}
         if self.perfect_recall:
-            pieces.append(("history", history))
-        self.tensor = np.zeros(sum(size for _, size in pieces), np.float32)
-        self.dict: dict[str, np.ndarray] = {}
-        start = 0
-        for name, size in pieces:
-            self.dict[name] = self.tensor[start : start + size]
-            start += size
+            self.dict["history"] = self.tensor[obs_size:]
 
     def set_from(self, state: CardState, player: int) -> None:
         """Fill the tensor with ``state`` seen by ``player``."""

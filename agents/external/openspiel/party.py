@@ -42,6 +42,7 @@ class _Static(Static):
         self.encoder = Encoder(self.config)
         self.num_actions = PE.num_actions(self.config)
         self.history = sum(int(r.deck.sum()) * s + 8 for r, s in zip(self.rules, self.sizes))
+        self.chance_nodes = self.n + sum(int(r.deck.sum()) for r in self.rules)  # seats, deals
 
 
 class PartyData(Data):
@@ -94,10 +95,6 @@ class PartyGame(CardGame):
             low, high = float(1 + min(bonus)), float(len(static.sizes) + max(bonus))
         outcomes = max(static.n, static.rules[0].num_slots)
         return static.num_actions, outcomes, static.n, low, high, None
-
-    def max_chance_nodes_in_history(self) -> int:
-        """The seat draw and every table's deal."""
-        return int(self.static.n + sum(int(r.deck.sum()) for r in self.static.rules))
 
 
 class PartyState(CardState):
@@ -199,10 +196,8 @@ class PartyState(CardState):
         )
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> PartyState:
-        """A copy consistent with ``player_id``'s view: `scum_env.party.engine.determinize`.
-
-        During the deals the cards dealt to others so far are drawn again per table.
-        """
+        """A copy consistent with ``player_id``'s view (`scum_env.party.engine.determinize`; during
+        the deals, others' cards so far drawn again per table)."""
         rng = base.sampler_rng(probability_sampler)
         out: PartyState = self.clone()
         d = out.d

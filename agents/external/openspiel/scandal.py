@@ -44,6 +44,8 @@ class _Static(Static):
         # draws and discards <= max_turns each; every other step puts a card on
         # the table for good or finishes one of the scandals' melds
         self.history = 2 * self.config.max_turns + self.n_cards + self.rules.deck.n_scandals + 4
+        # dealer, deal, up card and at most one stock draw per turn
+        self.chance_nodes = 2 + self.dealt + self.config.max_turns
 
 
 class ScandalData(Data):
@@ -89,10 +91,6 @@ class ScandalGame(CardGame):
         bound = float(static.rules.deck.value.astype(np.int64).sum()) / static.config.reward_scale
         outcomes = max(static.p, static.n_cards)
         return static.rules.layout.size, outcomes, static.p, -bound, bound, None
-
-    def max_chance_nodes_in_history(self) -> int:
-        """Dealer, deal, up card and at most one stock draw per turn."""
-        return int(2 + self.static.dealt + self.static.config.max_turns)
 
 
 class ScandalState(CardState):
@@ -214,13 +212,9 @@ class ScandalState(CardState):
 
     # ------------------------------------------------------------------ search
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> ScandalState:
-        """A copy whose hidden cards are dealt again consistently with ``player_id``'s view.
-
-        After the deal: `scandal_env.engine.resample_hidden` (the env's
-        ``determinize``); the copy forgets the other players' dealt and drawn
-        cards (they read as unknown in their information states). During the
-        deal: the cards dealt to others so far are drawn again from the unseen ones.
-        """
+        """A copy whose hidden cards are dealt again consistently with ``player_id``'s view (the
+        env's ``determinize``; it forgets the others' dealt and drawn cards: unknown in their
+        information states). During the deal, others' cards so far come from the unseen ones."""
         rng = base.sampler_rng(probability_sampler)
         out: ScandalState = self.clone()
         d = out.d

@@ -52,6 +52,7 @@ class _Static(Static):
         self.n = self.config.num_players
         self.total = int(self.rules.deck.sum())
         self.history = self.total * self.n + 8  # plays <= cards; <= n-1 passes per play
+        self.chance_nodes = self.n + self.total  # the role draw and the deal
 
 
 class ScumData(Data):
@@ -93,10 +94,6 @@ class ScumGame(CardGame):
         total = 0.0 if static.config.reward == "centered" else n * (n + 1) / 2
         low, high = (-1.0, 1.0) if static.config.reward == "centered" else (1.0, float(n))
         return rules.num_actions, max(n, rules.num_slots), n, low, high, total
-
-    def max_chance_nodes_in_history(self) -> int:
-        """The role draw and the deal."""
-        return int(self.static.n + self.static.total)
 
 
 class ScumState(CardState):
@@ -194,12 +191,8 @@ class ScumState(CardState):
 
     # ------------------------------------------------------------------ search
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> ScumState:
-        """A copy whose hidden cards are dealt again consistently with ``player_id``'s view.
-
-        After the deal: `scum_env.knowledge.resample_hidden` (the env's
-        ``determinize``). During the deal: the cards dealt to others so far are
-        drawn again from the unseen pack.
-        """
+        """A copy whose hidden cards are dealt again consistently with ``player_id``'s view (the
+        env's ``determinize``; during the deal, others' cards so far from the unseen pack)."""
         rng = base.sampler_rng(probability_sampler)
         out: ScumState = self.clone()
         d = out.d

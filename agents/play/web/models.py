@@ -28,11 +28,8 @@ def own_hand(env: Any, agent: str) -> list[str]:
     views = base.obs_spec.views(base.observe(agent)["observation"])
     hand = np.asarray(views["hand"])
     state = base.game
-    if (
-        hasattr(state, "rules")
-        and hasattr(state.rules, "deck")
-        and hasattr(state.rules.deck, "n_scandals")
-    ):  # Scandal: one flag per card
+    if hasattr(getattr(getattr(state, "rules", None), "deck", None), "n_scandals"):
+        # Scandal: one flag per card
         names = state.rules.deck.names
         return [names[int(c)] for c in np.flatnonzero(hand)]
     if hasattr(state, "tables"):  # Scum Party: counts per rank
@@ -62,16 +59,10 @@ def seat_model(env: Any, agent: str, previous: list[int] | None = None) -> dict[
     trade = _own_trade(env, agent)
     if trade:
         model["lines"] = [*model["lines"], trade]
-    seats = []
-    for seat in model["seats"]:
-        seat = dict(seat)
-        if seat["name"] == agent:
-            seat["cards"] = hand
-            seat["you"] = True
-        else:
-            seat["cards"] = None
-        seats.append(seat)
-    model["seats"] = seats
+    mine = {"cards": hand, "you": True}
+    model["seats"] = [
+        {**seat, **(mine if seat["name"] == agent else {"cards": None})} for seat in model["seats"]
+    ]
     return model
 
 

@@ -21,8 +21,7 @@ from cardsuite.agents.arena.records import (
 )
 from cardsuite.agents.arena.tournament import act_info, derive_seed
 from cardsuite.agents.base import Agent, table_info
-from cardsuite.agents.play.move_log import Move, step
-from cardsuite.agents.play.views import round_note, table_marker
+from cardsuite.agents.play.views import Move, round_note, step, table_marker
 from cardsuite.agents.play.web.limits import MoveClock, MoveTooLong
 from cardsuite.agents.play.web.models import seat_model, table_model
 from cardsuite.agents.play.web.requests import check_specs
@@ -73,6 +72,7 @@ class LiveGame(Session):
         spec = get_game(game)
         super().__init__(spec.name, clock)
         check_specs(agents, allowed, limits)
+        self.human: str | None = None  # the person's seat (play)
         self.env = env = spec.make(raw=True, **(options or {}))
         specs = self._specs(env, agents)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
@@ -98,11 +98,12 @@ class LiveGame(Session):
         """The agents' specs by seat: every seat (watch)."""
         return {s: agents[s % len(agents)] for s in range(len(env.possible_agents))}
 
-    def _agent_move(self, name: str, label: str) -> None:
-        """The agent ``name`` moves under the clock; a move past the limit stops the game."""
+    def _agent_move(self) -> None:
+        """The agent to act moves under the clock; a move past the limit stops the game."""
+        name = self.env.agent_selection
         agent, info = self.players[name]
         obs = self.env.observe(name)
-        self.clock.start(label)
+        self.clock.start(f"{name} ({self.seats[name]})")
         try:
             action = int(agent.act(obs["observation"], obs["action_mask"], info))
             self.clock.check()  # an agent that does not ask for determinizations
@@ -142,14 +143,15 @@ class LiveGame(Session):
 
     @property
     def record_seats(self) -> dict[str, str]:
-        """The seat specs a record stores."""
-        raise NotImplementedError
+        """The seat specs a record stores: the agents', a person's seat as ``"human"``."""
+        return {a: (HUMAN if a == self.human else t) for a, t in self.seats.items()}
 
 
 class PlaySession(LiveGame):
     """A person plays one seat against agents; the page sees only that seat's view."""
 
     mode = "play"
+    human: str
 
     def __init__(self, game: str, *, seat: int = 0, **kwargs: Any) -> None:
         """Deal (`LiveGame`); the agents fill the other seats in turn, then move until the
@@ -169,18 +171,12 @@ class PlaySession(LiveGame):
         self.specs = {s: agents[i % len(agents)] for i, s in enumerate(others)}
         return self.specs
 
-    @property
-    def record_seats(self) -> dict[str, str]:
-        """Agents by their specs, the person's seat as ``"human"``."""
-        return {a: (HUMAN if a == self.human else t) for a, t in self.seats.items()}
-
     def _run_agents(self) -> None:
         env = self.env
         for _ in range(MAX_AGENT_MOVES):
             if over(env) or env.agent_selection == self.human:
                 return
-            name = env.agent_selection
-            self._agent_move(name, f"{name} ({self.seats[name]})")
+            self._agent_move()
         raise ConfigError(f"the agents made {MAX_AGENT_MOVES} moves without the person's turn")
 
     def legal_moves(self) -> list[dict[str, Any]]:
@@ -216,8 +212,6 @@ class PlaySession(LiveGame):
         data = self._header(self.env, self.human)
         data.update(
             you=self.human,
-            seats=self.seats,
-            to_act=None if data["over"] else self.env.agent_selection,
             model=seat_model(self.env, self.human, self.tracker.previous),
             moves=self.legal_moves(),
         )
@@ -229,31 +223,18 @@ class WatchSession(LiveGame):
 
     mode = "watch"
 
-    @property
-    def record_seats(self) -> dict[str, str]:
-        """Every seat's agent spec."""
-        return dict(self.seats)
-
     def advance(self, moves: int) -> None:
         """Play up to ``moves`` moves (1..1000)."""
         if isinstance(moves, bool) or not isinstance(moves, int) or not 1 <= moves <= 1000:
             raise ConfigError(f"moves must be 1..1000, got {str(moves)[:40]}")
-        env = self.env
         for _ in range(moves):
-            if over(env):
+            if over(self.env):
                 return
-            name = env.agent_selection
-            self._agent_move(name, f"{name} ({self.seats[name]})")
+            self._agent_move()
 
     def view(self) -> dict[str, Any]:
         """The whole table and the whole log (a spectator of agents sees everything)."""
-        data = self._header(self.env)
-        data.update(
-            seats=self.seats,
-            to_act=None if data["over"] else self.env.agent_selection,
-            model=table_model(self.env, self.tracker.previous),
-        )
-        return data
+        return {**self._header(self.env), "model": table_model(self.env, self.tracker.previous)}
 
 
 class ReplaySession(Session):
@@ -320,11 +301,9 @@ class ReplaySession(Session):
         """The whole table after the current step, and the log so far."""
         data = self._header(self.env)
         data.update(
-            seats=self.seats,
             step=self.step,
             total=self.total,
             source=self.source,
-            to_act=None if data["over"] else self.env.agent_selection,
             model=table_model(self.env, self.tracker.previous),
         )
         return data

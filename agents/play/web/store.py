@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from cardsuite.agents.arena.records import jsonable, over
-from cardsuite.agents.play.move_log import Move
+from cardsuite.agents.play.views import Move
 from cardsuite.agents.play.web.limits import Limits, MoveClock
 from cardsuite.errors import CardsuiteError
 
@@ -81,6 +81,7 @@ class Session:
         self.clock = clock or MoveClock(float("inf"))
         self.stopped: str | None = None
         self.seed: int | None = None
+        self.seats: dict[str, str] = {}
 
     def view(self) -> dict[str, Any]:
         """The JSON the page draws."""
@@ -128,6 +129,8 @@ class Session:
             "result": jsonable(result),
             "log": self.log_view(seat),
             "log_total": len(self.moves),
+            "seats": self.seats,
+            "to_act": None if done else env.agent_selection,
         }
 
 

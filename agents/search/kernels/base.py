@@ -1,8 +1,5 @@
-"""What every compiled kernel shares: numba (optional), the engine's arrays, tables, checks.
-
-A kernel reads a numpy `BatchedScandal`'s `FIELDS` arrays (`state_arrays`) and
-its `RolloutTables`. Without numba (the ``fast`` extra) `available` is False
-and the searches keep their array loops.
+"""What every compiled kernel shares: numba (optional, the ``fast`` extra), the engine's
+`FIELDS` arrays, its `RolloutTables` and the checks.
 """
 
 from __future__ import annotations
@@ -54,14 +51,9 @@ def state_arrays(engine: Any) -> tuple[np.ndarray, ...]:
 
 
 class RolloutTables:
-    """The deck's tables and the action layout of one engine, as the kernels read them.
-
-    Attributes:
-        tabs: the deck's tables (``member`` .. ``value``, the order `_mask_row` unpacks).
-        lay: the layout's first ids (draw stock .. discard), its size, then the
-            config's ``max_turns`` and ``target_score``.
-        hand_only: the engine plays one hand per episode (``episode="hand"``).
-    """
+    """The deck's tables (``tabs``, as ``mask_row`` unpacks them), the action layout's
+    first ids, its size, ``max_turns`` and ``target_score`` (``lay``), and whether the
+    engine plays one hand per episode (``hand_only``)."""
 
     def __init__(self, engine: Any) -> None:
         """Build the tables of ``engine`` (a numpy `BatchedScandal`)."""
@@ -115,8 +107,8 @@ def compilable(engine: Any) -> bool:
 
 
 def runner(engine: Any, play: Callable[[int, int], Any]) -> Callable[..., None]:
-    """A search's ``run(states, cutoff, loaded=False)``: the leaf ``states`` written into rows
-    ``0 ..`` (unless just ``loaded`` there), then ``play(m, cutoff)``."""
+    """A search's ``run(states, cutoff, loaded=False)``: ``states`` written into rows ``0 ..``
+    (unless ``loaded``), then ``play(m, cutoff)``."""
 
     def run(states: list[Any], cutoff: int, loaded: bool = False) -> None:
         if not loaded:

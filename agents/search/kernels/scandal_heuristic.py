@@ -1,10 +1,5 @@
-"""Heuristic rollouts of a numpy `BatchedScandal`, compiled row by row with numba.
-
-The rows of a wave do not interact, so `play_out` plays each to its end (or its
-``cutoff``-th move) on its own: `scandal_moves`' mask and moves, the choice of
-``ScandalPolicy.choose(view, 0)`` (no repeat memory, as rollouts play). Held to
-both by ``tests/scandal/test_rollout_kernel.py``; docs/search.md, "Speed".
-"""
+"""Heuristic rollouts of a numpy `BatchedScandal`, compiled row by row with numba: the choice
+of ``ScandalPolicy.choose(view, 0)`` (``tests/scandal/test_rollout_kernel.py``)."""
 
 # The kernels unpack the whole tuple of engine arrays, each using some of them.
 # ruff: noqa: RUF059
@@ -24,7 +19,6 @@ from scandal_env.batched.consts import BUILD, DRAW, OVER
 __all__ = ["RolloutTables", "available", "compiled_rollouts", "play_out"]
 
 
-# ---------------------------------------------------------------- the heuristic
 @jit
 def _playable(hand, melded, used, tabs):  # type: ignore[no-untyped-def]
     """``ScandalPolicy.playable``: points of the cards that could be laid down now; ``used``."""
@@ -250,7 +244,6 @@ def _choose_row(  # type: ignore[no-untyped-def]
     return _first(mask)
 
 
-# ---------------------------------------------------------------- the rollouts
 @jit
 def _play_rows(m, cutoff, lay, tabs, take_cost, deep_margin, st, steps, picks, pick_only):  # type: ignore[no-untyped-def]
     """Play rows ``0 .. m-1`` (``steps``: the moves each played); with ``pick_only``
@@ -293,11 +286,9 @@ def play_out(
     deep_margin: float = 0.0,
     tables: RolloutTables | None = None,
 ) -> np.ndarray:
-    """``[m]`` the moves each of rows ``0 .. m-1`` of ``engine`` (numpy, ``episode="hand"``)
-    played with the heuristic (``take_cost``, ``deep_margin``), to the end of its hand or
-    at most ``cutoff`` moves (0: no cutoff): the moves and end states of stepping them in
-    lockstep with ``BatchedScandalHeuristic(repeat_memory=False)``. UsageError: `check_rows`.
-    """
+    """``[m]`` the moves each of rows ``0 .. m-1`` of ``engine`` played by the heuristic
+    (``take_cost``, ``deep_margin``), at most ``cutoff`` (0: to the end of the hand), as
+    ``BatchedScandalHeuristic(repeat_memory=False)`` plays them; UsageError: `check_rows`."""
     m = int(m)
     t = check_rows("play_out", engine, m, tables)
     steps = np.zeros(m, dtype=np.int64)
@@ -309,8 +300,7 @@ def play_out(
 def compiled_rollouts(
     engine: Any, take_cost: float, deep_margin: float
 ) -> Callable[..., None] | None:
-    """The search's compiled heuristic rollouts on ``engine`` (`runner` of `play_out`), or
-    None where they cannot run: Scandal's ``LeafEngine.compiled``."""
+    """Scandal's ``LeafEngine.compiled``: `runner` of `play_out`, or None."""
     if not base.compilable(engine):
         return None
     tables = RolloutTables(engine)

@@ -1,9 +1,5 @@
-"""Scandal's legal mask and moves on a numpy `BatchedScandal`, one row at a time, for numba.
-
-What the compiled rollouts share: the legal mask of ``scandal_env.masks.legal_mask``
-(look-ahead included), and the move and the end of a hand as ``BatchedScandal.step``
-plays them with ``episode="hand"`` (the per-step outputs are not written).
-"""
+"""Scandal's legal mask (``scandal_env.masks.legal_mask``) and moves (``BatchedScandal.step``
+with ``episode="hand"``, no per-step outputs) on a numpy `BatchedScandal`, row by row."""
 
 # The kernels unpack the whole tuple of engine arrays, each using some of them.
 # ruff: noqa: RUF059
@@ -14,7 +10,6 @@ from cardsuite.agents.search.kernels.base import inline, jit
 from scandal_env.batched.consts import BUILD, DRAW, END_BLOCKED, END_MAX_TURNS, END_OUT, MELD, OVER
 
 
-# ---------------------------------------------------------------- the legal mask
 @jit
 def _hand_counts(hand, scandals_of, nscandals_of, is_bg, is_title, bg, nt, ti):  # type: ignore[no-untyped-def]
     """Per scandal: the hand's blue/green, non-title and title cards (the mask's table)."""
@@ -173,7 +168,6 @@ def mask_row(g, mask, lay, tabs, st, bg, nt, ti):  # type: ignore[no-untyped-def
         mask[mf] = True
 
 
-# ---------------------------------------------------------------- the move
 @jit
 def _end_hand(g, why, value, target, st):  # type: ignore[no-untyped-def]
     """``BatchedScandal.end_hand`` of row ``g`` with ``episode="hand"`` (S9)."""

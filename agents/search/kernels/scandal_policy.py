@@ -1,11 +1,8 @@
 """Rollouts of a numpy `BatchedScandal` by a learned policy, compiled row by row with numba.
 
-Each row is played on its own: `scandal_moves`' mask and moves, the observation
-of the player to act as ``BatchObserver.write`` writes it, and the network of a
-`Snapshot` (the first layer summed over the non-zero inputs, only the legal
-moves' logits); the move is the legal action of highest logit, as
-``LearnedRollout`` picks. Held to the numpy path by
-``tests/scandal/test_rollout_policy.py``; docs/search.md.
+Each row: `scandal_moves`' mask and moves, the observation as ``BatchObserver.write`` writes
+it, and the legal action of highest logit of a `Snapshot`'s network, as ``LearnedRollout``
+picks (``tests/scandal/test_rollout_policy.py``).
 """
 
 # The kernels unpack the whole tuple of engine arrays, each using some of them.
@@ -13,6 +10,7 @@ moves' logits); the move is the legal action of highest logit, as
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -37,10 +35,8 @@ PIECES = (
 
 @dataclass(frozen=True)
 class PolicyNet:
-    """An MLP actor as the compiled rollouts read it (float32): the first layer's weight
-    transposed (``[D_in, H]``, a row per input), every layer's bias, the later layers'
-    ``[out, in]`` weights, ReLU (else tanh), and the input map ``x[j] = obs[src[j]] *
-    factor[j] + const[j]`` (``src[j] = -1``: ``const[j]`` alone)."""
+    """An MLP actor as the kernels read it (float32): the first layer's weight transposed,
+    the biases, the later layers' weights, ReLU (else tanh), and `Snapshot.input_map`."""
 
     first: np.ndarray
     biases: tuple[np.ndarray, ...]
@@ -94,7 +90,6 @@ class ObsLayout:
         self.fl = np.array([*inv, float(max(1, observer.n - 1))], dtype=np.float64)
 
 
-# ---------------------------------------------------------------- the observation
 @inline
 def _observe_row(g, obs, off, fl, st):  # type: ignore[no-untyped-def]
     """Write row ``g``'s observation by its player to act into ``obs`` (``BatchObserver.write``)."""
@@ -164,13 +159,7 @@ def _observe_row(g, obs, off, fl, st):  # type: ignore[no-untyped-def]
     obs[o_tu] = turn[g] * inv_turns
 
 
-# ---------------------------------------------------------------- the network
-def _fast(f: Callable[..., Any]) -> Callable[..., Any]:
-    """Compiled with reassociated float sums (SIMD), as BLAS sums in its own order."""
-    return jit(f, fastmath=True)
-
-
-@_fast
+@functools.partial(jit, fastmath=True)  # reassociated float sums (SIMD), as BLAS sums
 def _hidden(x, first, biases, weights, relu, nz_idx, nz_val, h_a, h_b):  # type: ignore[no-untyped-def]
     """The last hidden layer's activations of input ``x`` (returned: ``h_a`` or ``h_b``)."""
     k = 0
@@ -208,7 +197,7 @@ def _hidden(x, first, biases, weights, relu, nz_idx, nz_val, h_a, h_b):  # type:
     return h
 
 
-@_fast
+@functools.partial(jit, fastmath=True)
 def _pick(mask, h, w_out, b_out):  # type: ignore[no-untyped-def]
     """The legal action of highest logit (the lowest among equals; -1: none legal)."""
     best = -1
@@ -225,7 +214,6 @@ def _pick(mask, h, w_out, b_out):  # type: ignore[no-untyped-def]
     return best
 
 
-# ---------------------------------------------------------------- the rollouts
 @jit
 def _play_rows_policy(m, cutoff, lay, tabs, off, fl, net, st, obs, steps):  # type: ignore[no-untyped-def]
     first, biases, weights, relu, src, factor, const = net
@@ -273,9 +261,8 @@ def play_out_policy(
     tables: RolloutTables | None = None,
     layout: ObsLayout | None = None,
 ) -> np.ndarray:
-    """``[m]`` the moves each of rows ``0 .. m-1`` of ``engine`` played, at most ``cutoff``
-    (0: to the end of the hand), every player's the legal action of highest logit of
-    ``net`` on its observation, as ``LearnedRollout`` picks (UsageError: `check_rows`)."""
+    """``[m]`` the moves each of rows ``0 .. m-1`` of ``engine`` played by ``net``, at most
+    ``cutoff`` (0: to the end of the hand); UsageError: `check_rows`."""
     m = int(m)
     t = check_rows("play_out_policy", engine, m, tables)
     lay = layout if layout is not None else ObsLayout(engine)
@@ -289,9 +276,7 @@ def play_out_policy(
 def compiled_policy_rollouts(
     engine: Any, snapshot: Any, scale: np.ndarray
 ) -> Callable[..., None] | None:
-    """A search's compiled rollouts by ``snapshot``'s network on ``engine`` (`runner` of
-    `play_out_policy`), or None where they cannot run: Scandal's
-    ``LeafEngine.compiled_policy`` (``scale``: the table's observation scale)."""
+    """Scandal's ``LeafEngine.compiled_policy``: `runner` of `play_out_policy`, or None."""
     if not base.compilable(engine):
         return None
     net = PolicyNet.of(snapshot, scale, int(engine.obs_dim))

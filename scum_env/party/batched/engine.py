@@ -10,15 +10,19 @@ deal P1, P4 and trades P5) runs inside the same step.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from cardsuite.batched.arena import ArenaResult, run_arena
 from cardsuite.batched.arrays import ArrayGames
 from cardsuite.batched.backend import Array
-from cardsuite.batched.checks import check_players, preset_ints, preset_seating, trade_flags
+from cardsuite.batched.checks import preset_ints, preset_seating, trade_flags
 from cardsuite.batched.deal import TAG_ROLES, permutations, split_seed
-from cardsuite.errors import UsageError
+from cardsuite.batched.policies import BatchPolicy
+from cardsuite.batched.sharded import ShardedGames
+from cardsuite.batched.vector_env import GameVectorEnv
 from scum_env.party.batched import hands as H
 from scum_env.party.batched.encoding import PartyBatchEncoder
 from scum_env.party.batched.layout import Layout
@@ -153,18 +157,6 @@ class BatchedParty(ArrayGames):
         """``[N]`` player id to act in each game."""
         row = self.current_row()
         return self.xp.take_flat(self.members, row * self.lay.P + self.actor[row])
-
-    def observe_as(self, player: int | Array) -> Array:
-        """A new ``[N, obs_dim]`` float32: each game as player id ``player`` (or ``[N]`` ids)
-        sees it, bit for bit ``scum_party_v0``'s ``observe``, wherever that player sits;
-        nothing of the engine changes.
-
-        Raises:
-            UsageError: before `reset`, or a bad ``player`` (not ids ``0 .. n-1``).
-        """
-        if self._mask is None:
-            raise UsageError("call reset() before observe_as()")
-        return observe_players(self, check_players(self.xp, player, self.num_games, self.lay.n))
 
     def _who(self, g: int) -> str:
         table = int(self.xp.to_numpy(self.current[g : g + 1])[0])
@@ -305,18 +297,47 @@ class BatchedParty(ArrayGames):
             "over": bool(xp.to_numpy(self.over[g : g + 1])[0]),
         }
 
+    def _observe_players(self, ids: Array) -> Array:
+        xp, lay = self.xp, self.lay
+        n_games, tp = self.num_games, lay.T * lay.P
+        ids_at = self.members.reshape(n_games, tp)  # pads hold 0: mask them out
+        seated = (ids_at == ids[:, None]) & self.real_seat.reshape(1, tp)
+        where = xp.argmax(seated, 1)  # [N] flat (table, seat) of the player in each game
+        table = where // lay.P
+        me = where % lay.P
+        row = self.rows_t + table
+        hand = xp.take_rows(self.hands.reshape(-1, lay.K), row * lay.P + me)
+        d = self.obs_dim
+        buffers = (xp.zeros((n_games, d), xp.int8), xp.zeros((n_games, d), xp.float32))
+        return self.encoder.observe(self, row, me, ids, hand, table=table, buffers=buffers)
 
-def observe_players(eng: BatchedParty, ids: Array) -> Array:
-    """A new ``[N, obs_dim]`` float32: game ``g`` as player ``ids[g]`` sees it."""
-    xp, lay = eng.xp, eng.lay
-    n_games, tp = eng.num_games, lay.T * lay.P
-    ids_at = eng.members.reshape(n_games, tp)  # pads hold 0: mask them out
-    seated = (ids_at == ids[:, None]) & eng.real_seat.reshape(1, tp)
-    where = xp.argmax(seated, 1)  # [N] flat (table, seat) of the player in each game
-    table = where // lay.P
-    me = where % lay.P
-    row = eng.rows_t + table
-    hand = xp.take_rows(eng.hands.reshape(-1, lay.K), row * lay.P + me)
-    d = eng.obs_dim
-    buffers = (xp.zeros((n_games, d), xp.int8), xp.zeros((n_games, d), xp.float32))
-    return eng.encoder.observe(eng, row, me, ids, hand, table=table, buffers=buffers)
+
+#: 0.2's function of ``scum_env.party.batched.views``, now a method.
+observe_players = BatchedParty._observe_players
+
+
+class PartyVectorEnv(GameVectorEnv):
+    """``num_envs`` Scum Party tournaments seen from one learning seat (numpy outputs).
+
+    Arguments as [`GameVectorEnv`][cardsuite.batched.vector_env.GameVectorEnv];
+    ``**config`` are [`PartyConfig`][scum_env.party.config.PartyConfig] fields.
+    """
+
+    ENGINE = BatchedParty
+
+
+def play_party_arena(
+    policies: Sequence[BatchPolicy], episodes: int, *, batch: int = 1024, **options: Any
+) -> ArenaResult:
+    """Play ``episodes`` tournaments with ``policies[p]`` as player ``p``; mean returns per seat.
+
+    ``options``: ``seed``, the engine's ``backend`` and ``device``, and
+    [`PartyConfig`][scum_env.party.config.PartyConfig] fields.
+    """
+    return run_arena(BatchedParty, policies, episodes, batch=batch, **options)
+
+
+class ShardedParty(ShardedGames):
+    """``num_games`` numpy tournaments stepped by ``threads`` threads (identical results)."""
+
+    ENGINE = BatchedParty
