@@ -64,6 +64,9 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
     encoder: Encoder[StateT]
     game: StateT | None
 
+    #: The game's resampling of what a seat cannot see: ``(state, seat, rng) -> state``.
+    RESAMPLE: ClassVar[staticmethod[[Any, int, np.random.Generator], Any]]
+
     #: The keys ``reset(options=...)`` understands (an unknown key is a PresetError).
     reset_options: ClassVar[tuple[str, ...]] = ()
 
@@ -117,7 +120,7 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
         """Compile ``self.config`` (rules, encoder); ``(observation spec, actions, state size)``."""
         raise NotImplementedError
 
-    def _reset_game(self, seed: int, options: dict[str, Any] | None) -> None:
+    def _reset_game(self, seed: int, options: dict[str, Any]) -> None:
         raise NotImplementedError
 
     def _live(self) -> Any:
@@ -169,7 +172,7 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
         # Draw from a copy: a refused reset leaves the env's random stream as it was.
         rng = np.random.default_rng(seed) if seed is not None else copy.deepcopy(self._np_random)
         game_seed = int(rng.integers(0, 2**63 - 1))
-        self._reset_game(game_seed, options)
+        self._reset_game(game_seed, options or {})
         self._np_random = rng
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -322,6 +325,10 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
     def describe_action(self, action: int) -> str:
         """Plain words for an action id (e.g. ``"play 2x7"``)."""
         return str(self.rules.describe_action(int(action)))
+
+    def determinize(self, agent: str, rng: np.random.Generator) -> StateT:
+        """A full engine state consistent with what ``agent`` knows (for search; ``RESAMPLE``)."""
+        return self.RESAMPLE(self._live(), check_agent(agent, self._seat_of, "determinize"), rng)
 
 
 EnvT = TypeVar("EnvT", bound=CardGameEnv[Any])

@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import pettingzoo
 
+from cardsuite.moved import alias_modules
 from scandal_env import scandal_v0
+
+# The old module names, with a warning.
+alias_modules(
+    {"scandal_env.knowledge": "scandal_env.state", "scandal_env.render_rgb": "scandal_env.render"}
+)
 
 __all__ = ["scandal_v0"]
 

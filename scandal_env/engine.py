@@ -2,7 +2,7 @@
 
 A turn is split into phases (`Phase`: ``DRAW``, ``MELD``, ``BUILD``), each a
 few steps of the same player. This module deals hands, applies actions and
-scores, and re-exports its sibling modules' names (the legal mask, knowledge,
+scores, and re-exports its sibling modules' names (the legal mask, resampling,
 JSON). Randomness comes only from the state's own ``numpy`` Generator.
 """
 
@@ -16,7 +16,6 @@ from cardsuite.errors import IllegalActionError
 from scandal_env import state as _state
 from scandal_env.actions import Kind, decode, describe
 from scandal_env.config import ScandalConfig
-from scandal_env.knowledge import resample_hidden
 from scandal_env.masks import legal_actions, legal_mask, why_illegal
 from scandal_env.preset import parse_preset
 from scandal_env.serialize import from_json, to_json
@@ -35,6 +34,7 @@ from scandal_env.state import (
     check_cards,
     clone,
     make_rules,
+    resample_hidden,
 )
 
 __all__ = [

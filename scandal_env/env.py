@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cardsuite.aec import CardGameEnv
-from cardsuite.errors import CardsuiteError, PresetError, StateError
+from cardsuite.errors import PresetError, StateError
 from cardsuite.obsspec import ObsSpec
 from scandal_env import engine as E
 from scandal_env.actions import describe
@@ -22,6 +22,7 @@ class ScandalEnv(CardGameEnv[E.State]):
 
     CONFIG = ScandalConfig
     ENGINE: ClassVar[ModuleType] = E
+    RESAMPLE = staticmethod(E.resample_hidden)
     reset_options: ClassVar[tuple[str, ...]] = ("hands", "discard", "stock", "dealer", "state")
     metadata: ClassVar[dict[str, Any]] = {**CardGameEnv.metadata, "name": "scandal_v0"}
 
@@ -29,12 +30,10 @@ class ScandalEnv(CardGameEnv[E.State]):
         self.rules = E.make_rules(self.config)
         self.encoder: Encoder = Encoder(self.rules)
         self._scale = 1.0 / self.config.reward_scale
-        self._hand: int = 0
         return self.encoder.spec, self.rules.layout.size, self.encoder.global_spec.size
 
     # ---------------------------------------------------------------- hooks
-    def _reset_game(self, seed: int, options: dict[str, Any] | None) -> None:
-        options = dict(options or {})
+    def _reset_game(self, seed: int, options: dict[str, Any]) -> None:
         if "state" in options:
             text = options["state"]
             if not isinstance(text, str):
@@ -49,16 +48,16 @@ class ScandalEnv(CardGameEnv[E.State]):
                 )
             if state.done:
                 raise PresetError("reset(options={'state': ...}) needs a state that is not over")
-            self.game = state
-            return
-        keys: tuple[str, ...] = ("hands", "discard", "stock", "dealer")
-        preset: dict[str, Any] = {k: options[k] for k in keys if k in options}
-        state = E.new_game(self.config, seed, preset=preset or None)
-        if state.done:
-            raise PresetError(
-                "the preset deal leaves nothing to draw: the hand is over at once (S4)"
-            )
+        else:
+            keys: tuple[str, ...] = ("hands", "discard", "stock", "dealer")
+            preset: dict[str, Any] = {k: options[k] for k in keys if k in options}
+            state = E.new_game(self.config, seed, preset=preset or None)
+            if state.done:
+                raise PresetError(
+                    "the preset deal leaves nothing to draw: the hand is over at once (S4)"
+                )
         self.game = state  # only now: a rejected reset leaves the env as it was
+        self._hand = state.hand_number
 
     def _apply(self, action: int) -> tuple[list[float] | None, bool, bool]:
         state = self._live()
@@ -70,11 +69,6 @@ class ScandalEnv(CardGameEnv[E.State]):
             rewards = [float(x) * self._scale for x in state.step_scores]
             self._hand = state.hand_number
         return rewards, state.done, state.truncated
-
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Start an episode (see the module documentation for ``options``)."""
-        super().reset(seed, options)
-        self._hand = self._live().hand_number
 
     def _why_illegal(self, action: int) -> str:
         why = E.why_illegal(self._live(), action)
@@ -109,11 +103,3 @@ class ScandalEnv(CardGameEnv[E.State]):
     def action_masks(self) -> np.ndarray:
         """The mask of the agent to act (sb3-contrib ``MaskablePPO`` protocol)."""
         return self.legal_mask()
-
-    def determinize(self, agent: str, rng: np.random.Generator) -> E.State:
-        """A full engine state consistent with what ``agent`` knows (for search)."""
-        if agent not in self._seat_of:
-            raise CardsuiteError(
-                f"unknown agent {agent!r}; agents: {', '.join(self.possible_agents)}"
-            )
-        return E.resample_hidden(self._live(), self._seat_of[agent], rng)

@@ -10,5 +10,5 @@ SCANDAL = Game(
     title="Scandal",
     engine="scandal_env.engine",
     batched="scandal_env.batched:BatchedScandal",
-    rgb="scandal_env.render_rgb",
+    rgb="scandal_env.render",
 )

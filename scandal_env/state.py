@@ -1,4 +1,5 @@
-"""Scandal game data: the static `Rules`, the mutable `State`, the `Phase`.
+"""Scandal game data: the static `Rules`, the mutable `State`, the `Phase`, and resampling
+what a player cannot see (`resample_hidden`).
 
 The rules that change a state live in [`scandal_env.engine`][scandal_env.engine].
 """
@@ -181,6 +182,38 @@ def clone(state: State, rng: np.random.Generator | None = None) -> State:
     out.pile, out.stock = list(state.pile), list(state.stock)
     out.hand_counts = list(state.hand_counts)
     out.rng = _copy_rng(state.rng) if rng is None else rng
+    return out
+
+
+def resample_hidden(state: State, observer: int, rng: np.random.Generator) -> State:
+    """A copy of ``state`` with what ``observer`` cannot see dealt anew (for search).
+
+    A player sees their own hand, the table, the discard pile, every hand size
+    and the cards an opponent took from the discard pile (public in that hand,
+    I5); a stock made by turning the pile over is public too (S4). The
+    opponents' secret cards and a hidden stock are shuffled and dealt back
+    into the same places. The copy's RNG is reseeded from ``rng``; when
+    ``observer`` is to act it keeps the cached legal mask, which reads nothing
+    dealt anew.
+    """
+    p = state.num_players
+    seats = [(observer + off) % p for off in range(1, p)]
+    # per opponent (from the observer's left): the cards nobody else has seen
+    secret = [np.flatnonzero(state.hands[seat] & ~state.known[seat]) for seat in seats]
+    parts = list(secret)
+    if not state.stock_public:
+        parts.append(np.asarray(state.stock, dtype=np.int64))
+    pool = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    order = pool[rng.permutation(len(pool))]
+    out = clone(state, rng=np.random.default_rng(int(rng.integers(2**63 - 1))))
+    pos = 0
+    for seat, cards in zip(seats, secret, strict=True):
+        out.hands[seat, cards] = False
+        out.hands[seat, order[pos : pos + cards.size]] = True
+        pos += cards.size
+    if not state.stock_public:
+        out.stock = order[pos : pos + len(state.stock)].tolist()
+    out.mask_cache = state.mask_cache if observer == state.to_act else None
     return out
 
 

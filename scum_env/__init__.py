@@ -11,7 +11,14 @@ import pettingzoo
 from cardsuite.moved import alias_modules
 from scum_env import scum_party_v0, scum_v0
 
-alias_modules({"scum_env.phase": "scum_env.state"})  # the old module name, with a warning
+# The old module names, with a warning.
+alias_modules(
+    {
+        "scum_env.phase": "scum_env.state",
+        "scum_env.render_rgb": "scum_env.render",
+        "scum_env.party.render_rgb": "scum_env.party.render",
+    }
+)
 
 __all__ = ["scum_party_v0", "scum_v0"]
 

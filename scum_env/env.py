@@ -25,6 +25,7 @@ class ScumEnv(CardGameEnv[E.State]):
 
     CONFIG = ScumConfig
     ENGINE: ClassVar[ModuleType] = E
+    RESAMPLE = staticmethod(resample_hidden)
     reset_options: ClassVar[tuple[str, ...]] = ("roles", "hands", "trade", "scores", "state")
     metadata: ClassVar[dict[str, Any]] = {**CardGameEnv.metadata, "name": "scum_v0"}
 
@@ -37,8 +38,7 @@ class ScumEnv(CardGameEnv[E.State]):
         return self.encoder.spec, self.rules.num_actions, self._state_spec.size
 
     # ---------------------------------------------------------------- hooks
-    def _reset_game(self, seed: int, options: dict[str, Any] | None) -> None:
-        options = dict(options or {})
+    def _reset_game(self, seed: int, options: dict[str, Any]) -> None:
         game = self.game
         if "state" in options:
             loaded = load_state(self.rules, options["state"])
@@ -100,9 +100,3 @@ class ScumEnv(CardGameEnv[E.State]):
 
     def _global_state(self) -> np.ndarray:
         return encode_state(self._live(), self._state_spec)
-
-    # ------------------------------------------------------------ extras
-    def determinize(self, agent: str, rng: np.random.Generator) -> E.State:
-        """A full engine state consistent with what ``agent`` knows (for search; see
-        [`scum_env.knowledge.resample_hidden`][scum_env.knowledge.resample_hidden])."""
-        return resample_hidden(self._live(), self._seat_of[agent], rng)

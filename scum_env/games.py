@@ -12,7 +12,7 @@ SCUM = Game(
     title="Scum",
     engine="scum_env.engine",
     batched="scum_env.batched:BatchedScum",
-    rgb="scum_env.render_rgb",
+    rgb="scum_env.render",
     sb3_vec_env="scum_env.batched:ScumVectorEnv",
 )
 SCUM_PARTY = Game(
@@ -23,7 +23,7 @@ SCUM_PARTY = Game(
     title="Scum Party",
     engine="scum_env.party.engine",
     batched="scum_env.party.batched:BatchedParty",
-    rgb="scum_env.party.render_rgb",
+    rgb="scum_env.party.render",
 )
 
 

@@ -24,6 +24,7 @@ class PartyEnv(CardGameEnv[Party]):
 
     CONFIG = PartyConfig
     ENGINE: ClassVar[ModuleType] = PE
+    RESAMPLE = staticmethod(PE.determinize)
     reset_options: ClassVar[tuple[str, ...]] = ("seating", "hands", "trade", "scores", "state")
     metadata: ClassVar[dict[str, Any]] = {**CardGameEnv.metadata, "name": "scum_party_v0"}
 
@@ -34,8 +35,7 @@ class PartyEnv(CardGameEnv[Party]):
         return self.encoder.spec, self.rules.num_actions, self._state_spec.size
 
     # ---------------------------------------------------------------- hooks
-    def _reset_game(self, seed: int, options: dict[str, Any] | None) -> None:
-        options = dict(options or {})
+    def _reset_game(self, seed: int, options: dict[str, Any]) -> None:
         if "state" in options:
             game = load_state(self.config, options["state"])
             if game.over:
@@ -100,8 +100,3 @@ class PartyEnv(CardGameEnv[Party]):
     def render_ladder(self) -> str:
         """Text of the ladder: every player's total, table and seat."""
         return render_ladder(self._live())
-
-    def determinize(self, agent: str, rng: np.random.Generator) -> Party:
-        """A full tournament state consistent with what ``agent`` knows (for search; see
-        [`scum_env.party.engine.determinize`][scum_env.party.engine.determinize])."""
-        return PE.determinize(self._live(), self._seat_of[agent], rng)

@@ -16,9 +16,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from scandal_env.knowledge import resample_hidden
 from scandal_env.masks import legal_mask
-from scandal_env.state import State, clone
+from scandal_env.state import State, clone, resample_hidden
 from tests.scandal.real_play import random_positions
 
 

@@ -59,7 +59,7 @@ def test_pettingzoo_render_test(game: str) -> None:
 
 
 def test_table_model_hides_hands_when_asked() -> None:
-    from scum_env.render_rgb import table_model
+    from scum_env.render import table_model
 
     env = scum_v0.env()
     env.reset(seed=0)

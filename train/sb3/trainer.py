@@ -160,12 +160,9 @@ class Trainer(TrainLoop):
                           options=self.config.env_options(), step=self.step,
                           config=self.config.to_dict())  # fmt: skip
 
-    def save_agent(self, name: str = "agent") -> Path:
-        """Write the learner's policy as ``RUN/<name>`` (``keep_best``'s ``best_agent``)."""
-        out = self.run_dir / name
-        if out.exists():
-            shutil.rmtree(out)
-        return save_agent(out, self.model.policy.state_dict(), self.agent_meta())
+    def agent_files(self) -> tuple[dict[str, Any], AgentMeta]:
+        """The learner's policy weights and metadata (`save_agent` writes them)."""
+        return self.model.policy.state_dict(), self.agent_meta()
 
     # ----------------------------------------------------------- the core's hooks
     def begin(self) -> None:
@@ -218,9 +215,7 @@ class Trainer(TrainLoop):
         scratch = None
         if model_path is None:  # the current policy, as a ppo: agent directory
             scratch = Path(tempfile.mkdtemp(prefix=".eval-", dir=self.run_dir))
-            model_path = save_agent(
-                scratch / "agent", self.model.policy.state_dict(), self.agent_meta()
-            )
+            model_path = save_agent(scratch / "agent", *self.agent_files())
         threads = torch.get_num_threads()
         try:
             rows = evaluate(model_path, self.config, step=self.step,

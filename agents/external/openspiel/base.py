@@ -213,6 +213,18 @@ class CardState(pyspiel.State):  # type: ignore[misc]
             return []
         return [int(a) for a in np.flatnonzero(d.engine_module.legal_mask(d.engine))]
 
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> CardState:
+        """A copy whose hidden cards are dealt again consistently with ``player_id``'s view
+        (`resample`, seeded from OpenSpiel's sampler)."""
+        rng = sampler_rng(probability_sampler)
+        out: CardState = self.clone()
+        out.resample(int(player_id), rng)
+        return out
+
+    def resample(self, me: int, rng: np.random.Generator) -> None:
+        """Deal again, in place, the cards ``me`` does not see (the env's ``determinize``)."""
+        raise NotImplementedError
+
     def returns(self) -> list[float]:
         """The env's episode rewards once the episode is over (`final_returns`), zeros before."""
         if not self.d.finished():

@@ -195,22 +195,18 @@ class PartyState(CardState):
             f"trades:{' '.join(trades)} moves:{self.log_text(player)}"
         )
 
-    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> PartyState:
-        """A copy consistent with ``player_id``'s view (`scum_env.party.engine.determinize`; during
-        the deals, others' cards so far drawn again per table)."""
-        rng = base.sampler_rng(probability_sampler)
-        out: PartyState = self.clone()
-        d = out.d
+    def resample(self, me: int, rng: np.random.Generator) -> None:
+        """`scum_env.party.engine.determinize`; during the deals, per table."""
+        d = self.d
         if d.engine is not None:
-            d.engine = PE.determinize(d.engine, int(player_id), rng)
-            return out
+            d.engine = PE.determinize(d.engine, me, rng)
+            return
         start = 0
         for t, size in enumerate(d.static.sizes):
-            members = [q for q in d.seating[start : start + size] if q != player_id]
+            members = [q for q in d.seating[start : start + size] if q != me]
             start += size
             if members:
                 d.left[t] = base.redeal(d.dealt, d.left[t], members, rng)
-        return out
 
 
 PartyGame.state_class = PartyState

@@ -211,26 +211,21 @@ class ScandalState(CardState):
         )
 
     # ------------------------------------------------------------------ search
-    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> ScandalState:
-        """A copy whose hidden cards are dealt again consistently with ``player_id``'s view (the
-        env's ``determinize``; it forgets the others' dealt and drawn cards: unknown in their
-        information states). During the deal, others' cards so far come from the unseen ones."""
-        rng = base.sampler_rng(probability_sampler)
-        out: ScandalState = self.clone()
-        d = out.d
-        me = int(player_id)
+    def resample(self, me: int, rng: np.random.Generator) -> None:
+        """The engine's ``resample_hidden``, forgetting others' dealt and drawn cards (unknown
+        in their information states); during the deal, from the unseen cards."""
+        d = self.d
         if d.engine is not None:
             d.engine = E.resample_hidden(d.engine, me, rng)
             d.deal = [c if d.seat_of_deal(i) == me else -1 for i, c in enumerate(d.deal)]
             for i, (_card, public) in list(d.drawn.items()):
                 if not public and d.log[i][0] != me:
                     d.drawn[i] = (-1, False)
-            return out
+            return
         mine = set(self._own_deal(me))
         unseen = [c for c in range(d.static.n_cards) if c not in mine]
         fresh = [unseen[int(i)] for i in rng.permutation(len(unseen))]
         d.deal = [c if d.seat_of_deal(i) == me else fresh.pop() for i, c in enumerate(d.deal)]
-        return out
 
 
 ScandalGame.state_class = ScandalState

@@ -190,18 +190,14 @@ class ScumState(CardState):
         )
 
     # ------------------------------------------------------------------ search
-    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> ScumState:
-        """A copy whose hidden cards are dealt again consistently with ``player_id``'s view (the
-        env's ``determinize``; during the deal, others' cards so far from the unseen pack)."""
-        rng = base.sampler_rng(probability_sampler)
-        out: ScumState = self.clone()
-        d = out.d
+    def resample(self, me: int, rng: np.random.Generator) -> None:
+        """The engine's ``resample_hidden``; during the deal, from the unseen pack."""
+        d = self.d
         if d.engine is not None:
-            d.engine = resample_hidden(d.engine, int(player_id), rng)
-            return out
-        others = [q for q in range(d.static.n) if q != player_id]
+            d.engine = resample_hidden(d.engine, me, rng)
+            return
+        others = [q for q in range(d.static.n) if q != me]
         d.left = base.redeal(d.dealt, d.left, others, rng)
-        return out
 
 
 ScumGame.state_class = ScumState
