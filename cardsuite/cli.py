@@ -3,7 +3,9 @@
 Subcommands register through the ``cardsuite.commands`` entry points
 (`ENTRY_POINT_GROUP`): each names ``add_command(subparsers) -> (name,
 runner)`` in the layer that owns the command (imported light: no torch).
-Errors a user can cause print one line and exit with status 2.
+Errors a user can cause print one line and exit with status 2. SIGTERM (how
+schedulers and ``timeout`` stop a job) is handled as Ctrl-C is: a command that
+saves on Ctrl-C saves on it too, and the exit status is 130.
 """
 
 from __future__ import annotations
@@ -11,9 +13,12 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from importlib.metadata import PackageNotFoundError, entry_points, version
+from typing import Any
 
 from cardsuite.errors import CardsuiteError
 
@@ -76,6 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
     args, extra = parser.parse_known_args(tokens)
+    previous = _term_as_ctrl_c()
     try:
         return commands[args.command](args, extra)
     except CardsuiteError as err:
@@ -99,6 +105,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141  # 128 + SIGPIPE, as a shell reports it
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGTERM's handler while a command runs: what Ctrl-C does (KeyboardInterrupt)."""
+    raise KeyboardInterrupt
+
+
+def _term_as_ctrl_c() -> Any:
+    """Handle SIGTERM as Ctrl-C (module doc); the handler it replaced (None off the main thread)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _interrupt)
 
 
 if __name__ == "__main__":

@@ -44,3 +44,7 @@ class StateError(CardsuiteError, ValueError):
 
 class CheckpointError(CardsuiteError):
     """A training checkpoint is missing, corrupt or does not match the run."""
+
+
+class RunLockedError(CardsuiteError):
+    """Another process writes the run folder (its lock file names it)."""

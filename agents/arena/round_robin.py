@@ -6,6 +6,7 @@ refuses a line of other settings or of an agent now playing other weights.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -25,6 +26,7 @@ from cardsuite.agents.parts import part
 from cardsuite.agents.registry import KINDS, make_agent, weights_sha256
 from cardsuite.errors import ConfigError
 from cardsuite.games import resolve
+from cardsuite.runlock import RunLock
 from cardsuite.safe_json import loads, read_bounded
 
 #: Bootstrap resamples behind the published intervals.
@@ -149,10 +151,12 @@ def run_leaderboard(
     ci: list[list[tuple[float, float] | None]] = [[None] * k for _ in range(k)]
     key = checkpoint_key(game, players, dict(options or {}), seed, deals)
     done: dict[tuple[str, str], np.ndarray] = {}
+    lock: Any = contextlib.nullcontext()
     if checkpoint is not None:
         done = read_checkpoint(checkpoint, key)
         check_writable(checkpoint)  # before the first game, not an hour later
-    with progress_bar(len(combos), f"{game} leaderboard", progress, "pair") as bar:
+        lock = RunLock.of_file(checkpoint, f"a {game} leaderboard").acquire()  # one writer
+    with lock, progress_bar(len(combos), f"{game} leaderboard", progress, "pair") as bar:
         for i, j in combos:
             a, b = agents[i], agents[j]
             bar.set_postfix_str(f"{a} vs {b}")

@@ -317,13 +317,21 @@ def test_seed_curves_of_deep_monte_carlo_runs_draw_its_columns(tmp_path: Path) -
     assert plot_seeds(runs, tmp_path / "c.png").stat().st_size > 1000
 
 
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
 def test_ctrl_c_checkpoints_at_the_next_boundary_exits_130_and_a_resume_goes_on(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    signame: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """The core's one Ctrl-C handler: the first SIGINT stops at the next boundary with a
-    checkpoint (exit status 130); the run then resumes to its end; a second one aborts."""
+    """The core's one handler: the first SIGINT (Ctrl-C) or SIGTERM (a scheduler's stop)
+    stops at the next boundary with a checkpoint (exit status 130); the run then resumes to
+    its end; a second signal aborts at once."""
     import os
     import signal
+
+    signum = getattr(signal, signame)
+    before = signal.getsignal(signum)
 
     from cardsuite.cli import main
     from cardsuite.train.core import loop
@@ -333,7 +341,7 @@ def test_ctrl_c_checkpoints_at_the_next_boundary_exits_130_and_a_resume_goes_on(
     def ctrl_c(self: loop.TrainLoop) -> None:
         real(self)
         if self.iteration == 2:
-            os.kill(os.getpid(), signal.SIGINT)  # the handler only asks the loop to stop
+            os.kill(os.getpid(), signum)  # the handler only asks the loop to stop
 
     monkeypatch.setattr(loop.TrainLoop, "run_schedules", ctrl_c)
     run = tmp_path / "run"
@@ -341,7 +349,9 @@ def test_ctrl_c_checkpoints_at_the_next_boundary_exits_130_and_a_resume_goes_on(
              "16", "--layers", "1", "--eval-deals", "4", "--no-tensorboard", "--quiet"]  # fmt: skip
     assert main(["ppo", "--run-dir", str(run), *flags]) == 130
     err = capsys.readouterr().err
-    assert "Ctrl-C: saving a checkpoint" in err and f"cardsuite ppo --resume {run}" in err
+    said = "Ctrl-C" if signame == "SIGINT" else "SIGTERM"
+    assert f"{said}: saving a checkpoint" in err and f"{said}: interrupted at step" in err
+    assert f"cardsuite ppo --resume {run}" in err
     assert (run / "checkpoint" / "state.json").is_file() and not (run / "agent").exists()
     stopped = Trainer(_tiny(run, resume=str(run)))
     assert 0 < stopped.step < 600 and stopped.iteration == 2
@@ -350,11 +360,11 @@ def test_ctrl_c_checkpoints_at_the_next_boundary_exits_130_and_a_resume_goes_on(
     assert (run / "agent" / "agent.json").is_file()
 
     def twice(self: loop.TrainLoop) -> None:
-        os.kill(os.getpid(), signal.SIGINT)
-        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signum)
+        os.kill(os.getpid(), signum)
 
     monkeypatch.setattr(loop.TrainLoop, "run_schedules", twice)
     with pytest.raises(KeyboardInterrupt):
         Trainer(_tiny(tmp_path / "aborted")).train()
     assert not (tmp_path / "aborted" / "checkpoint").exists()
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # handler restored
+    assert signal.getsignal(signum) is before  # handler restored

@@ -6,7 +6,6 @@ algorithm adds its own parts (`checkpoint_parts`, `restore_parts`, `generators`)
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -15,7 +14,7 @@ import torch
 
 from cardsuite.agents.learned.layout import generic_spec, layout_of
 from cardsuite.agents.learned.netspec import NetworkSpec, Snapshot, obs_scale
-from cardsuite.agents.learned.safe_io import AgentMeta, load_tensors_numpy, save_agent
+from cardsuite.agents.learned.safe_io import AgentMeta, load_tensors_numpy
 from cardsuite.errors import CheckpointError
 from cardsuite.train.core.checkpoint import (
     Saved,
@@ -53,7 +52,9 @@ class BatchedTrainer(FirstTable, TrainLoop):
     def start(self, args: Any) -> None:
         """The run's folder (`plan_run`), seeds, game and generators; a fresh run's counters."""
         self.args = args
-        self.plan = plan_run(args.run_dir or None, args.resume or None, args.out_dir())
+        config = {k: v for k, v in args.to_dict().items() if k not in ("run_dir", "resume")}
+        self.plan = plan_run(args.run_dir or None, args.resume or None, args.out_dir(),
+                             f"cardsuite {self.command}", {"config": config})  # fmt: skip
         self.run_dir = self.plan.run_dir
         seed_all(args.seed, args.threads)
         self.dev = torch.device(args.device)
@@ -122,12 +123,9 @@ class BatchedTrainer(FirstTable, TrainLoop):
             config=self.args.to_dict(),
         )  # fmt: skip
 
-    def save_agent(self, name: str = "agent") -> Path:
-        """Write the played network as ``RUN/<name>`` (safe format, ``ppo:RUN/<name>``)."""
-        out = self.run_dir / name
-        if out.exists():
-            shutil.rmtree(out)
-        return save_agent(out, self.played.state_dict(), self.agent_meta())
+    def agent_files(self) -> tuple[dict[str, Any], AgentMeta]:
+        """The played network's weights and metadata (`save_agent` writes them)."""
+        return self.played.state_dict(), self.agent_meta()
 
     # ------------------------------------------------------------ checkpoints
     def generators(self) -> dict[str, torch.Generator]:

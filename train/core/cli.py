@@ -10,6 +10,7 @@ import difflib
 import sys
 import typing
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args, get_origin
 
 from cardsuite.config import ConfigBase, read_yaml_mapping, shipped_configs
@@ -17,6 +18,7 @@ from cardsuite.errors import CardsuiteError, ConfigError
 from cardsuite.overrides import merge_overrides, parse_assignments
 from cardsuite.safe_yaml import load_yaml_text
 from cardsuite.train.core.log import print_eval
+from cardsuite.train.core.rundir import restartable
 from cardsuite.train.core.settings import RunConfig
 
 C = TypeVar("C", bound=RunConfig)
@@ -138,9 +140,9 @@ def config_from_args(cls: type[C], ns: argparse.Namespace) -> C:
     names, source = set(cls.field_names()), getattr(ns, "config", None)
     doc = cls.upgrade(preset(source), source, warn=True)
     if not doc and getattr(ns, "resume", None):
-        from cardsuite.train.core.checkpoint import read_state_doc  # light command start-up
+        from cardsuite.train.core.rundir import recorded_config  # light command start-up
 
-        saved = read_state_doc(ns.resume)[1].get("config")
+        saved = recorded_config(ns.resume)
         if isinstance(saved, dict):  # a config saved with older names is read silently
             doc = {k: v for k, v in cls.upgrade(saved).items()
                    if k in names and k not in ("run_dir", "resume")}  # fmt: skip
@@ -179,7 +181,15 @@ def trainer_command(
 
     def run(ns: argparse.Namespace, extra: list[str]) -> int:
         reject_unknown(parser, extra)
-        result = train(config_from_args(cls, ns))
+        config = config_from_args(cls, ns)
+        try:
+            result = train(config)
+        except KeyboardInterrupt:  # before the loop (the warm start), or a second Ctrl-C
+            home = config.resume or config.out_dir()
+            if restartable(Path(home)):
+                print(f"{home} has no checkpoint yet; `cardsuite {name} --resume {home}` "
+                      "trains it again from the start with its recorded config", file=sys.stderr)  # fmt: skip
+            raise
         if result.get("interrupted"):
             return 130  # Ctrl-C: the checkpoint is written
         print_eval(result["eval"])

@@ -1,32 +1,34 @@
-"""The one scheduler of every trainer: the budget, the schedules, the final steps and Ctrl-C.
+"""The one scheduler of every trainer: the budget, the schedules, the final steps, the signals.
 
-`TrainLoop.train` runs to ``total_steps``, ``budget_minutes`` or a Ctrl-C; at each boundary
-(`run_schedules`) it takes a snapshot, `sync`s, evaluates (with ``keep_best``, a new best is
-``RUN/best_agent``) and checkpoints, each when due. A first Ctrl-C stops at the next
-boundary with a checkpoint (the commands exit 130), a second aborts. A trainer fills the
-hooks `iterate`, `add_snapshot`, `evaluate`, `save` and `save_agent` (as needed `begin`,
+`TrainLoop.train` runs to ``total_steps``, ``budget_minutes``, a Ctrl-C or a SIGTERM; at each
+boundary (`run_schedules`) it takes a snapshot, `sync`s, evaluates (with ``keep_best``, a new
+best is ``RUN/best_agent``) and checkpoints, each when due. A first Ctrl-C or SIGTERM stops at
+the next boundary with a checkpoint (the commands exit 130), a second aborts. A trainer fills the
+hooks `iterate`, `add_snapshot`, `evaluate`, `save` and `agent_files` (as needed `begin`,
 `sync`, `run`, `finish`, `interrupted`, `close`).
 """
 
 from __future__ import annotations
 
 import random
+import shutil
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from cardsuite.agents.learned.files import write_json_atomic
+from cardsuite.agents.learned.safe_io import AgentMeta, save_agent
 from cardsuite.moved import moved_name
 
 SCHEDULES = ("snapshot", "eval", "checkpoint")
-NOTICE = ("\nCtrl-C: saving a checkpoint after the current update (press Ctrl-C again to abort "
-          "without saving)")  # fmt: skip
+NOTICE = ("\nCtrl-C: saving a checkpoint after the current update (send it again to stop at "
+          "once, without saving)")  # fmt: skip
 
 
 def seed_all(seed: int, threads: int = 0) -> None:
@@ -40,31 +42,39 @@ def seed_all(seed: int, threads: int = 0) -> None:
         torch.set_num_threads(threads)
 
 
-class StopOnSigint:
-    """While active, a first Ctrl-C (SIGINT) sets `requested` and prints ``notice`` through
-    ``log`` (default: standard error); a second raises KeyboardInterrupt. Main thread only."""
+class StopOnSignal:
+    """While active, a first Ctrl-C (SIGINT) or SIGTERM (how Slurm, Kubernetes, systemd and
+    ``timeout`` stop a job) sets `requested` and prints a notice naming it through ``log``
+    (default: standard error); a second signal raises KeyboardInterrupt. Main thread only."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
     def __init__(self, log: Callable[[str], Any] | None = None, notice: str = NOTICE) -> None:
         self.requested = False
         self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
         self.notice = notice
-        self._previous: Any = None
+        self.signal_name = ""
+        self._previous: dict[int, Any] = {}
 
-    def __enter__(self) -> StopOnSigint:
+    def __enter__(self) -> StopOnSignal:
         if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGINT, self._handle)
+            self._previous = {s: signal.signal(s, self._handle) for s in self.SIGNALS}
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
-            self._previous = None
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+        self._previous = {}
 
     def _handle(self, signum: int, frame: Any) -> None:
         if self.requested:
             raise KeyboardInterrupt
         self.requested = True
-        self.log(self.notice)
+        self.signal_name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+        self.log(self.notice.replace("Ctrl-C", self.signal_name, 1))
+
+
+StopOnSigint = StopOnSignal  # its name in 0.2's cardsuite.train.rllib.interrupt
 
 
 class TrainLoop:
@@ -77,13 +87,13 @@ class TrainLoop:
     iteration: int
     due: dict[str, int]
     history: list[dict[str, Any]]
-    stop: StopOnSigint | None = None
+    stop: StopOnSignal | None = None
     command = "train"  # the command a resume runs: cardsuite <command> --resume RUN
     iterate: Callable[[], dict[str, float]]
     add_snapshot: Callable[[], None]
     evaluate: Callable[[], list[Any]]
     save: Callable[[], Path]
-    save_agent: Callable[[str], Path]
+    agent_files: Callable[[], tuple[Mapping[str, Any], AgentMeta]]  # the agent's weights, meta
 
     @property
     def eval_seed(self) -> int:
@@ -97,13 +107,14 @@ class TrainLoop:
     def train(self) -> Any:
         """Run to the end (module doc); `finish`'s result, or `interrupted`'s after a Ctrl-C."""
         try:
-            with StopOnSigint() as self.stop:
+            with StopOnSignal() as self.stop:
                 self.begin()
                 self.t0, self.start_step = time.perf_counter(), self.step
                 self.run()
                 checkpoint = self.save() if self.stop.requested else None
             if checkpoint is not None:
-                print(f"interrupted at step {self.step}; checkpoint saved to {checkpoint}. "
+                print(f"{self.stop.signal_name}: interrupted at step {self.step}; checkpoint saved "
+                      f"to {checkpoint}. "
                       f"Continue with: cardsuite {self.command} --resume {self.plan.run_dir}",
                       file=sys.stderr)  # fmt: skip
                 return self.interrupted(checkpoint)
@@ -144,6 +155,14 @@ class TrainLoop:
             self.save()
             self.due["checkpoint"] += args.checkpoint_every
 
+    def save_agent(self, name: str = "agent") -> Path:
+        """Write the played policy as ``RUN/<name>`` (safe format, ``ppo:RUN/<name>``),
+        replacing an earlier one."""
+        out = self.plan.run_dir / name
+        if out.exists():
+            shutil.rmtree(out)
+        return save_agent(out, *self.agent_files())
+
     def begin(self) -> None:
         """Before the first iteration (nothing by default)."""
 
@@ -162,8 +181,11 @@ class TrainLoop:
         return {"step": self.step, "eval": [], "interrupted": True}
 
     def close(self) -> None:
-        """Release what the run holds (the log by default)."""
+        """Release what the run holds: the log, the run folder's lock."""
         self.log.close()
+        release = getattr(self.plan, "release", None)
+        if release is not None:
+            release()
 
     def evaluate_and_keep(self) -> list[Any]:
         """`evaluate`; with ``keep_best``, keep a new best (module doc)."""

@@ -14,11 +14,10 @@ import dataclasses
 import math
 import os
 import re
-import shutil
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +33,7 @@ from cardsuite.agents.learned.rllib import (
     snapshot_meta,
     spec_scale,
 )
-from cardsuite.agents.learned.safe_io import save_agent
+from cardsuite.agents.learned.safe_io import AgentMeta
 from cardsuite.errors import CardsuiteError, CheckpointError, ConfigError
 from cardsuite.games import get_game
 from cardsuite.moved import moved_name, moved_table
@@ -114,7 +113,8 @@ class Trainer(TrainLoop):
         self.args, self.say = config, log
         legacy = legacy_folder(config.resume) if config.resume else None
         self.plan = (legacy_plan(config, legacy) if legacy is not None
-                     else plan_run(config.run_dir or None, config.resume or None, DEFAULT_RUN_DIR))  # fmt: skip
+                     else plan_run(config.run_dir or None, config.resume or None, DEFAULT_RUN_DIR,
+                              "cardsuite train --backend rllib"))  # fmt: skip
         self.run_dir = self.plan.run_dir
         if config.threads:
             torch.set_num_threads(config.threads)
@@ -238,20 +238,14 @@ class Trainer(TrainLoop):
         self.history, self.illegal = list(state.get("history", [])), state.get("illegal_actions")
         return weights
 
-    def save_agent(self, name: str = "agent") -> Path:
-        """Write the learner's actor as ``RUN/<name>`` (safe format)."""
-        out = self.run_dir / name
-        if out.exists():
-            shutil.rmtree(out)
-        snap = self.snapshot()
-        c = self.args
-        return save_agent(
-            out, snap.params, snapshot_meta(snap, c.game, c.env_options(), c.to_dict())
-        )
+    def agent_files(self) -> tuple[Mapping[str, Any], AgentMeta]:
+        """The learner's actor and its metadata (`save_agent` writes them)."""
+        snap, c = self.snapshot(), self.args
+        return snap.params, snapshot_meta(snap, c.game, c.env_options(), c.to_dict())
 
     def close(self) -> None:
-        """Close the logs, stop the algorithm's actors."""
-        self.log.close()
+        """Close the logs, stop the algorithm's actors, release the run folder."""
+        super().close()
         self.algo.stop()
 
 

@@ -104,7 +104,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     config = resolve_config(args)
     check_baselines(config)  # every check before any work; the last one makes the run folder
     default = Path("runs") / (Path(args.config).stem if args.config else "default")
-    out = plan_run(run_dir(args), args.resume, default).run_dir
+    out = plan_run(run_dir(args), args.resume, default, "cardsuite train").run_dir
     train = require_train_extra("cardsuite train", "cardsuite.train.sb3.trainer").train
 
     result = train(config, out, resume=args.resume)
