@@ -50,12 +50,13 @@ def loads_strict(text: str | bytes, where: str) -> Any:
     return safe_json.loads(text, where, max_chars=MAX_LINE_BYTES)
 
 
-def iter_records(path: str | Path) -> Iterator[dict[str, Any]]:
-    """Every record of a JSON-lines file, checked (`check_record`), read lazily."""
+def iter_records(path: str | Path, limit: int | None = None) -> Iterator[dict[str, Any]]:
+    """Every record of a JSON-lines file, checked (`check_record`), read lazily; with
+    ``limit``, only the lines before that byte offset."""
     source = check_readable_file(path, "record file", MAX_FILE_BYTES)
     with source.open("rb") as fh:
         number = 0
-        while True:
+        while limit is None or fh.tell() < limit:
             line = fh.readline(MAX_LINE_BYTES + 1)
             if not line:
                 return

@@ -18,6 +18,7 @@ import numpy as np
 
 from cardsuite.aec import CardGameEnv
 from cardsuite.agents.arena.record_schema import (
+    MAX_LINE_BYTES,
     check_mapping_keys,
     check_readable_file,
     check_record,
@@ -166,18 +167,23 @@ class RecordAppender:
         self.path = Path(path)
         self._lock = threading.Lock()
         if self.path.exists() or self.path.is_symlink():
+            cut = _cut_line(self.path) if self.path.is_file() else None  # a game cut short
+            if cut == 0:  # not one complete line: nothing to keep, and maybe not ours
+                raise ConfigError(f"--record {str(self.path)!r} does not end with a complete "
+                                  "line; choose a new name")  # fmt: skip
             try:
-                self.count = sum(1 for _ in iter_records(self.path))
+                self.count = sum(1 for _ in iter_records(self.path, limit=cut))
             except StateError as err:
                 raise ConfigError(
                     f"--record {str(self.path)!r} exists and is not a record file ({err}); "
                     "choose a new name (a file is appended to only if it holds records)"
                 ) from None
-            if not _ends_with_newline(self.path):
-                raise ConfigError(
-                    f"--record {str(self.path)!r} does not end with a complete line; "
-                    "choose a new name"
-                )
+            if cut is not None:
+                with self.path.open("r+b") as fh:
+                    fh.truncate(cut)
+                print(f"--record {self.path}: dropped its last line, cut short (the game being "
+                      f"written when the server stopped); its {self.count} finished games are "
+                      "kept", file=sys.stderr)  # fmt: skip
         else:
             check_new_file(self.path, "record file")
             self.count = 0
@@ -199,14 +205,22 @@ class RecordAppender:
         return index
 
 
-def _ends_with_newline(path: Path) -> bool:
-    """Whether a file is empty or ends with a complete line."""
+def _cut_line(path: Path) -> int | None:
+    """The length of ``path`` without its last line, cut short (no newline, the start of a
+    JSON object after complete lines); None when it ends with a complete line (or is
+    empty); 0 when it holds no complete line to keep."""
     with path.open("rb") as fh:
-        fh.seek(0, os.SEEK_END)
-        if fh.tell() == 0:
-            return True
+        size = fh.seek(0, os.SEEK_END)
+        if size == 0:
+            return None
         fh.seek(-1, os.SEEK_END)
-        return fh.read(1) == b"\n"
+        if fh.read(1) == b"\n":
+            return None
+        start = max(0, size - MAX_LINE_BYTES - 1)  # a record line is at most this long
+        fh.seek(start)
+        tail = fh.read()
+        end = tail.rfind(b"\n") + 1
+        return start + end if end and tail[end : end + 1] == b"{" else 0
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:

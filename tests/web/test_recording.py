@@ -97,3 +97,18 @@ def test_an_existing_record_file_is_appended_to(tmp_path: Path, record_file: Pat
     assert after[-1]["seats"]["player_0"] == "human"
     text = path.read_text()
     assert text.endswith("\n") and all(json.loads(line) for line in text.splitlines())
+
+
+def test_a_record_file_cut_mid_line_keeps_its_finished_games(
+    tmp_path: Path, record_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A power cut while a game was appended leaves a last line cut short: the next
+    ``serve --record`` drops that line (saying so), keeps every finished game, and goes on."""
+    path = tmp_path / "games.jsonl"
+    whole = record_file.read_bytes()
+    path.write_bytes(whole + whole.splitlines(keepends=True)[0][:-40])  # half a game
+    appender = RecordAppender(path)
+    assert "dropped its last line, cut short" in capsys.readouterr().err
+    assert path.read_bytes() == whole and appender.count == len(read_records(record_file))
+    appender.append(json.loads(whole.splitlines()[0]))
+    assert len(read_records(path)) == appender.count == len(read_records(record_file)) + 1

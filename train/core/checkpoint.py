@@ -81,6 +81,9 @@ def write_checkpoint(run_dir: str | Path, fill: Callable[[Path], dict[str, Any]]
         }
         write_json_atomic(tmp / STATE_FILE, doc)
         final, prev = run / CHECKPOINT_DIR, run / PREVIOUS_DIR
+        for stale in run.glob(".checkpoint-*"):  # a save killed before its renames
+            if stale != tmp:
+                shutil.rmtree(stale, ignore_errors=True)
         if prev.exists() and not final.exists():
             os.replace(prev, final)  # an earlier save stopped between its two renames
         if prev.exists():

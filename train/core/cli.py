@@ -185,8 +185,9 @@ def trainer_command(
         try:
             result = train(config)
         except KeyboardInterrupt:  # before the loop (the warm start), or a second Ctrl-C
-            home = config.resume or config.out_dir()
-            if restartable(Path(home)):
+            out_dir = getattr(config, "out_dir", None)  # the run folder of a new run
+            home = config.resume or (out_dir() if out_dir else config.run_dir)
+            if home and restartable(Path(home)):
                 print(f"{home} has no checkpoint yet; `cardsuite {name} --resume {home}` "
                       "trains it again from the start with its recorded config", file=sys.stderr)  # fmt: skip
             raise
