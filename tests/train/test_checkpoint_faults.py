@@ -25,6 +25,10 @@ from cardsuite.train.core import checkpoint as ckpt
 FLAGS = ["--num-games", "32", "--rollout-steps", "8", "--hidden", "16", "--layers", "1",
          "--eval-deals", "4", "--no-tensorboard", "--quiet", "--threads", "1", "--seed", "5",
          "--total-steps", "1200", "--checkpoint-every", "256"]  # fmt: skip
+DMC_FLAGS = ["--num-games", "8", "--rollout-steps", "8", "--hidden", "16", "--layers", "1",
+             "--batch-size", "32", "--buffer-size", "256", "--eval-deals", "2", "--quiet",
+             "--eval-against", "random", "--no-tensorboard", "--device", "cpu", "--seed", "5",
+             "--total-steps", "400", "--checkpoint-every", "64", "--threads", "1"]  # fmt: skip
 
 #: (where in the writer, the nth call of it in the failing save)
 POINTS = [("save_tensors", 1), ("save_tensors", 2), ("write_json_atomic", 1),
@@ -169,3 +173,21 @@ def test_a_process_killed_while_writing_a_checkpoint_loses_nothing(
     assert main(["ppo", "--resume", str(run)]) == 0, capsys.readouterr().err
     assert _weights(run) == clean_weights
     assert not list(run.glob(".checkpoint-*")) and not (run / ".lock").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+def test_deep_monte_carlo_recovers_the_same_way(
+    fault: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """DMC is deterministic too: a failed second checkpoint, then the resume, ends with the
+    weights of a run that never failed."""
+    clean = tmp_path / "clean"
+    assert main(["dmc", "--run-dir", str(clean), *DMC_FLAGS]) == 0
+    run = tmp_path / "run"
+    with monkeypatch.context() as patch:
+        _Injector(patch, "replace", 2, FAULTS[fault])
+        assert main(["dmc", "--run-dir", str(run), *DMC_FLAGS]) == 2
+    assert os.strerror(FAULTS[fault]) in capsys.readouterr().err
+    assert main(["dmc", "--resume", str(run)]) == 0
+    assert _weights(run) == _weights(clean)

@@ -90,3 +90,30 @@ def test_rllib_backend_without_ray_is_a_config_error(
     monkeypatch.setattr(train_cli.importlib, "import_module", no_ray)
     assert main(["train", "--backend", "rllib", "--config", "configs/train/rllib_scum.yaml"]) == 2
     assert "--backend rllib needs ray[rllib]" in capsys.readouterr().err
+
+
+def test_a_run_that_died_before_its_first_checkpoint_starts_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``cardsuite train`` records its config (run.json) when the run folder is made; after a
+    crash before any checkpoint, ``--resume RUN`` trains it again from the start (issue 59)."""
+    from cardsuite.train.sb3 import trainer
+
+    out = tmp_path / "run"
+    real = trainer.Trainer.__init__
+
+    def dies(self: trainer.Trainer, *args: object, **kwargs: object) -> None:
+        real(self, *args, **kwargs)
+        raise RuntimeError("power cut")
+
+    monkeypatch.setattr(trainer.Trainer, "__init__", dies)
+    sets = ("total_steps=256", "rollout_steps=128", "batch_size=128", "update_epochs=1",
+            "hidden=16", "eval_every=0", "final_eval_deals=2", "eval_against=random",
+            "progress=false", "vec_env=dummy", "num_games=1")  # fmt: skip
+    with pytest.raises(RuntimeError, match="power cut"):
+        _train(out, *sets)
+    assert (out / "run.json").is_file() and not (out / "checkpoint").exists()
+    monkeypatch.setattr(trainer.Trainer, "__init__", real)
+    assert main(["train", "--resume", str(out)]) == 0
+    assert "training it again from the start" in capsys.readouterr().err
+    assert json.loads((out / "checkpoint" / "state.json").read_text())["step"] == 256

@@ -137,6 +137,8 @@ def check_new_run_dir(path: str | Path, flag: str = "--run-dir") -> None:
     if not p.is_dir():
         raise ConfigError(f"{flag} {str(p)!r} is an existing file; choose a new run directory")
     held = sorted(child.name for child in p.iterdir() if child.name != LOCK_FILE)
+    if held == [RUN_RECORD] and (RunLock(p, "").holder() or {}).get("pid") == os.getpid():
+        return  # made by this process's plan_run a moment ago
     if held:
         shown = ", ".join(held[:5]) + (", ..." if len(held) > 5 else "")
         hint = ""

@@ -21,7 +21,7 @@ from cardsuite.train.core.cli import (
     run_dir,
 )
 from cardsuite.train.core.log import format_report
-from cardsuite.train.core.rundir import plan_run
+from cardsuite.train.core.rundir import plan_run, recorded_config, restartable
 from cardsuite.train.sb3.config import TrainConfig, check_baselines, load_config, parse_overrides
 
 
@@ -67,7 +67,8 @@ def resolve_config(args: argparse.Namespace) -> TrainConfig:
     if args.config is None and args.resume is not None:
         from cardsuite.train.sb3.checkpoint import read_config  # validated JSON, never a pickle
 
-        saved = read_config(args.resume).to_dict()
+        recorded = recorded_config(args.resume) if restartable(Path(args.resume)) else None
+        saved = recorded if recorded is not None else read_config(args.resume).to_dict()
         options = {**saved.get("options", {}), **overrides.pop("options", {})}
         return TrainConfig.from_dict({**saved, **overrides, "options": options})
     return load_config(resolve_preset(args.config), overrides)
@@ -104,10 +105,14 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     config = resolve_config(args)
     check_baselines(config)  # every check before any work; the last one makes the run folder
     default = Path("runs") / (Path(args.config).stem if args.config else "default")
-    out = plan_run(run_dir(args), args.resume, default, "cardsuite train").run_dir
+    record = {
+        "config": {k: v for k, v in config.to_dict().items() if k not in ("run_dir", "resume")}
+    }
+    plan = plan_run(run_dir(args), args.resume, default, "cardsuite train", record)
+    out = plan.run_dir
     train = require_train_extra("cardsuite train", "cardsuite.train.sb3.trainer").train
 
-    result = train(config, out, resume=args.resume)
+    result = train(config, out, resume=args.resume if plan.checkpoint is not None else None)
     if result.interrupted:
         return 130
     print(
