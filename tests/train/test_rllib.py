@@ -554,3 +554,28 @@ def test_the_checkpoint_plays_the_modules_policy_as_a_ppo_agent(tmp_path: Path) 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "rllib-ppo"
+
+
+def test_a_run_stopped_before_its_first_checkpoint_starts_again(
+    ray_session: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """The RLlib run folder records its config (run.json) when made; after a crash before any
+    checkpoint, ``--resume RUN`` trains it again from the start with it (issue 59)."""
+    run = tmp_path / "run"
+    config = load_config(None, game="scum", total_steps=256, run_dir=str(run), **TINY)
+    real = trainer.build
+
+    def dies(*args: Any) -> Any:
+        raise RuntimeError("power cut")
+
+    monkeypatch.setattr(trainer, "build", dies)
+    with pytest.raises(RuntimeError, match="power cut"):
+        trainer.train(config)
+    assert (run / "run.json").is_file() and not (run / "checkpoint").exists()
+    monkeypatch.setattr(trainer, "build", real)
+    again = trainer.config_of(trainer.namespace(["--resume", str(run)]))
+    assert again.total_steps == 256 and again.hidden == TINY["hidden"]
+    assert trainer.train(again)["step"] >= 256
+    assert "training it again from the start" in capsys.readouterr().err
+    assert (run / "checkpoint" / "state.json").is_file()

@@ -114,7 +114,8 @@ class Trainer(TrainLoop):
         legacy = legacy_folder(config.resume) if config.resume else None
         self.plan = (legacy_plan(config, legacy) if legacy is not None
                      else plan_run(config.run_dir or None, config.resume or None, DEFAULT_RUN_DIR,
-                              "cardsuite train --backend rllib"))  # fmt: skip
+                              "cardsuite train --backend rllib", {"config": {k: v for k, v in
+                              config.to_dict().items() if k not in ("run_dir", "resume")}}))  # fmt: skip
         self.run_dir = self.plan.run_dir
         if config.threads:
             torch.set_num_threads(config.threads)
