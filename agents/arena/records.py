@@ -167,7 +167,7 @@ class RecordAppender:
         self.path = Path(path)
         self._lock = threading.Lock()
         if self.path.exists() or self.path.is_symlink():
-            cut = _cut_line(self.path) if self.path.is_file() else None  # a game cut short
+            cut = cut_line(self.path) if self.path.is_file() else None  # a game cut short
             if cut == 0:  # not one complete line: nothing to keep, and maybe not ours
                 raise ConfigError(f"--record {str(self.path)!r} does not end with a complete "
                                   "line; choose a new name")  # fmt: skip
@@ -205,7 +205,7 @@ class RecordAppender:
         return index
 
 
-def _cut_line(path: Path) -> int | None:
+def cut_line(path: Path) -> int | None:
     """The length of ``path`` without its last line, cut short (no newline, the start of a
     JSON object after complete lines); None when it ends with a complete line (or is
     empty); 0 when it holds no complete line to keep."""

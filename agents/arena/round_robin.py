@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.arena.ratings import PairDeals, Ratings, rate
+from cardsuite.agents.arena.records import cut_line
 from cardsuite.agents.arena.results import TournamentResult
 from cardsuite.agents.arena.stats import mean_interval, unit_values
 from cardsuite.agents.arena.tournament import run_tournament
@@ -330,15 +331,10 @@ def append_checkpoint(
         **key, "a": a, "b": b, "outcomes": [float(x) for x in outcomes], "weights": played,
     })  # fmt: skip
     try:
+        cut = cut_line(target) if target.is_file() else None  # a line cut short by a killed run
         with target.open("a+b") as fh:
-            fh.seek(0, os.SEEK_END)
-            if fh.tell():
-                fh.seek(-1, os.SEEK_END)
-                if fh.read(1) != b"\n":  # a line cut short by a killed run: drop it
-                    fh.seek(0)
-                    kept = fh.read().rpartition(b"\n")[0]
-                    fh.truncate(0)
-                    fh.write(kept + b"\n" if kept else b"")
+            if cut is not None:
+                fh.truncate(cut)
             fh.write(line.encode("utf-8") + b"\n")
             fh.flush()
             os.fsync(fh.fileno())

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from cardsuite import safe_json
-from cardsuite.agents.learned.files import find_checkpoint, write_json_atomic
+from cardsuite.agents.learned.files import STATE_FILE, find_checkpoint, write_json_atomic
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.runlock import LOCK_FILE, RunLock
 
@@ -89,7 +89,7 @@ def _locked(plan: RunPlan, command: str, record: Mapping[str, Any] | None) -> Ru
 
 def restartable(folder: Path) -> bool:
     """Whether ``folder`` is a run stopped before its first checkpoint (its record, none)."""
-    has_checkpoint = any((folder / n / "state.json").is_file() for n in CHECKPOINT_NAMES)
+    has_checkpoint = any((folder / n / STATE_FILE).is_file() for n in CHECKPOINT_NAMES)
     return (folder / RUN_RECORD).is_file() and not has_checkpoint
 
 
