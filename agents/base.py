@@ -53,12 +53,7 @@ def table_info(env: Any, game: str, agent: str) -> TableInfo:
     """The `TableInfo` of ``agent`` at a suite env."""
     base = env.unwrapped
     return TableInfo(
-        game=game,
-        config=base.config,
-        agent=agent,
-        num_actions=base.num_actions,
-        obs_spec=base.obs_spec,
-        describe_action=base.describe_action,
+        game, base.config, agent, base.num_actions, base.obs_spec, base.describe_action
     )
 
 

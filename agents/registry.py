@@ -20,6 +20,7 @@ from typing import Any
 from cardsuite.agents.base import Agent, RandomAgent
 from cardsuite.agents.kinds import AgentKind, import_class
 from cardsuite.errors import CardsuiteError, CheckpointError, ConfigError
+from cardsuite.games import resolve
 from cardsuite.safe_yaml import load_yaml_text
 
 #: The entry-point group of agent kinds: each names an `AgentKind` (or an agent class,
@@ -119,8 +120,7 @@ def wrapped_spec(parsed: AgentSpec) -> tuple[str, dict[str, Any]] | None:
     kind = KINDS.get(parsed.kind)
     if kind is None or kind.wraps is None:
         return None
-    module, _, name = kind.wraps.partition(":")
-    inner, params = getattr(importlib.import_module(module), name)(parsed.path or "")
+    inner, params = resolve(kind.wraps)(parsed.path or "")
     return str(inner), dict(params)
 
 
@@ -135,22 +135,24 @@ def weights_sha256(spec: str, depth: int = 0) -> str | None:
     kind = KINDS.get(parsed.kind)
     if kind is None or kind.argument not in ("name", "path") or not parsed.path:
         return None
-    if kind.argument == "name":  # the kind's class says where a name's files are
-        try:
-            folder = getattr(_load(parsed), "folder", None)
-            source = Path(folder(parsed.path)) / "weights.safetensors" if folder else None
-        except ConfigError:
-            return None
-        if source is None:
-            return None
-    else:
-        source = Path(parsed.path).expanduser()
-        if source.is_dir():
-            source = source / "weights.safetensors"
-    if not source.is_file():
+    source = agent_folder(parsed) if kind.argument == "name" else Path(parsed.path).expanduser()
+    if source is not None and source.is_dir():
+        source = source / "weights.safetensors"
+    if source is None or not source.is_file():
         return None
     with source.open("rb") as fh:
         return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def agent_folder(parsed: AgentSpec) -> Path | None:
+    """Where a named agent's files are (its kind's ``folder``: ``pretrained:NAME``), or None."""
+    if parsed.kind not in KINDS or not parsed.path:
+        return None
+    try:
+        folder = getattr(_load(parsed), "folder", None)
+        return Path(folder(parsed.path)) if folder else None
+    except ConfigError:
+        return None
 
 
 def parse_params(
@@ -338,9 +340,6 @@ def _make_from_checkpoint(parsed: AgentSpec, game: str, seed: int | None) -> Age
 def display_names(specs: list[str]) -> list[str]:
     """Distinct names for a list of specs: repeats become ``random#1``, ``random#2``."""
     texts = [s.strip() for s in specs]
-    seen: dict[str, int] = {}
-    names = []
-    for t in texts:
-        seen[t] = seen.get(t, 0) + 1
-        names.append(f"{t}#{seen[t]}" if texts.count(t) > 1 else t)
-    return names
+    return [
+        f"{t}#{texts[: i + 1].count(t)}" if texts.count(t) > 1 else t for i, t in enumerate(texts)
+    ]

@@ -153,30 +153,25 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--deals", type=int, default=2, help="deals per case (seeds 0 ..)")
     p.add_argument("--budget", type=int, default=100)
     p.add_argument("--batches", type=int, nargs="*", default=[25, 100])
-    p.add_argument("--learned", action="store_true", help="add search:pretrained:NAME")
     p.add_argument("--device", default=None, help="torch device of the rollout engines")
     p.add_argument("--learned-extra", default="", help="more search: parameters, e.g. cutoff=20")
-    p.add_argument(
-        "--cutoff", type=int, default=None, help="rollout cutoff of the leaf:B and root:B variants"
-    )
+    p.add_argument("--cutoff", type=int, help="rollout cutoff of the leaf:B and root:B variants")
     p.add_argument(
         "--decisions", type=int, default=0, help="stop each deal after seat 0's first N decisions"
     )
-    p.add_argument(
-        "--only", nargs="+", default=None, help="run only these variants, e.g. reference leaf:25"
-    )
-    p.add_argument(
-        "--heuristic", action="store_true", help="time only the Scandal rollout heuristic"
-    )
-    p.add_argument(
-        "--cpu-time", action="store_true", help="time in this process's CPU seconds, not wall"
-    )
-    p.add_argument(
-        "--same-choices",
-        action="store_true",
-        help="say whether each variant chose seat 0's moves as the first variant did",
-    )
+    p.add_argument("--only", nargs="+", help="run only these variants, e.g. reference leaf:25")
+    for flag, text in (
+        ("--learned", "add search:pretrained:NAME"),
+        ("--heuristic", "time only the Scandal rollout heuristic"),
+        ("--cpu-time", "time in this process's CPU seconds, not wall"),
+        (
+            "--same-choices",
+            "say whether each variant chose seat 0's moves as the first variant did",
+        ),
+    ):
+        p.add_argument(flag, action="store_true", help=text)
     a = p.parse_args(argv)
+    clock = time.process_time if a.cpu_time else time.perf_counter
     print(f"load average (1, 5, 15 min) at start: {load()}")
     if a.cpu_time:
         print("times: CPU seconds of this process (time.process_time)")
@@ -184,7 +179,6 @@ def main(argv: list[str] | None = None) -> int:
         print("| rows | batched heuristic, decisions/s | ScandalPolicy.choose, decisions/s |")
         print("|---:|---:|---:|")
         for rows in a.batches:
-            clock = time.process_time if a.cpu_time else time.perf_counter
             batched, per_game = heuristic_rates(rows, clock=clock)
             print(f"| {rows} | {batched:,.0f} | {per_game:,.0f} |", flush=True)
         print(f"load average (1, 5, 15 min) at end: {load()}")
@@ -193,31 +187,17 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---:|---:|---:|---:|")
     for case in a.cases:
         game, options, shipped = CASES[case]
-        specs = variants(
-            game,
-            a.budget,
-            a.batches,
-            shipped if a.learned else None,
-            a.device,
-            a.learned_extra,
-            a.cutoff,
-        )
+        learned = shipped if a.learned else None
+        specs = variants(game, a.budget, a.batches, learned, a.device, a.learned_extra, a.cutoff)
         if a.only:
             specs = {label: spec for label, spec in specs.items() if label in a.only}
         per_decision: dict[str, float] = {}
         choices: dict[str, list[int]] = {}
         for label, spec in specs.items():
             chosen = choices[label] = []
+            make = functools.partial(make_agent, spec, game, seed=0)
             runs = [
-                play(
-                    game,
-                    options,
-                    functools.partial(make_agent, spec, game, seed=0),
-                    seed,
-                    a.decisions,
-                    time.process_time if a.cpu_time else time.perf_counter,
-                    chosen,
-                )
+                play(game, options, make, seed, a.decisions, clock, chosen)
                 for seed in range(a.deals)
             ]
             seconds = float(np.sum([r[0] for r in runs]))

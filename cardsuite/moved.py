@@ -14,7 +14,7 @@ import importlib.machinery
 import importlib.util
 import sys
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -66,6 +66,15 @@ module given by its dotted name is imported when the name is first asked for."""
 def moved_table(home: ModuleType | str, *names: str) -> dict[str, Moved]:
     """``{name: home}`` for each of the space-separated ``names`` (a module's 0.2 names)."""
     return {name: home for text in names for name in text.split()}
+
+
+def moved_getattr(module: str, table: Mapping[str, Moved]) -> Callable[[str], Any]:
+    """A module's ``__getattr__`` (PEP 562) for the 0.2 names of ``table`` (`moved_name`)."""
+
+    def __getattr__(name: str) -> Any:
+        return moved_name(module, name, table)
+
+    return __getattr__
 
 
 def moved_name(module: str, name: str, table: Mapping[str, Moved]) -> Any:

@@ -59,13 +59,9 @@ class ObsSpec:
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Per-entry lower and upper bounds, for a gymnasium ``Box``."""
-        low = np.empty(self.size, dtype=np.float32)
-        high = np.empty(self.size, dtype=np.float32)
-        for piece in self.pieces:
-            sl = self.slices[piece.name]
-            low[sl] = piece.low
-            high[sl] = piece.high
-        return low, high
+        sizes = [piece.size for piece in self.pieces]
+        low = np.repeat(np.array([piece.low for piece in self.pieces], np.float32), sizes)
+        return low, np.repeat(np.array([piece.high for piece in self.pieces], np.float32), sizes)
 
     def table(self) -> str:
         """The Markdown table documenting every piece."""

@@ -105,6 +105,19 @@ class _Refused(ValueError):
     """A duplicate key or a non-finite number, with a message ready for the user."""
 
 
+def write_json_atomic(path: str | Path, doc: Any, *, allow_nan: bool = False) -> None:
+    """Write ``doc`` as JSON to ``path`` through a temporary file and a rename (fsynced):
+    a process killed while writing leaves the old file or none, never half of one.
+    ``allow_nan``: write NaN and infinities as JavaScript does (not strict JSON)."""
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(doc, fh, indent=1, allow_nan=allow_nan)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, target)
+
+
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:

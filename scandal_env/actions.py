@@ -9,6 +9,7 @@ pairs ordered by card id then scandal id: a gold card has one per scandal.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -79,25 +80,9 @@ class ActionLayout:
 def make_layout(deck: Deck) -> ActionLayout:
     """The action layout of ``deck`` (fixed size for a given deck)."""
     n, ns, npairs = deck.n_cards, deck.n_scandals, deck.n_pairs
-    draw_discard = 1
-    meld_start = draw_discard + n
-    meld_add = meld_start + ns
-    meld_finish = meld_add + n
-    layoff = meld_finish + 1
-    discard = layoff + npairs
-    return ActionLayout(
-        n_cards=n,
-        n_scandals=ns,
-        n_pairs=npairs,
-        DRAW_STOCK=0,
-        DRAW_DISCARD=draw_discard,
-        MELD_START=meld_start,
-        MELD_ADD=meld_add,
-        MELD_FINISH=meld_finish,
-        LAYOFF=layoff,
-        DISCARD=discard,
-        size=discard + n,
-    )
+    # the sizes of the ranges DRAW_STOCK .. DISCARD, in id order: their bases, then the size
+    bases = itertools.accumulate((1, n, ns, n, 1, npairs, n), initial=0)
+    return ActionLayout(n, ns, npairs, *bases)
 
 
 def pair_index(deck: Deck) -> np.ndarray:

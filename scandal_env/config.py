@@ -29,7 +29,7 @@ class ScandalConfig(ConfigBase):
         "a hand ends as blocked (truncation, scored normally) after this many turns "
         "(S4); a finite limit guarantees every hand ends. The default is over twice "
         "the longest hand the baseline agents played (139 turns; none of 45,000 hands "
-        "cut, `benchmarks/scandal_turn_limit.py`)",
+        "cut; docs/scandal.md, Turn limit)",
         ge=1,
     )
     max_hands: int = doc_field(

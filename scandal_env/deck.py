@@ -11,6 +11,7 @@ Every S1 invariant is checked; a broken file raises
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -119,10 +120,6 @@ class Deck:
     single_scandal: np.ndarray
     pair_card: np.ndarray
     pair_scandal: np.ndarray
-    member_i8: np.ndarray
-    bg_member_i8: np.ndarray
-    nt_member_i8: np.ndarray
-    bg_nt_member_f32: np.ndarray
     scandals_of: tuple[tuple[int, ...], ...]
     is_bg_list: tuple[bool, ...]
     is_title_list: tuple[bool, ...]
@@ -296,9 +293,7 @@ def _build(
     source: str, scandals: list[dict[str, Any]], cards: list[dict[str, Any]], fail: Any
 ) -> Deck:
     n, ns = len(cards), len(scandals)
-    counts = {col: 0 for col in COLOURS}
-    for c in cards:
-        counts[c["colour"]] += 1
+    counts = Counter(c["colour"] for c in cards)
     for col in COLOURS:
         if counts[col] != COLOUR_COUNTS[col]:
             raise fail(f"S1: expected {COLOUR_COUNTS[col]} {col} cards, got {counts[col]}")
@@ -337,12 +332,6 @@ def _build(
         single_scandal=single,
         pair_card=np.array([p[0] for p in pairs], dtype=np.int16),
         pair_scandal=np.array([p[1] for p in pairs], dtype=np.int16),
-        member_i8=member.astype(np.int8),
-        bg_member_i8=(member & is_bg[:, None]).astype(np.int8),
-        nt_member_i8=(member & ~is_title[:, None]).astype(np.int8),
-        bg_nt_member_f32=np.concatenate(
-            [member & is_bg[:, None], member & ~is_title[:, None]], axis=1
-        ).astype(np.float32),
     )
     for arr in arrays.values():
         arr.setflags(write=False)

@@ -156,8 +156,6 @@ class Encoder:
             rel = np.full(p + 1, -1, dtype=np.intp)  # seat -> relative; [-1] -> -1
             rel[order] = np.arange(p)
             self._rels.append(rel)
-        self._abs_order = list(range(p))
-        self._abs_rel = self._rels[0]
         self._inv_n = 1.0 / n
         self._inv_target = 1.0 / rules.config.target_score
         self._inv_turns = 1.0 / rules.config.max_turns
@@ -237,7 +235,7 @@ class Encoder:
         return out
 
     def _write_table(self, state: State, observer: int, seat: _Seat, table: bytes) -> None:
-        """laid_by, melded_by and hand_points of ``observer`` (as `_public`)."""
+        """laid_by, melded_by and hand_points of ``observer`` (as `global_state`)."""
         if not table.startswith(self._empty_table):
             col = self._order_cols[observer]
             np.equal(state.placed_by, col, out=seat.laid, casting="unsafe")
@@ -266,36 +264,26 @@ class Encoder:
         else:
             out.fill(0.0)
         sl = self.global_spec.slices
+        n, p = self._n, self._p
         out[sl["hands"]] = state.hands.ravel()
         if state.stock:
             top_first = np.array(state.stock[::-1], dtype=np.intp)
             out[sl["stock_depth"].start + top_first] = self._stock_depth[: len(top_first)]
-        self._public(state, self._abs_order, self._abs_rel, out, sl)
-        return out
-
-    def _public(
-        self,
-        state: State,
-        order: list[int],
-        rel: np.ndarray,
-        out: np.ndarray,
-        sl: dict[str, slice],
-    ) -> None:
-        n, p = self._n, self._p
         ones = [
-            sl["to_act"].start + int(rel[state.to_act]),
-            sl["dealer"].start + int(rel[state.dealer]),
+            sl["to_act"].start + state.to_act,
+            sl["dealer"].start + state.dealer,
             sl["phase"].start + state.phase,
         ]
         on_table = np.flatnonzero(state.placed_by >= 0)
         if on_table.size:
-            who = rel[state.placed_by[on_table]]
+            who = state.placed_by[on_table].astype(np.intp)
             laid = sl["laid_by"]
             out[laid.start + who * n + on_table] = 1.0
             out[sl["hand_points"]] = (out[laid].reshape(p, n) @ self._value) / 100.0
             melded = np.flatnonzero(state.meld_owner >= 0)
             ns = state.meld_owner.shape[0]
-            out[sl["melded_by"].start + rel[state.meld_owner[melded]] * ns + melded] = 1.0
+            owner = state.meld_owner[melded].astype(np.intp)
+            out[sl["melded_by"].start + owner * ns + melded] = 1.0
         if state.build_scandal >= 0:
             out[sl["building"]] = state.build
             ones.append(sl["build_scandal"].start + state.build_scandal)
@@ -309,14 +297,13 @@ class Encoder:
         if state.forbidden >= 0:
             ones.append(sl["forbidden"].start + state.forbidden)
         out[ones] = 1.0
-        counts = state.hand_counts
         inv_n = self._inv_n
-        out[sl["hand_sizes"]] = [counts[s] * inv_n for s in order]
-        scores = state.scores.tolist()
-        out[sl["scores"]] = [scores[s] * self._inv_target for s in order]
+        out[sl["hand_sizes"]] = [count * inv_n for count in state.hand_counts]
+        out[sl["scores"]] = [score * self._inv_target for score in state.scores.tolist()]
         out[sl["stock_size"].start] = len(state.stock) * inv_n
         out[sl["stock_public"].start] = state.stock_public
         out[sl["turn"].start] = state.turn * self._inv_turns
+        return out
 
 
 def observation_table(rules: Rules) -> str:

@@ -309,10 +309,8 @@ def _end_hand(state: State, why: str) -> None:
     """Score the hand (S9) and end the episode or deal the next hand."""
     deck, cfg = state.rules.deck, state.rules.config
     value = deck.value.astype(np.int64)
-    p = state.num_players
-    scores = np.zeros(p, dtype=np.int64)
-    for i in range(p):
-        scores[i] = value[state.placed_by == i].sum() - value[state.hands[i]].sum()
+    placed = state.placed_by == np.arange(state.num_players)[:, None]  # [P, n]
+    scores = (placed.astype(np.int64) - state.hands) @ value  # table minus hand (S9)
     state.hand_scores[:] = scores
     state.step_scores += scores
     state.scores += scores
@@ -321,16 +319,10 @@ def _end_hand(state: State, why: str) -> None:
     state.phase = Phase.DRAW
     state.mask_cache = None
     state.game_over = bool(state.scores.max() >= cfg.target_score)
-    blocked = why != END_OUT
-    if cfg.episode == "hand":
-        state.done = True
-        state.truncated = blocked
-    elif state.game_over:
-        state.done = True
-        state.truncated = False
-    elif state.hand_number + 1 >= cfg.max_hands:
-        state.done = True
-        state.truncated = True
+    if cfg.episode == "hand":  # truncated: a blocked hand (S4)
+        state.done, state.truncated = True, why != END_OUT
+    elif state.game_over or state.hand_number + 1 >= cfg.max_hands:
+        state.done, state.truncated = True, not state.game_over  # I9: max_hands
     else:
         new_hand(state)
 

@@ -138,12 +138,9 @@ def _deep_draw_ok(state: State) -> list[bool]:
             for s in ss:
                 nt[s] += 1
                 bg[s] += cbg
-        ok = False
-        for s in ss:
-            if melded[s] or (title[s] and bg[s] >= 1 and nt[s] >= 2 and size >= 4):
-                ok = True
-                break
-        out.append(ok)
+        out.append(
+            any(melded[s] or (title[s] and bg[s] >= 1 and nt[s] >= 2 and size >= 4) for s in ss)
+        )
     return out
 
 
@@ -267,12 +264,11 @@ def why_illegal(state: State, action: int) -> str:
     if kind is Kind.DRAW_STOCK:
         return "there is nothing to draw"
     if kind is Kind.DRAW_DISCARD:
-        d = x
-        if d >= len(state.pile):
+        if x >= len(state.pile):
             return f"the discard pile holds only {len(state.pile)} card(s)"
         return (
             "S3: a card drawn from deep in the pile must be melded at once, and "
-            f"{deck.names[state.pile[-1 - d]]!r} could not be melded or laid off "
+            f"{deck.names[state.pile[-1 - x]]!r} could not be melded or laid off "
             "with a card left over"
         )
     if (kind in (Kind.MELD_ADD, Kind.MELD_FINISH)) != (state.phase == Phase.BUILD):
@@ -283,29 +279,26 @@ def why_illegal(state: State, action: int) -> str:
     if state.duty >= 0 and state.phase == Phase.MELD:
         return f"S3: {deck.names[state.duty]!r} drawn from the pile must be melded first"
     if kind is Kind.DISCARD:
-        c = x
-        if not hand[c]:
-            return f"{deck.names[c]!r} is not in the hand"
+        if not hand[x]:
+            return f"{deck.names[x]!r} is not in the hand"
         return (
             "S7: the top discard drawn this turn (also as the only card of a "
             "turned-over pile) may not be discarded this turn"
         )
     if kind is Kind.MELD_START:
-        s = x
-        if state.meld_owner[s] >= 0:
-            return f"S5: {deck.scandal_names[s]!r} is already melded this hand"
-        if not hand[deck.title_of[s]]:
-            return f"S5: the title card of {deck.scandal_names[s]!r} is not in the hand"
+        if state.meld_owner[x] >= 0:
+            return f"S5: {deck.scandal_names[x]!r} is already melded this hand"
+        if not hand[deck.title_of[x]]:
+            return f"S5: the title card of {deck.scandal_names[x]!r} is not in the hand"
         return (
             "S5/S8: the hand does not hold a blue or green card and one more card "
             "of the scandal with a discardable card left over"
         )
     if kind is Kind.MELD_ADD:
-        c = x
-        if not hand[c]:
-            return f"{deck.names[c]!r} is not in the hand"
-        if not deck.member[c, state.build_scandal] or deck.is_title[c]:
-            return f"{deck.names[c]!r} is not a card of the meld's scandal"
+        if not hand[x]:
+            return f"{deck.names[x]!r} is not in the hand"
+        if not deck.member[x, state.build_scandal] or deck.is_title[x]:
+            return f"{deck.names[x]!r} is not a card of the meld's scandal"
         return "S5/S8: the meld could then not be completed with a discardable card left over"
     if kind is Kind.MELD_FINISH:
         return "S5: a meld needs the title, a blue or green card and one more card" + (

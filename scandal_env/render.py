@@ -28,16 +28,13 @@ def render(state: State) -> str:
             f"  P{p} score {int(state.scores[p]):>5}  hand ({len(cards)}): {', '.join(cards)}"
         )
     lines.append("  melds:")
-    any_meld = False
-    for s in range(deck.n_scandals):
-        if state.meld_owner[s] < 0:
-            continue
-        any_meld = True
+    melded = np.flatnonzero(state.meld_owner >= 0)
+    for s in melded:
         cards = [
             f"{deck.names[c]} [P{state.placed_by[c]}]" for c in np.flatnonzero(state.placed_on == s)
         ]
         lines.append(f"    {deck.scandal_names[s]} (P{state.meld_owner[s]}): {', '.join(cards)}")
-    if not any_meld:
+    if not melded.size:
         lines.append("    (none)")
     if state.build_scandal >= 0:
         cards = [deck.names[c] for c in np.flatnonzero(state.build)]
@@ -80,22 +77,17 @@ def pile_cards(deck: Deck, pile: list[int]) -> list[dict[str, Any]]:
 
 def meld_piles(deck: Deck, state: State) -> list[dict[str, Any]]:
     """One pile per melded scandal: its owner and every card on it with who laid it."""
-    piles = []
-    for s in range(deck.n_scandals):
-        if state.meld_owner[s] < 0:
-            continue
-        cards = [
-            {"text": deck.names[c], "by": f"player_{state.placed_by[c]}"}
-            for c in np.flatnonzero(state.placed_on == s)
-        ]
-        piles.append(
-            {
-                "title": f"Meld {deck.scandal_names[s]} (player_{state.meld_owner[s]})",
-                "kind": "meld",
-                "cards": cards,
-            }
-        )
-    return piles
+    return [
+        {
+            "title": f"Meld {deck.scandal_names[s]} (player_{state.meld_owner[s]})",
+            "kind": "meld",
+            "cards": [
+                {"text": deck.names[c], "by": f"player_{state.placed_by[c]}"}
+                for c in np.flatnonzero(state.placed_on == s)
+            ],
+        }
+        for s in np.flatnonzero(state.meld_owner >= 0)
+    ]
 
 
 def table_model(state: State, *, hands: bool = True) -> dict[str, Any]:

@@ -50,14 +50,12 @@ class Rules:
         deck: the validated deck (S1).
         layout: the action ids.
         pair_of: int16[n_cards, n_scandals] lay-off pair of (card, scandal), -1 if none.
-        title_member: int8[n_cards, n_scandals] membership of the title cards.
     """
 
     config: ScandalConfig
     deck: Deck
     layout: ActionLayout
     pair_of: np.ndarray
-    title_member: np.ndarray
 
     @property
     def num_players(self) -> int:
@@ -69,11 +67,9 @@ class Rules:
 def make_rules(config: ScandalConfig) -> Rules:
     """The `Rules` of ``config`` (cached: the deck file is read once)."""
     deck = load_deck(config.deck)
-    tm = (deck.member & deck.is_title[:, None]).astype(np.int8)
-    tm.setflags(write=False)
     pair_of = pair_index(deck)
     pair_of.setflags(write=False)
-    return Rules(config, deck, make_layout(deck), pair_of, tm)
+    return Rules(config, deck, make_layout(deck), pair_of)
 
 
 @dataclass(eq=False)

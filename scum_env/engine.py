@@ -203,25 +203,19 @@ def _play(state: State, player: int, count: int, slot: int) -> None:
 def _advance(state: State, player: int) -> None:
     """Pass the turn on, or end the round when nobody may still play (J6, J9)."""
     n = state.rules.num_players
-    order, ncards = state.order, state.ncards
+    order, ncards, acted = state.order, state.ncards, state.acted
     p = state.pos[player]
-    if state.rules.carousel:
+    carousel = state.rules.carousel
+    if carousel:  # J9: the round ends once every other holder passed since the top play
         others = sum(1 for q in range(n) if ncards[q] > 0 and q != state.top_player)
         if state.passes >= others:
             _end_round(state)
             return
-        for step in range(1, n):
-            q = order[(p + step) % n]
-            if ncards[q] > 0:
-                state.to_act = q
-                return
-    else:
-        acted = state.acted
-        for step in range(1, n):
-            q = order[(p + step) % n]
-            if ncards[q] > 0 and not acted[q]:
-                state.to_act = q
-                return
+    for step in range(1, n):  # the next holder in turn order; J6: one yet to have a chance
+        q = order[(p + step) % n]
+        if ncards[q] > 0 and (carousel or not acted[q]):
+            state.to_act = q
+            return
     _end_round(state)
 
 
@@ -268,11 +262,7 @@ def clone(state: State) -> State:
     copy.__dict__.update(state.__dict__)
     for name in ARRAY_FIELDS:
         setattr(copy, name, getattr(state, name).copy())
+    for name in ("ncards", "order", "pos", "finish", "trade_log", "pending"):
+        setattr(copy, name, getattr(state, name)[:])
     copy.rng = rng
-    copy.ncards = state.ncards[:]
-    copy.order = state.order[:]
-    copy.pos = state.pos[:]
-    copy.finish = state.finish[:]
-    copy.trade_log = state.trade_log[:]
-    copy.pending = state.pending[:]
     return copy

@@ -1,9 +1,7 @@
 """Scum and Scum Party as records of the game registry (`cardsuite.games`, entry points)."""
 
-from typing import Any
-
 from cardsuite.games import Game
-from cardsuite.moved import moved_name
+from cardsuite.moved import moved_getattr
 
 SCUM = Game(
     "scum",
@@ -27,7 +25,6 @@ SCUM_PARTY = Game(
 )
 
 
-def __getattr__(name: str) -> Any:
-    """``CLIMB_PARAMS``, the heuristic's knobs, in `cardsuite.agents.parts` since 0.3 (loaded
-    only when asked for: the game does not import the agents layer)."""
-    return moved_name(__name__, name, {"CLIMB_PARAMS": "cardsuite.agents.parts"})
+# ``CLIMB_PARAMS``, the heuristic's knobs, in `cardsuite.agents.parts` since 0.3 (loaded only
+# when asked for: the game does not import the agents layer).
+__getattr__ = moved_getattr(__name__, {"CLIMB_PARAMS": "cardsuite.agents.parts"})

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,26 @@ def seat_notes(state: State, player: int) -> list[str]:
     """What a seat shows beside its cards: ``out #k`` once out, ``passed`` this round."""
     notes = [f"out #{state.finish.index(player) + 1}"] if player in state.finish else []
     return [*notes, "passed"] if state.passed[player] else notes
+
+
+def seat_models(
+    state: State, names: Sequence[str], label: str, totals: Any, live: bool, hands: bool
+) -> list[dict[str, Any]]:
+    """The seats of a table model in role order: table index ``q`` as ``names[q]`` with
+    ``label totals[q]`` as its score; ``live``: the table is to act."""
+    return [
+        {
+            "name": names[q],
+            "role": state.rules.role_of(position),
+            "position": position,
+            "count": int(state.ncards[q]),
+            "cards": expand(state.rules.cards.names, state.hands[q]) if hands else None,
+            "score": f"{label} {int(totals[q])}",
+            "notes": seat_notes(state, q),
+            "to_act": live and q == state.to_act,
+        }
+        for position, q in enumerate(state.order)
+    ]
 
 
 def render_table(state: State, *, show_hands: bool = True) -> str:
@@ -60,26 +81,10 @@ def table_model(state: State, *, hands: bool = True) -> dict[str, Any]:
     Seats are listed ``player_0 ..`` with their role; the top play names its
     player, so the page, the picture and the move log use the same names.
     """
-    rules = state.rules
-    names = rules.cards.names
+    names = state.rules.cards.names
     over = state.phase == OVER
-    seats: list[dict[str, Any]] = []
-    for player in range(rules.num_players):
-        position = state.pos[player]
-        notes = seat_notes(state, player)
-        seats.append(
-            {
-                "name": f"player_{player}",
-                "role": rules.role_of(position),
-                "position": position,
-                "count": int(state.ncards[player]),
-                "cards": expand(names, state.hands[player]) if hands else None,
-                "score": f"score {int(state.scores[player])}",
-                "notes": notes,
-                "to_act": not over and player == state.to_act,
-            }
-        )
-    seats.sort(key=lambda s: s["position"])
+    players = [f"player_{p}" for p in range(state.num_players)]
+    seats = seat_models(state, players, "score", state.scores, not over, hands)
     piles = []
     if state.top_count:
         piles.append(

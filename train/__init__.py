@@ -29,6 +29,7 @@ alias_modules(
         "cardsuite.train.config": "cardsuite.train.sb3.config",
         "cardsuite.train.core.features": "cardsuite.train.core.learned",
         "cardsuite.train.core.netspec": "cardsuite.agents.learned.netspec",
+        "cardsuite.train.core.seats": "cardsuite.train.core.league",
         "cardsuite.train.curves": "cardsuite.train.tools.curves",
         "cardsuite.train.dmc_config": "cardsuite.train.dmc.config",
         "cardsuite.train.dmc_core": "cardsuite.train.dmc.parts",

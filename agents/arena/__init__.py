@@ -6,20 +6,17 @@ May import: the core, the games, and the top of ``cardsuite.agents`` (base, kind
 parts); never ``play``, ``search``, ``learned`` or ``cardsuite.train``.
 """
 
-from typing import Any
-
 from cardsuite.agents.arena import tournament, workers
 from cardsuite.agents.arena.tournament import derive_seed, run_tournament
-from cardsuite.moved import moved_name, moved_table
+from cardsuite.moved import moved_getattr, moved_table
 
 __all__ = ["derive_seed", "run_tournament"]
 
-#: The other names of 0.2's module ``cardsuite.agents.arena`` (now ``tournament``).
-_MOVED = moved_table(
-    tournament, "base_pattern num_rotations seating GamePlan plan_games Setup Table play_chunk"
-) | moved_table(workers, "exit_with_parent THREAD_VARIABLES one_thread_per_worker")
-
-
-def __getattr__(name: str) -> Any:
-    """A 0.2 name that moved (`_MOVED`), with a warning naming its home (PEP 562)."""
-    return moved_name(__name__, name, _MOVED)
+# The other names of 0.2's module ``cardsuite.agents.arena`` (now ``tournament``), with a warning (PEP 562).
+__getattr__ = moved_getattr(
+    __name__,
+    moved_table(
+        tournament, "base_pattern num_rotations seating GamePlan plan_games Setup Table play_chunk"
+    )
+    | moved_table(workers, "exit_with_parent THREAD_VARIABLES one_thread_per_worker"),
+)

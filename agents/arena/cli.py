@@ -23,9 +23,6 @@ SHARED: dict[str, tuple[str, dict[str, Any]]] = {
     "seed": ("--seed", {"type": int, "default": 0}),
     "agents": ("--agents", {"nargs": "+"}),
     "workers": ("--workers", {"type": int, "default": 1}),
-    "out": ("--out", {"default": None}),
-    "record": ("--record", {"default": None}),
-    "checkpoint": ("--checkpoint", {"default": None}),
     "resamples": ("--resamples", {"type": int}),
     "no_progress": ("--no-progress", {"action": "store_true"}),
 }
@@ -107,6 +104,5 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     if args.record:
         print(f"\nrecords: {args.record}")
     if args.out:
-        paths = result.write(args.out)
-        print(f"results: {', '.join(str(p) for p in paths)}")
+        print(f"results: {', '.join(str(p) for p in result.write(args.out))}")
     return 0

@@ -84,8 +84,8 @@ def build_dataset(paths: Sequence[str | Path]) -> Dataset:
     """Replay every game of the record files and collect its decisions (StateError, ConfigError)."""
     if not paths:
         raise ConfigError("give at least one record file")
-    cols: dict[str, list[Any]] = {k: [] for k in COLUMNS}
-    per_game: dict[str, list[int]] = {"game_file": [], "game_index": [], "game_seed": []}
+    rows: list[tuple[Any, ...]] = []  # a decision each: its values of COLUMNS
+    played: list[tuple[int, int, int]] = []  # a game each: its file, its index there, its seed
     name: str | None = None
     shape: tuple[int, ...] | None = None
     for f, path in enumerate(paths):
@@ -111,24 +111,20 @@ def build_dataset(paths: Sequence[str | Path]) -> Dataset:
                         f"{where}: observations of shape {obs.shape}, the others {shape} "
                         "(another player count?): one observation size per dataset"
                     )
-                row = (obs, mask, step.action, list(env.possible_agents).index(step.agent),
-                       len(per_game["game_seed"]), float(record["rewards"][step.agent]),
-                       is_human(seats[step.agent]), str(seats[step.agent]), k)  # fmt: skip
-                for key, value in zip(COLUMNS, row, strict=True):
-                    cols[key].append(value)
+                rows.append((obs, mask, step.action, list(env.possible_agents).index(step.agent),
+                             len(played), float(record["rewards"][step.agent]),
+                             is_human(seats[step.agent]), str(seats[step.agent]), k))  # fmt: skip
                 if not over(env):
                     pending = _observe(env)
-            per_game["game_file"].append(f)
-            per_game["game_index"].append(i)
-            per_game["game_seed"].append(int(record["seed"]))
-    if not cols["action"]:
+            played.append((f, i, int(record["seed"])))
+    if not rows:
         raise ConfigError("the record files hold no decisions")
     assert name is not None
     arrays = {
         k: np.stack(v) if COLUMNS[k] is None else np.asarray(v, dtype=COLUMNS[k])
-        for k, v in cols.items()
+        for k, v in zip(COLUMNS, zip(*rows, strict=True), strict=True)
     }
-    games = {k: np.asarray(v, dtype=np.int64) for k, v in per_game.items()}
+    games = dict(zip(("game_file", "game_index", "game_seed"), np.array(played, dtype=np.int64).T))
     return Dataset(name, int(arrays["action_mask"].shape[1]), **arrays, **games)
 
 

@@ -15,13 +15,13 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from cardsuite.agents.arena.records import engine_state
+from cardsuite.agents.arena.records import ENV_ONLY_FIELDS, engine_state
 from cardsuite.agents.arena.round_robin import shipped_agents
 from cardsuite.agents.arena.tournament import derive_seed
 from cardsuite.agents.parts import part
-from cardsuite.agents.registry import KINDS, make_agent, parse_spec, weights_sha256
+from cardsuite.agents.registry import agent_folder, make_agent, parse_spec, weights_sha256
 from cardsuite.errors import ConfigError
-from cardsuite.games import get_game, resolve
+from cardsuite.games import get_game
 from cardsuite.safe_json import loads
 
 #: The protocol's name and version: results of different versions are not comparable.
@@ -86,28 +86,19 @@ def load_deal_set(game: str, players: int) -> DealSet:
             f"deal set {name} is for {data.get('protocol')!r}, not one of {', '.join(PROTOCOLS)}"
         )
 
-    def ratings(key: str) -> dict[str, float]:
-        return {str(k): float(v) for k, v in data.get(key, {}).items()}
-
+    fields: dict[str, Any] = {k: str(data[k]) for k in ("game", "sha256", "quick_sha256", "ismcts")}
+    fields |= {k: int(data[k]) for k in ("players", "seed", "deals")}
+    fields |= {k: str(data.get(k, "")) for k in ("calibration", "quick_calibration")}
+    fields |= {k: int(data.get(k, 0)) for k in ("calibration_deals", "quick_calibration_deals")}
+    for key in ("reference_ratings", "quick_reference_ratings"):
+        fields[key] = {str(k): float(v) for k, v in data.get(key, {}).items()}
     return DealSet(
         name=name,
-        game=str(data["game"]),
-        players=int(data["players"]),
         options=dict(data["options"]),
-        seed=int(data["seed"]),
-        deals=int(data["deals"]),
-        sha256=str(data["sha256"]),
-        quick_sha256=str(data["quick_sha256"]),
-        ismcts=str(data["ismcts"]),
         pool=_pool(data, name),
-        reference_ratings=ratings("reference_ratings"),
-        calibration=str(data.get("calibration", "")),
-        quick_reference_ratings=ratings("quick_reference_ratings"),
-        quick_calibration=str(data.get("quick_calibration", "")),
-        calibration_deals=int(data.get("calibration_deals", 0)),
-        quick_calibration_deals=int(data.get("quick_calibration_deals", 0)),
         protocol=str(data["protocol"]),
         reference_weights=_reference_weights(data, name),
+        **fields,
     )
 
 
@@ -177,8 +168,7 @@ def deal_set_data(
     spec = get_game(game)
     ismcts = ismcts or baseline_ismcts(spec.name)
     config = spec.config_class().from_dict({spec.players_key: players}).to_dict()
-    # how the env treats an illegal move is the arena's business (env(): the penalty)
-    options = {k: v for k, v in config.items() if k not in ("illegal_action", "illegal_penalty")}
+    options = {k: v for k, v in config.items() if k not in ENV_ONLY_FIELDS}
     return {
         "protocol": PROTOCOL,
         "game": spec.name,
@@ -257,14 +247,10 @@ def agent_hash(spec: str, game: str) -> str:
         source = getattr(sys.modules[name], "__file__", None)
         if source and source.endswith(".py"):
             digest.update(name.encode() + b"\0" + Path(source).read_bytes() + b"\0")
-    parsed = parse_spec(spec)
-    kind = KINDS.get(parsed.kind)
-    folder = getattr(resolve(kind.target), "folder", None) if kind and parsed.path else None
-    if folder is not None:
-        for file_name in AGENT_FILES:
-            file = Path(folder(parsed.path)) / file_name
-            if file.is_file():
-                digest.update(file_name.encode() + b"\0" + file.read_bytes() + b"\0")
+    folder = agent_folder(parse_spec(spec))
+    for file in [folder / f for f in AGENT_FILES] if folder else []:
+        if file.is_file():
+            digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
     close = getattr(agent, "close", None)
     if callable(close):
         close()
@@ -286,17 +272,10 @@ def _code_modules(root: str) -> set[str]:
             continue
         found.add(module.__name__)
         for value in list(vars(module).values()):
-            name = (
-                value.__name__
-                if isinstance(value, types.ModuleType)
-                else getattr(value, "__module__", None)
-            )
-            if (
-                isinstance(name, str)
-                and name.startswith(_OWN)
-                and name in sys.modules
-                and name not in found
-            ):
+            module_of = "__name__" if isinstance(value, types.ModuleType) else "__module__"
+            name = getattr(value, module_of, None)
+            own = isinstance(name, str) and name.startswith(_OWN)
+            if own and name in sys.modules and name not in found:
                 found.add(name)
                 todo.append(name)
     return found

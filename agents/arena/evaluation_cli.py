@@ -18,23 +18,23 @@ from cardsuite.agents.arena.cli import GAME_HELP, add_arguments, no_extra
 from cardsuite.agents.arena.deal_sets import QUICK_BUDGET, QUICK_DEALS, stale_text
 from cardsuite.agents.arena.evaluation import RESAMPLES, calibrate, run_benchmark
 from cardsuite.errors import ConfigError
-from cardsuite.moved import moved_name, moved_table
+from cardsuite.moved import moved_getattr, moved_table
+from cardsuite.safe_json import write_json_atomic
 
 #: What a benchmark folder holds.
 RESULT_FILES = ("benchmark.json", "benchmark.md")
 
-#: The other names of 0.2's ``cardsuite.agents.benchmark``, by their home now.
-_MOVED = moved_table(
-    deal_sets,
-    "PROTOCOL PROTOCOLS DealSet deal_set_names load_deal_set stale_references deal_set_hash",
-    "deal_set_data reference_pool pool_ismcts quick_ismcts baseline_ismcts reference_pool_now",
-    "engine_hash source_tree_hash agent_hash",
-) | moved_table(evaluation, "VersusReference play_reference benchmark_rating")
-
-
-def __getattr__(name: str) -> Any:
-    """A 0.2 name that moved (`_MOVED`), with a warning naming its home (PEP 562)."""
-    return moved_name(__name__, name, _MOVED)
+# The other names of 0.2's ``cardsuite.agents.benchmark``, by their home now, with a warning (PEP 562).
+__getattr__ = moved_getattr(
+    __name__,
+    moved_table(
+        deal_sets,
+        "PROTOCOL PROTOCOLS DealSet deal_set_names load_deal_set stale_references deal_set_hash",
+        "deal_set_data reference_pool pool_ismcts quick_ismcts baseline_ismcts reference_pool_now",
+        "engine_hash source_tree_hash agent_hash",
+    )
+    | moved_table(evaluation, "VersusReference play_reference benchmark_rating"),
+)
 
 
 def to_markdown(report: dict[str, Any], command: str) -> str:
@@ -180,7 +180,8 @@ def add_command(sub: Any) -> tuple[str, Any]:
         resamples=("bootstrap resamples", {"default": RESAMPLES}),
         no_progress="no progress bars",
         checkpoint="with --calibrate: a JSON-lines file of finished pairs; a rerun plays only "
-        "the pairs not in it (as cardsuite leaderboard --checkpoint)",
+        "the pairs not in it (default: OUT/calibration_pairs.jsonl, so the same command "
+        "run again after an interruption plays only the rest)",
     )
     return "benchmark", run
 
@@ -222,7 +223,7 @@ def run(ns: argparse.Namespace, extra: list[str]) -> int:
     card = to_markdown(report, command)
     print(card)
     if out is not None:
-        (out / "benchmark.json").write_text(json.dumps(report, indent=1) + "\n", "utf-8")
+        write_json_atomic(out / "benchmark.json", report, allow_nan=True)
         (out / "benchmark.md").write_text(card, "utf-8")
         print(f"wrote {out / 'benchmark.json'} and {out / 'benchmark.md'}")
     return 0
@@ -235,6 +236,7 @@ def _run_calibrate(ns: argparse.Namespace) -> int:
     if not ns.out:
         raise ConfigError("--calibrate needs --out DIR (a new folder for calibration.json)")
     out = check_out_dir(ns.out, ("calibration.json", *RESULT_FILES))
+    checkpoint = Path(ns.checkpoint or out / "calibration_pairs.jsonl")
     result = calibrate(
         ns.game,
         ns.players,
@@ -242,9 +244,9 @@ def _run_calibrate(ns: argparse.Namespace) -> int:
         workers=ns.workers,
         progress=not ns.no_progress,
         resamples=ns.resamples,
-        checkpoint=ns.checkpoint,
+        checkpoint=checkpoint,
     )
-    (out / "calibration.json").write_text(json.dumps(result, indent=1) + "\n", "utf-8")
+    write_json_atomic(out / "calibration.json", result, allow_nan=True)
     print(json.dumps({k: v for k, v in result.items() if k != "leaderboard"}, indent=1))
     print(
         f"wrote {out / 'calibration.json'}: paste the first four entries into the deal set's file"

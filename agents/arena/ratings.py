@@ -10,14 +10,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from cardsuite.agents.arena import stats
 from cardsuite.agents.arena.stats import percentile_bootstrap
 from cardsuite.errors import ConfigError
-from cardsuite.moved import moved_name, moved_table
+from cardsuite.moved import moved_getattr, moved_table
 
 #: Elo points per unit of the Bradley-Terry strength (400 points = 10:1 odds).
 ELO_PER_UNIT = 400.0 / math.log(10.0)
@@ -26,13 +25,8 @@ ELO_PER_UNIT = 400.0 / math.log(10.0)
 PRIOR_TIES = 1.0
 
 
-#: The other names of 0.2's ``cardsuite.agents.ratings``, by their home now.
-_MOVED = moved_table(stats, "mean_interval deals_for_half_width")
-
-
-def __getattr__(name: str) -> Any:
-    """A 0.2 name that moved (`_MOVED`), with a warning naming its home (PEP 562)."""
-    return moved_name(__name__, name, _MOVED)
+# The other names of 0.2's ``cardsuite.agents.ratings``, by their home now, with a warning (PEP 562).
+__getattr__ = moved_getattr(__name__, moved_table(stats, "mean_interval deals_for_half_width"))
 
 
 @dataclass(frozen=True)
@@ -69,11 +63,10 @@ class Ratings:
         """A sentence naming the gaps that the units (``unit``: deal, game) do not measure, or None."""
         if self.identified:
             return None
-        groups = [
-            [self.agents[i] for i in range(len(self.agents)) if self.tiers[i] == t]
+        named = [
+            ", ".join(f"`{a}`" for a, tier in zip(self.agents, self.tiers) if tier == t)
             for t in sorted(set(self.tiers))
         ]
-        named = [", ".join(f"`{a}`" for a in g) for g in groups]
         return (
             "Not measured: the rating gaps between the groups "
             + ", ".join(f"{{{n}}}" for n in named)
@@ -137,8 +130,7 @@ def fit_strengths_batch(
     pinned = fixed or {anchor: 0.0}
     free = np.array([i for i in range(k) if i not in pinned], dtype=np.intp)
     theta = np.zeros((batch, k))
-    for i, v in pinned.items():
-        theta[:, i] = v
+    theta[:, list(pinned)] = list(pinned.values())
 
     def loss(t: np.ndarray) -> np.ndarray:
         return np.sum(w * np.logaddexp(0.0, t[:, None, :] - t[:, :, None]), axis=(1, 2))
@@ -174,9 +166,7 @@ def tiers(wins: np.ndarray, fixed: Sequence[int] = ()) -> list[int]:
     w = np.asarray(wins, dtype=np.float64)
     k = w.shape[0]
     reach = (w > 0) | np.eye(k, dtype=bool)
-    pinned = list(fixed)
-    for i in pinned:
-        reach[i, pinned] = True
+    reach[np.ix_(list(fixed), list(fixed))] = True
     for m in range(k):  # transitive closure (Floyd-Warshall on booleans)
         reach |= reach[:, m : m + 1] & reach[m : m + 1, :]
     same = reach & reach.T
@@ -344,6 +334,5 @@ def rate_orders(
         for i, a in enumerate(order):
             for b in order[i + 1 :]:
                 wins[a, b] += a != b
-    return Ratings(
-        names, point.tolist(), low.tolist(), high.tolist(), anchor, resamples, tiers(wins)
-    )
+    groups = tiers(wins)
+    return Ratings(names, point.tolist(), low.tolist(), high.tolist(), anchor, resamples, groups)

@@ -11,7 +11,7 @@ import os
 import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from cardsuite import safe_json
 from cardsuite.errors import CardsuiteError, ConfigError, StateError
@@ -66,8 +66,7 @@ def iter_records(path: str | Path, limit: int | None = None) -> Iterator[dict[st
                 raise StateError(f"{where}: longer than the limit of {MAX_LINE_BYTES} bytes")
             if not line.strip():
                 continue
-            record = loads_strict(line, where)
-            yield check_record(record, where)
+            yield check_record(loads_strict(line, where), where)
 
 
 def check_record(record: Any, where: str) -> dict[str, Any]:
@@ -102,12 +101,9 @@ def check_record(record: Any, where: str) -> dict[str, Any]:
     reset = record.get("reset_options")
     if reset is not None and not isinstance(reset, dict):
         raise fail("reset_options", f"must be an object or null, got {_kind(reset)}")
-    seed = record["seed"]
-    if not _is_int(seed) or seed < 0:
-        raise fail("seed", f"must be a non-negative integer, got {seed!r:.40}")
-    for key in OPTIONAL_INT_KEYS:
+    for key in ("seed", *OPTIONAL_INT_KEYS):
         value = record.get(key)
-        if value is not None and (not _is_int(value) or value < 0):
+        if (key == "seed" or value is not None) and (not _is_int(value) or value < 0):
             raise fail(key, f"must be a non-negative integer, got {value!r:.40}")
     seats = record["seats"]
     if not isinstance(seats, dict) or not all(_is_name(v) for v in seats.values()):
@@ -157,7 +153,7 @@ def _check_actions(actions: Any, fail: Any) -> list[tuple[str, int, str]]:
     return moves
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

@@ -27,6 +27,7 @@ from cardsuite.agents.arena.record_schema import (
 )
 from cardsuite.errors import CardsuiteError, ConfigError, IllegalActionError, StateError
 from cardsuite.games import get_game
+from cardsuite.safe_yaml import load_yaml_text
 
 MAX_DECK_BYTES = 1 << 20  # a deck file is about 10 kB
 HUMAN = "human"  # the seat spec of a person's seat in a record
@@ -59,12 +60,9 @@ def jsonable(value: Any) -> Any:
         return [jsonable(v) for v in value]
     if isinstance(value, np.ndarray):
         return value.tolist()
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
+    return value.item() if isinstance(value, np.generic) else value
 
 
-# ------------------------------------------------------------------ decks
 def deck_digest(data: Any) -> str:
     """SHA-256 of a deck's content in canonical JSON (sorted keys, no spaces)."""
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -78,8 +76,6 @@ def deck_entry(path: str | Path) -> dict[str, Any]:
     source = check_readable_file(path, "deck file", MAX_DECK_BYTES)
     raw = source.read_bytes()
     if source.suffix.lower() in (".yaml", ".yml"):
-        from cardsuite.safe_yaml import load_yaml_text
-
         data = load_yaml_text(raw, str(source))
     else:
         data = loads_strict(raw, f"deck file {source}")
@@ -121,7 +117,6 @@ def finish_record(
     return record
 
 
-# ------------------------------------------------------------- files
 def check_new_file(path: str | Path, what: str = "record file") -> Path:
     """ConfigError unless ``path`` is a new file in a writable folder (made if missing)."""
     target = Path(path)
@@ -131,10 +126,9 @@ def check_new_file(path: str | Path, what: str = "record file") -> Path:
         raise ConfigError(
             f"{what} {str(target)!r} already exists; choose a new name (runs are never overwritten)"
         )
-    folder = target.parent
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=".probe-"):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=target.parent, prefix=".probe-"):
             pass
     except OSError as err:
         raise ConfigError(f"cannot write {what} {str(target)!r}: {err.strerror or err}") from None
@@ -179,8 +173,7 @@ class RecordAppender:
                     "choose a new name (a file is appended to only if it holds records)"
                 ) from None
             if cut is not None:
-                with self.path.open("r+b") as fh:
-                    fh.truncate(cut)
+                os.truncate(self.path, cut)
                 print(f"--record {self.path}: dropped its last line, cut short (the game being "
                       f"written when the server stopped); its {self.count} finished games are "
                       "kept", file=sys.stderr)  # fmt: skip
@@ -193,13 +186,10 @@ class RecordAppender:
         check_record(record, f"game {self.count} for {self.path}")
         line = json.dumps(record, separators=(",", ":"), allow_nan=False) + "\n"
         with self._lock, self.path.open("a", encoding="utf-8") as fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            try:
-                fh.write(line)
-                fh.flush()
-                os.fsync(fh.fileno())
-            finally:
-                fcntl.flock(fh, fcntl.LOCK_UN)
+            fcntl.flock(fh, fcntl.LOCK_EX)  # released when the file closes
+            fh.write(line)
+            fh.flush()
+            os.fsync(fh.fileno())
             index = self.count
             self.count += 1
         return index
@@ -241,7 +231,6 @@ def select_record(path: str | Path, index: int) -> dict[str, Any]:
     raise ConfigError(f"--game-index {index} is out of range; the file holds games 0..{count - 1}")
 
 
-# ------------------------------------------------------------------ replay
 @dataclass(frozen=True)
 class ReplayStep:
     """One recorded move, just applied to ``env``."""
@@ -296,15 +285,15 @@ def same_state(env: CardGameEnv[Any], recorded: Any, entry: Mapping[str, Any] | 
     return bool(_comparable(engine_state(env), tag) == _comparable(recorded, tag))
 
 
-# Config fields that say how the env treats illegal actions, not what the game is:
-# a record is made by the penalising env() and replayed by the strict raw_env.
-_ENV_ONLY_FIELDS = ("illegal_action", "illegal_penalty")
+#: Config fields that say how the env treats illegal actions, not what the game is: a
+#: record is made by the penalising env() and replayed by the strict raw_env.
+ENV_ONLY_FIELDS = ("illegal_action", "illegal_penalty")
 
 
 def _comparable(state: Any, tag: str | None) -> Any:
     state = normalize_state(state, tag)
     if isinstance(state, dict) and isinstance(state.get("config"), dict):
-        config = {k: v for k, v in state["config"].items() if k not in _ENV_ONLY_FIELDS}
+        config = {k: v for k, v in state["config"].items() if k not in ENV_ONLY_FIELDS}
         state = dict(state, config=config)
     return state
 

@@ -102,12 +102,8 @@ class TournamentResult:
         scores = unit_values(results, k, "rewards")
         ranks = unit_values(results, k, "ranks")
         wins = unit_values(results, k, "wins")
-        ratings = rate_units(
-            names,
-            np.array([scores[a] for a in range(k)], dtype=np.float64).T,
-            resamples=RATING_RESAMPLES,
-            seed=seed,
-        )
+        table = np.array([scores[a] for a in range(k)], dtype=np.float64).T  # (units, agents)
+        ratings = rate_units(names, table, resamples=RATING_RESAMPLES, seed=seed)
         stats = []
         for a in range(k):
             seat_games = sum(s == a for g in results for s in g.seating)
@@ -174,10 +170,6 @@ class TournamentResult:
             "duplicate": self.duplicate,
         }
 
-    def table(self) -> str:
-        """The printable table (`format_table`)."""
-        return self.format_table()
-
     def records(self) -> list[dict[str, Any]]:
         """One plain dict per agent: ``agent``, ``spec`` and every column of ``results.csv``."""
         per_agent = self.to_dict()["per_agent"]
@@ -199,15 +191,13 @@ class TournamentResult:
             if self.duplicate
             else "seats rotated"
         )
+        width = max(12, *(len(n) for n in self.names))
         lines = [
             f"{self.game}: {len(self.results)} games, {self.seats} players, seed {self.seed} ({mode})",
             "",
-        ]
-        width = max(12, *(len(n) for n in self.names))
-        lines.append(
             f"{'agent':<{width}} {'mean score':>11} {'± 95% CI':>9} {'mean rank':>10} "
-            f"{'± 95% CI':>9} {'win %':>6} {'95% CI':>11} {'rating':>7} {'95% CI':>11}"
-        )
+            f"{'± 95% CI':>9} {'win %':>6} {'95% CI':>11} {'rating':>7} {'95% CI':>11}",
+        ]
         for a in self.agents:
             win_ci = f"{100 * a.win_low:.1f}-{100 * a.win_high:.1f}"
             rating_ci = (
@@ -245,40 +235,43 @@ class TournamentResult:
             lines += ["", f"games ended by an illegal action: {illegal}"]
         return "\n".join(lines)
 
+    table = format_table  # the printable table
+
     def write(self, out_dir: str | Path) -> list[Path]:
         """Write `RESULT_FILES` into ``out_dir``; on failure remove what this run made. The paths."""
         out = check_results_dir(out_dir)
         paths = [out / n for n in RESULT_FILES]
-        created = _make_dirs(out)
-        written: list[Path] = []
-        try:
-            self._write_files(paths, written)
-        except BaseException:
-            _remove_created(written, created)  # no partial results, no empty folder
-            raise
+        with contextlib.ExitStack() as undo:  # no partial results, no empty folder
+            for folder in reversed([p for p in (out, *out.parents) if not p.exists()]):
+                try:
+                    folder.mkdir()
+                except OSError as err:
+                    shown = brief(str(out))
+                    raise ConfigError(f"cannot write results to {shown}: {err.strerror}") from None
+                undo.callback(_remove_if_empty, folder)
+            self._write_files(paths, undo)
+            undo.pop_all()
         return paths
 
-    def _write_files(self, paths: Sequence[Path], written: list[Path]) -> None:
-        """Write the four result files, each new (mode "x"), noting each in ``written``."""
+    def _write_files(self, paths: Sequence[Path], undo: contextlib.ExitStack) -> None:
+        """Write the four result files, each new (mode "x"), each removed by ``undo``."""
         summary = self.to_dict()
         with paths[0].open("x", encoding="utf-8") as fh:
-            written.append(paths[0])
+            undo.callback(paths[0].unlink, missing_ok=True)
             fh.write(json.dumps(summary, indent=2) + "\n")
-        per_agent = summary["per_agent"]
-        columns = list(next(iter(per_agent.values())))
-        rows = [[a.name, a.spec, *(per_agent[a.name][c] for c in columns)] for a in self.agents]
+        rows = self.records()
         tables = [
-            (["agent", "spec", *columns], rows),
+            (list(rows[0]), [list(row.values()) for row in rows]),
             (["agent", *self.names], [[n, *r] for n, r in zip(self.names, self.head_to_head)]),
         ]
         for path, (header, body) in zip(paths[1:3], tables, strict=True):
             with path.open("x", newline="", encoding="utf-8") as fh:
-                written.append(path)
+                undo.callback(path.unlink, missing_ok=True)
                 writer = csv.writer(fh)
                 writer.writerow(header)
                 writer.writerows([["" if v is None else v for v in row] for row in body])
         with paths[3].open("xb") as fh:
-            written.append(paths[3])
+            undo.callback(paths[3].unlink, missing_ok=True)
             self.plot().savefig(fh, format="png", dpi=100)
 
     def plot(self, path: str | Path | None = None) -> Any:
@@ -302,10 +295,8 @@ class TournamentResult:
         right.set_xticks(range(k), names, rotation=30, ha="right")
         right.set_yticks(range(k), names)
         right.set_title("head-to-head: row beats column")
-        for i in range(k):
-            for j in range(k):
-                if i != j:
-                    right.text(j, i, f"{matrix[i, j]:.2f}", ha="center", va="center", fontsize=8)
+        for i, j in zip(*np.nonzero(~np.eye(k, dtype=bool)), strict=True):  # off the diagonal
+            right.text(j, i, f"{matrix[i, j]:.2f}", ha="center", va="center", fontsize=8)
         fig.colorbar(image, ax=right, fraction=0.046)
         fig.tight_layout()
         if path is not None:
@@ -340,24 +331,7 @@ def check_results_dir(out_dir: str | Path) -> Path:
     return out
 
 
-def _make_dirs(out: Path) -> list[Path]:
-    """Create ``out`` and its missing parents; the folders created, outermost first."""
-    missing = [p for p in (out, *out.parents) if not p.exists()]
-    created = []
-    try:
-        for folder in reversed(missing):
-            folder.mkdir()
-            created.append(folder)
-    except OSError as err:
-        _remove_created([], created)
-        raise ConfigError(f"cannot write results to {brief(str(out))}: {err.strerror}") from None
-    return created
-
-
-def _remove_created(files: Sequence[Path], folders: Sequence[Path]) -> None:
-    """Remove ``files`` and then the (now empty) ``folders``, innermost first."""
-    for path in files:
-        path.unlink(missing_ok=True)
-    for folder in reversed(folders):
-        with contextlib.suppress(OSError):  # not empty: something else is there; keep it
-            folder.rmdir()
+def _remove_if_empty(folder: Path) -> None:
+    """Remove a folder this run made, unless something else is there now."""
+    with contextlib.suppress(OSError):
+        folder.rmdir()

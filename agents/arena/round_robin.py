@@ -7,9 +7,11 @@ refuses a line of other settings or of an agent now playing other weights.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import json
 import os
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,6 +159,9 @@ def run_leaderboard(
         done = read_checkpoint(checkpoint, key)
         check_writable(checkpoint)  # before the first game, not an hour later
         lock = RunLock.of_file(checkpoint, f"a {game} leaderboard").acquire()  # one writer
+        kept = sum((agents[i], agents[j]) in done for i, j in combos)
+        print(f"{checkpoint} keeps the finished pairs ({kept} of {len(combos)} now): after a "
+              "stop, the same command plays only the rest", file=sys.stderr)  # fmt: skip
     with lock, progress_bar(len(combos), f"{game} leaderboard", progress, "pair") as bar:
         for i, j in combos:
             a, b = agents[i], agents[j]
@@ -245,6 +250,12 @@ def checkpoint_key(
 ) -> dict[str, Any]:
     """The settings every line of a run's checkpoint must repeat."""
     return {"game": game, "players": players, "options": options, "seed": seed, "deals": deals}
+
+
+def default_checkpoint(key: dict[str, Any], folder: str | Path = ".") -> Path:
+    """The checkpoint a run keeps when given none: named for its game, table and settings."""
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:8]
+    return Path(folder) / f"leaderboard-{key['game']}-{key['players']}p-{digest}.jsonl"
 
 
 def read_checkpoint(path: str | Path, key: dict[str, Any]) -> dict[tuple[str, str], np.ndarray]:

@@ -61,12 +61,10 @@ def simulate(
     rewards: dict[str, list[float]] = defaultdict(list)
     finish: dict[str, list[int]] = defaultdict(list)
     by_role: dict[str, list[int]] = defaultdict(list)
-    steps = 0
-    truncated = 0
+    steps = truncated = 0
     start = time.perf_counter()
-    name = env.metadata.get("name", "simulate")
     env.reset(seed=seed)
-    with progress_bar(games, f"{name} simulate", progress) as bar:
+    with progress_bar(games, f"{env.metadata.get('name', 'simulate')} simulate", progress) as bar:
         for episode in range(games):
             if episode:
                 env.reset()
@@ -95,11 +93,10 @@ def simulate(
                     print(env.render())
             truncated += int(episode_truncated)
             bar.update(1)
-    elapsed = time.perf_counter() - start
     return {
         "games": games,
         "steps": steps,
-        "seconds": elapsed,
+        "seconds": time.perf_counter() - start,
         "rewards": dict(rewards),
         "finish": dict(finish),
         "by_role": dict(by_role),
@@ -116,10 +113,9 @@ def format_report(name: str, env: Any, stats: dict[str, Any]) -> str:
         header += f" {'mean finish':>12} {'1st %':>7}"
     lines.append(header)
     for agent in env.possible_agents:
-        r = np.asarray(stats["rewards"].get(agent, []), dtype=float)
-        half = mean_ci(r)[1]  # Student t (scipy.stats.t)
+        mean, half = mean_ci(stats["rewards"].get(agent, []))  # Student t (scipy.stats.t)
         ci = float("nan") if half is None else half
-        row = f"{agent:<10} {r.mean():>12.3f} {ci:>9.3f}"
+        row = f"{agent:<10} {mean:>12.3f} {ci:>9.3f}"
         if stats["finish"]:
             f = np.asarray(stats["finish"].get(agent, []))
             row += f" {f.mean():>12.2f} {100 * np.mean(f == 1):>6.1f}%"

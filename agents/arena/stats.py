@@ -92,20 +92,14 @@ def share_interval(
 
 def unit_values(games: Sequence[GameResult], num_agents: int, which: str) -> dict[int, list[float]]:
     """Per agent, its mean ``"rewards"``, ``"ranks"`` or ``"wins"`` over its seats in every unit."""
-    sums: dict[int, np.ndarray] = {}
-    counts: dict[int, np.ndarray] = {}
+    row = {deal: i for i, deal in enumerate(sorted({g.deal for g in games}))}
+    sums = np.zeros((len(row), num_agents))
+    counts = np.zeros((len(row), num_agents))
     for g in games:
-        s = sums.setdefault(g.deal, np.zeros(num_agents))
-        c = counts.setdefault(g.deal, np.zeros(num_agents))
         seat_values = [float(r == 1) for r in g.ranks] if which == "wins" else getattr(g, which)
-        for agent, value in zip(g.seating, seat_values, strict=True):
-            s[agent] += value
-            c[agent] += 1
-    out: dict[int, list[float]] = {a: [] for a in range(num_agents)}
-    for deal in sorted(sums):
-        for a in range(num_agents):
-            out[a].append(float(sums[deal][a] / counts[deal][a]))
-    return out
+        np.add.at(sums, (row[g.deal], list(g.seating)), seat_values)
+        np.add.at(counts, (row[g.deal], list(g.seating)), 1.0)
+    return dict(enumerate((sums / counts).T.tolist()))
 
 
 def head_to_head(unit_scores: Mapping[int, Sequence[float]]) -> list[list[float | None]]:
@@ -127,7 +121,7 @@ def percentile_bootstrap(
     """95% percentile interval of a vectorized ``stat``; ``batch`` bounds the memory (and the draws)."""
     from scipy.stats import bootstrap
 
-    res = bootstrap(
+    ci = bootstrap(
         data,
         stat,
         n_resamples=resamples,
@@ -136,8 +130,7 @@ def percentile_bootstrap(
         method="percentile",
         confidence_level=0.95,
         rng=np.random.default_rng(seed),
-    )
-    ci = res.confidence_interval
+    ).confidence_interval
     return np.asarray(ci.low, dtype=np.float64), np.asarray(ci.high, dtype=np.float64)
 
 

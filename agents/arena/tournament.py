@@ -40,8 +40,7 @@ def num_rotations(num_agents: int, seats: int) -> int:
 
 def seating(num_agents: int, seats: int, rotation: int) -> tuple[int, ...]:
     """Agent index per seat in ``rotation``: seat s gets ``((s + rotation) mod n) mod K``."""
-    base = base_pattern(num_agents, seats)
-    return tuple(base[(s + rotation) % seats] for s in range(seats))
+    return tuple((s + rotation) % seats % num_agents for s in range(seats))
 
 
 @dataclass(frozen=True)
@@ -67,8 +66,7 @@ def plan_games(
 ) -> list[GamePlan]:
     """The plans of every game of a tournament, in game order."""
     p = num_rotations(num_agents, seats)
-    total = games * p if duplicate else games
-    deals = [g // p if duplicate else g for g in range(total)]
+    deals = [g // p if duplicate else g for g in range(games * p if duplicate else games)]
     return [
         GamePlan(g, d, g % p, seating(num_agents, seats, g % p), derive_seed(seed, 0, d),
                  tuple(derive_seed(seed, 1, g, s) for s in range(seats)))
@@ -114,11 +112,10 @@ class Table:
         """The instance of agent ``index`` that plays ``seat``."""
         key = (index, seat)
         if key not in self._agents:
-            spec = self.setup.specs[index]
-            if isinstance(spec, str):
-                self._agents[key] = make_agent(spec, self.setup.game)
-            else:  # an Agent object: each seat plays its own copy
-                self._agents[key] = copy.deepcopy(spec)
+            spec = self.setup.specs[index]  # a spec, or an Agent object: a copy for each seat
+            self._agents[key] = (
+                make_agent(spec, self.setup.game) if isinstance(spec, str) else copy.deepcopy(spec)
+            )
         return self._agents[key]
 
     def play(self, plan: GamePlan) -> GameResult:
@@ -154,24 +151,21 @@ class Table:
         illegal = next((i["illegal_action"] for i in info_list if "illegal_action" in i), None)
         record = None
         if setup.record:
-            record = finish_record(
-                env,
-                {
-                    "game": setup.game,
-                    "options": setup.stored_options,
-                    "reset_options": setup.reset_options,
-                    "seed": plan.deal_seed,
-                    "index": plan.index,
-                    "deal": plan.deal,
-                    "rotation": plan.rotation,
-                    "seats": {a: setup.names[plan.seating[s]] for s, a in enumerate(order)},
-                    "initial_state": initial,
-                    "actions": actions,
-                    "rewards": rewards,
-                    "infos": infos,
-                },
-                setup.deck,
-            )
+            played = {
+                "game": setup.game,
+                "options": setup.stored_options,
+                "reset_options": setup.reset_options,
+                "seed": plan.deal_seed,
+                "index": plan.index,
+                "deal": plan.deal,
+                "rotation": plan.rotation,
+                "seats": {a: setup.names[plan.seating[s]] for s, a in enumerate(order)},
+                "initial_state": initial,
+                "actions": actions,
+                "rewards": rewards,
+                "infos": infos,
+            }
+            record = finish_record(env, played, setup.deck)
         reward_list = tuple(rewards[a] for a in order)
         ranks = tuple(seat_ranks(reward_list, info_list, self.episode))
         illegal_seat = -1 if illegal is None else order.index(illegal["agent"])

@@ -42,16 +42,13 @@ def one_thread_per_worker() -> Iterator[None]:
 
     BLAS threads beside busy workers made small matrix products 100 times slower.
     """
-    saved = {name: os.environ.get(name) for name in THREAD_VARIABLES}
-    for name, value in saved.items():
-        if value is None:
-            os.environ[name] = "1"
+    unset = [name for name in THREAD_VARIABLES if name not in os.environ]
+    os.environ.update(dict.fromkeys(unset, "1"))
     try:
         yield
     finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
+        for name in unset:
+            os.environ.pop(name, None)
 
 
 def run_chunks(

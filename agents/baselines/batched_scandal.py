@@ -6,11 +6,12 @@ times faster (``python -m benchmarks.search_bench --heuristic``).
 from __future__ import annotations
 
 import warnings
+from collections import defaultdict
 from typing import Any, ClassVar
 
 import numpy as np
 
-from cardsuite.agents.baselines.heuristic import check_params
+from cardsuite.agents.baselines.heuristic import BatchedHeuristic, check_params
 from cardsuite.agents.baselines.scandal import RepeatMemory, ScandalReader
 from cardsuite.agents.baselines.scandal_arrays import ScandalArrays
 from cardsuite.agents.baselines.scandal_rule import ScandalPolicy
@@ -22,20 +23,14 @@ from scandal_env.encoding import obs_spec as scandal_obs_spec
 from scandal_env.state import Phase, make_rules
 
 
-class BatchedScandalHeuristic:
+class BatchedScandalHeuristic(BatchedHeuristic):
     """The Scandal heuristic over ``[M, obs_dim]`` observations and ``[M, A]`` masks (numpy or
     torch): ``config`` a `ScandalConfig` or its dict, ``repeat_memory=False`` no S4 memory,
     ``params`` ``take_cost`` and ``deep_margin``. ``policy(obs, mask, games=, players=)``
     keeps one memory per (game, acting player); without them row ``i`` is game ``i``, keyed
     by the dealer's relative seat. ``fallbacks`` counts rows decided one by one."""
 
-    name = "heuristic"
     per_game: ClassVar[bool] = True
-
-    @classmethod
-    def from_engine(cls, engine: Any, **params: Any) -> BatchedScandalHeuristic:
-        """The heuristic for the tables of a batched ``engine`` (its ``config`` and ``obs_spec``)."""
-        return cls(engine.config, engine.obs_spec, **params)
 
     def __init__(
         self,
@@ -60,19 +55,15 @@ class BatchedScandalHeuristic:
         self.reader = ScandalReader(config, self.spec)
         self.repeat_memory = bool(repeat_memory)
         self.P = config.num_players
-        self.n = self.policy.n
-        self.ns = self.policy.ns
-        lay = self.policy.lay
-        self.lay = lay
-        sl = self.spec.slices
-        self.sl = sl
+        self.n, self.ns, self.lay = self.policy.n, self.policy.ns, self.policy.lay
+        self.sl = sl = self.spec.slices
         self.turn_col = sl["turn"].start
         self.stock_col = sl["stock_size"].start
         cols = [np.arange(sl[name].start, sl[name].stop) for name in RepeatMemory.PIECES]
         self.key_cols = np.concatenate(cols)
         top = sl["discard_top"]
         self.draw_key_cols = np.concatenate([*cols, np.arange(top.start, top.stop)])
-        self.memory: dict[int, RepeatMemory] = {}
+        self.memory: dict[int, RepeatMemory] = defaultdict(lambda: RepeatMemory(self.spec))
         self.fallbacks = 0
 
     def __call__(self, obs: Any, mask: Any, games: Any = None, players: Any = None) -> Any:
@@ -149,14 +140,8 @@ class BatchedScandalHeuristic:
             return np.arange(m, dtype=np.int64) * p + dealer
         if games is None or players is None:
             raise UsageError("heuristic: pass both games and players, or neither")
-        g = np.asarray(games).reshape(-1)
-        pl = np.asarray(players).reshape(-1)
-        if (
-            g.shape != (m,)
-            or pl.shape != (m,)
-            or g.dtype.kind not in "iu"
-            or pl.dtype.kind not in "iu"
-        ):
+        g, pl = np.asarray(games).reshape(-1), np.asarray(players).reshape(-1)
+        if any(a.shape != (m,) or a.dtype.kind not in "iu" for a in (g, pl)):
             raise UsageError(f"heuristic: games and players must be {m} integer ids each")
         if m and (pl.min() < 0 or pl.max() >= p or g.min() < 0):
             raise UsageError(f"heuristic: players must be in 0..{p - 1} and games >= 0")
@@ -166,18 +151,14 @@ class BatchedScandalHeuristic:
         self, obs: np.ndarray, phase: np.ndarray, keys: np.ndarray, rows: np.ndarray
     ) -> list[int]:
         """``RepeatMemory.visits`` of each of ``rows`` (draw or discard rows), in row order."""
-        memory = self.memory
         turns = obs[rows, self.turn_col].tolist()
         draw = (phase[rows] == Phase.DRAW).tolist()
-        out = []
-        for i, r in enumerate(rows.tolist()):
-            k = int(keys[r])
-            mem = memory.get(k)
-            if mem is None:
-                mem = memory[k] = RepeatMemory(self.spec)
-            key = obs[r, self.draw_key_cols if draw[i] else self.key_cols].tobytes()
-            out.append(mem.count(key, turns[i]))
-        return out
+        return [
+            self.memory[int(keys[r])].count(
+                obs[r, self.draw_key_cols if d else self.key_cols].tobytes(), turn
+            )
+            for r, d, turn in zip(rows.tolist(), draw, turns, strict=True)
+        ]
 
     def _choose(
         self, obs: np.ndarray, mask: np.ndarray, phase: np.ndarray, repeat: np.ndarray

@@ -5,12 +5,12 @@ X" an ``argmax`` over it; with ``color_clash``, `ScumPolicy` row by row.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
+from cardsuite.agents.baselines.heuristic import BatchedHeuristic
 from cardsuite.agents.baselines.scum import ScumParams, ScumPolicy, view_from_obs
-from cardsuite.batched.policies import numpy_call
 from cardsuite.obsspec import ObsSpec
 from scum_env.encoding import observation_spec
 from scum_env.rules import Rules
@@ -21,15 +21,13 @@ def _first(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return table.argmax(axis=1), np.asarray(table.any(axis=1))
 
 
-class BatchedScumHeuristic:
+class BatchedScumHeuristic(BatchedHeuristic):
     """The Scum heuristic over ``[M, obs_dim]`` observations and ``[M, A]`` masks (numpy or
     torch) of a table of ``rules``; ``phase_offset``: as in ``view_from_obs``; ``params``:
     `ScumParams` fields."""
 
-    name = "heuristic"
-
     @classmethod
-    def from_engine(cls, engine: Any, **params: Any) -> BatchedScumHeuristic:
+    def from_engine(cls, engine: Any, **params: Any) -> Self:
         """The heuristic for the tables of a batched ``engine`` (its compiled ``rules``)."""
         return cls(engine.rules, **params)
 
@@ -43,8 +41,7 @@ class BatchedScumHeuristic:
         self.params = ScumParams(**params)
         self.policy = ScumPolicy(rules, self.params)
         self.rowwise = bool(rules.colour_mode)
-        k, c = rules.num_slots, rules.max_count
-        self.k = k
+        k = rules.num_slots
         self.give_base = rules.give_base
         acts = np.arange(1, rules.give_base)
         self.count_a = (acts - 1) // k + 1  # [M] cards of play action 1 + i
@@ -59,11 +56,6 @@ class BatchedScumHeuristic:
         sl = self.spec.slices
         self.sl_hand, self.sl_top, self.sl_played = sl["hand"], sl["top_cards"], sl["played"]
         self.sl_phase = sl["phase"]
-        self.max_count = c
-
-    def __call__(self, obs: Any, mask: Any) -> Any:
-        """The heuristic's action for every row."""
-        return numpy_call(self.choose, obs, mask)  # torch in, torch out
 
     def choose(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Actions ``[M]`` for numpy observations and masks."""
@@ -97,14 +89,12 @@ class BatchedScumHeuristic:
         """Per slot, ``_Counts``'s ``sup_normal`` and ``spec_above``."""
         out = np.maximum(self.deck[None, :] - played - hand, 0)
         normal = np.where(self.special[None, :], 0, out)
-        # highest over slots strictly above s: reverse running max, shifted by one
-        rev = np.maximum.accumulate(normal[:, ::-1], axis=1)[:, ::-1]
+        # over the slots strictly above s: a running max (or any) from the top slot down
         sup = np.zeros_like(out)
-        sup[:, :-1] = rev[:, 1:]
+        sup[:, :-1] = np.maximum.accumulate(normal[:, :0:-1], axis=1)[:, ::-1]
         spec_out = (out > 0) & self.special[None, :]
-        rev_s = np.logical_or.accumulate(spec_out[:, ::-1], axis=1)[:, ::-1]
         spec_above = np.zeros_like(spec_out)
-        spec_above[:, :-1] = rev_s[:, 1:]
+        spec_above[:, :-1] = np.logical_or.accumulate(spec_out[:, :0:-1], axis=1)[:, ::-1]
         return sup, spec_above
 
     def _unbeatable(
@@ -115,8 +105,9 @@ class BatchedScumHeuristic:
 
     def _analyse(
         self, hand: np.ndarray, sup: np.ndarray, spec_above: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per slot: loser and boss groups; per row: control specials (``analyse``)."""
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Per slot: loser and boss groups, whether one card is unbeatable; per row: control
+        specials (``analyse``)."""
         has = hand > 0
         ends = self.ends[None, :]
         unb_m = self._unbeatable(hand, ends, sup, spec_above)
@@ -125,7 +116,7 @@ class BatchedScumHeuristic:
         boss = has & ~special & unb_m
         loser = has & ~special & ~unb_m
         controls = np.where(special & unb_1, hand, 0).sum(axis=1)
-        return loser, boss, controls
+        return loser, boss, unb_1, controls
 
     def _give_back(self, hand: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Lowest single non-special card, else the lowest card (J5 give-back)."""
@@ -148,7 +139,7 @@ class BatchedScumHeuristic:
         ca, sa = self.count_a[None, :], self.slot_a
         total = hand.sum(axis=1)
         sup, spec_above = self._counts(hand, played)
-        loser, boss, controls = self._analyse(hand, sup, spec_above)
+        loser, boss, unb1_slot, controls = self._analyse(hand, sup, spec_above)
         n_losers = loser.sum(axis=1)
         runs = n_losers <= controls + 1
         group_a = hand[:, sa]  # [m, M] cards of the play's rank in hand
@@ -174,7 +165,6 @@ class BatchedScumHeuristic:
         # ---- lead: run out with bosses then control specials; else the lowest group whole
         whole = legal & ~self.spec_a[None, :] & (ca == group_a)
         take_by_slot(whole & boss[:, sa], lead & runs)  # the lowest boss group
-        unb1_slot = self._unbeatable(np.ones_like(hand), self.ends[None, :], sup, spec_above)
         take(legal & self.single_special_a[None, :] & unb1_slot[:, sa], lead & runs)
         take_by_slot(whole, lead)  # the lowest group, played whole
         take_by_slot(legal, lead)  # only specials left: the lowest slot, fewest cards

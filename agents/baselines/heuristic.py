@@ -1,16 +1,18 @@
 """``HeuristicAgent``: the strongest rule-based player of each game (its ``heuristic`` part),
-reading the observation through ``table.obs_spec`` views and the mask, deterministically.
+reading the observation through ``table.obs_spec`` views and the mask, deterministically;
+`BatchedHeuristic`, what its batched twins share.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
 import numpy as np
 
 from cardsuite.agents.base import TableInfo
 from cardsuite.agents.parts import agent_parts, part
+from cardsuite.batched.policies import numpy_call
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
 
@@ -33,10 +35,26 @@ class ObservationPolicy(Protocol):
         ...
 
 
-def make_policy(table: TableInfo, **params: Any) -> ObservationPolicy:
-    """The heuristic policy of ``table.game`` with ``params`` (per-game knobs)."""
-    factory = part(table.game, "heuristic")
-    policy: ObservationPolicy = factory(table.config, table.obs_spec, **params)
+class BatchedHeuristic:
+    """What the batched heuristics share: `from_engine`, and numpy or torch rows in (`choose`
+    over numpy), the same kind out."""
+
+    name = "heuristic"
+
+    @classmethod
+    def from_engine(cls, engine: Any, **params: Any) -> Self:
+        """The heuristic for the tables of a batched ``engine`` (its ``config`` and ``obs_spec``)."""
+        return cls(engine.config, engine.obs_spec, **params)  # type: ignore[call-arg]
+
+    def __call__(self, obs: Any, mask: Any) -> Any:
+        """The heuristic's action for every row."""
+        return numpy_call(self.choose, obs, mask)  # type: ignore[attr-defined]
+
+
+def make_policy(table: TableInfo, kind: str = "heuristic", **params: Any) -> ObservationPolicy:
+    """The ``kind`` policy (its game part, ``heuristic`` or ``greedy``) of ``table.game`` with
+    ``params`` (per-game knobs)."""
+    policy: ObservationPolicy = part(table.game, kind)(table.config, table.obs_spec, **params)
     return policy
 
 
@@ -66,9 +84,7 @@ class HeuristicAgent:
         """Build the policy for ``table`` (its game must be this agent's)."""
         if table.game != self.game:
             raise ConfigError(f"{self.label} for {self.game!r} seated at a {table.game!r} table")
-        self._policy = part(table.game, self.policy_part)(
-            table.config, table.obs_spec, **self.params
-        )
+        self._policy = make_policy(table, self.policy_part, **self.params)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
         """The policy's legal action."""

@@ -9,21 +9,19 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.baselines.batched_scum import BatchedScumHeuristic
+from cardsuite.agents.baselines.heuristic import BatchedHeuristic
 from cardsuite.agents.baselines.scum import FOLLOW, LEAD, ScumParams, ScumPolicy, view_from_obs
-from cardsuite.batched.policies import numpy_call
 from cardsuite.errors import ConfigError
 from cardsuite.obsspec import ObsSpec
 from scum_env.party.config import PartyConfig
 from scum_env.party.encoding import observation_spec
 from scum_env.party.engine import action_rules, table_rules
-from scum_env.rules import Rules
 
 DONE = 2  # index of "own table has finished its hand" in the Party phase piece
 
 
-def party_rules(config: PartyConfig) -> Rules:
-    """The rules that define a party config's action table (its largest table)."""
-    return action_rules(config)
+#: The rules that define a party config's action table (its largest table).
+party_rules = action_rules
 
 
 class PartyHeuristic:
@@ -56,17 +54,10 @@ class PartyHeuristic:
 make = PartyHeuristic
 
 
-class BatchedPartyHeuristic:
+class BatchedPartyHeuristic(BatchedHeuristic):
     """The Scum Party heuristic over ``[M, obs_dim]`` observations and ``[M, A]`` masks (numpy
     or torch): ``config`` a `PartyConfig` or its dict, ``params`` `ScumParams` fields. A row
     whose table has finished its hand gets its first legal action."""
-
-    name = "heuristic"
-
-    @classmethod
-    def from_engine(cls, engine: Any, **params: Any) -> BatchedPartyHeuristic:
-        """The heuristic for the tables of a batched ``engine`` (its ``config`` and ``obs_spec``)."""
-        return cls(engine.config, engine.obs_spec, **params)
 
     def __init__(
         self,
@@ -96,10 +87,6 @@ class BatchedPartyHeuristic:
             self._policies[size] = pol
         return pol
 
-    def __call__(self, obs: Any, mask: Any) -> Any:
-        """The heuristic's action for every row."""
-        return numpy_call(self.choose, obs, mask)  # torch in, torch out
-
     def choose(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """Actions ``[M]`` for numpy observations and masks."""
         mask = mask.astype(bool, copy=False)
@@ -107,8 +94,7 @@ class BatchedPartyHeuristic:
         if not len(actions):
             return actions
         done = obs[:, self.sl_phase].argmax(axis=1) == DONE
-        if done.any():  # not asked to act: the first legal action (PartyHeuristic)
-            actions[done] = mask[done].argmax(axis=1)
+        actions[done] = mask[done].argmax(axis=1)  # not asked to act: the first legal action
         sizes = np.rint(obs[:, self.sl_seats].sum(axis=1)).astype(np.int64)
         playing = ~done
         if not done.any() and (sizes == sizes[0]).all():  # one table size: no gathers

@@ -57,27 +57,19 @@ class ScandalArrays:
         self.g_first = starts
         self.g_end = np.append(starts[1:], g_of.size)
         # usefulness: (card, scandal) pairs; the first scandal of every card, then layers
-        first = member.argmax(axis=1)
-        pc = [np.arange(n)]
-        ps = [first]
+        scandals = [np.flatnonzero(member[c]) for c in range(n)]
+        pc, ps = [np.arange(n)], [member.argmax(axis=1)]
         self.layers: list[tuple[np.ndarray, slice]] = []
-        start = n
-        rest = [list(np.flatnonzero(member[c]))[1:] for c in range(n)]
-        k = 0
-        while True:
-            cards = np.array([c for c in range(n) if len(rest[c]) > k], dtype=np.int64)
-            if not cards.size:
-                break
-            pc.append(cards)
-            ps.append(np.array([rest[c][k] for c in cards.tolist()], dtype=np.int64))
+        for k in range(1, max(map(len, scandals))):
+            cards = np.array([c for c in range(n) if len(scandals[c]) > k], dtype=np.int64)
+            start = sum(map(len, pc))
             self.layers.append((cards, slice(start, start + cards.size)))
-            start += cards.size
-            k += 1
+            pc.append(cards)
+            ps.append(np.array([scandals[c][k] for c in cards.tolist()], dtype=np.int64))
         self.pair_card = np.concatenate(pc)
         self.pair_scandal = np.concatenate(ps)
-        pair_title = self.title_of[self.pair_scandal]
-        self.pair_title = pair_title
-        self.pair_is_title = self.pair_card == pair_title
+        self.pair_title = self.title_of[self.pair_scandal]
+        self.pair_is_title = self.pair_card == self.pair_title
 
     def playable(self, hand: np.ndarray, melded: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Points ``[K]`` (float) and cards ``[K, n]`` that could be laid down now, per row."""

@@ -138,9 +138,7 @@ class ScandalPolicy:
             return self.draw(view, legal, repeat)
         if view.phase == XE.Phase.BUILD:
             adds = legal[(legal >= lay.MELD_ADD) & (legal < lay.MELD_FINISH)]
-            if adds.size:
-                return int(adds[0])
-            return int(lay.MELD_FINISH)
+            return int(adds[0]) if adds.size else int(lay.MELD_FINISH)
         layoffs = legal[(legal >= lay.LAYOFF) & (legal < lay.DISCARD)]
         if layoffs.size:
             return int(layoffs[0])
@@ -178,9 +176,7 @@ class ScandalPolicy:
             pts, _ = self._playable(held | {top}, melded)
             if pts > base or (not repeat and self.builds(view, top)):
                 return int(lay.DRAW_DISCARD)
-        if view.mask[lay.DRAW_STOCK]:
-            return int(lay.DRAW_STOCK)
-        return int(legal[0])
+        return int(lay.DRAW_STOCK) if view.mask[lay.DRAW_STOCK] else int(legal[0])
 
     def best_deep_draw(
         self,

@@ -51,10 +51,7 @@ def view_from_obs(
 
 def view_from_state(state: E.State, mask: np.ndarray | None = None) -> ClimbView:
     """The view of the player to act in an engine state (for search rollouts)."""
-    if state.phase == E.TRADE:
-        phase = GIVE
-    else:
-        phase = LEAD if state.top_count == 0 else FOLLOW
+    phase = GIVE if state.phase == E.TRADE else LEAD if state.top_count == 0 else FOLLOW
     return ClimbView(
         hand=state.hands[state.to_act].tolist(),
         top_count=state.top_count,
@@ -86,7 +83,7 @@ class ScumParams:
 class _Counts:
     """Per-decision card counting: outstanding cards and what can beat a play."""
 
-    __slots__ = ("out", "spec_above", "sup_normal")
+    __slots__ = ("spec_above", "sup_normal")
 
     def __init__(self, policy: ScumPolicy, hand: list[int], played: list[int]) -> None:
         k = policy.k
@@ -103,7 +100,6 @@ class _Counts:
                 any_spec = any_spec or out[s] > 0
             elif avail[s] > best:
                 best = avail[s]
-        self.out = out
         self.sup_normal = sup  # most cards of one play with a higher non-special best slot
         self.spec_above = spec  # a higher special card is outstanding
 
@@ -122,9 +118,8 @@ class ScumPolicy:
         self.deck = [int(v) for v in rules.deck]
         self.colour_mode = bool(rules.colour_mode)
         self.give_base = rules.give_base
-        self.num_ranks = max(self.rank) + 1
         self.slots_of_rank = [
-            [s for s in range(self.k) if self.rank[s] == r] for r in range(self.num_ranks)
+            [s for s in range(self.k) if self.rank[s] == r] for r in range(max(self.rank) + 1)
         ]
         self.special_rank = [all(self.special[s] for s in slots) for slots in self.slots_of_rank]
         self.max_count = int(rules.max_count)
@@ -136,8 +131,6 @@ class ScumPolicy:
         if view.phase == GIVE:
             return self.give_back(view)
         plays = self._legal_plays(view.mask)
-        if not plays:
-            return 0
         return self._decide(view.phase == LEAD, view.hand, view.top_count, view.played, plays)
 
     def choose_state(self, state: E.State) -> int:
@@ -147,8 +140,6 @@ class ScumPolicy:
         hand = state.hands[state.to_act].tolist()
         top_count = state.top_count
         plays = self.plays_from_hand(hand, top_count, state.top_slot)
-        if not plays:
-            return 0
         return self._decide(top_count == 0, hand, top_count, state.played.tolist(), plays)
 
     def _decide(
@@ -159,7 +150,14 @@ class ScumPolicy:
         played: list[int],
         plays: list[tuple[int, int, int]],
     ) -> int:
-        """Lead, or follow ``top_count`` cards, counting the cards ``played`` so far."""
+        """Pass without ``plays``; go out in one play if one can; else lead, or follow
+        ``top_count`` cards, counting the cards ``played`` so far."""
+        total = sum(hand)
+        for a, c, _s in plays:
+            if c == total:
+                return a
+        if not plays:
+            return 0
         counts = _Counts(self, hand, played)
         if leading:
             return self.lead(hand, plays, counts)
@@ -220,17 +218,12 @@ class ScumPolicy:
         bosses: list[int] = []
         controls = 0
         for r, slots in enumerate(self.slots_of_rank):
-            m = 0
-            best = -1
-            for s in slots:
-                if hand[s]:
-                    m += hand[s]
-                    best = s
-            if not m:
+            held = [s for s in slots if hand[s]]
+            if not held:
                 continue
             if self.special_rank[r]:
-                controls += sum(hand[s] for s in slots if hand[s] and self.unbeatable(1, s, counts))
-            elif self.unbeatable(m, best, counts):
+                controls += sum(hand[s] for s in held if self.unbeatable(1, s, counts))
+            elif self.unbeatable(sum(hand[s] for s in held), held[-1], counts):
                 bosses.append(r)
             else:
                 losers.append(r)
@@ -256,11 +249,7 @@ class ScumPolicy:
 
     # ------------------------------------------------------------------ lead
     def lead(self, hand: list[int], plays: list[tuple[int, int, int]], counts: _Counts) -> int:
-        """Lead: go out, run out, else the lowest loser group whole."""
-        total = sum(hand)
-        for a, c, _s in plays:
-            if c == total:
-                return a
+        """Lead (no play goes out): run out, else the lowest loser group whole."""
         losers, bosses, controls = self.analyse(hand, counts)
         whole = self._whole_group_plays(hand, plays)
         if len(losers) <= controls + 1:
@@ -291,25 +280,22 @@ class ScumPolicy:
     def follow(
         self, hand: list[int], top_count: int, plays: list[tuple[int, int, int]], counts: _Counts
     ) -> int:
-        """Follow ``top_count`` cards: go out, win the lead, the lowest unbroken set, or pass."""
-        total = sum(hand)
-        for a, c, _s in plays:  # 1. go out
-            if c == total:
-                return a
-        for a, c, s in plays:  # 2. an unbeatable play that leaves a hand that runs out
+        """Follow ``top_count`` cards (no play goes out): win the lead, the lowest unbroken set,
+        or pass."""
+        for a, c, s in plays:  # 1. an unbeatable play that leaves a hand that runs out
             if self.unbeatable(c, s, counts) and self.runs_out(self.after(hand, c, s), counts):
                 return a
         normal = [(a, c, s) for a, c, s in plays if not self.special[s]]
-        for a, c, s in normal:  # 3. the lowest set of exactly the needed size
+        for a, c, s in normal:  # 2. the lowest set of exactly the needed size
             if self.group_size(hand, self.rank[s]) == c:
                 return a
         need = self.params.break_min_rest
-        if need > 0:  # 4. break a bigger group only if a set stays together
+        if need > 0:  # 3. break a bigger group only if a set stays together
             for a, c, s in normal:
                 if self.group_size(hand, self.rank[s]) - c >= need:
                     return a
         specials = [a for a, _c, s in plays if self.special[s]]
-        if specials:  # 5. spend a special for the lead
+        if specials:  # 4. spend a special for the lead
             top_need = self.params.special_top_count
             if top_need and top_count >= top_need:
                 return specials[0]

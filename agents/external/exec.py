@@ -77,10 +77,11 @@ def _kill_all() -> None:  # pragma: no cover - runs at interpreter exit
 
 def parse_command(text: str) -> tuple[list[str], float, str]:
     """``[timeout=S] [on_error=MODE] COMMAND...`` as (argv, timeout, on_error); ConfigError if bad."""
+    where = f"agent spec exec:{text}"
     try:
         words = shlex.split(text)
     except ValueError as err:
-        raise ConfigError(f"agent spec exec:{text}: cannot split the command: {err}") from None
+        raise ConfigError(f"{where}: cannot split the command: {err}") from None
     timeout, on_error = DEFAULT_TIMEOUT, "stop"
     while words and words[0].partition("=")[0] in ("timeout", "on_error") and "=" in words[0]:
         key, _, value = words.pop(0).partition("=")
@@ -91,19 +92,16 @@ def parse_command(text: str) -> tuple[list[str], float, str]:
                 timeout = -1.0
             if not (timeout > 0 and np.isfinite(timeout)):
                 raise ConfigError(
-                    f"agent spec exec:{text}: timeout must be a positive number of seconds, "
-                    f"got {value!r}"
+                    f"{where}: timeout must be a positive number of seconds, got {value!r}"
                 )
+        elif value not in ("stop", "forfeit"):
+            raise ConfigError(f"{where}: on_error must be stop or forfeit, got {value!r}")
         else:
-            if value not in ("stop", "forfeit"):
-                raise ConfigError(
-                    f"agent spec exec:{text}: on_error must be stop or forfeit, got {value!r}"
-                )
             on_error = value
     if not words:
-        raise ConfigError(f"agent spec exec:{text}: no command to run (exec:python3 my_bot.py)")
+        raise ConfigError(f"{where}: no command to run (exec:python3 my_bot.py)")
     if shutil.which(words[0]) is None:
-        raise ConfigError(f"agent spec exec:{text}: command {words[0]!r} not found")
+        raise ConfigError(f"{where}: command {words[0]!r} not found")
     return words, timeout, on_error
 
 
@@ -135,7 +133,6 @@ class ExecAgent:
         self.failures: list[AgentProcessError] = []
         self._proc: subprocess.Popen[bytes] | None = None
         self._buffer = b""
-        self._legal: np.ndarray = np.zeros(0, dtype=np.int64)
         self._table: TableInfo | None = None
         self._failed = False
         _LIVE.add(self)
@@ -246,12 +243,8 @@ class ExecAgent:
 
     def _start(self) -> None:
         try:
-            self._proc = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=None,  # the bot's own log goes to ours
-                start_new_session=True,
+            self._proc = subprocess.Popen(  # stderr inherited: the bot's own log goes to ours
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True
             )
         except OSError as err:
             raise AgentCrashed(f"{self.name}: cannot start {self.argv[0]!r}: {err}") from None

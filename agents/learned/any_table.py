@@ -10,7 +10,6 @@ a copy of an agent; how well it plays off its size: ``docs/results.md``.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,13 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from cardsuite import safe_json
 from cardsuite.agents.base import TableInfo
 from cardsuite.agents.learned.layout import (
     LAYOUTS,
     check_sizes,
     check_table_fits,
     pad_observation,
+    table_spec,
     unpad_observation,
 )
 from cardsuite.agents.learned.netspec import FAR_BELOW as FAR_BELOW  # the module doc's
@@ -32,18 +31,7 @@ from cardsuite.agents.learned.netspec import Snapshot, TableView
 from cardsuite.agents.learned.policy import PPOAgent
 from cardsuite.agents.learned.safe_io import AgentMeta, load_agent_numpy, save_agent
 from cardsuite.errors import CardsuiteError, CheckpointError, ConfigError
-from cardsuite.games import get_game
 from cardsuite.obsspec import ObsSpec
-
-
-@functools.lru_cache(maxsize=16)
-def _own_table(game: str, options_json: str) -> tuple[ObsSpec, int]:
-    env = get_game(game).make(**safe_json.loads(options_json, "options"))
-    try:
-        base = env.unwrapped
-        return base.obs_spec, int(base.num_actions)
-    finally:
-        env.close()
 
 
 def own_table(meta: AgentMeta, where: str) -> tuple[ObsSpec, int]:
@@ -59,7 +47,7 @@ def own_table(meta: AgentMeta, where: str) -> tuple[ObsSpec, int]:
             f"layout ({', '.join(LAYOUTS)}), not {meta.game!r}"
         )
     try:
-        spec, actions = _own_table(meta.game, json.dumps(meta.options, sort_keys=True))
+        spec, actions = table_spec(meta.game, json.dumps(meta.options, sort_keys=True))
     except (CardsuiteError, TypeError, ValueError) as err:
         raise CheckpointError(f"{where}: field 'options' does not build a table: {err}") from None
     check_sizes(meta, where, "its options' table", spec.size, actions)

@@ -65,15 +65,13 @@ class CountInputs:
         hand = np.rint(flat[:, h0:h1] / np.asarray(self.hand_scale, np.float32)).astype(np.int64)
         played = np.rint(flat[:, p0:p1] / np.asarray(self.played_scale, np.float32))
         out = np.maximum(deck - played.astype(np.int64) - hand, 0)
-        # highest ordinary count over the slots strictly above each slot
+        # over the slots strictly above each slot: a running max (or any) from the top down
         normal = np.where(special, 0, out)
-        rev = np.maximum.accumulate(normal[:, ::-1], axis=1)[:, ::-1]
         sup = np.zeros_like(out)
-        sup[:, :-1] = rev[:, 1:]
+        sup[:, :-1] = np.maximum.accumulate(normal[:, :0:-1], axis=1)[:, ::-1]
         spec_out = (out > 0) & special
-        rev_s = np.logical_or.accumulate(spec_out[:, ::-1], axis=1)[:, ::-1]
         spec_above = np.zeros_like(spec_out)
-        spec_above[:, :-1] = rev_s[:, 1:]
+        spec_above[:, :-1] = np.logical_or.accumulate(spec_out[:, :0:-1], axis=1)[:, ::-1]
         boss = (hand > 0) & (ends | (~spec_above & (sup < hand)))
         top = float(max(max(self.deck), 1))
         feats = np.concatenate([out / top, sup / top, spec_above, boss], axis=1)
@@ -129,34 +127,24 @@ class CountInputs:
         if doc.get("kind") not in FEATURES:
             raise fail("kind", f"must be one of {FEATURES}, got {doc.get('kind')!r}")
         deck = doc.get("deck")
-        if (
-            not isinstance(deck, list)
-            or not 1 <= len(deck) <= MAX_SLOTS
-            or not all(map(_count, deck))
-        ):
+        if not (isinstance(deck, list) and 1 <= len(deck) <= MAX_SLOTS and all(map(_count, deck))):
             raise fail("deck", f"must list 1 to {MAX_SLOTS} card counts (0 to 1000)")
         slots = len(deck)
-        spans: dict[str, tuple[int, int]] = {}
+        fields: dict[str, Any] = {"deck": tuple(deck)}
         for name in ("hand", "played"):
             span: Any = doc.get(name)
-            if (not _listed(span, 2, lambda v: type(v) is int)
+            if (not _listed(span, 2, _int)
                     or not 0 <= span[0] < span[1] <= obs_size or span[1] - span[0] != slots):  # fmt: skip
                 raise fail(name, f"must be [start, stop] of {slots} observation entries "
                                  f"within obs_size {obs_size}")  # fmt: skip
-            spans[name] = (span[0], span[1])
-        scales: dict[str, tuple[float, ...]] = {}
-        for name in ("hand_scale", "played_scale"):
-            if not _listed(doc.get(name), slots, _factor):
-                raise fail(name, f"must list {slots} factors in [1e-6, 1]")
-            scales[name] = tuple(float(v) for v in doc[name])
-        flags: dict[str, tuple[bool, ...]] = {}
-        for name in ("special", "ends"):
-            if not _listed(doc.get(name), slots, lambda v: type(v) is bool):
-                raise fail(name, f"must list {slots} booleans")
-            flags[name] = tuple(doc[name])
-        sized = _sized_from_json(doc, slots, obs_size, fail)
-        return cls(spans["hand"], spans["played"], scales["hand_scale"], scales["played_scale"],
-                   tuple(deck), flags["special"], flags["ends"], **sized)  # fmt: skip
+            fields[name] = (span[0], span[1])
+        checks = {"hand_scale": _factor, "played_scale": _factor, "special": _flag, "ends": _flag}
+        for name, ok in checks.items():
+            if not _listed(doc.get(name), slots, ok):
+                what = "factors in [1e-6, 1]" if ok is _factor else "booleans"
+                raise fail(name, f"must list {slots} {what}")
+            fields[name] = tuple(float(v) if ok is _factor else v for v in doc[name])
+        return cls(**fields, **_sized_from_json(doc, slots, obs_size, fail))
 
 
 def _count(v: Any) -> bool:  # a number of cards
@@ -165,6 +153,14 @@ def _count(v: Any) -> bool:  # a number of cards
 
 def _factor(v: Any) -> bool:  # a scale factor
     return type(v) in (int, float) and 1e-6 <= v <= 1
+
+
+def _int(v: Any) -> bool:
+    return type(v) is int
+
+
+def _flag(v: Any) -> bool:
+    return type(v) is bool
 
 
 def _listed(value: Any, n: int, ok: Any) -> bool:
@@ -195,7 +191,7 @@ def _sized_from_json(
     if [n for n, _ in pairs] != sorted({n for n, _ in pairs}):
         raise fail("sized", "must list each table size once, ascending")
     span = doc["seats"]
-    if not _listed(span, 2, lambda v: type(v) is int) or not 0 <= span[0] < span[1] <= obs_size:
+    if not _listed(span, 2, _int) or not 0 <= span[0] < span[1] <= obs_size:
         raise fail(
             "seats", f"must be [start, stop] of observation entries within obs_size {obs_size}"
         )

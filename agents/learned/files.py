@@ -6,13 +6,12 @@ A run's latest checkpoint is ``RUN/checkpoint/`` (``checkpoint.prev/`` mid-swap)
 from __future__ import annotations
 
 import hashlib
-import json
-import os
 from pathlib import Path
 from typing import Any
 
 from cardsuite import safe_json
 from cardsuite.errors import CheckpointError
+from cardsuite.safe_json import write_json_atomic  # noqa: F401  (re-exported: the writers' home)
 
 MAX_META_BYTES = 1 << 20  # 1 MiB of JSON metadata
 CHECKPOINT_DIR = "checkpoint"
@@ -52,16 +51,6 @@ def read_json_file(path: Path, what: str, limit: int = MAX_META_BYTES) -> Any:
     """A bounded JSON file: CheckpointError for size, encoding, syntax or nesting."""
     check_file_size(path, limit, what)
     return safe_json.loads(path.read_bytes(), what, error=CheckpointError, max_chars=limit)
-
-
-def write_json_atomic(path: Path, doc: Any) -> None:
-    """Write JSON to ``path`` through a temporary file and a rename (fsynced)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(doc, fh, indent=1, allow_nan=False)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 def find_checkpoint(path: str | Path) -> Path:

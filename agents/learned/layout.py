@@ -9,11 +9,13 @@ pads what it is given (`pad_observation`, `pad_mask`); the env's observation nev
 from __future__ import annotations
 
 import functools
+import json
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from cardsuite import safe_json
 from cardsuite.agents.base import TableInfo
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.games import get_game
@@ -152,15 +154,21 @@ def check_game(name: str, game: str, table: TableInfo) -> None:
         )
 
 
+@functools.lru_cache(maxsize=16)
+def table_spec(game: str, options_json: str) -> tuple[ObsSpec, int]:
+    """The observation spec and action count of ``game``'s table with the JSON ``options``."""
+    env = get_game(game).make(**safe_json.loads(options_json, "options"))
+    try:
+        return env.unwrapped.obs_spec, int(env.unwrapped.num_actions)
+    finally:
+        env.close()
+
+
 @functools.lru_cache(maxsize=8)
 def generic_spec(game: str) -> ObsSpec:
     """The generic spec of ``game``: its largest table's pieces and bounds, padded (module doc)."""
     layout = layout_of(game)
-    env = get_game(game).make(num_players=layout.max_seats)
-    try:
-        return layout.spec(env.unwrapped.obs_spec)
-    finally:
-        env.close()
+    return layout.spec(table_spec(game, json.dumps({"num_players": layout.max_seats}))[0])
 
 
 def _places(source: ObsSpec, game: str) -> tuple[ObsSpec, np.ndarray]:

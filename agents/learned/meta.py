@@ -140,20 +140,9 @@ def validate_meta(doc: Any, d: Path) -> tuple[AgentMeta, str]:
     features = None
     if net.get("features") is not None:
         features = CountInputs.from_json(net["features"], doc["obs_size"], where)
-    network = NetworkSpec(net["activation"], tuple(actor), net.get("obs_scale", "obs_spec"),
-                          layout=net.get("layout", "table"), features=features)  # fmt: skip
-    meta = AgentMeta(
-        game=game,
-        options=dict(doc["options"]),
-        obs_size=doc["obs_size"],
-        num_actions=doc["num_actions"],
-        network=network,
-        step=doc.get("step", 0),
-        trainer=doc.get("trainer", ""),
-        config=dict(doc.get("config", {})),
-        versions=dict(versions),
-    )
-    return meta, doc["sha256"]
+    network = NetworkSpec(**{**net, "actor": tuple(actor), "features": features})
+    fields = {name: doc[name] for name in AgentMeta.__dataclass_fields__ if name in doc}
+    return AgentMeta(**{**fields, "network": network}), doc["sha256"]
 
 
 def check_weights(arrays: Mapping[str, np.ndarray], meta: AgentMeta, d: Path) -> None:

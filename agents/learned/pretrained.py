@@ -175,17 +175,14 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=ship.__doc__.split("\n\n")[0] if ship.__doc__ else "")
     p.add_argument("source", help="a trained agent directory (RUN/agent)")
     p.add_argument("name", help="the pretrained name (a key of CATALOGUE)")
-    p.add_argument("--half", action="store_true", help="store the weights as float16")
-    p.add_argument(
-        "--any-table",
-        action="store_true",
-        help="let a table-sized network sit at every size of its game (network.layout: projected)",
-    )
-    p.add_argument(
-        "--critic",
-        action="store_true",
-        help="add RUN/agent's critic to the shipped NAME (its actor must be NAME's)",
-    )
+    flags = {
+        "--half": "store the weights as float16",
+        "--any-table": "let a table-sized network sit at every size of its game "
+        "(network.layout: projected)",
+        "--critic": "add RUN/agent's critic to the shipped NAME (its actor must be NAME's)",
+    }
+    for flag, text in flags.items():
+        p.add_argument(flag, action="store_true", help=text)
     a = p.parse_args(argv)
     if a.critic and (a.half or a.any_table):
         p.error("--critic adds a critic to a shipped agent (in its dtype and layout); "

@@ -72,25 +72,24 @@ def save_tensors(path: str | Path, tensors: Mapping[str, Any]) -> Path:
 def read_header(path: Path, limit: int) -> dict[str, Any]:
     """Parse and check the safetensors header before any tensor is read."""
     size = check_file_size(path, limit, "weights")
+    where = f"weights {str(path)!r}"
     with open(path, "rb") as fh:
         raw = fh.read(8)
         if len(raw) < 8:
-            raise CheckpointError(f"weights {str(path)!r}: not a safetensors file (too short)")
+            raise CheckpointError(f"{where}: not a safetensors file (too short)")
         n = int.from_bytes(raw, "little")
         if n > min(size - 8, 100 << 20):
-            raise CheckpointError(
-                f"weights {str(path)!r}: not a safetensors file (bad header size)"
-            )
-        where = f"weights {str(path)!r}: not a safetensors file (header)"
-        header = safe_json.loads(fh.read(n), where, error=CheckpointError, max_chars=n)
+            raise CheckpointError(f"{where}: not a safetensors file (bad header size)")
+        what = f"{where}: not a safetensors file (header)"
+        header = safe_json.loads(fh.read(n), what, error=CheckpointError, max_chars=n)
     if not isinstance(header, dict):
-        raise CheckpointError(f"weights {str(path)!r}: not a safetensors file (header)")
+        raise CheckpointError(f"{where}: not a safetensors file (header)")
     header.pop("__metadata__", None)
     if len(header) > MAX_TENSORS:
-        raise CheckpointError(f"weights {str(path)!r}: {len(header)} tensors, over {MAX_TENSORS}")
+        raise CheckpointError(f"{where}: {len(header)} tensors, over {MAX_TENSORS}")
     for name, info in header.items():
         if not TENSOR_NAME.fullmatch(name) or not isinstance(info, dict):
-            raise CheckpointError(f"weights {str(path)!r}: bad tensor entry {name[:80]!r}")
+            raise CheckpointError(f"{where}: bad tensor entry {name[:80]!r}")
     return header
 
 

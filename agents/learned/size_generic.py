@@ -24,7 +24,7 @@ from cardsuite.agents.learned.netspec import Snapshot, TableView, obs_scale
 from cardsuite.agents.learned.policy import PPOAgent
 from cardsuite.agents.learned.safe_io import AgentMeta
 from cardsuite.errors import CheckpointError, ConfigError
-from cardsuite.moved import moved_name, moved_table
+from cardsuite.moved import moved_getattr, moved_table
 
 
 @functools.lru_cache(maxsize=8)
@@ -132,9 +132,8 @@ class TrainedAgent:
                                 seed=seed, name=agent.name)  # fmt: skip
 
 
-def __getattr__(name: str) -> Any:
-    """0.2's ``cardsuite.train.size_generic`` (this module now) had the size evaluation,
-    in `cardsuite.train.tools.sizes` since 0.3 (loaded only when asked for)."""
-    return moved_name(
-        __name__, name, moved_table("cardsuite.train.tools.sizes", "evaluate_sizes main")
-    )
+# 0.2's ``cardsuite.train.size_generic`` (this module now) had the size evaluation, in
+# `cardsuite.train.tools.sizes` since 0.3 (loaded only when asked for).
+__getattr__ = moved_getattr(
+    __name__, moved_table("cardsuite.train.tools.sizes", "evaluate_sizes main")
+)

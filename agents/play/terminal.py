@@ -24,7 +24,7 @@ from cardsuite.agents.arena.records import (
 )
 from cardsuite.agents.arena.tournament import act_info, derive_seed
 from cardsuite.agents.base import Agent, TableInfo, table_info
-from cardsuite.agents.play.views import legend, relative_names, step, table_view
+from cardsuite.agents.play.views import RESULT_KEYS, legend, relative_names, step, table_view
 from cardsuite.agents.registry import make_agent
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game, parse_options
@@ -144,9 +144,10 @@ def play_games(
             env.reset(seed=seed + episode, options=reset_options)
             print_fn(f"\n--- game {episode + 1} of {games} ---")
             initial = engine_state(env)
-            actions, returns, infos = _play_episode(
-                env, spec.name, players, specs, episode, seed, print_fn
-            )
+            for s, name in enumerate(names):
+                table = table_info(env, spec.name, name)
+                players[name].reset(table, seed=derive_seed(seed, 3, episode, s))
+            actions, returns, infos = _play_episode(env, players, specs, print_fn)
             done += 1
             if appender is not None:
                 played = {
@@ -170,18 +171,10 @@ def play_games(
 
 
 def _play_episode(
-    env: Any,
-    game: str,
-    players: dict[str, Agent],
-    specs: dict[str, str],
-    episode: int,
-    seed: int,
-    print_fn: PrintFn,
+    env: Any, players: dict[str, Agent], specs: dict[str, str], print_fn: PrintFn
 ) -> tuple[list[list[Any]], dict[str, float], dict[str, dict[str, Any]]]:
     """Play one episode, printing every move as the person may know it; its moves, returns, infos."""
     person = next(a for a in env.possible_agents if a not in specs)
-    for s, name in enumerate(env.possible_agents):
-        players[name].reset(table_info(env, game, name), seed=derive_seed(seed, 3, episode, s))
     returns = dict.fromkeys(env.possible_agents, 0.0)
     results: dict[str, tuple[float, dict[str, Any]]] = {}
     actions: list[list[Any]] = []
@@ -199,20 +192,15 @@ def _play_episode(
         move = step(env, name, action, len(actions) + 1)
         actions.append([name, action, move.text])
         print_fn(f"> {who}: {move.line(person)}")
-        note = move.note
-        if note:
-            note = re.sub(rf"\b{person}\b", "you", note)
+        if move.note:
+            note = re.sub(rf"\b{person}\b", "you", move.note)
             print_fn(f"  ({note.replace('you leads', 'you lead')})")
         for a, r in env.rewards.items():
             returns[a] += r
     print_fn("\nEnd of the game:")
     for name, (reward, info) in results.items():
         you = "" if name in specs else " (you)"
-        details = ", ".join(
-            f"{key} {info[key]}"
-            for key in ("finish_position", "role", "points", "score")
-            if key in info
-        )
+        details = ", ".join(f"{key} {info[key]}" for key in RESULT_KEYS if key in info)
         print_fn(f"  {name}{you}: reward {reward:g}" + (f" — {details}" if details else ""))
     return actions, returns, {a: info for a, (_, info) in results.items()}
 

@@ -18,35 +18,34 @@ from cardsuite.agents.parts import PARTS, part
 from cardsuite.games import game_of_env
 from cardsuite.rgb import cards_word
 
+#: The entries of an agent's final ``info`` that the end of a game shows.
+RESULT_KEYS = ("finish_position", "role", "points", "score")
+
 
 def table_view(table: TableInfo, observation: np.ndarray, names: list[str] | None = None) -> str:
     """The person's view: the game's ``view`` part; ``names`` (`relative_names`) label the others."""
-    if table.game in PARTS:
-        view: Any = part(table.game, "view")  # scum_view, party_view, scandal_view
-        return str(view(table, observation, names))
+    if table.game in PARTS:  # scum_view, party_view, scandal_view
+        return str(part(table.game, "view")(table, observation, names))
     return _generic_view(table, observation)
 
 
 def _label(i: int, names: list[str] | None) -> str:
     """Relative seat ``i`` as the table shows it: ``you``, ``player_2`` (or ``+2``)."""
-    if i == 0:
-        return "you"
-    return names[i] if names else f"+{i}"
+    return "you" if i == 0 else names[i] if names else f"+{i}"
 
 
 def _climb_lines(
     v: dict[str, np.ndarray],
     cards: Any,
     roles: list[str],
-    n: int,
     scores: list[str],
-    names: list[str] | None = None,
+    names: list[str] | None,
 ) -> list[str]:
-    """Scum and Scum Party: hand, top play, trade and the players in turn order."""
+    """Scum and Scum Party: hand, top play, trade and the players (``roles``) in turn order."""
+    n = len(roles)
     hand = v["hand"].astype(int)
     lines = [f"Your hand ({cards_word(int(hand.sum()))}): {cards.describe(hand)}"]
-    phase = v["phase"]
-    if "give_backs_left" in v and phase[0]:
+    if "give_backs_left" in v and v["phase"][0]:
         lines.append("Trade: give back a card of your choice (J5).")
     elif v["top_cards"].any():
         by = int(np.argmax(v["top_player"]))
@@ -87,7 +86,7 @@ def scum_view(table: TableInfo, obs: np.ndarray, names: list[str] | None) -> str
     roles = [SCUM_ROLES[r] for r in v["roles"].reshape(n, -1).argmax(axis=1)]
     scores = [f"score {round(float(s) * config.target):>3}" for s in v["scores"]]
     head = ["", f"=== {table.agent}, {roles[0]}, to act ==="]
-    return "\n".join(head + _climb_lines(v, cards, roles, n, scores, names))
+    return "\n".join(head + _climb_lines(v, cards, roles, scores, names))
 
 
 def party_view(table: TableInfo, obs: np.ndarray, names: list[str] | None) -> str:
@@ -112,7 +111,7 @@ def party_view(table: TableInfo, obs: np.ndarray, names: list[str] | None) -> st
         f"{round(float(v['hands_done'][0]) * config.num_hands)} of {config.num_hands} hands; "
         f"{round(float(v['standing'][0]) * (config.num_players - 1))} players ahead of you",
     ]
-    return "\n".join(head + _climb_lines(v, cards, roles, n, totals, names))
+    return "\n".join(head + _climb_lines(v, cards, roles, totals, names))
 
 
 def scandal_view(table: TableInfo, obs: np.ndarray, names: list[str] | None) -> str:
@@ -265,9 +264,7 @@ def relative_names(env: Any, agent: str) -> list[str]:
 def legend(env: Any) -> str:
     """The game's card legend (``S = Scum ...``), from its record's ``rgb`` part; "" if none."""
     game = game_of_env(env)
-    if not game.has("rgb"):
-        return ""
-    return str(getattr(game.part("rgb"), "LEGEND", ""))
+    return str(getattr(game.part("rgb"), "LEGEND", "")) if game.has("rgb") else ""
 
 
 @dataclass(frozen=True)
@@ -293,9 +290,9 @@ class Move:
             return self.text
         return self.public
 
-    def entry(self, seat: str | None, who: str | None = None) -> dict[str, Any]:
+    def entry(self, seat: str | None) -> dict[str, Any]:
         """The log entry a page shows ``seat``: ``{"n", "who", "text"[, "note"]}``."""
-        out: dict[str, Any] = {"n": self.number, "who": who or self.agent, "text": self.line(seat)}
+        out: dict[str, Any] = {"n": self.number, "who": self.agent, "text": self.line(seat)}
         if self.note:
             out["note"] = self.note
         return out
@@ -322,14 +319,12 @@ def step(env: Any, agent: str, action: int, number: int) -> Move:
 
 def _is_give_back(base: Any, action: int) -> bool:
     """Whether ``action`` is a J5 give-back chosen by the player (Scum rules only)."""
-    rules = getattr(base, "rules", None)
-    decode = getattr(rules, "decode", None)
+    decode = getattr(getattr(base, "rules", None), "decode", None)
     if decode is None:
         return False
     from scum_env.rules import ActionKind
 
-    kind = decode(action)[0]
-    return bool(kind == ActionKind.GIVE)
+    return bool(decode(action)[0] == ActionKind.GIVE)
 
 
 def _trades(state: Any, table: int) -> list[tuple[int, int, bool]]:

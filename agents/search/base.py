@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -16,19 +17,16 @@ from cardsuite.errors import ConfigError
 PARALLEL = ("leaf", "root")
 
 
+@dataclass(slots=True, eq=False)
 class Node:
     """A tree node: the mover into it (-1 at the root), visits, availability (iterations its
     move was legal), the mover's summed reward, children."""
 
-    __slots__ = ("avail", "children", "player", "total", "visits")
-
-    def __init__(self, player: int) -> None:
-        """An unvisited node for a move by ``player``."""
-        self.player = player
-        self.visits = 0
-        self.avail = 0
-        self.total = 0.0
-        self.children: dict[int, Node] = {}
+    player: int
+    visits: int = 0
+    avail: int = 0
+    total: float = 0.0
+    children: dict[int, Node] = field(default_factory=dict)
 
 
 def merge_roots(roots: list[Node]) -> Node:
@@ -46,17 +44,23 @@ def merge_roots(roots: list[Node]) -> Node:
     return merged
 
 
+def is_count(value: Any, low: int) -> bool:
+    """Whether ``value`` is an integer (not a bool) of at least ``low``."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def is_number(value: Any) -> bool:
+    """Whether ``value`` is an int or a float (not a bool)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def check_loop(batch: Any, parallel: Any, time_limit: Any) -> None:
     """ConfigError naming a bad ``batch``, ``parallel`` or ``time_limit``."""
-    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+    if not is_count(batch, 1):
         raise ConfigError(f"search parameter batch must be an integer >= 1, got {batch!r}")
     if parallel not in PARALLEL:
         raise ConfigError(f"search parameter parallel must be 'leaf' or 'root', got {parallel!r}")
-    if time_limit is not None and (
-        isinstance(time_limit, bool)
-        or not isinstance(time_limit, int | float)
-        or not time_limit >= 0
-    ):
+    if time_limit is not None and (not is_number(time_limit) or not time_limit >= 0):
         raise ConfigError(f"search parameter time_limit must be seconds >= 0, got {time_limit!r}")
 
 

@@ -18,7 +18,6 @@ from cardsuite.engine import EngineState
 from cardsuite.errors import ConfigError
 from scandal_env import engine as XE
 from scum_env import engine as SE
-from scum_env.party.config import PartyConfig
 from scum_env.party.engine import Party
 
 S = TypeVar("S", bound=EngineState)
@@ -71,6 +70,16 @@ def relative_score(scores: np.ndarray) -> np.ndarray:
     return result
 
 
+def rank_score(ncards: np.ndarray) -> np.ndarray:
+    """``(n - 1 - k) / (n - 1)`` for the k-th fewest cards left (ties by seat), per row of
+    ``[m, n]`` counts: a climbing deal cut off as if it ended now."""
+    n = ncards.shape[1]
+    out = np.empty(ncards.shape)
+    rank = np.argsort(ncards, axis=1, kind="stable")
+    np.put_along_axis(out, rank, (n - 1 - np.arange(n)) / (n - 1), axis=1)
+    return out
+
+
 class _EngineSearch:
     """What the adapters share: the per-game engine module's moves (``engine``)."""
 
@@ -98,9 +107,8 @@ class ClimbSearch(_EngineSearch):
 
     engine = SE
 
-    def __init__(self, party: bool, params: Mapping[str, Any]) -> None:
-        """Adapter for Scum (``party=False``) or a Scum Party table."""
-        self.party = party
+    def __init__(self, config: Any, params: Mapping[str, Any]) -> None:
+        """Adapter for a Scum or a Scum Party ``config`` (each state carries its rules)."""
         self.params = ScumParams(**params)
         self._policies: dict[int, Any] = {}
 
@@ -120,12 +128,9 @@ class ClimbSearch(_EngineSearch):
 
     def values(self, state: SE.State) -> np.ndarray:
         """``(n - k) / (n - 1)`` for the k-th player out; cut off: ranked by cards left."""
-        n = state.rules.num_players
         if state.phase != SE.OVER:
-            order = np.argsort(np.asarray(state.ncards), kind="stable")
-            out = np.empty(n)
-            out[order] = (n - 1 - np.arange(n)) / (n - 1)
-            return out
+            return rank_score(np.asarray(state.ncards)[None])[0]
+        n = state.rules.num_players
         result: np.ndarray = (state.last_points.astype(float) - 1.0) / (n - 1)
         return result
 
@@ -209,13 +214,9 @@ class SearchKind:
     guided_agents: int | None = None
 
 
-def _climb(config: Any, params: Mapping[str, Any]) -> ClimbSearch:
-    return ClimbSearch(party=isinstance(config, PartyConfig), params=params)
-
-
 #: Scum: no cutoff; the guided search: waves of ten from 8 cards.
 scum_search = SearchKind(
-    _climb,
+    ClimbSearch,
     cutoff=0,
     max_hand=6,
     leaves="cardsuite.agents.search.rollouts:scum_leaves",
@@ -224,7 +225,7 @@ scum_search = SearchKind(
 #: Scum Party: no batched leaves (the learned prior at the root only); the leaderboard
 #: guides only the first shipped agent.
 party_search = SearchKind(
-    _climb, cutoff=0, max_hand=6, guided=(("rollout", "heuristic"),), guided_agents=1
+    ClimbSearch, cutoff=0, max_hand=6, guided=(("rollout", "heuristic"),), guided_agents=1
 )
 #: Scandal: the guided search's four waves of ten, cut after 20 steps (over a critic:
 #: value leaves, the halving root); the leaderboard seats the batched ISMCTS.

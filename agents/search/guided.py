@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from cardsuite.agents.base import TableInfo
 from cardsuite.agents.registry import make_agent, parse_params
-from cardsuite.agents.search.base import Node
+from cardsuite.agents.search.base import Node, is_count, is_number
 from cardsuite.agents.search.games import (
     SearchGame,
     game_defaults,
@@ -52,15 +53,11 @@ def default_temperature(inner: Any) -> float:
     return 0.1 if "dmc" in trainer else 1.0
 
 
+@dataclass(slots=True, eq=False)
 class PNode(Node):
     """A tree node with the learned prior of the moves from it (None until known)."""
 
-    __slots__ = ("prior",)
-
-    def __init__(self, player: int) -> None:
-        """An unvisited node for a move by ``player``."""
-        super().__init__(player)
-        self.prior: np.ndarray | None = None
+    prior: np.ndarray | None = None
 
 
 def softmax_prior(logits: np.ndarray, mask: np.ndarray, temperature: float) -> np.ndarray:
@@ -75,26 +72,22 @@ def softmax_prior(logits: np.ndarray, mask: np.ndarray, temperature: float) -> n
 def _check(game: str, inner: Any, temperature: Any, fpu: Any, candidates: Any, gate: Any,
            choices: dict[str, Any], parallel: Any) -> None:  # fmt: skip
     """ConfigError naming the first bad setting of a guided search."""
-    for label, number in (("temperature", temperature), ("fpu", fpu)):
-        if (
-            not isinstance(number, int | float)
-            or isinstance(number, bool)
-            or not math.isfinite(number)
-            or (label == "temperature" and number <= 0.0)
-        ):
-            raise ConfigError(f"search parameter {label} must be a finite number"
-                              f"{' > 0' if label == 'temperature' else ''}, got {number!r}")  # fmt: skip
+    for label, number, low in (("temperature", temperature, " > 0"), ("fpu", fpu, "")):
+        if not is_number(number) or not math.isfinite(number) or (low and number <= 0.0):
+            raise ConfigError(
+                f"search parameter {label} must be a finite number{low}, got {number!r}"
+            )
     allowed = {"value": VALUES, "rollout": ROLLOUTS, "root": ROOTS, "leaf": LEAVES}
     for label, given in choices.items():
         if given not in allowed[label]:
             raise ConfigError(
                 f"search parameter {label} must be one of {allowed[label]}, got {given!r}"
             )
-    if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 2:
+    if not is_count(candidates, 2):
         raise ConfigError(
             f"search parameter candidates must be an integer >= 2, got {candidates!r}"
         )
-    if isinstance(gate, bool) or not isinstance(gate, int | float) or math.isnan(gate) or gate < 0:
+    if not is_number(gate) or math.isnan(gate) or gate < 0:
         raise ConfigError(f"search parameter gate must be a number >= 0, got {gate!r}")
     rollout, leaf, root = choices["rollout"], choices["leaf"], choices["root"]
     if not learned_leaves(game) and (rollout != "heuristic" or leaf != "rollout"):

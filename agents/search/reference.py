@@ -19,23 +19,22 @@ from cardsuite.agents.base import TableInfo
 from cardsuite.agents.baselines.heuristic import make_policy
 from cardsuite.agents.parts import agent_parts
 from cardsuite.agents.search import games, rollouts
-from cardsuite.agents.search.base import Node, SearchBase, check_loop
+from cardsuite.agents.search.base import Node, SearchBase, check_loop, is_count, is_number
 from cardsuite.agents.search.games import S, SearchGame, search_game, search_kind
 from cardsuite.agents.search.rollouts import DEFAULT_BATCH, BatchedRollouts, leaf_engine
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
-from cardsuite.moved import moved_name, moved_table
+from cardsuite.moved import moved_getattr, moved_table
 from cardsuite.safe_yaml import brief
 
-#: Names of 0.2's ``cardsuite.agents.ismcts`` and ``ismcts_batched`` that moved, by new home.
-MOVED = moved_table(
-    games, "ClimbSearch ScandalSearch SearchKind party_search scandal_search scum_search"
-) | moved_table(rollouts, "LearnedRollout")
-
-
-def __getattr__(name: str) -> Any:
-    """A name in `MOVED`, with a warning naming its new home (PEP 562)."""
-    return moved_name(__name__, name, MOVED)
+# Names of 0.2's ``cardsuite.agents.ismcts`` and ``ismcts_batched`` that moved, by new home, with a warning (PEP 562).
+__getattr__ = moved_getattr(
+    __name__,
+    moved_table(
+        games, "ClimbSearch ScandalSearch SearchKind party_search scandal_search scum_search"
+    )
+    | moved_table(rollouts, "LearnedRollout"),
+)
 
 
 SEARCH_PARAMS = ("budget", "rollout", "c", "cutoff", "max_hand")
@@ -53,17 +52,14 @@ def _check_search_params(game: str, params: Mapping[str, Any], **values: Any) ->
                 f"{', '.join(SEARCH_PARAMS)}, and the {game} heuristic's rollout knobs "
                 f"{', '.join(allowed)}"
             )
-    lowest = {"budget": 1, "cutoff": 0, "max_hand": 0}
-    for name, low in lowest.items():
+    for name, low in (("budget", 1), ("cutoff", 0), ("max_hand", 0)):
         value = values[name]
-        if value is not None and (
-            not isinstance(value, int) or isinstance(value, bool) or value < low
-        ):
+        if value is not None and not is_count(value, low):
             raise ConfigError(
                 f"ismcts parameter {name} must be an integer >= {low}, got {brief(value)}"
             )
     c = values["c"]
-    if not isinstance(c, int | float) or isinstance(c, bool) or not math.isfinite(c) or c < 0:
+    if not is_number(c) or not math.isfinite(c) or c < 0:
         raise ConfigError(f"ismcts parameter c must be a finite number >= 0, got {brief(c)}")
 
 
@@ -101,16 +97,12 @@ class ISMCTSAgent(SearchBase):
         _check_search_params(key, params, budget=budget, c=c, cutoff=cutoff, max_hand=max_hand)
         if rollout not in ("heuristic", "random"):
             raise ConfigError(f"ismcts rollout must be 'heuristic' or 'random', got {rollout!r}")
-        if cutoff is None:
-            cutoff = kind.cutoff
-        if max_hand is None:
-            max_hand = kind.max_hand
         self.game = key
         self.budget = int(budget)
         self.rollout = rollout
         self.c = float(c)
-        self.cutoff = int(cutoff)
-        self.max_hand = int(max_hand)
+        self.cutoff = int(kind.cutoff if cutoff is None else cutoff)
+        self.max_hand = int(kind.max_hand if max_hand is None else max_hand)
         self.params = params
         self._rng = np.random.default_rng(seed)
         self._search: SearchGame[Any] | None = None

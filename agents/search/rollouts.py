@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from cardsuite.agents.parts import part
-from cardsuite.agents.search.games import relative_score, search_kind
+from cardsuite.agents.search.games import rank_score, relative_score, search_kind
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game, resolve
 from scum_env.batched.series import OVER
@@ -54,17 +54,10 @@ def scum_score(engine: Any, m: int, points: np.ndarray) -> np.ndarray:
     """``(n - k) / (n - 1)`` for the k-th out; cut off: ranked by cards left (ties by id)."""
     n = int(engine.num_players)
     over = host(engine.phase)[:m] == OVER
-    ncards_pos = host(engine.ncards)[:m].astype(np.int64)
-    order = host(engine.order)[:m]
-    out = np.empty((m, n))
-    for i in range(m):
-        if over[i]:
-            out[i] = (points[i] - 1.0) / (n - 1)
-        else:
-            nc = np.empty(n, np.int64)
-            nc[order[i]] = ncards_pos[i]
-            rank = np.argsort(nc, kind="stable")
-            out[i, rank] = (n - 1 - np.arange(n)) / (n - 1)
+    ncards = np.empty((m, n), np.int64)  # by player, from the engine's by position
+    np.put_along_axis(ncards, host(engine.order)[:m], host(engine.ncards)[:m], axis=1)
+    out = rank_score(ncards)
+    out[over] = (points[over] - 1.0) / (n - 1)
     return out
 
 
@@ -106,20 +99,18 @@ def leaf_engine(game: str) -> LeafEngine | None:
     return None if kind.leaves is None else resolve(kind.leaves)
 
 
+@dataclass(eq=False)
 class LearnedRollout:
     """A learned policy as a batched rollout policy: the most likely legal action per row of
     ``logits(obs * scale)``; ``snapshot``: its network, for compiled rollouts."""
 
-    def __init__(
-        self,
-        logits: Callable[[np.ndarray], np.ndarray],
-        scale: np.ndarray,
-        snapshot: Any = None,
-    ) -> None:
-        """Wrap a logits function."""
-        self.logits = logits
-        self.scale = np.asarray(scale, dtype=np.float32)
-        self.snapshot = snapshot
+    logits: Callable[[np.ndarray], np.ndarray]
+    scale: np.ndarray
+    snapshot: Any = None
+
+    def __post_init__(self) -> None:
+        """Hold ``scale`` as float32."""
+        self.scale = np.asarray(self.scale, dtype=np.float32)
 
     def masked(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """``[M, A]`` logits with illegal actions at -inf."""
@@ -289,10 +280,9 @@ class BatchedRollouts:
                 cum = np.cumsum(mask_h[rows], axis=1)
                 actions[rows] = (cum <= pick[:, None]).sum(axis=1)
             else:
-                obs_h = host(obs)[rows]
-                actions[rows] = host(self.policy(obs_h, mask_h[rows]))
+                actions[rows] = host(self.policy(host(obs)[rows], mask_h[rows]))
             active = np.zeros(eng.num_games, dtype=bool)
-            active[rows] = True
+            active[:m] = live
             res = eng.step(xp.asarray(actions, xp.int64), active=xp.asarray(active, xp.bool))
             obs, mask = res.obs, res.mask
             if self.leaves.collects:

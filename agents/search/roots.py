@@ -44,13 +44,12 @@ class HalvingRoot:
 
     def pick(self, root: Any) -> int:
         """The remaining move with the fewest visits so far (then the higher prior)."""
-        children = root.children
 
-        def visits(a: int) -> int:
-            child = children.get(a)
-            return 0 if child is None else int(child.visits)
+        def key(a: int) -> tuple[int, float, int]:
+            child = root.children.get(a)
+            return 0 if child is None else int(child.visits), -float(self.log_prior[a]), a
 
-        return min(self.remaining, key=lambda a: (visits(a), -float(self.log_prior[a]), a))
+        return min(self.remaining, key=key)
 
     def score(self, root: Any, a: int) -> float:
         """``log prior + sigma(q)``: ``q`` the root mean rescaled to the remaining moves' spread
@@ -82,9 +81,7 @@ class HalvingRoot:
     def choose(self, root: Any, allowed: set[int]) -> int | None:
         """The remaining move of highest `score`."""
         moves = [a for a in self.remaining if a in allowed and a in root.children]
-        if not moves:
-            return None
-        return max(moves, key=lambda a: (self.score(root, a), -a))
+        return max(moves, key=lambda a: (self.score(root, a), -a)) if moves else None
 
 
 def candidates_by_prior(prior: np.ndarray, legal: np.ndarray, count: int) -> list[int]:

@@ -32,11 +32,10 @@ class LowestFirstPolicy:
         k, c = rules.num_slots, rules.max_count
         score = np.zeros(rules.num_actions, dtype=np.float32)
         score[0] = 1.0  # pass: only when nothing else is legal
-        for count in range(1, c + 1):
-            for slot in range(k):
-                score[rules.play_action(count, slot)] = 2.0 + (k - slot) * (c + 1) + count
-        for slot in range(rules.num_actions - rules.give_base):
-            score[rules.give_base + slot] = 2.0 + (k - slot)
+        low = k - np.arange(k)  # lower slots first
+        plays = 2.0 + low[None, :] * (c + 1) + np.arange(1, c + 1)[:, None]  # [count - 1, slot]
+        score[1 : rules.give_base] = plays.ravel()  # the play ids (`Rules.play_action`)
+        score[rules.give_base :] = 2.0 + low[: rules.num_actions - rules.give_base]
         self._score = score
         self._cache: dict[str, Any] = {}
 

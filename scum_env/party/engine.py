@@ -13,6 +13,7 @@ hand with the forced trades (P4, P5).
 from __future__ import annotations
 
 import copy
+import itertools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -126,11 +127,8 @@ def _global_names(message: str, members: list[int]) -> str:
 
 
 def _cut(players: list[int], sizes: tuple[int, ...]) -> list[list[int]]:
-    out, start = [], 0
-    for size in sizes:
-        out.append(players[start : start + size])
-        start += size
-    return out
+    rest = iter(players)
+    return [list(itertools.islice(rest, size)) for size in sizes]
 
 
 def _check_seating(seating: Any, sizes: tuple[int, ...], n: int) -> list[list[int]]:
@@ -237,6 +235,15 @@ def standings(party: Party) -> list[int]:
     """1-based tournament rank of every player (ties share the better rank)."""
     scores = party.scores
     return [int((scores > scores[p]).sum()) + 1 for p in range(party.num_players)]
+
+
+def hand_rewards(party: Party, reward: str) -> list[float]:
+    """The ``reward`` (`PartyConfig.reward`) of the hand just scored: its P8 ``points``,
+    the ``final`` scores, or ``rank``: (players scored below - players above) / (n - 1)."""
+    scores, n = party.scores, party.num_players
+    if reward == "rank":
+        return [float(((scores < s).sum() - (scores > s).sum()) / (n - 1)) for s in scores]
+    return [float(v) for v in (party.last_points if reward == "points" else scores)]
 
 
 # --------------------------------------------------------------------------- search

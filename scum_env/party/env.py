@@ -50,40 +50,29 @@ class PartyEnv(CardGameEnv[Party]):
 
     def _apply(self, action: int) -> tuple[list[float] | None, bool, bool]:
         game = self._live()
-        points = PE.apply_unchecked(game, action)
-        if points is None:
+        if PE.apply_unchecked(game, action) is None:
             return None, False, False
-        reward = self.config.reward
-        rewards: list[float] | None = None
-        if reward == "points":
-            rewards = [float(v) for v in points]
-        elif game.over and reward == "final":
-            rewards = [float(v) for v in game.scores]
-        elif game.over:
-            scores = game.scores
-            n = game.num_players
-            rewards = [float(((scores < s).sum() - (scores > s).sum()) / (n - 1)) for s in scores]
-        return rewards, game.over, False
+        if self.config.reward == "points" or game.over:
+            return PE.hand_rewards(game, self.config.reward), game.over, False
+        return None, False, False
 
     def _final_infos(self) -> list[dict[str, Any]]:
         game = self._live()
         ranks = PE.standings(game)
-        infos = []
-        for p in range(game.num_players):
-            t, position = game.seat_of(p)
-            infos.append(
-                {
-                    "finish_position": ranks[p],
-                    "standing": ranks[p],
-                    "score": int(game.scores[p]),
-                    "points": int(game.last_points[p]),
-                    "table": t,
-                    "position": position,
-                    "role": game.tables[t].rules.role_of(position),
-                    "hands": game.hand,
-                }
-            )
-        return infos
+        seats = [game.seat_of(p) for p in range(game.num_players)]
+        return [
+            {
+                "finish_position": ranks[p],
+                "standing": ranks[p],
+                "score": int(game.scores[p]),
+                "points": int(game.last_points[p]),
+                "table": t,
+                "position": position,
+                "role": game.tables[t].rules.role_of(position),
+                "hands": game.hand,
+            }
+            for p, (t, position) in enumerate(seats)
+        ]
 
     def _render_text(self) -> str:
         return self.render_table() + "\n" + render_ladder(self._live())

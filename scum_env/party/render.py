@@ -9,7 +9,7 @@ import numpy as np
 
 from cardsuite.rgb import cards_word, draw_table, expand
 from scum_env.party.engine import Party, standings
-from scum_env.render import seat_notes
+from scum_env.render import seat_models, seat_notes
 from scum_env.state import OVER
 
 
@@ -79,26 +79,10 @@ LEGEND = (
 def table_seats(party: Party, table: int, *, hands: bool = True) -> list[dict[str, Any]]:
     """The seats of one table, King first, with role, cards and tournament total."""
     st = party.tables[table]
-    rules = st.rules
     members = party.members[table]
     acting = not party.over and party.current == table and st.phase != OVER
-    seats = []
-    for position, q in enumerate(st.order):
-        notes = seat_notes(st, q)
-        player = members[q]
-        seats.append(
-            {
-                "name": f"player_{player}",
-                "role": rules.role_of(position),
-                "position": position,
-                "count": int(st.ncards[q]),
-                "cards": expand(rules.cards.names, st.hands[q]) if hands else None,
-                "score": f"total {int(party.scores[player])}",
-                "notes": notes,
-                "to_act": acting and q == st.to_act,
-            }
-        )
-    return seats
+    players = [f"player_{p}" for p in members]
+    return seat_models(st, players, "total", party.scores[members], acting, hands)
 
 
 def ladder(party: Party, previous: list[int] | None = None) -> list[dict[str, Any]]:

@@ -118,3 +118,16 @@ def test_scum_party_agrees_with_env(players: int) -> None:
         env.reset(seed=seed)
         rng = np.random.default_rng(seed)
         play_both(env, game.new_initial_state(), party_chance(env), rng, check_obs=seed == 0)
+
+
+@pytest.mark.parametrize("reward", ["final", "rank"])
+def test_scum_party_final_and_rank_rewards_agree(reward: str) -> None:
+    """Both read the one reward rule (`scum_env.party.engine.hand_rewards`)."""
+    from scum_env import scum_party_v0
+
+    game = load_game("scum_party", players=7, reward=reward)
+    for seed in range(2):
+        env = scum_party_v0.raw_env(num_players=7, num_hands=1, reward=reward)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        play_both(env, game.new_initial_state(), party_chance(env), rng, check_obs=False)

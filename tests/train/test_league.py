@@ -30,6 +30,17 @@ def test_hard_pfsp_prefers_members_that_beat_the_learner() -> None:
     assert (draws == b.id).mean() > 0.97
 
 
+def test_record_known_skips_members_the_league_does_not_know() -> None:
+    """Outcomes a stale env reports against a member the League forgot are dropped, the
+    others recorded in one batch (each member's counts decay once per game)."""
+    league = League({"a": const(1), "b": const(2)}, weighting="hard", decay=0.5)
+    a, b = league.members
+    assert league.record_known([a.id, 99, a.id, b.id], [1.0, 0.0, 0.0, 0.5]) == 3
+    assert (a.wins, a.games) == (1.0 * 0.25 + 1.0, 2.0 * 0.25 + 2)
+    assert (b.wins, b.games) == (1.0 * 0.5 + 0.5, 2.0 * 0.5 + 1)
+    assert league.record_known([], []) == 0
+
+
 def test_variance_weighting_prefers_even_members() -> None:
     league = League({"a": const(1), "b": const(2)}, weighting="variance", decay=1.0)
     a, b = league.members

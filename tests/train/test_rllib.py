@@ -443,6 +443,13 @@ def test_cli_namespace_and_tokens_become_the_config(tmp_path: Path) -> None:
     c = trainer.config_of(trainer.namespace(cli))
     assert (c.run_dir, c.num_env_runners, c.options, c.self_play) == (
         str(tmp_path), 3, {"reward": "points"}, 0.25)  # fmt: skip
+    # RLlib's own flags that ``cardsuite train``'s parser left over join the Namespace
+    left = trainer.namespace(cli, ["--num-envs-per-env-runner", "4", "--iterations", "2"])
+    c = trainer.config_of(left)
+    assert (c.run_dir, c.num_env_runners, c.num_envs_per_env_runner, c.total_steps) == (
+        str(tmp_path), 3, 4, 2 * 4000)  # fmt: skip
+    with pytest.raises(ConfigError, match="did you mean --num-env-runners"):
+        trainer.namespace(cli, ["--num-env-runner", "2"])
     tokens = trainer.namespace(["--num-env-runners", "2", "--address", "auto"])
     assert tokens.address == "auto" and trainer.config_of(tokens).num_env_runners == 2
     preset = str(REPO / "configs/train/rllib_scum.yaml")

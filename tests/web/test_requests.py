@@ -151,6 +151,7 @@ def test_an_illegal_record_gives_the_same_named_error_at_every_goto(record_file:
     assert len(set(errors)) == 1 and errors[0].startswith("record move 6")
     at5 = client.post(url, json={"step": 5})
     assert at5.status_code == 200 and at5.json()["step"] == 5
+    assert [entry["n"] for entry in at5.json()["log"]] == [1, 2, 3, 4, 5]  # the good moves logged
     assert client.post(url, json={"step": 0}).json()["step"] == 0
     assert client.post(url, json={"step": 9}).json()["error"] == errors[0]
 

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from cardsuite.agents.learned.layout import generic_spec, layout_of
-from cardsuite.agents.learned.netspec import NetworkSpec, Snapshot, obs_scale
+from cardsuite.agents.learned.netspec import Snapshot, obs_scale
 from cardsuite.agents.learned.safe_io import AgentMeta, load_tensors_numpy
 from cardsuite.errors import CheckpointError
 from cardsuite.train.core.checkpoint import (
@@ -85,6 +85,12 @@ class BatchedTrainer(FirstTable, TrainLoop):
         self.log = open_log(self.plan, self.step, fields, tensorboard=self.args.tensorboard,
                             quiet=self.args.quiet, headline=headline)  # fmt: skip
 
+    def keep_warm_start(self) -> None:
+        """Checkpoint a fresh run as soon as its warm start is done: a run stopped later
+        resumes without repeating it (with ``checkpoint_every`` 0, nothing is saved early)."""
+        if self.plan.checkpoint is None and self.args.bc_steps and self.args.checkpoint_every:
+            self.save()
+
     # ------------------------------------------------------------ the played network
     @property
     def played(self) -> Any:
@@ -93,8 +99,7 @@ class BatchedTrainer(FirstTable, TrainLoop):
 
     def snapshot(self) -> Snapshot:
         """The played network's actor frozen (numpy), as the League and the evaluator play it."""
-        net = self.played
-        return Snapshot.of(net.actor, self.step, self.args.activation, net.features)
+        return Snapshot.of(self.played.actor, self.step, self.args.activation, self.played.features)
 
     def add_snapshot(self) -> None:
         """Freeze the played network into the League."""
@@ -111,17 +116,11 @@ class BatchedTrainer(FirstTable, TrainLoop):
 
     def agent_meta(self) -> AgentMeta:
         """The safe-format metadata of the played network now."""
-        net, options = self.played, dict(self.config)
+        options = dict(self.config)
         if self.generic:
             options.pop("num_players", None)
-        return AgentMeta(
-            game=self.game.name, options=options, obs_size=net.obs_size,
-            num_actions=net.num_actions, step=int(self.step), trainer=self.TRAINER,
-            network=NetworkSpec(activation=net.activation, actor=net.prefixes(),
-                                layout="generic" if self.generic else "table",
-                                features=net.features),
-            config=self.args.to_dict(),
-        )  # fmt: skip
+        layout, config = "generic" if self.generic else "table", self.args.to_dict()
+        return self.played.meta(self.TRAINER, self.game.name, options, self.step, config, layout)
 
     def agent_files(self) -> tuple[dict[str, Any], AgentMeta]:
         """The played network's weights and metadata (`save_agent` writes them)."""

@@ -1,10 +1,6 @@
-"""The duplicate baseline (``duplicate_baseline``): every training deal also played by the heuristic.
-
-Beside each table's games a *twin* batch plays the same deals with the heuristic in every
-seat; when a hand ends, each player's reward has its twin's subtracted. The twin's rewards
-depend on the deals only, so the gradient's expectation is unchanged and the luck of the
-cards leaves the signal.
-"""
+"""The duplicate baseline (``duplicate_baseline``): a *twin* batch plays every training deal
+with the heuristic in every seat, and a hand's rewards have the twin's subtracted
+(``docs/training.md``, "Duplicate baseline")."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from cardsuite.batched.policies import call_policy
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
 from cardsuite.train.core.games import train_game
-from cardsuite.train.core.seats import SnapshotPolicy
+from cardsuite.train.core.league import SnapshotPolicy
 
 BatchPolicy = Callable[[Any, Any], Any]
 
@@ -96,28 +96,22 @@ def duplicate_match(
     spec = train_game(game)
     n = spec.make_engine(1, config, autoreset=False).num_players
     rot = 2 if n % 2 == 0 else n
-    totals, agents = [], []
-    for r in range(rot):
-        eng = spec.make_engine(deals, config, autoreset=False)
-        agent = np.tile([((p + r) % n) % 2 for p in range(n)], (deals, 1))
-        totals.append(_play(eng, seed, agent, (policy_a, policy_b), r * deals))
-        agents.append(agent)
-    total, agent = np.concatenate(totals), np.concatenate(agents)
     score = np.zeros((deals, 2))
     seats = np.zeros((deals, 2))
     for r in range(rot):
-        part = slice(r * deals, (r + 1) * deals)
+        eng = spec.make_engine(deals, config, autoreset=False)
+        agent = np.tile([((p + r) % n) % 2 for p in range(n)], (deals, 1))
+        total = _play(eng, seed, agent, (policy_a, policy_b), r * deals)
         for k in (0, 1):
-            hit = agent[part] == k
-            score[:, k] += (total[part] * hit).sum(axis=1)
+            hit = agent == k
+            score[:, k] += (total * hit).sum(axis=1)
             seats[:, k] += hit.sum(axis=1)
     mean = score / seats
     diff = mean[:, 0] - mean[:, 1]
     won = (diff > 0) + 0.5 * (diff == 0)
-    beats = float(won.mean())
     return DuelResult(
         deals=deals,
-        beats=beats,
+        beats=float(won.mean()),
         beats_ci=_half_width(won),
         mean_a=float(score[:, 0].sum() / seats[:, 0].sum()),
         mean_b=float(score[:, 1].sum() / seats[:, 1].sum()),

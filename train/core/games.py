@@ -44,11 +44,6 @@ class TrainGame:
     record: Game
 
     @property
-    def training(self) -> Training:
-        """This layer's row for the game."""
-        return TRAINING[self.record.name]
-
-    @property
     def name(self) -> str:
         """The game's registry name (``cardsuite.games``), written into the agent."""
         return self.record.name
@@ -61,7 +56,7 @@ class TrainGame:
     @property
     def defaults(self) -> dict[str, Any]:
         """Engine options the trainer sets unless the run's options do (the reward)."""
-        return dict(self.training.options)
+        return dict(TRAINING[self.record.name].options)
 
     def config(self, num_players: int, options: dict[str, Any]) -> dict[str, Any]:
         """The engine config of a run: the player count, the trainer's defaults, ``options``."""
@@ -83,15 +78,11 @@ class TrainGame:
 
     def baselines(self, names: Sequence[str], engine: Any, seed: int) -> dict[str, Any]:
         """The batch policies of the named baselines (``heuristic``, ``random``)."""
-        out: dict[str, Any] = {}
+        make = {"heuristic": lambda: self.heuristic(engine), "random": lambda: RandomPolicy(seed)}
         for name in names:
-            if name == "heuristic":
-                out[name] = self.heuristic(engine)
-            elif name == "random":
-                out[name] = RandomPolicy(seed)
-            else:
+            if name not in make:
                 raise ConfigError(f"unknown baseline {name!r} (heuristic, random)")
-        return out
+        return {name: make[name]() for name in names}
 
 
 def trainable(record: Game) -> bool:

@@ -5,6 +5,10 @@ Members are batch policies: the game's baselines and snapshots of the learner. P
 by ``decay`` per game, and a member is drawn by its rate ``x`` of beating the learner:
 ``hard`` ``x ** power``, ``variance`` ``x * (1 - x)`` or ``uniform``, times its kind's
 share when ``shares`` are given.
+
+Snapshots play a batch as `SnapshotPolicy` and one seat as `SnapshotAgent`; per-game
+tables seat opponents from the League's draw table (`SeatMember`, `draw_seat`,
+`seat_agent`).
 """
 
 from __future__ import annotations
@@ -16,23 +20,97 @@ from typing import Any
 
 import numpy as np
 
+from cardsuite.agents.base import Agent, TableInfo
 from cardsuite.agents.learned.features import CountInputs
-from cardsuite.agents.learned.netspec import Snapshot
+from cardsuite.agents.learned.netspec import Snapshot, obs_scale, pick
 from cardsuite.batched.policies import call_policy
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.train.core.games import train_game
-from cardsuite.train.core.seats import (
-    SeatMember,
-    SnapshotAgent,
-    SnapshotPolicy,
-    draw_seat,
-    seat_agent,
-)
-
-__all__ = ["League", "Member", "SeatMember", "SnapshotAgent", "SnapshotPolicy", "draw_seat",
-           "seat_agent"]  # fmt: skip
 
 WEIGHTINGS = ("hard", "variance", "uniform")
+
+
+class SnapshotPolicy:
+    """A frozen snapshot playing a batch (numpy or torch in, numpy out): it samples its
+    masked policy, or with ``greedy`` plays the legal action of highest output."""
+
+    def __init__(self, snapshot: Snapshot, scale: Any, seed: int, greedy: bool = False) -> None:
+        self.snapshot = snapshot
+        self.scale = np.asarray(scale.cpu().numpy() if hasattr(scale, "cpu") else scale,
+                                dtype=np.float32)  # fmt: skip
+        self.rng = np.random.default_rng(seed)
+        self.greedy = greedy
+
+    def __call__(self, obs: Any, mask: Any) -> np.ndarray:
+        o = np.asarray(obs.cpu().numpy() if hasattr(obs, "cpu") else obs, dtype=np.float32)
+        m = mask.cpu().numpy() if hasattr(mask, "cpu") else np.asarray(mask)
+        logits = self.snapshot.logits(o * self.scale)
+        return np.asarray(pick(logits, m, greedy=self.greedy, rng=self.rng), dtype=np.int64)
+
+
+class SnapshotAgent:
+    """An arena agent that plays a `Snapshot`: it samples (seeded by ``seed``, or by
+    ``reset``'s) or, ``deterministic``, plays the most likely legal action."""
+
+    def __init__(
+        self, snapshot: Snapshot, *, deterministic: bool = False, seed: int | None = None
+    ) -> None:
+        self.name = f"snapshot@{snapshot.step}"
+        self.snapshot = snapshot
+        self.deterministic = deterministic
+        self._layers = snapshot.layers()
+        self._rng = np.random.default_rng(seed)
+        self._scale: np.ndarray | None = None
+
+    def reset(self, table: TableInfo, seed: int | None = None) -> None:
+        """Check the table fits the network; reseed when given a seed."""
+        in_size = self._layers[0][0].shape[1]
+        out_size = self._layers[-1][0].shape[0]
+        if table.obs_spec.size != in_size or table.num_actions != out_size:
+            raise CheckpointError(
+                f"{self.name}: the policy expects observations of size {in_size} and "
+                f"{out_size} actions, but this table has {table.obs_spec.size} and "
+                f"{table.num_actions} (different game or rule options)"
+            )
+        self._scale = obs_scale(table.obs_spec)
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray, info: Mapping[str, Any]) -> int:
+        """A legal action drawn from (or the mode of) the masked policy."""
+        if self._scale is None:
+            raise ConfigError(f"{self.name}: call reset(table) before act()")
+        logits = self.snapshot.logits(observation * self._scale)
+        return int(pick(logits, action_mask, self.deterministic, self._rng))
+
+
+@dataclass(frozen=True)
+class SeatMember:
+    """One row of a League's draw table (`League.seat_table`): the member's ``id`` (outcomes
+    are reported by it), ``name``, draw probability ``prob`` and a snapshot's ``snapshot``."""
+
+    id: int
+    name: str
+    prob: float
+    snapshot: Snapshot | None = None
+
+
+def draw_seat(table: Sequence[SeatMember], rng: np.random.Generator) -> SeatMember:
+    """One member of ``table`` drawn by its probabilities."""
+    if not table:
+        raise ConfigError("the league has no members to draw from")
+    p = np.array([m.prob for m in table], dtype=np.float64)
+    return table[int(rng.choice(len(table), p=p / p.sum()))]
+
+
+def seat_agent(member: SeatMember, game: str) -> Agent:
+    """The arena agent that plays ``member`` at one seat of a ``game`` table: a
+    `SnapshotAgent`, or the registry's agent of its name, fresh per seat."""
+    if member.snapshot is not None:
+        return SnapshotAgent(member.snapshot)
+    from cardsuite.agents.registry import make_agent
+
+    return make_agent(member.name, game)
 
 
 @dataclass
@@ -138,13 +216,8 @@ class League:
         if self.followed is not None:
             return self.followed.copy()
         x = np.array([m.win_rate for m in self.members], dtype=np.float64)
-        if self.weighting == "hard":
-            w = x**self.power
-        elif self.weighting == "variance":
-            w = x * (1 - x)
-        else:
-            w = np.ones_like(x)
-        w = np.maximum(w, 1e-3)
+        by = {"hard": x**self.power, "variance": x * (1 - x), "uniform": np.ones_like(x)}
+        w = np.maximum(by[self.weighting], 1e-3)
         if self.shares is not None:
             kinds = ["snapshot" if m.snapshot is not None else m.name for m in self.members]
             count = Counter(kinds)
@@ -180,9 +253,7 @@ class League:
                 raise ConfigError(f"league member {row.name!r} is not a baseline of this League")
             members.append(Member(row.id, row.name, policy, snapshot=row.snapshot))
         ids = {m.id for m in members}
-        for m in self.members:
-            if m.id not in ids:
-                self.retired[m.id] = m
+        self.retired.update({m.id: m for m in self.members if m.id not in ids})
         for mid in ids:
             self.retired.pop(mid, None)
         self.members = members
@@ -209,12 +280,10 @@ class League:
 
     def member(self, mid: int) -> Member:
         """The member with id ``mid`` (active or retired)."""
-        for m in self.members:
-            if m.id == mid:
-                return m
-        if mid in self.retired:
-            return self.retired[mid]
-        raise ConfigError(f"no league member with id {mid}")
+        found = next((m for m in self.members if m.id == mid), None) or self.retired.get(mid)
+        if found is None:
+            raise ConfigError(f"no league member with id {mid}")
+        return found
 
     def act(
         self, ids: np.ndarray, obs: Any, mask: Any, games: np.ndarray | None = None,
@@ -230,6 +299,14 @@ class League:
             acts = call_policy(self.member(mid).policy, obs[rows], mask[rows], g_all[rows], who)
             out[rows] = acts.cpu().numpy() if hasattr(acts, "cpu") else np.asarray(acts)
         return out
+
+    def record_known(self, ids: Any, outcomes: Any) -> int:
+        """`record` the games against members still known (`knows`); how many were recorded."""
+        ids, outcomes = np.asarray(ids, dtype=np.int64), np.asarray(outcomes, dtype=np.float64)
+        known = np.array([self.knows(int(i)) for i in ids], dtype=bool)
+        if known.any():
+            self.record(ids[known], outcomes[known])
+        return int(known.sum())
 
     def record(self, ids: np.ndarray, learner_outcome: np.ndarray) -> None:
         """Update the members' win estimates from finished games (learner 1 / 0.5 / 0)."""

@@ -24,7 +24,7 @@ from cardsuite.agents.learned.safe_io import (
     MAX_WEIGHTS_BYTES,
     AgentMeta,
     load_agent_numpy,
-    read_header,
+    load_tensors_numpy,
 )
 from cardsuite.errors import CheckpointError, ConfigError
 from cardsuite.moved import moved_name
@@ -41,15 +41,10 @@ def __getattr__(name: str) -> Any:
 
 # ------------------------------------------------------------------ torch loaders
 def load_tensors(path: str | Path, limit: int = MAX_WEIGHTS_BYTES) -> dict[str, Any]:
-    """Tensors of a safetensors file as torch tensors; CheckpointError if malformed."""
-    from safetensors.torch import load_file  # torch loads only when a trainer reads a file
+    """Tensors of a safetensors file as torch tensors (`load_tensors_numpy`'s checks)."""
+    import torch  # optional heavy dependency: loaded by the trainers only
 
-    p = Path(path)
-    read_header(p, limit)
-    try:
-        return dict(load_file(str(p), device="cpu"))
-    except Exception as err:
-        raise CheckpointError(f"weights {str(p)!r}: {type(err).__name__}: {err}") from None
+    return {k: torch.from_numpy(np.array(v)) for k, v in load_tensors_numpy(path, limit).items()}
 
 
 def load_agent(
@@ -67,13 +62,12 @@ def policy_activation(policy: Any) -> str:
     """A MaskablePPO policy's hidden activation as a snapshot names it."""
     import torch  # optional heavy dependency: loaded by the trainers only
 
-    if policy.activation_fn is torch.nn.Tanh:
-        return "tanh"
-    if policy.activation_fn is torch.nn.ReLU:
-        return "relu"
-    raise CheckpointError(
-        f"unsupported activation {policy.activation_fn.__name__}; trained policies use Tanh or ReLU"
-    )
+    names = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}
+    if policy.activation_fn not in names:
+        raise CheckpointError(
+            f"unsupported activation {policy.activation_fn.__name__}; trained policies use Tanh or ReLU"
+        )
+    return names[policy.activation_fn]
 
 
 def agent_meta(
@@ -148,13 +142,13 @@ def count_inputs(
     extra: dict[str, Any] = {}
     deck = tuple(int(v) for v in rules.deck)
     every = [heuristic.policy_for(n) if multi else heuristic for n in sizes]
-    if len({tuple(int(v) for v in r.deck) for r in every}) > 1:
+    decks = [tuple(int(v) for v in r.deck) for r in every]
+    if len(set(decks)) > 1:
         if any(tuple(map(bool, r.special)) != tuple(map(bool, rules.special))
                or tuple(map(bool, r.ends)) != tuple(map(bool, rules.ends)) for r in every):  # fmt: skip
             raise ConfigError(
                 "field 'features': the table sizes' decks differ in more than their counts"
             )
-        decks = [tuple(int(v) for v in r.deck) for r in every]
         deck = tuple(int(v) for v in np.max(np.asarray(decks), axis=0))
         seats = slices["seats"]
         extra = {"sized": tuple(zip(sizes, decks, strict=True)),

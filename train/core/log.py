@@ -109,30 +109,23 @@ def print_eval(rows: list[dict[str, Any]]) -> None:
 
 def format_report(rows: Sequence[Any], *, markdown: bool = False) -> str:
     """A final report of `EvalRow` rows: one line per opponent, with 95% intervals."""
-    if markdown:
-        lines = [
-            "| vs | deals | beats baseline (duplicate) | margin | learner score | baseline score |",
-            "|---|---|---|---|---|---|",
-        ]
-    else:
-        lines = [
-            f"{'vs':<14} {'deals':>5}  {'beats (dup.)':>15}  {'margin':>16}  "
-            f"{'score':>8}  {'baseline score':>14}"
-        ]
+    table: list[tuple[Any, ...]] = [
+        ("vs", "deals", "beats baseline (duplicate)", "margin", "learner score", "baseline score")
+        if markdown
+        else ("vs", "deals", "beats (dup.)", "margin", "score", "baseline score")
+    ]
     for r in rows:
         beats = f"{100 * r.beats:.1f}% ± {100 * r.beats_ci:.1f}"
         margin = f"{r.margin:+.3f} ± {r.margin_ci:.3f}"
-        if markdown:
-            lines.append(
-                f"| {r.against} | {r.deals} | {beats} | {margin} | {r.mean_a:+.3f} "
-                f"| {r.mean_b:+.3f} |"
-            )
-        else:
-            lines.append(
-                f"{r.against:<14} {r.deals:>5}  {beats:>15}  {margin:>16}  "
-                f"{r.mean_a:>+8.3f}  {r.mean_b:>+14.3f}"
-            )
-    return "\n".join(lines)
+        table.append((r.against, r.deals, beats, margin, f"{r.mean_a:+.3f}", f"{r.mean_b:+.3f}"))
+    if markdown:
+        lines = ["| " + " | ".join(map(str, cells)) + " |" for cells in table]
+        return "\n".join([lines[0], "|---|---|---|---|---|---|", *lines[1:]])
+    widths = (15, 16, 8, 14)
+    return "\n".join(
+        f"{c[0]:<14} {c[1]:>5}  " + "  ".join(f"{v:>{w}}" for v, w in zip(c[2:], widths))
+        for c in table
+    )
 
 
 def open_log(

@@ -24,7 +24,7 @@ import numpy as np
 
 from cardsuite.agents.learned.files import write_json_atomic
 from cardsuite.agents.learned.safe_io import AgentMeta, save_agent
-from cardsuite.moved import moved_name
+from cardsuite.moved import moved_getattr
 
 SCHEDULES = ("snapshot", "eval", "checkpoint")
 NOTICE = ("\nCtrl-C: saving a checkpoint after the current update (send it again to stop at "
@@ -226,6 +226,5 @@ def selection_score(rows: list[dict[str, Any]], against: str) -> float:
     return float(np.mean(scores)) if scores else -1.0
 
 
-def __getattr__(name: str) -> Any:
-    """``BatchedLoop``, the loop's name before 0.3, with a warning naming `TrainLoop`."""
-    return moved_name(__name__, name, {"BatchedLoop": (sys.modules[__name__], "TrainLoop")})
+# ``BatchedLoop``, the loop's name before 0.3, with a warning naming `TrainLoop`.
+__getattr__ = moved_getattr(__name__, {"BatchedLoop": (sys.modules[__name__], "TrainLoop")})

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Literal, Self
 
 from cardsuite.config import ConfigBase, doc_field
 from cardsuite.errors import ConfigError
+from cardsuite.games import get_game
 
 DEVICE = re.compile(r"cpu|cuda(:\d+)?|mps")
 BASELINES = ("heuristic", "random")
@@ -119,6 +120,29 @@ class RunConfig(ConfigBase):
     def names(self, name: str) -> list[str]:
         """The comma list of field ``name`` as names."""
         return [s.strip() for s in str(getattr(self, name)).split(",") if s.strip()]
+
+    def env_options(self) -> dict[str, Any]:
+        """The rule options of the game's env: ``options`` and the player count."""
+        players = {} if self.num_players is None else {"num_players": self.num_players}
+        return {**self.options, **players}
+
+    def game_config(self) -> ConfigBase:
+        """The validated config of the game's env."""
+        return get_game(self.game).config_class().from_dict(self.env_options())
+
+    def players(self) -> int:
+        """Players at the table (``num_players``, or the game's default)."""
+        return int(getattr(self.game_config(), get_game(self.game).players_key))
+
+    def check_players(self) -> int:
+        """`players`, after checking ``options`` and the player count against the game's
+        config (ConfigError naming ``options`` or ``num_players``)."""
+        if "num_players" in self.options:
+            self._fail("options", "set the player count with num_players, not options")
+        try:
+            return self.players()
+        except ConfigError as err:
+            self._fail("num_players" if self.num_players is not None else "options", str(err))
 
 
 @dataclass(frozen=True)
@@ -223,14 +247,12 @@ class BatchedConfig(RunConfig):
         from cardsuite.train.core.games import train_game
         from cardsuite.train.core.learned import table_features
 
-        game = train_game(self.game)
-        sizes = self.sizes.strip()
-        players = self.size_list()[0] if sizes else self.num_players
+        game, players = train_game(self.game), self.size_list()[0]
+        generic = self.game if self.sizes.strip() else ""
         try:
             eng = game.make_engine(1, game.config(players, self.options))
-            spec = generic_spec(self.game) if sizes else eng.obs_spec
-            table_features(self.features, game, eng, players, obs_scale(spec),
-                           generic=self.game if sizes else "")  # fmt: skip
+            scale = obs_scale(generic_spec(generic) if generic else eng.obs_spec)
+            table_features(self.features, game, eng, players, scale, generic=generic)
         except ConfigError as err:
             self._fail("features", str(err).removeprefix("field 'features': "))
 

@@ -52,26 +52,17 @@ def restore_engine_state(engine: Any, arrays: dict[str, Any]) -> None:
 
 
 # ------------------------------------------------------------ RNG states
-def _b64(state: Any) -> str:
-    """A torch RNG state (a uint8 tensor) as base64 text (JSON)."""
-    return base64.b64encode(state.numpy().tobytes()).decode("ascii")
-
-
-def _from_b64(text: str) -> Any:
-    import torch
-
-    raw = np.frombuffer(base64.b64decode(text.encode("ascii")), dtype=np.uint8).copy()
-    return torch.from_numpy(raw)
-
-
 def gen_state(gen: Any) -> str:
-    """A torch generator's state as base64 text (JSON)."""
-    return _b64(gen.get_state())
+    """A torch generator's state (a uint8 tensor) as base64 text (JSON)."""
+    return base64.b64encode(gen.get_state().numpy().tobytes()).decode("ascii")
 
 
 def set_gen(gen: Any, text: str) -> None:
     """Restore a torch generator from `gen_state`'s text."""
-    gen.set_state(_from_b64(text))
+    import torch
+
+    raw = np.frombuffer(base64.b64decode(text.encode("ascii")), dtype=np.uint8).copy()
+    gen.set_state(torch.from_numpy(raw))
 
 
 def capture_rng() -> dict[str, Any]:
@@ -83,8 +74,13 @@ def capture_rng() -> dict[str, Any]:
     return {
         "python": [version, list(internal), gauss],
         "numpy": [kind, np.asarray(keys).tolist(), int(pos), int(has_gauss), float(cached)],
-        "torch": _b64(torch.get_rng_state()),
+        "torch": gen_state(torch.default_generator),
     }
+
+
+def _words(x: Any, n: int) -> bool:
+    """Whether ``x`` is a Mersenne Twister's ``n`` 32-bit words."""
+    return isinstance(x, list) and len(x) == n and all(type(v) is int and 0 <= v < 2**32 for v in x)
 
 
 def check_rng(state: Any) -> None:
@@ -95,14 +91,13 @@ def check_rng(state: Any) -> None:
 
     if not isinstance(state, dict) or set(state) != {"python", "numpy", "torch"}:
         raise CheckpointError("state.json: field 'rng' must hold python, numpy and torch states")
+
     py = state["python"]
     if not (
         isinstance(py, list)
         and len(py) == 3
         and type(py[0]) is int
-        and isinstance(py[1], list)
-        and len(py[1]) == 625
-        and all(type(x) is int and 0 <= x < 1 << 32 for x in py[1])
+        and _words(py[1], 625)
         and (py[2] is None or isinstance(py[2], float))
     ):
         raise bad("python")
@@ -111,9 +106,7 @@ def check_rng(state: Any) -> None:
         isinstance(npy, list)
         and len(npy) == 5
         and npy[0] == "MT19937"
-        and isinstance(npy[1], list)
-        and len(npy[1]) == 624
-        and all(type(x) is int and 0 <= x < 1 << 32 for x in npy[1])
+        and _words(npy[1], 624)
         and type(npy[2]) is int
         and 0 <= npy[2] <= 624
         and npy[3] in (0, 1)
@@ -138,7 +131,7 @@ def restore_rng(state: dict[str, Any]) -> None:
         random.setstate((version, tuple(internal), gauss))
         kind, keys, pos, has_gauss, cached = state["numpy"]
         np.random.set_state((kind, np.asarray(keys, dtype=np.uint32), pos, has_gauss, cached))
-        torch.set_rng_state(_from_b64(state["torch"]))
+        set_gen(torch.default_generator, state["torch"])
     except (KeyError, TypeError, ValueError, RuntimeError) as err:
         raise CheckpointError(f"state.json: field 'rng' is malformed: {err}") from None
 
@@ -163,33 +156,28 @@ def restore_optimizer(optimizer: Any, tensors: Mapping[str, Any], groups: Any) -
     ``groups`` must have the optimizer's keys and parameter indices (None: keep its own),
     every tensor must belong to a parameter and match its shape (CheckpointError)."""
     fresh = optimizer.state_dict()
-    where = "checkpoint optimizer"
+
+    def bad(message: str) -> CheckpointError:
+        return CheckpointError(f"checkpoint optimizer: {message}")
+
     if groups is None:
         groups = flatten_optimizer(fresh)[1]
     if not isinstance(groups, list) or len(groups) != len(fresh["param_groups"]):
-        raise CheckpointError(
-            f"{where}: field 'optimizer' must list {len(fresh['param_groups'])} groups"
-        )
+        raise bad(f"field 'optimizer' must list {len(fresh['param_groups'])} groups")
     restored = []
     for i, (saved, own) in enumerate(zip(groups, fresh["param_groups"])):
         if not isinstance(saved, dict) or set(saved) != set(own):
-            raise CheckpointError(
-                f"{where}: field 'optimizer[{i}]' has other keys than the optimizer"
-            )
+            raise bad(f"field 'optimizer[{i}]' has other keys than the optimizer")
         if saved["params"] != own["params"]:
-            raise CheckpointError(
-                f"{where}: field 'optimizer[{i}].params' does not match the model"
-            )
+            raise bad(f"field 'optimizer[{i}].params' does not match the model")
         group = {}
         for key, value in saved.items():
             if isinstance(own[key], tuple):
                 if not isinstance(value, list) or len(value) != len(own[key]):
-                    raise CheckpointError(f"{where}: field 'optimizer[{i}].{key}' is malformed")
+                    raise bad(f"field 'optimizer[{i}].{key}' is malformed")
                 value = tuple(value)
             elif own[key] is not None and type(value) is not type(own[key]):
-                raise CheckpointError(
-                    f"{where}: field 'optimizer[{i}].{key}' must be {type(own[key]).__name__}"
-                )
+                raise bad(f"field 'optimizer[{i}].{key}' must be {type(own[key]).__name__}")
             group[key] = value
         restored.append(group)
     params = [p for g in optimizer.param_groups for p in g["params"]]
@@ -197,14 +185,14 @@ def restore_optimizer(optimizer: Any, tensors: Mapping[str, Any], groups: Any) -
     for name, tensor in tensors.items():
         parts = name.split(".")
         if len(parts) != 3 or parts[0] != "state" or not parts[1].isdigit():
-            raise CheckpointError(f"{where}: unexpected tensor {name!r}")
+            raise bad(f"unexpected tensor {name!r}")
         index = int(parts[1])
         if index >= len(params):
-            raise CheckpointError(f"{where}: tensor {name!r} names no parameter")
+            raise bad(f"tensor {name!r} names no parameter")
         if parts[2] != "step" and tuple(tensor.shape) != tuple(params[index].shape):
-            raise CheckpointError(
-                f"{where}: tensor {name!r} has shape {tuple(tensor.shape)}, "
-                f"the parameter {tuple(params[index].shape)}"
+            raise bad(
+                f"tensor {name!r} has shape {tuple(tensor.shape)}, the parameter "
+                f"{tuple(params[index].shape)}"
             )
         state.setdefault(index, {})[parts[2]] = tensor
     optimizer.load_state_dict({"state": state, "param_groups": restored})

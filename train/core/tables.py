@@ -149,7 +149,7 @@ def draw_seats(rng: Any, games: int, players: int, k: int) -> tuple[np.ndarray, 
 def make_table(
     game: Any, players: int, args: Any, rng: Any, *, generic: str, greedy: bool = False,
     engine_kwargs: dict[str, Any] | None = None, opponents: dict[str, Any] | None = None,
-    scale: Any = None, table_class: type[T] = GameTable, **extra: Any,  # type: ignore[assignment]
+    table_class: type[T] = GameTable, **extra: Any,  # type: ignore[assignment]
 ) -> T:  # fmt: skip
     """A batch of ``args.num_games`` games of ``game`` (a `TrainGame`) at ``players`` (the
     `BatchedConfig` ``args`` fill the League, unless ``opponents``, split the games and
@@ -158,8 +158,8 @@ def make_table(
     eng = game.make_engine(args.num_games, config, **(engine_kwargs or {}))
     n, p = args.num_games, eng.num_players
     league = League.of(game.name, eng, args.names("baselines"), seed=args.seed,
-                       max_snapshots=args.max_snapshots, pfsp=args.pfsp, scale=scale,
-                       greedy=greedy, opponents=opponents)  # fmt: skip
+                       max_snapshots=args.max_snapshots, pfsp=args.pfsp, greedy=greedy,
+                       opponents=opponents)  # fmt: skip
     selfplay = np.zeros(n, dtype=bool)
     selfplay[: round(args.self_play * n)] = True
     k = getattr(args, "learner_seats", 1)
@@ -254,12 +254,8 @@ def heuristic_dataset(
             "so there is nothing to imitate; raise bc_steps (a Scum Party tournament takes "
             "about 200 steps per hand at 8 players)"
         )
-    return {
-        "obs": xs.reshape(-1, xs.shape[-1])[keep],
-        "mask": ms.reshape(-1, ms.shape[-1])[keep],
-        "label": ys.reshape(-1)[keep],
-        "ret": ret.reshape(-1)[keep],
-    }
+    data = {"obs": xs, "mask": ms, "label": ys, "ret": ret}
+    return {k: v.reshape(steps * n, *v.shape[2:])[keep] for k, v in data.items()}
 
 
 def relative_rewards(rewards: np.ndarray) -> np.ndarray:

@@ -7,16 +7,15 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch import nn
 
 from cardsuite.agents.learned.features import CountInputs
-from cardsuite.agents.learned.netspec import actor_prefixes
+from cardsuite.train.core.nets import ActorNet, mlp
 from cardsuite.train.core.tables import relative_rewards  # noqa: F401  (re-exported)
 
 MASKED = -1e8
 
 
-class QNet(nn.Module):
+class QNet(ActorNet):
     """Q-values ``[B, A]`` of scaled observations (``hidden`` x ``layers`` MLP); ``features``
     appends derived inputs first, as `ActorCritic` does."""
 
@@ -24,28 +23,12 @@ class QNet(nn.Module):
         self, obs_size: int, num_actions: int, hidden: int, layers: int, activation: str,
         features: CountInputs | None = None,
     ) -> None:  # fmt: skip
-        super().__init__()
-        act: type[nn.Module] = nn.ReLU if activation == "relu" else nn.Tanh
-        self.features = features
-        extra = 0 if features is None else features.size
-        sizes = [obs_size + extra] + [hidden] * layers + [num_actions]
-        mods: list[nn.Module] = []
-        for i in range(len(sizes) - 1):
-            mods.append(nn.Linear(sizes[i], sizes[i + 1]))
-            if i < len(sizes) - 2:
-                mods.append(act())
-        self.actor = nn.Sequential(*mods)
-        self.obs_size, self.num_actions, self.activation = obs_size, num_actions, activation
+        super().__init__(obs_size, num_actions, activation, features)
+        self.actor = mlp([self.in_size] + [hidden] * layers + [num_actions], activation)
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """Q-values of every action (legal or not)."""
-        return self.actor(obs if self.features is None else self.features.extend_torch(obs))
-
-    def prefixes(self) -> tuple[str, ...]:
-        """State-dict prefixes of the actor's linear layers, input first (``network.actor``)."""
-        return actor_prefixes(
-            {k: v for k, v in self.state_dict().items() if k.startswith("actor.")}
-        )
+        return self.actor(self.inputs(obs))
 
 
 def masked_argmax(q: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -117,8 +100,7 @@ class Replay:
         self.action = torch.zeros(capacity, dtype=torch.int64)
         self.ret = torch.zeros(capacity, dtype=torch.float32)
         self.capacity, self.size, self.head = capacity, 0, 0
-        self.gen = torch.Generator()
-        self.gen.manual_seed(seed)
+        self.gen = torch.Generator().manual_seed(seed)
 
     def add(self, obs: torch.Tensor, action: torch.Tensor, ret: torch.Tensor) -> None:
         """Append rows (the oldest are overwritten when full)."""
@@ -162,8 +144,7 @@ def fit_heuristic(
     label = torch.from_numpy(data["label"])
     ret = torch.from_numpy(data["ret"]).float()
     opt = torch.optim.Adam(net.parameters(), lr=lr)
-    gen = torch.Generator()
-    gen.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
     n = obs.shape[0]
     for _ in range(epochs):
         perm = torch.randperm(n, generator=gen)

@@ -70,8 +70,7 @@ class DMCTrainer(BatchedTrainer):
 
     def __init__(self, args: DMCConfig) -> None:
         self.start(args)
-        self.gen = torch.Generator()
-        self.gen.manual_seed(args.seed)
+        self.gen = torch.Generator().manual_seed(args.seed)
         self.tables = [make_table(self.game, n, args, self.rng, generic=self.generic, greedy=True,
                                   table_class=_Table, mc=MCReturns(args.num_games, n))
                        for n in args.size_list()]  # fmt: skip
@@ -91,6 +90,7 @@ class DMCTrainer(BatchedTrainer):
             self.warm_start()
         if self.plan.checkpoint is None and self.avg is not None:
             self.avg.load_state_dict(self.net.state_dict())  # the average starts at the start
+        self.keep_warm_start()
 
     def warm_start(self) -> None:
         """Fit the Q-network on heuristic games (`cardsuite.train.dmc.parts.fit_heuristic`)."""
@@ -108,13 +108,8 @@ class DMCTrainer(BatchedTrainer):
     # ------------------------------------------------------------------ rollout
     def rollout(self) -> dict[str, float]:
         """Play ``rollout_steps`` steps of every table; move finished decisions to the replay."""
-        scores: list[np.ndarray] = []
-        for t in self.tables:
-            scores += self._rollout_table(t)
-        pending, new, total = 0.0, 0.0, 0.0
-        for t in self.tables:
-            p, n, r = self._resolve(t)
-            pending, new, total = pending + p, new + n, total + r
+        scores = [s for t in self.tables for s in self._rollout_table(t)]
+        pending, new, total = (sum(x, 0.0) for x in zip(*map(self._resolve, self.tables)))
         self.credit += new * self.args.replay_ratio / self.args.batch_size
         score = np.concatenate(scores) if scores else np.zeros(0)
         return {"league_games": float(score.size),

@@ -28,8 +28,7 @@ def imitate(
     label = torch.from_numpy(data["label"]).to(dev)
     ret = torch.from_numpy(data["ret"]).to(dev)
     opt = torch.optim.Adam(net.parameters(), lr=lr)
-    gen = torch.Generator()
-    gen.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
     n = obs.shape[0]
     for _ in range(epochs):
         perm = torch.randperm(n, generator=gen).to(dev)
@@ -65,12 +64,8 @@ def agreement(
     net: ActorCritic, data: dict[str, np.ndarray], scale: torch.Tensor
 ) -> dict[str, float]:
     """The greedy actor's agreement with the labels: all rows and real choices (2+ legal moves)."""
-    parts = []
-    with torch.no_grad():
-        for start in range(0, len(data["label"]), CHUNK):
-            obs = torch.from_numpy(data["obs"][start : start + CHUNK]).to(scale.device) * scale
-            mask = torch.from_numpy(data["mask"][start : start + CHUNK]).to(scale.device)
-            parts.append(net.logits(obs, mask).argmax(-1).cpu().numpy())
+    act, rows = greedy_actor(net, scale), range(0, len(data["label"]), CHUNK)
+    parts = [act(data["obs"][s : s + CHUNK], data["mask"][s : s + CHUNK]) for s in rows]
     moves = np.concatenate(parts) if parts else np.zeros(0, np.int64)
     hit = moves == data["label"]
     real = data["mask"].sum(axis=1) > 1

@@ -8,32 +8,17 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch import nn
 
 from cardsuite.agents.learned.features import CountInputs
-from cardsuite.agents.learned.netspec import NetworkSpec, actor_prefixes
 from cardsuite.agents.learned.safe_io import AgentMeta, load_agent_numpy, save_agent
 from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.train.core.nets import ActorNet, mlp
 
 TRAINER = "cardsuite-ppo"
 MASKED = -1e8  # logit of an illegal action: exp() underflows to exactly 0
 
 
-def _mlp(sizes: list[int], activation: str, out_gain: float) -> nn.Sequential:
-    act: type[nn.Module] = nn.Tanh if activation == "tanh" else nn.ReLU
-    layers: list[nn.Module] = []
-    for i in range(len(sizes) - 1):
-        lin = nn.Linear(sizes[i], sizes[i + 1])
-        last = i == len(sizes) - 2
-        nn.init.orthogonal_(lin.weight, out_gain if last else float(np.sqrt(2)))
-        nn.init.zeros_(lin.bias)
-        layers.append(lin)
-        if not last:
-            layers.append(act())
-    return nn.Sequential(*layers)
-
-
-class ActorCritic(nn.Module):
+class ActorCritic(ActorNet):
     """Actor and critic MLPs with ``layers`` hidden layers of ``hidden`` units each;
     ``features`` (`CountInputs`) appends derived inputs (no gradient) to the observations."""
 
@@ -41,28 +26,14 @@ class ActorCritic(nn.Module):
         self, obs_size: int, num_actions: int, hidden: int = 128, layers: int = 2,
         activation: str = "tanh", features: CountInputs | None = None,
     ) -> None:  # fmt: skip
-        super().__init__()
         if activation not in ("tanh", "relu"):
             raise ConfigError(f"activation must be 'tanh' or 'relu', got {activation!r}")
         if hidden < 1 or layers < 1:
             raise ConfigError("hidden and layers must be at least 1")
-        extra = 0 if features is None else features.size
-        sizes = [obs_size + extra] + [hidden] * layers
-        self.activation = activation
-        self.features = features
-        self.obs_size, self.num_actions = obs_size, num_actions
-        self.actor = _mlp([*sizes, num_actions], activation, 0.01)
-        self.critic = _mlp([*sizes, 1], activation, 1.0)
-
-    def inputs(self, obs: torch.Tensor) -> torch.Tensor:
-        """The networks' input of scaled observations: with the derived features, if any."""
-        return obs if self.features is None else self.features.extend_torch(obs)
-
-    def prefixes(self) -> tuple[str, ...]:
-        """State-dict prefixes of the actor's linear layers, input first (``network.actor``)."""
-        return actor_prefixes(
-            {k: v for k, v in self.state_dict().items() if k.startswith("actor.")}
-        )
+        super().__init__(obs_size, num_actions, activation, features)
+        sizes = [self.in_size] + [hidden] * layers
+        self.actor = mlp([*sizes, num_actions], activation, 0.01)
+        self.critic = mlp([*sizes, 1], activation, 1.0)
 
     def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Masked action logits ``[B, A]`` (``mask`` bool ``[B, A]``)."""
@@ -105,18 +76,7 @@ def agent_meta(
     layout: str = "table",
 ) -> AgentMeta:  # fmt: skip
     """The ``agent.json`` metadata of a trained network (``layout``: table or generic)."""
-    return AgentMeta(
-        game=game,
-        options=dict(options),
-        obs_size=net.obs_size,
-        num_actions=net.num_actions,
-        network=NetworkSpec(
-            activation=net.activation, actor=net.prefixes(), layout=layout, features=net.features
-        ),
-        step=int(step),
-        trainer=TRAINER,
-        config=dict(config),
-    )
+    return net.meta(TRAINER, game, options, step, config, layout)
 
 
 def save_network(directory: Any, net: ActorCritic, meta: AgentMeta) -> Any:

@@ -40,10 +40,8 @@ class SeatRollout:
 
     def clear(self) -> None:
         """Forget the previous rollout (open transitions were bootstrapped)."""
-        self.reward.zero_()
-        self.boot.zero_()
-        self.done.zero_()
-        self.valid.zero_()
+        for buffer in (self.reward, self.boot, self.done, self.valid):
+            buffer.zero_()
         self.next_t.fill_(-1)
         self.last_t.fill_(-1)
 
@@ -98,17 +96,10 @@ class SeatRollout:
 
     def flat(self, adv: torch.Tensor, ret: torch.Tensor) -> dict[str, torch.Tensor]:
         """The valid decisions as flat tensors for the update."""
-        v = self.valid.reshape(-1)
-        idx = v.nonzero(as_tuple=True)[0]
-        return {
-            "obs": self.obs.reshape(-1, self.obs.shape[-1])[idx],
-            "mask": self.mask.reshape(-1, self.mask.shape[-1])[idx],
-            "action": self.action.reshape(-1)[idx],
-            "logp": self.logp.reshape(-1)[idx],
-            "value": self.value.reshape(-1)[idx],
-            "adv": adv.reshape(-1)[idx],
-            "ret": ret.reshape(-1)[idx],
-        }
+        idx = self.valid.reshape(-1).nonzero(as_tuple=True)[0]
+        columns = {"obs": self.obs, "mask": self.mask, "action": self.action, "logp": self.logp}
+        columns |= {"value": self.value, "adv": adv, "ret": ret}
+        return {k: v.reshape(self.T * self.N, *v.shape[2:])[idx] for k, v in columns.items()}
 
 
 def seat_observation(eng: Any, player: int) -> Any:

@@ -8,6 +8,7 @@ plays the others), **advantages** (GAE along each seat's own decisions), the cli
 
 from __future__ import annotations
 
+import copy
 import re
 import sys
 import time
@@ -100,10 +101,8 @@ class Trainer(BatchedTrainer):
         self.net = ActorCritic(spec.size, num_actions, args.hidden, args.layers,
                                args.activation, features).to(self.dev)  # fmt: skip
         self.opt = torch.optim.Adam(self.net.parameters(), lr=args.learning_rate, eps=1e-5)
-        self.gen = torch.Generator(device=self.dev)
-        self.gen.manual_seed(args.seed)
-        self.cpu_gen = torch.Generator()
-        self.cpu_gen.manual_seed(args.seed + 1)
+        self.gen = torch.Generator(device=self.dev).manual_seed(args.seed)
+        self.cpu_gen = torch.Generator().manual_seed(args.seed + 1)
         for t in self.tables:
             t.league.scale = obs_scale(spec)
             t.buf = SeatRollout(args.rollout_steps, args.num_games, t.eng.num_players, spec.size,
@@ -120,6 +119,7 @@ class Trainer(BatchedTrainer):
             self.warm_start()
         if self.plan.checkpoint is None and args.anchor_coef:
             self.anchor = self.frozen_copy()
+        self.keep_warm_start()
         if self.plan.checkpoint is not None and not self.games_restored:  # fresh deals
             for t in self.tables:
                 t.reset_games(args.seed + self.iteration)
@@ -133,11 +133,7 @@ class Trainer(BatchedTrainer):
 
     def frozen_copy(self) -> ActorCritic:
         """A copy of the network as it is now, without gradients (the anchor of anchor_coef)."""
-        copy = ActorCritic(self.net.obs_size, self.net.num_actions, self.args.hidden,
-                           self.args.layers, self.args.activation,
-                           self.net.features).to(self.dev)  # fmt: skip
-        copy.load_state_dict(self.net.state_dict())
-        return copy.requires_grad_(False)
+        return copy.deepcopy(self.net).requires_grad_(False)
 
     def load_init(self, path: str) -> None:
         """Start from a saved agent (a directory or ``pretrained:NAME``; CheckpointError if it
@@ -184,10 +180,8 @@ class Trainer(BatchedTrainer):
     # ------------------------------------------------------------------ rollout
     def rollout(self) -> dict[str, float]:
         """Fill every table's buffer with ``rollout_steps`` steps of its games; episode statistics."""
-        outcomes: list[np.ndarray] = []
         margins: list[np.ndarray] = []
-        for t in self.tables:
-            outcomes += self._rollout_table(t, margins)
+        outcomes = [o for t in self.tables for o in self._rollout_table(t, margins)]
         finished = np.concatenate(outcomes) if outcomes else np.zeros(0)
         out = {"league_games": float(finished.size),
                "league_win": float(finished.mean()) if finished.size else float("nan")}  # fmt: skip
@@ -260,7 +254,7 @@ class Trainer(BatchedTrainer):
             ts, gs = t.buf.open_transitions(seat)
             if ts.numel() == 0:
                 continue
-            view = self.game.observe_as(t.eng, seat)
+            view = t.eng.observe_as(seat)
             x = (to_torch(view, self.dev) if not t.generic else
                  torch.from_numpy(t.net_obs(self.xp.to_numpy(view))).to(self.dev))  # fmt: skip
             with torch.no_grad():
@@ -277,11 +271,8 @@ class Trainer(BatchedTrainer):
         t_roll = time.perf_counter()
         start = self.step  # critic_warmup: judged by the decisions before this rollout
         episodes = self.rollout()
-        parts = []
-        for t in self.tables:
-            assert t.buf is not None
-            adv, ret = t.buf.advantages(args.gamma, args.gae_lambda)
-            parts.append(t.buf.flat(adv, ret))
+        bufs = [t.buf for t in self.tables if t.buf is not None]
+        parts = [b.flat(*b.advantages(args.gamma, args.gae_lambda)) for b in bufs]
         data = parts[0] if len(parts) == 1 else {
             k: torch.cat([part[k] for part in parts]) for k in parts[0]}  # fmt: skip
         t_upd = time.perf_counter()

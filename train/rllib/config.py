@@ -14,7 +14,7 @@ from cardsuite import overrides
 from cardsuite.config import doc_field, read_yaml_mapping
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
-from cardsuite.moved import moved_name
+from cardsuite.moved import moved_getattr
 from cardsuite.overrides import merge_overrides
 from cardsuite.train.core.settings import BASELINES, PPOFamily, inherit
 
@@ -117,13 +117,7 @@ class RLlibTrainConfig(PPOFamily):
         """The game and its options, the sampler, the League, the batch sizes."""
         super().validate()
         game = get_game(self.game)
-        if "num_players" in self.options:
-            self._fail("options", "set the player count with num_players, not options")
-        try:
-            table = game.config_class().from_dict(self.env_options())
-        except ConfigError as err:
-            self._fail("num_players" if self.num_players is not None else "options", str(err))
-        players = int(getattr(table, game.players_key))
+        players = self.check_players()
         if self.learner_seat is not None and self.learner_seat >= players:
             self._fail("learner_seat", f"{self.learner_seat} is not a seat of a {players}-player "
                        f"{self.game} table")  # fmt: skip
@@ -137,11 +131,6 @@ class RLlibTrainConfig(PPOFamily):
         if self.minibatch_size > self.train_batch_size:
             self._fail("minibatch_size",
                        f"{self.minibatch_size} exceeds train_batch_size {self.train_batch_size}")  # fmt: skip
-
-    def env_options(self) -> dict[str, Any]:
-        """The rule options of the game's env: ``options`` and the player count."""
-        players = {} if self.num_players is None else {"num_players": self.num_players}
-        return {**self.options, **players}
 
     def model_config(self) -> dict[str, Any]:
         """The ``model_config`` of `MaskedPPOTorchRLModule`."""
@@ -165,9 +154,8 @@ def load_config(path: str | None = None, **overrides: Any) -> RLlibTrainConfig:
     return RLlibTrainConfig.from_dict(merge_overrides(data, extra, source), source=source)
 
 
-def __getattr__(name: str) -> Any:
-    """Names before 0.3, with a warning naming their home: ``load_run`` is `load_config` (it
-    returns the config itself: ``run.options`` is ``config.env_options()``), ``parse_overrides``
-    the suite's one parser, `cardsuite.overrides.parse_assignments`."""
-    return moved_name(__name__, name, {"load_run": (sys.modules[__name__], "load_config"),
+# Names before 0.3, with a warning naming their home: ``load_run`` is `load_config` (it returns
+# the config itself: ``run.options`` is ``config.env_options()``), ``parse_overrides`` the
+# suite's one parser, `cardsuite.overrides.parse_assignments`.
+__getattr__ = moved_getattr(__name__, {"load_run": (sys.modules[__name__], "load_config"),
                                        "parse_overrides": (overrides, "parse_assignments")})  # fmt: skip

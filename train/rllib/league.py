@@ -15,7 +15,7 @@ from ray.rllib.callbacks.callbacks import RLlibCallback
 
 from cardsuite.agents.learned.netspec import Snapshot
 from cardsuite.agents.learned.rllib import spec_scale
-from cardsuite.moved import moved_name, moved_table
+from cardsuite.moved import moved_getattr, moved_table
 from cardsuite.train.core.league import League
 from cardsuite.train.rllib.batched_env import make_engine
 from cardsuite.train.rllib.config import ILLEGAL_ACTIONS, RLlibTrainConfig
@@ -40,14 +40,7 @@ def runner_envs(env_runner: Any) -> list[Any]:
 def merge_outcomes(league: League, parts: Iterable[tuple[np.ndarray, np.ndarray]]) -> int:
     """Record every ``(member ids, learner outcomes)`` in ``league`` (members it no longer
     knows are skipped); the number of games recorded."""
-    count = 0
-    for ids, outcomes in parts:
-        ids, outcomes = np.asarray(ids, dtype=np.int64), np.asarray(outcomes, dtype=np.float64)
-        known = np.array([league.knows(int(i)) for i in ids], dtype=bool)
-        if known.any():
-            league.record(ids[known], outcomes[known])
-        count += int(known.sum())
-    return count
+    return sum(league.record_known(ids, outcomes) for ids, outcomes in parts)
 
 
 def push_table(group: Any, league: League, runner_ids: list[int] | None = None) -> None:
@@ -98,7 +91,7 @@ class LeagueCallbacks(RLlibCallback):
             push_table(env_runner_group, league, list(env_runner_indices))
 
 
-def __getattr__(name: str) -> Any:
-    """0.2's saved-League names, in `cardsuite.train.rllib.legacy` now (PEP 562)."""
-    table = moved_table("cardsuite.train.rllib.legacy", "LEAGUE_FILE LEAGUE_STATE load_league")
-    return moved_name(__name__, name, table)
+# 0.2's saved-League names, in `cardsuite.train.rllib.legacy` now (PEP 562).
+__getattr__ = moved_getattr(
+    __name__, moved_table("cardsuite.train.rllib.legacy", "LEAGUE_FILE LEAGUE_STATE load_league")
+)

@@ -7,7 +7,6 @@ actions get `MASKED_LOGIT` (probability exactly 0). ``model_config`` keys: ``hid
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import gymnasium as gym
@@ -16,9 +15,9 @@ import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
-from torch import nn
 
 from cardsuite.errors import ConfigError
+from cardsuite.train.core.nets import ACTIVATIONS, mlp
 
 MASKED_LOGIT = -1.0e9
 """The logit given to illegal actions: ``exp`` of it underflows to exactly 0."""
@@ -26,19 +25,6 @@ MASKED_LOGIT = -1.0e9
 OBS_KEY = "observation"
 MASK_KEY = "action_mask"
 DEFAULT_HIDDEN = (256, 256)
-ACTIVATIONS: dict[str, type[nn.Module]] = {"relu": nn.ReLU, "tanh": nn.Tanh}
-
-
-def _mlp(sizes: list[int], activation: type[nn.Module], out: int, out_gain: float) -> nn.Sequential:
-    """An MLP ``sizes[0] -> ... -> out`` with orthogonal init (small last layer)."""
-    pairs = [*itertools.pairwise(sizes), (sizes[-1], out)]
-    layers: list[nn.Module] = []
-    for i, (a, b) in enumerate(pairs):
-        linear = nn.Linear(a, b)
-        nn.init.orthogonal_(linear.weight, gain=out_gain if i == len(pairs) - 1 else 2**0.5)
-        nn.init.zeros_(linear.bias)
-        layers += [linear, activation()]
-    return nn.Sequential(*layers[:-1])
 
 
 def check_spaces(obs_space: Any, action_space: Any) -> tuple[int, int]:
@@ -74,8 +60,7 @@ class MaskedPPOTorchRLModule(TorchRLModule, ValueFunctionAPI):
         obs_dim, num_actions = check_spaces(self.observation_space, self.action_space)
         raw = self.model_config
         config: dict[str, Any] = dict(raw) if isinstance(raw, dict) else {}
-        # RLlib merges its own defaults (``vf_share_layers`` ...) into
-        # model_config; only the two keys below are read.
+        # RLlib merges its own defaults (``vf_share_layers`` ...) in: only these two are read
         hidden = [int(h) for h in config.get("hidden", DEFAULT_HIDDEN)]
         if not hidden or min(hidden) < 1:
             raise ConfigError(f"model_config['hidden'] must list positive widths, got {hidden}")
@@ -88,8 +73,8 @@ class MaskedPPOTorchRLModule(TorchRLModule, ValueFunctionAPI):
         bound = np.maximum(np.abs(box.low), np.abs(box.high)).astype(np.float64)
         scale = np.where(np.isfinite(bound) & (bound > 0), 1.0 / np.where(bound > 0, bound, 1), 1.0)
         self.register_buffer("obs_scale", torch.as_tensor(scale, dtype=torch.float32))
-        self.pi = _mlp([obs_dim, *hidden], ACTIVATIONS[name], num_actions, 0.01)
-        self.vf = _mlp([obs_dim, *hidden], ACTIVATIONS[name], 1, 1.0)
+        self.pi = mlp([obs_dim, *hidden, num_actions], name, 0.01)
+        self.vf = mlp([obs_dim, *hidden, 1], name, 1.0)
 
     def _features(self, batch: dict[str, Any]) -> torch.Tensor:
         return batch[Columns.OBS][OBS_KEY].float() * self.obs_scale

@@ -14,7 +14,9 @@ import dataclasses
 import math
 import os
 import re
+import signal
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -35,8 +37,7 @@ from cardsuite.agents.learned.rllib import (
 )
 from cardsuite.agents.learned.safe_io import AgentMeta
 from cardsuite.errors import CardsuiteError, CheckpointError, ConfigError
-from cardsuite.games import get_game
-from cardsuite.moved import moved_name, moved_table
+from cardsuite.moved import moved_getattr, moved_table
 from cardsuite.train.core.checkpoint import check_must_match, open_checkpoint, save_checkpoint
 from cardsuite.train.core.cli import (
     add_field_flags,
@@ -213,7 +214,7 @@ class Trainer(TrainLoop):
         c = self.args
         if not c.eval_deals:
             return []
-        table = get_game(c.game).config_class().from_dict(c.env_options()).to_dict()
+        table = c.game_config().to_dict()
         against = {n: spec_policy(n, table, c.seed + 1, c.game) for n in c.names("eval_against")}
         rows = evaluate_against(self.snapshot(), self.scale, against, deals=c.eval_deals,
                                 seed=c.seed, game=c.game, config=table, step=self.step)  # fmt: skip
@@ -281,17 +282,18 @@ def build_arg_parser() -> argparse.ArgumentParser:
     return p
 
 
-def namespace(args: argparse.Namespace | Sequence[str] | None) -> argparse.Namespace:
-    """``args`` (the CLI's Namespace, tokens, or None) as this command's Namespace."""
+def namespace(
+    args: argparse.Namespace | Sequence[str] | None, extra: Sequence[str] = ()
+) -> argparse.Namespace:
+    """``args`` (the CLI's Namespace, tokens, or None) as this command's Namespace; ``extra``:
+    the tokens the CLI's Namespace left (this command's own flags)."""
     parser = build_arg_parser()
     if isinstance(args, str):
         raise ConfigError("args must be a list of tokens or an argparse.Namespace, not a string")
-    if args is not None and not isinstance(args, argparse.Namespace):
-        ns, extra = parser.parse_known_args(list(args))
-        reject_unknown(parser, extra)
-        return ns
-    ns = parser.parse_args([])
-    for key in vars(ns):
+    tokens = extra if args is None or isinstance(args, argparse.Namespace) else args
+    ns, rest = parser.parse_known_args(list(tokens))
+    reject_unknown(parser, rest)
+    for key in vars(ns) if isinstance(args, argparse.Namespace) else ():
         if getattr(args, key, None) is not None:
             setattr(ns, key, getattr(args, key))
     return ns
@@ -321,11 +323,14 @@ def init_ray(address: str | None, num_cpus: int | None, config: RLlibTrainConfig
         raise ConfigError(f"--num-cpus {num_cpus} is below the {needed} CPUs this run reserves "
                           f"(1 driver + {c.num_env_runners} env runners x "
                           f"{c.num_cpus_per_env_runner} + {c.num_learners} learners)")  # fmt: skip
+    ours = signal.getsignal(signal.SIGTERM)  # ray.init installs its own: SIGTERM stays Ctrl-C
     if address:
         ray.init(address=address, include_dashboard=False)
     else:
         cpus = num_cpus if num_cpus is not None else max(os.cpu_count() or 1, needed)
         ray.init(address="local", num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+    if threading.current_thread() is threading.main_thread() and callable(ours):
+        signal.signal(signal.SIGTERM, ours)
     return True
 
 
@@ -362,9 +367,9 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-def __getattr__(name: str) -> Any:
-    """0.2 names of this module and of ``rllib.checkpoints`` (which imports as this one)."""
-    table = moved_table("cardsuite.train.rllib.algorithm", "module_spec to_main") | moved_table(
-        "cardsuite.agents.learned.rllib", "LATEST RUN_RECORD read_record"
-    )
-    return moved_name(__name__, name, table)
+# 0.2 names of this module and of ``rllib.checkpoints`` (which imports as this one).
+__getattr__ = moved_getattr(
+    __name__,
+    moved_table("cardsuite.train.rllib.algorithm", "module_spec to_main")
+    | moved_table("cardsuite.agents.learned.rllib", "LATEST RUN_RECORD read_record"),
+)

@@ -127,8 +127,7 @@ def _read_doc(path: str | Path) -> tuple[Path, dict[str, Any]]:
 
 def read_config(path: str | Path) -> TrainConfig:
     """The config a checkpoint was trained with (state.json only; no weights read)."""
-    ckpt, doc = _read_doc(path)
-    return _config(ckpt, doc)
+    return _config(*_read_doc(path))
 
 
 def _config(ckpt: Path, doc: Mapping[str, Any]) -> TrainConfig:

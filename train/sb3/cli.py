@@ -74,7 +74,7 @@ def resolve_config(args: argparse.Namespace) -> TrainConfig:
     return load_config(resolve_preset(args.config), overrides)
 
 
-#: The shared flags handed on to the RLlib backend as tokens (flag -> Namespace name).
+#: The shared flags (flag -> Namespace name).
 COMMON_FLAGS = {"--" + name.replace("_", "-"): name for name in COMMON}
 TRAIN_EXTRA_MODULES = ("torch", "stable_baselines3", "sb3_contrib", "safetensors", "tensorboard")
 
@@ -125,8 +125,8 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _run_rllib(args: argparse.Namespace, extra: list[str]) -> int:
-    """Hand the config to the RLlib backend (``train.rllib.trainer:run``): the parsed
-    arguments, or with RLlib's own options left over the whole command line as tokens."""
+    """Hand the parsed arguments and RLlib's own flags left over (``extra``) to the RLlib
+    backend (``train.rllib.trainer:run``)."""
     try:
         importlib.import_module("ray")
     except ModuleNotFoundError:
@@ -142,22 +142,5 @@ def _run_rllib(args: argparse.Namespace, extra: list[str]) -> int:
                 "the RLlib backend (train.rllib) is not part of this install"
             ) from None
         raise
-    if not extra:
-        status: int = module.run(args.config, args)
-        return status
-    tokens = ["--config", args.config] if args.config else []
-    if args.resume:
-        tokens += ["--resume", args.resume]
-    if run_dir(args):
-        tokens += ["--checkpoint-dir", run_dir(args)]
-    for flag, name in COMMON_FLAGS.items():
-        value = getattr(args, name, None)
-        if value is not None:
-            tokens += [flag] if value is True else [f"--no-{flag[2:]}"] if value is False else [
-                flag, str(value)]  # fmt: skip
-    if args.address:
-        tokens += ["--address", args.address]
-    for item in args.overrides:
-        tokens += ["--set", item]
-    status = module.run(args.config, [*tokens, *extra])
+    status: int = module.run(args.config, module.namespace(args, extra))
     return status

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from cardsuite.agents.registry import parse_spec
-from cardsuite.config import ConfigBase, doc_field, read_yaml_mapping
+from cardsuite.config import doc_field, read_yaml_mapping
 from cardsuite.errors import ConfigError
 from cardsuite.games import Game, games, get_game
 from cardsuite.overrides import merge_overrides, parse_assignments
@@ -148,12 +148,7 @@ class TrainConfig(PPOFamily):
             self._fail("game", str(err))
         if game.name != self.game:
             self._fail("game", f"write the game's name {game.name!r}, not {self.game!r}")
-        if "num_players" in self.options:
-            self._fail("options", "set the player count with num_players, not options")
-        try:
-            self.game_config()
-        except ConfigError as err:
-            self._fail("num_players" if self.num_players is not None else "options", str(err))
+        players = self.check_players()
         refusal = batched_refusal(game) if self.vec_env == "batched" else None
         if refusal is not None:
             self._fail("vec_env", refusal)
@@ -174,7 +169,6 @@ class TrainConfig(PPOFamily):
                 parse_spec(spec)  # the kind and the parameters' syntax
             except ConfigError as err:
                 self._fail("eval_against", str(err))
-        players = self.players()
         if self.learner_seat is not None and not 0 <= self.learner_seat < players:
             self._fail("learner_seat", f"seat {self.learner_seat} does not exist at a "
                        f"{players}-player table (seats 0..{players - 1})")  # fmt: skip
@@ -191,19 +185,6 @@ class TrainConfig(PPOFamily):
     def baselines(self) -> list[str]:
         """The agent specs of ``eval_against``."""
         return self.names("eval_against")
-
-    def env_options(self) -> dict[str, Any]:
-        """The rule options of the game's env: ``options`` and the player count."""
-        players = {} if self.num_players is None else {"num_players": self.num_players}
-        return {**self.options, **players}
-
-    def game_config(self) -> ConfigBase:
-        """The validated config of the game's env."""
-        return get_game(self.game).config_class().from_dict(self.env_options())
-
-    def players(self) -> int:
-        """Players at the table (``num_players``, or the game's default)."""
-        return int(getattr(self.game_config(), get_game(self.game).players_key))
 
     def resume_mismatches(self, saved: TrainConfig) -> list[str]:
         """Fields that differ from ``saved`` and may not change on resume."""

@@ -50,9 +50,7 @@ def plot_curves(run_dir: str | Path, out_png: str | Path, title: str | None = No
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
     if curve:
         ax1.plot([int(r["step"]) for r in curve], [float(r["ep_rew_mean"]) for r in curve])
-    ax1.set_xlabel("learner steps")
-    ax1.set_ylabel("mean episode reward (training, vs pool)")
-    ax1.grid(alpha=0.3)
+    ax1.set(xlabel="learner steps", ylabel="mean episode reward (training, vs pool)")
     for baseline in sorted({r["against"] for r in evals}):
         rows = [r for r in evals if r["against"] == baseline]
         x = [int(r["step"]) for r in rows]
@@ -60,14 +58,12 @@ def plot_curves(run_dir: str | Path, out_png: str | Path, title: str | None = No
         err = [float(r["beats_ci"]) for r in rows]
         ax2.errorbar(x, y, yerr=err, marker="o", capsize=3, label=f"vs {baseline}")
     ax2.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax2.set_ylim(-0.02, 1.02)
-    ax2.set_xlabel("learner steps")
-    ax2.set_ylabel("fraction of duplicate deals won")
-    ax2.grid(alpha=0.3)
+    ax2.set(ylim=(-0.02, 1.02), xlabel="learner steps", ylabel="fraction of duplicate deals won")
     if evals:
         ax2.legend(loc="lower right")
     thousands = FuncFormatter(lambda x, _pos: f"{x / 1000:g}k" if x else "0")
     for ax in (ax1, ax2):
+        ax.grid(alpha=0.3)
         ax.xaxis.set_major_formatter(thousands)
     fig.suptitle(title or run.name)
     fig.tight_layout()

@@ -61,11 +61,7 @@ class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):
         self._returns: dict[str, float] = {}
         self._scale = obs_scale(base.obs_spec)
         low, high = base.obs_spec.bounds()
-        self.observation_space = spaces.Box(
-            (low * self._scale).astype(np.float32),
-            (high * self._scale).astype(np.float32),
-            dtype=np.float32,
-        )
+        self.observation_space = spaces.Box(low * self._scale, high * self._scale, dtype=np.float32)
         self.action_space = spaces.Discrete(base.num_actions)
         self._mask = np.zeros(base.num_actions, dtype=bool)
         self._episode = 0

@@ -143,10 +143,12 @@ class Trainer(TrainLoop):
     def state(self) -> TrainState:
         """The run's state besides the model, as a checkpoint records it."""
         snaps = [m.snapshot for m in self.league.members if m.snapshot is not None]  # active
+        league = self.league.state()  # without its retired members: a resume starts new episodes
+        league["members"] = [e for e in league["members"] if not e["retired"]]
         return TrainState(step=self.step, config=self.config, snapshots=snaps,
                           rng=capture_rng(), schedule=dict(self.due), history=list(self.history),
                           counters={"n_updates": int(self.model._n_updates)},
-                          league=_active(self.league.state()))  # fmt: skip
+                          league=league)  # fmt: skip
 
     def save(self) -> Path:
         """Write the run's checkpoint (the core's atomic writer)."""
@@ -194,16 +196,9 @@ class Trainer(TrainLoop):
 
     def record(self, infos: list[dict[str, Any]], dones: Any) -> None:
         """Hand each finished episode's outcomes against its seats to `League.record`."""
-        ids: list[int] = []
-        outcomes: list[float] = []
-        for info, done in zip(infos, dones):
-            if done and "league_ids" in info:
-                for mid, outcome in zip(info["league_ids"], info["league_outcomes"]):
-                    if self.league.knows(mid):
-                        ids.append(mid)
-                        outcomes.append(outcome)
-        if ids:
-            self.league.record(np.asarray(ids, dtype=np.int64), np.asarray(outcomes))
+        ended = [info for info, done in zip(infos, dones) if done and "league_ids" in info]
+        ids = [mid for info in ended for mid in info["league_ids"]]
+        self.league.record_known(ids, [x for info in ended for x in info["league_outcomes"]])
 
     def evaluate(
         self, games: int | None = None, seed_offset: int = EVAL_SEED_OFFSET,
@@ -271,12 +266,6 @@ class Trainer(TrainLoop):
             encoding="utf-8",
         )  # fmt: skip
         plot_curves(self.run_dir, self.run_dir / "curves.png", title=title)
-
-
-def _active(league_state: dict[str, Any]) -> dict[str, Any]:
-    """A League state without its retired members: a resumed run starts fresh episodes."""
-    members = [e for e in league_state["members"] if not e["retired"]]
-    return {**league_state, "members": members}
 
 
 def restore_league(config: TrainConfig, state: TrainState) -> League:
@@ -354,6 +343,5 @@ def train(
     config: TrainConfig, run_dir: str | Path, resume: str | Path | None = None
 ) -> TrainResult:
     """Train (or resume) a run and return its result; see the module doc."""
-    trainer = Trainer(config, run_dir, resume)
-    result: TrainResult = trainer.train()
+    result: TrainResult = Trainer(config, run_dir, resume).train()
     return result

@@ -17,7 +17,7 @@ from cardsuite.errors import ConfigError
 #: The data file (a shipped config: ``configs/results/citable.yaml``).
 DATA = "results/citable"
 
-#: The wall-time limit of a preset's training (issue 21), in minutes.
+#: The wall-time limit of a preset's training, in minutes.
 MINUTES_LIMIT = 30.0
 
 
@@ -83,10 +83,6 @@ class Row:
         return [r for r in self.runs if r.minutes > MINUTES_LIMIT]
 
 
-def _m(decisions: int) -> str:
-    return f"{decisions / 1e6:.2f}M"
-
-
 def _pct(x: float) -> str:
     text = f"{x:.2f}"
     return (text[:-1] if text.endswith("0") else text) + "%"
@@ -103,7 +99,7 @@ def table(rows: tuple[Row, ...] | None = None) -> str:
     lines = [head]
     for i, row in enumerate(rows, 1):
         seeds = ", ".join(str(r.seed) for r in row.runs)
-        decisions = " / ".join(_m(r.decisions) for r in row.runs)
+        decisions = " / ".join(f"{r.decisions / 1e6:.2f}M" for r in row.runs)
         minutes = " / ".join(f"{r.minutes:.1f}" for r in row.runs)
         won = " / ".join(f"{_pct(r.won)} ± {r.half_width:.1f}" for r in row.runs)
         deals = {r.deals for r in row.runs}
@@ -116,14 +112,8 @@ def table(rows: tuple[Row, ...] | None = None) -> str:
         )
     lines.append("")
     for i, row in enumerate(rows, 1):
-        over = row.over_time()
-        late = (
-            f" Over the {MINUTES_LIMIT:.0f}-minute limit: seed "
-            + ", ".join(f"{r.seed} ({r.minutes:.1f} min)" for r in over)
-            + "."
-            if over
-            else ""
-        )
+        over = ", ".join(f"{r.seed} ({r.minutes:.1f} min)" for r in row.over_time())
+        late = f" Over the {MINUTES_LIMIT:.0f}-minute limit: seed {over}." if over else ""
         lines.append(
             f"{i}. Train: `{row.train}`. Measure: {row.measure} (deals of seed "
             f"{row.deal_seed:,}). Mean from the deals alone: ± "

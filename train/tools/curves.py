@@ -27,9 +27,7 @@ PANELS = (("progress.csv", [("league_win", "learner's score in league games"),
 def _column(path: Path, name: str, against: str | None) -> tuple[np.ndarray, np.ndarray]:
     rows = [r for r in read_rows(path) if against is None or r.get("against") == against]
     pts = [(float(r["step"]), float(r[name])) for r in rows if r.get(name) not in (None, "", "nan")]
-    if not pts:
-        return np.zeros(0), np.zeros(0)
-    x, y = np.array(pts).T
+    x, y = np.array(pts, dtype=np.float64).reshape(-1, 2).T
     return x, y
 
 
@@ -37,8 +35,7 @@ def band(
     runs: Sequence[Path], file: str, name: str, against: str | None = None, points: int = 60
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Common step grid, mean over runs and the 95% half-width; runs that had the column."""
-    series = [_column(Path(r) / file, name, against) for r in runs]
-    series = [(x, y) for x, y in series if x.size]
+    series = [(x, y) for x, y in (_column(Path(r) / file, name, against) for r in runs) if x.size]
     if not series:
         return np.zeros(0), np.zeros(0), np.zeros(0), 0
     lo = max(x.min() for x, _ in series)

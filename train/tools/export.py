@@ -91,27 +91,25 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     """Run ``cardsuite export``; returns the exit status."""
     from cardsuite.games import get_game, parse_options
 
-    source = Path(args.source)
-    if (source / "cardsuite_run.json").is_file() and (source / "learner_group").is_dir():
-        if not args.trust:
-            raise ConfigError(
-                f"{str(source)!r} is an RLlib checkpoint: its files are cloudpickles that "
-                f"can run arbitrary code when loaded. Only if you trust where it came from, "
-                f"rerun with {TRUST_FLAG}"
-            )
-        if Path(args.out).exists():
-            raise ConfigError(f"--out {args.out!r} already exists; choose a new directory")
-        return _export_rllib(source, Path(args.out))
-    zip_path, saved = _source(source)
+    source, out = Path(args.source), Path(args.out)
+    rllib = (source / "cardsuite_run.json").is_file() and (source / "learner_group").is_dir()
+    zip_path, saved = (source, None) if rllib else _source(source)
     if not args.trust:
-        raise ConfigError(
-            f"{str(zip_path)!r} is a stable-baselines3 zip: loading it unpickles its 'data' "
-            f"entry, which can run arbitrary code. Only if you trust where it came from, "
-            f"rerun with {TRUST_FLAG}"
+        what = (
+            "an RLlib checkpoint: its files are cloudpickles that can run arbitrary code when "
+            "loaded"
+            if rllib
+            else "a stable-baselines3 zip: loading it unpickles its 'data' entry, which can run "
+            "arbitrary code"
         )
-    out = Path(args.out)
+        raise ConfigError(
+            f"{str(zip_path)!r} is {what}. Only if you trust where it came from, rerun with "
+            f"{TRUST_FLAG}"
+        )
     if out.exists():
-        raise ConfigError(f"--out {str(out)!r} already exists; choose a new directory")
+        raise ConfigError(f"--out {args.out!r} already exists; choose a new directory")
+    if rllib:
+        return _export_rllib(source, out)
     name = args.game or (saved or {}).get("game")
     if not isinstance(name, str):
         raise ConfigError("give --game: the zip does not say which game it was trained on")

@@ -227,9 +227,7 @@ class CardState(pyspiel.State):  # type: ignore[misc]
 
     def returns(self) -> list[float]:
         """The env's episode rewards once the episode is over (`final_returns`), zeros before."""
-        if not self.d.finished():
-            return [0.0] * self.num_players()
-        return self.final_returns()
+        return self.final_returns() if self.d.finished() else [0.0] * self.num_players()
 
     def final_returns(self) -> list[float]:
         """The env's rewards of the finished episode."""

@@ -60,11 +60,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
                         help="OpenSpiel game parameters, e.g. players=5 max_turns=60")  # fmt: skip
     args = parser.parse_args(argv)
-    params = {}
-    for item in args.set:
-        key, _, value = item.partition("=")
-        params[key] = spec_scalar(value)
-    game = load_game(args.game, **params)
+    pairs = (item.partition("=") for item in args.set)
+    game = load_game(args.game, **{key: spec_scalar(value) for key, _, value in pairs})
     returns, times = play(game, args.sims, args.episodes, args.seed)
     error = returns.std(ddof=1) / np.sqrt(len(returns)) if len(returns) > 1 else float("nan")
     per = f"; {1000 * float(np.mean(times)):.0f} ms per ISMCTS decision" if times else ""

@@ -135,13 +135,7 @@ class PartyState(CardState):
 
     def final_returns(self) -> list[float]:
         """The env's reward of the hand."""
-        engine = self.d.engine
-        reward = self.d.static.config.reward
-        scores = engine.scores
-        if reward == "rank":
-            n = engine.num_players
-            return [float(((scores < s).sum() - (scores > s).sum()) / (n - 1)) for s in scores]
-        return [float(v) for v in (engine.last_points if reward == "points" else scores)]
+        return PE.hand_rewards(self.d.engine, self.d.static.config.reward)
 
     def _action_to_string(self, player: int, action: int) -> str:
         d = self.d

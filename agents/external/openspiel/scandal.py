@@ -145,9 +145,7 @@ class ScandalState(CardState):
             d.deal.append(card)
             return
         d.up = card
-        hands: list[list[int]] = [[] for _ in range(static.p)]
-        for i, c in enumerate(d.deal):
-            hands[d.seat_of_deal(i)].append(c)
+        hands = [self._own_deal(q) for q in range(static.p)]
         used = {*d.deal, card}
         stock = [c for c in range(static.n_cards) if c not in used]
         preset = {"hands": hands, "discard": [card], "stock": stock, "dealer": d.dealer}
@@ -163,9 +161,7 @@ class ScandalState(CardState):
         d = self.d
         deck = d.static.rules.deck
         if player == pyspiel.PlayerId.CHANCE:
-            if d.dealer < 0:
-                return f"dealer P{action}"
-            return f"card {deck.names[action]}"
+            return f"dealer P{action}" if d.dealer < 0 else f"card {deck.names[action]}"
         return describe(d.static.rules.layout, deck, int(action))
 
     def __str__(self) -> str:

@@ -18,20 +18,9 @@ from starlette.staticfiles import StaticFiles
 from cardsuite.agents.arena.record_schema import check_record, iter_records, loads_strict
 from cardsuite.agents.arena.records import RecordAppender, select_record
 from cardsuite.agents.play.web import requests
-from cardsuite.agents.play.web.limits import (
-    GameWorkers,
-    Limits,
-    MoveClock,
-    MoveTooLong,
-    ServerBusy,
-    ServerStopping,
-    StillWorking,
-    TooLarge,
-)
+from cardsuite.agents.play.web.limits import GameWorkers, Limits, MoveClock
 from cardsuite.agents.play.web.requests import (
     HostCheck,
-    NotJSON,
-    WrongOrigin,
     agent_specs,
     error_response,
     game_field,
@@ -40,33 +29,26 @@ from cardsuite.agents.play.web.requests import (
     read_body,
     seed_field,
 )
-from cardsuite.agents.play.web.sessions import PlaySession, ReplaySession, WatchSession
-from cardsuite.agents.play.web.store import (
-    Session,
-    SessionBusy,
-    SessionGone,
-    SessionStopped,
-    Store,
-)
+from cardsuite.agents.play.web.sessions import LiveGame, PlaySession, ReplaySession, WatchSession
+from cardsuite.agents.play.web.store import Session, Store
 from cardsuite.agents.registry import available_agents, parse_spec
 from cardsuite.errors import CardsuiteError, ConfigError
 from cardsuite.games import games
-from cardsuite.moved import moved_name, moved_table
+from cardsuite.moved import moved_getattr, moved_table
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_OFFERED = 500  # recorded games listed by /api/info (the newest)
 MAX_BODY = Limits.max_body  # 0.2's name of the default body limit (now `Limits.max_body`)
 
-#: The other names of 0.2's ``cardsuite.agents.web.app``, by their home now.
-_MOVED = moved_table(
-    requests,
-    "FIELDS FILE_OPTIONS MAX_OPTIONS MAX_OPTION_CHARS MAX_AGENTS MAX_SPEC_CHARS",
+# The other names of 0.2's ``cardsuite.agents.web.app``, by their home now, with a warning (PEP 562).
+__getattr__ = moved_getattr(
+    __name__,
+    moved_table(
+        requests,
+        "FIELDS FILE_OPTIONS MAX_OPTIONS MAX_OPTION_CHARS MAX_AGENTS MAX_SPEC_CHARS",
+        "NotJSON WrongOrigin",
+    ),
 )
-
-
-def __getattr__(name: str) -> Any:
-    """A 0.2 name that moved (`_MOVED`), with a warning naming its home (PEP 562)."""
-    return moved_name(__name__, name, _MOVED)
 
 
 def create_app(
@@ -104,16 +86,12 @@ def create_app(
     async def work(fn: Callable[[], Any]) -> Any:
         return await workers.run(fn, limits.request_seconds)
 
-    def clock() -> MoveClock:
-        return MoveClock(limits.move_seconds, workers.stopping)
-
     def info(request: Request) -> JSONResponse:
-        table = games()
         return JSONResponse(
             {
                 "games": {
-                    name: {"players_key": g.players_key, "default_players": _default_players(g)}
-                    for name, g in sorted(table.items())
+                    name: {"players_key": g.players_key, "default_players": g.default_players}
+                    for name, g in sorted(games().items())
                 },
                 "agents": [line.split()[0] for line in available_agents()] + sorted(allowed),
                 "agent_help": available_agents(),
@@ -128,28 +106,25 @@ def create_app(
             }
         )
 
-    async def start(request: Request, mode: str) -> JSONResponse:
+    def start(mode: str, kind: type[LiveGame]) -> Any:
         """A new game: the person in a seat (``play``), or agents alone (``watch``)."""
-        data = await read_body(request, mode, limits.max_body)
-        game, specs = game_field(data), agent_specs(data)
-        seat: dict[str, Any] = {"seat": int_field(data, "seat", 0)} if mode == "play" else {}
-        seed = seed_field(data)
-        kind = PlaySession if mode == "play" else WatchSession
 
-        def build() -> dict[str, Any]:
-            options = parse_page_options(game, data.get("options"))
-            session = kind(game, agents=specs, seed=seed, options=options, allowed=allowed,
-                           clock=clock(), limits=limits, recorder=recorder, **seat)  # fmt: skip
-            store.add(session)
-            return session.view()
+        async def handle(request: Request) -> JSONResponse:
+            data = await read_body(request, mode, limits.max_body)
+            game, specs = game_field(data), agent_specs(data)
+            seat: dict[str, Any] = {"seat": int_field(data, "seat", 0)} if mode == "play" else {}
+            seed = seed_field(data)
 
-        return JSONResponse(await work(build))
+            def build() -> dict[str, Any]:
+                options = parse_page_options(game, data.get("options"))
+                clock = MoveClock(limits.move_seconds, workers.stopping)
+                session = kind(game, agents=specs, seed=seed, options=options, allowed=allowed,
+                               clock=clock, limits=limits, recorder=recorder, **seat)  # fmt: skip
+                return store.add(session).view()
 
-    async def play(request: Request) -> JSONResponse:
-        return await start(request, "play")
+            return JSONResponse(await work(build))
 
-    async def watch(request: Request) -> JSONResponse:
-        return await start(request, "watch")
+        return handle
 
     async def replay(request: Request) -> JSONResponse:
         data = await read_body(request, "replay", limits.max_upload)
@@ -176,9 +151,7 @@ def create_app(
             if not 0 <= index < count:
                 raise ConfigError(f"game {index} is out of range; {where} holds 0..{count - 1}")
             chosen = records[index] if records else select_record(str(offered), index)
-            session = ReplaySession(chosen, f"{where}, game {index}")
-            store.add(session)
-            return session.view()
+            return store.add(ReplaySession(chosen, f"{where}, game {index}")).view()
 
         return JSONResponse(await work(build))
 
@@ -222,8 +195,7 @@ def create_app(
         return FileResponse(STATIC / "index.html")
 
     async def on_cardsuite_error(request: Request, exc: Exception) -> Response:
-        status = next((code for kind, code in _STATUS if isinstance(exc, kind)), 400)
-        return error_response(str(exc)[:2000], status)
+        return error_response(str(exc)[:2000], getattr(exc, "http_status", 400))
 
     async def on_http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
@@ -240,8 +212,8 @@ def create_app(
     routes = [
         Route("/", index),
         Route("/api/info", info),
-        Route("/api/play", play, methods=["POST"]),
-        Route("/api/watch", watch, methods=["POST"]),
+        Route("/api/play", start("play", PlaySession), methods=["POST"]),
+        Route("/api/watch", start("watch", WatchSession), methods=["POST"]),
         Route("/api/replay", replay, methods=["POST"]),
         Route("/api/session/{sid}", view, methods=["GET"]),
         Route("/api/session/{sid}", close, methods=["DELETE"]),
@@ -265,25 +237,9 @@ def create_app(
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
     app.state.store = store
     app.state.workers = workers
-    app.state.limits = limits
-    app.state.appender = appender
     if allowed_hosts:
         app.add_middleware(HostCheck, allowed_hosts=allowed_hosts)
     return app
-
-
-_STATUS: tuple[tuple[type[Exception], int], ...] = (
-    (SessionGone, 404),
-    (NotJSON, 415),
-    (WrongOrigin, 403),
-    (TooLarge, 413),
-    (SessionBusy, 409),
-    (SessionStopped, 409),
-    (ServerBusy, 503),
-    (StillWorking, 503),
-    (MoveTooLong, 503),
-    (ServerStopping, 503),
-)
 
 
 def _summary(index: int, record: dict[str, Any]) -> dict[str, Any]:
@@ -294,7 +250,3 @@ def _summary(index: int, record: dict[str, Any]) -> dict[str, Any]:
         "seats": record["seats"],
         "moves": len(record["actions"]),
     }
-
-
-def _default_players(game: Any) -> int:
-    return int(getattr(game.config_class()(), game.players_key))

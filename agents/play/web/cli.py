@@ -10,7 +10,8 @@ from typing import Any
 
 from cardsuite.agents.arena.cli import add_arguments
 from cardsuite.agents.play.web.limits import Limits
-from cardsuite.errors import CardsuiteError, ConfigError
+from cardsuite.cli import main as cli_main
+from cardsuite.errors import ConfigError
 
 #: Seconds the server waits for requests under way when asked to stop.
 GRACEFUL_SECONDS = 2
@@ -85,9 +86,8 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
             f"cardsuite serve needs the web extra (pip install cardsuite[web]); "
             f"module {err.name!r} not found"
         ) from None
-    hosts = None
-    if _is_loopback(args.host):  # refuse other Host headers (DNS rebinding)
-        hosts = ["127.0.0.1", "localhost", "[::1]", "::1", args.host]
+    loopback = _is_loopback(args.host)  # then refuse other Host headers (DNS rebinding)
+    hosts = ["127.0.0.1", "localhost", "[::1]", "::1", args.host] if loopback else None
     app = create_app(
         args.replay,
         list(args.agents),
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
         record_to=args.record,
         limits=limits_from(args),
     )
-    if not _is_loopback(args.host):
+    if not loopback:
         print(
             f"warning: listening on {args.host}: anyone who can reach this machine can open "
             "the table (there is no login)"
@@ -135,15 +135,7 @@ def _is_loopback(host: str) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     """``cardsuite serve`` on its own (``python -m cardsuite.agents.play.web.cli``)."""
-    parser = argparse.ArgumentParser(prog="cardsuite")
-    sub = parser.add_subparsers(dest="command", required=True)
-    add_command(sub)
-    args, extra = parser.parse_known_args(["serve", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        return run(args, extra)
-    except CardsuiteError as err:
-        print(f"cardsuite serve: error: {err}", file=sys.stderr)
-        return 2
+    return cli_main(["serve", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

@@ -19,24 +19,34 @@ from cardsuite.errors import CardsuiteError, ConfigError
 DEFAULT_CAPS: Mapping[str, int] = {"budget": 2000}
 
 
-class ServerBusy(CardsuiteError):
-    """Every game worker is busy and the waiting line is full (HTTP 503)."""
+class HttpError(CardsuiteError):
+    """An error answered with its own HTTP status: ``class E(HttpError, status=503)``."""
+
+    http_status = 400
+
+    def __init_subclass__(cls, status: int = 400, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.http_status = status
 
 
-class MoveTooLong(CardsuiteError):
-    """An agent's move ran past the per-move time limit; its game is stopped (HTTP 503)."""
+class ServerBusy(HttpError, status=503):
+    """Every game worker is busy and the waiting line is full."""
 
 
-class StillWorking(CardsuiteError):
-    """A request's game work ran past the request time limit (HTTP 503)."""
+class MoveTooLong(HttpError, status=503):
+    """An agent's move ran past the per-move time limit; its game is stopped."""
 
 
-class ServerStopping(CardsuiteError):
-    """The server is shutting down (HTTP 503)."""
+class StillWorking(HttpError, status=503):
+    """A request's game work ran past the request time limit."""
 
 
-class TooLarge(ConfigError):
-    """A request body over the size limit (HTTP 413)."""
+class ServerStopping(HttpError, status=503):
+    """The server is shutting down."""
+
+
+class TooLarge(ConfigError, HttpError, status=413):
+    """A request body over the size limit."""
 
 
 @dataclass(frozen=True)
@@ -59,12 +69,11 @@ class Limits:
             value = getattr(self, name)
             if not isinstance(value, int | float) or isinstance(value, bool) or not value > 0:
                 raise ConfigError(f"{name} must be a positive number of seconds, got {value!r}")
-        for name in ("workers", "max_body", "max_upload", "max_sessions"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
-        if isinstance(self.queue, bool) or not isinstance(self.queue, int) or self.queue < 0:
-            raise ConfigError(f"queue must be a non-negative integer, got {self.queue!r}")
+        for name in ("workers", "max_body", "max_upload", "max_sessions", "queue"):
+            value, low = getattr(self, name), int(name != "queue")
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                kind = "a positive" if low else "a non-negative"
+                raise ConfigError(f"{name} must be {kind} integer, got {value!r}")
         for name, cap in self.caps.items():
             if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
                 raise ConfigError(f"the cap on {name} must be a positive integer, got {cap!r}")
@@ -72,10 +81,8 @@ class Limits:
     def check_spec_params(self, text: str, params: Mapping[str, Any]) -> None:
         """ConfigError naming the first parameter of ``text`` above its cap."""
         for name, cap in self.caps.items():
-            value = params.get(name)
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                continue  # not a number: the agent's own check names it
-            if value > cap:
+            value = params.get(name)  # not a number: the agent's own check names it
+            if isinstance(value, int | float) and not isinstance(value, bool) and value > cap:
                 raise ConfigError(
                     f"agent {text[:80]!r}: {name}={str(value)[:40]} is above this server's cap "
                     f"of {cap} (cardsuite serve --max-{name.replace('_', '-')} sets it)"
@@ -134,26 +141,21 @@ class GameWorkers:
         self.stopping = threading.Event()
         self._jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._lock = threading.Lock()
-        self._pending = 0
+        self.pending = 0  # jobs running or waiting
         self._threads: list[threading.Thread] = []
-
-    @property
-    def pending(self) -> int:
-        """Jobs running or waiting."""
-        return self._pending
 
     async def run(self, fn: Callable[[], Any], timeout: float) -> Any:
         """``fn()`` in a worker; its result or exception. ServerBusy when the line is full."""
         if self.stopping.is_set():
             raise ServerStopping("the server is stopping")
         with self._lock:
-            if self._pending >= self.size + self.waiting:
+            if self.pending >= self.size + self.waiting:
                 raise ServerBusy(
-                    f"the server is busy ({self._pending} games are working or waiting); "
+                    f"the server is busy ({self.pending} games are working or waiting); "
                     "try again in a moment"
                 )
-            self._pending += 1
-            if len(self._threads) < min(self.size, self._pending):
+            self.pending += 1
+            if len(self._threads) < min(self.size, self.pending):
                 thread = threading.Thread(
                     target=self._serve, name=f"cardsuite-game-{len(self._threads)}", daemon=True
                 )
@@ -178,10 +180,7 @@ class GameWorkers:
             self._jobs.put(None)
 
     def _serve(self) -> None:
-        while True:
-            job = self._jobs.get()
-            if job is None:
-                return
+        while (job := self._jobs.get()) is not None:
             fn, future, loop = job
             try:
                 result, error = fn(), None
@@ -189,7 +188,7 @@ class GameWorkers:
                 result, error = None, err
             finally:
                 with self._lock:
-                    self._pending -= 1
+                    self.pending -= 1
             try:
                 loop.call_soon_threadsafe(_settle, future, result, error)
             except RuntimeError:  # the loop is closed: the server stopped

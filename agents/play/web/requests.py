@@ -7,12 +7,13 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from cardsuite import safe_json
-from cardsuite.agents.play.web.limits import TooLarge
+from cardsuite.agents.play.web.limits import HttpError, TooLarge
 from cardsuite.agents.play.web.store import MAX_SEED, random_seed
 from cardsuite.agents.registry import KINDS, parse_spec, wrapped_spec
 from cardsuite.errors import ConfigError
@@ -41,12 +42,12 @@ def error_response(message: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-class NotJSON(ConfigError):
-    """A request body sent without ``Content-Type: application/json`` (HTTP 415)."""
+class NotJSON(ConfigError, HttpError, status=415):
+    """A request body sent without ``Content-Type: application/json``."""
 
 
-class WrongOrigin(ConfigError):
-    """A ``POST`` whose ``Origin`` is another site (HTTP 403)."""
+class WrongOrigin(ConfigError, HttpError, status=403):
+    """A ``POST`` whose ``Origin`` is another site."""
 
 
 def check_origin(request: Request) -> None:
@@ -55,8 +56,7 @@ def check_origin(request: Request) -> None:
     if origin is None:
         return  # not a browser, or a same-origin GET
     host = request.headers.get("host", "")
-    parts = urlsplit(origin)
-    if origin == "null" or parts.netloc.lower() != host.lower():
+    if origin == "null" or urlsplit(origin).netloc.lower() != host.lower():
         raise WrongOrigin(
             f"a request from the page of another site ({origin[:80]!r}) is refused; "
             "open the table at this server's own address"
@@ -77,18 +77,15 @@ async def read_body(request: Request, endpoint: str, limit: int) -> dict[str, An
             raise ConfigError(f"Content-Length {declared[:20]!r} is not a byte count")
         if int(declared) > limit:
             raise TooLarge(f"request too large ({declared} bytes; at most {limit})")
-    chunks: list[bytes] = []
-    size = 0
+    raw = bytearray()
     async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
+        raw += chunk
+        if len(raw) > limit:
             raise TooLarge(f"request too large (over {limit} bytes)")
-        chunks.append(chunk)
-    raw = b"".join(chunks)
     if not raw.strip():
         return {}
     try:
-        data = safe_json.loads(raw, "body", error=ConfigError, max_chars=limit)
+        data = safe_json.loads(bytes(raw), "body", error=ConfigError, max_chars=limit)
     except ConfigError as err:
         raise ConfigError(f"the request is not JSON this server reads ({err})") from None
     if not isinstance(data, dict):
@@ -181,9 +178,7 @@ def game_field(data: dict[str, Any]) -> str:
 
 
 def check_specs(
-    agents: list[str],
-    allowed: frozenset[str] = frozenset(),
-    limits: Any = None,
+    agents: list[str], allowed: frozenset[str] = frozenset(), limits: Any = None
 ) -> None:
     """ConfigError for a spec the page may not choose (``docs/web.md``, "Errors").
 
@@ -232,18 +227,12 @@ class HostCheck:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass a request for an allowed host on; answer 400 otherwise."""
         if scope["type"] in ("http", "websocket"):
-            host = ""
-            for name, value in scope.get("headers", []):
-                if name == b"host":
-                    host = value.decode("latin-1")
-                    break
+            host = Headers(scope=scope).get("host", "")
             bare = host.rsplit(":", 1)[0] if not host.endswith("]") else host
             if bare.lower() not in self.allowed:
-                response = error_response(
+                await error_response(
                     f"this server answers only for {', '.join(sorted(self.allowed))}; "
-                    f"the request asked for host {host[:80]!r}",
-                    400,
-                )
-                await response(scope, receive, send)
+                    f"the request asked for host {host[:80]!r}"
+                )(scope, receive, send)
                 return
         await self.app(scope, receive, send)

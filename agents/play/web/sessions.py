@@ -55,6 +55,8 @@ __all__ = [
 class LiveGame(Session):
     """A game being played (play or watch): agents under the move clock, and its record."""
 
+    _seat: int | None = None  # the person's seat (set by PlaySession); None: agents only
+
     def __init__(
         self,
         game: str,
@@ -68,20 +70,24 @@ class LiveGame(Session):
         limits: Any = None,
         recorder: Recorder | None = None,
     ) -> None:
-        """Check the agents a page chose, then deal with ``seed`` (agents fill `_specs`' seats)."""
+        """Check the page's agents and deal with ``seed``; agents fill each seat but a person's."""
         spec = get_game(game)
         super().__init__(spec.name, clock)
         check_specs(agents, allowed, limits)
-        self.human: str | None = None  # the person's seat (play)
         self.env = env = spec.make(raw=True, **(options or {}))
-        specs = self._specs(env, agents)
+        n, person = len(env.possible_agents), self._seat
+        bad = isinstance(person, bool) or not isinstance(person, int) or not 0 <= person < n
+        if self.mode == "play" and bad:
+            raise ConfigError(f"seat must be 0..{n - 1}, got {str(person)[:40]}")
+        self.human: str | None = None if person is None else env.possible_agents[person]
+        others = [s for s in range(n) if s != person]
+        specs = {s: agents[i % len(agents)] for i, s in enumerate(others)}
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
             raise ConfigError(f"seed must be an integer 0..{MAX_SEED}, got {str(seed)[:40]}")
         self.seed = seed
         self.options = dict(options or {})
         self.reset_options = None if reset_options is None else dict(reset_options)
         self.recorder = recorder
-        self.recorded = False
         env.reset(seed=seed, options=self.reset_options)
         self.initial = engine_state(env) if recorder is not None else None
         self.returns = dict.fromkeys(env.possible_agents, 0.0)
@@ -93,10 +99,6 @@ class LiveGame(Session):
             agent.reset(table_info(env, self.game, name), seed=derive_seed(seed, 3, seat))
             self.players[name] = (agent, act_info(env, name, self.clock.wrap))
         self.seats = {env.possible_agents[s]: t for s, t in specs.items()}
-
-    def _specs(self, env: Any, agents: list[str]) -> dict[int, str]:
-        """The agents' specs by seat: every seat (watch)."""
-        return {s: agents[s % len(agents)] for s in range(len(env.possible_agents))}
 
     def _agent_move(self) -> None:
         """The agent to act moves under the clock; a move past the limit stops the game."""
@@ -120,8 +122,7 @@ class LiveGame(Session):
         for a, r in env.rewards.items():
             self.returns[a] += r
         self.tracker.update(env)
-        if over(env) and not self.recorded and self.recorder is not None:
-            self.recorded = True
+        if over(env) and self.recorder is not None:  # the game's last move
             self.recorder(self.record())
 
     def record(self) -> dict[str, Any]:
@@ -154,22 +155,11 @@ class PlaySession(LiveGame):
     human: str
 
     def __init__(self, game: str, *, seat: int = 0, **kwargs: Any) -> None:
-        """Deal (`LiveGame`); the agents fill the other seats in turn, then move until the
-        person's turn."""
+        """Deal (`LiveGame`: the agents fill the other seats), then play until the person's turn."""
         self._seat = seat
         super().__init__(game, **kwargs)
         self.seats[self.human] = "you"
         self._run_agents()
-
-    def _specs(self, env: Any, agents: list[str]) -> dict[int, str]:
-        """The agents' specs by seat: every seat but the person's."""
-        n, seat = len(env.possible_agents), self._seat
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-            raise ConfigError(f"seat must be 0..{n - 1}, got {str(seat)[:40]}")
-        self.human = env.possible_agents[seat]
-        others = [s for s in range(n) if s != seat]
-        self.specs = {s: agents[i % len(agents)] for i, s in enumerate(others)}
-        return self.specs
 
     def _run_agents(self) -> None:
         env = self.env
@@ -196,26 +186,21 @@ class PlaySession(LiveGame):
             raise BadMove("it is not your turn")
         if isinstance(action, bool) or not isinstance(action, int):
             raise BadMove(f"a move is an action id (an integer), got {str(action)[:40]}")
-        legal = {m["id"]: m["text"] for m in self.legal_moves()}
-        if action not in legal:
-            why = (
-                self.env.unwrapped._why_illegal(action)
-                if 0 <= action < len(self.env.observe(self.human)["action_mask"])
-                else "no such action"
-            )
+        if action not in {m["id"] for m in self.legal_moves()}:
+            base = self.env.unwrapped
+            why = base._why_illegal(action) if 0 <= action < base.num_actions else "no such action"
             raise BadMove(f"move {action} is not legal now: {why}")
         self._apply(self.human, action)
         self._run_agents()
 
     def view(self) -> dict[str, Any]:
         """The person's view: the table without others' hands, their moves, their own log."""
-        data = self._header(self.env, self.human)
-        data.update(
-            you=self.human,
-            model=seat_model(self.env, self.human, self.tracker.previous),
-            moves=self.legal_moves(),
-        )
-        return data
+        return {
+            **self._header(self.env, self.human),
+            "you": self.human,
+            "model": seat_model(self.env, self.human, self.tracker.previous),
+            "moves": self.legal_moves(),
+        }
 
 
 class WatchSession(LiveGame):
@@ -273,15 +258,7 @@ class ReplaySession(Session):
             self._restart()
         try:
             while self.step < step:
-                move = next(self._moves)
-                self.tracker.update(self.env)
-                entry = Move(
-                    move.number, move.agent, move.action, move.description, move.description,
-                    note=round_note(self.env, self._before),
-                )  # fmt: skip
-                self._before = table_marker(self.env)
-                self.moves.append(entry)
-                self.step += 1
+                self._forward()
             if self.step == self.total:
                 for _ in self._moves:  # the reader's end-of-game checks (rewards)
                     pass
@@ -289,21 +266,28 @@ class ReplaySession(Session):
             self.failure = (self.step + 1, str(err))
             good = self.step
             self._restart()  # the env may be half-stepped: replay to the last good move
-            for _ in range(good):
-                next(self._moves)
-                self.tracker.update(self.env)
-                self.step += 1
+            while self.step < good:
+                self._forward()
             raise
         except StopIteration:  # never expected: the generator ended early
             raise StateError(f"record replay: no move {self.step + 1} to replay") from None
 
+    def _forward(self) -> None:
+        """Replay the next recorded move and log it."""
+        move = next(self._moves)
+        self.tracker.update(self.env)
+        note = round_note(self.env, self._before)
+        self._before = table_marker(self.env)
+        text = move.description
+        self.moves.append(Move(move.number, move.agent, move.action, text, text, note=note))
+        self.step += 1
+
     def view(self) -> dict[str, Any]:
         """The whole table after the current step, and the log so far."""
-        data = self._header(self.env)
-        data.update(
-            step=self.step,
-            total=self.total,
-            source=self.source,
-            model=table_model(self.env, self.tracker.previous),
-        )
-        return data
+        return {
+            **self._header(self.env),
+            "step": self.step,
+            "total": self.total,
+            "source": self.source,
+            "model": table_model(self.env, self.tracker.previous),
+        }

@@ -7,12 +7,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from cardsuite.agents.arena.records import jsonable, over
-from cardsuite.agents.play.views import Move
-from cardsuite.agents.play.web.limits import Limits, MoveClock
-from cardsuite.errors import CardsuiteError
+from cardsuite.agents.play.views import RESULT_KEYS, Move
+from cardsuite.agents.play.web.limits import HttpError, Limits, MoveClock
 
 MAX_SESSIONS = Limits.max_sessions
 IDLE_SECONDS = Limits.idle_seconds
@@ -24,19 +24,19 @@ MAX_SEED = 2**63 - 1
 Recorder = Callable[[dict[str, Any]], None]
 
 
-class SessionGone(CardsuiteError):
+class SessionGone(HttpError, status=404):
     """A page asked for a game this server no longer holds."""
 
 
-class SessionBusy(CardsuiteError):
-    """A request for a game that is still working on an earlier request (HTTP 409)."""
+class SessionBusy(HttpError, status=409):
+    """A request for a game that is still working on an earlier request."""
 
 
-class SessionStopped(CardsuiteError):
-    """A request for a game the server stopped (an agent's move ran too long; HTTP 409)."""
+class SessionStopped(HttpError, status=409):
+    """A request for a game the server stopped (an agent's move ran too long)."""
 
 
-class BadMove(CardsuiteError):
+class BadMove(HttpError):
     """A move the page sent is not one of the legal moves."""
 
 
@@ -45,14 +45,13 @@ def random_seed() -> int:
     return secrets.randbelow(2**31)
 
 
+@dataclass
 class PartyTracker:
     """Each Scum Party player's table before the last hand, to mark moves up and down."""
 
-    def __init__(self) -> None:
-        """Start with no hand seen."""
-        self.hand = -1
-        self.start: list[int] | None = None
-        self.previous: list[int] | None = None
+    hand: int = -1  # none seen yet
+    start: list[int] | None = None
+    previous: list[int] | None = None
 
     def update(self, env: Any) -> None:
         """Call after every move (and after the reset)."""
@@ -108,15 +107,12 @@ class Session:
     def _header(self, env: Any, seat: str | None = None) -> dict[str, Any]:
         done = over(env)
         result = None
+        shown = (*RESULT_KEYS, "illegal_action")
         if done:
             result = {
                 a: {
                     "reward": float(env._cumulative_rewards.get(a, 0.0)),
-                    **{
-                        k: v
-                        for k, v in env.infos.get(a, {}).items()
-                        if k in ("finish_position", "role", "points", "score", "illegal_action")
-                    },
+                    **{k: v for k, v in env.infos.get(a, {}).items() if k in shown},
                 }
                 for a in env.possible_agents
             }
@@ -149,8 +145,7 @@ class Store:
         with self._lock:
             self._expire()
             while len(self._sessions) >= self.max_sessions:
-                oldest = min(self._sessions.values(), key=lambda s: s.touched)
-                del self._sessions[oldest.id]
+                del self._sessions[min(self._sessions.values(), key=lambda s: s.touched).id]
             self._sessions[session.id] = session
         return session
 

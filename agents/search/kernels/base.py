@@ -59,23 +59,14 @@ class RolloutTables:
         """Build the tables of ``engine`` (a numpy `BatchedScandal`)."""
         rules, cfg = engine.rules, engine.config
         deck, lay = rules.deck, rules.layout
-        n, ns = deck.n_cards, deck.n_scandals
-        cards_of = np.full((ns, max(len(c) for c in deck.cards_of)), -1, dtype=np.int64)
-        for s, cs in enumerate(deck.cards_of):
-            cards_of[s, : len(cs)] = cs
-        scandals_of = np.full((n, max(len(s) for s in deck.scandals_of)), -1, dtype=np.int64)
-        for c, ss in enumerate(deck.scandals_of):
-            scandals_of[c, : len(ss)] = ss
         ints = [deck.title_of, deck.pair_card, deck.pair_scandal, rules.pair_of]
         self.tabs = (
             np.ascontiguousarray(deck.member, dtype=np.bool_),
             np.asarray(deck.is_title, dtype=np.bool_),
             np.asarray(deck.is_bg, dtype=np.bool_),
             *(np.asarray(t, dtype=np.int64) for t in ints),
-            cards_of,
-            np.array([len(c) for c in deck.cards_of], dtype=np.int64),
-            scandals_of,
-            np.array([len(s) for s in deck.scandals_of], dtype=np.int64),
+            *_padded(deck.cards_of),
+            *_padded(deck.scandals_of),
             np.asarray(deck.value, dtype=np.int64),
         )
         self.lay = np.array(
@@ -84,6 +75,14 @@ class RolloutTables:
             dtype=np.int64,
         )  # fmt: skip
         self.hand_only = cfg.episode == "hand"
+
+
+def _padded(rows: list[Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Index rows of unequal length as one int64 array padded with -1, and their lengths."""
+    out = np.full((len(rows), max(len(r) for r in rows)), -1, dtype=np.int64)
+    for i, r in enumerate(rows):
+        out[i, : len(r)] = r
+    return out, np.array([len(r) for r in rows], dtype=np.int64)
 
 
 def check_rows(name: str, engine: Any, m: int, tables: RolloutTables | None) -> RolloutTables:

@@ -13,7 +13,7 @@ import numpy as np
 
 from cardsuite.agents.search.kernels import base
 from cardsuite.agents.search.kernels.base import RolloutTables, available, check_rows, inline, jit
-from cardsuite.agents.search.kernels.scandal_moves import apply_row, mask_row
+from cardsuite.agents.search.kernels.scandal_moves import apply_row, hand_counts, mask_row
 from scandal_env.batched.consts import BUILD, DRAW, OVER
 
 __all__ = ["RolloutTables", "available", "compiled_rollouts", "play_out"]
@@ -87,16 +87,6 @@ def _goes_out(hand, used, tabs):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _members(hand, scandals_of, nscandals_of, cnt):  # type: ignore[no-untyped-def]
-    """``cnt[s]``: the cards of scandal ``s`` in ``hand``."""
-    cnt[:] = 0
-    for c in range(hand.shape[0]):
-        if hand[c]:
-            for j in range(nscandals_of[c]):
-                cnt[scandals_of[c, j]] += 1
-
-
-@jit
 def _seen(g, me, known, pile_pos, opp, in_pile):  # type: ignore[no-untyped-def]
     """The view's cards known in an opponent's hand (``opp``) and in the pile (``in_pile``)."""
     p = known.shape[1]
@@ -110,9 +100,9 @@ def _seen(g, me, known, pile_pos, opp, in_pile):  # type: ignore[no-untyped-def]
 
 
 @jit
-def _usefulness(card, hand, cnt, melded, opp, in_pile, tabs):  # type: ignore[no-untyped-def]
-    """``ScandalPolicy.usefulness`` (``cnt``: `_members` of ``hand``; ``in_pile``: the
-    view's pile as flags)."""
+def _usefulness(card, hand, nt, ti, melded, opp, in_pile, tabs):  # type: ignore[no-untyped-def]
+    """``ScandalPolicy.usefulness`` (``nt``, ``ti``: ``hand_counts`` of ``hand``; ``in_pile``:
+    the view's pile as flags)."""
     title_of = tabs[3]
     scandals_of = tabs[9]
     nscandals_of = tabs[10]
@@ -123,7 +113,7 @@ def _usefulness(card, hand, cnt, melded, opp, in_pile, tabs):  # type: ignore[no
         if melded[s]:
             continue
         title = title_of[s]
-        others = cnt[s] - mine  # the other cards of s in hand
+        others = nt[s] + ti[s] - mine  # the other cards of s in hand
         u = float(others)
         if card == title:
             u += 1.0 + others
@@ -149,9 +139,10 @@ def _first(mask):  # type: ignore[no-untyped-def]
 
 @inline
 def _choose_row(  # type: ignore[no-untyped-def]
-    g, mask, lay, tabs, take_cost, deep_margin, st, melded, opp, in_pile, hand2, used, cnt
+    g, mask, lay, tabs, take_cost, deep_margin, st, melded, opp, in_pile, hand2, used, bg, nt, ti
 ):
     """``ScandalPolicy.choose(view, 0)`` of row ``g`` whose legal mask is ``mask``."""
+    is_title, is_bg = tabs[1], tabs[2]
     scandals_of, nscandals_of, value = tabs[9], tabs[10], tabs[11]
     (hands, known, counts, placed_by, meld_owner, table_pts, build, build_scandal, pile_arr,
      pile_pos, pile_len, stock_arr, stock_len, stock_public, cur, dealer, phase, duty, forbidden,
@@ -177,13 +168,13 @@ def _choose_row(  # type: ignore[no-untyped-def]
         melded[s] = meld_owner[g, s] >= 0
     if ph != DRAW:  # the discard: least useful, most valuable among equals, lowest id
         _seen(g, me, known, pile_pos, opp, in_pile)
-        _members(hand, scandals_of, nscandals_of, cnt)
+        hand_counts(hand, scandals_of, nscandals_of, is_bg, is_title, bg, nt, ti)
         best = -1
         bu = 0.0
         for c in range(n):
             if not mask[di + c]:
                 continue
-            u = _usefulness(c, hand, cnt, melded, opp, in_pile, tabs)
+            u = _usefulness(c, hand, nt, ti, melded, opp, in_pile, tabs)
             if best < 0 or u < bu or (u == bu and value[c] > value[best]):
                 best, bu = c, u
         return _first(mask) if best < 0 else di + best
@@ -223,8 +214,8 @@ def _choose_row(  # type: ignore[no-untyped-def]
         # builds(view, top): after taking it, the pile without it
         _seen(g, me, known, pile_pos, opp, in_pile)
         in_pile[top] = False
-        _members(hand2, scandals_of, nscandals_of, cnt)
-        gain = _usefulness(top, hand2, cnt, melded, opp, in_pile, tabs)
+        hand_counts(hand2, scandals_of, nscandals_of, is_bg, is_title, bg, nt, ti)
+        gain = _usefulness(top, hand2, nt, ti, melded, opp, in_pile, tabs)
         take = False
         if gain >= 2.0:  # and more useful than the least useful card then held
             take = True
@@ -234,14 +225,12 @@ def _choose_row(  # type: ignore[no-untyped-def]
                     break
             if not take:
                 for c in range(n):
-                    if hand[c] and gain > _usefulness(c, hand2, cnt, melded, opp, in_pile, tabs):
+                    if hand[c] and gain > _usefulness(c, hand2, nt, ti, melded, opp, in_pile, tabs):
                         take = True
                         break
         if take:
             return dd
-    if mask[ds]:
-        return ds
-    return _first(mask)
+    return ds if mask[ds] else _first(mask)
 
 
 @jit
@@ -258,7 +247,6 @@ def _play_rows(m, cutoff, lay, tabs, take_cost, deep_margin, st, steps, picks, p
     in_pile = np.zeros(n, dtype=np.bool_)
     hand2 = np.zeros(n, dtype=np.bool_)
     used = np.zeros(n, dtype=np.bool_)
-    cnt = np.zeros(ns, dtype=np.int64)
     phase = st[16]
     for g in range(m):
         k = 0
@@ -267,7 +255,7 @@ def _play_rows(m, cutoff, lay, tabs, take_cost, deep_margin, st, steps, picks, p
                 break
             mask_row(g, mask, lay, tabs, st, bg, nt, ti)
             a = _choose_row(g, mask, lay, tabs, take_cost, deep_margin, st, melded, opp,
-                            in_pile, hand2, used, cnt)  # fmt: skip
+                            in_pile, hand2, used, bg, nt, ti)  # fmt: skip
             if pick_only:
                 picks[g] = a
                 break

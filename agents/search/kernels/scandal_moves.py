@@ -11,7 +11,7 @@ from scandal_env.batched.consts import BUILD, DRAW, END_BLOCKED, END_MAX_TURNS, 
 
 
 @jit
-def _hand_counts(hand, scandals_of, nscandals_of, is_bg, is_title, bg, nt, ti):  # type: ignore[no-untyped-def]
+def hand_counts(hand, scandals_of, nscandals_of, is_bg, is_title, bg, nt, ti):  # type: ignore[no-untyped-def]
     """Per scandal: the hand's blue/green, non-title and title cards (the mask's table)."""
     bg[:] = 0
     nt[:] = 0
@@ -53,7 +53,7 @@ def mask_row(g, mask, lay, tabs, st, bg, nt, ti):  # type: ignore[no-untyped-def
         if plen > 0:
             mask[dd] = True
         if plen >= 2:
-            _hand_counts(hand, scandals_of, nscandals_of, is_bg, is_title, bg, nt, ti)
+            hand_counts(hand, scandals_of, nscandals_of, is_bg, is_title, bg, nt, ti)
             sz = size
             for i in range(plen):  # the pile from the top (S3)
                 c = pile_arr[g, plen - 1 - i]
@@ -80,7 +80,7 @@ def mask_row(g, mask, lay, tabs, st, bg, nt, ti):  # type: ignore[no-untyped-def
     if ph == MELD:
         d = duty[g]
         if d >= 0:  # S3: honour the duty first
-            _hand_counts(hand, scandals_of, nscandals_of, is_bg, is_title, bg, nt, ti)
+            hand_counts(hand, scandals_of, nscandals_of, is_bg, is_title, bg, nt, ti)
             for j in range(nscandals_of[d]):
                 s = scandals_of[d, j]
                 if meld_owner[g, s] >= 0:
@@ -112,7 +112,7 @@ def mask_row(g, mask, lay, tabs, st, bg, nt, ti):  # type: ignore[no-untyped-def
                     if meld_owner[g, s] >= 0 and pair_of[f, s] >= 0:
                         mask[lo + pair_of[f, s]] = True
         if nonf >= 4 or (nonf == 3 and f >= 0):  # S5
-            _hand_counts(hand, scandals_of, nscandals_of, is_bg, is_title, bg, nt, ti)
+            hand_counts(hand, scandals_of, nscandals_of, is_bg, is_title, bg, nt, ti)
             for s in range(ns):
                 ok = bg[s] >= 1 and nt[s] >= 2 and ti[s] >= 1 and meld_owner[g, s] < 0
                 if nonf == 3:

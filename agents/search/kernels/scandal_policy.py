@@ -10,6 +10,7 @@ picks (``tests/scandal/test_rollout_policy.py``).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -73,8 +74,7 @@ class PolicyNet:
     @property
     def arrays(self) -> tuple[Any, ...]:
         """The fields as the kernels take them."""
-        return (self.first, self.biases, self.weights, self.relu, self.src, self.factor,
-                self.const)  # fmt: skip
+        return tuple(getattr(self, f.name) for f in dataclasses.fields(self))
 
 
 class ObsLayout:
