@@ -209,6 +209,31 @@ def test_exploit_trains_against_one_frozen_agent_and_reports_a_margin() -> None:
         exploit("heuristic", budget_minutes=0)
 
 
+def test_exploit_stopped_by_a_signal_keeps_its_run_and_exits_130(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C or SIGTERM during ``cardsuite exploit`` (issue 59): the best response so far is
+    checkpointed in --run-dir, the command says so and exits 130, with no traceback."""
+    from cardsuite.cli import main as cli_main
+    from cardsuite.train.core import loop
+
+    real = loop.TrainLoop.going
+
+    def signalled(self: loop.TrainLoop) -> bool:
+        if self.step and self.stop is not None:
+            self.stop.requested, self.stop.signal_name = True, "SIGTERM"
+        return real(self)
+
+    monkeypatch.setattr(loop.TrainLoop, "going", signalled)
+    run = tmp_path / "br"
+    assert cli_main(["exploit", "--agent", "random", "--budget", "1", "--deals", "4",
+                     "--num-games", "16", "--bc-steps", "0", "--run-dir", str(run),
+                     "--set", "rollout_steps=4", "--set", "hidden=8"]) == 130  # fmt: skip
+    err = capsys.readouterr().err
+    assert f"stopped before the final match; the best response so far is in {run}" in err
+    assert "Traceback" not in err and (run / "checkpoint" / "state.json").is_file()
+
+
 def test_exploit_set_reaches_the_best_responses_run_and_names_a_bad_field(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture,

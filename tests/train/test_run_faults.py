@@ -134,3 +134,36 @@ def test_a_crash_before_the_first_checkpoint_is_not_a_dead_end(
     assert main(["ppo", "--run-dir", str(clean), *tiny]) == 0
     again = (run / "agent" / "weights.safetensors").read_bytes()
     assert again == (clean / "agent" / "weights.safetensors").read_bytes()
+
+
+@pytest.mark.parametrize("trainer", ["ppo", "dmc"])
+def test_the_warm_start_is_checkpointed_and_never_repeated(
+    trainer: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run stopped right after its warm start resumes from the checkpoint written then,
+    without imitating again, and ends with an uninterrupted run's weights."""
+    from cardsuite.train.core import loop
+    from cardsuite.train.dmc.trainer import DMCTrainer as DMC
+    from cardsuite.train.ppo.trainer import Trainer as PPO
+
+    flags = [*FLAGS, "--bc-steps", "2000", "--bc-games", "64", "--bc-epochs", "1", "--seed", "4",
+             "--total-steps", "600", "--checkpoint-every", "256"]  # fmt: skip
+    if trainer == "dmc":
+        flags = [*flags, "--batch-size", "32", "--buffer-size", "256", "--eval-against", "random"]
+
+    def power_cut(self: loop.TrainLoop) -> None:
+        raise RuntimeError("power cut")
+
+    run, clean = tmp_path / "run", tmp_path / "clean"
+    with monkeypatch.context() as patch:
+        patch.setattr(loop.TrainLoop, "train", power_cut)
+        with pytest.raises(RuntimeError, match="power cut"):
+            main([trainer, "--run-dir", str(run), *flags])
+    assert (run / "checkpoint" / "state.json").is_file()  # written after the warm start
+    cls = PPO if trainer == "ppo" else DMC
+    with monkeypatch.context() as patch:
+        patch.setattr(cls, "warm_start", lambda self: pytest.fail("the warm start ran again"))
+        assert main([trainer, "--resume", str(run)]) == 0
+    assert main([trainer, "--run-dir", str(clean), *flags]) == 0
+    weights = "agent/weights.safetensors"
+    assert (run / weights).read_bytes() == (clean / weights).read_bytes()

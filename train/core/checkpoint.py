@@ -101,12 +101,19 @@ def write_checkpoint(run_dir: str | Path, fill: Callable[[Path], dict[str, Any]]
             shutil.rmtree(tmp, ignore_errors=True)
 
 
+#: What a user can do about a checkpoint damaged on disk (said after the damage).
+DAMAGED = "; a damaged checkpoint cannot be resumed: start a new run with --run-dir NEW"
+
+
 def read_state_doc(path: str | Path) -> tuple[Path, dict[str, Any]]:
     """The checkpoint folder at ``path`` and its ``state.json`` object (files not checked)."""
     ckpt = find_checkpoint(path)
-    doc = read_json_file(
-        ckpt / STATE_FILE, f"checkpoint {str(ckpt)!r}: {STATE_FILE}", MAX_STATE_BYTES
-    )
+    try:
+        doc = read_json_file(
+            ckpt / STATE_FILE, f"checkpoint {str(ckpt)!r}: {STATE_FILE}", MAX_STATE_BYTES
+        )
+    except CheckpointError as err:
+        raise CheckpointError(f"{err}{DAMAGED}") from None
     if not isinstance(doc, dict):
         raise CheckpointError(f"checkpoint {str(ckpt)!r}: {STATE_FILE} does not hold an object")
     return ckpt, doc
@@ -136,7 +143,7 @@ def check_files(ckpt: Path, files: Any, allowed: Callable[[str], bool], kinds: s
                 "such as .pt or .zip)",
             )
         if name not in on_disk:
-            raise CheckpointError(f"checkpoint {str(ckpt)!r}: file {name} is missing")
+            raise CheckpointError(f"checkpoint {str(ckpt)!r}: file {name} is missing{DAMAGED}")
     unlisted = sorted(on_disk - set(files))
     if unlisted:
         raise bad("files", f"does not list {', '.join(unlisted)} (a file that is not ours)")
@@ -147,6 +154,7 @@ def check_files(ckpt: Path, files: Any, allowed: Callable[[str], bool], kinds: s
         if sha256_file(file) != digest:
             raise CheckpointError(
                 f"checkpoint {str(ckpt)!r}: file {name} does not match its checksum (corrupt)"
+                + DAMAGED
             )
 
 
