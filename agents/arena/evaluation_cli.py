@@ -6,6 +6,7 @@ Writes ``benchmark.json`` and a Markdown card into a new ``--out`` folder (``doc
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shlex
 import sys
@@ -19,6 +20,7 @@ from cardsuite.agents.arena.deal_sets import QUICK_BUDGET, QUICK_DEALS, stale_te
 from cardsuite.agents.arena.evaluation import RESAMPLES, calibrate, run_benchmark
 from cardsuite.errors import ConfigError
 from cardsuite.moved import moved_getattr, moved_table
+from cardsuite.runlock import RunLock
 from cardsuite.safe_json import write_json_atomic
 
 #: What a benchmark folder holds.
@@ -204,28 +206,29 @@ def run(ns: argparse.Namespace, extra: list[str]) -> int:
             "give the agent to benchmark: cardsuite benchmark SPEC --game G --players N"
         )
     out = check_out_dir(ns.out) if ns.out else None
-    if ns.quick:
-        print("benchmark: QUICK run: a smoke test, not citable", file=sys.stderr)
-    report = run_benchmark(
-        ns.spec,
-        ns.game,
-        ns.players,
-        quick=ns.quick,
-        ismcts=ns.ismcts,
-        workers=ns.workers,
-        progress=not ns.no_progress,
-        resamples=ns.resamples,
-    )
-    words = ["cardsuite benchmark", shlex.quote(ns.spec), "--game", report["game"]]
-    words += ["--players", str(ns.players)] + ["--quick"] * ns.quick
-    command = " ".join(words + (["--ismcts", ns.ismcts] if ns.ismcts else []))
-    report["command"] = command
-    card = to_markdown(report, command)
-    print(card)
-    if out is not None:
-        write_json_atomic(out / "benchmark.json", report, allow_nan=True)
-        (out / "benchmark.md").write_text(card, "utf-8")
-        print(f"wrote {out / 'benchmark.json'} and {out / 'benchmark.md'}")
+    with RunLock(out, "cardsuite benchmark") if out else contextlib.nullcontext():  # one writer
+        if ns.quick:
+            print("benchmark: QUICK run: a smoke test, not citable", file=sys.stderr)
+        report = run_benchmark(
+            ns.spec,
+            ns.game,
+            ns.players,
+            quick=ns.quick,
+            ismcts=ns.ismcts,
+            workers=ns.workers,
+            progress=not ns.no_progress,
+            resamples=ns.resamples,
+        )
+        words = ["cardsuite benchmark", shlex.quote(ns.spec), "--game", report["game"]]
+        words += ["--players", str(ns.players)] + ["--quick"] * ns.quick
+        command = " ".join(words + (["--ismcts", ns.ismcts] if ns.ismcts else []))
+        report["command"] = command
+        card = to_markdown(report, command)
+        print(card)
+        if out is not None:
+            write_json_atomic(out / "benchmark.json", report, allow_nan=True)
+            (out / "benchmark.md").write_text(card, "utf-8")
+            print(f"wrote {out / 'benchmark.json'} and {out / 'benchmark.md'}")
     return 0
 
 

@@ -429,3 +429,37 @@ def test_a_rating_the_deals_cannot_measure_says_so() -> None:
     assert bottom["measured"] is False and "below every reference" in bottom["basis"]
     level = evaluation.benchmark_rating(_versus(ds, 0.5), ds, quick=False, resamples=0, seed=0)
     assert level["measured"] is True and "not measured" not in level["basis"]
+
+
+def test_a_second_benchmark_into_the_same_folder_is_refused(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """One writer per --out folder (issue 59): a benchmark running into a folder holds its
+    lock; a second one into it gets RunLockedError naming the holder, and nothing is
+    overwritten. The lock is gone once the first has written its files."""
+    import argparse
+    import os
+
+    from cardsuite.errors import RunLockedError
+    from cardsuite.runlock import RunLock
+
+    _small(monkeypatch)
+    sub = argparse.ArgumentParser().add_subparsers()
+    _, run = evaluation_cli.add_command(sub)
+    out = tmp_path / "out"
+    ns = argparse.Namespace(spec="greedy", game="scum", players=4, quick=True, ismcts=None,
+                            workers=1, out=str(out), resamples=20, no_progress=True,
+                            calibrate=False, checkpoint=None)  # fmt: skip
+    real = evaluation_cli.run_benchmark
+
+    def another_process_holds_it(*args: object, **kwargs: object) -> object:
+        lock = (out / ".lock").read_text()
+        (out / ".lock").write_text(lock.replace(f'"pid": {os.getpid()}', '"pid": 1'))
+        with pytest.raises(RunLockedError, match="in use by cardsuite benchmark"):
+            RunLock(out, "cardsuite benchmark").acquire()
+        (out / ".lock").write_text(lock)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(evaluation_cli, "run_benchmark", another_process_holds_it)
+    assert run(ns, []) == 0
+    assert (out / "benchmark.json").is_file() and not (out / ".lock").exists()
