@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -222,7 +224,11 @@ def run(ns: argparse.Namespace, extra: list[str]) -> int:
         print(pilot_text(rows, ns.pilot, ns.deals))
         return 0
     key = checkpoint_key(spec.name, ns.players, options, ns.seed, ns.deals)
-    checkpoint = Path(ns.checkpoint or default_checkpoint(key))
+    checkpoint: Path | None = Path(ns.checkpoint or default_checkpoint(key))
+    if not ns.checkpoint and not os.access(".", os.W_OK):  # a read-only folder: print only
+        print("leaderboard: this folder is read-only, so finished pairs are not kept "
+              "(--checkpoint FILE keeps them elsewhere)", file=sys.stderr)  # fmt: skip
+        checkpoint = None
     board = run_leaderboard(
         spec.name,
         ns.players,
@@ -238,7 +244,7 @@ def run(ns: argparse.Namespace, extra: list[str]) -> int:
     command = _command_line(spec, ns, options)
     text = to_markdown(board, command)
     written = _write(board, text, command, spec, ns)
-    if not ns.checkpoint:  # the default one did its job: the board is written
+    if not ns.checkpoint and checkpoint is not None:  # the default one did its job
         checkpoint.unlink(missing_ok=True)
     print(text)
     if written:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -357,3 +358,32 @@ def test_a_kind_names_its_own_leaderboard_entries(monkeypatch: pytest.MonkeyPatc
     assert agents[:4] == ["random", "greedy", "heuristic", "ismcts"]
     assert "search:pretrained:scum4" in agents and agents[-1] == "twice:pretrained:scum4"
     assert KINDS["search"].leaderboard is not None  # the guided search declares its entries
+
+
+def test_the_default_checkpoint_keeps_pairs_and_goes_once_the_board_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --checkpoint, finished pairs are kept in leaderboard-GAME-Np-HASH.jsonl in the
+    current folder while the run lasts (issue 59); a read-only folder only prints."""
+    from cardsuite.agents.arena import leaderboard
+    from cardsuite.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    args = ["leaderboard", "scum", "--players", "4", "--deals", "2", "--agents", "random",
+            "greedy", "--resamples", "0", "--no-progress"]  # fmt: skip
+    seen: list[str] = []
+    real = round_robin.append_checkpoint
+
+    def spy(path: Path, *rest: object, **kw: object) -> None:
+        seen.append(Path(path).name)
+        real(path, *rest, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(round_robin, "append_checkpoint", spy)
+    assert main(args) == 0
+    assert len(seen) == 1 and re.fullmatch(r"leaderboard-scum-4p-[0-9a-f]{8}\.jsonl", seen[0])
+    assert "keeps the finished pairs (0 of 1 now)" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # removed once the board was written
+    monkeypatch.setattr(leaderboard.os, "access", lambda *_a: False)
+    assert main(args) == 0
+    assert "read-only, so finished pairs are not kept" in capsys.readouterr().err
+    assert len(seen) == 1 and list(tmp_path.iterdir()) == []
