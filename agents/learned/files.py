@@ -70,6 +70,6 @@ def find_checkpoint(path: str | Path) -> Path:
     if not p.exists():
         raise CheckpointError(f"checkpoint {str(p)!r} does not exist")
     raise CheckpointError(
-        f"{str(p)!r} is neither a checkpoint (agent/ + state.json) nor a run "
-        f"directory with a {CHECKPOINT_DIR}/ inside"
+        f"{str(p)!r} is neither a checkpoint (agent/ + state.json) nor a run directory with "
+        f"a {CHECKPOINT_DIR}/ inside: give a run's folder or its {CHECKPOINT_DIR}/"
     )

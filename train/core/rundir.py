@@ -61,7 +61,10 @@ def plan_run(
             RunLock(folder, command).check()  # a second writer is refused before anything
     if resume and restartable(Path(resume)):
         return _restart(Path(resume), run_dir, command, record)
-    checkpoint = find_checkpoint(resume) if resume else None
+    try:
+        checkpoint = find_checkpoint(resume) if resume else None
+    except CheckpointError as err:
+        raise CheckpointError(f"--resume: {err}; a new run takes --run-dir instead") from None
     if run_dir:
         out = Path(run_dir)
     elif checkpoint is not None:
@@ -169,10 +172,11 @@ def check_run_dir(run_dir: str | Path, checkpoint: Path | None) -> bool:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise ConfigError(
-            f"--run-dir {str(out)!r}: cannot create the run directory: {err.strerror}"
+            f"--run-dir {str(out)!r}: cannot create the run directory: {err.strerror} "
+            "(choose another folder)"
         ) from None
     if not os.access(out, os.W_OK | os.X_OK):
-        raise ConfigError(f"--run-dir {str(out)!r}: the run directory is not writable")
+        raise ConfigError(f"--run-dir {str(out)!r} is not writable: choose another folder")
     return False
 
 
