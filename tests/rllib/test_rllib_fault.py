@@ -69,6 +69,7 @@ def _runner_pids(algo: Any) -> list[int]:
     )
 
 
+@pytest.mark.slow  # 25 s: CI runs it in the slow job
 def test_killed_env_runner_is_restarted_and_the_run_goes_on(ray_local: Any, tmp_path: Path) -> None:
     """SIGKILL one runner during an iteration: training continues, the runner comes back."""
     tr = trainer.Trainer(load_config(None, run_dir=str(tmp_path), **TINY), log=lambda _: None)

@@ -359,6 +359,7 @@ def _state(run_dir: Path) -> dict[str, Any]:
     return json.loads((run_dir / "checkpoint" / "state.json").read_text())
 
 
+@pytest.mark.slow  # 25 s: CI runs it in the slow job
 def test_smoke_scum_train_checkpoint_resume(ray_session: Any, tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     config = tmp_path / "run.yaml"
@@ -484,6 +485,7 @@ def _module_weights(config: Any) -> dict[str, np.ndarray]:
     return {k: v.detach().numpy() for k, v in module.state_dict().items()}  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow  # 25 s: CI runs it in the slow job
 def test_resume_reads_only_safe_files(ray_session: Any, tmp_path: Path) -> None:
     """Issue 12: a checkpoint holds no pickle, and a file its manifest does not list (a crafted
     *.pkl) is refused; an older run's iter_NNNNNN/ resumes from its JSON and safetensors

@@ -136,6 +136,7 @@ def test_a_crash_before_the_first_checkpoint_is_not_a_dead_end(
     assert again == (clean / "agent" / "weights.safetensors").read_bytes()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trainer", ["ppo", "dmc"])
 def test_the_warm_start_is_checkpointed_and_never_repeated(
     trainer: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
