@@ -44,6 +44,9 @@ from typing import Any
 
 import pytest
 
+from tests.train.test_checkpoint_faults import DMC_FLAGS as DMC
+from tests.train.test_checkpoint_faults import FLAGS as PPO
+
 pytestmark = pytest.mark.slow
 
 TRIALS = int(os.environ.get("CARDSUITE_FAULT_TRIALS", "1"))
@@ -59,13 +62,6 @@ SMALL_CALIBRATION = (
     "from cardsuite.cli import main; sys.exit(main(sys.argv[1:]))"
 )
 
-PPO = ["--num-games", "32", "--rollout-steps", "8", "--hidden", "16", "--layers", "1",
-       "--eval-deals", "4", "--no-tensorboard", "--quiet", "--threads", "1", "--seed", "5",
-       "--total-steps", "1200", "--checkpoint-every", "256"]  # fmt: skip
-DMC = ["--num-games", "8", "--rollout-steps", "8", "--hidden", "16", "--layers", "1",
-       "--batch-size", "32", "--buffer-size", "256", "--eval-deals", "2", "--quiet",
-       "--eval-against", "random", "--no-tensorboard", "--device", "cpu", "--seed", "5",
-       "--total-steps", "400", "--checkpoint-every", "64", "--threads", "1"]  # fmt: skip
 WARM = ["--bc-steps", "3000", "--bc-games", "64", "--bc-epochs", "2"]  # an imitation first
 SB3 = [f"--set={item}" for item in (
     "total_steps=1024", "rollout_steps=128", "batch_size=128", "update_epochs=1", "hidden=16",
