@@ -49,3 +49,21 @@ def test_csv_round_trip_and_curve_plot(tmp_path: Path) -> None:
     (tmp_path / "curve.csv").write_text("step,ep_rew_mean,episodes\n512,-0.2,30\n1024,0.1,60\n")
     png = plot_curves(tmp_path, tmp_path / "img" / "curves.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_one_run_curve_keeps_its_steps_its_intervals_and_the_last_row_of_a_step(
+    tmp_path: Path,
+) -> None:
+    """A resumed run may log a step twice: the last row wins; one run draws its own evaluation
+    intervals (``beats_ci``), not a band over seeds; the panels it has no rows for are left out."""
+    from cardsuite.train.core.log import PANELS, band, eval_opponents, panel_column
+
+    (tmp_path / "curve.csv").write_text("step,ep_rew_mean\n512,-0.2\n1024,0.1\n1024,0.3\n")
+    append_csv(tmp_path / "eval.csv", [ROW, EvalRow(**{**ROW.to_dict(), "against": "heuristic"})])
+    grid, mean, half, n = band([tmp_path], "curve.csv", "ep_rew_mean")
+    assert n == 1 and list(grid) == [512, 1024] and list(mean) == [-0.2, 0.3] and not half.any()
+    grid, mean, half, n = band([tmp_path], "eval.csv", "beats", "random")
+    assert (n, list(grid), list(mean), list(half)) == (1, [1000], [0.875], [ROW.beats_ci])
+    assert eval_opponents([tmp_path]) == ["heuristic", "random"]
+    assert panel_column([tmp_path], "progress.csv", PANELS[0][1]) == PANELS[0][1][0]
+    assert band([tmp_path], "progress.csv", "league_win")[3] == 0
