@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from cardsuite.agents.arena.ratings import PairDeals, rate
 from cardsuite.agents.arena.round_robin import deal_outcomes, play_pair, run_leaderboard
 from cardsuite.agents.arena.stats import deals_for_half_width, mean_interval, unit_values
 from cardsuite.agents.registry import parse_spec, weights_sha256
+from cardsuite.cli import package_version
 from cardsuite.errors import ConfigError
 
 #: Bootstrap resamples behind every interval.
@@ -161,7 +161,7 @@ def calibrate(
     command = (
         f"cardsuite benchmark --calibrate --game {deal_set.game} --players {players}"
         + (" --quick" if quick else "")
-        + f" ({n} deals per pair, cardsuite {cardsuite_version()})"
+        + f" ({n} deals per pair, cardsuite {package_version()})"
     )
     weights = {spec: weights_sha256(spec) for spec in pool}
     return {
@@ -171,14 +171,6 @@ def calibrate(
         "reference_weights": {spec: d for spec, d in weights.items() if d is not None},
         "leaderboard": board.to_dict(),
     }
-
-
-def cardsuite_version() -> str:
-    """The installed cardsuite's version (``0+unknown`` in a checkout that is not installed)."""
-    try:
-        return version("cardsuite")
-    except PackageNotFoundError:
-        return "0+unknown"
 
 
 def run_benchmark(
@@ -235,7 +227,7 @@ def run_benchmark(
     sha = {QUICK_DEALS: deal_set.quick_sha256, deal_set.deals: deal_set.sha256}.get(n)
     return {
         "protocol": deal_set.protocol,
-        "cardsuite": cardsuite_version(),
+        "cardsuite": package_version(),
         "agent": spec,
         "game": deal_set.game,
         "players": deal_set.players,

@@ -147,11 +147,8 @@ def plot(board: Board, out_png: Path) -> Path:
     fig = Figure(figsize=(7, 0.5 * len(order) + 1.2))
     ax = fig.subplots()
     y = np.arange(len(order))[::-1]
-    x = np.array([r.rating[i] for i in order])
-    err = np.array(
-        [[r.rating[i] - r.low[i] for i in order], [r.high[i] - r.rating[i] for i in order]]
-    )
-    ax.errorbar(x, y, xerr=np.maximum(err, 0.0), fmt="o", capsize=3)
+    x, low, high = (np.array(v)[order] for v in (r.rating, r.low, r.high))
+    ax.errorbar(x, y, xerr=np.maximum([x - low, high - x], 0.0), fmt="o", capsize=3)
     ax.set_yticks(y, [board.agents[i] for i in order])
     ax.set_xlabel(f"Elo rating, {r.anchor} = 0 (bars: 95% bootstrap interval)")
     ax.set_title(f"{board.game}, {board.players} players: {board.deals} duplicate deals per pair")

@@ -84,11 +84,7 @@ class Board:
                 for i, row in enumerate(self.head_to_head)
             },
             "pairs": [
-                {
-                    "a": self.agents[p.a],
-                    "b": self.agents[p.b],
-                    "outcomes": [float(x) for x in p.outcomes],
-                }
+                {"a": self.agents[p.a], "b": self.agents[p.b], "outcomes": p.outcomes.tolist()}
                 for p in self.pairs
             ],
         }

@@ -147,27 +147,21 @@ class BatchedScumHeuristic(BatchedHeuristic):
         choice = np.zeros(m, dtype=np.int64)
         decided = np.zeros(m, dtype=bool)
 
-        def take(table: np.ndarray, where: np.ndarray) -> None:
-            idx, has = _first(table)
+        def take(table: np.ndarray, where: np.ndarray, by_slot: bool = False) -> None:
+            # the first true entry in action order, or in (slot, count) order
+            idx, has = _first(table[:, self.by_slot] if by_slot else table)
             hit = where & has & ~decided
-            choice[hit] = idx[hit] + 1
-            decided[hit] = True
-
-        def take_by_slot(table: np.ndarray, where: np.ndarray) -> None:
-            # the first true entry in (slot, count) order instead of action order
-            idx, has = _first(table[:, self.by_slot])
-            hit = where & has & ~decided
-            choice[hit] = self.by_slot[idx[hit]] + 1
+            choice[hit] = (self.by_slot[idx[hit]] if by_slot else idx[hit]) + 1
             decided[hit] = True
 
         take(legal & (ca == total[:, None]), np.ones(m, dtype=bool))  # go out
         lead = phase == 1
         # ---- lead: run out with bosses then control specials; else the lowest group whole
         whole = legal & ~self.spec_a[None, :] & (ca == group_a)
-        take_by_slot(whole & boss[:, sa], lead & runs)  # the lowest boss group
+        take(whole & boss[:, sa], lead & runs, by_slot=True)  # the lowest boss group
         take(legal & self.single_special_a[None, :] & unb1_slot[:, sa], lead & runs)
-        take_by_slot(whole, lead)  # the lowest group, played whole
-        take_by_slot(legal, lead)  # only specials left: the lowest slot, fewest cards
+        take(whole, lead, by_slot=True)  # the lowest group, played whole
+        take(legal, lead, by_slot=True)  # only specials left: the lowest slot, fewest cards
         # ---- follow
         follow = ~lead
         rest = group_a - ca  # cards of the rank left after the play

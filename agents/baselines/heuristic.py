@@ -54,8 +54,7 @@ class BatchedHeuristic:
 def make_policy(table: TableInfo, kind: str = "heuristic", **params: Any) -> ObservationPolicy:
     """The ``kind`` policy (its game part, ``heuristic`` or ``greedy``) of ``table.game`` with
     ``params`` (per-game knobs)."""
-    policy: ObservationPolicy = part(table.game, kind)(table.config, table.obs_spec, **params)
-    return policy
+    return part(table.game, kind)(table.config, table.obs_spec, **params)
 
 
 class HeuristicAgent:

@@ -122,10 +122,6 @@ class ScandalArrays:
             best[:, cards] = np.maximum(best[:, cards], u[:, cols])
         return best
 
-    def scandal_counts(self, cards: np.ndarray) -> np.ndarray:
-        """``[K, ns]``: how many of each row's ``cards`` belong to each scandal."""
-        return cards.astype(np.float32) @ self.member_f
-
     def choose(
         self,
         mask: np.ndarray,
@@ -208,7 +204,7 @@ class ScandalArrays:
         if r.size:
             n_used = used_deep.sum(axis=1)
             left = (hands[2 * rd :].sum(axis=1)) - n_used
-            common = (arr.scandal_counts(used_deep) == n_used[:, None]).any(axis=1)
+            common = (used_deep.astype(np.float32) @ arr.member_f == n_used[:, None]).any(axis=1)
             goes_out = (left == 1) | ((left == 0) & (n_used >= 4) & common)
             last = np.maximum(v["stock"][r], 0) + size[r] - (depth + 1) + 1 <= 1
             waste = (taken & ~used_deep).astype(np.float64) @ arr.value

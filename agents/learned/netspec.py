@@ -101,15 +101,10 @@ def pick(logits: np.ndarray, mask: np.ndarray, greedy: bool, rng: np.random.Gene
 def actor_prefixes(params: Mapping[str, Any]) -> tuple[str, ...]:
     """The linear layers of an actor's state dict, input first: MaskablePPO's
     ``mlp_extractor.policy_net.{i}`` then ``action_net``, else every ``NAME.{i}`` by ``i``."""
-    if any(name.startswith("mlp_extractor.policy_net.") for name in params):
-        hidden = sorted(
-            {
-                int(name.split(".")[2])
-                for name in params
-                if name.startswith("mlp_extractor.policy_net.") and name.endswith(".weight")
-            }
-        )
-        return (*(f"mlp_extractor.policy_net.{i}" for i in hidden), "action_net")
+    sb3 = "mlp_extractor.policy_net."
+    hidden = {int(n.split(".")[2]) for n in params if n.startswith(sb3) and n.endswith(".weight")}
+    if any(name.startswith(sb3) for name in params):
+        return (*(f"{sb3}{i}" for i in sorted(hidden)), "action_net")
     prefixes = {name.removesuffix(".weight") for name in params if name.endswith(".weight")}
 
     def order(prefix: str) -> tuple[str, int]:

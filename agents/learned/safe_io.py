@@ -169,8 +169,7 @@ def is_agent_dir(path: str | Path) -> bool:
 
 def read_meta(directory: str | Path) -> AgentMeta:
     """Read and validate ``agent.json`` alone (no weights)."""
-    meta, _ = _read_meta(Path(directory))
-    return meta
+    return _read_meta(Path(directory))[0]
 
 
 def _read_meta(d: Path) -> tuple[AgentMeta, str]:

@@ -125,9 +125,7 @@ class SearchBase:
         self.before_search(observation, action_mask)
         root = self.search(determinize)
         best = self.choose(root, set(legal.tolist()))
-        if best is None:
-            return self.fallback(observation, action_mask, info)
-        return best
+        return self.fallback(observation, action_mask, info) if best is None else best
 
     def choose(self, root: Node, allowed: set[int]) -> int | None:
         """The most visited legal root move, the highest `preference`, the lowest id (or None)."""
@@ -191,13 +189,8 @@ class SearchBase:
         self, game: Any, leaves: list[Any], paths: list[list[Node]], rng: np.random.Generator
     ) -> list[np.ndarray]:
         """Per-player rewards of every leaf: terminal ones directly, the others by `roll_out`."""
-        out: list[np.ndarray] = [np.empty(0)] * len(leaves)
-        todo = []
-        for i, state in enumerate(leaves):
-            if game.terminal(state):
-                out[i] = game.values(state)
-            else:
-                todo.append(i)
+        out: list[Any] = [game.values(s) if game.terminal(s) else None for s in leaves]
+        todo = [i for i, v in enumerate(out) if v is None]
         if todo:
             values = self.roll_out(game, [leaves[i] for i in todo], [paths[i] for i in todo], rng)
             for i, v in zip(todo, values, strict=True):

@@ -57,17 +57,14 @@ class SearchGame(Protocol[S]):
 @functools.lru_cache(maxsize=32)
 def _series_rules(rules: Any) -> Any:
     """The same table rules with one-series episodes (a rollout ends with the series)."""
-    if rules.episode == "series":
-        return rules
-    return dataclasses.replace(rules, episode="series")
+    return rules if rules.episode == "series" else dataclasses.replace(rules, episode="series")
 
 
 def relative_score(scores: np.ndarray) -> np.ndarray:
     """``0.5 + (own - mean of others) / 400`` clipped to [0, 1], per row of ``[m, P]`` points."""
     n = scores.shape[1]
     others = (scores.sum(axis=1, keepdims=True) - scores) / (n - 1)
-    result: np.ndarray = np.clip(0.5 + (scores - others) / 400.0, 0.0, 1.0)
-    return result
+    return np.clip(0.5 + (scores - others) / 400.0, 0.0, 1.0)
 
 
 def rank_score(ncards: np.ndarray) -> np.ndarray:
@@ -131,8 +128,7 @@ class ClimbSearch(_EngineSearch):
         if state.phase != SE.OVER:
             return rank_score(np.asarray(state.ncards)[None])[0]
         n = state.rules.num_players
-        result: np.ndarray = (state.last_points.astype(float) - 1.0) / (n - 1)
-        return result
+        return (state.last_points.astype(float) - 1.0) / (n - 1)
 
     def policy(self, state: SE.State) -> int:
         """The climbing-game heuristic for the player to act."""
@@ -176,8 +172,7 @@ class ScandalSearch(_EngineSearch):
             scores = np.array(
                 [value[state.placed_by == i].sum() - value[state.hands[i]].sum() for i in range(p)]
             )
-        result: np.ndarray = relative_score(scores[None])[0]
-        return result
+        return relative_score(scores[None])[0]
 
     def policy(self, state: XE.State) -> int:
         """The Scandal heuristic for the player to act."""
@@ -243,8 +238,7 @@ scandal_search = SearchKind(
 def search_kind(game: str) -> SearchKind:
     """``game``'s ``search`` part; ConfigError naming the games that have one."""
     agent_parts(game, "ISMCTS")
-    kind: SearchKind = part(game, "search")
-    return kind
+    return part(game, "search")
 
 
 def search_game(game: str, config: Any, params: Mapping[str, Any]) -> SearchGame[Any]:

@@ -65,8 +65,7 @@ def softmax_prior(logits: np.ndarray, mask: np.ndarray, temperature: float) -> n
     z = np.where(mask, np.asarray(logits, np.float64) / temperature, -np.inf)
     z = z - z.max(axis=-1, keepdims=True)
     e = np.where(mask, np.exp(z), 0.0)
-    out: np.ndarray = e / e.sum(axis=-1, keepdims=True)
-    return out
+    return e / e.sum(axis=-1, keepdims=True)
 
 
 def _check(game: str, inner: Any, temperature: Any, fpu: Any, candidates: Any, gate: Any,

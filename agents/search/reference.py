@@ -143,9 +143,11 @@ class ISMCTSAgent(SearchBase):
             score = child.total / child.visits + c * math.sqrt(math.log(child.avail) / child.visits)
             if score > best_score:
                 best_score, best_action = score, a
-        if untried:
-            return self._expansion(game, state, untried, rng)
-        return best_action
+        if not untried:
+            return best_action
+        if self.rollout == "heuristic" and (a := game.policy(state)) in untried:
+            return int(a)  # the rollout policy's untried move first
+        return int(untried[int(rng.integers(len(untried)))])
 
     def roll_out(
         self,
@@ -169,16 +171,6 @@ class ISMCTSAgent(SearchBase):
             game.apply(state, a)
             steps += 1
         return game.values(state)
-
-    def _expansion(
-        self, game: SearchGame[S], state: S, untried: list[int], rng: np.random.Generator
-    ) -> int:
-        """The untried move to expand: the rollout policy's choice first."""
-        if self.rollout == "heuristic":
-            a = game.policy(state)
-            if a in untried:
-                return int(a)
-        return int(untried[int(rng.integers(len(untried)))])
 
 
 class BatchedISMCTSAgent(ISMCTSAgent):

@@ -100,9 +100,7 @@ def paired_choice(rewards: np.ndarray, gate: float) -> int:
     mean = gains.mean(axis=0)
     se = gains.std(axis=0, ddof=1) / math.sqrt(rows)
     ok = (mean > 0) & (mean > gate * se)
-    if not ok.any():
-        return 0
-    return 1 + int(np.argmax(np.where(ok, mean, -np.inf)))
+    return 1 + int(np.argmax(np.where(ok, mean, -np.inf))) if ok.any() else 0
 
 
 def paired_search(

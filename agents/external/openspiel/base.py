@@ -33,11 +33,6 @@ class Static:
         self.params = tuple(sorted(params.items()))
 
 
-@functools.lru_cache(maxsize=48)
-def _static(cls: Any, params: tuple[tuple[str, Any], ...]) -> Static:
-    return cls(dict(params))
-
-
 class Data:
     """Everything a state changes; subclasses add their fields.
 
@@ -84,9 +79,10 @@ class Data:
         return self.copy()
 
     @classmethod
+    @functools.lru_cache(maxsize=48)
     def static_of(cls, params: tuple[tuple[str, Any], ...]) -> Any:
         """The game's immutable part for these parameters (built once, then shared)."""
-        return _static(cls.static_class, params)  # type: ignore[arg-type]  # classes hash
+        return cls.static_class(dict(params))
 
     def engine_from_json(self, text: str) -> Any:
         """The engine state back from `engine_to_json` (``self.static`` is set)."""
@@ -291,9 +287,7 @@ class Observer:
 
     def string_from(self, state: CardState, player: int) -> str:
         """The information-state or observation text of ``player``."""
-        if self.perfect_recall:
-            return state.info_text(player)
-        return state.observation_text(player)
+        return state.info_text(player) if self.perfect_recall else state.observation_text(player)
 
 
 def game_type(

@@ -100,10 +100,6 @@ class Session:
         finally:
             self.lock.release()
 
-    def log_view(self, seat: str | None) -> list[dict[str, Any]]:
-        """The newest log entries as ``seat`` may read them (None: a spectator)."""
-        return [m.entry(seat) for m in self.moves[-LOG_SHOWN:]]
-
     def _header(self, env: Any, seat: str | None = None) -> dict[str, Any]:
         done = over(env)
         result = None
@@ -123,7 +119,7 @@ class Session:
             "seed": self.seed,
             "over": done,
             "result": jsonable(result),
-            "log": self.log_view(seat),
+            "log": [m.entry(seat) for m in self.moves[-LOG_SHOWN:]],  # as ``seat`` reads them
             "log_total": len(self.moves),
             "seats": self.seats,
             "to_act": None if done else env.agent_selection,
