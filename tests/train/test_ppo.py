@@ -393,3 +393,58 @@ def test_ctrl_c_checkpoints_at_the_next_boundary_exits_130_and_a_resume_goes_on(
         Trainer(_tiny(tmp_path / "aborted")).train()
     assert not (tmp_path / "aborted" / "checkpoint").exists()
     assert signal.getsignal(signum) is before  # handler restored
+
+
+def test_the_budget_bounds_the_warm_start_the_training_and_the_final_evaluation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``budget_minutes`` covers the whole run (issue 60): the warm start stops at its share
+    of the budget (``WARM_SHARE``), training stops early enough for the final evaluation (timed
+    on a pilot), and the run names its folder and the spec of its agent at the start and the
+    end. The clock is a fake one that moves half a second per reading."""
+    from cardsuite.train.core import loop
+
+    class Clock:
+        now = 0.0
+
+        @classmethod
+        def perf_counter(cls) -> float:
+            cls.now += 0.5
+            return cls.now
+
+    monkeypatch.setattr(loop, "time", Clock)
+    with pytest.raises(ConfigError, match="budget_minutes.*nothing to imitate"):
+        Trainer(_tiny(tmp_path / "short", budget_minutes=0.001, bc_steps=50, bc_games=4))
+    run = tmp_path / "run"
+    args = _tiny(run, budget_minutes=1.0, total_steps=10**9, bc_steps=400, bc_games=16,
+                 bc_epochs=50, quiet=False, snapshot_every=0)  # fmt: skip
+    trainer = Trainer(args)
+    warm = next(r for r in trainer.history if r["against"] == "warm_start")
+    assert 0 < warm["bc_samples"] < 400 * 16  # cut at 40% of the minute: 48 readings
+    result = trainer.train()
+    assert 0 < result["step"] < 10**9 and [r["against"] for r in result["eval"]] == ["heuristic"]
+    assert Clock.now <= 60.0 + 0.5 * 40  # the final evaluation's pilot-sized readings
+    out = capsys.readouterr().out
+    assert (
+        f"run folder {run} (a new run); when it ends, its agent plays as ppo:{run / 'agent'}" in out
+    )
+    assert (
+        f"run folder {run}: its agent plays as ppo:{run / 'agent'}, e.g. cardsuite tournament scum"
+        in out
+    )
+    assert "budget 1 min: training stops about" in out and " nan" not in out
+
+
+def test_warm_start_data_stops_when_told_and_says_when_the_budget_left_nothing() -> None:
+    from cardsuite.train.core.tables import heuristic_dataset
+
+    calls = iter(range(10**6))
+    data = heuristic_dataset(8, 400, 0.0, 0, {"num_players": 4}, until=lambda: next(calls) >= 120)
+    full = heuristic_dataset(8, 400, 0.0, 0, {"num_players": 4})
+    assert (
+        0 < len(data["label"]) < len(full["label"])
+        and data["obs"].shape[1:] == full["obs"].shape[1:]
+    )
+    assert (
+        len(heuristic_dataset(8, 400, 0.0, 0, {"num_players": 4}, until=lambda: True)["label"]) == 0
+    )

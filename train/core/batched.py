@@ -56,6 +56,8 @@ class BatchedTrainer(FirstTable, TrainLoop):
         self.plan = plan_run(args.run_dir or None, args.resume or None, args.out_dir(),
                              f"cardsuite {self.command}", {"config": config})  # fmt: skip
         self.run_dir = self.plan.run_dir
+        self.announce(self.plan.checkpoint)
+        self.start_clock()
         seed_all(args.seed, args.threads)
         self.dev = torch.device(args.device)
         self.game = train_game(args.game)
@@ -63,6 +65,11 @@ class BatchedTrainer(FirstTable, TrainLoop):
         self.rng = np.random.default_rng(args.seed)
         self.step, self.iteration = 0, 0
         self.history: list[dict[str, Any]] = []
+
+    @property
+    def players(self) -> int:
+        """The players at the first table (the smallest of ``sizes``)."""
+        return int(self.tables[0].players)
 
     def layout(self) -> tuple[Any, int, Any]:
         """The network's observation spec, action count and derived inputs."""
@@ -107,12 +114,16 @@ class BatchedTrainer(FirstTable, TrainLoop):
 
     def evaluate(self) -> list[dict[str, Any]]:
         """`evaluate_tables` on ``eval_seed``'s deals; the rows, logged and kept."""
-        rows = evaluate_tables(self.snapshot(), self.scale.cpu().numpy(), self.tables,
-                               game=self.game.name, deals=self.args.eval_deals,
-                               seed=self.args.eval_seed, step=self.step)  # fmt: skip
+        rows = self.pilot_eval(self.args.eval_deals)
         self.log.evals(rows)
         self.history.extend(rows)
         return rows
+
+    def pilot_eval(self, deals: int) -> list[dict[str, Any]]:
+        """`evaluate_tables` on ``deals`` of ``eval_seed``'s deals; the rows, not logged."""
+        return evaluate_tables(self.snapshot(), self.scale.cpu().numpy(), self.tables,
+                               game=self.game.name, deals=deals, seed=self.args.eval_seed,
+                               step=self.step)  # fmt: skip
 
     def agent_meta(self) -> AgentMeta:
         """The safe-format metadata of the played network now."""

@@ -78,7 +78,9 @@ class RunLog:
                     self.tb.add_scalar(f"train/{k}", v, step)
         it = int(row["iteration"])
         if not self.quiet and (it <= 3 or it % 10 == 0):
-            shown = "  ".join(f"{k} {row[k]:.4g}" for k in self.headline if k in row)
+            # A statistic with no value yet (no league game ended) is left out, not shown as nan.
+            shown = "  ".join(f"{k} {row[k]:.4g}" for k in self.headline
+                              if k in row and math.isfinite(row[k]))  # fmt: skip
             print(f"step {step:>10,}  {row.get('sps', 0.0):>9,.0f} steps/s  {shown}", flush=True)
 
     def evals(self, rows: list[dict[str, Any]]) -> None:

@@ -25,8 +25,13 @@ import numpy as np
 from cardsuite.agents.learned.files import write_json_atomic
 from cardsuite.agents.learned.safe_io import AgentMeta, save_agent
 from cardsuite.moved import moved_getattr
+from cardsuite.train.core.state import capture_rng, restore_rng
 
 SCHEDULES = ("snapshot", "eval", "checkpoint")
+#: The share of ``budget_minutes`` a warm start may take: it stops there, with what it has.
+WARM_SHARE = 0.4
+#: Deals of the evaluation a budgeted run times to keep room for its final one.
+PILOT_DEALS = 16
 NOTICE = ("\nCtrl-C: saving a checkpoint after the current update (send it again to stop at "
           "once, without saving)")  # fmt: skip
 
@@ -88,6 +93,9 @@ class TrainLoop:
     due: dict[str, int]
     history: list[dict[str, Any]]
     stop: StopOnSignal | None = None
+    run_dir: Path
+    t_begin: float | None = None  # when the run began: ``budget_minutes`` counts from here
+    reserve: float | None = None  # seconds kept for the final evaluation (with a budget)
     command = "train"  # the command a resume runs: cardsuite <command> --resume RUN
     iterate: Callable[[], dict[str, float]]
     add_snapshot: Callable[[], None]
@@ -106,6 +114,7 @@ class TrainLoop:
 
     def train(self) -> Any:
         """Run to the end (module doc); `finish`'s result, or `interrupted`'s after a Ctrl-C."""
+        self.start_clock()
         try:
             with StopOnSignal() as self.stop:
                 self.begin()
@@ -118,16 +127,78 @@ class TrainLoop:
                       f"Continue with: cardsuite {self.command} --resume {self.plan.run_dir}",
                       file=sys.stderr)  # fmt: skip
                 return self.interrupted(checkpoint)
-            return self.finish()
+            result = self.finish()
         finally:
             self.close()
+        spec, table = self.agent_spec, f"{self.args.game} --players {self.players}"
+        self.say(f"run folder {self.run_dir}: its agent plays as {spec}, e.g. cardsuite "
+                 f"tournament {table} --agents {spec} heuristic --games 400 --duplicate")  # fmt: skip
+        return result
+
+    @property
+    def players(self) -> int:
+        """The players at the run's (first) table."""
+        return int(self.args.players())
+
+    @property
+    def agent_spec(self) -> str:
+        """The agent spec that plays the run's agent once it ends."""
+        return f"ppo:{self.run_dir / 'agent'}"
+
+    def announce(self, checkpoint: Path | None) -> None:
+        """Say at the start where the run writes and the spec its agent will play as."""
+        how = f"resuming {checkpoint}" if checkpoint is not None else "a new run"
+        self.say(f"run folder {self.run_dir} ({how}); when it ends, its agent plays as "
+                 f"{self.agent_spec}")  # fmt: skip
+
+    def say(self, text: str) -> None:
+        """A line on standard output at once, unless the run is ``quiet``."""
+        if not getattr(self.args, "quiet", False):
+            print(text, flush=True)
+
+    def start_clock(self) -> None:
+        """Start the budget's clock (once: a trainer that warms up before `train` starts it)."""
+        if self.t_begin is None:
+            self.t_begin = time.perf_counter()
+
+    def past(self, share: float = 1.0) -> bool:
+        """Whether ``share`` of ``budget_minutes`` is spent since `start_clock`; the whole budget
+        less the final evaluation's time (`final_eval_seconds`, measured once). Never
+        without a budget: the warm start, the training and the final evaluation fit in it."""
+        budget = self.args.budget_minutes * 60
+        if not budget:
+            return False
+        self.start_clock()
+        if share == 1.0 and self.reserve is None:
+            self.reserve = self.final_eval_seconds()
+            self.say(f"budget {self.args.budget_minutes:g} min: training stops about "
+                     f"{self.reserve:.0f} s before it, for the final evaluation")  # fmt: skip
+        reserve = self.reserve if share == 1.0 else 0.0
+        return time.perf_counter() - (self.t_begin or 0.0) >= share * budget - (reserve or 0.0)
+
+    def final_eval_seconds(self) -> float:
+        """About how long the final evaluation takes: `PILOT_DEALS` of it timed (`pilot_eval`)
+        and scaled to ``eval_deals``, on the side (the run's random state is kept)."""
+        rng = capture_rng()
+        t = time.perf_counter()
+        try:
+            self.pilot_eval(PILOT_DEALS)
+        finally:
+            restore_rng(rng)
+        return (time.perf_counter() - t) * self.final_eval_deals / PILOT_DEALS
+
+    @property
+    def final_eval_deals(self) -> int:
+        """The deals of the final evaluation."""
+        return int(self.args.eval_deals)
+
+    def pilot_eval(self, deals: int) -> Any:
+        """Play ``deals`` of the final evaluation, logging nothing (`final_eval_seconds`)."""
 
     def going(self) -> bool:
         """Whether training goes on: steps and time left, no Ctrl-C."""
-        budget = self.args.budget_minutes * 60 or float("inf")
         stopped = self.stop is not None and self.stop.requested
-        return (self.step < self.args.total_steps and not stopped
-                and time.perf_counter() - self.t0 < budget)  # fmt: skip
+        return self.step < self.args.total_steps and not stopped and not self.past()
 
     def run(self) -> None:
         """Iterate while `going`: one `iterate`, a progress row, the schedules."""

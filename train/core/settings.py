@@ -50,7 +50,10 @@ class RunConfig(ConfigBase):
     )
     total_steps: int = doc_field(2_000_000, "learner decisions to train on", ge=1)
     budget_minutes: float = doc_field(
-        0.0, "also stop after this many minutes of training (0: no limit)", ge=0.0
+        0.0,
+        "fit the whole run in this many minutes: the warm start (at most 40%), the "
+        "training and the final evaluation (0: no limit)",
+        ge=0.0,
     )
     device: str = doc_field("cpu", "torch device of the network: cpu or cuda (cuda:N)")
     threads: int = doc_field(

@@ -210,10 +210,12 @@ Actor = Callable[[np.ndarray, np.ndarray], np.ndarray]
 def heuristic_dataset(
     games: int, steps: int, explore: float, seed: int, config: dict[str, Any],
     game: str = "scum", *, relative: bool = False, actor: Actor | None = None,
+    until: Callable[[], bool] | None = None,
 ) -> dict[str, np.ndarray]:  # fmt: skip
     """Observations, masks, heuristic labels and per-seat returns of ``games`` games of
-    ``game`` (engine options ``config``) for ``steps`` steps; ``relative``: returns of
-    `relative_rewards`; ``actor`` plays instead of the heuristic (DAgger's rounds)."""
+    ``game`` (engine options ``config``) for ``steps`` steps, fewer if ``until()`` says so
+    first; ``relative``: returns of `relative_rewards`; ``actor`` plays instead of the
+    heuristic (DAgger's rounds)."""
     spec = train_game(game)
     eng = spec.make_engine(games, config)
     heur = spec.heuristic(eng)
@@ -228,7 +230,12 @@ def heuristic_dataset(
     seat = np.zeros((steps, n), dtype=np.int64)
     rew = np.zeros((steps, n, p), dtype=np.float32)  # rewards handed out by step t's move
     ended = np.zeros((steps, n), dtype=bool)  # the episode ended with step t's move
+    cut = False  # by ``until``: the warm start's share of the budget is spent
     for t in range(steps):
+        if until is not None and until():
+            steps, cut = t, True
+            xs, ms, ys, seat, rew, ended = (a[:t] for a in (xs, ms, ys, seat, rew, ended))
+            break
         label = np.asarray(call_policy(heur, obs, mask, rows, np.asarray(to_act)))
         xs[t], ms[t], ys[t], seat[t] = obs, mask.astype(bool), label, to_act
         explore_rows = rng.random(n) < explore
@@ -248,11 +255,11 @@ def heuristic_dataset(
         known = ended[t] | known
         ret[t] = np.where(known, togo[rows, seat[t]], np.nan)
     keep = ~np.isnan(ret).reshape(-1)
-    if not keep.any():
+    if not keep.any() and not cut:
         raise ConfigError(
             f"field 'bc_steps': no episode ended within {steps} engine steps of the warm start, "
             "so there is nothing to imitate; raise bc_steps (a Scum Party tournament takes "
-            "about 200 steps per hand at 8 players)"
+            "about 200 steps per hand at 8 players), or budget_minutes if the budget cut it"
         )
     data = {"obs": xs, "mask": ms, "label": ys, "ret": ret}
     return {k: v.reshape(steps * n, *v.shape[2:])[keep] for k, v in data.items()}
@@ -270,10 +277,12 @@ def relative_rewards(rewards: np.ndarray) -> np.ndarray:
 def warm_start_data(
     tables: Sequence[GameTable], game: str, args: Any, *, relative: bool = False,
     seed: int | None = None, actor_for: Callable[[Any], Actor] | None = None,
+    until: Callable[[], bool] | None = None,
 ) -> dict[str, np.ndarray]:  # fmt: skip
     """The heuristic's games at every table in the network's layout: ``bc_games`` games of
     ``bc_steps`` steps at the smallest table, fewer and longer at larger ones; ``seed``
-    (default ``args.seed``); ``actor_for``: each table's mover (DAgger)."""
+    (default ``args.seed``); ``actor_for``: each table's mover (DAgger); ``until``: stops
+    each table's games early (the budget)."""
     parts = []
     low = min(t.players for t in tables)
     for t in tables:
@@ -281,8 +290,14 @@ def warm_start_data(
         steps = round(args.bc_steps * t.players / low)
         part = heuristic_dataset(games, steps, args.bc_explore,
                                  args.seed if seed is None else seed, t.config, game,
-                                 relative=relative,
+                                 relative=relative, until=until,
                                  actor=None if actor_for is None else actor_for(t))  # fmt: skip
         part["obs"], part["mask"] = t.net_obs(part["obs"]), t.net_mask(part["mask"])
         parts.append(part)
-    return {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
+    data = {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
+    if not len(data["label"]):
+        raise ConfigError(
+            "field 'budget_minutes': the warm start's share of the budget ended before any of "
+            "its games did, so there is nothing to imitate; raise budget_minutes or lower bc_games"
+        )
+    return data

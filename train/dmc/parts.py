@@ -3,6 +3,7 @@ its legal argmax), `MCReturns`, `Replay` (a FIFO of finished decisions), `fit_he
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -136,9 +137,11 @@ def margin_loss(q: torch.Tensor, mask: torch.Tensor, label: torch.Tensor, margin
 def fit_heuristic(
     net: QNet, data: dict[str, np.ndarray], scale: torch.Tensor, *, epochs: int, lr: float,
     margin: float, margin_coef: float, batch: int, seed: int,
+    until: Callable[[], bool] | None = None,
 ) -> dict[str, float]:  # fmt: skip
     """Warm start on `heuristic_dataset`'s ``data``: fit ``Q(s, label)`` to the return and
-    make the label the argmax by a margin; the final agreement and losses."""
+    make the label the argmax by a margin (``epochs``, fewer if ``until()`` says so after
+    one); the final agreement and losses."""
     obs = torch.from_numpy(data["obs"]) * scale
     mask = torch.from_numpy(data["mask"]).bool()
     label = torch.from_numpy(data["label"])
@@ -156,6 +159,8 @@ def fit_heuristic(
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
+        if until is not None and until():
+            break
     with torch.no_grad():
         q = net(obs)
         agree = float((masked_argmax(q, mask) == label).float().mean())

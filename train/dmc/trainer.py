@@ -15,6 +15,7 @@ import re
 import sys
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,7 @@ from cardsuite.train.core.batched import SHARED_FILES, BatchedTrainer
 from cardsuite.train.core.checkpoint import Saved
 from cardsuite.train.core.cli import trainer_entry
 from cardsuite.train.core.league import League  # noqa: F401  (re-exported: the core League)
+from cardsuite.train.core.loop import WARM_SHARE
 from cardsuite.train.core.state import gen_state, set_gen
 from cardsuite.train.core.tables import GameTable, make_table, warm_start_data
 from cardsuite.train.dmc.config import DMCConfig
@@ -96,11 +98,15 @@ class DMCTrainer(BatchedTrainer):
         """Fit the Q-network on heuristic games (`cardsuite.train.dmc.parts.fit_heuristic`)."""
         a = self.args
         t0 = time.perf_counter()
-        data = warm_start_data(self.tables, self.game.name, a, relative=a.relative_reward)
+        self.log.note(f"warm start: imitating the heuristic on {a.bc_games} games of "
+                      f"{a.bc_steps} steps ...")  # fmt: skip
+        until = partial(self.past, WARM_SHARE)  # the budget's share (none without a budget)
+        data = warm_start_data(self.tables, self.game.name, a, relative=a.relative_reward,
+                               until=until)  # fmt: skip
         data["ret"] = data["ret"] * np.float32(a.reward_scale)
         stats = fit_heuristic(self.net, data, self.scale.to(self.dev), epochs=a.bc_epochs,
                               lr=1e-3, margin=a.bc_margin, margin_coef=a.bc_margin_coef,
-                              batch=a.batch_size, seed=a.seed)  # fmt: skip
+                              batch=a.batch_size, seed=a.seed, until=until)  # fmt: skip
         stats["bc_seconds"] = time.perf_counter() - t0
         self.log.note("warm start: " + ", ".join(f"{k} {v:.4g}" for k, v in stats.items()))
         self.history.append({"step": 0, "against": "warm_start", **stats})

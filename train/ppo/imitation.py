@@ -17,11 +17,11 @@ CHUNK = 65_536
 
 def imitate(
     net: ActorCritic, data: dict[str, np.ndarray], scale: torch.Tensor, *, epochs: int,
-    batch: int = 1024, lr: float = 1e-3, seed: int = 0,
+    batch: int = 1024, lr: float = 1e-3, seed: int = 0, until: Callable[[], bool] | None = None,
 ) -> dict[str, float]:  # fmt: skip
-    """Fit the actor to the labels and the critic to the returns; final train accuracy and
-    loss. Rows are scaled a minibatch (and scored a chunk) at a time: the memory beside
-    ``data`` stays that of a chunk."""
+    """Fit the actor to the labels and the critic to the returns (``epochs``, fewer if
+    ``until()`` says so after one); final train accuracy and loss. Rows are scaled a minibatch
+    (and scored a chunk) at a time: the memory beside ``data`` stays that of a chunk."""
     dev = scale.device
     obs = torch.from_numpy(data["obs"]).to(dev)  # unscaled: shares the array's memory on CPU
     mask = torch.from_numpy(data["mask"]).to(dev)
@@ -42,6 +42,8 @@ def imitate(
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
+        if until is not None and until():
+            break
     hit_parts, sq = [], 0.0
     with torch.no_grad():
         for start in range(0, n, CHUNK):
@@ -76,13 +78,15 @@ def agreement(
 def dagger(
     net: ActorCritic, data: dict[str, np.ndarray], scale: torch.Tensor, *, rounds: int,
     epochs: int, seed: int, collect: Callable[[int], dict[str, np.ndarray]],
-    note: Callable[[str], None] | None = None,
+    note: Callable[[str], None] | None = None, until: Callable[[], bool] | None = None,
 ) -> tuple[dict[str, np.ndarray], dict[str, float]]:  # fmt: skip
     """DAgger's rounds after `imitate`: the aggregated data and the last round's statistics.
     ``collect(r)``: round ``r``'s rows, played by the current ``net``, labelled by the
     heuristic; the copy's agreement on them first is ``bc_daggerR_own_real``."""
     stats: dict[str, float] = {}
     for r in range(1, rounds + 1):
+        if until is not None and until():  # the budget: no more rounds
+            break
         more = collect(r)
         own = agreement(net, more, scale)
         if note is not None:
@@ -90,7 +94,7 @@ def dagger(
                  f"{own['real']:.2%} of the real choices of its own games")  # fmt: skip
         stats[f"bc_dagger{r}_own_real"] = own["real"]
         data = {k: np.concatenate([data[k], more[k]]) for k in data}
-        stats |= imitate(net, data, scale, epochs=epochs, seed=seed + r)
+        stats |= imitate(net, data, scale, epochs=epochs, seed=seed + r, until=until)
     return data, stats
 
 

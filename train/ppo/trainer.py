@@ -13,6 +13,7 @@ import re
 import sys
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,7 @@ from cardsuite.train.core.cli import trainer_entry
 from cardsuite.train.core.duplicate import TwinDeals, split_twin
 from cardsuite.train.core.league import League  # noqa: F401  (re-exported: the core League)
 from cardsuite.train.core.learned import load_tensors
+from cardsuite.train.core.loop import WARM_SHARE
 from cardsuite.train.core.tables import GameTable, make_table, warm_start_data
 from cardsuite.train.ppo.config import PPOConfig
 from cardsuite.train.ppo.imitation import dagger, greedy_actor, imitate
@@ -156,13 +158,17 @@ class Trainer(BatchedTrainer):
         """Imitate the heuristic before PPO, then ``bc_dagger`` DAgger rounds."""
         args = self.args
         t0 = time.perf_counter()
-        data = warm_start_data(self.tables, self.game.name, args)
-        stats = imitate(self.net, data, self.scale, epochs=args.bc_epochs, seed=args.seed)
+        self.log.note(f"warm start: imitating the heuristic on {args.bc_games} games of "
+                      f"{args.bc_steps} steps ...")  # fmt: skip
+        until = partial(self.past, WARM_SHARE)  # the budget's share (none without a budget)
+        data = warm_start_data(self.tables, self.game.name, args, until=until)
+        stats = imitate(self.net, data, self.scale, epochs=args.bc_epochs, seed=args.seed,
+                        until=until)  # fmt: skip
         if args.bc_dagger:
             # Each round deals games of its own seed; the copy plays, the heuristic labels.
             _, more = dagger(
                 self.net, data, self.scale, rounds=args.bc_dagger, epochs=args.bc_dagger_epochs,
-                seed=args.seed, note=self.log.note,
+                seed=args.seed, note=self.log.note, until=until,
                 collect=lambda r: warm_start_data(self.tables, self.game.name, args,
                                                   seed=args.seed + DAGGER_SEED * r,
                                                   actor_for=self._greedy_actor),

@@ -111,13 +111,14 @@ class Trainer(TrainLoop):
 
     def __init__(self, config: RLlibTrainConfig, *, log: Callable[[str], Any] = print) -> None:
         """Plan the run folder (the core's rule), build the algorithm, resume if asked."""
-        self.args, self.say = config, log
+        self.args, self.log_line = config, log
         legacy = legacy_folder(config.resume) if config.resume else None
         self.plan = (legacy_plan(config, legacy) if legacy is not None
                      else plan_run(config.run_dir or None, config.resume or None, DEFAULT_RUN_DIR,
                               "cardsuite train --backend rllib", {"config": {k: v for k, v in
                               config.to_dict().items() if k not in ("run_dir", "resume")}}))  # fmt: skip
         self.run_dir = self.plan.run_dir
+        self.announce(self.plan.checkpoint)
         if config.threads:
             torch.set_num_threads(config.threads)
         self.scale = spec_scale(config.game, config.env_options())
@@ -214,14 +215,24 @@ class Trainer(TrainLoop):
         c = self.args
         if not c.eval_deals:
             return []
-        table = c.game_config().to_dict()
-        against = {n: spec_policy(n, table, c.seed + 1, c.game) for n in c.names("eval_against")}
-        rows = evaluate_against(self.snapshot(), self.scale, against, deals=c.eval_deals,
-                                seed=c.seed, game=c.game, config=table, step=self.step)  # fmt: skip
+        rows = self.pilot_eval(c.eval_deals)
         self.log.evals([r.to_dict() for r in rows])
         self.history.extend(r.to_dict() for r in rows)
         self.say(format_report(rows))
         return rows
+
+    def say(self, text: str) -> None:
+        """A line through the trainer's ``log`` (print by default)."""
+        self.log_line(text)
+
+    def pilot_eval(self, deals: int) -> list[Any]:
+        """``deals`` duplicate deals of the greedy learner against each of ``eval_against``,
+        not logged."""
+        c = self.args
+        table = c.game_config().to_dict()
+        against = {n: spec_policy(n, table, c.seed + 1, c.game) for n in c.names("eval_against")}
+        return evaluate_against(self.snapshot(), self.scale, against, deals=deals, seed=c.seed,
+                                game=c.game, config=table, step=self.step)  # fmt: skip
 
     def save(self) -> Path:
         """Write ``RUN/checkpoint`` with the League's counts up to now."""

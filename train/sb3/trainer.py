@@ -87,6 +87,7 @@ class Trainer(TrainLoop):
         self.config = self.args = config
         self.run_dir = Path(run_dir)
         self.started, self.closed = time.time(), False
+        self.announce(None if resume is None else Path(resume))
         if config.threads:
             torch.set_num_threads(config.threads)
         check_baselines(config)  # a bad baseline fails now, not after training
@@ -202,10 +203,10 @@ class Trainer(TrainLoop):
 
     def evaluate(
         self, games: int | None = None, seed_offset: int = EVAL_SEED_OFFSET,
-        model_path: Path | None = None,
+        model_path: Path | None = None, record: bool = True,
     ) -> list[EvalRow]:  # fmt: skip
         """Duplicate deals against the evaluation opponents (``eval_deals`` by default);
-        logged, the RNG untouched."""
+        logged (unless not ``record``), the RNG untouched."""
         rng = capture_rng()
         scratch = None
         if model_path is None:  # the current policy, as a ppo: agent directory
@@ -221,6 +222,8 @@ class Trainer(TrainLoop):
             restore_rng(rng)
             if scratch is not None:
                 shutil.rmtree(scratch, ignore_errors=True)
+        if not record:
+            return rows
         for row in rows:
             name = row.against.replace(":", "_")
             self.model.logger.record(f"eval/beats_{name}", row.beats)
@@ -229,6 +232,20 @@ class Trainer(TrainLoop):
         append_csv(self.run_dir / "eval.csv", rows)
         self.history.extend(r.to_dict() for r in rows)
         return rows
+
+    def pilot_eval(self, deals: int) -> None:
+        """``deals`` of the final evaluation's games, not logged (the budget's reserve)."""
+        self.evaluate(deals, FINAL_EVAL_SEED_OFFSET, record=False)
+
+    @property
+    def final_eval_deals(self) -> int:
+        """The deals of the final evaluation (``final_eval_deals``)."""
+        return int(self.config.final_eval_deals)
+
+    @property
+    def agent_spec(self) -> str:
+        """``ppo:RUN``: the run's latest checkpoint."""
+        return f"ppo:{self.run_dir}"
 
     def finish(self) -> TrainResult:
         """A last checkpoint, the final evaluation on deals the curve never saw, the report."""
