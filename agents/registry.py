@@ -33,8 +33,10 @@ _BUILTIN = (
               "simple rule bot: sheds the most cards, melds at once"),
     AgentKind("heuristic", "cardsuite.agents.baselines.heuristic:HeuristicAgent",
               "hand-written rule bot"),
-    AgentKind("ismcts", "cardsuite.agents.search.reference:ISMCTSAgent",
-              "information-set Monte Carlo tree search (e.g. ismcts:budget=200)"),
+    AgentKind("ismcts", "cardsuite.agents.search.reference:BatchedISMCTSAgent",
+              "information-set Monte Carlo tree search, rollouts batched (e.g. ismcts:budget=200)"),
+    AgentKind("ismcts-reference", "cardsuite.agents.search.reference:ISMCTSAgent",
+              "the readable ISMCTS, one rollout at a time: the same budget, slower"),
 )  # fmt: skip
 
 

@@ -26,11 +26,12 @@ from cardsuite.safe_json import loads
 
 #: The protocol's name and version: results of different versions are not comparable.
 #: A new deal set is made under this one; a shipped deal set names its own.
-PROTOCOL = "cardsuite-benchmark/2"
+PROTOCOL = "cardsuite-benchmark/3"
 #: Every version a shipped deal set may name: version 1 seated the per-game
-#: reference ``ismcts`` in every pool; version 2 seats the game's leaderboard
-#: ISMCTS (``ismcts-batched`` in Scandal), so the two differ only in Scandal.
-PROTOCOLS = ("cardsuite-benchmark/1", PROTOCOL)
+#: reference ISMCTS in every pool (``ismcts-reference`` since 0.4); version 2 the
+#: game's leaderboard ISMCTS (``ismcts-batched`` in Scandal); version 3 seats
+#: ``ismcts``, the batched search, in every game.
+PROTOCOLS = ("cardsuite-benchmark/1", "cardsuite-benchmark/2", PROTOCOL)
 #: Deals of a ``--quick`` run (the first ones of the deal set).
 QUICK_DEALS = 40
 #: The ISMCTS budget of the pool in a ``--quick`` run (the deal set's ISMCTS kind).

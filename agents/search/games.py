@@ -223,14 +223,13 @@ party_search = SearchKind(
     ClimbSearch, cutoff=0, max_hand=6, guided=(("rollout", "heuristic"),), guided_agents=1
 )
 #: Scandal: the guided search's four waves of ten, cut after 20 steps (over a critic:
-#: value leaves, the halving root); the leaderboard seats the batched ISMCTS.
+#: value leaves, the halving root).
 scandal_search = SearchKind(
     ScandalSearch,
     cutoff=40,
     max_hand=0,
     leaves="cardsuite.agents.search.rollouts:scandal_leaves",
     guided=(("budget", 40), ("batch", 10), ("cutoff", 20)),
-    baseline="ismcts-batched",
     guided_critic=(("leaf", "value"), ("root", "gumbel"), ("value", "raw")),
 )
 

@@ -7,7 +7,7 @@ from cardsuite.agents.kinds import AgentKind
 ISMCTS_BATCHED = AgentKind(
     "ismcts-batched",
     "cardsuite.agents.search.reference:BatchedISMCTSAgent",
-    "ISMCTS with its rollouts batched on the batched engines (e.g. ismcts-batched:batch=50)",
+    "the default ismcts under its name before 0.4 (e.g. ismcts-batched:batch=50)",
 )
 
 SEARCH = AgentKind(

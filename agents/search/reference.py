@@ -1,4 +1,5 @@
-"""ISMCTS: ``ISMCTSAgent``, the readable reference, and ``BatchedISMCTSAgent`` (``ismcts-batched``).
+"""ISMCTS: ``BatchedISMCTSAgent`` (``ismcts``) and ``ISMCTSAgent``, the readable reference
+(``ismcts-reference``).
 
 SO-ISMCTS (Cowling, Powley and Whitehouse, 2012): UCB1 with availability counts, the rollout
 policy's untried move expanded first, rollouts by the heuristic (or uniform) to the end or
@@ -78,7 +79,7 @@ class ISMCTSAgent(SearchBase):
         **params: knobs of the game's heuristic used in the rollouts.
     """
 
-    name = "ismcts"
+    name = "ismcts-reference"
 
     def __init__(
         self,
@@ -186,7 +187,7 @@ class BatchedISMCTSAgent(ISMCTSAgent):
         **settings: `ISMCTSAgent`'s.
     """
 
-    name = "ismcts-batched"
+    name = "ismcts"
 
     def __init__(
         self,

@@ -271,11 +271,11 @@ def test_the_board_seats_each_games_ismcts_baseline_at_the_given_parameters() ->
     def searches(game: str, options: dict[str, int], ismcts: str) -> list[str]:
         return [a for a in default_agents(game, options, ismcts) if a.startswith("ismcts")]
 
-    # Scum and Party: the readable reference; Scandal: the batched search (same budget)
+    # every game: ``ismcts``, the batched search (issue 58)
     assert searches("scum", {"num_players": 4}, "") == ["ismcts"]
     assert searches("scum_party", {"num_players": 8}, "") == ["ismcts"]
-    assert searches("scandal", {"num_players": 2}, "") == ["ismcts-batched"]
-    assert searches("scandal", {"num_players": 4}, "budget=30") == ["ismcts-batched:budget=30"]
+    assert searches("scandal", {"num_players": 2}, "") == ["ismcts"]
+    assert searches("scandal", {"num_players": 4}, "budget=30") == ["ismcts:budget=30"]
     assert searches("scum", {"num_players": 6}, "budget=10") == ["ismcts:budget=10"]
 
 

@@ -100,7 +100,7 @@ def test_scum_give_back_decisions_are_legal() -> None:
 def test_agents_name_and_errors() -> None:
     assert GreedyAgent("scum").name == "greedy"
     assert HeuristicAgent("scandal").name == "heuristic"
-    assert ISMCTSAgent("scum_party").name == "ismcts"
+    assert ISMCTSAgent("scum_party").name == "ismcts-reference"
     with pytest.raises(Exception, match="no heuristic for game"):
         HeuristicAgent("chess")
     with pytest.raises(Exception, match="budget"):

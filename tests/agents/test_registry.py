@@ -147,3 +147,15 @@ def test_a_huge_spec_parameter_is_a_short_named_error() -> None:
     with pytest.raises(ConfigError) as err:
         make_agent("ismcts:budget=" + "1" * 5000, "scum")
     assert "budget" in str(err.value) and len(str(err.value)) < 200
+
+
+def test_ismcts_is_the_batched_search_and_the_reference_keeps_an_explicit_name() -> None:
+    """Issue 58: ``ismcts`` plays the batched search in every game; ``ismcts-reference`` the
+    readable per-game one; ``ismcts-batched`` (the name before 0.4) stays the batched one."""
+    from cardsuite.agents.search.reference import BatchedISMCTSAgent, ISMCTSAgent
+
+    for game in ("scum", "scum_party", "scandal"):
+        fast, ref = make_agent("ismcts:budget=5", game), make_agent("ismcts-reference", game)
+        assert type(fast) is BatchedISMCTSAgent and fast.budget == 5
+        assert type(ref) is ISMCTSAgent and ref.name == "ismcts-reference"
+        assert type(make_agent("ismcts-batched", game)) is BatchedISMCTSAgent

@@ -49,9 +49,9 @@ def test_unknown_size_names_the_deal_sets() -> None:
 def test_pool_has_the_baselines_ismcts_and_the_shipped_agent() -> None:
     ds = deal_sets.load_deal_set("scum", 4)
     assert deal_sets.reference_pool(ds) == [
-        "random", "greedy", "heuristic", "ismcts:budget=100", "pretrained:scum4"
+        "random", "greedy", "heuristic", "ismcts-reference:budget=100", "pretrained:scum4"
     ]  # fmt: skip
-    assert deal_sets.reference_pool(ds, quick=True)[3] == "ismcts:budget=10"
+    assert deal_sets.reference_pool(ds, quick=True)[3] == "ismcts-reference:budget=10"
     assert deal_sets.reference_pool(ds, ismcts="ismcts:budget=7")[3] == "ismcts:budget=7"
 
 
@@ -62,7 +62,7 @@ def test_the_pool_is_fixed_with_the_deal_set(monkeypatch: pytest.MonkeyPatch) ->
     assert deal_sets.reference_pool(deal_sets.load_deal_set("scum_party", 8)) == before
     # pretrained:party8 left this pool when it was re-shipped (2026-12-05): a calibrated
     # rating belongs to the weights it was measured with
-    assert before == ["random", "greedy", "heuristic", "ismcts:budget=100"]
+    assert before == ["random", "greedy", "heuristic", "ismcts-reference:budget=100"]
     assert (
         deal_sets.reference_pool_now("scum_party", 8, "ismcts:budget=100")[-1] == "pretrained:new"
     )
@@ -70,11 +70,12 @@ def test_the_pool_is_fixed_with_the_deal_set(monkeypatch: pytest.MonkeyPatch) ->
 
 def test_scandal_pools_seat_the_leaderboards_ismcts() -> None:
     """Protocol 2: Scandal's pools seat ismcts-batched (the per-game reference takes ~9 s a
-    hand); the quick run swaps in the same kind at budget 10; Scum keeps ``ismcts``."""
+    hand); the quick run swaps in the same kind at budget 10; Scum's protocol-1 pools keep
+    the reference (``ismcts-reference``); a new deal set seats ``ismcts`` (protocol 3)."""
     for n in (2, 4):
         ds = deal_sets.load_deal_set("scandal", n)
-        assert ds.protocol == "cardsuite-benchmark/2" == deal_sets.PROTOCOL
-        assert ds.ismcts == "ismcts-batched:budget=100" == deal_sets.baseline_ismcts("scandal")
+        assert ds.protocol == "cardsuite-benchmark/2" != deal_sets.PROTOCOL
+        assert ds.ismcts == "ismcts-batched:budget=100"
         assert deal_sets.reference_pool(ds)[3] == ds.ismcts
         assert deal_sets.reference_pool(ds, quick=True)[3] == "ismcts-batched:budget=10"
     # pretrained:scandal4 left both Scandal pools when it was re-shipped (2026-12-05)
@@ -86,12 +87,10 @@ def test_scandal_pools_seat_the_leaderboards_ismcts() -> None:
     )
     assert deal_sets.load_deal_set("scandal", 2).pool[-1] == "pretrained:scandal2_table"
     scum = deal_sets.load_deal_set("scum", 4)
-    assert (
-        scum.protocol == "cardsuite-benchmark/1"
-        and deal_sets.baseline_ismcts("scum") == scum.ismcts
-    )
+    assert scum.protocol == "cardsuite-benchmark/1" and scum.ismcts == "ismcts-reference:budget=100"
+    assert deal_sets.baseline_ismcts("scum") == deal_sets.baseline_ismcts("scandal")
     data = deal_sets.deal_set_data("scandal", 2, 24003, deals=3)
-    assert data["protocol"] == deal_sets.PROTOCOL and data["ismcts"] == "ismcts-batched:budget=100"
+    assert data["protocol"] == deal_sets.PROTOCOL and data["ismcts"] == "ismcts:budget=100"
 
 
 def test_a_deal_set_of_an_unknown_protocol_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -320,7 +319,7 @@ def test_quick_cards_say_quick(
     assert run(ns, []) == 0
     out, err = capsys.readouterr()
     assert "QUICK RUN: not citable" in out and "QUICK" in err
-    assert "2 deals, ISMCTS at `ismcts:budget=10`" in out
+    assert "2 deals, ISMCTS at `ismcts-reference:budget=10`" in out
     report = evaluation.run_benchmark("greedy", "scandal", 2, quick=True, resamples=50)
     assert report["protocol"] == "cardsuite-benchmark/2" and not report["citable"]
     assert "2 deals, ISMCTS at `ismcts-batched:budget=10`" in evaluation_cli.to_markdown(
