@@ -20,7 +20,8 @@ import tracemalloc
 from collections.abc import Sequence
 from typing import Any
 
-from benchmarks.references import bench_aec, measure
+from benchmarks.bench import bench_env
+from benchmarks.references import measure
 from cardsuite.batched.policies import RandomPolicy
 from cardsuite.batched.sharded import ShardedEngine
 from cardsuite.games import get_game
@@ -36,16 +37,11 @@ ENGINES: dict[str, tuple[str, tuple[int, ...]]] = {
 }
 
 
-def engine_class(game: str) -> Any:
-    """The batched engine class of ``game`` (from the game's record)."""
-    return get_game(ENGINES[game][0]).batched_class()
-
-
 def make_engine(
     game: str, n: int, backend: str, device: str | None, config: dict[str, Any], shards: int = 1
 ) -> Any:
     """``n`` games of ``game``: one engine, or ``shards`` numpy shards on threads."""
-    cls = engine_class(game)
+    cls = get_game(ENGINES[game][0]).batched_class()
     if shards > 1:
 
         def factory(size: int, offset: int, buffers: Any) -> Any:
@@ -133,8 +129,7 @@ def bench_batched(
 
 def bench_per_game(game: str, seconds: float, config: dict[str, Any]) -> float:
     """Agent steps per second of the game's per-game ``env()``, random legal play."""
-    module = get_game(ENGINES[game][0]).env_module()
-    return bench_aec(lambda: module.env(**config), seconds)
+    return bench_env(get_game(ENGINES[game][0]).module, seconds, **config)
 
 
 def profile_numpy(game: str, n: int, config: dict[str, Any], steps: int = 15) -> str:

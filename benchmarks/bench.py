@@ -23,12 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.references import REFERENCES, bench_aec, measure
+from benchmarks.references import CLOCK_MASK, REFERENCES, bench_aec, measure
 from scum_env import engine as E
 from scum_env.config import ScumConfig
 from scum_env.rules import scum_rules
-
-_CLOCK_MASK = 63
 
 
 def bench_scum_engine(num_players: int, seconds: float, seed: int = 0) -> float:
@@ -49,7 +47,7 @@ def bench_scum_engine(num_players: int, seconds: float, seed: int = 0) -> float:
                 state = E.new_game(rules, rng.randrange(2**31))
             else:
                 E.continue_game(state)
-        if not steps & _CLOCK_MASK and perf_counter() >= deadline:
+        if not steps & CLOCK_MASK and perf_counter() >= deadline:
             return steps / (perf_counter() - t0)
 
 

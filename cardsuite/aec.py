@@ -276,8 +276,7 @@ class CardGameEnv(AECEnv[str, ObsDict, int], Generic[StateT]):
     def _finish(self, truncated: bool) -> None:
         self._over = True
         flags = self.truncations if truncated else self.terminations
-        for a in self.agents:
-            flags[a] = True
+        flags.update(dict.fromkeys(self.agents, True))
         for a, info in zip(self.possible_agents, self._final_infos(), strict=True):
             self.infos[a].update(info)
 

@@ -29,7 +29,6 @@ _EXTRA_OF: dict[str, str] = {
     ),
     "ray": "rllib",
 }
-_OPTIONAL_TOP_LEVEL = frozenset(_EXTRA_OF)
 
 Command = Callable[[argparse.Namespace, list[str]], int]
 
@@ -59,7 +58,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
         try:
             add_command = ep.load()
         except ModuleNotFoundError as err:
-            if err.name and err.name.split(".")[0] in _OPTIONAL_TOP_LEVEL:
+            if err.name and err.name.split(".")[0] in _EXTRA_OF:
                 continue  # a command of an extra that is not installed
             raise
         name, run = add_command(sub)

@@ -107,8 +107,8 @@ class ConfigBase:
             data: field values; missing fields take their defaults.
             source: where the mapping came from (a file name), for messages.
         """
+        where = f" in {source}" if source else ""
         if not isinstance(data, Mapping):
-            where = f" in {source}" if source else ""
             raise ConfigError(
                 f"{cls.__name__}{where}: expected a mapping of option names to "
                 f"values, got {type(data).__name__}"
@@ -117,7 +117,6 @@ class ConfigBase:
         for key in data:
             if key not in names:
                 hint = difflib.get_close_matches(str(key)[:100], names, n=1)
-                where = f" in {source}" if source else ""
                 suggestion = f" (did you mean {hint[0]!r}?)" if hint else ""
                 raise ConfigError(
                     f"unknown config key {brief(key)} for {cls.__name__}{where}{suggestion}; "
@@ -192,8 +191,7 @@ def resolve_config(path: str | Path) -> Path:
     given = Path(path)
     if given.exists():
         return given
-    name = str(path).removesuffix(".yaml")
-    name = name.removeprefix("configs/")
+    name = str(path).removesuffix(".yaml").removeprefix("configs/")
     if name in shipped_configs():
         with as_file(files("cardsuite.configs") / f"{name}.yaml") as found:
             return Path(found)

@@ -93,10 +93,8 @@ def blocks(root: Path) -> list[Block]:
         module = game.env_module()
         page = getattr(module, "DOC_PAGE", None)
         tables: dict[str, Callable[[], str]] = getattr(module, "DOC_TABLES", {})
-        if page is None:
-            continue
-        for name, generate in tables.items():
-            found.append(Block(root / page, name, generate))
+        if page is not None:
+            found += [Block(root / page, name, generate) for name, generate in tables.items()]
     for ep in sorted(entry_points(group=TABLES_GROUP), key=lambda e: e.name):
         found += [Block(root / page, name, generate) for page, name, generate in ep.load()()]
     return found

@@ -151,11 +151,6 @@ class Encoder:
         self._depth = np.arange(n, dtype=np.float32) / max(1, n - 1)
         self._stock_depth = 1.0 - np.arange(n, dtype=np.float32) / n
         self._orders = [[(o + i) % p for i in range(p)] for o in range(p)]
-        self._rels = []
-        for order in self._orders:
-            rel = np.full(p + 1, -1, dtype=np.intp)  # seat -> relative; [-1] -> -1
-            rel[order] = np.arange(p)
-            self._rels.append(rel)
         self._inv_n = 1.0 / n
         self._inv_target = 1.0 / rules.config.target_score
         self._inv_turns = 1.0 / rules.config.max_turns
@@ -170,10 +165,9 @@ class Encoder:
         self._scalar_slots = [
             [(o_sizes + i, o_scores + i, s) for i, s in enumerate(order)] for order in self._orders
         ]
-        self._to_act_at = [
-            [off("to_act") + r for r in rel[:p].tolist()] for rel in self._rels
-        ]  # indexed by absolute seat
-        self._dealer_at = [[off("dealer") + r for r in rel[:p].tolist()] for rel in self._rels]
+        # by observer, then absolute seat: the entry of that seat's relative index
+        self._to_act_at = [[off("to_act") + (s - o) % p for s in range(p)] for o in range(p)]
+        self._dealer_at = [[off("dealer") + (s - o) % p for s in range(p)] for o in range(p)]
         self._o_phase, self._o_bscandal = off("phase"), off("build_scandal")
         self._o_duty, self._o_forbidden = off("duty"), off("forbidden")
         self._o_stock, self._o_public = off("stock_size"), off("stock_public")

@@ -66,10 +66,7 @@ def deal_to_buckets(
     counts = [[0] * k for _ in buckets]
     draw = rng.random
     for slot in cards:
-        total = 0
-        for b in buckets:
-            if b[1] >= slot:
-                total += b[2]
+        total = sum(b[2] for b in buckets if b[1] >= slot)
         if total <= 0:
             return None
         x = draw() * total
@@ -98,9 +95,7 @@ def resample_hidden(state: State, observer: int, rng: np.random.Generator) -> St
     known = known_cards(state, observer)
     cap, free = caps(state, observer)
     others = [p for p in range(n) if p != observer]
-    pool = np.zeros(k, dtype=np.int16)
-    for p in others:
-        pool += state.hands[p] - known[p]
+    pool = (state.hands[others] - known[others]).sum(axis=0)
     cards = np.repeat(np.arange(k), pool)[::-1]  # highest first
     # buckets: (player, cap slot, capacity); uncapped buckets take any card
     buckets: list[list[int]] = []

@@ -3,18 +3,9 @@
 `Rules` turns a config into the numbers the engine runs on: card slots,
 deck, trade steps, round-ending cards and the action layout. The 4J Scum rules
 (`scum_rules`) and Scum Party's table rules share this structure, so the
-engine in [`scum_env.engine`][scum_env.engine] plays both.
-
-Action table (``K`` card slots, ``C`` = most cards of one rank in play):
-
-| ids | move |
-|---|---|
-| ``0`` | pass |
-| ``1 + (c-1)*K + s`` for c in 1..C, s in 0..K-1 | play ``c`` cards whose best card is slot ``s`` |
-| ``1 + C*K + s`` (only where trades are chosen) | give back one card of slot ``s`` (J5) |
-
-With ``color_clash`` the other ``c-1`` cards of a play are the lowest colours of
-that rank (a higher colour is never worse to keep).
+engine in [`scum_env.engine`][scum_env.engine] plays both. The action ids (pass,
+then plays by count and best slot, then give-backs) are tabled on the env page
+(`scum_env.scum_v0`, ``docs/scum.md``).
 """
 
 from __future__ import annotations
@@ -32,7 +23,7 @@ TradeKind = Literal["high", "low", "choice"]
 
 
 class ActionKind(IntEnum):
-    """What an action id does (see the action table above)."""
+    """What an action id does (the action table of `scum_env.scum_v0`)."""
 
     PASS = 0
     PLAY = 1

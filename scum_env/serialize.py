@@ -41,9 +41,8 @@ def to_dict(state: State) -> dict[str, Any]:
     for name in SCALAR_FIELDS:
         data[name] = getattr(state, name)
     data["phase"] = int(state.phase)
-    data["ncards"] = list(state.ncards)
-    data["order"] = list(state.order)
-    data["finish"] = list(state.finish)
+    for name in ("ncards", "order", "finish"):
+        data[name] = list(getattr(state, name))
     data["trade_log"] = [list(t) for t in state.trade_log]
     data["pending"] = [[t.kind, t.giver, t.receiver, t.count] for t in state.pending]
     data["rng"] = state.rng.bit_generator.state
@@ -84,9 +83,7 @@ def from_dict(rules: Rules, data: Any) -> State:
         state.order = check_roles(n, data["order"], field="order")
     except PresetError as err:
         raise StateError(f"saved Scum state: {err}") from None
-    state.pos = [0] * n
-    for position, player in enumerate(state.order):
-        state.pos[player] = position
+    state.pos = np.argsort(state.order).tolist()  # role position of each player
     state.finish = whole_list("finish", data["finish"], 0, n - 1)
     state.trade_log = trade_log(rules, data["trade_log"])
     state.pending = pending_steps(rules, data["pending"])

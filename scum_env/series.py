@@ -36,10 +36,8 @@ def start_series(
     state.series += 1
     state.stamp = new_stamp()
     state.finish = []
-    state.played[:] = 0
-    state.played_by[:] = 0
-    state.given[:] = 0
-    state.received[:] = 0
+    for counts in (state.played, state.played_by, state.given, state.received):
+        counts[:] = 0
     state.trade_log = []
     state.give_left = 0
     state.last_points = np.zeros(n, dtype=np.int64)
@@ -69,11 +67,9 @@ def _deal(state: State) -> None:
 def _preset_hands(state: State, hands: list[list[str]]) -> None:
     rules = state.rules
     hands = card_lists("hands", hands, rules.num_players)
-    total = np.zeros(rules.num_slots, dtype=np.int64)
     for player, cards in enumerate(hands):
-        vec = rules.cards.counts(list(cards))
-        state.hands[player] = vec
-        total += vec
+        state.hands[player] = rules.cards.counts(list(cards))
+    total = state.hands.sum(axis=0)
     over = np.flatnonzero(total > rules.deck)
     if over.size:
         s = int(over[0])

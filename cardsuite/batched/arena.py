@@ -58,10 +58,9 @@ def run_arena(
         seed: seed of the deals.
         **engine_options: the engine's ``backend``, ``device`` and config fields.
     """
-    if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
-        raise ConfigError(f"episodes must be a positive integer, got {episodes!r}")
-    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
-        raise ConfigError(f"batch must be a positive integer, got {batch!r}")
+    for name, value in (("episodes", episodes), ("batch", batch)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(f"{name} must be a positive integer, got {value!r}")
     slots = min(batch, episodes)
     eng = make_engine(slots, **engine_options)
     n = eng.num_players

@@ -15,11 +15,9 @@ import numpy as np
 
 BatchPolicy = Callable[[Any, Any], Any]
 
-_POPCOUNT = np.array([bin(v).count("1") for v in range(256)], dtype=np.int16)
-_NTH_BIT = np.zeros((256, 8), dtype=np.int64)  # [byte, k]: column (0 = MSB) of its k-th set bit
-for _v in range(256):
-    for _k, _j in enumerate(j for j in range(8) if _v & (0x80 >> j)):
-        _NTH_BIT[_v, _k] = _j
+_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1)  # [byte, column], MSB first
+_POPCOUNT = _BITS.sum(axis=1, dtype=np.int16)
+_NTH_BIT = np.argsort(1 - _BITS, axis=1, kind="stable")  # [byte, k]: column of its k-th set bit
 
 
 def call_policy(policy: Any, obs: Any, mask: Any, games: Any, players: Any) -> Any:
@@ -68,8 +66,7 @@ class RandomPolicy:
 
         On the CPU one uniform number per row picks the r-th legal action (a
         running count); on an accelerator the largest of uniform draws over the
-        legal entries wins (`_torch_pick_max`), whose scan-free pass is cheaper
-        there (4 million Scum games on an H200: 20.7 ms against 27.6 ms).
+        legal entries wins (`_torch_pick_max`): a scan-free pass, cheaper there.
         """
         if is_torch(mask):
             import torch

@@ -72,10 +72,9 @@ class ShardedEngine:
 
     def __init__(self, factory: ShardFactory, num_games: int, *, threads: int = 2) -> None:
         """Split the batch into shards that share output buffers."""
-        if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-            raise ConfigError(f"threads must be a positive integer, got {threads!r}")
-        if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
-            raise ConfigError(f"num_games must be a positive integer, got {num_games!r}")
+        for name, value in (("threads", threads), ("num_games", num_games)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
         probe = factory(1, 0, None)
         self.probe = probe
         self.xp = probe.xp

@@ -17,6 +17,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
 
 from cardsuite.batched.policies import BatchPolicy, RandomPolicy, fill_actions, seat_groups
 from cardsuite.errors import ConfigError
@@ -55,12 +56,8 @@ class BatchedVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[type-arg]
         low, high = engine.obs_spec.bounds()
         self.single_observation_space = spaces.Box(low, high, dtype=np.float32)
         self.single_action_space = spaces.Discrete(engine.num_actions)
-        self.observation_space = gymnasium.vector.utils.batch_space(
-            self.single_observation_space, self.num_envs
-        )
-        self.action_space = gymnasium.vector.utils.batch_space(
-            self.single_action_space, self.num_envs
-        )
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.render_mode: str | None = None
         self._obs: Any = None
         self._mask: Any = None

@@ -121,12 +121,7 @@ class BatchedScandal(ArrayGames):
         split_seed(seed)
         self.seed = seed
         every = self.rows
-        self.deals[:] = 0
-        self.hand_no[:] = 0
-        self.game_over[:] = False
-        self.done[:] = False
-        self.truncated[:] = False
-        self.rewards[:] = 0.0
+        self.clear(every, "deals", "hand_no", "game_over", "done", "truncated", "rewards")
         self.hand_end[:] = END_NONE
         preset = check_preset(self, hands, discard, stock, dealer, scores)
         self.scores[:] = 0 if preset.scores is None else xp.asarray(preset.scores, xp.int64)
@@ -221,9 +216,7 @@ class BatchedScandal(ArrayGames):
 
     def _new_game(self, r: Array) -> None:
         """A new game in games ``r`` (random first dealer, scores 0)."""
-        self.scores[r] = 0
-        self.hand_no[r] = 0
-        self.game_over[r] = False
+        self.clear(r, "scores", "hand_no", "game_over")
         self._draw_dealer(r)
         self._deal(r)
 

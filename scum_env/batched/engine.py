@@ -137,15 +137,12 @@ class BatchedScum(ArrayGames):
         flags = trade_flags(trade, g)
         preset = None if hands is None else self._check_hands(hands, xp.to_numpy(order), flags)
         self.seed = seed
-        self.deals[:] = 0
-        self.series[:] = 0
-        self.scores[:] = 0
+        self.clear(every, "deals", "series", "scores")
         self.order[:] = order
         if sc is not None:
             self.scores[:] = xp.take_along(xp.asarray(sc, xp.int64), self.order, 1)
         start_series(self, every, xp.asarray(flags, xp.bool), preset)
-        self.done[:] = False
-        self.rewards[:] = 0.0
+        self.clear(every, "done", "rewards")
         return self._observe()
 
     def _check_hands(self, hands: Any, order: np.ndarray, trade: np.ndarray) -> np.ndarray:
@@ -265,9 +262,7 @@ class BatchedScum(ArrayGames):
         """First eligible position after ``start`` in turn order, and whether one exists."""
         xp = self.xp
         dist = xp.where(eligible, xp.take_rows(self.dist_table, start), BIG)
-        pos = xp.argmin(dist, 1)
-        found = xp.amax(eligible, 1)
-        return pos, found
+        return xp.argmin(dist, 1), xp.amax(eligible, 1)
 
     def _end_round(self, r: Array) -> None:
         """The highest play wins and leads; a winner who is out hands the lead on (J6)."""
@@ -315,11 +310,7 @@ class BatchedScum(ArrayGames):
         def by_player(x: Array) -> np.ndarray:
             return np.asarray(xp.to_numpy(x[g]))[inv]
 
-        hands, given, received = (
-            by_player(self.hands),
-            by_player(self.given),
-            by_player(self.received),
-        )
+        hands, given, received = (by_player(x) for x in (self.hands, self.given, self.received))
         fin = xp.to_numpy(self.finish[g])
         out_pos = [int(j) for j in np.argsort(fin, kind="stable") if fin[j] > 0]
         return {

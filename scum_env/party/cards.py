@@ -51,11 +51,7 @@ CARDS = party_cards()
 
 def decks_for(table_size: int) -> int:
     """Decks at a table of ``table_size`` players (P1): 5–8: 2, 9–12: 3, 13–15: 4."""
-    if table_size <= 8:
-        return 2
-    if table_size <= 12:
-        return 3
-    return 4
+    return 2 + (table_size > 8) + (table_size > 12)
 
 
 def party_rules(table_size: int) -> Rules:

@@ -270,8 +270,7 @@ def determinize(party: Party, player: int, rng: np.random.Generator) -> Party:
         else:
             table = E.clone(st)
             table.rng = np.random.default_rng(int(rng.integers(0, 2**63 - 1)))
-            pool = np.repeat(np.arange(st.rules.num_slots), st.hands.sum(axis=0))
-            pool = rng.permutation(pool)
+            pool = rng.permutation(np.repeat(np.arange(st.rules.num_slots), st.hands.sum(axis=0)))
             start = 0
             for q in range(st.num_players):
                 take = pool[start : start + st.ncards[q]]

@@ -60,9 +60,7 @@ def render_ladder(party: Party) -> str:
     for p in by_rank:
         t, position = party.seat_of(p)
         role = party.tables[t].rules.role_of(position)
-        gained = f"  (+{int(party.last_points[p])})" if party.hand else ""
-        if party.hand and party.last_points[p] < 0:
-            gained = f"  ({int(party.last_points[p])})"
+        gained = f"  ({int(party.last_points[p]):+d})" if party.hand else ""
         lines.append(
             f"  #{rank[p]:<3} player_{p:<3} total {int(party.scores[p]):>4}  "
             f"table {t + 1} {role}{gained}"

@@ -136,8 +136,7 @@ class BatchedParty(ArrayGames):
         if sc is not None:
             self.scores[:] = xp.asarray(sc, xp.int64)
             H.update_ladder(self, every)
-        self.done[:] = False
-        self.rewards[:] = 0.0
+        self.clear(every, "done", "rewards")
         return self._observe()
 
     def _running(self) -> Array:

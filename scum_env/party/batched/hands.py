@@ -81,10 +81,7 @@ def new_tournament(
     eng: BatchedParty, g: Array, seats: Array, trade: Array, preset: np.ndarray | None
 ) -> None:
     """Scores 0, hand 0, seats ``seats``, then the first hand of games ``g``."""
-    eng.scores[g] = 0
-    eng.hand[g] = 0
-    eng.over[g] = False
-    eng.current[g] = 0
+    eng.clear(g, "scores", "hand", "over", "current")
     seat(eng, g, seats)
     update_ladder(eng, g)
     start_hand(eng, g, trade, preset)
