@@ -1,17 +1,17 @@
-"""The top-level API: ``cardsuite.make``, ``make_vec``, ``load_agent``, ``tournament``.
+"""The top-level API: ``cardsuite.make``, ``make_vec``, ``load_agent``, ``play``, ``tournament``.
 
-Four calls cover a newcomer's first hour, and each names a game by its
-registry name (``"scum"``, ``"scum_party"``, ``"scandal"``) and takes the
-game's rule options as keyword arguments (the fields of its config, e.g.
-``num_players=5, carousel=True``):
+A newcomer's first hour. ``make`` takes a game's registry name (``"scum"``) and its rule
+options as keywords (its config's fields, ``num_players=5``); the others read both from an
+env, or take them the same way:
 
 ```python
 import cardsuite
 
 env = cardsuite.make("scum", num_players=5)            # the PettingZoo AEC env
 engine = cardsuite.make_vec("scum", 1024)              # 1024 games as arrays
-agent = cardsuite.load_agent("pretrained:scum4", "scum")  # ready to act
-result = cardsuite.tournament("scum", ["heuristic", "random"], games=20)
+agent = cardsuite.load_agent("pretrained:scum4", env=cardsuite.make("scum"))  # ready to act
+returns = cardsuite.play(env, ["heuristic"] * 5, seed=0)  # one episode's returns per seat
+result = cardsuite.tournament(env, ["heuristic", "random"], games=20)
 ```
 
 Importing ``cardsuite`` also registers one Gymnasium id per game for the
@@ -32,8 +32,9 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
+from cardsuite.config import ConfigBase
 from cardsuite.errors import ConfigError
-from cardsuite.games import ENTRY_POINT_GROUP, get_game
+from cardsuite.games import ENTRY_POINT_GROUP, game_of_env, get_game
 
 __all__ = [
     "game_options",
@@ -41,6 +42,7 @@ __all__ = [
     "load_agent",
     "make",
     "make_vec",
+    "play",
     "single_seat_env",
     "tournament",
 ]
@@ -149,52 +151,125 @@ def make_vec(
     return BatchedVectorEnv(engine, learner=learner, opponents=opponents, seed=seed)
 
 
+def _env_table(
+    env: Any, game: str | None = None, preset: str | None = None, **options: Any
+) -> tuple[str, dict[str, Any]]:
+    """The game name and every rule option of ``env`` (a cardsuite env).
+
+    Raises:
+        ConfigError: ``env`` is not a cardsuite env, or ``game``, ``preset``'s options or
+            ``options`` (what the caller also named) contradict it, named.
+    """
+    config = getattr(getattr(env, "unwrapped", None), "config", None)
+    if not isinstance(config, ConfigBase):
+        raise ConfigError(
+            f"env: expected a cardsuite env (cardsuite.make(game)), got {type(env).__name__}"
+        )
+    name = game_of_env(env).name
+    if game is not None and get_game(game).name != name:
+        raise ConfigError(
+            f"game={game!r} contradicts the env, a {name} table; leave game out with env="
+        )
+    asked = game_options(name, preset, **options)
+    wanted = config.replace(**asked) if asked else config
+    for key, value in asked.items():
+        given = key in options  # else the preset's; its illegal-action policy is not a rule
+        if getattr(wanted, key) != getattr(config, key) and (given or "illegal" not in key):
+            raise ConfigError(
+                f"{key}={value!r}{'' if given else f' (preset {preset!r})'} contradicts the "
+                f"env, whose {key} is {getattr(config, key)!r}; leave it out with env="
+            )
+    return name, config.to_dict()
+
+
 def load_agent(
     spec: str,
-    game: str,
+    game: str | None = None,
     *,
+    env: Any = None,
     seat: int | str = 0,
     seed: int | None = None,
     preset: str | None = None,
     **options: Any,
 ) -> Any:
-    """Build any agent spec for ``game`` and seat it at a table, ready to ``act``.
+    """Build any agent spec and seat it at a table, ready to ``act``.
 
     The spec is what the command line takes: ``"heuristic"``,
     ``"ismcts:budget=200"``, ``"pretrained:scum4"``, ``"ppo:RUN/agent"``,
-    ``"my_agent.py:MyAgent"`` (see ``docs/agents.md``).
+    ``"my_agent.py:MyAgent"`` (see ``docs/agents.md``). The agent is held to
+    its table and seat: acting on another table's observation or for another
+    seat is a `TableMismatchError` naming both.
 
     Args:
         spec: the agent spec.
-        game: the game's registry name.
-        seat: the seat the agent is told it sits at (a player index or name).
+        game: the game's registry name; with ``env``, leave it out.
+        env: the env the agent sits at: its game and every rule option are read from it.
+        seat: the seat the agent sits at (a player index or name).
         seed: seeds the agent's own choices.
         preset: rule preset of the table by name or file, as for [make][cardsuite.api.make].
         **options: the game's rule options of the table (e.g. ``num_players=6``).
 
     Returns:
-        The agent: call ``agent.act(observation, action_mask, info)`` with the
-        observation and mask the env gives its seat, and ``info={"agent": name}``.
+        A [SeatedAgent][cardsuite.agents.base.SeatedAgent]: call ``agent.act(observation,
+        action_mask, info)`` with what the env gives its seat and ``info={"agent": name}``.
 
     Raises:
-        ConfigError: an unknown kind, parameter, seat or option.
+        ConfigError: an unknown kind, parameter, seat or option; no game nor env; a game or
+            option that contradicts ``env``.
+        TableMismatchError: an agent that cannot sit at this table, or later acts at
+            another table or seat.
         CheckpointError: a ``ppo:`` path that does not exist or cannot be loaded.
     """
-    from cardsuite.agents.base import table_info
+    from cardsuite.agents.base import SeatedAgent, seat_name, table_info
     from cardsuite.agents.registry import make_agent
 
-    env = make(game, preset=preset, **options)
-    agents = list(env.possible_agents)
-    name = agents[seat] if isinstance(seat, int) and 0 <= seat < len(agents) else seat
-    if name not in agents:
-        raise ConfigError(f"seat {seat!r} is not at this table; seats: {', '.join(agents)}")
-    agent = make_agent(spec, get_game(game).name, seed=seed)
-    agent.reset(table_info(env, get_game(game).name, str(name)), seed=seed)
-    return agent
+    if env is not None:
+        name, _ = _env_table(env, game, preset, **options)
+    elif game is None:
+        raise ConfigError("load_agent needs its table: env=ENV, or a game name and its options")
+    else:
+        name = get_game(game).name
+        env = make(name, preset=preset, **options)
+    table = table_info(env, name, seat_name(env.possible_agents, seat))
+    agent = make_agent(spec, name, seed=seed)
+    agent.reset(table, seed=seed)
+    return SeatedAgent(agent, table)
+
+
+def play(env: Any, agents: Sequence[Any] | Mapping[str, Any], *, seed: int | None = None) -> Any:
+    """Play one episode of ``env`` and return every seat's return.
+
+    Args:
+        env: a cardsuite env ([make][cardsuite.api.make]); it is reset with ``seed``.
+        agents: one per seat: a sequence in seat order, or a mapping seat name -> agent.
+            An agent is an `Agent` object or a spec string (loaded with
+            ``load_agent(spec, env=env, seat=...)``); an object given at several seats
+            plays a copy at each after the first.
+        seed: seeds the deal and the agents (their seeds derived from it); None: fresh.
+
+    Returns:
+        The episode's return (summed rewards) of each seat name.
+
+    Raises:
+        ConfigError: not a cardsuite env, a wrong number of agents, an unknown or missing
+            seat, or something that is neither an agent nor a spec (named).
+        TableMismatchError: an agent that cannot sit at this table.
+    """
+    from cardsuite.agents.arena.tournament import derive_seed
+    from cardsuite.agents.base import by_seat, play_episode
+
+    _env_table(env)
+    seats = list(env.possible_agents)
+    seeds = {s: None if seed is None else derive_seed(seed, 1, i) for i, s in enumerate(seats)}
+    players = {
+        s: load_agent(a, env=env, seat=s, seed=seeds[s]) if isinstance(a, str) else a
+        for s, a in by_seat(agents, seats).items()
+    }
+    return play_episode(env, players, seed=seed, agent_seeds=seeds)
 
 
 def tournament(
-    game: str,
+    game: str | Any,
     agents: Sequence[Any],
     *,
     games: int = 100,
@@ -210,7 +285,7 @@ def tournament(
     """Play a tournament of ``agents`` at ``game`` and return its results.
 
     Args:
-        game: the game's registry name.
+        game: the game's registry name, or an env: its game and every rule option.
         agents: at least two agent specs or agent objects (the same twice is allowed).
         games: games to play (with ``duplicate``: deals, each played in every
             rotation of the agents over the seats).
@@ -232,11 +307,15 @@ def tournament(
     """
     from cardsuite.agents.arena.tournament import run_tournament
 
+    if isinstance(game, str):
+        rules = game_options(game, preset, **options)
+    else:
+        game, rules = _env_table(game, None, preset, **options)
     return run_tournament(
         game,
         list(agents),
         games=games,
-        options=game_options(game, preset, **options),
+        options=rules,
         duplicate=duplicate,
         seed=seed,
         workers=workers,

@@ -9,6 +9,7 @@ __all__ = [
     "IllegalActionError",
     "PresetError",
     "StateError",
+    "TableMismatchError",
     "UsageError",
 ]
 
@@ -44,6 +45,13 @@ class StateError(CardsuiteError, ValueError):
 
 class CheckpointError(CardsuiteError):
     """A training checkpoint is missing, corrupt or does not match the run."""
+
+
+class TableMismatchError(ConfigError, CheckpointError):
+    """An agent meets a table, or a seat, other than the one it was seated at; the message
+    names both tables (game, players, options, observation size, action count) and the fix.
+
+    A `CheckpointError` too: a learned agent's size check raised that before."""
 
 
 class RunLockedError(CardsuiteError):

@@ -8,6 +8,7 @@ from typing import Any
 from cardsuite.agents.arena.results import check_results_dir
 from cardsuite.agents.arena.tournament import run_tournament
 from cardsuite.agents.registry import available_agents
+from cardsuite.cli import RULE_HELP, TABLE_FLAGS, deprecated, table_options
 from cardsuite.config import read_yaml_mapping
 from cardsuite.errors import ConfigError
 from cardsuite.games import Game, get_game, parse_options
@@ -17,8 +18,7 @@ GAME_HELP = "scum, scum_party or scandal"
 
 #: name -> (flag, the argparse settings every command that takes it shares).
 SHARED: dict[str, tuple[str, dict[str, Any]]] = {
-    "game": ("game", {}),
-    "players": ("--players", {"type": int, "default": None}),
+    **{flag[2:]: (flag, settings) for flag, settings in TABLE_FLAGS.items()},
     "games": ("--games", {"type": int, "default": 100}),
     "seed": ("--seed", {"type": int, "default": 0}),
     "agents": ("--agents", {"nargs": "+"}),
@@ -40,6 +40,39 @@ def add_arguments(parser: Any, **helps: str | tuple[str, dict[str, Any]]) -> Non
         parser.add_argument(settings.pop("flag", flag), **settings)
 
 
+def command_parser(sub: Any, name: str, help: str, description: str, **arguments: Any) -> Any:
+    """The parser of subcommand ``name``, with `add_arguments`'s ``arguments`` in order."""
+    parser = sub.add_parser(name, help=help, description=description)
+    add_arguments(parser, **arguments)
+    return parser
+
+
+def _positional_game(ns: argparse.Namespace, extra: list[str]) -> list[str]:
+    """``extra`` less a game given as the first positional argument (the spelling of
+    tournament, play, simulate and leaderboard before ``--game``: it goes to ``ns.game``,
+    with a warning)."""
+    if not extra or extra[0].startswith("-"):
+        return extra
+    if getattr(ns, "game", None):
+        raise ConfigError(f"unexpected argument {extra[0]!r} (the game is --game {ns.game})")
+    ns.game = extra[0]
+    deprecated(f"the game as a positional argument ({ns.game})", f"--game {ns.game}")
+    return extra[1:]
+
+
+def table_args(
+    ns: argparse.Namespace, extra: list[str], preset: str | None = None
+) -> tuple[Game, dict[str, Any]]:
+    """The game and rule options of an arena or play command: ``--game``, the rule preset,
+    ``--rule``, ``--players`` (`cardsuite.cli.table_options`); a game given first as a
+    positional argument is read too, with a warning."""
+    rest = _positional_game(ns, extra)
+    if not ns.game:
+        raise ConfigError(f"give the game: --game GAME ({GAME_HELP})")
+    game = get_game(ns.game)
+    return game, table_options(game, ns, rest, rule_options(game, preset, []))
+
+
 def rule_options(game: Game, config: str | None, extra: list[str]) -> dict[str, Any]:
     """Rule options from a ``--config`` preset (file or shipped name), then ``--key value`` flags."""
     base: dict[str, Any] = {}
@@ -57,21 +90,17 @@ def no_extra(extra: list[str], why: str = "") -> None:
 
 def add_command(sub: Any) -> tuple[str, Any]:
     """Register the subcommand; returns its name and runner."""
-    p = sub.add_parser(
+    p = command_parser(
+        sub,
         "tournament",
-        help="play agents against each other: scores, ranks, head-to-head, ratings",
-        description="Agents play seeded games with their seats rotated game by game "
-        "(--duplicate: every deal once per rotation). Game rule options follow as "
-        "--key value.",
-        epilog="agents:\n  " + "\n  ".join(available_agents()),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_arguments(
-        p,
-        game=GAME_HELP,
+        "play agents against each other: scores, ranks, head-to-head, ratings",
+        "Agents play seeded games with their seats rotated game by game (--duplicate: every "
+        "deal once per rotation).",
+        game=f"{GAME_HELP} (required)",
+        players="seats at the table",
+        rule=RULE_HELP,
         agents=("two or more agent specs", {"required": True, "metavar": "SPEC"}),
         games="games (deals with --duplicate)",
-        players="seats at the table",
         workers="worker processes (default 1)",
         duplicate=("play each deal in every rotation", {"action": "store_true"}),
         seed="master seed (default 0)",
@@ -79,20 +108,20 @@ def add_command(sub: Any) -> tuple[str, Any]:
         record="write every game as JSON lines to this new file",
         no_progress="no progress bar",
     )
+    p.epilog = "agents:\n  " + "\n  ".join(available_agents())
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
     return "tournament", run
 
 
 def run(args: argparse.Namespace, extra: list[str]) -> int:
     """Play the tournament, print the table, write the files asked for."""
-    game = get_game(args.game)
-    options = parse_options(game, extra)
+    game, options = table_args(args, extra)
     if args.out:
         check_results_dir(args.out)  # before any game is played
     result = run_tournament(
         game.name,
         list(args.agents),
         games=args.games,
-        players=args.players,
         options=options,
         duplicate=args.duplicate,
         seed=args.seed,

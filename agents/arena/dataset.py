@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from cardsuite.agents.arena.cli import no_extra
+from cardsuite.agents.arena.cli import command_parser, no_extra
 from cardsuite.agents.arena.records import (
     HUMAN,
     apply_moves,
@@ -146,13 +146,14 @@ def _check_out(out: str | Path) -> Path:
 
 def add_command(sub: Any) -> tuple[str, Any]:
     """The ``cardsuite dataset`` subcommand (``cardsuite.commands`` entry point)."""
-    p = sub.add_parser(
+    command_parser(
+        sub,
         "dataset",
-        help="turn game records into per-decision arrays (.npz) for behaviour cloning",
-        description=__doc__.split("\n\n")[0],
+        "turn game records into per-decision arrays (.npz) for behaviour cloning",
+        __doc__.split("\n\n")[0],
+        records=("record files (JSON lines, from --record)", {"flag": "records", "nargs": "+"}),
+        out=("a new .npz file", {"required": True}),
     )
-    p.add_argument("records", nargs="+", help="record files (JSON lines, from --record)")
-    p.add_argument("--out", required=True, help="a new .npz file")
 
     def run(ns: argparse.Namespace, extra: list[str]) -> int:
         no_extra(extra)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cardsuite.agents.arena import deal_sets, evaluation
-from cardsuite.agents.arena.cli import GAME_HELP, add_arguments, no_extra
+from cardsuite.agents.arena.cli import GAME_HELP, command_parser, no_extra
 from cardsuite.agents.arena.deal_sets import QUICK_BUDGET, QUICK_DEALS, stale_text
 from cardsuite.agents.arena.evaluation import RESAMPLES, calibrate, run_benchmark
 from cardsuite.errors import ConfigError
@@ -151,25 +151,21 @@ def check_out_dir(out: str | Path, files: Sequence[str] = RESULT_FILES) -> Path:
 
 def add_command(sub: Any) -> tuple[str, Any]:
     """The ``cardsuite benchmark`` subcommand (``cardsuite.commands`` entry point)."""
-    p = sub.add_parser(
+    command_parser(
+        sub,
         "benchmark",
-        help="the standard evaluation of one agent: fixed deals, a reference pool, a citable card",
-        description=__doc__.split("\n\n")[0],
-    )
-    p.add_argument(
-        "spec",
-        nargs="?",
-        default=None,
-        help="the agent under test (any agent spec, e.g. 'exec:python3 bot.py')",
-    )
-    add_arguments(
-        p,
+        "the standard evaluation of one agent: fixed deals, a reference pool, a citable card",
+        __doc__.split("\n\n")[0],
+        spec=(
+            "the agent under test (any agent spec, e.g. 'exec:python3 bot.py')",
+            {"flag": "spec", "nargs": "?", "default": None},
+        ),
         calibrate=(
             "rate the reference pool on the deal set instead (maintainers: "
             "writes calibration.json into --out)",
             {"action": "store_true"},
         ),
-        game=(GAME_HELP, {"flag": "--game", "required": True}),
+        game=(GAME_HELP, {"required": True}),
         players=("seats (a shipped deal set)", {"required": True}),
         quick=(
             f"first {QUICK_DEALS} deals, the pool's ISMCTS at budget={QUICK_BUDGET}: "

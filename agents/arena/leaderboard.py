@@ -1,4 +1,4 @@
-"""``cardsuite leaderboard GAME --players N``: a duplicate round-robin of every registered agent.
+"""``cardsuite leaderboard --game GAME --players N``: a duplicate round-robin of every registered agent.
 
 It reads the command line and writes the board; the round-robin is `round_robin`'s.
 """
@@ -6,7 +6,6 @@ It reads the command line and writes the board; the round-robin is `round_robin`
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -14,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from cardsuite.agents.arena import round_robin
-from cardsuite.agents.arena.cli import GAME_HELP, add_arguments, rule_options
+from cardsuite.agents.arena import cli, round_robin
+from cardsuite.agents.arena.cli import GAME_HELP, command_parser, table_args
 from cardsuite.agents.arena.records import check_new_file
 from cardsuite.agents.arena.round_robin import (
     RESAMPLES,
@@ -26,8 +25,9 @@ from cardsuite.agents.arena.round_robin import (
     pilot,
     run_leaderboard,
 )
+from cardsuite.cli import RULE_HELP, rule_text
 from cardsuite.errors import ConfigError
-from cardsuite.games import Game, get_game
+from cardsuite.games import Game
 from cardsuite.moved import moved_getattr, moved_table
 from cardsuite.safe_json import write_json_atomic
 
@@ -45,7 +45,8 @@ __getattr__ = moved_getattr(
     moved_table(
         round_robin,
         "MAX_CHECKPOINT_BYTES shipped_agents deal_outcomes read_checkpoint append_checkpoint",
-    ),
+    )
+    | moved_table(cli, "rule_options"),
 )
 
 
@@ -69,7 +70,7 @@ def pilot_text(rows: list[dict[str, Any]], pilot_deals: int, deals: int) -> str:
 
 
 def to_markdown(board: Board, command: str) -> str:
-    """The leaderboard as a markdown section (ratings, then head-to-head)."""
+    """The leaderboard as a markdown section: ratings, then head-to-head, a legend under each."""
     order = board.order()
     r = board.ratings
     intervals = (
@@ -82,19 +83,22 @@ def to_markdown(board: Board, command: str) -> str:
         "",
         f"{board.deals} duplicate deals per pair, seed {board.seed}: `{command}`",
         "",
-        f"Rating: Elo scale (400 points = 10:1 odds of winning a deal), `{r.anchor}` = 0; "
-        "Bradley-Terry fit to all deals at once, " + intervals,
-        "",
-        "| rank | agent | rating | 95% interval | beats the others (mean) |",
+        "| rank | agent | rating (Elo) | 95% interval | beats the others (share of deals) |",
         "|---|---|---|---|---|",
     ]
     for rank, i in enumerate(order, 1):
         beats = [v for v in board.head_to_head[i] if v is not None]
+        interval = "anchor" if board.agents[i] == r.anchor else f"{r.low[i]:.0f} to {r.high[i]:.0f}"
         lines.append(
-            f"| {rank} | `{board.agents[i]}` | {r.rating[i]:.0f} "
-            f"| {r.low[i]:.0f} to {r.high[i]:.0f} "
+            f"| {rank} | `{board.agents[i]}` | {r.rating[i]:.0f} | {interval} "
             f"| {100 * float(np.mean(beats)):.1f}% |"
         )
+    lines += [
+        "",
+        f"Rating: Elo scale (400 points = 10:1 odds of winning a deal), `{r.anchor}` = 0 (the "
+        "anchor); Bradley-Terry fit to all deals at once, " + intervals + " Beats the others: "
+        "the mean over the other agents of the share of deals won against each (ties half).",
+    ]
     if not r.identified:
         lines += ["", f"{r.unmeasured()}."]
     widths = [(hi - lo) / 2 for row in board.h2h_interval for lo, hi in filter(None, row)]
@@ -105,7 +109,7 @@ def to_markdown(board: Board, command: str) -> str:
     )
     lines += [
         "",
-        f"Head-to-head: share of deals the row agent beat the column agent (ties half{bound}).",
+        "Head-to-head: share of deals the row agent beat the column agent.",
         "",
         "| | " + " | ".join(f"`{board.agents[j]}`" for j in order) + " |",
         "|---|" + "---|" * len(order),
@@ -116,6 +120,7 @@ def to_markdown(board: Board, command: str) -> str:
             for j in order
         ]
         lines.append(f"| `{board.agents[i]}` | " + " | ".join(cells) + " |")
+    lines += ["", f"Ties count half, so a cell and its mirror add to 100%{bound}."]
     return "\n".join(lines) + "\n"
 
 
@@ -161,15 +166,14 @@ def plot(board: Board, out_png: Path) -> Path:
 
 def add_command(sub: Any) -> tuple[str, Any]:
     """The ``cardsuite leaderboard`` subcommand (``cardsuite.commands`` entry point)."""
-    p = sub.add_parser(
+    command_parser(
+        sub,
         "leaderboard",
-        help="duplicate round-robin of every agent, order-free ratings",
-        description=__doc__.split("\n\n")[0] + " Rule options follow as --key value.",
-    )
-    add_arguments(
-        p,
-        game=GAME_HELP,
+        "duplicate round-robin of every agent, order-free ratings",
+        __doc__.split("\n\n")[0],
+        game=f"{GAME_HELP} (required)",
         players=("seats at the table", {"required": True}),
+        rule=RULE_HELP,
         deals=("duplicate deals per pair", {"type": int, "default": 100}),
         seed="master seed of the deals",
         agents="agent specs (default: every registered agent)",
@@ -196,14 +200,7 @@ def add_command(sub: Any) -> tuple[str, Any]:
 
 def run(ns: argparse.Namespace, extra: list[str]) -> int:
     """Play the round-robin (or only its pilot); print it, write the files asked for."""
-    spec = get_game(ns.game)
-    options = rule_options(spec, ns.config, extra)
-    if options.get(spec.players_key, ns.players) != ns.players:
-        raise ConfigError(
-            f"--players {ns.players} contradicts {spec.players_key}="
-            f"{options[spec.players_key]} of the rule options"
-        )
-    options[spec.players_key] = ns.players
+    spec, options = table_args(ns, extra, ns.config)
     if ns.resamples < 0:
         raise ConfigError(f"--resamples must be at least 0, got {ns.resamples}")
     if ns.json:
@@ -251,13 +248,9 @@ def run(ns: argparse.Namespace, extra: list[str]) -> int:
 
 def _command_line(spec: Game, ns: argparse.Namespace, options: dict[str, Any]) -> str:
     """The command that plays this board again (shown under its heading)."""
-    flags = "".join(
-        f" --{k} {json.dumps(v) if not isinstance(v, str) else v}"
-        for k, v in options.items()
-        if k != spec.players_key
-    )
+    flags = "".join(" " + rule_text(k, v) for k, v in options.items() if k != spec.players_key)
     return (
-        f"cardsuite leaderboard {spec.name} --players {ns.players} --deals {ns.deals} "
+        f"cardsuite leaderboard --game {spec.name} --players {ns.players} --deals {ns.deals} "
         f"--seed {ns.seed}"
         + (f" --ismcts {ns.ismcts}" if ns.ismcts else "")
         + (" --agents " + " ".join(ns.agents) if ns.agents else "")

@@ -34,6 +34,18 @@ RATING_RESAMPLES = 1000
 #: The rating scale, as `TournamentResult.to_dict` states it.
 RATING_SCALE = "Elo (400 points = 10:1 odds of beating another agent on a unit)"
 
+#: The columns of the per-agent table after the agent's name: (title, unit, width).
+COLUMNS = (
+    ("mean score", "(reward/game)", 13),
+    ("± 95% CI", "", 9),
+    ("mean rank", "(1 = first)", 11),
+    ("± 95% CI", "", 9),
+    ("wins", "(% of seats)", 12),
+    ("95% CI", "", 11),
+    ("rating", "(Elo)", 7),
+    ("95% CI", "", 11),
+)
+
 #: What ``cardsuite tournament --out DIR`` writes.
 RESULT_FILES = ("results.json", "results.csv", "head_to_head.csv", "results.png")
 
@@ -185,7 +197,8 @@ class TournamentResult:
         return pd.DataFrame.from_records(rows, index="agent")
 
     def format_table(self) -> str:
-        """Per-agent statistics with their 95% intervals, then the head-to-head matrix."""
+        """Per-agent statistics with their 95% intervals, then the head-to-head matrix; a
+        legend under each."""
         mode = (
             f"duplicate, {self.deals} deals x {self.rotations} rotations"
             if self.duplicate
@@ -195,24 +208,29 @@ class TournamentResult:
         lines = [
             f"{self.game}: {len(self.results)} games, {self.seats} players, seed {self.seed} ({mode})",
             "",
-            f"{'agent':<{width}} {'mean score':>11} {'± 95% CI':>9} {'mean rank':>10} "
-            f"{'± 95% CI':>9} {'win %':>6} {'95% CI':>11} {'rating':>7} {'95% CI':>11}",
+            _row("agent", [c[0] for c in COLUMNS], width),
+            _row("", [c[1] for c in COLUMNS], width),
         ]
         for a in self.agents:
-            win_ci = f"{100 * a.win_low:.1f}-{100 * a.win_high:.1f}"
             rating_ci = (
-                f"{a.rating_low:.0f} to {a.rating_high:.0f}" if self.rating_resamples else "n/a"
+                "anchor"
+                if a.name == self.rating_anchor
+                else f"{a.rating_low:.0f} to {a.rating_high:.0f}"
+                if self.rating_resamples
+                else "n/a"
             )
-            lines.append(
-                f"{a.name:<{width}} {a.mean_score:>11.3f} {_ci(a.score_ci):>9} "
-                f"{a.mean_rank:>10.3f} {_ci(a.rank_ci):>9} {100 * a.win_rate:>5.1f}% "
-                f"{win_ci:>11} {a.rating:>7.0f} {rating_ci:>11}"
-            )
+            values = (f"{a.mean_score:.3f}", _ci(a.score_ci), f"{a.mean_rank:.3f}", _ci(a.rank_ci),
+                     f"{100 * a.win_rate:.1f}%", f"{100 * a.win_low:.1f}-{100 * a.win_high:.1f}",
+                     f"{a.rating:.0f}", rating_ci)  # fmt: skip
+            lines.append(_row(a.name, values, width))
         unit = "deals" if self.duplicate else "games"
         lines += [
+            "score: a seat's rewards summed over one game; rank: 1 = first; wins: share of the "
+            "agent's own seats that finished first (a share per seat, so the column need not "
+            "add to 100%)",
             "",
-            f"rating: {RATING_SCALE}, {self.rating_anchor} = 0; one Bradley-Terry fit to "
-            f"every {unit[:-1]} at once (the order of the games does not matter), "
+            f"rating: {RATING_SCALE}, {self.rating_anchor} = 0 (the anchor); one Bradley-Terry "
+            f"fit to every {unit[:-1]} at once (the order of the games does not matter), "
             + (
                 f"95% bootstrap interval over {unit} ({self.rating_resamples} resamples)"
                 if self.rating_resamples
@@ -221,7 +239,7 @@ class TournamentResult:
         ]
         if self.rating_unmeasured:
             lines.append(f"{self.rating_unmeasured}.")
-        lines += ["", f"head-to-head: fraction of {unit} the row agent's score beat the column's"]
+        lines += ["", f"head-to-head: share of {unit} the row agent's score beat the column's"]
         cols = [max(10, len(n)) for n in self.names]  # full names, never cut
         lines.append(" " * width + "".join(f" {n:>{w}}" for n, w in zip(self.names, cols)))
         for i, name in enumerate(self.names):
@@ -230,6 +248,7 @@ class TournamentResult:
                 for v, w in zip(self.head_to_head[i], cols)
             )
             lines.append(f"{name:<{width}}{cells}")
+        lines.append("ties count half, so a cell and its mirror across the diagonal add to 1")
         illegal = sum(a.illegal_actions for a in self.agents)
         if illegal:
             lines += ["", f"games ended by an illegal action: {illegal}"]
@@ -302,6 +321,11 @@ class TournamentResult:
         if path is not None:
             fig.savefig(path, dpi=100, format="png")
         return fig
+
+
+def _row(first: str, cells: Sequence[str], width: int) -> str:
+    """One line of the per-agent table: ``first`` (the agent), then ``cells`` in `COLUMNS`."""
+    return (f"{first:<{width}}" + "".join(f" {v:>{c[2]}}" for v, c in zip(cells, COLUMNS))).rstrip()
 
 
 def _ci(value: float | None) -> str:

@@ -9,25 +9,24 @@ from typing import Any
 
 import numpy as np
 
-from cardsuite.agents.arena.cli import GAME_HELP, add_arguments
+from cardsuite.agents.arena.cli import GAME_HELP, command_parser, table_args
 from cardsuite.agents.arena.stats import mean_ci
 from cardsuite.agents.arena.workers import progress_bar
+from cardsuite.cli import RULE_HELP
 from cardsuite.errors import ConfigError
-from cardsuite.games import get_game, parse_options
 
 
 def add_command(sub: Any) -> tuple[str, Any]:
     """Register the subcommand; returns its name and runner."""
-    p = sub.add_parser(
+    command_parser(
+        sub,
         "simulate",
-        help="play random legal games and print finish statistics and throughput",
-        description="Play games with uniformly random legal agents through the user-facing "
-        "env() (observation and mask every step).",
-    )
-    add_arguments(
-        p,
-        game=GAME_HELP,
+        "play random legal games and print finish statistics and throughput",
+        "Play games with uniformly random legal agents through the user-facing env() "
+        "(observation and mask every step).",
+        game=f"{GAME_HELP} (required)",
         players="number of players",
+        rule=RULE_HELP,
         games="episodes to play (default 100)",
         seed="seed of the deals and the agents",
         render=("print the first episode move by move", {"action": "store_true"}),
@@ -38,10 +37,7 @@ def add_command(sub: Any) -> tuple[str, Any]:
 
 def run(args: argparse.Namespace, extra: list[str]) -> int:
     """Play the games and print the report."""
-    game = get_game(args.game)
-    options = parse_options(game, extra)
-    if args.players is not None:
-        options[game.players_key] = args.players
+    game, options = table_args(args, extra)
     if args.games < 1:
         raise ConfigError(f"--games must be at least 1, got {args.games}")
     if args.seed < 0:

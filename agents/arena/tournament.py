@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import copy
 import pickle
-from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +20,7 @@ from cardsuite.agents.arena.records import (
 from cardsuite.agents.arena.results import TournamentResult
 from cardsuite.agents.arena.stats import GameResult, seat_ranks
 from cardsuite.agents.arena.workers import progress_bar, run_chunks
-from cardsuite.agents.base import Agent, table_info
+from cardsuite.agents.base import Agent, act_info, table_info
 from cardsuite.agents.registry import display_names, make_agent, parse_spec
 from cardsuite.errors import ConfigError
 from cardsuite.games import get_game
@@ -72,16 +70,6 @@ def plan_games(
                  tuple(derive_seed(seed, 1, g, s) for s in range(seats)))
         for g, d in enumerate(deals)
     ]  # fmt: skip
-
-
-def act_info(env: Any, agent: str, wrap: Callable[..., Any] | None = None) -> dict[str, Any]:
-    """The ``info`` an agent's ``act`` gets: its seat and ``determinize`` (through ``wrap``)."""
-    info: dict[str, Any] = {"agent": agent}
-    base = env.unwrapped
-    if hasattr(base, "determinize"):
-        determinize = partial(base.determinize, agent)
-        info["determinize"] = wrap(determinize) if wrap else determinize
-    return info
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,8 @@ def run_chunks(
 
 
 def progress_bar(total: int, desc: str, show: bool, unit: str = "game") -> tqdm[Any]:
-    """A tqdm bar on stderr (a line every 10 s in a log file), or a silent one unless ``show``."""
+    """A tqdm bar on stderr, never among the tables on stdout (a line every 10 s in a log
+    file), or a silent one unless ``show``."""
     interval = 0.1 if sys.stderr.isatty() else 10.0
-    return tqdm(total=total, desc=desc, unit=unit, mininterval=interval, disable=not show)
+    return tqdm(total=total, desc=desc, unit=unit, mininterval=interval, disable=not show,
+                file=sys.stderr)  # fmt: skip

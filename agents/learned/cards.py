@@ -13,34 +13,58 @@ code reads (every field below is checked; a `CheckpointError` names a bad one)::
     command: cardsuite dmc ...        # the one command line that trains it
     ship: [python -m ...]             # then, the commands that shipped it
     weights_sha256: eb53...           # of weights.safetensors
+    since: 2026-12-01                 # the day the name began to play these weights
     evaluation:                       # the headline first; one row per size and opponent
       - {against: heuristic, players: 4, won: 71.0, ci: 4.4, deals: 400, seed: 1000003}
     exploit: {players: 4, minutes: 3, decisions: 399000, won: 43.5, ci: 4.9,
               deals: 400, margin: -0.083, margin_ci: 0.043}
+    retired: seat pretrained:NEW instead   # optional: a retired name (it stays loadable)
     ---
 
 ``won``: the share of duplicate deals won (ties half), in percent; ``ci``: its 95% half-width.
-The card's facts and ``docs/agents.md``'s list are generated from it (`tables`).
+A shipped name plays the weights of its ``weights_sha256`` for good (``since`` that day): a
+new network ships under a new name, and a retired name keeps its folder and card with a
+``retired`` note.
+The card's facts, ``docs/agents.md``'s list, ``docs/results.md``'s headlines and tables by
+size (`cardsuite.agents.learned.strength`) and the README's list of names are generated
+from the cards (`tables`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 from cardsuite.agents.learned.files import check_file_size
 from cardsuite.agents.learned.meta import LAYOUTS
-from cardsuite.agents.learned.pretrained import CATALOGUE, ROOT, SHARED
 from cardsuite.agents.learned.safe_io import CARD_FILE
-from cardsuite.agents.registry import available_agents
+from cardsuite.agents.learned.strength import headline_table, size_tables
 from cardsuite.errors import CheckpointError, ConfigError
-from cardsuite.games import get_game
 from cardsuite.safe_yaml import brief, load_yaml_text
 
 MAX_CARD_BYTES = 64 << 10
 _NUMBER = (int, float)
+
+ROOT = Path(__file__).resolve().parent / "models"  # the shipped agents (`pretrained:NAME`)
+
+#: name -> (the game it plays, one line; its model card says the rest)
+CATALOGUE: dict[str, tuple[str, str]] = {
+    "scum4": ("scum", "Scum, 4 players; Deep Monte-Carlo, 12.76M decisions"),
+    "scum6": ("scum", "Scum, 6 players; Deep Monte-Carlo, 3.15M decisions"),
+    "party8": ("scum_party", "Scum Party at 8 players, any-table; PPO, card counting"),
+    "scandal2": ("scandal", "Scandal at 2 players, size-generic; PPO, with a critic"),
+    "scandal2_table": ("scandal", "Scandal at 2 players, any-table; PPO, 8M decisions, with a critic"),
+    "party20": ("scum_party", "Scum Party at 20 players, size-generic; PPO, card counting"),
+    "party50": ("scum_party", "Scum Party at 50 players, size-generic; PPO, card counting"),
+    "party_generic": ("scum_party", "Scum Party, one size-generic network for 5-50 players; PPO"),
+    "scandal4": ("scandal", "Scandal, size-generic PPO for 2-6 players; scandal2 wins more at 4"),
+}  # fmt: skip
+
+#: names that play another name's shipped folder (the same weights under a second name)
+SHARED: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -87,15 +111,23 @@ class ModelCard:
     sizes: tuple[int, int]
     command: str
     weights_sha256: str
+    since: date
     evaluation: tuple[Result, ...]
     ship: tuple[str, ...] = ()
     exploit: Exploit | None = None
+    retired: str = ""
     body: str = ""
 
     @property
     def headline(self) -> Result:
         """The card's first evaluation row (the one a listing shows)."""
         return self.evaluation[0]
+
+    @property
+    def seats(self) -> str:
+        """The table sizes it sits at: ``4`` or ``5–50``."""
+        low, high = self.sizes
+        return str(low) if low == high else f"{low}–{high}"
 
 
 #: Each class's fields: name -> accepted types (floats take ints too).
@@ -105,10 +137,10 @@ _SCHEMA: dict[type, dict[str, Any]] = {
     Exploit: {"players": int, "minutes": _NUMBER, "decisions": int, "won": _NUMBER,
               "ci": _NUMBER, "deals": int, "margin": _NUMBER, "margin_ci": _NUMBER},
     ModelCard: {"name": str, "game": str, "summary": str, "layout": str, "trained_at": list,
-                "sizes": list, "command": str, "weights_sha256": str, "evaluation": list,
-                "ship": list, "exploit": dict},
+                "sizes": list, "command": str, "weights_sha256": str, "since": date, "evaluation": list,
+                "ship": list, "exploit": dict, "retired": str},
 }  # fmt: skip
-_OPTIONAL = frozenset({"note", "ship", "exploit"})
+_OPTIONAL = frozenset({"note", "ship", "exploit", "retired"})
 
 
 def _fields(cls: type, doc: Any, where: str) -> dict[str, Any]:
@@ -169,8 +201,9 @@ def parse_card(text: str, where: str) -> ModelCard:
     return ModelCard(
         name=doc["name"], game=doc["game"], summary=doc["summary"], layout=doc["layout"],
         trained_at=_ints(doc["trained_at"], f"{where}: field 'trained_at'"), sizes=(low, high),
-        command=doc["command"], weights_sha256=doc["weights_sha256"], evaluation=tuple(rows),
-        ship=tuple(ship), exploit=exploit, body=body,
+        command=doc["command"], weights_sha256=doc["weights_sha256"], since=doc["since"],
+        evaluation=tuple(rows), ship=tuple(ship), exploit=exploit,
+        retired=doc.get("retired", ""), body=body,
     )  # fmt: skip
 
 
@@ -190,11 +223,6 @@ def read_card(folder: str | Path) -> ModelCard:
     return card
 
 
-def _seats(card: ModelCard) -> str:
-    low, high = card.sizes
-    return str(low) if low == high else f"{low}–{high}"
-
-
 def facts(card: ModelCard) -> str:
     """The generated part of a card: the command, the evaluation table and the digest."""
     lines = ["Reproduce it:", "",
@@ -211,7 +239,13 @@ def facts(card: ModelCard) -> str:
             f"decisions) | {x.players} | its share: {x.won}% ± {x.ci} | {x.deals} | | "
             f"margin {x.margin} ± {x.margin_ci} |"
         )
-    lines += ["", f"Weights: `weights.safetensors`, SHA-256 `{card.weights_sha256}`."]
+    lines += [
+        "",
+        f"Weights: `weights.safetensors`, SHA-256 `{card.weights_sha256}`, played by "
+        f"`pretrained:{card.name}` since {card.since} (a new network ships under a new name).",
+    ]
+    if card.retired:
+        lines += ["", f"**Retired**: {card.retired}"]
     return "\n".join(lines)
 
 
@@ -221,7 +255,7 @@ def catalogue_table(cards: list[ModelCard]) -> str:
              "|---|---|---|---|---|---|"]  # fmt: skip
     for c in cards:
         trained = ", ".join(map(str, c.trained_at))
-        lines.append(f"| `pretrained:{c.name}` | {c.game} | {_seats(c)} players | {trained} | "
+        lines.append(f"| `pretrained:{c.name}` | {c.game} | {c.seats} players | {trained} | "
                      f"{c.summary} | {c.headline.text()} |")  # fmt: skip
     return "\n".join(lines)
 
@@ -231,40 +265,23 @@ def shipped_cards() -> list[ModelCard]:
     return [read_card(ROOT / name) for name in CATALOGUE if name not in SHARED]
 
 
+def numpy_agents() -> str:
+    """The README's sentence naming every shipped agent (all play with numpy alone)."""
+    names = [f"`{'pretrained:' if i == 0 else ''}{name}`" for i, name in enumerate(CATALOGUE)]
+    return (f"Every shipped agent plays with numpy alone: {', '.join(names[:-1])} and "
+            f"{names[-1]} (`cardsuite agents --game GAME --players N` recommends one for "
+            "a table).")  # fmt: skip
+
+
 def tables() -> list[tuple[str, str, Callable[[], str]]]:
     """``(page, marker, generate)`` of the agents' generated tables (``cardsuite.docs``)."""
     out: list[tuple[str, str, Callable[[], str]]] = [
-        ("docs/agents.md", "shipped-agents", lambda: catalogue_table(shipped_cards()))
+        ("docs/agents.md", "shipped-agents", lambda: catalogue_table(shipped_cards())),
+        ("docs/results.md", "shipped-headlines", lambda: headline_table(shipped_cards())),
+        ("docs/results.md", "agents-by-size", lambda: size_tables(shipped_cards())),
+        ("README.md", "numpy-agents", numpy_agents),
     ]
     for name in (n for n in CATALOGUE if n not in SHARED):
         page = f"agents/learned/models/{name}/{CARD_FILE}"
         out.append((page, "model-card", lambda n=name: facts(read_card(ROOT / n))))  # type: ignore[misc]
     return out
-
-
-def add_command(sub: Any) -> tuple[str, Any]:
-    """Register ``cardsuite agents``; returns its name and runner."""
-    what = "the agent kinds and the shipped agents (from their model cards)"
-    p = sub.add_parser("agents", help=f"list {what}", description=f"List {what}: the kinds a "
-                       "spec may name, then each pretrained:NAME with its game, table sizes, "
-                       "what it is and its headline result (95% interval).")  # fmt: skip
-    p.add_argument("--game", default=None, help="list only the shipped agents of this game")
-    return "agents", run
-
-
-def run(args: Any, extra: list[str]) -> int:
-    """Print the kinds and the shipped agents (``--game`` filters the shipped agents)."""
-    if extra:
-        raise ConfigError(f"agents takes no game options, got {' '.join(extra)[:200]}")
-    game = None if args.game is None else get_game(args.game).name
-    print("Agent kinds (cardsuite tournament --agents SPEC):")
-    for line in available_agents():
-        print(f"  {line}")
-    cards = [c for c in shipped_cards() if game in (None, c.game)]
-    print(f"\nShipped agents{f' of {game}' if game else ''} (model cards: "
-          "agents/learned/models/NAME/README.md):")  # fmt: skip
-    width = max([len(c.name) for c in cards] + [4]) + len("pretrained:")
-    for c in cards:
-        print(f"  {'pretrained:' + c.name:<{width}}  {c.game}, {_seats(c)} players: {c.summary}")
-        print(f"  {'':<{width}}  {c.headline.text()}")
-    return 0

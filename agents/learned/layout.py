@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from cardsuite import safe_json
-from cardsuite.agents.base import TableInfo
-from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.agents.base import TableInfo, describe_table
+from cardsuite.errors import CheckpointError, ConfigError, TableMismatchError
 from cardsuite.games import get_game
 from cardsuite.obsspec import ObsSpec, Piece
 
@@ -116,18 +116,20 @@ def check_table_fits(name: str, game: str, table: TableInfo) -> None:
     """``table`` is of ``game`` and fits its size-generic layout (seats, tables, actions).
 
     Raises:
-        CheckpointError: naming agent ``name``, the table's game or what does not fit.
+        TableMismatchError: naming agent ``name``, the table's game or what does not fit.
     """
     check_game(name, game, table)
     layout = layout_of(game)
     try:
         layout.spec(table.obs_spec)
     except ConfigError as err:
-        raise CheckpointError(f"{name}: this table does not fit: {err}") from None
+        raise TableMismatchError(
+            f"{name}: this table ({describe_table(table)}) does not fit: {err}"
+        ) from None
     if table.num_actions > layout.num_actions:
-        raise CheckpointError(
-            f"{name}: this table has {table.num_actions} actions, more than the "
-            f"generic {game} layout's {layout.num_actions}"
+        raise TableMismatchError(
+            f"{name}: this table ({describe_table(table)}) has {table.num_actions} actions, "
+            f"more than the generic {game} layout's {layout.num_actions}"
         )
 
 
@@ -146,9 +148,9 @@ def check_sizes(meta: Any, where: str, what: str, obs_size: int, num_actions: in
 
 
 def check_game(name: str, game: str, table: TableInfo) -> None:
-    """CheckpointError unless ``table`` is of ``game``, the one agent ``name`` trained on."""
+    """TableMismatchError unless ``table`` is of ``game``, the one agent ``name`` trained on."""
     if table.game != game:
-        raise CheckpointError(
+        raise TableMismatchError(
             f"{name} was trained on {game!r}, not {table.game!r}; "
             f"use a {game} table or an agent trained on {table.game}"
         )

@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from cardsuite.agents.base import TableInfo
+from cardsuite.agents.base import TableInfo, describe_table
 from cardsuite.agents.learned.files import SB3_ZIP_REFUSAL, find_checkpoint
 from cardsuite.agents.learned.layout import LAYOUTS, check_game
 from cardsuite.agents.learned.netspec import Snapshot, actor_logits, obs_scale, pick
 from cardsuite.agents.learned.safe_io import AgentMeta, is_agent_dir, load_agent_numpy
-from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.errors import CheckpointError, ConfigError, TableMismatchError
 from cardsuite.games import get_game
 
 
@@ -101,7 +101,8 @@ class PPOAgent:
         """Load an agent, checkpoint or run directory (safe format only).
 
         Raises:
-            CheckpointError: nothing loadable, a refused SB3 zip, or another game's agent.
+            CheckpointError: nothing loadable, or a refused SB3 zip.
+            TableMismatchError: another game's agent (a `CheckpointError` too).
         """
         arrays, meta = load_agent_numpy(resolve_agent_dir(path))
         if game is not None:
@@ -110,8 +111,9 @@ class PPOAgent:
             except ConfigError as err:
                 raise CheckpointError(str(err)) from None
             if wanted != meta.game:
-                raise CheckpointError(
-                    f"checkpoint {str(path)!r} was trained on {meta.game!r}, not {game!r}"
+                raise TableMismatchError(
+                    f"checkpoint {str(path)!r} was trained on {meta.game!r}, not {game!r}; "
+                    f"seat it at a {meta.game} table"
                 )
         return cls(arrays, meta, deterministic=deterministic, seed=seed)
 
@@ -174,11 +176,14 @@ class PPOAgent:
         """Check that the agent can sit at ``table`` (a `PPOAgent`: its own only); the view it
         plays through there (None: the network itself)."""
         check_game(self.name, self.game, table)
-        if self.meta.obs_size != table.obs_spec.size or self.meta.num_actions != table.num_actions:
-            raise CheckpointError(
-                f"{self.name}: the model expects observations ({self.meta.obs_size},) and "
-                f"{self.meta.num_actions} actions, this table has ({table.obs_spec.size},) and "
-                f"{table.num_actions} (different rule options or player count)"
+        meta = self.meta
+        if meta.obs_size != table.obs_spec.size or meta.num_actions != table.num_actions:
+            raise TableMismatchError(
+                f"{self.name}: the model expects observations ({meta.obs_size},) and "
+                f"{meta.num_actions} actions (it trained at {self.game} with {meta.options}), "
+                f"this table has ({table.obs_spec.size},) and {table.num_actions} (different "
+                f"rule options or player count: {describe_table(table)}); seat it at its own "
+                f"table, or pick an agent for this one (cardsuite agents --game {table.game})"
                 + (ANY_TABLE_HINT if self.game in LAYOUTS else "")
             )
         return None

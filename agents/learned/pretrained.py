@@ -2,6 +2,9 @@
 
 Each is a safe agent folder ``models/NAME/`` with its model card, played like ``ppo:PATH``.
 `ship` and `add_critic` (``python -m cardsuite.agents.learned.pretrained``) add one.
+A name plays the same weights for good (``tests/agents/test_shipped_names.py`` pins each
+digest): a new network ships under a new name, and a retired name stays loadable, its
+card's ``retired`` note given as a warning when it loads.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import argparse
 import dataclasses
 import shutil
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +21,7 @@ import numpy as np
 
 from cardsuite.agents.kinds import AgentKind
 from cardsuite.agents.learned.any_table import as_projected
+from cardsuite.agents.learned.cards import CATALOGUE, ROOT, SHARED, read_card
 from cardsuite.agents.learned.safe_io import (
     CARD_FILE,
     META_FILE,
@@ -26,24 +31,6 @@ from cardsuite.agents.learned.safe_io import (
 )
 from cardsuite.agents.learned.size_generic import TrainedAgent
 from cardsuite.errors import CardsuiteError, CheckpointError, ConfigError
-
-ROOT = Path(__file__).resolve().parent / "models"
-
-#: name -> (the game it plays, one line; its model card says the rest)
-CATALOGUE: dict[str, tuple[str, str]] = {
-    "scum4": ("scum", "Scum, 4 players; Deep Monte-Carlo, 12.76M decisions"),
-    "scum6": ("scum", "Scum, 6 players; Deep Monte-Carlo, 3.15M decisions"),
-    "party8": ("scum_party", "Scum Party at 8 players, any-table; PPO, card counting"),
-    "scandal2": ("scandal", "Scandal at 2 players, size-generic; PPO, with a critic"),
-    "scandal2_table": ("scandal", "Scandal at 2 players, any-table; PPO, 8M decisions, with a critic"),
-    "party20": ("scum_party", "Scum Party at 20 players, size-generic; PPO, card counting"),
-    "party50": ("scum_party", "Scum Party at 50 players, size-generic; PPO, card counting"),
-    "party_generic": ("scum_party", "Scum Party, one size-generic network for 5-50 players; PPO"),
-    "scandal4": ("scandal", "Scandal, one size-generic network for 2-6 players; PPO"),
-}  # fmt: skip
-
-#: names that play another name's shipped folder (the same weights under a second name)
-SHARED: dict[str, str] = {}
 
 PRETRAINED = AgentKind(
     "pretrained",
@@ -97,6 +84,9 @@ class PretrainedAgent:
         key = str(name)
         agent = TrainedAgent.load(agent_dir(key), game, seed)
         agent.name = f"pretrained:{key}"
+        retired = read_card(agent_dir(key)).retired
+        if retired:
+            warnings.warn(f"pretrained:{key} is retired: {retired}", UserWarning, stacklevel=2)
         return agent
 
 
@@ -127,7 +117,8 @@ def add_critic(source: str | Path, name: str, *, root: Path = ROOT) -> Path:
 
     ``source`` must hold the shipped actor itself (a run from ``init: pretrained:NAME`` with
     ``critic_warmup`` above its steps). The critic is stored in the actor's dtype, its config
-    as ``config["critic"]``; the model card is kept (update its ``weights_sha256``).
+    as ``config["critic"]``; the model card is kept (update its ``weights_sha256``). It
+    belongs to shipping a new name: a name's pinned weights never change.
 
     Raises:
         CheckpointError: ``source``'s actor is not the shipped one, it has no

@@ -9,20 +9,22 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
+from cardsuite.agents.arena.cli import command_parser
 from cardsuite.agents.arena.records import apply_moves, check_final_state, make_env, select_record
 from cardsuite.errors import ConfigError
 
 
 def add_command(sub: Any) -> tuple[str, Any]:
     """Register the subcommand; returns its name and runner."""
-    p = sub.add_parser(
+    command_parser(
+        sub,
         "replay",
-        help="replay a recorded game move by move",
-        description="Replay one game of a record file (cardsuite tournament --record) "
-        "through the strict env: the table after every move, then the rewards.",
+        "replay a recorded game move by move",
+        "Replay one game of a record file (cardsuite tournament --record) through the strict "
+        "env: the table after every move, then the rewards.",
+        file=("a JSON-lines record file", {"flag": "file"}),
+        game_index=("which game (default 0)", {"type": int, "default": 0}),
     )
-    p.add_argument("file", help="a JSON-lines record file")
-    p.add_argument("--game-index", type=int, default=0, help="which game (default 0)")
     return "replay", run
 
 

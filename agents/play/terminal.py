@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from cardsuite.agents.arena.cli import GAME_HELP, add_arguments
+from cardsuite.agents.arena.cli import GAME_HELP, command_parser, table_args
 from cardsuite.agents.arena.records import (
     HUMAN,
     RecordAppender,
@@ -26,8 +26,9 @@ from cardsuite.agents.arena.tournament import act_info, derive_seed
 from cardsuite.agents.base import Agent, TableInfo, table_info
 from cardsuite.agents.play.views import RESULT_KEYS, legend, relative_names, step, table_view
 from cardsuite.agents.registry import make_agent
+from cardsuite.cli import RULE_HELP
 from cardsuite.errors import ConfigError
-from cardsuite.games import get_game, parse_options
+from cardsuite.games import get_game
 
 InputFn = Callable[[str], str]
 PrintFn = Callable[[str], None]
@@ -207,15 +208,15 @@ def _play_episode(
 
 def add_command(sub: Any) -> tuple[str, Any]:
     """Register the subcommand; returns its name and runner."""
-    p = sub.add_parser(
+    command_parser(
+        sub,
         "play",
-        help="play a seat yourself against agents in the terminal",
-        description="Play one seat against agents: the table and your legal moves are "
-        "shown each turn; type a move number (q to quit). Rule options follow as --key value.",
-    )
-    add_arguments(
-        p,
-        game=GAME_HELP,
+        "play a seat yourself against agents in the terminal",
+        "Play one seat against agents: the table and your legal moves are shown each turn; "
+        "type a move number (q to quit).",
+        game=f"{GAME_HELP} (required)",
+        players="seats at the table",
+        rule=RULE_HELP,
         vs=("opponent specs", {"nargs": "+", "required": True, "metavar": "AGENT"}),
         seat=("your seat (default 0)", {"type": int, "default": 0}),
         seed=("seed of the first deal (default: a random one)", {"default": None}),
@@ -231,8 +232,7 @@ def add_command(sub: Any) -> tuple[str, Any]:
 
 def run(args: argparse.Namespace, extra: list[str]) -> int:
     """Play the games at the terminal."""
-    game = get_game(args.game)
-    options = parse_options(game, extra)
+    game, options = table_args(args, extra)
     play_games(
         game.name,
         list(args.vs),

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A cardsuite bot in JavaScript (Node.js): the JSON-lines protocol of docs/protocol.md.
 //
-//   cardsuite tournament scum --players 4 --agents "exec:node examples/bots/random_bot.js" random
+//   cardsuite tournament --game scum --players 4 --agents "exec:node examples/bots/random_bot.js" random
 //
 // One answer line per message: {} to "reset" and "close", {"action": N} to "act"
 // (here: a uniformly random legal action).

@@ -3,7 +3,7 @@
 
 Run it in a tournament:
 
-    cardsuite tournament scum --players 4 --agents "exec:python3 examples/bots/random_bot.py" heuristic
+    cardsuite tournament --game scum --players 4 --agents "exec:python3 examples/bots/random_bot.py" heuristic
 
 It answers every message with one line: ``{}`` to ``reset`` and ``close``,
 ``{"action": N}`` to ``act`` (here: the legal action with the lowest id whose

@@ -243,7 +243,7 @@ def test_cli_tournament_prints_the_table_and_writes_files(
 def test_cli_tournament_errors_exit_2(
     argv: list[str], named: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["tournament", "scum", "--no-progress", *argv]) == 2
+    assert main(["tournament", "--game", "scum", "--no-progress", *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith("cardsuite tournament: error:") and named in err
 

@@ -43,20 +43,29 @@ def test_ismcts_parameters_name_the_agent_and_parameter(
     with pytest.raises(ConfigError) as info:
         make_agent(spec, "scum")
     assert message in str(info.value) and "heuristic parameter" not in str(info.value)
-    err = one_error_line(["tournament", "scum", "--agents", spec, "random", "--games", "1"], capsys)
+    argv = ["tournament", "--game", "scum", "--agents", spec, "random", "--games", "1"]
+    err = one_error_line(argv, capsys)
     assert message in err
 
 
 def test_a_misspelt_option_is_unknown_not_valueless(capsys: pytest.CaptureFixture[str]) -> None:
     err = one_error_line(
-        ["tournament", "scum", "--agents", "random", "random", "--dupliate"], capsys
+        ["tournament", "--game", "scum", "--agents", "random", "random", "--dupliate"], capsys
     )
-    assert "unknown option --dupliate for scum" in err
-    err = one_error_line(["simulate", "scum", "--carousel", "true", "--carousel", "false"], capsys)
-    assert "option --carousel given twice" in err
-    err = one_error_line(["simulate", "scum", "--carousel"], capsys)
-    assert "option --carousel needs a value" in err
-    err = one_error_line(["simulate", "scum", "--seed", "-1"], capsys)
+    assert "unknown option --dupliate: not a flag of this command (see --help), nor a " in err
+    assert "rule option of scum (--rule KEY=VALUE: num_players, trade_rules, carousel" in err
+    err = one_error_line(["simulate", "--game", "scum", "--carousle", "true"], capsys)
+    assert "unknown option --carousle (did you mean --rule carousel=...?)" in err
+    err = one_error_line(
+        ["simulate", "--game", "scum", "--rule", "carousel=true", "--rule", "carousel=false"],
+        capsys,
+    )
+    assert "rule option carousel given twice (--rule carousel=...)" in err
+    err = one_error_line(["simulate", "--game", "scum", "--rule", "carousel"], capsys)
+    assert "--rule expects key=value, got 'carousel'" in err
+    err = one_error_line(["simulate", "--game", "scum", "--rule", "carusel=true"], capsys)
+    assert "unknown option carusel for scum (did you mean carousel?)" in err
+    err = one_error_line(["simulate", "--game", "scum", "--seed", "-1"], capsys)
     assert "--seed must be a non-negative integer, got -1" in err
 
 

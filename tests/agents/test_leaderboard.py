@@ -88,10 +88,10 @@ def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def test_cli_writes_nothing_without_out_and_takes_rule_options(tmp_path: Path) -> None:
     """Issue 23 item 5: progress on stderr, rule options as --key value, no file by default."""
-    res = _cli("scum", "--players", "4", "--deals", "2", "--agents", "random", "greedy",
-               "--resamples", "0", "--carousel", "true", cwd=tmp_path)  # fmt: skip
+    res = _cli("--game", "scum", "--players", "4", "--deals", "2", "--agents", "random",
+               "greedy", "--resamples", "0", "--rule", "carousel=true", cwd=tmp_path)  # fmt: skip
     assert res.returncode == 0, res.stderr
-    assert "| 1 |" in res.stdout and "--carousel true" in res.stdout
+    assert "| 1 |" in res.stdout and "--rule carousel=true" in res.stdout
     assert "leaderboard" in res.stderr  # the tqdm bar
     assert list(tmp_path.iterdir()) == []
 

@@ -177,7 +177,7 @@ def test_tournament_outputs_are_checked_before_any_game(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(Table, "play", _no_games)
-    base = ["tournament", "scum", "--agents", "random", "random", "--games", "2", "--no-progress"]
+    base = ["tournament", "--game", "scum", "--agents", "random", "random", "--no-progress"]
     a_file = tmp_path / "taken.txt"
     a_file.write_text("keep me")
     cases = [

@@ -86,7 +86,7 @@ def test_table_is_the_printable_table_with_intervals(result: TournamentResult) -
     assert table == result.format_table()
     assert table.startswith("scum: 4 games, 4 players, seed 1 (seats rotated)")
     header = table.splitlines()[2]
-    assert "± 95% CI" in header and "win %" in header and "95% CI" in header
+    assert "± 95% CI" in header and "wins" in header and "95% CI" in header
     for a in result.agents:
         line = next(row for row in table.splitlines() if row.startswith(a.name))
         assert f"{100 * a.win_low:.1f}-{100 * a.win_high:.1f}" in line
@@ -108,17 +108,23 @@ def _scripted_games() -> list[GameResult]:
     return games
 
 
-def _result(games: list[GameResult]) -> TournamentResult:
+def _result(
+    games: list[GameResult],
+    names: tuple[str, ...] = ("random", "greedy", "heuristic"),
+    *,
+    seats: int = 3,
+    duplicate: bool = True,
+) -> TournamentResult:
     return TournamentResult.from_games(
         game="scum",
-        names=["random", "greedy", "heuristic"],
-        specs=["random", "greedy", "heuristic"],
-        seats=3,
+        names=list(names),
+        specs=list(names),
+        seats=seats,
         options={},
         seed=0,
-        duplicate=True,
-        deals=8,
-        rotations=3,
+        duplicate=duplicate,
+        deals=len({g.deal for g in games}),
+        rotations=len({g.rotation for g in games}),
         results=games,
     )
 

@@ -124,7 +124,8 @@ def test_a_shipped_agents_hash_is_its_weights_and_metadata_not_its_model_card(
     shutil.copytree(pretrained.agent_dir("scum4"), tmp_path / "scum4")
     monkeypatch.setattr(pretrained, "agent_dir", lambda name: tmp_path / name)
     before = deal_sets.agent_hash("pretrained:scum4", "scum")
-    (tmp_path / "scum4" / "README.md").write_text("# scum4\n\nAn edited model card.\n")
+    card = tmp_path / "scum4" / "README.md"
+    card.write_text(card.read_text() + "\nAn edited model card.\n")
     assert deal_sets.agent_hash("pretrained:scum4", "scum") == before
     meta = tmp_path / "scum4" / "agent.json"
     meta.write_text(meta.read_text() + "\n")  # the same metadata, other bytes

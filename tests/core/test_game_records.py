@@ -187,7 +187,7 @@ def test_trainers_and_rllib_play_against_the_tables_batched_heuristic(name: str)
     assert type(tg.baselines(["heuristic"], eng, 0)["heuristic"]) is twin
     eng.reset(seed=0)
     seat = int(np.asarray(eng.to_act())[0])
-    assert np.asarray(tg.observe_as(eng, seat)).shape == (4, eng.obs_dim)
+    assert np.asarray(eng.observe_as(seat)).shape == (4, eng.obs_dim)
 
     from cardsuite.train.rllib.batched_env import BatchedRLlibEnv
 

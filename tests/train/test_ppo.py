@@ -413,7 +413,7 @@ def test_the_budget_bounds_the_warm_start_the_training_and_the_final_evaluation(
             return cls.now
 
     monkeypatch.setattr(loop, "time", Clock)
-    with pytest.raises(ConfigError, match="budget_minutes.*nothing to imitate"):
+    with pytest.raises(ConfigError, match=r"budget_minutes.*nothing to imitate"):
         Trainer(_tiny(tmp_path / "short", budget_minutes=0.001, bc_steps=50, bc_games=4))
     run = tmp_path / "run"
     args = _tiny(run, budget_minutes=1.0, total_steps=10**9, bc_steps=400, bc_games=16,
@@ -429,7 +429,7 @@ def test_the_budget_bounds_the_warm_start_the_training_and_the_final_evaluation(
         f"run folder {run} (a new run); when it ends, its agent plays as ppo:{run / 'agent'}" in out
     )
     assert (
-        f"run folder {run}: its agent plays as ppo:{run / 'agent'}, e.g. cardsuite tournament scum"
+        f"run folder {run}: its agent plays as ppo:{run / 'agent'}, e.g. cardsuite tournament --game scum"
         in out
     )
     assert "budget 1 min: training stops about" in out and " nan" not in out

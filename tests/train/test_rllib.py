@@ -541,7 +541,7 @@ def test_the_checkpoint_plays_the_modules_policy_as_a_ppo_agent(tmp_path: Path) 
     env = make_aec_env("scum", {"num_players": 4, "illegal_action": "raise"})
     env.reset(seed=3)
     agents = {a: load_agent(f"ppo:{tmp_path}", "scum", seat=a, num_players=4) for a in env.agents}
-    assert {type(a).__name__ for a in agents.values()} == {"PPOAgent"}
+    assert {type(a.inner).__name__ for a in agents.values()} == {"PPOAgent"}
     decisions = 0
     for name in env.agent_iter():
         obs, _, term, trunc, _ = env.last()

@@ -6,6 +6,8 @@ algorithm adds its own parts (`checkpoint_parts`, `restore_parts`, `generators`)
 from __future__ import annotations
 
 import re
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -15,7 +17,6 @@ import torch
 from cardsuite.agents.learned.layout import generic_spec, layout_of
 from cardsuite.agents.learned.netspec import Snapshot, obs_scale
 from cardsuite.agents.learned.safe_io import AgentMeta, load_tensors_numpy
-from cardsuite.errors import CheckpointError
 from cardsuite.train.core.checkpoint import (
     Saved,
     check_must_match,
@@ -25,7 +26,7 @@ from cardsuite.train.core.checkpoint import (
 from cardsuite.train.core.games import train_game
 from cardsuite.train.core.learned import table_features
 from cardsuite.train.core.log import open_log
-from cardsuite.train.core.loop import TrainLoop, seed_all
+from cardsuite.train.core.loop import WARM_SHARE, TrainLoop, seed_all
 from cardsuite.train.core.rundir import plan_run
 from cardsuite.train.core.state import capture_rng, gen_state, restore_rng, set_gen
 from cardsuite.train.core.tables import FirstTable, GameTable, evaluate_tables
@@ -48,13 +49,13 @@ class BatchedTrainer(FirstTable, TrainLoop):
     opt: torch.optim.Optimizer
     scale: torch.Tensor
     games_restored = False
+    fit_warm_start: Callable[[Callable[[], bool]], dict[str, float]]  # (until) -> its stats
 
     def start(self, args: Any) -> None:
         """The run's folder (`plan_run`), seeds, game and generators; a fresh run's counters."""
         self.args = args
-        config = {k: v for k, v in args.to_dict().items() if k not in ("run_dir", "resume")}
         self.plan = plan_run(args.run_dir or None, args.resume or None, args.out_dir(),
-                             f"cardsuite {self.command}", {"config": config})  # fmt: skip
+                             f"cardsuite {self.command}", args.record())  # fmt: skip
         self.run_dir = self.plan.run_dir
         self.announce(self.plan.checkpoint)
         self.start_clock()
@@ -92,13 +93,23 @@ class BatchedTrainer(FirstTable, TrainLoop):
         self.log = open_log(self.plan, self.step, fields, tensorboard=self.args.tensorboard,
                             quiet=self.args.quiet, headline=headline)  # fmt: skip
 
+    def warm_start(self) -> None:
+        """Learn from the heuristic's games before training (`fit_warm_start`, stopped at
+        `WARM_SHARE` of the budget); its statistics logged and kept in the history."""
+        a, t0 = self.args, time.perf_counter()
+        self.log.note(f"warm start: imitating the heuristic on {a.bc_games} games of "
+                      f"{a.bc_steps} steps ...")  # fmt: skip
+        stats = self.fit_warm_start(lambda: self.past(WARM_SHARE))
+        stats["bc_seconds"] = time.perf_counter() - t0
+        self.log.note("warm start: " + ", ".join(f"{k} {v:.4g}" for k, v in stats.items()))
+        self.history.append({"step": 0, "against": "warm_start", **stats})
+
     def keep_warm_start(self) -> None:
         """Checkpoint a fresh run as soon as its warm start is done: a run stopped later
         resumes without repeating it (with ``checkpoint_every`` 0, nothing is saved early)."""
         if self.plan.checkpoint is None and self.args.bc_steps and self.args.checkpoint_every:
             self.save()
 
-    # ------------------------------------------------------------ the played network
     @property
     def played(self) -> Any:
         """The network played outside rollouts (evaluated, frozen, saved as the agent)."""
@@ -137,7 +148,6 @@ class BatchedTrainer(FirstTable, TrainLoop):
         """The played network's weights and metadata (`save_agent` writes them)."""
         return self.played.state_dict(), self.agent_meta()
 
-    # ------------------------------------------------------------ checkpoints
     def generators(self) -> dict[str, torch.Generator]:
         """The algorithm's torch generators by name (kept by the checkpoint)."""
         return {}
@@ -221,8 +231,3 @@ class BatchedTrainer(FirstTable, TrainLoop):
             if games:
                 t.restore_games(mine)
         self.games_restored = games
-
-    def require_games(self) -> None:
-        """CheckpointError when the engine keeps its games in Python objects."""
-        if self.tables[0].game_state() is None:
-            raise CheckpointError(f"{self.game.name}: its engine cannot be checkpointed")

@@ -29,12 +29,7 @@ from cardsuite.agents.learned.files import (
     sha256_file,
     write_json_atomic,
 )
-from cardsuite.agents.learned.safe_io import (
-    AgentMeta,
-    load_tensors_numpy,
-    save_agent,
-    save_tensors,
-)
+from cardsuite.agents.learned.safe_io import AgentMeta, load_tensors_numpy, save_agent, save_tensors
 from cardsuite.errors import CheckpointError
 from cardsuite.train.core.learned import load_agent, load_tensors
 from cardsuite.train.core.state import (
@@ -167,7 +162,6 @@ def read_checkpoint(
     return ckpt, doc
 
 
-# ------------------------------------------------------------ state.json values
 def finite(x: Any) -> Any:
     """``x`` with every NaN or infinite float (an undefined statistic) as ``None`` (strict JSON)."""
     if isinstance(x, float) and not math.isfinite(x):

@@ -13,8 +13,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args, get_origin
 
+from cardsuite.cli import RULE_HELP, add_table_flag, deprecated, rule_text, rule_values
 from cardsuite.config import ConfigBase, read_yaml_mapping, shipped_configs
 from cardsuite.errors import CardsuiteError, ConfigError
+from cardsuite.games import get_game
 from cardsuite.overrides import merge_overrides, parse_assignments
 from cardsuite.safe_yaml import load_yaml_text
 from cardsuite.train.core.log import print_eval
@@ -25,6 +27,7 @@ C = TypeVar("C", bound=RunConfig)
 
 #: The shared flags and the config field each sets (``--players``: the player count).
 COMMON = {
+    "game": "game",
     "seed": "seed",
     "players": "num_players",
     "device": "device",
@@ -44,7 +47,9 @@ def add_run_flags(parser: argparse.ArgumentParser) -> None:
     g.add_argument("--out", dest="out", metavar="DIR", help="deprecated: use --run-dir")
     g.add_argument("--resume", metavar="DIR", help="continue the run (or checkpoint) in DIR")
     g.add_argument("--seed", type=int, metavar="N", help="the run's seed")
-    g.add_argument("--players", type=int, metavar="N", help="players at the table")
+    add_table_flag(g, "--game", "the game: scum, scum_party or scandal")
+    add_table_flag(g, "--players", "players at the table")
+    add_table_flag(g, "--rule", RULE_HELP)
     g.add_argument("--device", metavar="cpu|cuda", help="torch device of the learner")
     g.add_argument("--total-steps", type=int, metavar="N", help="learner decisions to train on")
     g.add_argument("--budget-minutes", type=float, metavar="M",
@@ -61,7 +66,7 @@ def run_dir(ns: argparse.Namespace) -> str | None:
     if out and getattr(ns, "run_dir", None):
         raise ConfigError("give --run-dir only (--out is its deprecated spelling)")
     if out:
-        print("warning: --out is deprecated; use --run-dir", file=sys.stderr)
+        deprecated("--out", "--run-dir")
         return str(out)
     value = getattr(ns, "run_dir", None)
     return str(value) if value else None
@@ -96,6 +101,8 @@ def add_field_flags(parser: argparse.ArgumentParser, cls: type[ConfigBase]) -> N
         tp, doc = hints[f.name], f.metadata.get("doc", "")
         default = f.default if f.default_factory is dataclasses.MISSING else f.default_factory()
         help_text = f"{doc} (default {default!r})".replace("%", "%%")
+        if f.name == "options":
+            help_text = "deprecated: use --rule KEY=VALUE"
         if tp is bool:
             g.add_argument(_flag(f.name), dest=f.name, action=argparse.BooleanOptionalAction,
                            default=None, help=help_text)  # fmt: skip
@@ -109,10 +116,8 @@ def add_field_flags(parser: argparse.ArgumentParser, cls: type[ConfigBase]) -> N
 
 def _reader(name: str, tp: Any) -> Any:
     def read(raw: str) -> Any:
-        if tp is int:
-            return int(raw.replace("_", ""))
-        if tp is float:
-            return float(raw.replace("_", ""))
+        if tp in (int, float):
+            return tp(raw.replace("_", ""))
         if get_origin(tp) is dict:
             value = load_yaml_text(raw, _flag(name))
             if not isinstance(value, dict):
@@ -126,12 +131,8 @@ def _reader(name: str, tp: Any) -> Any:
 
 def common_values(ns: argparse.Namespace) -> dict[str, Any]:
     """The field values the shared flags set (only those given)."""
-    out = {}
-    for flag, name in COMMON.items():
-        value = getattr(ns, flag, None)
-        if value is not None:
-            out[name] = value
-    return out
+    given = {name: getattr(ns, flag, None) for flag, name in COMMON.items()}
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def config_from_args(cls: type[C], ns: argparse.Namespace) -> C:
@@ -148,13 +149,30 @@ def config_from_args(cls: type[C], ns: argparse.Namespace) -> C:
                    if k in names and k not in ("run_dir", "resume")}  # fmt: skip
     flags = {f: getattr(ns, f) for f in names if getattr(ns, f, None) is not None}
     flags.update(common_values(ns))
-    rd = run_dir(ns)
-    if rd:
+    if rd := run_dir(ns):
         flags["run_dir"] = rd
     if getattr(ns, "resume", None):
         flags["resume"] = str(ns.resume)
-    sets = cls.upgrade(parse_assignments(list(getattr(ns, "overrides", []) or [])), warn=True)
-    return cls.from_dict(merge_overrides({**doc, **flags}, sets, source), source=source)
+    if "options" in flags:  # --options MAPPING, the spelling before --rule
+        rules = " ".join(rule_text(k, v) for k, v in flags["options"].items())
+        deprecated("--options", rules or "--rule KEY=VALUE")
+    config = cls.from_dict(merge_overrides({**doc, **flags}, set_values(cls, ns), source),
+                           source=source)  # fmt: skip
+    return check_rules(config, ns)
+
+
+def check_rules(config: C, ns: argparse.Namespace) -> C:
+    """``config``, once its game has every ``--rule`` key (else a ConfigError naming it)."""
+    rule_values(getattr(ns, "rules", None) or [], get_game(config.game))
+    return config
+
+
+def set_values(cls: type[C], ns: argparse.Namespace) -> dict[str, Any]:
+    """The ``--set`` values (in today's field names) with the ``--rule`` options merged in."""
+    sets = dict(cls.upgrade(parse_assignments(list(getattr(ns, "overrides", []) or [])), warn=True))
+    if rules := rule_values(getattr(ns, "rules", None) or []):
+        sets["options"] = {**(sets.get("options") or {}), **rules}
+    return sets
 
 
 def reject_unknown(parser: argparse.ArgumentParser, extra: list[str]) -> None:
@@ -202,7 +220,7 @@ def trainer_command(
 def command_main(add_command: Callable[[Any], tuple[str, Any]], argv: Sequence[str] | None) -> int:
     """``python -m cardsuite.train.NAME [flags]``: the subcommand ``add_command`` builds (an
     error of the suite: one line on stderr and status 2, as under ``cardsuite``)."""
-    parser = argparse.ArgumentParser(prog="cardsuite")
+    parser = argparse.ArgumentParser(prog="cardsuite", allow_abbrev=False)
     name, run = add_command(parser.add_subparsers(dest="command"))
     ns, extra = parser.parse_known_args([name, *(sys.argv[1:] if argv is None else argv)])
     try:

@@ -157,7 +157,6 @@ def _play(
     return total
 
 
-# ------------------------------------------------------ agents of the arena
 class RowByRow:
     """Any arena agent as a batch policy: ``act`` on each row (a fresh table per call)."""
 

@@ -27,11 +27,8 @@ class Training:
 #: This layer's per-game table (module doc).
 TRAINING: dict[str, Training] = {
     "scum": Training((("reward", "centered"),), "centered J8 points", 300),  # J8 in [-1, 1]
-    "scum_party": Training(
-        (("reward", "points"),),
-        "P8 points per tournament",
-        1500,  # a tournament is long: enough steps for some to end
-    ),
+    # a tournament is long: enough warm-start steps for some to end
+    "scum_party": Training((("reward", "points"),), "P8 points per tournament", 1500),
     # one hand per episode: its net score / reward_scale
     "scandal": Training((("episode", "hand"),), "hand score / 100", 600),
 }
@@ -47,11 +44,6 @@ class TrainGame:
     def name(self) -> str:
         """The game's registry name (``cardsuite.games``), written into the agent."""
         return self.record.name
-
-    @property
-    def title(self) -> str:
-        """A readable name for logs."""
-        return self.record.title or self.record.name
 
     @property
     def defaults(self) -> dict[str, Any]:
@@ -71,10 +63,6 @@ class TrainGame:
     def heuristic(self, engine: Any, **params: Any) -> Any:
         """The game's real heuristic as a batch policy over ``engine`` (its batched twin)."""
         return part(self.record.name, "batched_heuristic").from_engine(engine, **params)
-
-    def observe_as(self, engine: Any, player: int) -> Any:
-        """``[N, D]`` observations of ``player`` now, leaving the engine's buffers as they were."""
-        return engine.observe_as(player)
 
     def baselines(self, names: Sequence[str], engine: Any, seed: int) -> dict[str, Any]:
         """The batch policies of the named baselines (``heuristic``, ``random``)."""

@@ -1,7 +1,5 @@
 """The training side of learned agents: torch loaders, a MaskablePPO policy's metadata and
-snapshot, card-counting inputs. 0.2's ``cardsuite.train.policy``, ``safe_io`` and
-``core.features`` import as this module; their names that stay with the agents resolve
-here with a warning naming their home."""
+snapshot, card-counting inputs (0.2's names that stay with the agents resolve, with a warning)."""
 
 from __future__ import annotations
 
@@ -39,7 +37,6 @@ def __getattr__(name: str) -> Any:
     return moved_name(__name__, name, {name: found[0]} if found else {})
 
 
-# ------------------------------------------------------------------ torch loaders
 def load_tensors(path: str | Path, limit: int = MAX_WEIGHTS_BYTES) -> dict[str, Any]:
     """Tensors of a safetensors file as torch tensors (`load_tensors_numpy`'s checks)."""
     import torch  # optional heavy dependency: loaded by the trainers only
@@ -57,7 +54,6 @@ def load_agent(
     return {k: torch.from_numpy(np.array(v)) for k, v in arrays.items()}, meta
 
 
-# ------------------------------------------------------------ MaskablePPO policies
 def policy_activation(policy: Any) -> str:
     """A MaskablePPO policy's hidden activation as a snapshot names it."""
     import torch  # optional heavy dependency: loaded by the trainers only
@@ -97,7 +93,6 @@ def snapshot_of(policy: Any, step: int, activation: str) -> Snapshot:
     return Snapshot(step, params, activation, actor_prefixes(params))
 
 
-# ------------------------------------------------------------ card-counting inputs
 def table_features(
     name: str, game: Any, eng: Any, players: int, scale: np.ndarray, generic: str = ""
 ) -> CountInputs | None:

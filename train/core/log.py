@@ -183,10 +183,9 @@ def band(
     hi = min(x.max() for x, _, _ in series)
     grid = np.linspace(lo, hi, points) if hi > lo else np.array([lo])
     ys = np.array([np.interp(grid, x, y) for x, y, _ in series])
-    # Student t over seeds: with 3 seeds the quantile is 4.30, not 1.96
-    from scipy.stats import t
+    from cardsuite.agents.arena.stats import mean_ci  # scipy, on first use only
 
-    half = float(t.ppf(0.975, len(ys) - 1)) * ys.std(axis=0, ddof=1) / np.sqrt(len(ys))
+    half = np.array([mean_ci(column)[1] for column in ys.T])  # Student t over the seeds
     return grid, ys.mean(axis=0), half, len(ys)
 
 
@@ -219,7 +218,6 @@ def plot_seeds(runs: Sequence[Path], out_png: Path, title: str = "") -> Path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter
 
     if not runs:
         raise ConfigError("curves: give at least one run directory")
@@ -240,9 +238,7 @@ def plot_seeds(runs: Sequence[Path], out_png: Path, title: str = "") -> Path:
         if file == "eval.csv" and n:
             ax.legend(fontsize=7)
         ax.xaxis.set_major_formatter(
-            FuncFormatter(
-                lambda x, _p: f"{x / 1e6:g}M" if x >= 1e6 else f"{x / 1e3:g}k" if x else "0"
-            )
+            lambda x, _p: f"{x / 1e6:g}M" if x >= 1e6 else f"{x / 1e3:g}k" if x else "0"
         )
         ax.set_title(label + (f" ({n} seeds)" if n > 1 else ""), fontsize=9)
         ax.set_xlabel("learner decisions")

@@ -130,7 +130,7 @@ class TrainLoop:
             result = self.finish()
         finally:
             self.close()
-        spec, table = self.agent_spec, f"{self.args.game} --players {self.players}"
+        spec, table = self.agent_spec, f"--game {self.args.game} --players {self.players}"
         self.say(f"run folder {self.run_dir}: its agent plays as {spec}, e.g. cardsuite "
                  f"tournament {table} --agents {spec} heuristic --games 400 --duplicate")  # fmt: skip
         return result
@@ -254,9 +254,7 @@ class TrainLoop:
     def close(self) -> None:
         """Release what the run holds: the log, the run folder's lock."""
         self.log.close()
-        release = getattr(self.plan, "release", None)
-        if release is not None:
-            release()
+        self.plan.release()
 
     def evaluate_and_keep(self) -> list[Any]:
         """`evaluate`; with ``keep_best``, keep a new best (module doc)."""

@@ -61,15 +61,14 @@ class ActorNet(nn.Module):
         layout: str = "table",
     ) -> AgentMeta:
         """The ``agent.json`` metadata of the network (``layout``: table or generic)."""
-        network = NetworkSpec(
-            self.activation, self.prefixes(), layout=layout, features=self.features
-        )
         return AgentMeta(
             game=game,
             options=dict(options),
             obs_size=self.obs_size,
             num_actions=self.num_actions,
-            network=network,
+            network=NetworkSpec(
+                self.activation, self.prefixes(), layout=layout, features=self.features
+            ),
             step=int(step),
             trainer=trainer,
             config=dict(config),

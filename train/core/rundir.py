@@ -182,10 +182,7 @@ def check_run_dir(run_dir: str | Path, checkpoint: Path | None) -> bool:
 
 def start_logs(run_dir: Path, checkpoint: Path, step: int, in_place: bool) -> None:
     """Before a resume: drop the logs after ``step`` in place, or seed a branch's logs."""
-    if in_place:
-        truncate_logs(run_dir, step)
-        return
-    home = home_of(checkpoint)
+    home = run_dir if in_place else home_of(checkpoint)
     run_dir.mkdir(parents=True, exist_ok=True)
     if home is not None:
         _keep_rows(home, run_dir, step)

@@ -50,10 +50,7 @@ class RunConfig(ConfigBase):
     )
     total_steps: int = doc_field(2_000_000, "learner decisions to train on", ge=1)
     budget_minutes: float = doc_field(
-        0.0,
-        "fit the whole run in this many minutes: the warm start (at most 40%), the "
-        "training and the final evaluation (0: no limit)",
-        ge=0.0,
+        0.0, "minutes the whole run may take (warm start at most 40%; 0: no limit)", ge=0.0
     )
     device: str = doc_field("cpu", "torch device of the network: cpu or cuda (cuda:N)")
     threads: int = doc_field(
@@ -78,9 +75,7 @@ class RunConfig(ConfigBase):
         "heuristic", "evaluation opponents: comma list of heuristic, random"
     )
     keep_best: bool = doc_field(
-        False,
-        "also keep the learner of the best evaluation (deals won against the first "
-        "eval_against, mean over sizes) as RUN/best_agent; measure it on deals of another seed",
+        False, "also keep the best evaluation's learner (vs first eval_against) as RUN/best_agent"
     )
     checkpoint_every: int = doc_field(
         500_000, "learner steps between checkpoints (0: final only)", ge=0
@@ -119,6 +114,11 @@ class RunConfig(ConfigBase):
         """The device (cpu, cuda, cuda:N, mps)."""
         if not DEVICE.fullmatch(self.device):
             self._fail("device", f"must be cpu or cuda (cuda:N), got {self.device!r}")
+
+    def record(self) -> dict[str, Any]:
+        """What a new run folder records (``run.json``): the config, less where it runs."""
+        config = {k: v for k, v in self.to_dict().items() if k not in ("run_dir", "resume")}
+        return {"config": config}
 
     def names(self, name: str) -> list[str]:
         """The comma list of field ``name`` as names."""
@@ -180,10 +180,7 @@ class BatchedConfig(RunConfig):
         "heuristic", "fixed league members: comma list of heuristic, random (may be empty)"
     )
     learner_seats: int = doc_field(
-        1,
-        "seats the learner plays in each league game (the League member plays the others): "
-        "more learner decisions per engine step at a large table, e.g. 5 of 50",
-        ge=1,
+        1, "seats the learner plays in each league game (the League member plays the others)", ge=1
     )
     bc_steps: int = doc_field(
         0, "warm start: engine steps of heuristic games to learn from (0: start from scratch)", ge=0
@@ -198,14 +195,10 @@ class BatchedConfig(RunConfig):
         1_000_003, "deal seed of the evaluations (never a training seed)", ge=0
     )
     sizes: str = doc_field(
-        "",
-        "player counts trained together, comma list (e.g. 5,8,20,50): one network on the "
-        "game's size-generic layout, num_games games per size (empty: num_players only)",
+        "", "player counts trained as one size-generic network, e.g. 5,8,20,50 (empty: num_players)"
     )
     features: Literal["", "counts"] = doc_field(
-        "",
-        "derived network inputs: 'counts' adds card-counting inputs (cards still out, higher "
-        "cards out, unbeatable groups; Scum and Scum Party, with sizes too)",
+        "", "derived network inputs: 'counts' adds card counting (Scum and Scum Party)"
     )
     quiet: bool = doc_field(False, "no log lines on stdout")
 
@@ -264,7 +257,6 @@ class BatchedConfig(RunConfig):
         if not self.sizes.strip():
             return
         from cardsuite.agents.learned.layout import layout_of
-        from cardsuite.games import get_game
         from cardsuite.train.core.games import train_game
 
         try:

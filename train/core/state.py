@@ -13,7 +13,6 @@ import numpy as np
 from cardsuite.errors import CheckpointError
 
 
-# ------------------------------------------------------------ engine state
 def engine_state(engine: Any) -> dict[str, np.ndarray] | None:
     """The arrays and numbers (seed, counters) of a batched engine and its encoder, to
     continue its games; None if the engine keeps state in Python containers (then a
@@ -51,7 +50,6 @@ def restore_engine_state(engine: Any, arrays: dict[str, Any]) -> None:
             setattr(owner, key, np.array(value, dtype=old.dtype))
 
 
-# ------------------------------------------------------------ RNG states
 def gen_state(gen: Any) -> str:
     """A torch generator's state (a uint8 tensor) as base64 text (JSON)."""
     return base64.b64encode(gen.get_state().numpy().tobytes()).decode("ascii")
@@ -92,27 +90,18 @@ def check_rng(state: Any) -> None:
     if not isinstance(state, dict) or set(state) != {"python", "numpy", "torch"}:
         raise CheckpointError("state.json: field 'rng' must hold python, numpy and torch states")
 
-    py = state["python"]
-    if not (
-        isinstance(py, list)
-        and len(py) == 3
-        and type(py[0]) is int
-        and _words(py[1], 625)
-        and (py[2] is None or isinstance(py[2], float))
-    ):
-        raise bad("python")
-    npy = state["numpy"]
-    if not (
-        isinstance(npy, list)
-        and len(npy) == 5
-        and npy[0] == "MT19937"
-        and _words(npy[1], 624)
-        and type(npy[2]) is int
-        and 0 <= npy[2] <= 624
-        and npy[3] in (0, 1)
-        and isinstance(npy[4], float | int)
-    ):
-        raise bad("numpy")
+    match state["python"]:  # JSON lists: version, 625 words, the cached gauss
+        case [version, words, None | float()] if type(version) is int and _words(words, 625):
+            pass
+        case _:
+            raise bad("python")
+    match state["numpy"]:  # kind, 624 words, position, has_gauss, cached gauss
+        case ["MT19937", words, pos, 0 | 1, float() | int()] if (
+            _words(words, 624) and type(pos) is int and 0 <= pos <= 624
+        ):
+            pass
+        case _:
+            raise bad("numpy")
     if not isinstance(state["torch"], str) or len(state["torch"]) > 100_000:
         raise bad("torch")
     try:
@@ -136,7 +125,6 @@ def restore_rng(state: dict[str, Any]) -> None:
         raise CheckpointError(f"state.json: field 'rng' is malformed: {err}") from None
 
 
-# ------------------------------------------------------------ optimizer state
 def flatten_optimizer(state_dict: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A torch optimizer's state dict as flat tensors and JSON ``param_groups``."""
     tensors = {

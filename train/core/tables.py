@@ -135,8 +135,7 @@ class FirstTable:
 
 def draw_seats(rng: Any, games: int, players: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     """``k`` distinct random learner seats in each of ``games`` league games: the first per
-    game (the seat PFSP scores) and the (games, players) mask of all ``k``. With ``k`` 1
-    the draw is the one seat per game it always was."""
+    game (the seat PFSP scores) and the mask of all ``k`` (``k`` 1: one integer per game)."""
     if k == 1:
         seat = rng.integers(players, size=games)
         return seat, seat[:, None] == np.arange(players)
@@ -160,8 +159,7 @@ def make_table(
     league = League.of(game.name, eng, args.names("baselines"), seed=args.seed,
                        max_snapshots=args.max_snapshots, pfsp=args.pfsp, greedy=greedy,
                        opponents=opponents)  # fmt: skip
-    selfplay = np.zeros(n, dtype=bool)
-    selfplay[: round(args.self_play * n)] = True
+    selfplay = np.arange(n) < round(args.self_play * n)
     k = getattr(args, "learner_seats", 1)
     seat, learns = draw_seats(rng, n, p, k)
     learner_seat = np.where(selfplay, -1, seat)
@@ -245,8 +243,7 @@ def heuristic_dataset(
         obs, mask, to_act = res.obs, res.mask, res.to_act
     if relative:
         rew = relative_rewards(rew)
-    # Reward to go of every seat until its episode's end; unknown (NaN) when
-    # the episode did not end within the data.
+    # each seat's reward to go until its episode's end (NaN: the episode did not end in the data)
     ret = np.full((steps, n), np.nan, dtype=np.float32)
     togo = np.zeros((n, p), dtype=np.float32)
     known = np.zeros(n, dtype=bool)
@@ -267,8 +264,7 @@ def heuristic_dataset(
 
 def relative_rewards(rewards: np.ndarray) -> np.ndarray:
     """``[N, P]`` rewards minus, per seat, the mean of the other seats' (zero-sum per game),
-    what a duplicate deal is won on. Scandal's hand scores are not (S9), and a learner of
-    its own score feeds the other player (``docs/archive.md``)."""
+    what a duplicate deal is won on (Scandal's hand scores are not zero-sum, S9)."""
     r = np.asarray(rewards, dtype=np.float64)
     p = r.shape[-1]
     return (r - (r.sum(axis=-1, keepdims=True) - r) / max(p - 1, 1)).astype(np.float32)

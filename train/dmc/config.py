@@ -41,20 +41,12 @@ class DMCConfig(BatchedConfig):
         1.0, "warm start: weight of the margin loss beside the return regression", ge=0.0
     )
     polyak: float = doc_field(
-        0.0,
-        "keep a running average of the Q-network's weights, moved (1 - polyak) of the way to "
-        "them after each gradient step, and evaluate, save and freeze that average instead "
-        "(0: the trained weights themselves; 0.999: about the last 1,000 steps)",
-        ge=0.0, le=0.99999,
-    )  # fmt: skip
+        0.0, "Polyak average of the weights that is played and saved (0: none)", ge=0.0, le=0.99999
+    )
     eval_first: bool = doc_field(False, "also evaluate before training (the warm start alone)")
     relative_reward: bool = doc_field(
         False, "train on each seat's reward minus the others' mean (games not zero-sum: Scandal)"
     )
     reward_scale: float = doc_field(
-        1.0,
-        "factor on the trained rewards and returns (Scum Party's P8 points over a tournament "
-        "span about +-10; 0.1 gives the return regression and the warm start's margin Scum's "
-        "proportions)",
-        gt=0.0,
+        1.0, "factor on the trained rewards and returns (0.1 brings Scum Party's to Scum's)", gt=0.0
     )

@@ -74,9 +74,8 @@ class MCReturns:
         need = int(ids.max()) + 1
         if need > self.ended.size:
             size = max(need, 2 * self.ended.size)
-            self.final = np.concatenate([self.final, np.zeros((size - self.final.shape[0],
-                                                               self.final.shape[1]))])  # fmt: skip
-            self.ended = np.concatenate([self.ended, np.zeros(size - self.ended.size, bool)])
+            self.final = np.pad(self.final, ((0, size - len(self.final)), (0, 0)))
+            self.ended = np.pad(self.ended, (0, size - self.ended.size))
         self.final[ids] = self.cum[fin]
         self.ended[ids] = True
         self.cum[fin] = 0.0

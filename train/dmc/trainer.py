@@ -14,19 +14,19 @@ import dataclasses
 import re
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import numpy as np
 import torch
 
 from cardsuite.agents.learned.netspec import obs_scale
+from cardsuite.errors import CheckpointError
 from cardsuite.train.core.batched import SHARED_FILES, BatchedTrainer
 from cardsuite.train.core.checkpoint import Saved
 from cardsuite.train.core.cli import trainer_entry
 from cardsuite.train.core.league import League  # noqa: F401  (re-exported: the core League)
-from cardsuite.train.core.loop import WARM_SHARE
 from cardsuite.train.core.state import gen_state, set_gen
 from cardsuite.train.core.tables import GameTable, make_table, warm_start_data
 from cardsuite.train.dmc.config import DMCConfig
@@ -94,24 +94,16 @@ class DMCTrainer(BatchedTrainer):
             self.avg.load_state_dict(self.net.state_dict())  # the average starts at the start
         self.keep_warm_start()
 
-    def warm_start(self) -> None:
+    def fit_warm_start(self, until: Callable[[], bool]) -> dict[str, float]:
         """Fit the Q-network on heuristic games (`cardsuite.train.dmc.parts.fit_heuristic`)."""
         a = self.args
-        t0 = time.perf_counter()
-        self.log.note(f"warm start: imitating the heuristic on {a.bc_games} games of "
-                      f"{a.bc_steps} steps ...")  # fmt: skip
-        until = partial(self.past, WARM_SHARE)  # the budget's share (none without a budget)
         data = warm_start_data(self.tables, self.game.name, a, relative=a.relative_reward,
                                until=until)  # fmt: skip
         data["ret"] = data["ret"] * np.float32(a.reward_scale)
-        stats = fit_heuristic(self.net, data, self.scale.to(self.dev), epochs=a.bc_epochs,
-                              lr=1e-3, margin=a.bc_margin, margin_coef=a.bc_margin_coef,
-                              batch=a.batch_size, seed=a.seed, until=until)  # fmt: skip
-        stats["bc_seconds"] = time.perf_counter() - t0
-        self.log.note("warm start: " + ", ".join(f"{k} {v:.4g}" for k, v in stats.items()))
-        self.history.append({"step": 0, "against": "warm_start", **stats})
+        return fit_heuristic(self.net, data, self.scale.to(self.dev), epochs=a.bc_epochs,
+                             lr=1e-3, margin=a.bc_margin, margin_coef=a.bc_margin_coef,
+                             batch=a.batch_size, seed=a.seed, until=until)  # fmt: skip
 
-    # ------------------------------------------------------------------ rollout
     def rollout(self) -> dict[str, float]:
         """Play ``rollout_steps`` steps of every table; move finished decisions to the replay."""
         scores = [s for t in self.tables for s in self._rollout_table(t)]
@@ -172,7 +164,6 @@ class DMCTrainer(BatchedTrainer):
         new = int(ended.sum())
         return float((~ended).sum()), float(new), float(ret[ended].sum()) if new else 0.0
 
-    # ------------------------------------------------------------------ update
     def update(self) -> dict[str, float]:
         """Gradient steps on minibatches of the replay (``replay_ratio`` passes on average)."""
         losses, qs = [], []
@@ -197,7 +188,6 @@ class DMCTrainer(BatchedTrainer):
         return {"loss": float(np.mean(losses)) if losses else float("nan"),
                 "mean_q": qs[0] if qs else float("nan"), "buffer": float(self.replay.size)}  # fmt: skip
 
-    # ------------------------------------------------------------------ loop hooks
     @property
     def played(self) -> QNet:
         """The network played outside rollouts: the Polyak average, or the trained one."""
@@ -222,7 +212,8 @@ class DMCTrainer(BatchedTrainer):
 
     def checkpoint_parts(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """The average, the replay, each table's pending decisions and running returns."""
-        self.require_games()
+        if self.tables[0].game_state() is None:  # games kept in Python objects
+            raise CheckpointError(f"{self.game.name}: its engine cannot be checkpointed")
         r, pending, returns = self.replay, {}, {}
         for t in self.tables:
             part = {k: np.concatenate(v) for k, v in t.pending.items() if v}

@@ -26,33 +26,19 @@ class PPOConfig(BatchedConfig, PPOFamily):
         0.0, "stop an update's epochs above this approximate KL (0: never)", ge=0.0
     )
     bc_dagger: int = doc_field(
-        0,
-        "warm start: DAgger rounds after the imitation (each plays bc_games games with the copy "
-        "in every seat, labels its states with the heuristic's moves and trains on all the data)",
-        ge=0,
+        0, "warm start: DAgger rounds after imitation (the copy plays, the heuristic labels)", ge=0
     )
     bc_dagger_epochs: int = doc_field(
         4, "warm start: passes over all the data after each DAgger round", ge=1
     )
     anchor_coef: float = doc_field(
-        0.0,
-        "penalty on the KL divergence from the anchor (the actor as PPO starts, after the warm "
-        "start or init; kept frozen) to the policy: PPO leaves the copy only where it gains",
-        ge=0.0,
+        0.0, "weight of the KL divergence from the actor as PPO starts (kept frozen)", ge=0.0
     )
     critic_warmup: int = doc_field(
-        0,
-        "decisions at the start of PPO during which only the critic learns (the actor is "
-        "frozen): a value fitted to the starting policy, e.g. after init from an actor-only "
-        "agent (a pretrained one); total_steps or more fits a critic and leaves the actor as is",
-        ge=0,
+        0, "decisions at the start of PPO during which only the critic learns", ge=0
     )
     duplicate_baseline: bool = doc_field(
-        False,
-        "subtract from each hand's rewards those of the same deal played by the heuristic in "
-        "every seat (a twin batch of games, cardsuite.train.core.duplicate): the luck of the "
-        "cards leaves the signal, the gradient's expectation is unchanged; logs dup_margin, "
-        "the learner's points over its twin per league game",
+        False, "subtract the same deals' rewards with the heuristic in every seat; logs dup_margin"
     )
     init: str = doc_field(
         "",

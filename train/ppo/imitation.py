@@ -53,8 +53,7 @@ def imitate(
             sq += float(((net.value(x) - ret[start : start + CHUNK]) ** 2).sum())
         hit = torch.cat(hit_parts) if hit_parts else torch.zeros(0, dtype=torch.bool)
         acc = float(hit.float().mean())
-        # Forced rows (one legal action) always agree: in Scum Party they are 45% of the rows,
-        # so the real choices' agreement is the one that predicts strength (docs/archive.md).
+        # forced rows (one legal move) always agree: the real choices' agreement predicts strength
         real = mask.bool().sum(dim=-1) > 1
         acc_real = float(hit[real].float().mean()) if bool(real.any()) else 1.0
         v_loss = 0.5 * sq / max(n, 1)

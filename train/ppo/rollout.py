@@ -22,8 +22,7 @@ class SeatRollout:
         device: torch.device,
     ) -> None:  # fmt: skip
         t, n = steps, games
-        self.T, self.N, self.P = t, n, players
-        self.device = device
+        self.T, self.N = t, n
         f32 = torch.float32
         self.obs = torch.zeros((t, n, obs_size), dtype=f32, device=device)
         self.mask = torch.zeros((t, n, num_actions), dtype=torch.bool, device=device)

@@ -12,8 +12,8 @@ import copy
 import re
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -28,7 +28,6 @@ from cardsuite.train.core.cli import trainer_entry
 from cardsuite.train.core.duplicate import TwinDeals, split_twin
 from cardsuite.train.core.league import League  # noqa: F401  (re-exported: the core League)
 from cardsuite.train.core.learned import load_tensors
-from cardsuite.train.core.loop import WARM_SHARE
 from cardsuite.train.core.tables import GameTable, make_table, warm_start_data
 from cardsuite.train.ppo.config import PPOConfig
 from cardsuite.train.ppo.imitation import dagger, greedy_actor, imitate
@@ -154,13 +153,9 @@ class Trainer(BatchedTrainer):
             )
         self.net.load_state_dict(theirs)
 
-    def warm_start(self) -> None:
-        """Imitate the heuristic before PPO, then ``bc_dagger`` DAgger rounds."""
+    def fit_warm_start(self, until: Callable[[], bool]) -> dict[str, float]:
+        """Imitate the heuristic, then ``bc_dagger`` DAgger rounds."""
         args = self.args
-        t0 = time.perf_counter()
-        self.log.note(f"warm start: imitating the heuristic on {args.bc_games} games of "
-                      f"{args.bc_steps} steps ...")  # fmt: skip
-        until = partial(self.past, WARM_SHARE)  # the budget's share (none without a budget)
         data = warm_start_data(self.tables, self.game.name, args, until=until)
         stats = imitate(self.net, data, self.scale, epochs=args.bc_epochs, seed=args.seed,
                         until=until)  # fmt: skip
@@ -174,16 +169,13 @@ class Trainer(BatchedTrainer):
                                                   actor_for=self._greedy_actor),
             )  # fmt: skip
             stats |= more
-        stats["bc_seconds"] = time.perf_counter() - t0
-        self.log.note("warm start: " + ", ".join(f"{k} {v:.4g}" for k, v in stats.items()))
-        self.history.append({"step": 0, "against": "warm_start", **stats})
+        return stats
 
     def _greedy_actor(self, t: PPOTable) -> Any:
         """The network's greedy move at table ``t``, on the engine's own arrays (DAgger)."""
         act = greedy_actor(self.net, self.scale)
         return lambda obs, mask: act(t.net_obs(obs), t.net_mask(mask))
 
-    # ------------------------------------------------------------------ rollout
     def rollout(self) -> dict[str, float]:
         """Fill every table's buffer with ``rollout_steps`` steps of its games; episode statistics."""
         margins: list[np.ndarray] = []
@@ -266,7 +258,6 @@ class Trainer(BatchedTrainer):
             with torch.no_grad():
                 t.buf.boot[ts, gs] = self.net.value(x[gs] * self.scale)
 
-    # ------------------------------------------------------------------ loop hooks
     def iterate(self) -> dict[str, float]:
         """One rollout of every game and a PPO update (the learning rate annealed first)."""
         args = self.args

@@ -154,8 +154,6 @@ def load_config(path: str | None = None, **overrides: Any) -> RLlibTrainConfig:
     return RLlibTrainConfig.from_dict(merge_overrides(data, extra, source), source=source)
 
 
-# Names before 0.3, with a warning naming their home: ``load_run`` is `load_config` (it returns
-# the config itself: ``run.options`` is ``config.env_options()``), ``parse_overrides`` the
-# suite's one parser, `cardsuite.overrides.parse_assignments`.
+# Names before 0.3, with a warning (``load_run``'s ``run.options`` is ``env_options()`` now).
 __getattr__ = moved_getattr(__name__, {"load_run": (sys.modules[__name__], "load_config"),
                                        "parse_overrides": (overrides, "parse_assignments")})  # fmt: skip

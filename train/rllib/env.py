@@ -59,7 +59,6 @@ class SuiteRLlibEnv(PettingZooEnv):
         self._returns: dict[Any, float] = {}
         self._done: list[tuple[int, float]] = []
 
-    # ------------------------------------------------------------------ league
     def set_table(self, table: Sequence[SeatMember]) -> None:
         """Seat league opponents from ``table`` from the next episode on."""
         self.table = list(table)

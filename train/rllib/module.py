@@ -80,13 +80,9 @@ class MaskedPPOTorchRLModule(TorchRLModule, ValueFunctionAPI):
         return batch[Columns.OBS][OBS_KEY].float() * self.obs_scale
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        """Masked action logits (used for exploration and inference)."""
+        """Masked action logits in every phase (RLlib's training forward calls it too)."""
         logits = self.pi(self._features(batch))
         return {Columns.ACTION_DIST_INPUTS: mask_logits(logits, batch[Columns.OBS][MASK_KEY])}
-
-    def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        """Masked action logits for the PPO loss (same mask as when sampling)."""
-        return self._forward(batch, **kwargs)
 
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:
         """State values ``V(observation)``, shape ``(B,)`` or ``(B, T)``."""

@@ -115,8 +115,7 @@ class Trainer(TrainLoop):
         legacy = legacy_folder(config.resume) if config.resume else None
         self.plan = (legacy_plan(config, legacy) if legacy is not None
                      else plan_run(config.run_dir or None, config.resume or None, DEFAULT_RUN_DIR,
-                              "cardsuite train --backend rllib", {"config": {k: v for k, v in
-                              config.to_dict().items() if k not in ("run_dir", "resume")}}))  # fmt: skip
+                              "cardsuite train --backend rllib", config.record()))  # fmt: skip
         self.run_dir = self.plan.run_dir
         self.announce(self.plan.checkpoint)
         if config.threads:
@@ -149,7 +148,6 @@ class Trainer(TrainLoop):
         """The deal seed of the evaluations: the run's seed."""
         return int(self.args.seed)
 
-    # -------------------------------------------------------------- the module
     def weights(self) -> dict[str, Any]:
         """The learner's module weights (numpy)."""
         mid = module_id(self.args)
@@ -173,7 +171,6 @@ class Trainer(TrainLoop):
         """The learner's actor now, as the League, the evaluator and ``agent/`` play it."""
         return actor_snapshot(self.weights(), self.step, self.args.activation, self.scale)
 
-    # ------------------------------------------------------- the core's hooks
     def begin(self) -> None:
         """Say where the runners are; a fresh batched run's self-play games get ``snapshot@0``."""
         c = self.args

@@ -25,11 +25,9 @@ class TallyEngine:
     game's sums move to ``final`` (the first restart since `take_final` wins)."""
 
     def __init__(self, engine: Any) -> None:
-        shape = (engine.num_games, engine.num_players)
-        object.__setattr__(self, "inner", engine)
-        object.__setattr__(self, "returns", np.zeros(shape))
-        object.__setattr__(self, "final", np.zeros(shape))
-        object.__setattr__(self, "ended", np.zeros(engine.num_games, dtype=bool))
+        shape = (engine.num_games, engine.num_players)  # own attributes (`__setattr__` forwards)
+        ended = np.zeros(engine.num_games, dtype=bool)
+        vars(self).update(inner=engine, returns=np.zeros(shape), final=np.zeros(shape), ended=ended)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

@@ -19,10 +19,11 @@ from cardsuite.train.core.cli import (
     reject_unknown,
     resolve_preset,
     run_dir,
+    set_values,
 )
 from cardsuite.train.core.log import format_report
 from cardsuite.train.core.rundir import plan_run, recorded_config, restartable
-from cardsuite.train.sb3.config import TrainConfig, check_baselines, load_config, parse_overrides
+from cardsuite.train.sb3.config import TrainConfig, check_baselines, load_config
 
 
 def add_command(subparsers: Any) -> tuple[str, Any]:
@@ -56,9 +57,8 @@ def add_command(subparsers: Any) -> tuple[str, Any]:
 
 
 def shared_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """``--set`` values with the shared flags mapped onto TrainConfig's fields."""
-    sets = TrainConfig.upgrade(parse_overrides(list(args.overrides)), warn=True)
-    return {**sets, **common_values(args)}
+    """``--set`` and ``--rule`` values with the shared flags mapped onto TrainConfig's fields."""
+    return {**set_values(TrainConfig, args), **common_values(args)}
 
 
 def resolve_config(args: argparse.Namespace) -> TrainConfig:
@@ -105,10 +105,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     config = resolve_config(args)
     check_baselines(config)  # every check before any work; the last one makes the run folder
     default = Path("runs") / (Path(args.config).stem if args.config else "default")
-    record = {
-        "config": {k: v for k, v in config.to_dict().items() if k not in ("run_dir", "resume")}
-    }
-    plan = plan_run(run_dir(args), args.resume, default, "cardsuite train", record)
+    plan = plan_run(run_dir(args), args.resume, default, "cardsuite train", config.record())
     out = plan.run_dir
     train = require_train_extra("cardsuite train", "cardsuite.train.sb3.trainer").train
 

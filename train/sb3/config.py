@@ -3,7 +3,6 @@ names appear only in `maskable_ppo_kwargs`. No torch is imported."""
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -55,12 +54,6 @@ class TrainConfig(PPOFamily):
 
     num_players: int | None = doc_field(  # type: ignore[assignment]
         None, "players at the table (null: the game's default)"
-    )
-    options: dict[str, Any] = dataclasses.field(
-        default_factory=dict,
-        metadata={
-            "doc": "rule options of the game's env (its config fields), e.g. `{reward: rank}`"
-        },
     )
     total_steps: int = inherit(PPOFamily, "total_steps", 200_000)
     num_games: int = doc_field(

@@ -54,9 +54,7 @@ class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):
                 f"table (seats 0..{self.num_players - 1})"
             )
         self.fixed_seat = learner_seat
-        self.table: list[SeatMember] = fixed_seats({"random": 1.0})
-        if league is not None:
-            self.set_league(league)
+        self.set_league(fixed_seats({"random": 1.0}) if league is None else league)
         self.seats: dict[str, SeatMember] = {}
         self._returns: dict[str, float] = {}
         self._scale = obs_scale(base.obs_spec)
@@ -69,7 +67,6 @@ class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.opponents: dict[str, Agent] = {}
         self._over = True
 
-    # --------------------------------------------------------------- gymnasium
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
@@ -85,14 +82,12 @@ class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):
         self.opponents, self.seats = {}, {}
         self._returns = dict.fromkeys(self.agents_order, 0.0)
         for agent in self.agents_order:
-            if agent == self.learner:
-                continue
-            self.seats[agent] = draw_seat(self.table, self.np_random)
-            opponent = seat_agent(self.seats[agent], self.game)
-            opponent.reset(
-                table_info(self.env, self.game, agent), seed=int(self.np_random.integers(2**31))
-            )
-            self.opponents[agent] = opponent
+            if agent != self.learner:
+                self.seats[agent] = draw_seat(self.table, self.np_random)
+                opponent = seat_agent(self.seats[agent], self.game)
+                info = table_info(self.env, self.game, agent)
+                opponent.reset(info, seed=int(self.np_random.integers(2**31)))
+                self.opponents[agent] = opponent
         self._over = False
         self._play_opponents()
         return self._observe(), {"learner": self.learner, "opponents": self.opponent_names()}
@@ -126,13 +121,12 @@ class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):
         result: str | None = self.env.render()
         return result
 
-    # ------------------------------------------------------------ self-play
     def set_league(self, league: League | Sequence[SeatMember]) -> None:
         """Seat opponents from ``league``'s draw table from the next episode on."""
         table = league.seat_table() if isinstance(league, League) else list(league)
         if not table or not sum(m.prob for m in table) > 0:
             raise ConfigError("the league's draw table has no member to draw")
-        self.table = table
+        self.table: list[SeatMember] = table
 
     def seated_ids(self) -> list[int]:
         """The league member ids playing this episode (the trainer keeps them known)."""
@@ -142,7 +136,6 @@ class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):
         """Who plays each other seat this episode."""
         return {agent: opp.name for agent, opp in self.opponents.items()}
 
-    # -------------------------------------------------------------- helpers
     def _finished(self) -> bool:
         return bool(self.env.terminations[self.learner] or self.env.truncations[self.learner])
 
@@ -153,10 +146,9 @@ class SelfPlayEnv(gymnasium.Env[np.ndarray, np.int64]):
         while not self._finished() and env.agent_selection != self.learner:
             agent = env.agent_selection
             obs = env.observe(agent)
-            action = self.opponents[agent].act(
-                obs["observation"], obs["action_mask"], {"agent": agent}
+            env.step(
+                self.opponents[agent].act(obs["observation"], obs["action_mask"], {"agent": agent})
             )
-            env.step(action)
             self._add_returns()
             reward += float(env.rewards[self.learner])
         self._over = self._finished()

@@ -45,15 +45,11 @@ from cardsuite.train.sb3.report import EvalRow, append_csv, evaluate, format_rep
 from cardsuite.train.sb3.setup import (
     build_model,
     derive_seed,
-    make_env_fn,
     make_league,
     make_vec_env,
     restore_model,
     tensorboard_logger,
 )
-
-__all__ = ["SelfPlayCallback", "TrainResult", "Trainer", "build_model", "derive_seed",
-           "make_env_fn", "make_vec_env", "restore_model", "train"]  # fmt: skip
 
 # Seeds of the evaluation tournaments: the periodic ones replay the same deals
 # (a smoother curve); the final report uses deals the curve never saw.
@@ -123,9 +119,8 @@ class Trainer(TrainLoop):
             restore_rng(state.rng)
             start_logs(self.run_dir, ckpt, state.step, in_place)
             purge_step = state.step + 1  # events at the checkpoint's step were logged before it
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.run_dir / "config.yaml", "w", encoding="utf-8") as fh:
-            yaml.safe_dump(config.to_dict(), fh, sort_keys=False)
+        config_yaml = yaml.safe_dump(config.to_dict(), sort_keys=False)
+        (self.run_dir / "config.yaml").write_text(config_yaml, encoding="utf-8")
         self.model.set_logger(
             tensorboard_logger(self.run_dir / "tb", purge_step, config.tensorboard)
         )
@@ -167,7 +162,6 @@ class Trainer(TrainLoop):
         """The learner's policy weights and metadata (`save_agent` writes them)."""
         return self.model.policy.state_dict(), self.agent_meta()
 
-    # ----------------------------------------------------------- the core's hooks
     def begin(self) -> None:
         """The boundary before the first rollout (the step-0 snapshot) of a fresh run."""
         self.started = time.time()

@@ -102,8 +102,7 @@ def table(rows: tuple[Row, ...] | None = None) -> str:
         decisions = " / ".join(f"{r.decisions / 1e6:.2f}M" for r in row.runs)
         minutes = " / ".join(f"{r.minutes:.1f}" for r in row.runs)
         won = " / ".join(f"{_pct(r.won)} ± {r.half_width:.1f}" for r in row.runs)
-        deals = {r.deals for r in row.runs}
-        won += f" ({'/'.join(str(d) for d in sorted(deals))} deals)"
+        won += f" ({'/'.join(str(d) for d in sorted({r.deals for r in row.runs}))} deals)"
         mean = f"**{_pct(row.mean())}** ± {row.seed_half_width():.1f}"
         lines.append(
             f"| {i} | [{row.game}](#{row.section}) | {row.opponent} | `{row.preset}` | {seeds} "

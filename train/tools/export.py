@@ -3,7 +3,7 @@
 Such files may carry pickles that run code when loaded; this command loads one only with
 `TRUST_FLAG` and writes the policy as safetensors + JSON (``ppo:DIR`` or ``rllib:DIR``)::
 
-    cardsuite export model.zip --out agents/mine --game scum --num_players 4 \
+    cardsuite export model.zip --out agents/mine --game scum --players 4 \
         --trust-pickle-this-file-can-run-code
 """
 
@@ -11,10 +11,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
+from cardsuite.agents.base import table_info
+from cardsuite.agents.learned.files import CHECKPOINT_DIR, PREVIOUS_DIR, read_json_file
+from cardsuite.agents.learned.rllib import MAIN, MODULE_DIR, RUN_RECORD, export_module, read_record
+from cardsuite.agents.learned.safe_io import save_agent
+from cardsuite.cli import RULE_HELP, add_table_flag, table_options
 from cardsuite.errors import CheckpointError, ConfigError
+from cardsuite.games import get_game
 from cardsuite.train.sb3.config import TrainConfig
 
 TRUST_FLAG = "--trust-pickle-this-file-can-run-code"
@@ -29,11 +36,12 @@ def add_command(subparsers: Any) -> tuple[str, Any]:
             "Load a stable-baselines3 MaskablePPO zip (it can run code: only with "
             f"{TRUST_FLAG}) and write its policy as safetensors + JSON."
         ),
-        epilog="Rule options of the game follow as --key value (e.g. --num_players 4).",
     )
     parser.add_argument("source", help="a model.zip, or an old checkpoint/run directory")
     parser.add_argument("--out", required=True, help="the agent directory to write (new)")
-    parser.add_argument("--game", help="the game it was trained on (default: from state.json)")
+    add_table_flag(parser, "--game", "the game it was trained on (default: from state.json)")
+    add_table_flag(parser, "--players", "players at its table (default: from state.json)")
+    add_table_flag(parser, "--rule", RULE_HELP + " (default: from state.json)")
     parser.add_argument(
         TRUST_FLAG,
         dest="trust",
@@ -47,14 +55,10 @@ def _source(path: Path) -> tuple[Path, dict[str, Any] | None]:
     """The zip and the old checkpoint's config (if any) behind ``path``."""
     if path.is_file():
         return path, None
-    from cardsuite.agents.learned.files import CHECKPOINT_DIR, PREVIOUS_DIR
-
     for ckpt in (path, path / CHECKPOINT_DIR, path / PREVIOUS_DIR):
         if (ckpt / "model.zip").is_file():
             config = None
             if (ckpt / "state.json").is_file():
-                from cardsuite.agents.learned.files import read_json_file
-
                 doc = read_json_file(ckpt / "state.json", f"{ckpt}/state.json")
                 config = doc.get("config") if isinstance(doc, dict) else None
             return ckpt / "model.zip", config if isinstance(config, dict) else None
@@ -63,17 +67,7 @@ def _source(path: Path) -> tuple[Path, dict[str, Any] | None]:
 
 def _export_rllib(source: Path, out: Path) -> int:
     """Write a trusted RLlib checkpoint's main module as ``main_module.safetensors``."""
-    import shutil
-
     from ray.rllib.core.rl_module.rl_module import RLModule
-
-    from cardsuite.agents.learned.rllib import (
-        MAIN,
-        MODULE_DIR,
-        RUN_RECORD,
-        export_module,
-        read_record,
-    )
 
     read_record(source)  # a valid record before anything is unpickled
     try:  # the user opted in: this unpickles
@@ -89,8 +83,6 @@ def _export_rllib(source: Path, out: Path) -> int:
 
 def run(args: argparse.Namespace, extra: list[str]) -> int:
     """Run ``cardsuite export``; returns the exit status."""
-    from cardsuite.games import get_game, parse_options
-
     source, out = Path(args.source), Path(args.out)
     rllib = (source / "cardsuite_run.json").is_file() and (source / "learner_group").is_dir()
     zip_path, saved = (source, None) if rllib else _source(source)
@@ -118,15 +110,13 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     options = dict(saved.get("options") or {})
     if saved.get("num_players") is not None:
         options["num_players"] = saved["num_players"]
-    options.update(parse_options(game, extra))
+    options = table_options(game, args, extra, options)
     game.config_class().from_dict(options)  # ConfigError naming a bad option
 
-    from cardsuite.agents.base import table_info
+    from cardsuite.train.core.learned import agent_meta
     from cardsuite.train.sb3.cli import require_train_extra
 
     MaskablePPO = require_train_extra("cardsuite export", "sb3_contrib").MaskablePPO
-    from cardsuite.agents.learned.safe_io import save_agent
-    from cardsuite.train.core.learned import agent_meta
 
     try:
         model = MaskablePPO.load(zip_path, device="cpu")  # the user opted in: this unpickles

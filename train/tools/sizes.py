@@ -6,8 +6,12 @@ One JSON line per player count: the share of deals won, with its 95% interval.""
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
 from typing import Any
 
+from cardsuite.errors import CardsuiteError
 from cardsuite.train.core.evaluate import evaluate_specs
 from cardsuite.train.core.games import train_game
 
@@ -29,12 +33,6 @@ def evaluate_sizes(
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m cardsuite.train.tools.sizes`` (module doc)."""
-    import argparse
-    import json
-    import sys
-
-    from cardsuite.errors import CardsuiteError
-
     p = argparse.ArgumentParser(description="an agent against a baseline at several table sizes")
     p.add_argument("agent", help="an agent spec: pretrained:NAME or ppo:PATH")
     p.add_argument("--game", required=True, help="scum_party or scandal (any batched game)")
